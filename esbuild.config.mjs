@@ -1,0 +1,37 @@
+// Bundles the three programs of the project:
+//  - dist/extension.js: the VS Code extension host entry ('vscode' stays external, it is provided by the host)
+//  - dist/cli.js:       the headless command line (`kubeloop load|sync|demo-cluster`)
+//  - dist/webview/timeline.js: the timeline webview script (browser platform, no Node APIs)
+// Usage: node esbuild.config.mjs [--watch] [--production]
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'info',
+};
+
+const builds = [
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' } },
+];
+if (existsSync('src/vscode/extension.ts')) {
+  builds.push({ ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20',
+    format: 'cjs', external: ['vscode'] });
+}
+if (existsSync('media/timeline/main.ts')) {
+  builds.push({ ...common, entryPoints: ['media/timeline/main.ts'], outfile: 'dist/webview/timeline.js', platform: 'browser',
+    target: 'es2022', format: 'iife' });
+}
+
+if (watch) {
+  const ctxs = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(ctxs.map((c) => c.watch()));
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// The project's test driver: `node scripts/test.mjs <tier>` with tier one of
+// unit | integration | apiserver | e2e | all.
+// Every tier runs under Node's own test runner (node:test) with tsx for TypeScript.
+// `all` also type-checks and builds first, and ends with one aggregated line
+// "N passed, N failed" so a reader (and CI) sees the whole suite's verdict at the end.
+// Exit status: 0 only when every tier ran and nothing failed.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+process.chdir(root);
+
+/** Per tier: folder, per-test timeout (ms), and the set-up it needs before it runs. */
+const TIERS = {
+  unit: { dir: 'test/unit', timeout: 60_000 },
+  integration: { dir: 'test/integration', timeout: 180_000, needsBuild: true },
+  apiserver: { dir: 'test/apiserver', timeout: 600_000, setup: 'scripts/build-controlplane.sh' },
+  e2e: { dir: 'test/e2e', timeout: 900_000, needsBuild: true, setup: 'scripts/install-code-server.sh' },
+};
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out.sort();
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  return r.status ?? 1;
+}
+
+let built = false;
+function build() {
+  if (built) return 0;
+  built = true;
+  return run(process.execPath, ['esbuild.config.mjs']);
+}
+
+function runTier(name) {
+  const tier = TIERS[name];
+  const files = findTests(tier.dir);
+  if (files.length === 0) {
+    console.log(`\n== ${name}: no tests in ${tier.dir}`);
+    return { pass: 0, fail: 0, ok: true };
+  }
+  console.log(`\n== ${name}: ${files.length} file(s)`);
+  if (tier.needsBuild && build() !== 0) return { pass: 0, fail: 1, ok: false };
+  if (tier.setup && existsSync(tier.setup)) {
+    if (run('bash', [tier.setup]) !== 0) {
+      console.error(`${name}: set-up ${tier.setup} failed`);
+      return { pass: 0, fail: 1, ok: false };
+    }
+  }
+  mkdirSync('.test-artifacts', { recursive: true });
+  const tap = join('.test-artifacts', `${name}.tap`);
+  const status = run(process.execPath, [
+    '--import', 'tsx',
+    '--test',
+    `--test-timeout=${tier.timeout}`,
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    ...files.map((f) => relative(root, f)),
+  ], { env: { ...process.env, KUBELOOP_TEST_TIER: name } });
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const count = (k) => Number((text.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+  const pass = count('pass');
+  const fail = count('fail') + count('cancelled');
+  return { pass, fail: status !== 0 && fail === 0 ? 1 : fail, ok: status === 0 };
+}
+
+const which = process.argv[2] ?? 'all';
+const names = which === 'all' ? Object.keys(TIERS) : [which];
+if (!names.every((n) => n in TIERS)) {
+  console.error(`unknown tier ${which}; use one of ${Object.keys(TIERS).join(', ')}, all`);
+  process.exit(1);
+}
+let ok = true;
+if (which === 'all') {
+  console.log('== typecheck');
+  if (run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']) !== 0) ok = false;
+  if (build() !== 0) ok = false;
+}
+let pass = 0;
+let fail = ok ? 0 : 1;
+for (const n of names) {
+  const r = runTier(n);
+  pass += r.pass;
+  fail += r.fail;
+  ok &&= r.ok;
+}
+console.log(`\n${pass} passed, ${fail} failed`);
+process.exit(ok && fail === 0 ? 0 : 1);

@@ -1,0 +1,49 @@
+/**
+ * The timeline event model: what the loader and the sync loop emit, what the store keeps, and
+ * what the timeline webview draws. Plain JSON-serialisable data (it crosses into the webview).
+ * Times are milliseconds on the emitter's Clock (see core/clock.ts), relative to `origin` of the store.
+ */
+
+export interface GroupVersionResource {
+  group: string; // '' for the core group
+  version: string;
+  resource: string; // plural, e.g. 'pods'
+}
+
+/** One loader task (one list of one resource type in one namespace or all namespaces). */
+export interface LoaderTaskEvent {
+  kind: 'task';
+  loadId: string;
+  taskId: number;
+  worker: number; // worker lane, 0-based
+  phase: 'start' | 'page' | 'retry' | 'finish';
+  t: number; // when this phase happened
+  gvr: GroupVersionResource;
+  namespace?: string; // absent = all namespaces / cluster-scoped
+  /** On 'page': items in that page; on 'finish': total items. */
+  count?: number;
+  pages?: number;
+  retries?: number;
+  durationMs?: number; // on 'finish': start to finish
+  outcome?: 'ok' | 'error' | 'cancelled';
+  status?: number; // HTTP status on error
+  message?: string;
+}
+
+export type SyncSource = 'config' | 'pleg' | 'sync' | 'probe' | 'housekeeping';
+
+/** One syncLoopIteration: one message taken from one source and handled. */
+export interface SyncIterationEvent {
+  kind: 'iteration';
+  t: number;
+  source: SyncSource;
+  /** PodOperation (ADD, UPDATE, ...), PLEG event type (ContainerStarted, ...), or liveness/readiness/startup, or 'tick'. */
+  op: string;
+  key: string; // namespace/name (or '' for a tick that touched nothing)
+  handler: string; // e.g. HandlePodAdditions
+  durationMs: number;
+  outcome: 'ok' | 'error' | 'skipped';
+  message?: string;
+}
+
+export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent;
