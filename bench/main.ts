@@ -1,0 +1,104 @@
+// `npm run bench`: the loader benchmark of issue 3. Every figure is a ratio against peers measured in
+// the same run on the same demo cluster, never an absolute threshold (these machines are noisy).
+// Usage: node --import tsx bench/main.ts [--sizes 10000,100000] [--repeats N] [--json FILE]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { measure, type Measurement } from './measure';
+import { startDemoProcess } from './demo';
+import { discoverTypes, kubectlName } from './types';
+import { kubectlBinary } from '../test/support/kubectl';
+
+const argv = process.argv.slice(2);
+const arg = (name: string, dflt: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const sizes = arg('--sizes', '10000,100000').split(',').map(Number);
+const repeats = Number(arg('--repeats', '3'));
+const outFile = arg('--json', '.bench/load.json');
+const PAGE = 500;
+const CONCURRENCY = 4;
+
+function median(ms: Measurement[]): Measurement {
+  const ok = ms.filter((m) => m.exitCode === 0);
+  if (ok.length === 0) return ms[0];
+  const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
+  const m = s[Math.floor(s.length / 2)];
+  return { ...m, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
+}
+
+async function runN(n: number, name: string, cmd: string, args: string[]): Promise<Measurement> {
+  const runs: Measurement[] = [];
+  for (let i = 0; i < n; i++) runs.push(await measure(name, cmd, args));
+  const m = median(runs);
+  if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
+  return m;
+}
+
+function objectsOf(m: Measurement): number | undefined {
+  try {
+    return JSON.parse(m.stdout.trim().split('\n').pop() ?? '').objects;
+  } catch {
+    return undefined;
+  }
+}
+
+async function benchSize(objects: number) {
+  console.log(`\n## ${objects.toLocaleString('en')} objects`);
+  const demo = await startDemoProcess(objects, 7);
+  try {
+    const types = await discoverTypes(demo.kubeconfig);
+    const dir = resolve('.bench');
+    mkdirSync(dir, { recursive: true });
+    const typesFile = join(dir, 'types.json');
+    writeFileSync(typesFile, JSON.stringify(types));
+    console.log(`demo cluster ${demo.url}: ${types.length} listable resource types`);
+    const node = process.execPath;
+    const kl = ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--concurrency', String(CONCURRENCY), '--page-size', String(PAGE), '--json'];
+    const big = objects >= 50_000;
+    const results = {
+      kubeloop: await runN(repeats, 'KubeLoop (full objects)', node, kl),
+      kubeloopMeta: await runN(repeats, 'KubeLoop (metadata-only)', node, [...kl, '--metadata-only']),
+      raw: await runN(repeats, 'raw bytes bound', node, ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)]),
+      naive: await runN(big ? 1 : repeats, 'naive client-node, sequential', node, ['.bench/peers/naive.js', demo.kubeconfig, typesFile]),
+      kubectl: await runN(big ? 1 : repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
+        '--kubeconfig', demo.kubeconfig, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`,
+      ]),
+    };
+    const counts = { kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive) };
+    const base = results.kubeloop;
+    const rows = Object.values(results).map((m) => ({
+      contender: m.name,
+      'wall s': (m.wallMs / 1000).toFixed(2),
+      'peak MB': m.peakMB.toFixed(0),
+      'wall vs KubeLoop': (m.wallMs / base.wallMs).toFixed(2) + 'x',
+      exit: m.exitCode,
+    }));
+    console.table(rows);
+    const ratio = (a: Measurement, b: Measurement) => a.wallMs / b.wallMs;
+    const checks = [
+      [`kubectl / KubeLoop >= 5x`, ratio(results.kubectl, base) >= 5, ratio(results.kubectl, base).toFixed(2) + 'x'],
+      [`naive / KubeLoop >= 2x`, ratio(results.naive, base) >= 2, ratio(results.naive, base).toFixed(2) + 'x'],
+      [`KubeLoop / raw bytes <= 1.5x`, ratio(base, results.raw) <= 1.5, ratio(base, results.raw).toFixed(2) + 'x'],
+      [`metadata-only peak <= 400 MB`, results.kubeloopMeta.peakMB <= 400, results.kubeloopMeta.peakMB.toFixed(0) + ' MB'],
+      [`object counts agree (KubeLoop, metadata-only, naive)`, counts.kubeloop !== undefined && counts.kubeloop === counts.meta && counts.meta === counts.naive,
+        JSON.stringify(counts)],
+    ] as const;
+    for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}${big ? '' : ' (targets are set at 100,000)'}`);
+    return { objects, types: types.length, counts, results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, exit: m.exitCode }])) };
+  } finally {
+    await demo.stop();
+  }
+}
+
+async function main() {
+  const all = [];
+  for (const n of sizes) all.push(await benchSize(n));
+  mkdirSync('.bench', { recursive: true });
+  writeFileSync(outFile, JSON.stringify(all, null, 2));
+  console.log(`\nresults written to ${outFile}`);
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

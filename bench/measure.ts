@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Wall time and peak resident memory of one child process, measured by GNU time (wait4 rusage). */
+export interface Measurement {
+  name: string;
+  wallMs: number;
+  peakMB: number;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `cmd args` under /usr/bin/time and returns its wall time and peak RSS (ru_maxrss).
+ * stdout is kept only up to `keepStdout` bytes (kubectl's -o json output is tens of MB and is
+ * discarded as it arrives, so the parent's memory does not disturb the child's figures).
+ */
+export function measure(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; keepStdout?: number; signal?: AbortSignal } = {}): Promise<Measurement> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-'));
+  const timeFile = join(dir, 'time.txt');
+  const keep = opts.keepStdout ?? 1 << 20;
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%e %M', '-o', timeFile, cmd, ...args], {
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: opts.signal,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => {
+      if (stdout.length < keep) stdout += b.toString('utf8');
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      if (stderr.length < 1 << 16) stderr += b.toString('utf8');
+    });
+    child.on('error', (e) => {
+      rmSync(dir, { recursive: true, force: true });
+      reject(e);
+    });
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      let peakKB = NaN;
+      try {
+        const line = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
+        peakKB = Number(line.split(' ')[1]);
+      } catch {
+        // time wrote nothing: the figure stays NaN and the table shows it
+      }
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ name, wallMs, peakMB: peakKB / 1024, exitCode: code ?? -1, stdout, stderr });
+    });
+  });
+}

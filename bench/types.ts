@@ -1,0 +1,86 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import * as http from 'node:http';
+import * as https from 'node:https';
+
+/** One listable resource type as the peers need it (preferred version of each group). */
+export interface BenchType {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** The path that lists a type across all namespaces. */
+export function listPath(t: BenchType): string {
+  return t.group === '' ? `/api/${t.version}/${t.resource}` : `/apis/${t.group}/${t.version}/${t.resource}`;
+}
+
+/** kubectl's name for a type: `pods`, `deployments.apps`, `widgets.v1.example.com` is not needed. */
+export function kubectlName(t: BenchType): string {
+  return t.group === '' ? t.resource : `${t.resource}.${t.group}`;
+}
+
+/**
+ * Request options (server address, auth headers, TLS material) built by client-node from a kubeconfig,
+ * so every peer authenticates exactly as the real clients do.
+ */
+export async function requestBase(kubeconfigPath: string): Promise<{ server: URL; options: https.RequestOptions }> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`${kubeconfigPath}: no current cluster`);
+  const options: https.RequestOptions = { headers: {} };
+  await kc.applyToHTTPSOptions(options);
+  return { server: new URL(cluster.server), options };
+}
+
+export function getJson(base: { server: URL; options: https.RequestOptions }, path: string, agent: http.Agent): Promise<any> {
+  const mod = base.server.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      new URL(path, base.server),
+      { ...base.options, agent, headers: { ...(base.options.headers as object), accept: 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 0) >= 300) return reject(new Error(`GET ${path}: ${res.statusCode} ${text.slice(0, 200)}`));
+          try {
+            resolve(JSON.parse(text));
+          } catch (e) {
+            reject(e);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Legacy discovery, written independently of the loader's so that the peers share none of its code. */
+export async function discoverTypes(kubeconfigPath: string): Promise<BenchType[]> {
+  const base = await requestBase(kubeconfigPath);
+  const agent = new (base.server.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true });
+  try {
+    const out: BenchType[] = [];
+    const take = (group: string, version: string, list: any) => {
+      for (const r of list.resources ?? []) {
+        if (r.name.includes('/') || !(r.verbs ?? []).includes('list')) continue;
+        out.push({ group, version, resource: r.name, kind: r.kind, namespaced: !!r.namespaced });
+      }
+    };
+    take('', 'v1', await getJson(base, '/api/v1', agent));
+    const groups = await getJson(base, '/apis', agent);
+    for (const g of groups.groups ?? []) {
+      const v = g.preferredVersion?.version ?? g.versions?.[0]?.version;
+      take(g.name, v, await getJson(base, `/apis/${g.name}/${v}`, agent));
+    }
+    return out;
+  } finally {
+    agent.destroy();
+  }
+}
