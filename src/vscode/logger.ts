@@ -1,0 +1,54 @@
+/**
+ * The extension's logger: messages at or above the user's `kubeloop.logLevel` go to a sink (in the
+ * extension host, the "KubeLoop" LogOutputChannel, whose methods have exactly the LogSink shape).
+ * No 'vscode' import, so the level logic is unit-tested on its own.
+ *
+ * Guarantee: the level is read on every call, so a settings change applies to the next message
+ * without re-creating anything, and a throwing sink never throws into the caller.
+ */
+import type { LogLevelName } from './settings';
+
+export interface LogSink {
+  trace(message: string): void;
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export type MessageLevel = Exclude<LogLevelName, 'off'>;
+
+/** Most verbose first; 'off' is past the end, so nothing reaches it. */
+const ORDER: readonly LogLevelName[] = ['trace', 'debug', 'info', 'warning', 'error', 'off'];
+
+/** Whether a message at `message` level is written when the setting is `threshold`. */
+export function isLevelEnabled(threshold: LogLevelName, message: MessageLevel): boolean {
+  return ORDER.indexOf(message) >= ORDER.indexOf(threshold);
+}
+
+export interface Logger {
+  trace(message: string): void;
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export function createLogger(sink: LogSink, threshold: () => LogLevelName): Logger {
+  const write = (level: MessageLevel, message: string) => {
+    if (!isLevelEnabled(threshold(), level)) return;
+    try {
+      if (level === 'warning') sink.warn(message);
+      else sink[level](message);
+    } catch {
+      // logging must never break the operation being logged
+    }
+  };
+  return {
+    trace: (m) => write('trace', m),
+    debug: (m) => write('debug', m),
+    info: (m) => write('info', m),
+    warn: (m) => write('warning', m),
+    error: (m) => write('error', m),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * The extension's settings: their schema (the single source for package.json's
+ * `contributes.configuration`, which a unit test compares against it) and their validation.
+ * No 'vscode' import: the glue passes in a getter over `workspace.getConfiguration('kubeloop')`.
+ *
+ * Guarantee: `readSettings` always returns a complete, valid `KubeLoopSettings`. An invalid value
+ * never reaches the loader or the sync loop; it is replaced by the default and named in `problems`,
+ * in words a user can act on.
+ */
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'off'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export interface KubeLoopSettings {
+  concurrency: number;
+  pageSize: number;
+  requestTimeoutSeconds: number;
+  metadataOnly: boolean;
+  namespaces: string[];
+  includeTypes: string[];
+  excludeTypes: string[];
+  syncPeriodSeconds: number;
+  housekeepingPeriodSeconds: number;
+  logLevel: LogLevelName;
+}
+
+type IntSpec = { type: 'integer'; default: number; minimum: number; maximum: number; description: string };
+type BoolSpec = { type: 'boolean'; default: boolean; description: string };
+type ListSpec = { type: 'array'; default: string[]; itemPattern: string; itemHint: string; description: string };
+type EnumSpec = { type: 'string'; default: LogLevelName; enum: readonly LogLevelName[]; description: string };
+export type SettingSpec = IntSpec | BoolSpec | ListSpec | EnumSpec;
+
+// A namespace name is a DNS-1123 label.
+const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+// A resource type as kubectl spells it: plural resource, optionally `.group` (e.g. `pods`, `deployments.apps`).
+const TYPE_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+export const SETTINGS: { [K in keyof KubeLoopSettings]: SettingSpec } = {
+  concurrency: { type: 'integer', default: 4, minimum: 1, maximum: 32,
+    description: 'How many list requests the cluster loader runs at once (its worker pool size).' },
+  pageSize: { type: 'integer', default: 500, minimum: 1, maximum: 10000,
+    description: 'Items per page of a paged list (the `limit` parameter; kubectl uses 500).' },
+  requestTimeoutSeconds: { type: 'integer', default: 30, minimum: 1, maximum: 600,
+    description: 'Time limit for one request to the API server, in seconds.' },
+  metadataOnly: { type: 'boolean', default: false,
+    description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.' },
+  namespaces: { type: 'array', default: [], itemPattern: NAMESPACE_PATTERN, itemHint: 'a namespace name such as `default`',
+    description: 'Namespaces to load. Empty: all namespaces.' },
+  includeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `pods` or `deployments.apps`',
+    description: 'Resource types to load, as `resource` or `resource.group` (e.g. `pods`, `deployments.apps`). Empty: every listable type.' },
+  excludeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `events` or `leases.coordination.k8s.io`',
+    description: 'Resource types never to load, as `resource` or `resource.group`.' },
+  syncPeriodSeconds: { type: 'integer', default: 10, minimum: 1, maximum: 3600,
+    description: 'How often the sync loop resyncs every pod worker (the kubelet\'s syncFrequency), in seconds.' },
+  housekeepingPeriodSeconds: { type: 'integer', default: 2, minimum: 1, maximum: 3600,
+    description: 'How often the sync loop runs housekeeping (the kubelet\'s housekeepingPeriod), in seconds.' },
+  logLevel: { type: 'string', default: 'info', enum: LOG_LEVELS,
+    description: 'The least severe level written to the KubeLoop output channel.' },
+};
+
+export const SETTINGS_SECTION = 'kubeloop';
+
+export function defaultSettings(): KubeLoopSettings {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(SETTINGS)) out[key] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  return out as unknown as KubeLoopSettings;
+}
+
+export interface SettingsReadResult {
+  settings: KubeLoopSettings;
+  /** One sentence per rejected value, naming the setting, the rule, the value seen and the default used. */
+  problems: string[];
+}
+
+function show(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function check(key: string, spec: SettingSpec, v: unknown): { ok: true; value: unknown } | { ok: false; rule: string } {
+  switch (spec.type) {
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v) && v >= spec.minimum && v <= spec.maximum
+        ? { ok: true, value: v }
+        : { ok: false, rule: `must be a whole number from ${spec.minimum} to ${spec.maximum}` };
+    case 'boolean':
+      return typeof v === 'boolean' ? { ok: true, value: v } : { ok: false, rule: 'must be true or false' };
+    case 'string':
+      return typeof v === 'string' && (spec.enum as readonly string[]).includes(v)
+        ? { ok: true, value: v }
+        : { ok: false, rule: `must be one of ${spec.enum.join(', ')}` };
+    case 'array': {
+      if (!Array.isArray(v)) return { ok: false, rule: 'must be a list of strings' };
+      const re = new RegExp(spec.itemPattern);
+      const bad = v.find((item) => typeof item !== 'string' || !re.test(item));
+      if (bad !== undefined) return { ok: false, rule: `must list only valid names; ${show(bad)} is not ${spec.itemHint}` };
+      return { ok: true, value: [...new Set(v as string[])] };
+    }
+    default: {
+      const never: never = spec;
+      throw new Error(`unknown setting spec for ${key}: ${show(never)}`);
+    }
+  }
+}
+
+/** Reads every setting through `get` (undefined = not set), validating each one on its own. */
+export function readSettings(get: (key: keyof KubeLoopSettings) => unknown): SettingsReadResult {
+  const settings = defaultSettings();
+  const problems: string[] = [];
+  for (const key of Object.keys(SETTINGS) as (keyof KubeLoopSettings)[]) {
+    const spec = SETTINGS[key];
+    const raw = get(key);
+    if (raw === undefined || raw === null) continue;
+    const r = check(key, spec, raw);
+    if (r.ok) (settings as unknown as Record<string, unknown>)[key] = r.value;
+    else problems.push(`${SETTINGS_SECTION}.${key} ${r.rule}; got ${show(raw)}. Using ${show(spec.default)}.`);
+  }
+  return { settings, problems };
+}
+
+/** The JSON schema VS Code shows in its settings editor, generated from SETTINGS. */
+export function configurationSchema(): Record<string, Record<string, unknown>> {
+  const props: Record<string, Record<string, unknown>> = {};
+  for (const [key, spec] of Object.entries(SETTINGS)) {
+    const p: Record<string, unknown> = { type: spec.type, default: spec.default, markdownDescription: spec.description };
+    if (spec.type === 'integer') Object.assign(p, { minimum: spec.minimum, maximum: spec.maximum });
+    if (spec.type === 'array') Object.assign(p, { items: { type: 'string', pattern: spec.itemPattern } });
+    if (spec.type === 'string') Object.assign(p, { enum: [...spec.enum] });
+    props[`${SETTINGS_SECTION}.${key}`] = p;
+  }
+  return props;
+}
