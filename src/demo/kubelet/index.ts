@@ -1,0 +1,186 @@
+/**
+ * The demo cluster's kubelet (and scheduler) simulation: makes pods live.
+ *
+ * startKubelet watches pods in the store. A pod without spec.nodeName is bound round-robin to one
+ * of the simulated nodes (a `Scheduled` Event, like default-scheduler). A pod on any node gets a
+ * PodWorker that runs its containers and probes and reports status and Events, all as store writes,
+ * so every real client watching the API sees them.
+ *
+ * Guarantees:
+ * - Store callbacks only enqueue; the work runs in a microtask afterwards, never inside the
+ *   store's write (so watchers see writes in order) and never throws out of a callback.
+ * - Level-triggered: each pod event is handled from the pod as it is now in the store; an add and
+ *   an update take the same path.
+ * - Cheap for big clusters: a pod whose status already shows it running and ready, with no probe
+ *   that can fail and no process that exits, needs nothing simulated and gets no worker or timer.
+ * - stop() (or the signal) unsubscribes and cancels every timer; nothing runs afterwards.
+ */
+import type { KubeObject, ObjectStore } from '../store';
+import { realKubeletClock, type KubeletClock } from './clock';
+import { KubeletContext } from './context';
+import { NodeRegistry } from './nodes';
+import { PodWorker } from './podworker';
+import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
+import { EventRecorder, kubeTimestamp } from './recorder';
+import { planProcess } from './runtime';
+
+export { realKubeletClock, type KubeletClock } from './clock';
+
+export interface KubeletOptions {
+  signal?: AbortSignal;
+  /** Defaults to real time; tests pass core's FakeClock (structurally the same). */
+  clock?: KubeletClock;
+  /** Simulated seconds per real second (default 1): 10 makes every period and back-off 10x shorter. */
+  speed?: number;
+  /** Schedule unassigned pods onto this one node only (created if absent). */
+  nodeName?: string;
+  /** Otherwise onto demo-node-1..n (default 3), created if absent. */
+  nodes?: number;
+  /** Wall-clock milliseconds at start, for timestamps (default Date.now()). */
+  wallStart?: number;
+  /** Errors of store writes (a pod deleted under a pending write, ...); default: ignored. */
+  onError?: (e: unknown) => void;
+}
+
+export interface Kubelet {
+  stop(): void;
+  /** Pods with a live worker, and their pending timers (leak checks in tests). */
+  stats(): { workers: number; pendingTimers: number };
+}
+
+const PROBES: ProbeType[] = ['liveness', 'readiness', 'startup'];
+
+/** True when the pod's status already shows what the simulation would converge to. */
+export function isSettled(pod: KubeObject): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  const st = pod.status as { phase?: string; podIP?: string; containerStatuses?: any[]; initContainerStatuses?: any[] } | undefined;
+  if (!st) return false;
+  if (st.phase === 'Succeeded' || st.phase === 'Failed') return true;
+  if (st.phase !== 'Running' || !st.podIP) return false;
+  const spec = (pod.spec ?? {}) as { containers?: ContainerSpec[]; initContainers?: ContainerSpec[]; restartPolicy?: string };
+  const policy = spec.restartPolicy ?? 'Always';
+  for (const c of spec.containers ?? []) {
+    const cs = st.containerStatuses?.find((s) => s?.name === c.name);
+    if (!cs?.state?.running || cs.ready !== true || cs.started === false) return false;
+    const plan = planProcess(c, policy, false);
+    if (plan.exit) return false;
+    for (const t of PROBES) {
+      const p = resolveProbe(t, c[`${t}Probe`] as never);
+      if (p && !alwaysSucceeds(evaluateProbe(p, c, st.podIP, plan.files))) return false;
+    }
+  }
+  for (const c of spec.initContainers ?? []) {
+    const cs = st.initContainerStatuses?.find((s) => s?.name === c.name);
+    if (c.restartPolicy === 'Always' ? !cs?.state?.running : cs?.state?.terminated?.exitCode !== 0) return false;
+  }
+  return true;
+}
+
+export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kubelet {
+  const clock = opts.clock ?? realKubeletClock;
+  const speed = opts.speed && opts.speed > 0 ? opts.speed : 1;
+  const onError = opts.onError ?? (() => {});
+  const wallStart = opts.wallStart ?? Date.now();
+  const clockStart = clock.now();
+  const wallNow = () => wallStart + (clock.now() - clockStart);
+  const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
+  const recorder = new EventRecorder(store, wallNow, onError);
+  const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError);
+  const workers = new Map<string, PodWorker>();
+  const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);
+  let nextNode = 0;
+  let stopped = false;
+
+  for (const n of schedulable) {
+    try {
+      nodes.ensure(n);
+    } catch (e) {
+      onError(e);
+    }
+  }
+
+  // A FIFO of pending pod events (head index instead of shift(): the initial list can be large).
+  let queue: { pod: KubeObject; deleted: boolean }[] = [];
+  let head = 0;
+  let drainQueued = false;
+  const enqueue = (pod: KubeObject, deleted: boolean) => {
+    queue.push({ pod, deleted });
+    if (!drainQueued) {
+      drainQueued = true;
+      queueMicrotask(drain);
+    }
+  };
+  function drain(): void {
+    drainQueued = false;
+    while (head < queue.length && !stopped) {
+      const item = queue[head++]!;
+      try {
+        handle(item.pod, item.deleted);
+      } catch (e) {
+        onError(e);
+      }
+    }
+    queue = [];
+    head = 0;
+  }
+
+  function handle(eventPod: KubeObject, deleted: boolean): void {
+    const uid = eventPod.metadata.uid ?? '';
+    if (deleted) {
+      workers.get(uid)?.stop();
+      workers.delete(uid);
+      return;
+    }
+    const pod = store.get('', 'pods', eventPod.metadata.namespace, eventPod.metadata.name);
+    if (!pod || pod.metadata.uid !== uid) return; // gone or replaced: its own events follow
+    const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+    if (!nodeName) return schedule(pod);
+    const existing = workers.get(uid);
+    if (existing) return existing.update(pod);
+    if (isSettled(pod)) return;
+    const w = new PodWorker(ctx, pod);
+    workers.set(uid, w);
+    w.begin();
+  }
+
+  /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
+  function schedule(pod: KubeObject): void {
+    if (pod.metadata.deletionTimestamp) return;
+    const node = schedulable[nextNode++ % schedulable.length]!;
+    nodes.ensure(node);
+    const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
+    const now = kubeTimestamp(wallNow());
+    const st = (bound.status ?? {}) as { conditions?: { type: string }[] };
+    const conditions = [...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }];
+    store.update('', 'pods', { ...bound, status: { phase: 'Pending', ...st, conditions } }, { subresource: 'status' });
+    recorder.record(
+      { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+      'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`,
+      { component: 'default-scheduler' }, { action: 'Binding' },
+    );
+  }
+
+  const unsubscribe = store.subscribe((e) => {
+    if (e.group === '' && e.resource === 'pods') enqueue(e.object, e.type === 'DELETED');
+  });
+  if (store.type('', 'pods')) for (const pod of store.list('', 'pods').items) enqueue(pod, false);
+
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    unsubscribe();
+    for (const w of workers.values()) w.stop();
+    workers.clear();
+    queue = [];
+    head = 0;
+    opts.signal?.removeEventListener('abort', stop);
+  };
+  if (opts.signal?.aborted) stop();
+  else opts.signal?.addEventListener('abort', stop, { once: true });
+
+  return {
+    stop,
+    stats: () => ({ workers: workers.size, pendingTimers: [...workers.values()].reduce((n, w) => n + w.pendingTimers, 0) }),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Simulated nodes. Every node a pod names is simulated by this one kubelet: a pod bound to a node
+ * the cluster has never heard of (the study guide pins probe-me to `pair-worker`) makes that node
+ * register, as a real kubelet on that machine would have.
+ */
+import type { KubeObject, ObjectStore } from '../store';
+
+export const KUBELET_VERSION = 'v1.34.1';
+
+/** A Node as a kind worker reports itself; index picks its pod CIDR (10.244.index.0/24) and address. */
+export function nodeObject(name: string, index: number, createdAt: string): KubeObject {
+  const ip = `172.18.${Math.floor(index / 250)}.${(index % 250) + 2}`;
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type, status, lastHeartbeatTime: createdAt, lastTransitionTime: createdAt, reason, message,
+  });
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'beta.kubernetes.io/arch': 'amd64',
+        'beta.kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+      },
+      annotations: {
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      },
+    },
+    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`], providerID: `kind://docker/kubeloop/${name}` },
+    status: {
+      addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }],
+      allocatable: { cpu: '8', 'ephemeral-storage': '102626232Ki', 'hugepages-2Mi': '0', memory: '32781524Ki', pods: '110' },
+      capacity: { cpu: '8', 'ephemeral-storage': '102626232Ki', 'hugepages-2Mi': '0', memory: '32781524Ki', pods: '110' },
+      conditions: [
+        cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+        cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+        cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        architecture: 'amd64',
+        bootID: `b00t${index.toString(16).padStart(4, '0')}-0000-4000-8000-000000000000`,
+        containerRuntimeVersion: 'containerd://2.1.3',
+        kernelVersion: '6.8.0-45-generic',
+        kubeProxyVersion: '',
+        kubeletVersion: KUBELET_VERSION,
+        machineID: index.toString(16).padStart(32, '0'),
+        operatingSystem: 'linux',
+        osImage: 'Debian GNU/Linux 12 (bookworm)',
+        systemUUID: `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`,
+      },
+    },
+  };
+}
+
+/** Per-node pod IP allocation: 10.244.<node index>.2 .. .254, then wrapping. */
+export class NodeRegistry {
+  private readonly index = new Map<string, { index: number; hostIP: string; next: number }>();
+  private nextIndex = 1;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly createdAt: () => string,
+  ) {}
+
+  /** Makes sure the Node exists (creating it if absent) and returns its host IP. */
+  ensure(name: string): string {
+    const known = this.index.get(name);
+    if (known) return known.hostIP;
+    let node = this.store.type('', 'nodes') ? this.store.get('', 'nodes', undefined, name) : undefined;
+    if (!node && this.store.type('', 'nodes')) {
+      while ([...this.index.values()].some((v) => v.index === this.nextIndex)) this.nextIndex++;
+      node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()));
+    }
+    const cidr = String((node?.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '');
+    const m = /^10\.244\.(\d+)\.0\/24$/.exec(cidr);
+    const idx = m ? Number(m[1]) : this.nextIndex;
+    if (idx >= this.nextIndex) this.nextIndex = idx + 1;
+    const addrs = ((node?.status as { addresses?: { type: string; address: string }[] } | undefined)?.addresses ?? []);
+    const hostIP = addrs.find((a) => a.type === 'InternalIP')?.address ?? `172.18.0.${(idx % 250) + 2}`;
+    this.index.set(name, { index: idx, hostIP, next: 2 });
+    return hostIP;
+  }
+
+  allocatePodIP(nodeName: string): string {
+    this.ensure(nodeName);
+    const n = this.index.get(nodeName)!;
+    const ip = `10.244.${n.index}.${n.next}`;
+    n.next = n.next >= 254 ? 2 : n.next + 1;
+    return ip;
+  }
+}

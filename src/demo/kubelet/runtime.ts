@@ -1,0 +1,93 @@
+/**
+ * What a simulated container's process does once started, read from its command line the way a
+ * reader of the pod spec would: a shell script (`sh -c "touch /tmp/healthy; sleep 30; rm -f
+ * /tmp/healthy; sleep 600"`) is played statement by statement (files appear and disappear, sleeps
+ * take time, `exit N` / a final `false` fail, the end of the script exits 0); a program that is not
+ * a shell utility (a server) runs until killed, except in Job-like pods (restartPolicy Never or
+ * OnFailure) and init containers, where it does its work and completes after a short run.
+ */
+import type { ContainerSpec } from './probes';
+
+export interface ExitPlan {
+  /** Simulated milliseconds from start to exit. */
+  afterMs: number;
+  exitCode: number;
+}
+
+/** When a file exists, in simulated ms since the container started (`to` undefined: until the end). */
+export type FileTimeline = Map<string, { from: number; to?: number }[]>;
+
+export interface ProcessPlan {
+  exit?: ExitPlan;
+  files: FileTimeline;
+}
+
+/** How long a short-lived program runs before it exits, in simulated milliseconds. */
+export const SHORT_RUN_MS = 1000;
+
+/** Commands that finish promptly; any other command is a program that may run indefinitely. */
+const UTILITIES = new Set([
+  'echo', 'printf', 'touch', 'rm', 'sleep', 'mkdir', 'cat', 'cp', 'mv', 'ls', 'date', 'true', 'false', 'exit', 'set',
+  'export', 'cd', 'test', '[', 'chmod', 'chown', 'ln', 'env', 'hostname', 'wget', 'curl', 'nslookup', 'sync', 'id',
+]);
+
+const SHELLS = /(^|\/)(sh|bash|ash|dash|zsh)$/;
+
+/** Statements (as argv) the container runs: a shell's `-c` script split on ; && || and newlines, or argv itself. */
+export function statements(argv: readonly string[]): string[][] {
+  const dashC = argv.indexOf('-c');
+  const isShell = dashC >= 0 && dashC + 1 < argv.length && (SHELLS.test(argv[0]!) || dashC === 0);
+  if (!isShell) return argv.length ? [[...argv]] : [];
+  return argv[dashC + 1]!
+    .split(/;|&&|\|\||\n/)
+    .map((s) => s.trim().split(/\s+/).filter(Boolean).map((t) => t.replace(/^['"]|['"]$/g, '')))
+    .filter((s) => s.length > 0);
+}
+
+function seconds(arg: string | undefined): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(arg ?? '');
+  if (!m) return undefined; // `infinity` or unparseable: forever
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+export function planProcess(c: ContainerSpec, restartPolicy: string, isInit: boolean): ProcessPlan {
+  const argv = [...(c.command ?? []), ...(c.args ?? [])].map(String);
+  const files: FileTimeline = new Map();
+  const jobLike = (isInit && c.restartPolicy !== 'Always') || restartPolicy !== 'Always';
+  const serves = argv.includes('netexec') || argv.includes('serve-hostname') || (c.ports?.length ?? 0) > 0;
+  const program = (): ProcessPlan => ({ files, exit: jobLike && !serves ? { afterMs: SHORT_RUN_MS, exitCode: 0 } : undefined });
+  const stmts = statements(argv);
+  if (stmts.length === 0) return program();
+  let t = 0;
+  let lastFailed = false;
+  for (const s of stmts) {
+    const cmd = s[0]!.slice(s[0]!.lastIndexOf('/') + 1);
+    const args = s.slice(1);
+    lastFailed = false;
+    if (/^(while|until|for)$/.test(cmd) || (cmd === 'tail' && args.includes('-f'))) return { files };
+    if (!UTILITIES.has(cmd)) return program();
+    if (cmd === 'sleep') {
+      const n = seconds(args[0]);
+      if (n === undefined) return { files };
+      t += n * 1000;
+    } else if (cmd === 'touch') {
+      for (const f of args) if (!f.startsWith('-')) (files.get(f) ?? files.set(f, []).get(f)!).push({ from: t });
+    } else if (cmd === 'rm') {
+      for (const f of args) {
+        const open = files.get(f)?.find((i) => i.to === undefined);
+        if (open) open.to = t;
+      }
+    } else if (cmd === 'exit') {
+      return { files, exit: { afterMs: Math.max(t, SHORT_RUN_MS), exitCode: Number(args[0] ?? 0) || 0 } };
+    } else if (cmd === 'false') {
+      lastFailed = true;
+    }
+    const redirect = s.findIndex((x) => x === '>' || x === '>>');
+    if (redirect >= 0 && s[redirect + 1]) (files.get(s[redirect + 1]!) ?? files.set(s[redirect + 1]!, []).get(s[redirect + 1]!)!).push({ from: t });
+  }
+  return { files, exit: { afterMs: Math.max(t, SHORT_RUN_MS), exitCode: lastFailed ? 1 : 0 } };
+}
+
+export function fileExists(files: FileTimeline, path: string, atMs: number): boolean {
+  return (files.get(path) ?? []).some((i) => i.from <= atMs && (i.to === undefined || atMs < i.to));
+}

@@ -1,0 +1,144 @@
+/**
+ * The pod status the kubelet's status manager would write, computed from the simulated
+ * containers (upstream: kubelet_pods.go generateAPIPodStatus / getPhase).
+ */
+import type { ContainerRuntime, Terminated } from './container';
+import { normalizeImage } from './ids';
+import type { ContainerSpec } from './probes';
+
+type Json = Record<string, unknown>;
+
+export interface PodStatusInput {
+  containers: ContainerRuntime[];
+  initContainers: ContainerRuntime[];
+  restartPolicy: string;
+  hostIP: string;
+  podIP?: string;
+  sandboxReady: boolean;
+  startTime: string;
+  qosClass: string;
+  /** A terminal phase decided outside getPhase (init failure with restartPolicy Never, deletion). */
+  forcedPhase?: 'Failed' | 'Succeeded';
+  now: string;
+}
+
+function terminatedJSON(t: Terminated): Json {
+  return { exitCode: t.exitCode, reason: t.reason, startedAt: t.startedAt, finishedAt: t.finishedAt, containerID: t.containerID };
+}
+
+export function containerStatusJSON(c: ContainerRuntime): Json {
+  const s = c.state;
+  const state: Json =
+    s.kind === 'waiting'
+      ? { waiting: s.message ? { reason: s.reason, message: s.message } : { reason: s.reason } }
+      : s.kind === 'running'
+        ? { running: { startedAt: s.startedAt } }
+        : { terminated: terminatedJSON(s) };
+  const out: Json = {
+    name: c.name,
+    state,
+    lastState: c.lastTerminated ? { terminated: terminatedJSON(c.lastTerminated) } : {},
+    ready: c.ready,
+    restartCount: c.restartCount,
+    image: normalizeImage(c.spec.image ?? ''),
+    imageID: c.imageID ?? '',
+  };
+  if (c.containerID) out.containerID = c.containerID;
+  out.started = c.started;
+  return out;
+}
+
+/** Upstream getPhase: waiting containers that never ran keep the pod Pending. */
+export function podPhase(p: PodStatusInput): string {
+  if (p.forcedPhase) return p.forcedPhase;
+  const initPending = p.initContainers.some((c) => !c.sidecar && !c.completed) || p.initContainers.some((c) => c.sidecar && !c.started);
+  if (initPending) return 'Pending';
+  let running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  for (const c of p.containers) {
+    if (c.state.kind === 'running') running++;
+    else if (c.state.kind === 'terminated') {
+      stopped++;
+      if (c.state.exitCode === 0) succeeded++;
+    } else if (c.lastTerminated) {
+      stopped++;
+      if (c.lastTerminated.exitCode === 0) succeeded++;
+    } else waiting++;
+  }
+  if (waiting > 0) return 'Pending';
+  if (running > 0) return 'Running';
+  if (stopped === 0) return 'Pending';
+  if (p.restartPolicy === 'Always') return 'Running';
+  if (stopped === succeeded) return 'Succeeded';
+  if (p.restartPolicy === 'Never') return 'Failed';
+  return 'Running';
+}
+
+interface Condition {
+  type: string;
+  status: 'True' | 'False';
+  reason?: string;
+  message?: string;
+}
+
+function conditions(p: PodStatusInput, phase: string): Condition[] {
+  const terminal = phase === 'Succeeded' || phase === 'Failed';
+  const uninit = p.initContainers.filter((c) => (c.sidecar ? !c.started : !c.completed)).map((c) => c.name);
+  const unready = p.containers.filter((c) => !c.ready).map((c) => c.name);
+  const notReady = (type: string): Condition =>
+    terminal
+      ? { type, status: 'False', reason: 'PodCompleted' }
+      : unready.length
+        ? { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` }
+        : { type, status: 'True' };
+  return [
+    { type: 'PodReadyToStartContainers', status: p.sandboxReady && !terminal ? 'True' : 'False' },
+    terminal && uninit.length === 0
+      ? { type: 'Initialized', status: 'True', ...(p.initContainers.length ? { reason: 'PodCompleted' } : {}) }
+      : uninit.length
+        ? { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${uninit.join(' ')}]` }
+        : { type: 'Initialized', status: 'True' },
+    notReady('Ready'),
+    notReady('ContainersReady'),
+  ];
+}
+
+/** The new status, keeping fields the kubelet does not own and unchanged conditions' transition times. */
+export function buildPodStatus(previous: Json | undefined, p: PodStatusInput): Json {
+  const phase = podPhase(p);
+  const prevConds = (Array.isArray(previous?.conditions) ? previous!.conditions : []) as (Condition & Json)[];
+  const conds: Json[] = conditions(p, phase).map((c) => {
+    const prev = prevConds.find((x) => x.type === c.type);
+    const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : p.now;
+    return { ...c, lastProbeTime: null, lastTransitionTime };
+  });
+  // PodScheduled (written by the scheduler) and any condition of others stay as they were.
+  for (const c of prevConds) if (!conds.some((x) => x.type === c.type)) conds.push(c);
+  // The kubelet reports PodScheduled=True for a pod it runs even when no scheduler bound it (spec.nodeName set by its author).
+  if (!conds.some((x) => x.type === 'PodScheduled')) conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: p.startTime });
+  const status: Json = { ...(previous ?? {}), phase, conditions: conds, hostIP: p.hostIP, hostIPs: [{ ip: p.hostIP }] };
+  if (p.podIP) {
+    status.podIP = p.podIP;
+    status.podIPs = [{ ip: p.podIP }];
+  }
+  status.startTime = p.startTime;
+  if (p.initContainers.length) status.initContainerStatuses = p.initContainers.map(containerStatusJSON);
+  status.containerStatuses = p.containers.map(containerStatusJSON);
+  status.qosClass = p.qosClass;
+  return status;
+}
+
+/** Guaranteed: every container limits cpu and memory with equal requests; BestEffort: nothing set. */
+export function qosClassOf(containers: ContainerSpec[]): string {
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const r of ['cpu', 'memory']) {
+      if (lim[r] === undefined || (req[r] !== undefined && req[r] !== lim[r])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
