@@ -1,0 +1,60 @@
+import { Channel } from '../channel';
+import type { PodUpdate } from '../types';
+import { PodStorage } from './storage';
+
+/** Upstream's configCh buffer (NewPodConfig: make(chan kubetypes.PodUpdate, 50)). */
+export const CONFIG_CHANNEL_CAPACITY = 50;
+
+/**
+ * PodConfig: upstream pkg/kubelet/config PodConfig — the mux that merges every config source into
+ * one ordered stream of incremental updates on `updates` (configCh).
+ *
+ * Guarantees:
+ * - Updates are delivered in the order merges were called, and the updates of one merge stay
+ *   together: merges are serialised, and each awaits room in the channel (backpressure reaches the
+ *   source, the way upstream's Merge blocks on a full channel while holding its lock).
+ * - A caller must await each merge before the next (a watch loop does) so the chain of pending
+ *   merges stays bounded by the number of sources.
+ * - A source is "seen" once it has sent a SET and that SET's updates are in the channel.
+ */
+export class PodConfig {
+  readonly updates: Channel<PodUpdate>;
+  readonly storage = new PodStorage();
+  private readonly sources = new Set<string>();
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(capacity = CONFIG_CHANNEL_CAPACITY) {
+    this.updates = new Channel<PodUpdate>(capacity, 'configCh');
+  }
+
+  /** Declares a source (upstream PodConfig.Channel(source)); housekeeping waits for all declared sources. */
+  addSource(source: string): void {
+    this.sources.add(source);
+  }
+
+  get sourceNames(): string[] {
+    return [...this.sources];
+  }
+
+  /**
+   * Merges one change from a source and delivers the resulting updates. Resolves when they are in
+   * the channel; rejects if the channel closes (the loop has stopped) or the signal aborts. An abort
+   * mid-delivery can drop updates the storage already recorded; the loop's housekeeping, which
+   * compares desired with actual state, repairs that.
+   */
+  merge(source: string, change: PodUpdate, signal?: AbortSignal): Promise<void> {
+    this.sources.add(source);
+    const run = async () => {
+      for (const u of this.storage.mergeToUpdates(source, change)) await this.updates.send(u, signal);
+    };
+    const next = this.tail.then(run, run);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /** True when every declared source (or the ones named) has sent a SET. */
+  seenAllSources(seenByLoop: ReadonlySet<string>): boolean {
+    const all = [...this.sources];
+    return all.every((s) => seenByLoop.has(s)) && this.storage.seenSources(...all);
+  }
+}

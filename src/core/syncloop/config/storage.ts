@@ -1,0 +1,177 @@
+import { deepEqual } from '../equal';
+import type { KubeObject, PodOperation, PodUpdate, ResourceRef } from '../types';
+
+/**
+ * PodStorage: upstream pkg/kubelet/config/config.go podStorage.merge — turns what a source says
+ * (a full snapshot, SET, or single watch changes, ADD/UPDATE/DELETE/REMOVE) into the minimal
+ * incremental updates the loop handles, by comparing with what that source said before.
+ *
+ * For an object the source already had (same UID):
+ * - nothing but status changed                   -> RECONCILE
+ * - something else changed, deletionTimestamp set -> DELETE (graceful deletion)
+ * - something else changed                        -> UPDATE
+ * - nothing changed (e.g. only resourceVersion)   -> nothing
+ * A UID the source did not have -> ADD. A UID missing from a SET, or named by a REMOVE -> REMOVE.
+ *
+ * "Something else" is podsDifferSemantically: spec, labels, annotations (minus the kubelet's local
+ * ones), deletionTimestamp, deletionGracePeriodSeconds — and, for kinds without a spec, every other
+ * top-level field (data, rules, ...) except status.
+ *
+ * State is per source, keyed by UID; a source counts as seen once it has sent a SET (its first full
+ * list), which is what gates housekeeping.
+ */
+export interface MergeResult {
+  adds: PodUpdate;
+  updates: PodUpdate;
+  deletes: PodUpdate;
+  removes: PodUpdate;
+  reconciles: PodUpdate;
+  /** True when this merge was the source's first SET. */
+  firstSet: boolean;
+}
+
+/** Annotations the kubelet itself puts on pods; changes to them are not changes to the pod. */
+const localAnnotations = new Set(['kubernetes.io/config.source', 'kubernetes.io/config.mirror', 'kubernetes.io/config.seen']);
+
+export class PodStorage {
+  private readonly pods = new Map<string, Map<string, KubeObject>>();
+  private readonly resources = new Map<string, ResourceRef | undefined>();
+  private readonly sourcesSeen = new Set<string>();
+
+  merge(source: string, change: PodUpdate): MergeResult {
+    const resource = change.resource ?? this.resources.get(source);
+    this.resources.set(source, resource);
+    const seenBefore = this.sourcesSeen.has(source);
+    const addPods: KubeObject[] = [];
+    const updatePods: KubeObject[] = [];
+    const deletePods: KubeObject[] = [];
+    const removePods: KubeObject[] = [];
+    const reconcilePods: KubeObject[] = [];
+
+    let pods = this.pods.get(source) ?? new Map<string, KubeObject>();
+
+    const updatePodsFunc = (newPods: KubeObject[], oldPods: Map<string, KubeObject>, into: Map<string, KubeObject>) => {
+      for (const ref of newPods) {
+        const uid = ref.metadata.uid;
+        const existing = oldPods.get(uid);
+        into.set(uid, ref);
+        if (!existing) {
+          addPods.push(ref);
+          continue;
+        }
+        const { needUpdate, needReconcile, needGracefulDelete } = checkAndUpdatePod(existing, ref);
+        if (needUpdate) updatePods.push(ref);
+        else if (needReconcile) reconcilePods.push(ref);
+        else if (needGracefulDelete) deletePods.push(ref);
+      }
+    };
+
+    switch (change.op) {
+      case 'ADD':
+      case 'UPDATE':
+      case 'DELETE':
+      case 'RECONCILE':
+        updatePodsFunc(change.pods, pods, pods);
+        break;
+      case 'REMOVE':
+        for (const p of change.pods) {
+          const existing = pods.get(p.metadata.uid);
+          if (!existing) continue; // removing what we never had is a no-op
+          pods.delete(p.metadata.uid);
+          removePods.push(existing);
+        }
+        break;
+      case 'SET': {
+        this.sourcesSeen.add(source);
+        const oldPods = pods;
+        pods = new Map();
+        updatePodsFunc(change.pods, oldPods, pods);
+        for (const [uid, existing] of oldPods) if (!pods.has(uid)) removePods.push(existing);
+        break;
+      }
+    }
+    this.pods.set(source, pods);
+
+    const mk = (op: PodOperation, list: KubeObject[]): PodUpdate => ({ op, pods: list, source, ...(resource ? { resource } : {}) });
+    return {
+      adds: mk('ADD', addPods),
+      updates: mk('UPDATE', updatePods),
+      deletes: mk('DELETE', deletePods),
+      removes: mk('REMOVE', removePods),
+      reconciles: mk('RECONCILE', reconcilePods),
+      firstSet: !seenBefore && this.sourcesSeen.has(source),
+    };
+  }
+
+  /**
+   * The updates to deliver for one change, in upstream's incremental order: REMOVE, ADD, UPDATE,
+   * DELETE, then RECONCILE. A source's first SET that changes nothing still yields one empty ADD,
+   * so the loop learns the source is ready.
+   */
+  mergeToUpdates(source: string, change: PodUpdate): PodUpdate[] {
+    const r = this.merge(source, change);
+    const out: PodUpdate[] = [];
+    if (r.removes.pods.length > 0) out.push(r.removes);
+    if (r.adds.pods.length > 0) out.push(r.adds);
+    if (r.updates.pods.length > 0) out.push(r.updates);
+    if (r.deletes.pods.length > 0) out.push(r.deletes);
+    if (r.firstSet && r.adds.pods.length === 0 && r.updates.pods.length === 0 && r.deletes.pods.length === 0) out.push(r.adds);
+    if (r.reconciles.pods.length > 0) out.push(r.reconciles);
+    return out;
+  }
+
+  /** True when every named source has sent at least one SET. */
+  seenSources(...sources: string[]): boolean {
+    return sources.every((s) => this.sourcesSeen.has(s));
+  }
+
+  /** Objects held for a source (for tests and the wiring's relist). */
+  sourcePods(source: string): KubeObject[] {
+    return [...(this.pods.get(source)?.values() ?? [])];
+  }
+
+  get objectCount(): number {
+    let n = 0;
+    for (const m of this.pods.values()) n += m.size;
+    return n;
+  }
+}
+
+export interface CheckResult {
+  needUpdate: boolean;
+  needReconcile: boolean;
+  needGracefulDelete: boolean;
+}
+
+/** At most one of the three is true (upstream checkAndUpdatePod, without mutating `existing`). */
+export function checkAndUpdatePod(existing: KubeObject, ref: KubeObject): CheckResult {
+  if (!podsDifferSemantically(existing, ref)) {
+    // Only status may have changed: the object's spec is the same, its observed state is not.
+    return { needUpdate: false, needReconcile: !deepEqual(existing.status, ref.status), needGracefulDelete: false };
+  }
+  const graceful = ref.metadata.deletionTimestamp != null;
+  return { needUpdate: !graceful, needReconcile: false, needGracefulDelete: graceful };
+}
+
+export function podsDifferSemantically(existing: KubeObject, ref: KubeObject): boolean {
+  const a = existing.metadata;
+  const b = ref.metadata;
+  if (!deepEqual(a.labels ?? {}, b.labels ?? {})) return true;
+  if (!isAnnotationMapEqual(a.annotations, b.annotations)) return true;
+  if ((a.deletionTimestamp ?? null) !== (b.deletionTimestamp ?? null)) return true;
+  if ((a.deletionGracePeriodSeconds ?? null) !== (b.deletionGracePeriodSeconds ?? null)) return true;
+  const keys = new Set([...Object.keys(existing), ...Object.keys(ref)]);
+  for (const k of keys) {
+    if (k === 'metadata' || k === 'status') continue;
+    if (!deepEqual(existing[k], ref[k])) return true;
+  }
+  return false;
+}
+
+function isAnnotationMapEqual(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const x = a ?? {};
+  const y = b ?? {};
+  for (const k of Object.keys(y)) if (!localAnnotations.has(k) && x[k] !== y[k]) return false;
+  for (const k of Object.keys(x)) if (!localAnnotations.has(k) && !(k in y)) return false;
+  return true;
+}

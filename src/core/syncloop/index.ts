@@ -1,0 +1,24 @@
+/**
+ * The sync-loop reconciler (issue 4): the kubelet's main loop applied to our model of a cluster.
+ * See syncloop.ts for the shape; each file names the upstream code it follows.
+ */
+export { Channel, ChannelClosedError, waitAny } from './channel';
+export { Selector } from './select';
+export { Ticker } from './ticker';
+export { WorkQueue, jitter } from './workqueue';
+export { PodConfig, CONFIG_CHANNEL_CAPACITY } from './config/podconfig';
+export { PodStorage, checkAndUpdatePod, podsDifferSemantically } from './config/storage';
+export { GenericPLEG, generateEvents, containerStates, containerIdOf } from './pleg/generic';
+export { PlegRelister, PLEG_CHANNEL_CAPACITY, PLEG_RELIST_PERIOD_MS, type ListPods } from './pleg/relister';
+export { ProbeInference, PROBE_CHANNEL_CAPACITY, probeOfEvent } from './prober/infer';
+export { PodWorkers, RESYNC_INTERVAL_MS, BACKOFF_PERIOD_MS, type PodSyncer, type SyncContext, type UpdatePodOptions, type PodWorkerState } from './podworkers';
+export { DesiredStateOfWorld, type DesiredObject } from './state/desired';
+export { ActualStateOfWorld, type ViewChangeListener } from './state/actual';
+export { computeObjectView, podPrintColumns, type ObjectView } from './state/view';
+export { ProbeResultsCache } from './state/probes';
+export { SyncLoop, SYNC_PERIOD_MS, HOUSEKEEPING_PERIOD_MS, HOUSEKEEPING_WARNING_MS, type SyncLoopOptions } from './syncloop';
+export { syncLoopIteration } from './iteration';
+export { syncLoop, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from './loop';
+export { handlePodCleanups, type HousekeepingReport } from './housekeeping';
+export { silentLogger, type SyncLogger } from './log';
+export * from './types';

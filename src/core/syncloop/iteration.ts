@@ -1,0 +1,218 @@
+import type { SyncIterationEvent, SyncSource } from '../timeline/events';
+import { Channel } from './channel';
+import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
+import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
+import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
+import type { PodLifecycleEvent, PodUpdate, ProbeType, ProbeUpdate } from './types';
+import { objectKey } from './types';
+
+/**
+ * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
+ *
+ *   configCh        PodUpdate          ADD -> HandlePodAdditions, UPDATE -> HandlePodUpdates,
+ *                                      REMOVE -> HandlePodRemoves, RECONCILE -> HandlePodReconcile,
+ *                                      DELETE -> HandlePodUpdates, SET -> error; then the source is seen
+ *   plegCh          PodLifecycleEvent  unless ContainerRemoved: HandlePodSyncs; ContainerDied also
+ *                                      cleans up that container
+ *   syncCh          tick (1 s)         keys whose work-queue deadline passed -> HandlePodSyncs
+ *   liveness        probe Update       Failure only -> HandlePodSyncs
+ *   readiness       probe Update       record the result, then HandlePodSyncs
+ *   startup         probe Update       record the result, then HandlePodSyncs
+ *   housekeepingCh  tick (2 s)         skipped until all sources are seen; HandlePodCleanups; warn > 1 s
+ *
+ * The select is fair (select.ts): no source can starve another. Every iteration appends exactly one
+ * SyncIterationEvent to the timeline and every handler that runs logs one line naming the objects
+ * and the handler. Returns false only when configCh is closed (the loop exits, as upstream).
+ */
+const NEVER = new Channel<never>(1, 'never');
+
+type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & { message?: string };
+
+export async function syncLoopIteration(
+  kl: SyncLoop,
+  syncCh: Channel<number>,
+  housekeepingCh: Channel<number>,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const c = kl.channels;
+  // A closed channel is always ready; only configCh closing means anything (the loop exits). Other
+  // closed sources are replaced by a channel that never fires, so they cannot spin the loop.
+  const live = <T,>(ch: Channel<T>): Channel<T> => (ch.closed && ch.length === 0 ? (NEVER as Channel<T>) : ch);
+  const cases = [c.config, live(c.pleg), live(syncCh), live(c.liveness), live(c.readiness), live(c.startup), live(housekeepingCh)] as const;
+  const sel = await kl.selector.select(cases, signal);
+  const start = kl.clock.now();
+  let out: Outcome;
+  let keepGoing = true;
+  try {
+    switch (sel.index) {
+      case 0:
+        if (!sel.ok) {
+          kl.logger.error('Update channel is closed, exiting the sync loop');
+          out = { source: 'config', op: 'closed', key: '', handler: 'none', outcome: 'error', message: 'configCh closed' };
+          keepGoing = false;
+        } else out = handleConfig(kl, sel.value as PodUpdate);
+        break;
+      case 1:
+        out = sel.ok ? handlePleg(kl, sel.value as PodLifecycleEvent) : closedCase('pleg');
+        break;
+      case 2:
+        out = handleSyncTick(kl);
+        break;
+      case 3:
+      case 4:
+      case 5: {
+        const probe: ProbeType = sel.index === 3 ? 'liveness' : sel.index === 4 ? 'readiness' : 'startup';
+        out = sel.ok ? handleProbe(kl, probe, sel.value as ProbeUpdate) : closedCase('probe');
+        break;
+      }
+      default:
+        out = await handleHousekeeping(kl, signal, start);
+    }
+  } catch (e) {
+    if (signal.aborted) throw e;
+    // A handler bug must not stop the loop: the iteration is recorded as an error and the next one runs.
+    out = { source: sourceOf(sel.index), op: 'error', key: '', handler: 'none', outcome: 'error', message: e instanceof Error ? e.message : String(e) };
+    kl.logger.error(`SyncLoop iteration failed err=${q(out.message!)}`);
+  }
+  const durationMs = round3(kl.clock.now() - start);
+  kl.timeline?.append({ kind: 'iteration', t: round3(start - kl.origin), durationMs, ...out });
+  return keepGoing;
+}
+
+function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
+  const keys = u.pods.map((p) => objectKey(p, u.resource));
+  let handler: string;
+  let result: Outcome['outcome'] = 'ok';
+  let message: string | undefined;
+  switch (u.op) {
+    case 'ADD':
+      handler = 'HandlePodAdditions';
+      kl.logger.info(`SyncLoop ADD${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
+      kl.handlePodAdditions(u);
+      break;
+    case 'UPDATE':
+      handler = 'HandlePodUpdates';
+      kl.logger.info(`SyncLoop UPDATE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
+      kl.handlePodUpdates(u);
+      break;
+    case 'REMOVE':
+      handler = 'HandlePodRemoves';
+      kl.logger.info(`SyncLoop REMOVE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
+      kl.handlePodRemoves(u);
+      break;
+    case 'RECONCILE':
+      handler = 'HandlePodReconcile';
+      kl.logger.info(`SyncLoop RECONCILE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
+      kl.handlePodReconcile(u);
+      break;
+    case 'DELETE':
+      handler = 'HandlePodUpdates'; // a graceful deletion is an update carrying a deletion timestamp
+      kl.logger.info(`SyncLoop DELETE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
+      kl.handlePodUpdates(u);
+      break;
+    case 'SET':
+      handler = 'none';
+      result = 'error';
+      message = 'snapshot not supported';
+      kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
+      break;
+    default:
+      handler = 'none';
+      result = 'error';
+      message = `invalid operation ${String(u.op)}`;
+      kl.logger.error(`Invalid operation type received${kv({ operation: String(u.op) })}`);
+  }
+  // Only after the handler ran: housekeeping must not see a source as ready before its objects are desired.
+  kl.sourcesSeenByLoop.add(u.source);
+  return { source: 'config', op: u.op, key: joinKeys(keys), handler, outcome: result, ...(message ? { message } : {}) };
+}
+
+function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
+  const d = kl.desired.getByUID(e.id);
+  let out: Outcome;
+  if (e.type === 'ContainerRemoved') {
+    // Not sync-worthy (upstream isSyncPodWorthy): the container was already reported dead.
+    out = { source: 'pleg', op: e.type, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
+  } else if (d) {
+    kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`);
+    kl.handlePodSyncs([d.key]);
+    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok' };
+  } else {
+    kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`);
+    out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
+  }
+  if (e.type === 'ContainerDied') kl.cleanUpContainerInPod(e.id, e.data);
+  return out;
+}
+
+function handleSyncTick(kl: SyncLoop): Outcome {
+  const keys = kl.workQueue.getWork().filter((k) => kl.desired.has(k));
+  if (keys.length === 0) return { source: 'sync', op: 'tick', key: '', handler: 'HandlePodSyncs', outcome: 'skipped' };
+  kl.logger.info(`SyncLoop (SYNC) pods${kv({ total: keys.length })} pods=${kobjs(keys)}${kv({ handler: 'HandlePodSyncs' })}`);
+  kl.handlePodSyncs(keys);
+  return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok' };
+}
+
+function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
+  const d = kl.desired.getByUID(u.podUID);
+  let status: string;
+  if (probe === 'liveness') {
+    // Only failures matter: the sync restarts the container (for us: shows the failure).
+    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
+    status = 'unhealthy';
+  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : '';
+  else status = u.result === 'Success' ? 'started' : 'unhealthy';
+  if (!d) {
+    kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`);
+    return { source: 'probe', op: probe, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
+  }
+  kl.recordProbeResult(d.key, u);
+  kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`);
+  kl.handlePodSyncs([d.key]);
+  return { source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', ...(u.message ? { message: u.message } : {}) };
+}
+
+async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: number): Promise<Outcome> {
+  if (!kl.allSourcesReady()) {
+    // Cleaning up now could remove objects of a source that has not listed yet.
+    kl.logger.info(`SyncLoop (housekeeping, skipped): sources aren't ready yet`);
+    return { source: 'housekeeping', op: 'tick', key: '', handler: 'HandlePodCleanups', outcome: 'skipped', message: "sources aren't ready yet" };
+  }
+  kl.logger.info(`SyncLoop (housekeeping)${kv({ handler: 'HandlePodCleanups' })}`);
+  const report = await handlePodCleanups(kl, signal);
+  const took = kl.clock.now() - start;
+  if (took > HOUSEKEEPING_WARNING_MS) {
+    kl.logger.error(`Housekeeping took longer than expected err="housekeeping took too long"${kv({ expected: '1s', actual: `${Math.round(took)}ms` })}`);
+  }
+  const touched = [...report.removed, ...report.forgotten, ...report.terminating, ...report.readded, ...report.resynced];
+  const summary = summarize(report);
+  kl.logger.info(`SyncLoop (housekeeping) end${kv({ duration: `${Math.round(took)}ms` })}${summary ? ` ${summary}` : ''}`);
+  return {
+    source: 'housekeeping',
+    op: 'tick',
+    key: joinKeys([...new Set(touched)]),
+    handler: 'HandlePodCleanups',
+    outcome: report.hookError ? 'error' : 'ok',
+    ...(summary || report.hookError ? { message: [summary, report.hookError].filter(Boolean).join(' ') } : {}),
+  };
+}
+
+function summarize(r: HousekeepingReport): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries({ removed: r.removed, forgotten: r.forgotten, terminating: r.terminating, readded: r.readded, resynced: r.resynced })) {
+    if (v.length) parts.push(`${k}=${kobjs(v.slice(0, 20))}${v.length > 20 ? `+${v.length - 20}` : ''}`);
+  }
+  return parts.join(' ');
+}
+
+function closedCase(source: SyncSource): Outcome {
+  return { source, op: 'closed', key: '', handler: 'none', outcome: 'skipped', message: 'channel closed' };
+}
+
+function sourceOf(index: number): SyncSource {
+  return (['config', 'pleg', 'sync', 'probe', 'probe', 'probe', 'housekeeping'] as const)[index] ?? 'config';
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

@@ -1,0 +1,117 @@
+import type { ContainerStatus, Pod, PodLifecycleEvent } from '../types';
+
+/**
+ * GenericPLEG: upstream pkg/kubelet/pleg/generic.go — the pod lifecycle event generator. Each relist
+ * records every container's state per pod and diffs it with the previous relist:
+ *
+ *   now running      -> ContainerStarted
+ *   now exited       -> ContainerDied
+ *   now unknown      -> ContainerChanged (computed, never sent, as upstream)
+ *   now non-existent -> ContainerRemoved, preceded by ContainerDied unless it had already exited
+ *
+ * Upstream reads the container runtime; we read what the API shows: status.containerStatuses,
+ * initContainerStatuses and ephemeralContainerStatuses. A container is identified by its container
+ * ID (the runtime's, scheme stripped), so a restart is one container dying (it moves to
+ * lastState.terminated) and a new one starting. A status without a container ID has no container yet.
+ *
+ * Memory: one record per pod present in the last relist; a pod gone from a relist yields its final
+ * events and its record is dropped.
+ */
+export type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
+
+export function generateEvents(podID: string, cid: string, oldState: PlegContainerState, newState: PlegContainerState): PodLifecycleEvent[] {
+  if (newState === oldState) return [];
+  switch (newState) {
+    case 'running':
+      return [{ id: podID, type: 'ContainerStarted', data: cid }];
+    case 'exited':
+      return [{ id: podID, type: 'ContainerDied', data: cid }];
+    case 'unknown':
+      return [{ id: podID, type: 'ContainerChanged', data: cid }];
+    case 'non-existent':
+      // An exited container was already reported dead; anything else dies and goes in one step.
+      if (oldState === 'exited') return [{ id: podID, type: 'ContainerRemoved', data: cid }];
+      return [
+        { id: podID, type: 'ContainerDied', data: cid },
+        { id: podID, type: 'ContainerRemoved', data: cid },
+      ];
+  }
+}
+
+/** Strips the runtime scheme: "containerd://abc" -> "abc" (upstream ContainerID.ID). */
+export function containerIdOf(raw: string): string {
+  const i = raw.indexOf('://');
+  return i >= 0 ? raw.slice(i + 3) : raw;
+}
+
+/** Every container the pod's status mentions, by container ID, with its PLEG state. */
+export function containerStates(pod: Pod | undefined): Map<string, PlegContainerState> {
+  const out = new Map<string, PlegContainerState>();
+  if (!pod?.status) return out;
+  const all: ContainerStatus[] = [
+    ...(pod.status.initContainerStatuses ?? []),
+    ...(pod.status.containerStatuses ?? []),
+    ...(pod.status.ephemeralContainerStatuses ?? []),
+  ];
+  for (const s of all) {
+    const previous = s.lastState?.terminated?.containerID;
+    if (previous) out.set(containerIdOf(previous), 'exited');
+    if (!s.containerID) continue;
+    const id = containerIdOf(s.containerID);
+    const st = s.state ?? {};
+    if (st.running) out.set(id, 'running');
+    else if (st.terminated) out.set(id, 'exited');
+    // Waiting with an ID: the ID is the last container's (CrashLoopBackOff) when lastState names it.
+    else if (previous && containerIdOf(previous) === id) out.set(id, 'exited');
+    else out.set(id, 'unknown');
+  }
+  return out;
+}
+
+interface PodRecord {
+  key: string;
+  containers: Map<string, PlegContainerState>;
+}
+
+export interface RelistResult {
+  /** Events to send, in order; ContainerChanged already filtered out. */
+  events: PodLifecycleEvent[];
+  /** The pod key for each pod UID that produced events (the loop looks pods up by UID). */
+  keys: Map<string, string>;
+}
+
+export class GenericPLEG {
+  private records = new Map<string, PodRecord>();
+
+  /** Diffs `pods` (the whole observed set) with the previous relist and returns the events. */
+  relist(pods: readonly Pod[]): RelistResult {
+    const events: PodLifecycleEvent[] = [];
+    const keys = new Map<string, string>();
+    const next = new Map<string, PodRecord>();
+    for (const pod of pods) {
+      const uid = pod.metadata.uid;
+      const key = pod.metadata.namespace ? `${pod.metadata.namespace}/${pod.metadata.name}` : pod.metadata.name;
+      next.set(uid, { key, containers: containerStates(pod) });
+    }
+    const uids = new Set([...this.records.keys(), ...next.keys()]);
+    for (const uid of uids) {
+      const before = this.records.get(uid)?.containers ?? new Map<string, PlegContainerState>();
+      const rec = next.get(uid) ?? this.records.get(uid)!;
+      const after = next.get(uid)?.containers ?? new Map<string, PlegContainerState>();
+      const cids = new Set([...before.keys(), ...after.keys()]);
+      for (const cid of cids) {
+        for (const e of generateEvents(uid, cid, before.get(cid) ?? 'non-existent', after.get(cid) ?? 'non-existent')) {
+          if (e.type === 'ContainerChanged') continue;
+          events.push(e);
+          keys.set(uid, rec.key);
+        }
+      }
+    }
+    this.records = next;
+    return { events, keys };
+  }
+
+  get podCount(): number {
+    return this.records.size;
+  }
+}

@@ -1,0 +1,63 @@
+import type { KubeObject, ResourceRef } from '../types';
+
+/**
+ * DesiredStateOfWorld: what the API server says exists (upstream: the kubelet's pod manager; the
+ * name is the volume manager's, for the set the loop converges towards). Keyed by object key, with
+ * the UID kept so a stale message about a previous incarnation of a name cannot touch the current one.
+ *
+ * Guarantee: at most one entry per key, and the UID index always points at the entry that holds it.
+ */
+export interface DesiredObject {
+  key: string;
+  obj: KubeObject;
+  resource?: ResourceRef;
+  source: string;
+}
+
+export class DesiredStateOfWorld {
+  private readonly byKey = new Map<string, DesiredObject>();
+  private readonly uidToKey = new Map<string, string>();
+
+  /** Adds or replaces the object under key (a new UID replaces the old incarnation). */
+  set(entry: DesiredObject): void {
+    const old = this.byKey.get(entry.key);
+    if (old && old.obj.metadata.uid !== entry.obj.metadata.uid) this.uidToKey.delete(old.obj.metadata.uid);
+    this.byKey.set(entry.key, entry);
+    this.uidToKey.set(entry.obj.metadata.uid, entry.key);
+  }
+
+  /** Removes key if it still holds `uid` (or unconditionally without uid). True when removed. */
+  remove(key: string, uid?: string): boolean {
+    const cur = this.byKey.get(key);
+    if (!cur) return false;
+    if (uid !== undefined && cur.obj.metadata.uid !== uid) return false;
+    this.byKey.delete(key);
+    this.uidToKey.delete(cur.obj.metadata.uid);
+    return true;
+  }
+
+  get(key: string): DesiredObject | undefined {
+    return this.byKey.get(key);
+  }
+
+  getByUID(uid: string): DesiredObject | undefined {
+    const key = this.uidToKey.get(uid);
+    return key === undefined ? undefined : this.byKey.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
+  values(): IterableIterator<DesiredObject> {
+    return this.byKey.values();
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+}

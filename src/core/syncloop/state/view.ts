@@ -1,0 +1,153 @@
+import type { Container, ContainerStatus, KubeObject, Pod, ProbeResult, ProbeType, ResourceRef } from '../types';
+import { isPodResource } from '../types';
+
+/**
+ * ObjectView: what our model shows for one object — the tree view's row. It is a pure function of
+ * the object (spec + latest status) and the latest recorded probe results, never of the event that
+ * led to computing it: that is what makes the sync level-triggered.
+ */
+export interface ObjectView {
+  key: string;
+  uid: string;
+  resourceVersion?: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  /** Pods: status.phase. Others: status.phase when the kind has one. */
+  phase?: string;
+  /** kubectl's STATUS column for pods (Running, CrashLoopBackOff, Init:0/1, Terminating, ...). */
+  status: string;
+  /** Pods: "ready/total" containers (READY column). Workloads: "ready/desired" replicas. */
+  ready?: string;
+  /** Pods: RESTARTS column. */
+  restarts?: number;
+  deleting: boolean;
+  /** Latest inferred probe result per container and probe. */
+  probes?: Record<string, Partial<Record<ProbeType, ProbeResult>>>;
+}
+
+export type ProbeResultsByContainer = ReadonlyMap<string, Partial<Record<ProbeType, ProbeResult>>>;
+
+export function computeObjectView(key: string, obj: KubeObject, resource: ResourceRef | undefined, probes?: ProbeResultsByContainer): ObjectView {
+  const m = obj.metadata;
+  const base: ObjectView = {
+    key,
+    uid: m.uid,
+    kind: obj.kind ?? (isPodResource(resource) ? 'Pod' : resource!.resource),
+    name: m.name,
+    status: '',
+    deleting: m.deletionTimestamp != null,
+    ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+    ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
+  };
+  if (isPodResource(resource)) {
+    const p = podPrintColumns(obj as Pod);
+    const view: ObjectView = { ...base, status: p.status, ready: `${p.ready}/${p.total}`, restarts: p.restarts };
+    const phase = (obj as Pod).status?.phase;
+    if (phase) view.phase = phase;
+    if (probes && probes.size > 0) view.probes = Object.fromEntries([...probes].map(([c, r]) => [c, { ...r }]));
+    return view;
+  }
+  return { ...base, ...genericColumns(obj) };
+}
+
+function genericColumns(obj: KubeObject): Pick<ObjectView, 'status' | 'ready' | 'phase'> {
+  const st = (obj.status ?? {}) as Record<string, unknown>;
+  const spec = (obj.spec ?? {}) as Record<string, unknown>;
+  const out: Pick<ObjectView, 'status' | 'ready' | 'phase'> = { status: obj.metadata.deletionTimestamp ? 'Terminating' : 'Active' };
+  if (typeof st.phase === 'string') {
+    out.phase = st.phase;
+    if (!obj.metadata.deletionTimestamp) out.status = st.phase;
+  }
+  if (typeof spec.replicas === 'number') out.ready = `${typeof st.readyReplicas === 'number' ? st.readyReplicas : 0}/${spec.replicas}`;
+  return out;
+}
+
+export interface PodColumns {
+  ready: number;
+  total: number;
+  status: string;
+  restarts: number;
+}
+
+/**
+ * kubectl's READY / STATUS / RESTARTS for a pod, computed the way kubectl's printPod does
+ * (pkg/printers/internalversion/printers.go): the phase, overridden by the pod's reason, by the
+ * first init container that has not completed (Init:N/M, Init:<reason>), then by the last
+ * container's waiting or terminated reason; "Completed" with a ready running container reads
+ * Running (or NotReady); a deletion timestamp on a non-terminal pod reads Terminating.
+ * Restartable init containers (sidecars) count towards READY and RESTARTS once started.
+ */
+export function podPrintColumns(pod: Pod): PodColumns {
+  const spec = pod.spec ?? { containers: [] };
+  const status = pod.status ?? {};
+  const phase = status.phase ?? '';
+  let total = spec.containers?.length ?? 0;
+  let ready = 0;
+  let restarts = 0;
+  let reason = phase;
+  if (status.reason) reason = status.reason;
+  for (const c of status.conditions ?? []) {
+    if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
+  }
+
+  const initSpecs = new Map<string, Container>();
+  for (const c of spec.initContainers ?? []) {
+    initSpecs.set(c.name, c);
+    if (c.restartPolicy === 'Always') total++;
+  }
+
+  let sidecarRestarts = 0;
+  let initializing = false;
+  const inits = status.initContainerStatuses ?? [];
+  for (let i = 0; i < inits.length; i++) {
+    const c = inits[i]!;
+    restarts += c.restartCount ?? 0;
+    const sidecar = initSpecs.get(c.name)?.restartPolicy === 'Always';
+    if (sidecar) sidecarRestarts += c.restartCount ?? 0;
+    if (sidecar && c.started) {
+      if (c.ready) ready++;
+      continue;
+    }
+    const st = c.state ?? {};
+    if (st.terminated && st.terminated.exitCode === 0) continue;
+    if (st.terminated) {
+      const t = st.terminated;
+      reason = t.reason ? `Init:${t.reason}` : t.signal ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode}`;
+    } else if (st.waiting?.reason && st.waiting.reason !== 'PodInitializing') {
+      reason = `Init:${st.waiting.reason}`;
+    } else {
+      reason = `Init:${i}/${spec.initContainers?.length ?? inits.length}`;
+    }
+    initializing = true;
+    break;
+  }
+
+  if (!initializing || conditionTrue(pod, 'Initialized')) {
+    restarts = sidecarRestarts;
+    let hasRunning = false;
+    const cs: ContainerStatus[] = status.containerStatuses ?? [];
+    for (let i = cs.length - 1; i >= 0; i--) {
+      const c = cs[i]!;
+      restarts += c.restartCount ?? 0;
+      const st = c.state ?? {};
+      if (st.waiting?.reason) reason = st.waiting.reason;
+      else if (st.terminated?.reason) reason = st.terminated.reason;
+      else if (st.terminated) reason = st.terminated.signal ? `Signal:${st.terminated.signal}` : `ExitCode:${st.terminated.exitCode}`;
+      else if (c.ready && st.running) {
+        hasRunning = true;
+        ready++;
+      }
+    }
+    if (reason === 'Completed' && hasRunning) reason = conditionTrue(pod, 'Ready') ? 'Running' : 'NotReady';
+  }
+
+  if (pod.metadata.deletionTimestamp && status.reason === 'NodeLost') reason = 'Unknown';
+  else if (pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
+
+  return { ready, total, status: reason, restarts };
+}
+
+function conditionTrue(pod: Pod, type: string): boolean {
+  return (pod.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+}

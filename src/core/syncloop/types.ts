@@ -1,0 +1,159 @@
+/**
+ * The messages that flow through the sync loop, named after the kubelet's
+ * (pkg/kubelet/types PodUpdate, pkg/kubelet/pleg PodLifecycleEvent, pkg/kubelet/prober/results Update),
+ * and the minimal wire shape of the Kubernetes objects they carry.
+ *
+ * Objects are plain JSON as the API server sends them (timestamps are RFC 3339 strings). The loop
+ * handles any kind; pods get the pod-specific treatment (PLEG, probes, the kubectl STATUS view).
+ */
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [k: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: unknown;
+  status?: unknown;
+  [k: string]: unknown;
+}
+
+export interface ContainerStateWaiting { reason?: string; message?: string }
+export interface ContainerStateRunning { startedAt?: string }
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  containerID?: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+export interface ContainerStatus {
+  name: string;
+  ready: boolean;
+  started?: boolean;
+  restartCount: number;
+  containerID?: string;
+  image?: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+}
+export interface Probe { [k: string]: unknown }
+export interface Container {
+  name: string;
+  image?: string;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  /** 'Always' on an init container makes it a sidecar (restartable init container). */
+  restartPolicy?: string;
+  [k: string]: unknown;
+}
+export interface PodCondition { type: string; status: string; reason?: string }
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  ephemeralContainers?: Container[];
+  nodeName?: string;
+  [k: string]: unknown;
+}
+export interface PodStatus {
+  phase?: string;
+  reason?: string;
+  message?: string;
+  conditions?: PodCondition[];
+  containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
+  [k: string]: unknown;
+}
+export interface Pod extends KubeObject {
+  spec?: PodSpec;
+  status?: PodStatus;
+}
+
+/** core/v1 Event, the fields probe inference reads. */
+export interface KubeEvent extends KubeObject {
+  involvedObject: { kind?: string; namespace?: string; name?: string; uid?: string; fieldPath?: string };
+  reason?: string;
+  message?: string;
+  type?: string;
+  count?: number;
+  /** events.k8s.io style series (newer recorders); count lives here when present. */
+  series?: { count?: number };
+}
+
+/** Upstream kubetypes.PodOperation. */
+export type PodOperation = 'ADD' | 'UPDATE' | 'REMOVE' | 'RECONCILE' | 'DELETE' | 'SET';
+
+/**
+ * One message on configCh. `source` names the config source (upstream: file, http, api; here: one
+ * watch per loaded resource type, e.g. "api" for pods). `resource` says which type the objects are.
+ */
+export interface PodUpdate {
+  pods: KubeObject[];
+  op: PodOperation;
+  source: string;
+  resource?: ResourceRef;
+}
+
+export interface ResourceRef {
+  group: string; // '' = core
+  resource: string; // plural, e.g. 'pods'
+}
+
+export const PODS: ResourceRef = Object.freeze({ group: '', resource: 'pods' });
+
+/** Upstream pleg.PodLifeCycleEventType. */
+export type PodLifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged' | 'PodSync';
+
+/** One message on plegCh: ID is the pod UID, Data the container ID. */
+export interface PodLifecycleEvent {
+  id: string;
+  type: PodLifecycleEventType;
+  data: string;
+}
+
+export type ProbeType = 'liveness' | 'readiness' | 'startup';
+export type ProbeResult = 'Success' | 'Failure' | 'Unknown';
+
+/** One message on a probe results channel (upstream proberesults.Update). */
+export interface ProbeUpdate {
+  containerId: string;
+  result: ProbeResult;
+  podUID: string;
+  probe: ProbeType;
+  /** What the inference saw (an Event message, a flag change); for logs only. */
+  message?: string;
+}
+
+/** The key everything in the loop is indexed by: "namespace/name" for pods (as klog.KObj prints it),
+ * "resource[.group]:namespace/name" for other types (':' never occurs in a namespace name). */
+export function objectKey(obj: KubeObject, resource: ResourceRef = PODS): string {
+  const ns = obj.metadata.namespace;
+  const nn = ns ? `${ns}/${obj.metadata.name}` : obj.metadata.name;
+  if (resource.group === '' && resource.resource === 'pods') return nn;
+  return `${resource.group ? `${resource.resource}.${resource.group}` : resource.resource}:${nn}`;
+}
+
+export function isPodResource(resource: ResourceRef | undefined): boolean {
+  return !resource || (resource.group === '' && resource.resource === 'pods');
+}
