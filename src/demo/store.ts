@@ -54,6 +54,8 @@ export interface StoreEvent {
   resource: string;
   object: KubeObject;
   rv: number;
+  /** The object as it was before this write (MODIFIED and DELETED); lets a list be served at an older revision. */
+  prevObject?: KubeObject;
 }
 
 /** A failed store operation, carrying the HTTP code and the Kubernetes Status reason it maps to. */
@@ -246,7 +248,7 @@ export class ObjectStore {
       if (old.metadata.deletionTimestamp) next.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
     }
     const stored = deepFreeze(next);
-    this.commit(b, key, stored, 'MODIFIED', rv);
+    this.commit(b, key, stored, 'MODIFIED', rv, undefined, old);
     return stored;
   }
 
@@ -258,8 +260,30 @@ export class ObjectStore {
     const rv = this.rv + 1;
     // Like the apiserver, the DELETED event carries the object at the revision of its deletion.
     const gone = deepFreeze({ ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } });
-    this.commit(b, key, undefined, 'DELETED', rv, gone);
+    this.commit(b, key, undefined, 'DELETED', rv, gone, old);
     return gone;
+  }
+
+  /**
+   * The list as it was at revision rv (resourceVersionMatch=Exact), rebuilt by undoing the newer
+   * events of the history; 'expired' when the history no longer reaches back to rv.
+   */
+  listAt(group: string, resource: string, namespace: string | undefined, rv: number): { items: KubeObject[]; resourceVersion: string } | 'expired' {
+    if (rv >= this.rv) return this.list(group, resource, namespace);
+    const newer = this.eventsSince(rv, group, resource);
+    if (newer === 'expired') return 'expired';
+    const byKey = new Map<string, KubeObject>();
+    for (const o of this.list(group, resource).items) byKey.set(objKey(o.metadata.namespace, o.metadata.name), o);
+    for (let i = newer.length - 1; i >= 0; i--) {
+      const e = newer[i]!;
+      const k = objKey(e.object.metadata.namespace, e.object.metadata.name);
+      if (e.type === 'ADDED') byKey.delete(k);
+      else if (e.prevObject) byKey.set(k, e.prevObject);
+    }
+    const namespaced = this.bucket(group, resource).info.namespaced;
+    let items = [...byKey.values()].sort(compareObjects);
+    if (namespaced && namespace) items = items.filter((o) => o.metadata.namespace === namespace);
+    return { items, resourceVersion: String(rv) };
   }
 
   subscribe(fn: (e: StoreEvent) => void): () => void {
@@ -279,12 +303,13 @@ export class ObjectStore {
     return out;
   }
 
-  private commit(b: TypeBucket, key: string, stored: KubeObject | undefined, type: WatchEventType, rv: number, gone?: KubeObject): void {
+  private commit(b: TypeBucket, key: string, stored: KubeObject | undefined, type: WatchEventType, rv: number, gone?: KubeObject, prev?: KubeObject): void {
     if (stored) b.objects.set(key, stored);
     else b.objects.delete(key);
     b.sorted = null;
     this.rv = rv;
     const event: StoreEvent = { type, group: b.info.group, resource: b.info.resource, object: (stored ?? gone)!, rv };
+    if (prev) event.prevObject = prev;
     this.record(event);
     for (const fn of [...this.subscribers]) {
       try {

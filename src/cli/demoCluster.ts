@@ -1,0 +1,107 @@
+/**
+ * `kubeloop demo-cluster`: runs the embedded demo cluster until SIGINT/SIGTERM, then stops it
+ * cleanly. Prints the URL and the kubeconfig path once the cluster is fully up (objects generated,
+ * kubeconfig written), so a script may wait for the URL line and then use the kubeconfig.
+ */
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startDemoCluster, type DemoCRD } from '../demo/index';
+import { parseFaultSpec } from '../demo/server/faults';
+
+const HELP = `usage: kubeloop demo-cluster [flags]
+
+  --port P              listen on port P (default 0: any free port)
+  --host H              listen on host H (default 127.0.0.1)
+  --objects N           generate N objects across namespaces and types (default 0)
+  --seed S              seed of the generator (default 1)
+  --churn N             creates/updates/deletes per second after start (default 0)
+  --tls                 serve HTTPS with a self-signed certificate (trusted by the kubeconfig)
+  --token T             require bearer token T (401 without it)
+  --kubeconfig-out FILE write the kubeconfig here (default: a temporary folder)
+  --faults SPEC         fault rules, e.g. 'throttle,verb=list,resource=pods,times=3;latency,ms=200'
+  --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
+  --crd SPEC            serve a custom resource type: plural.group/version/Kind[/Cluster]; repeatable
+  --continue-ttl MS     lifetime of continue tokens in ms (default 300000)
+  --no-kubelet          do not run the kubelet simulation
+`;
+
+function parseCrd(spec: string): DemoCRD {
+  const [pg, version, kind, scope] = spec.split('/');
+  const dot = pg?.indexOf('.') ?? -1;
+  if (!pg || dot <= 0 || !version || !kind) throw new Error(`--crd ${spec}: expected plural.group/version/Kind[/Cluster]`);
+  return { plural: pg.slice(0, dot), group: pg.slice(dot + 1), version, kind, namespaced: scope?.toLowerCase() !== 'cluster' };
+}
+
+function intFlag(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+export async function runDemoCluster(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      objects: { type: 'string' },
+      seed: { type: 'string' },
+      churn: { type: 'string' },
+      tls: { type: 'boolean' },
+      token: { type: 'string' },
+      'kubeconfig-out': { type: 'string' },
+      faults: { type: 'string' },
+      forbid: { type: 'string', multiple: true },
+      crd: { type: 'string', multiple: true },
+      'continue-ttl': { type: 'string' },
+      'no-kubelet': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.faults) parseFaultSpec(values.faults); // report a bad spec before starting anything
+  const port = intFlag(values.port, 'port', 0);
+  const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
+
+  const life = new AbortController();
+  const cluster = await startDemoCluster({
+    port,
+    host: values.host,
+    tls: values.tls,
+    token: values.token,
+    objects: intFlag(values.objects, 'objects', 0),
+    seed: intFlag(values.seed, 'seed', 1),
+    churnPerSecond: intFlag(values.churn, 'churn', 0),
+    faults: values.faults,
+    forbidden: values.forbid,
+    crds: (values.crd ?? []).map(parseCrd),
+    continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
+    kubelet: !values['no-kubelet'],
+    signal: life.signal,
+  });
+  await cluster.writeKubeconfig(kubeconfigPath);
+  console.log(`demo cluster: ${cluster.url}`);
+  console.log(`kubeconfig:   ${kubeconfigPath}`);
+  console.log(`objects:      ${cluster.store.types().reduce((n, t) => n + cluster.store.count(t.group, t.resource), 0)}`);
+  console.log('Press Ctrl-C to stop.');
+
+  await new Promise<void>((done) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      console.log(`\n${sig}: stopping the demo cluster`);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      done();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  life.abort();
+  await cluster.stop();
+  return 0;
+}

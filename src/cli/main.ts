@@ -1,0 +1,42 @@
+/**
+ * `kubeloop <command> [flags]`: the headless command line. This file only dispatches on the first
+ * argument; each command lives in its own module and returns its exit code.
+ */
+import { runDemoCluster } from './demoCluster';
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, { run: Command; summary: string }> = {
+  'demo-cluster': { run: runDemoCluster, summary: 'run the embedded demo Kubernetes API server until Ctrl-C' },
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(14)} ${c.summary}`);
+  return `usage: kubeloop <command> [flags]\n\ncommands:\n${lines.join('\n')}\n\nRun 'kubeloop <command> --help' for a command's flags.`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const cmd = commands[name];
+  if (!cmd) {
+    console.error(`kubeloop: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return cmd.run(rest);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      console.error(`kubeloop: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 1;
+    },
+  );
+}

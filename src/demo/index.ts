@@ -1,0 +1,165 @@
+/**
+ * startDemoCluster: the embedded demo cluster in one call. A per-cluster ObjectStore (no globals),
+ * the API server over it, the system namespaces, start-up CRDs, generated objects and churn, and
+ * the kubelet simulation that makes pods live.
+ *
+ * Guarantee: stop() (or the signal) stops churn and the kubelet, closes every socket (watches and
+ * hung requests included) and resolves once the listener is closed; it is idempotent.
+ */
+import { startKubelet } from './kubelet/index';
+import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
+import { crdObject, startApiServer } from './server/index';
+import { DEFAULT_USER } from './server/auth';
+import type { FaultController, FaultRule } from './server/faults';
+import type { ServerStats } from './server/stats';
+import { ObjectStore, StoreError, type KubeObject } from './store';
+
+export type { FaultRule, FaultKind, FaultRuleState } from './server/faults';
+export { FaultController, parseFaultSpec } from './server/faults';
+export type { ServerStats } from './server/stats';
+export { ObjectStore } from './store';
+
+export interface DemoCRD {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  singular?: string;
+  shortNames?: string[];
+}
+
+export interface DemoClusterOptions {
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  tls?: boolean;
+  /** Require this bearer token (401 without it). */
+  token?: string;
+  /** Objects to generate at start (0 = only the system namespaces and nodes). */
+  objects?: number;
+  seed?: number;
+  /** Creates/updates/deletes per second after start (0 = none). */
+  churnPerSecond?: number;
+  faults?: FaultRule[] | string;
+  /** Lifetime of continue tokens, ms (default 5 minutes). */
+  continueTtlMs?: number;
+  /** Interval of watch BOOKMARK events, ms (default 10 s). */
+  bookmarkIntervalMs?: number;
+  /** Watch event history kept for resuming watches (default 10,000 events). */
+  historySize?: number;
+  /** group/resource pairs the default user may not use: 'group/resource', core as '/pods'. */
+  forbidden?: string[];
+  crds?: DemoCRD[];
+  /** Run the kubelet simulation (default true). */
+  kubelet?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DemoCluster {
+  url: string;
+  store: ObjectStore;
+  faults: FaultController;
+  stats: ServerStats;
+  /** The kubeconfig (YAML) for the default user, or another user (not subject to `forbidden`). */
+  kubeconfig(opts?: { user?: string }): string;
+  writeKubeconfig(path: string, opts?: { user?: string }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function ensureNamespace(store: ObjectStore, name: string): void {
+  if (store.get('', 'namespaces', undefined, name)) return;
+  try {
+    store.create('', 'namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    } as KubeObject);
+  } catch (e) {
+    if (!(e instanceof StoreError && e.code === 409)) throw e;
+  }
+}
+
+export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<DemoCluster> {
+  const store = new ObjectStore({ historySize: opts.historySize });
+  const server = await startApiServer({
+    store,
+    host: opts.host,
+    port: opts.port,
+    tls: opts.tls,
+    token: opts.token,
+    forbidden: opts.forbidden,
+    faults: opts.faults,
+    continueTtlMs: opts.continueTtlMs,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    signal: opts.signal,
+  });
+  const stops: (() => void)[] = [];
+  const life = new AbortController();
+  try {
+    for (const ns of SYSTEM_NAMESPACES) ensureNamespace(store, ns);
+    for (const c of opts.crds ?? []) {
+      const crd = crdObject(c);
+      if (!store.get('apiextensions.k8s.io', 'customresourcedefinitions', undefined, crd.metadata.name)) {
+        store.create('apiextensions.k8s.io', 'customresourcedefinitions', crd);
+      }
+    }
+    // HOOK (generator): generateObjects(store, { objects, seed }) and startChurn(store, { perSecond, seed, signal })
+    // from ./generator are wired in by wireGenerator below once src/demo/generator.ts exists.
+    await wireGenerator(store, opts, life.signal);
+    if (opts.kubelet !== false) {
+      const kubelet = startKubelet(store, { signal: life.signal });
+      stops.push(() => kubelet.stop());
+    }
+  } catch (e) {
+    life.abort();
+    await server.stop();
+    throw e;
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      life.abort();
+      for (const s of stops) {
+        try {
+          s();
+        } catch {
+          // stopping: keep going
+        }
+      }
+      await server.stop();
+    })();
+    return stopped;
+  };
+  if (opts.signal) {
+    if (opts.signal.aborted) await stop();
+    else opts.signal.addEventListener('abort', () => void stop(), { once: true });
+  }
+
+  const kubeconfig = (o: { user?: string } = {}) =>
+    renderKubeconfig({
+      name: 'kubeloop-demo',
+      server: server.url,
+      user: o.user ?? DEFAULT_USER,
+      token: server.authn.tokenFor(o.user ?? DEFAULT_USER),
+      caCert: server.caCert,
+    });
+  return {
+    url: server.url,
+    store,
+    faults: server.faults,
+    stats: server.stats,
+    kubeconfig,
+    writeKubeconfig: (path, o) => writeKubeconfigFile(path, kubeconfig(o)),
+    stop,
+  };
+}
+
+async function wireGenerator(_store: ObjectStore, _opts: DemoClusterOptions, _signal: AbortSignal): Promise<void> {
+  // Filled in when src/demo/generator.ts lands (another helper writes it against the store contract).
+}

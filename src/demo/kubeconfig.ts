@@ -1,0 +1,44 @@
+/**
+ * A kubeconfig for the demo cluster: one cluster, one user, one context, all named after the
+ * cluster, so that kubectl, @kubernetes/client-node and the extension can use it as it is.
+ * The token (when there is one) is written into the file; the file is created with mode 0600.
+ */
+import { writeFile, rename, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { dump } from 'js-yaml';
+
+export interface KubeconfigInput {
+  name: string;
+  server: string;
+  user: string;
+  token?: string;
+  /** PEM of the CA to trust (the self-signed serving certificate when TLS is on). */
+  caCert?: string;
+  namespace?: string;
+}
+
+export function renderKubeconfig(k: KubeconfigInput): string {
+  const cluster: Record<string, unknown> = { server: k.server };
+  if (k.caCert) cluster['certificate-authority-data'] = Buffer.from(k.caCert, 'utf8').toString('base64');
+  const user: Record<string, unknown> = {};
+  if (k.token) user.token = k.token;
+  const contextName = k.user === 'kubeloop-demo' ? k.name : `${k.user}@${k.name}`;
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
+    clusters: [{ name: k.name, cluster }],
+    users: [{ name: k.user, user }],
+    contexts: [{ name: contextName, context: { cluster: k.name, user: k.user, namespace: k.namespace ?? 'default' } }],
+    'current-context': contextName,
+  };
+  return dump(doc, { lineWidth: -1 });
+}
+
+/** Writes atomically (temp file + rename) with mode 0600, creating the folder if needed. */
+export async function writeKubeconfigFile(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, path);
+}

@@ -1,0 +1,85 @@
+/**
+ * Exchange: one request and its response, as every handler sees it. It owns the body reading and
+ * the JSON writing, so request-wide effects (HEAD, the malformed-body fault, counters) live in one place.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from './requestinfo';
+import { ApiError, badRequest, type Status } from './status';
+
+export const JSON_TYPE = 'application/json';
+
+/** Largest request body accepted (the apiserver's limit is 3 MiB per object; we allow more for lists). */
+const MAX_BODY = 16 * 1024 * 1024;
+
+export class Exchange {
+  /** Set by the malformed-body fault: the next JSON answer is cut short (still 200). */
+  malformBody = false;
+  /** Set by the watch-drop fault: how a watch on this request drops events. */
+  dropEvents?: { count?: number; fraction?: number; everyNth?: number };
+  /** Set by the expire-continue fault: continue tokens on this request are answered 410. */
+  expireContinue = false;
+  readonly query: URLSearchParams;
+  user = 'system:anonymous';
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly url: URL,
+    readonly info: RequestInfo,
+  ) {
+    this.query = url.searchParams;
+  }
+
+  get accept(): string | undefined {
+    return this.req.headers.accept;
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  async readBody(): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of this.req) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 16777216');
+      chunks.push(c as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  /** The body as a JSON object (or array, for JSON patch); malformed JSON is a 400 like upstream. */
+  async readJson(what: string): Promise<unknown> {
+    const buf = await this.readBody();
+    const text = buf.toString('utf8');
+    if (!text.trim()) throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${what}): couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    }
+  }
+
+  json(code: number, body: unknown, contentType = JSON_TYPE, headers: Record<string, string> = {}): void {
+    if (this.closed) return;
+    let text = JSON.stringify(body);
+    if (this.malformBody) {
+      // Cut the document in half and leave it unterminated: a client must fail to parse it.
+      text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      code = 200;
+    }
+    const buf = Buffer.from(text, 'utf8');
+    this.res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private', ...headers });
+    if (this.req.method === 'HEAD') this.res.end();
+    else this.res.end(buf);
+  }
+
+  status(s: Status, headers: Record<string, string> = {}): void {
+    this.json(s.code, s, JSON_TYPE, headers);
+  }
+
+  error(e: ApiError): void {
+    this.status(e.toStatus(), e.headers);
+  }
+}

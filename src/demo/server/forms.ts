@@ -1,0 +1,78 @@
+/**
+ * Response forms chosen by the Accept header (content negotiation), as the apiserver does:
+ * the plain object (JSON; protobuf requests fall back to JSON), PartialObjectMetadata(List)
+ * (metadata only), and Table (server-side printing, with kubectl's columns for pods).
+ * The first media range in the Accept header that we can serve wins.
+ */
+import type { KubeObject } from '../store';
+import { parseAccept } from './discovery';
+import { tableColumns, type Column } from './printers';
+
+export type Form =
+  | { kind: 'object' }
+  | { kind: 'metadata'; version: 'v1' | 'v1beta1' }
+  | { kind: 'table'; version: 'v1' | 'v1beta1' };
+
+export function negotiate(accept: string | undefined, target: 'list' | 'one'): Form {
+  for (const m of parseAccept(accept)) {
+    const as = m.params.as;
+    const isJson = m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*';
+    if (!isJson) continue; // protobuf, yaml, cbor: fall through to the next range, then to JSON
+    if (!as) return { kind: 'object' };
+    if (m.params.g !== 'meta.k8s.io' || (m.params.v !== 'v1' && m.params.v !== 'v1beta1')) continue;
+    const version = m.params.v;
+    if (as === 'Table') return { kind: 'table', version };
+    if (as === 'PartialObjectMetadataList' && target === 'list') return { kind: 'metadata', version };
+    if (as === 'PartialObjectMetadata' && target === 'one') return { kind: 'metadata', version };
+  }
+  return { kind: 'object' };
+}
+
+export function formContentType(f: Form, target: 'list' | 'one'): string {
+  if (f.kind === 'object') return 'application/json';
+  const as = f.kind === 'table' ? 'Table' : target === 'list' ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
+  return `application/json;as=${as};g=meta.k8s.io;v=${f.version}`;
+}
+
+export function partialObject(o: KubeObject, version: 'v1' | 'v1beta1' = 'v1') {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: o.metadata };
+}
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export function metadataList(items: readonly KubeObject[], meta: ListMeta, version: 'v1' | 'v1beta1') {
+  return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: meta, items: items.map((o) => partialObject(o, version)) };
+}
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function table(
+  resource: string,
+  group: string,
+  items: readonly KubeObject[],
+  meta: ListMeta | { resourceVersion?: string },
+  opts: { version: 'v1' | 'v1beta1'; includeObject?: IncludeObject; noHeaders?: boolean; now: Date },
+) {
+  const columns: Column[] = tableColumns(group, resource);
+  const include = opts.includeObject ?? 'Metadata';
+  const rows = items.map((o) => {
+    const row: { cells: unknown[]; object?: unknown } = { cells: columns.map((c) => c.cell(o, opts.now)) };
+    if (include === 'Metadata') row.object = partialObject(o, opts.version);
+    else if (include === 'Object') row.object = o;
+    return row;
+  });
+  const out: Record<string, unknown> = { kind: 'Table', apiVersion: `meta.k8s.io/${opts.version}`, metadata: meta };
+  if (!opts.noHeaders) {
+    out.columnDefinitions = columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority ?? 0 }));
+  }
+  out.rows = rows;
+  return out;
+}
+
+export function parseIncludeObject(v: string | null): IncludeObject | undefined {
+  return v === 'None' || v === 'Metadata' || v === 'Object' ? v : undefined;
+}

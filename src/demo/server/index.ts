@@ -1,0 +1,179 @@
+/**
+ * The demo Kubernetes API server: node:http (or node:https with a self-signed certificate) over an
+ * ObjectStore. Listening starts in `startApiServer`; `stop()` closes the listener and every open
+ * socket (watches and hung requests included) and is idempotent.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { KubeObject, ObjectStore } from '../store';
+import { Authenticator, Authorizer } from './auth';
+import { Catalog, CRD_GROUP, CRD_RESOURCE } from './catalog';
+import type { ServerContext, ServerOptions } from './context';
+import { FaultController, type FaultRule } from './faults';
+import { createRequestListener } from './router';
+import { SnapshotCache } from './snapshots';
+import { newStats, type ServerStats } from './stats';
+import { selfSignedCert } from './tls';
+
+export interface ApiServerOptions {
+  store: ObjectStore;
+  host?: string;
+  port?: number;
+  tls?: boolean;
+  token?: string;
+  forbidden?: string[];
+  faults?: FaultRule[] | string;
+  continueTtlMs?: number;
+  bookmarkIntervalMs?: number;
+  defaultWatchTimeoutSeconds?: number;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+export interface ApiServer {
+  url: string;
+  host: string;
+  port: number;
+  /** PEM of the serving certificate (also the CA to trust), when TLS is on. */
+  caCert?: string;
+  catalog: Catalog;
+  faults: FaultController;
+  stats: ServerStats;
+  authn: Authenticator;
+  options: ServerOptions;
+  stop(): Promise<void>;
+}
+
+export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
+  const host = o.host ?? '127.0.0.1';
+  const store = o.store;
+  const catalog = new Catalog(store);
+  catalog.registerBuiltins();
+  // CRDs written at any time (start-up or through the API) make their types servable.
+  const unsubscribe = store.subscribe((e) => {
+    if (e.group === CRD_GROUP && e.resource === CRD_RESOURCE && e.type !== 'DELETED') catalog.registerCRD(e.object);
+  });
+  for (const crd of store.list(CRD_GROUP, CRD_RESOURCE).items) catalog.registerCRD(crd);
+
+  const options: ServerOptions = {
+    continueTtlMs: o.continueTtlMs ?? 5 * 60_000,
+    bookmarkIntervalMs: o.bookmarkIntervalMs ?? 10_000,
+    defaultWatchTimeoutSeconds: o.defaultWatchTimeoutSeconds ?? 1800,
+    now: o.now ?? (() => new Date()),
+  };
+  const snapshots = new SnapshotCache(() => options.continueTtlMs);
+  let address = '';
+  const ctx: ServerContext = { store, catalog, snapshots, options, serverAddress: () => address };
+  const faults = new FaultController(o.faults ?? []);
+  const stats = newStats();
+  const authn = new Authenticator(o.token);
+  const authz = new Authorizer(o.forbidden);
+  const cleanups = new Set<() => void>();
+  const track = (fn: () => void) => {
+    cleanups.add(fn);
+    return () => {
+      cleanups.delete(fn);
+    };
+  };
+  const listener = createRequestListener({ ctx, authn, authz, faults, stats, track });
+
+  let caCert: string | undefined;
+  let server: Server;
+  if (o.tls) {
+    const { cert, key } = await selfSignedCert(host, o.signal);
+    caCert = cert;
+    server = createHttpsServer({ cert, key }, listener);
+  } else {
+    server = createHttpServer(listener);
+  }
+  // Long watches are the point; node's default request timeouts would cut them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 60_000;
+
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    stats.openConnections++;
+    stats.totalConnections++;
+    s.on('close', () => {
+      sockets.delete(s);
+      stats.openConnections--;
+    });
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  address = `${urlHost}:${port}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= new Promise<void>((resolve) => {
+      unsubscribe();
+      snapshots.clear();
+      for (const fn of [...cleanups]) {
+        try {
+          fn();
+        } catch {
+          // stopping: nothing to report to
+        }
+      }
+      cleanups.clear();
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections?.();
+    });
+    return stopping;
+  };
+  if (o.signal) {
+    if (o.signal.aborted) await stop();
+    else o.signal.addEventListener('abort', () => void stop(), { once: true });
+  }
+  return { url: `${o.tls ? 'https' : 'http'}://${address}`, host, port, caCert, catalog, faults, stats, authn, options, stop };
+}
+
+/** A CustomResourceDefinition object for a type declared at start-up. */
+export function crdObject(c: { group: string; version: string; kind: string; plural: string; namespaced: boolean; singular?: string; shortNames?: string[] }): KubeObject {
+  const singular = c.singular ?? c.kind.toLowerCase();
+  const names: Record<string, unknown> = { plural: c.plural, singular, kind: c.kind, listKind: `${c.kind}List` };
+  if (c.shortNames?.length) names.shortNames = c.shortNames;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${c.plural}.${c.group}` },
+    spec: {
+      group: c.group,
+      names,
+      scope: c.namespaced ? 'Namespaced' : 'Cluster',
+      versions: [
+        {
+          name: c.version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          subresources: { status: {} },
+        },
+      ],
+    },
+    status: {
+      acceptedNames: names,
+      storedVersions: [c.version],
+      conditions: [
+        { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      ],
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * GET of a collection (list) and of one object (get), with the apiserver's list semantics:
+ * - limit/continue page over one snapshot (see snapshots.ts); a page may be short; only an empty
+ *   continue ends the list; remainingItemCount is given when no selector filtered the list.
+ * - resourceVersion: unset = most recent; "0" = any (we serve the latest); N with
+ *   resourceVersionMatch=NotOlderThan = at least N (504 when N is in the future); N with Exact, or
+ *   N with a limit and no match (legacy rule) = exactly at N, rebuilt from history, 410 when too old.
+ * - continue with a resourceVersion other than "0" is a 400, as upstream.
+ */
+import type { KubeObject } from '../store';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import type { Exchange } from './exchange';
+import { formContentType, metadataList, negotiate, parseIncludeObject, partialObject, table, type ListMeta } from './forms';
+import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';
+import { encodeToken } from './snapshots';
+import { ApiError, badRequest, continueExpired, invalid, notFound, pathNotFound, resourceVersionTooOld } from './status';
+
+export function selectorFor(t: Target, x: Exchange): Matcher | undefined {
+  return both(parseLabelSelector(x.query.get('labelSelector')), parseFieldSelector(x.query.get('fieldSelector'), t.group, t.resource));
+}
+
+export function parseRV(v: string, what = 'resource version'): number {
+  if (!/^\d+$/.test(v)) throw badRequest(`invalid ${what}: ${v}`);
+  return Number(v);
+}
+
+function listOptionsInvalid(message: string, value: string, field: string): ApiError {
+  return invalid('ListOptions', '', 'meta.k8s.io', [{ field, reason: 'FieldValueInvalid', message: `Invalid value: "${value}": ${message}` }]);
+}
+
+/** Picks the list's source snapshot according to resourceVersion / resourceVersionMatch. */
+function sourceList(ctx: ServerContext, t: Target, ns: string | undefined, x: Exchange): { items: readonly KubeObject[]; resourceVersion: string } {
+  const rv = x.query.get('resourceVersion') ?? '';
+  const match = x.query.get('resourceVersionMatch') ?? '';
+  const limit = Number(x.query.get('limit') ?? 0);
+  if (match && !['Exact', 'NotOlderThan'].includes(match)) {
+    throw listOptionsInvalid('supported values: "Exact", "NotOlderThan"', match, 'resourceVersionMatch');
+  }
+  if (match && !rv) throw listOptionsInvalid('resourceVersionMatch is forbidden unless resourceVersion is provided', match, 'resourceVersionMatch');
+  if (match === 'Exact' && rv === '0') throw listOptionsInvalid('resourceVersionMatch "exact" is forbidden for resourceVersion "0"', match, 'resourceVersionMatch');
+  if (!rv || rv === '0') return ctx.store.list(t.group, t.resource, ns);
+  const n = parseRV(rv);
+  const current = ctx.store.currentRV;
+  if (n > current) {
+    throw new ApiError(504, 'Timeout', `Too large resource version: ${n}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    });
+  }
+  const exact = match === 'Exact' || (!match && limit > 0);
+  if (!exact) return ctx.store.list(t.group, t.resource, ns);
+  const at = ctx.store.listAt(t.group, t.resource, ns, n);
+  if (at === 'expired') throw resourceVersionTooOld(n, ctx.store.oldestRV);
+  return at;
+}
+
+export function handleList(ctx: ServerContext, x: Exchange): void {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'list');
+  const ns = requestNamespace(t, x);
+  const match = selectorFor(t, x);
+  const limitRaw = x.query.get('limit');
+  const limit = limitRaw ? Number(limitRaw) : 0;
+  if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${limitRaw}`);
+  const cont = x.query.get('continue') ?? '';
+  const listKey = `${t.group}/${t.resource}/${ns ?? ''}`;
+
+  let items: readonly KubeObject[];
+  let resourceVersion: string;
+  let off = 0;
+  let snapId: string | undefined;
+  let filtered = match !== undefined;
+  if (cont) {
+    const rv = x.query.get('resourceVersion');
+    if (rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    if (x.query.get('resourceVersionMatch')) {
+      throw listOptionsInvalid('resourceVersionMatch is forbidden when continue is provided', x.query.get('resourceVersionMatch')!, 'resourceVersionMatch');
+    }
+    if (x.expireContinue) throw continueExpired();
+    const r = ctx.snapshots.resolve(cont, listKey);
+    items = r.snap.items;
+    resourceVersion = r.snap.resourceVersion;
+    off = r.off;
+    snapId = r.tok.snap;
+    filtered = r.snap.filtered;
+  } else {
+    const src = sourceList(ctx, t, ns, x);
+    items = match ? src.items.filter(match) : src.items;
+    resourceVersion = src.resourceVersion;
+  }
+
+  let page: readonly KubeObject[] = items;
+  const meta: ListMeta = { resourceVersion };
+  if (limit > 0) {
+    page = items.slice(off, off + limit);
+    const next = off + page.length;
+    if (next < items.length) {
+      snapId ??= ctx.snapshots.put(items, resourceVersion, filtered, listKey);
+      meta.continue = encodeToken({ v: 'meta.k8s.io/v1', rv: Number(resourceVersion), snap: snapId, off: next, key: page.length ? nameKey(page[page.length - 1]!) : '' });
+      if (!filtered) meta.remainingItemCount = items.length - next;
+    } else if (snapId) {
+      ctx.snapshots.release(snapId);
+    }
+  } else if (off > 0) {
+    page = items.slice(off);
+    if (snapId) ctx.snapshots.release(snapId);
+  }
+
+  const form = negotiate(x.accept, 'list');
+  const ct = formContentType(form, 'list');
+  if (form.kind === 'table') {
+    x.json(200, table(t.resource, t.group, page, meta, { version: form.version, includeObject: parseIncludeObject(x.query.get('includeObject')), now: ctx.options.now() }), ct);
+  } else if (form.kind === 'metadata') {
+    x.json(200, metadataList(page, meta, form.version), ct);
+  } else {
+    const servedItems = page.length && page[0]!.apiVersion !== t.apiVersion ? page.map((o) => served(t, o)) : page;
+    x.json(200, { kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta, items: servedItems }, ct);
+  }
+}
+
+function nameKey(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+}
+
+/** Looks up the object a request names, or throws the apiserver's 404. */
+export function getNamed(ctx: ServerContext, t: Target, x: Exchange): KubeObject {
+  const ns = requestNamespace(t, x);
+  if (t.namespaced && !ns) throw pathNotFound();
+  const o = ctx.store.get(t.group, t.resource, ns, x.info.name);
+  if (!o) throw notFound(t.group, t.resource, x.info.name);
+  return o;
+}
+
+export function handleGet(ctx: ServerContext, x: Exchange): void {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'get');
+  writeOne(ctx, t, x, getNamed(ctx, t, x), 200);
+}
+
+/** Writes one object in the form the Accept header asks for. */
+export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, code: number): void {
+  const form = negotiate(x.accept, 'one');
+  const ct = formContentType(form, 'one');
+  if (form.kind === 'table') {
+    x.json(code, table(t.resource, t.group, [o], { resourceVersion: o.metadata.resourceVersion }, { version: form.version, includeObject: parseIncludeObject(x.query.get('includeObject')), now: ctx.options.now() }), ct);
+  } else if (form.kind === 'metadata') {
+    x.json(code, partialObject(o, form.version), ct);
+  } else {
+    x.json(code, served(t, o), ct);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Watch: a chunked stream of newline-delimited JSON events, as the apiserver sends them.
+ *
+ * Guarantees:
+ * - Start point: resourceVersion unset or "0" first sends a synthetic ADDED per current object (a
+ *   consistent snapshot taken at subscription time), then every later event; N sends every event
+ *   after N from history, or one ERROR event carrying a 410 Expired Status when history no longer
+ *   reaches N. sendInitialEvents=true sends the ADDED events and then a BOOKMARK annotated
+ *   "k8s.io/initial-events-end".
+ * - Events are delivered in resourceVersion order, none twice: the subscription is made before the
+ *   history/snapshot read, and anything at or below the last delivered revision is skipped.
+ * - BOOKMARK events (only with allowWatchBookmarks=true) carry just metadata.resourceVersion.
+ * - The stream ends after timeoutSeconds; the subscription and timers are always released when the
+ *   stream ends for any reason (client gone, timeout, server stop); a client too slow to keep up
+ *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
+ */
+import type { KubeObject, StoreEvent } from '../store';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import type { Exchange } from './exchange';
+import { negotiate, parseIncludeObject, partialObject, table } from './forms';
+import { parseRV, selectorFor } from './list';
+import { isTrue } from './requestinfo';
+import type { Matcher } from './selectors';
+import { ApiError, badRequest, resourceVersionTooOld } from './status';
+
+const MAX_UNSENT = 16 * 1024 * 1024;
+
+type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): void {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'watch');
+  const ns = requestNamespace(t, x);
+  let match: Matcher | undefined = selectorFor(t, x);
+  if (x.info.name) {
+    // GET .../pods/{name}?watch=1 is a watch with fieldSelector metadata.name={name}.
+    const name = x.info.name;
+    const m = match;
+    match = (o) => o.metadata.name === name && (!m || m(o));
+  }
+  const rvParam = x.query.get('resourceVersion') ?? '';
+  const startRV = rvParam === '' || rvParam === '0' ? undefined : parseRV(rvParam);
+  const sendInitial = x.query.get('sendInitialEvents');
+  if (sendInitial !== null && x.query.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw new ApiError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  }
+  const initialEvents = sendInitial !== null ? isTrue(sendInitial) : startRV === undefined;
+  const bookmarks = isTrue(x.query.get('allowWatchBookmarks'));
+  const timeoutRaw = x.query.get('timeoutSeconds');
+  const timeoutS = timeoutRaw ? Number(timeoutRaw) : ctx.options.defaultWatchTimeoutSeconds;
+  if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
+  const form = negotiate(x.accept, 'list');
+  const includeObject = parseIncludeObject(x.query.get('includeObject'));
+  const res = x.res;
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+
+  let lastRV = 0;
+  let tableHeaderSent = false;
+  const drop = new EventDropper(x.dropEvents);
+  let ended = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const render = (o: KubeObject): unknown => {
+    if (form.kind === 'table') {
+      const noHeaders = tableHeaderSent;
+      tableHeaderSent = true;
+      return table(t.resource, t.group, [o], { resourceVersion: o.metadata.resourceVersion }, { version: form.version, includeObject, noHeaders, now: ctx.options.now() });
+    }
+    if (form.kind === 'metadata') return partialObject(o, form.version);
+    return served(t, o);
+  };
+  const send = (type: WireType, object: unknown): void => {
+    if (ended) return;
+    res.write(`${JSON.stringify({ type, object })}\n`);
+    if (res.writableLength > MAX_UNSENT) end();
+  };
+  const deliver = (e: Pick<StoreEvent, 'type' | 'object' | 'rv' | 'prevObject'>): void => {
+    if (e.rv <= lastRV) return;
+    lastRV = e.rv;
+    let type: WireType = e.type;
+    if (!inScope(t, ns, e.object)) return;
+    if (match) {
+      // As upstream: an object entering the selection is ADDED, one leaving it is DELETED.
+      const now = e.type !== 'DELETED' && match(e.object);
+      const before = e.type === 'ADDED' ? false : e.prevObject ? match(e.prevObject) : e.type === 'DELETED' ? match(e.object) : now;
+      if (!now && !before) return;
+      if (e.type === 'MODIFIED' && now && !before) type = 'ADDED';
+      if (e.type === 'MODIFIED' && !now && before) type = 'DELETED';
+    }
+    if (drop.shouldDrop()) return;
+    send(type, render(e.object));
+  };
+
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    for (const tm of timers) clearTimeout(tm);
+    if (!res.writableEnded) res.end();
+  };
+
+  // Subscribe first, buffering, so no write between the history read and live delivery is lost.
+  let live = false;
+  const pending: StoreEvent[] = [];
+  const unsubscribe = ctx.store.subscribe((e) => {
+    if (e.group !== t.group || e.resource !== t.resource) return;
+    if (live) deliver(e);
+    else pending.push(e);
+  });
+  onEnd(end);
+  res.on('close', end);
+
+  if (initialEvents) {
+    const snap = ctx.store.list(t.group, t.resource, ns);
+    const rv = Number(snap.resourceVersion);
+    for (const o of snap.items) if (!match || match(o)) send('ADDED', render(o));
+    lastRV = rv;
+    if (sendInitial !== null && isTrue(sendInitial)) {
+      send('BOOKMARK', bookmark(t, String(rv), true));
+    }
+  } else if (startRV !== undefined) {
+    const events = ctx.store.eventsSince(startRV, t.group, t.resource);
+    if (events === 'expired') {
+      send('ERROR', resourceVersionTooOld(startRV, ctx.store.oldestRV).toStatus());
+      end();
+      return;
+    }
+    lastRV = startRV;
+    for (const e of events) deliver(e);
+  }
+  for (const e of pending) deliver(e);
+  live = true;
+  if (lastRV === 0) lastRV = ctx.store.currentRV;
+
+  if (bookmarks && ctx.options.bookmarkIntervalMs > 0) {
+    const tick = (): void => {
+      if (ended) return;
+      // Every event up to the store's current revision has been delivered (delivery is synchronous).
+      send('BOOKMARK', bookmark(t, String(Math.max(lastRV, ctx.store.currentRV))));
+      timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
+    };
+    timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
+  }
+  if (timeoutS > 0) timers.push(setTimeout(end, timeoutS * 1000).unref());
+}
+
+function inScope(t: Target, ns: string | undefined, o: KubeObject): boolean {
+  return !t.namespaced || ns === undefined || o.metadata.namespace === ns;
+}
+
+function bookmark(t: Target, rv: string, initialEventsEnd = false) {
+  const metadata: Record<string, unknown> = { resourceVersion: rv };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return { kind: t.type.kind, apiVersion: t.apiVersion, metadata };
+}
+
+/** The drop-watch-events fault, per watch: skip the first `count`, or a fraction, or every n-th. */
+class EventDropper {
+  private seen = 0;
+  private dropped = 0;
+  constructor(private readonly spec: Exchange['dropEvents']) {}
+  shouldDrop(): boolean {
+    const s = this.spec;
+    if (!s) return false;
+    this.seen++;
+    if (s.everyNth && s.everyNth > 0) return this.seen % s.everyNth === 0;
+    if (s.count !== undefined) {
+      if (this.dropped < s.count) {
+        this.dropped++;
+        return true;
+      }
+      return false;
+    }
+    if (s.fraction !== undefined) {
+      // Deterministic spread: drop when the running share of drops falls below the fraction.
+      if (this.dropped < Math.floor(this.seen * s.fraction + 1e-9)) {
+        this.dropped++;
+        return true;
+      }
+    }
+    return false;
+  }
+}
