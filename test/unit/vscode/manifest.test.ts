@@ -18,7 +18,7 @@ describe('package.json contributes', () => {
   });
 
   it('uses only declared commands in menus and welcome links', () => {
-    const ids = new Set(Object.values(COMMANDS).map((c) => c.id));
+    const ids = new Set<string>(Object.values(COMMANDS).map((c) => c.id));
     for (const [menu, items] of Object.entries(contributes.menus) as [string, { command: string }[]][]) {
       for (const item of items) assert.ok(ids.has(item.command), `${menu} uses undeclared ${item.command}`);
     }

@@ -1,0 +1,156 @@
+/**
+ * Drives the VS Code workbench in the page the way a user does: the command palette, the activity
+ * bar, the side bar's tree, the output panel and webviews. Every wait has a deadline and says what
+ * it was waiting for, so a failure reads as the missing thing, not as a bare timeout.
+ */
+import type { Frame, Locator, Page } from 'playwright-core';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { e2eArtifactsDir } from './paths';
+
+const DEFAULT_TIMEOUT = 30_000;
+
+/** Polls `probe` until it returns a value other than undefined, or fails naming `what`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = DEFAULT_TIMEOUT): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Monaco renders spaces as U+00A0 in its view lines. */
+function plain(s: string): string {
+  return s.replace(/\u00a0/g, ' ');
+}
+
+export class Workbench {
+  private shot = 0;
+
+  constructor(
+    readonly page: Page,
+    /** Prefix of this session's screenshots, e.g. "smoke" -> .test-artifacts/e2e/smoke-01-<step>.png */
+    private readonly artifactPrefix: string,
+  ) {}
+
+  /** Waits until the workbench has rendered and the extension host has registered our container. */
+  async waitReady(containerTitle: string): Promise<void> {
+    await this.page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
+    await this.activityBarItem(containerTitle).waitFor({ timeout: DEFAULT_TIMEOUT });
+  }
+
+  activityBarItem(title: string): Locator {
+    return this.page.locator(`.part.activitybar .action-item a.action-label[aria-label^="${title}"]`);
+  }
+
+  /** Opens a view container from the activity bar and waits for the side bar to show it. */
+  async openViewContainer(title: string): Promise<void> {
+    const item = this.activityBarItem(title);
+    const tab = this.page.locator('.part.activitybar .action-item', { has: this.page.locator(`a.action-label[aria-label^="${title}"]`) });
+    if ((await tab.getAttribute('aria-selected')) !== 'true') await item.click();
+    await this.page.locator('.part.sidebar .composite.title', { hasText: title }).waitFor({ timeout: DEFAULT_TIMEOUT });
+  }
+
+  /** The text of the side bar's welcome content (shown by VS Code while a tree is empty). */
+  async sideBarWelcomeText(): Promise<string> {
+    const welcome = this.page.locator('.part.sidebar .welcome-view-content');
+    await welcome.first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    return plain(await welcome.first().innerText());
+  }
+
+  /** The labels of the visible rows of the side bar's tree (`.monaco-list-row`). */
+  async treeRows(): Promise<string[]> {
+    const rows = this.page.locator('.part.sidebar .monaco-list-row');
+    return (await rows.allInnerTexts()).map((t) => plain(t).replace(/\s+/g, ' ').trim());
+  }
+
+  /** Runs a command from the command palette by its full title, e.g. "KubeLoop: Show Logs". */
+  async runCommand(title: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    await this.page.keyboard.press('Control+Shift+P');
+    const input = widget.locator('.quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: DEFAULT_TIMEOUT });
+    await input.fill(`>${title}`);
+    // Enter only once the focused row is exactly this command, never a fuzzy neighbour.
+    const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
+    await waitFor(`the palette to offer "${title}"`, async () => {
+      const text = plain((await focused.first().innerText({ timeout: 1000 })).trim());
+      return text === title ? true : undefined;
+    });
+    await this.page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: DEFAULT_TIMEOUT });
+  }
+
+  /** Texts of the notification toasts currently shown. */
+  async notifications(): Promise<string[]> {
+    return (await this.page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts()).map(plain);
+  }
+
+  /** Waits for a notification toast containing `text` to be fully shown; returns its message. */
+  async waitForNotification(text: string): Promise<string> {
+    const toast = this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+    await toast.waitFor({ state: 'visible', timeout: DEFAULT_TIMEOUT });
+    // Toasts slide in with a CSS transition; a screenshot taken mid-way shows half a toast.
+    await toast.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)));
+    return plain(await toast.locator('.notification-list-item-message').innerText());
+  }
+
+  /** The output panel's selected channel name and its visible text (Monaco renders only visible lines). */
+  async outputChannel(): Promise<{ channel: string; text: string }> {
+    const panel = this.page.locator('.part.panel');
+    await panel.locator('.output-view, .output').first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    const select = panel.locator('select.monaco-select-box').first();
+    const channel = await select.evaluate((el) => {
+      const s = el as HTMLSelectElement;
+      return s.options[s.selectedIndex]?.text ?? '';
+    });
+    const lines = await panel.locator('.view-lines .view-line').evaluateAll((els) =>
+      els
+        .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+        .sort((a, b) => a.top - b.top)
+        .map((l) => l.text),
+    );
+    return { channel, text: plain(lines.join('\n')) };
+  }
+
+  /**
+   * The webview frame that contains `selector`. Webviews live in nested iframes (an outer host
+   * frame and an inner `active-frame`), so this walks every frame of the page.
+   */
+  async webviewFrame(selector: string, timeoutMs = DEFAULT_TIMEOUT): Promise<Frame> {
+    return waitFor(`a webview frame containing ${selector}`, async () => {
+      for (const frame of this.page.frames()) {
+        if (frame === this.page.mainFrame()) continue;
+        if (await frame.$(selector).catch(() => null)) return frame;
+      }
+      return undefined;
+    }, timeoutMs);
+  }
+
+  /** Removes this prefix's screenshots of earlier runs, so the artifacts show only this run. */
+  clearScreenshots(): void {
+    mkdirSync(e2eArtifactsDir, { recursive: true });
+    for (const f of readdirSync(e2eArtifactsDir)) {
+      if (f.startsWith(`${this.artifactPrefix}-`) && f.endsWith('.png')) rmSync(join(e2eArtifactsDir, f));
+    }
+  }
+
+  /** Saves a numbered screenshot of the whole page; returns its path. */
+  async screenshot(step: string): Promise<string> {
+    mkdirSync(e2eArtifactsDir, { recursive: true });
+    this.shot++;
+    const name = `${this.artifactPrefix}-${String(this.shot).padStart(2, '0')}-${step.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`;
+    const path = join(e2eArtifactsDir, name);
+    await this.page.screenshot({ path });
+    return path;
+  }
+}
