@@ -1,0 +1,56 @@
+/**
+ * The in-host path of the e2e tier, for machines that can download VS Code (it is not part of the
+ * default run: these machines cannot). It starts a desktop VS Code through @vscode/test-electron with
+ * this repository as the extension under development and runs the mocha suites in suite/ inside its
+ * extension host, where they reach the extension through the VS Code API.
+ *
+ * Usage: node --import tsx test/e2e/electron/runTests.ts   (VSCODE_VERSION=1.100.3 by default)
+ */
+import { runTests } from '@vscode/test-electron';
+import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { artifactsDir, repoRoot } from '../support/paths';
+
+async function main(): Promise<number> {
+  // The extension as VS Code loads it from the development path: dist/extension.js and dist/webview.
+  const build = spawnSync(process.execPath, ['esbuild.config.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+  if (build.status !== 0) console.warn('runTests: the build reported errors; continuing if the extension bundles exist');
+
+  // The extension host loads extensionTestsPath with require(): bundle the TypeScript suites to CJS.
+  const outDir = join(artifactsDir, 'electron');
+  mkdirSync(outDir, { recursive: true });
+  const suiteIndex = join(outDir, 'index.js');
+  await esbuild.build({
+    entryPoints: [join(__dirname, 'suite', 'index.ts')],
+    outfile: suiteIndex,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: 'inline',
+    external: ['vscode', 'mocha'],
+    logLevel: 'warning',
+  });
+
+  const workspace = mkdtempSync(join(tmpdir(), 'kubeloop-electron-'));
+  try {
+    await runTests({
+      version: process.env.VSCODE_VERSION ?? '1.100.3',
+      extensionDevelopmentPath: repoRoot,
+      extensionTestsPath: suiteIndex,
+      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
+      extensionTestsEnv: { KUBELOOP_TEST_TIER: 'e2e-electron' },
+    });
+    return 0;
+  } catch (err) {
+    console.error(`runTests: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+main().then((code) => process.exit(code));
