@@ -87,7 +87,9 @@ interface PodSyncStatus {
   startedAt: number | undefined;
   terminatingAt: number | undefined;
   terminatedAt: number | undefined;
+  /** The worker has seen the termination (no more syncPod for this incarnation). */
   startedTerminating: boolean;
+  /** Termination came from the API (deleted, removed) or from being orphaned. */
   deleted: boolean;
   finished: boolean;
 }
@@ -96,6 +98,20 @@ function workType(s: PodSyncStatus): PodWorkerState {
   if (s.terminatedAt !== undefined) return 'terminated';
   if (s.terminatingAt !== undefined) return 'terminating';
   return 'syncing';
+}
+
+export interface PodSyncSnapshot {
+  state: PodWorkerState;
+  uid: string | undefined;
+  working: boolean;
+  inFlight: boolean;
+  syncedAt: number;
+  startedAt: number | undefined;
+  terminatingAt: number | undefined;
+  terminatedAt: number | undefined;
+  deleted: boolean;
+  finished: boolean;
+  restartPending: boolean;
 }
 
 export interface PodWorkerSync {
@@ -111,7 +127,7 @@ export class PodWorkers {
   private readonly random: () => number;
   private stopped = false;
   /** Counters for tests and the timeline. */
-  readonly stats = { syncs: 0, errors: 0, cancelled: 0, maxInFlightPerKey: 0 };
+  readonly stats = { syncs: 0, errors: 0, cancelled: 0 };
 
   constructor(
     private readonly syncer: PodSyncer,
@@ -199,6 +215,25 @@ export class PodWorkers {
   state(key: string): PodWorkerState | undefined {
     const s = this.podSyncStatuses.get(key);
     return s ? workType(s) : undefined;
+  }
+
+  /** A read-only snapshot of a key's podSyncStatus (for the timeline and tree tooltips). */
+  snapshot(key: string): PodSyncSnapshot | undefined {
+    const s = this.podSyncStatuses.get(key);
+    if (!s) return undefined;
+    return {
+      state: workType(s),
+      uid: s.uid,
+      working: s.working,
+      inFlight: s.inFlight,
+      syncedAt: s.syncedAt,
+      startedAt: s.startedAt,
+      terminatingAt: s.terminatingAt,
+      terminatedAt: s.terminatedAt,
+      deleted: s.deleted,
+      finished: s.finished,
+      restartPending: s.restartUpdate !== undefined,
+    };
   }
 
   isWorking(key: string): boolean {
