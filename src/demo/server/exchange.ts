@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from './requestinfo';
+import { load as loadYaml } from 'js-yaml';
 import { ApiError, badRequest, type Status } from './status';
 
 export const JSON_TYPE = 'application/json';
@@ -49,13 +50,22 @@ export class Exchange {
     return Buffer.concat(chunks);
   }
 
-  /** The body as a JSON object (or array, for JSON patch); malformed JSON is a 400 like upstream. */
+  /**
+   * The body as a JSON object (or array, for JSON patch); malformed JSON is a 400 like upstream.
+   * YAML bodies are accepted; protobuf and CBOR are answered 415, which makes client-go switch
+   * to JSON for the rest of its life (the demo cluster has no protobuf schemas).
+   */
   async readJson(what: string): Promise<unknown> {
+    const ct = (this.req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+    if (ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
+      await this.readBody();
+      throw unsupportedMediaType(ct);
+    }
     const buf = await this.readBody();
     const text = buf.toString('utf8');
-    if (!text.trim()) throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+    if (!text.trim()) throw badRequest(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
     try {
-      return JSON.parse(text);
+      return ct === 'application/yaml' ? loadYaml(text) : JSON.parse(text);
     } catch (e) {
       throw badRequest(`the object provided is unrecognized (must be of type ${what}): couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
@@ -82,4 +92,8 @@ export class Exchange {
   error(e: ApiError): void {
     this.status(e.toStatus(), e.headers);
   }
+}
+
+export function unsupportedMediaType(ct: string): ApiError {
+  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${ct})`);
 }

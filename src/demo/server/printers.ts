@@ -177,8 +177,27 @@ const deploymentColumns: Column[] = [
   ageCol,
 ];
 
+const dataCount = (o: KubeObject) => Object.keys((o.data as Obj | undefined) ?? {}).length + Object.keys((o.binaryData as Obj | undefined) ?? {}).length;
+
+const configMapColumns: Column[] = [
+  nameCol,
+  { name: 'Data', type: 'integer', description: 'Data contains the configuration data.', cell: dataCount },
+  ageCol,
+];
+
+const secretColumns: Column[] = [
+  nameCol,
+  { name: 'Type', type: 'string', description: 'Used to facilitate programmatic handling of secret data.', cell: (o) => String(o.type ?? 'Opaque') },
+  { name: 'Data', type: 'integer', description: 'Data contains the secret data.', cell: dataCount },
+  ageCol,
+];
+
 export function tableColumns(group: string, resource: string): Column[] {
   switch (`${group}/${resource}`) {
+    case '/configmaps':
+      return configMapColumns;
+    case '/secrets':
+      return secretColumns;
     case '/pods':
       return podColumns;
     case '/namespaces':

@@ -12,6 +12,7 @@ import type { Authenticator, Authorizer } from './auth';
 import type { ServerContext } from './context';
 import { aggregatedContentType, aggregatedList, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, wantsAggregated } from './discovery';
 import { Exchange } from './exchange';
+import { openAPIV3Document, openAPIV3Root } from './openapi';
 import type { FaultController, FaultRuleState } from './faults';
 import { handleGet, handleList } from './list';
 import { parseRequestInfo } from './requestinfo';
@@ -185,6 +186,12 @@ function discovery(ctx: ServerContext, x: Exchange): void {
   const p = x.info.parts;
   const path = `/${p.join('/')}`;
   if (path === '/version') return x.json(200, versionInfo());
+  if (p[0] === 'openapi' && p[1] === 'v3') {
+    if (p.length === 2) return x.json(200, openAPIV3Root(ctx.catalog));
+    const doc = openAPIV3Document(ctx.catalog, p.slice(2));
+    if (doc) return x.json(200, doc);
+    throw pathNotFound();
+  }
   if (path === '/healthz' || path === '/livez' || path === '/readyz') {
     if (!x.closed) {
       x.res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
