@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     },
     log,
   );
-  context.subscriptions.push({ dispose: () => TimelinePanel.reset() });
+  context.subscriptions.push({ dispose: () => TimelinePanel.disposeCurrent() });
 
   const version = (context.extension.packageJSON as { version?: string }).version ?? '?';
   log.info(`KubeLoop ${version} activated; ${Object.keys(COMMANDS).length} commands registered`);

@@ -64,6 +64,11 @@ export class TimelinePanel implements vscode.Disposable {
     return TimelinePanel.current;
   }
 
+  /** Closes the open panel (if any); for deactivation. */
+  static disposeCurrent(): void {
+    TimelinePanel.current?.dispose();
+  }
+
   /** Tells the open panel (if any) that the store was cleared. */
   static reset(): void {
     TimelinePanel.current?.post({ type: 'reset' });
@@ -94,7 +99,7 @@ export class TimelinePanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       vscode.window.onDidChangeActiveColorTheme((t) => this.post({ type: 'theme', theme: themeKind(t.kind) })),
     );
-    const unsubscribe = opts.store.subscribe(() => this.onAppended());
+    const unsubscribe = opts.store.subscribe((e) => this.onAppended(e));
     this.disposables.push({ dispose: unsubscribe });
   }
 
@@ -108,11 +113,11 @@ export class TimelinePanel implements vscode.Disposable {
     return i >= 0 && i < this.opts.store.length ? this.opts.store.toArray()[i] : undefined;
   }
 
-  private onAppended(): void {
+  private onAppended(event: TimelineEvent): void {
     if (!this.ready) return; // the next `ready` sends the whole history
+    // Called right after the append, so the new event is the store's last: O(1), no copy of the ring.
     const store = this.opts.store;
-    const events = store.toArray();
-    this.pending.push({ id: store.dropped + store.length - 1, event: events[events.length - 1]! });
+    this.pending.push({ id: store.dropped + store.length - 1, event });
     this.flushTimer ??= setTimeout(() => this.flush(), APPEND_BATCH_MS);
   }
 

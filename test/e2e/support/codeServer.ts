@@ -44,6 +44,14 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) killGroup(child);
 });
+// code-server runs in its own process group (so stop() can end its helpers too); that also means an
+// interrupted test run must end it itself, or it would outlive the run.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    for (const child of live) killGroup(child);
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
 
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
