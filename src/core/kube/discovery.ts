@@ -1,0 +1,111 @@
+/**
+ * discover(): aggregated discovery first, the legacy per-group documents when the server answers
+ * the plain form.
+ *
+ * GET /api and GET /apis are sent with the aggregated Accept list (v2, then v2beta1, then plain
+ * JSON, as client-go does). A server that supports aggregated discovery answers an
+ * APIGroupDiscoveryList (two requests in all); an older one answers APIVersions / APIGroupList, and
+ * we then fetch /api/{v} and /apis/{g}/{preferred v} (a few at a time through a WorkerPool).
+ *
+ * Errors: failing to read /api or /apis at all throws (nothing can be loaded; the caller reports a
+ * fatal error). A group version that fails, or is marked Stale, is a DiscoveryFailure value.
+ */
+import { WorkerPool } from '../pool';
+import type { KubeTransport } from './transport';
+import { KubeApiError } from './errors';
+import {
+  groupVersionOf,
+  isAggregatedDiscovery,
+  parseAggregated,
+  parseApiVersions,
+  parseGroupList,
+  parseResourceList,
+  type ApiGroup,
+  type Discovery,
+  type DiscoveryFailure,
+} from './discoveryParse';
+
+export const AGGREGATED_DISCOVERY_ACCEPT =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,' +
+  'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,' +
+  'application/json';
+
+export interface DiscoverOptions {
+  signal?: AbortSignal;
+  /** Skip the aggregated form (for servers or tests that need the legacy path). */
+  legacyOnly?: boolean;
+  /** Legacy mode: fetch every version of each group, not only the preferred one. */
+  allVersions?: boolean;
+  /** Legacy mode: parallel group-version fetches. Default 8. */
+  concurrency?: number;
+}
+
+export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Promise<Discovery> {
+  const accept = opts.legacyOnly ? 'application/json' : AGGREGATED_DISCOVERY_ACCEPT;
+  const [api, apis] = await Promise.all([
+    t.getJson({ path: '/api', accept, signal: opts.signal }),
+    t.getJson({ path: '/apis', accept, signal: opts.signal }),
+  ]);
+  const groups: ApiGroup[] = [];
+  const failures: DiscoveryFailure[] = [];
+  const legacyFetches: { group: string; version: string; preferred: string }[] = [];
+  let aggregated = 0;
+
+  for (const [path, doc] of [['/api', api.body], ['/apis', apis.body]] as const) {
+    if (isAggregatedDiscovery(doc)) {
+      aggregated++;
+      const parsed = parseAggregated(doc);
+      groups.push(...parsed.groups);
+      failures.push(...parsed.failures);
+    } else if (path === '/api') {
+      const versions = parseApiVersions(doc);
+      for (const v of opts.allVersions ? versions : versions.slice(0, 1)) legacyFetches.push({ group: '', version: v, preferred: versions[0] });
+    } else {
+      for (const g of parseGroupList(doc)) {
+        for (const v of opts.allVersions ? g.versions : [g.preferredVersion]) if (v) legacyFetches.push({ group: g.name, version: v, preferred: g.preferredVersion });
+      }
+    }
+  }
+
+  if (legacyFetches.length > 0) {
+    const byGroup = new Map<string, ApiGroup>();
+    const pool = new WorkerPool<(typeof legacyFetches)[number], void>({
+      concurrency: opts.concurrency ?? 8,
+      signal: opts.signal,
+      run: async (f, ctx) => {
+        const path = f.group ? `/apis/${f.group}/${f.version}` : `/api/${f.version}`;
+        const res = await t.getJson({ path, signal: ctx.signal });
+        const resources = parseResourceList(res.body, f.group, f.version);
+        let g = byGroup.get(f.group);
+        if (!g) byGroup.set(f.group, (g = { name: f.group, preferredVersion: f.preferred, versions: [] }));
+        g.versions.push({ version: f.version, stale: false, resources });
+      },
+      onResult: (r) => {
+        if (r.status === 'error') {
+          const e = r.error;
+          failures.push({
+            groupVersion: groupVersionOf(r.task.group, r.task.version),
+            status: e instanceof KubeApiError ? e.status : undefined,
+            message: e instanceof Error ? e.message : String(e),
+          });
+        }
+      },
+    });
+    try {
+      for (const f of legacyFetches) await pool.submit(f);
+    } catch {
+      // only refused after an abort, which the summary below reports
+    }
+    const summary = await pool.close();
+    if (summary.aborted) throw opts.signal?.reason ?? new Error('discovery aborted');
+    // Keep the server's order: the core group first, then /apis order.
+    for (const f of legacyFetches) {
+      const g = byGroup.get(f.group);
+      if (g && !groups.includes(g)) groups.push(g);
+    }
+    // A group whose preferred version failed falls back to another version that loaded.
+    for (const g of groups) if (!g.versions.some((v) => v.version === g.preferredVersion) && g.versions[0]) g.preferredVersion = g.versions[0].version;
+  }
+
+  return { mode: aggregated === 2 ? 'aggregated' : 'legacy', groups, failures };
+}

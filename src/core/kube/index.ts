@@ -1,0 +1,29 @@
+/**
+ * The Kubernetes client of core: kubeconfig per context, one keep-alive transport with auth, rate
+ * limit and bounded retries, discovery, paged list and watch. Start with KubeClient (client.ts).
+ */
+export { KubeClient } from './client';
+export { loadKubeContext, listContextNames, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
+export { KubeTransport, buildUrl, type TransportOptions, type RequestSpec, type RetryInfo, type JsonResponse, type TransportStats } from './transport';
+export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter, apiErrorFromResponse, type TransportFailure } from './errors';
+export { TokenBucket, createRateLimiter, DEFAULT_QPS, DEFAULT_BURST, type RateLimiter } from './rateLimiter';
+export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry';
+export { discover, AGGREGATED_DISCOVERY_ACCEPT, type DiscoverOptions } from './discovery';
+export {
+  listableResources,
+  parseAggregated,
+  parseResourceList,
+  parseGroupList,
+  parseApiVersions,
+  isAggregatedDiscovery,
+  groupVersionOf,
+  type ApiResource,
+  type ApiGroup,
+  type ApiGroupVersion,
+  type Discovery,
+  type DiscoveryFailure,
+} from './discoveryParse';
+export { listAll, compactItem, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
+export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
+export { resourcePath, gvrName } from './paths';
+export type { GroupVersionResource, KubeObject, ObjectMeta, ListMeta } from './types';

@@ -1,0 +1,299 @@
+/**
+ * KubeTransport: the one HTTP(S) path to an API server for a whole load (or a whole sync loop).
+ *
+ * Guarantees:
+ * - One keep-alive agent (see auth.ts) carries every request; close() destroys it, so no socket
+ *   outlives the transport.
+ * - Every request takes an AbortSignal that really aborts: the request (and its socket) is destroyed
+ *   at once, whether it is connecting, waiting for headers or streaming the body, and the promise
+ *   rejects with the signal's reason. Listeners and timers are released on every outcome.
+ * - Every attempt first takes a token from the client-side rate limiter (as client-go does, retries
+ *   included); every wait (rate limit, Retry-After, backoff) goes through the Clock and is abortable.
+ * - Non-2xx answers become KubeApiError (status, reason, message, retryAfterSeconds from the Status
+ *   body and Retry-After); a reset connection, a per-request timeout or a body that is not JSON
+ *   become KubeTransportError. Retries follow retry.ts and are bounded.
+ * - A JSON body is collected as Buffer chunks and parsed once; the raw bytes are not retained.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
+import { createRequestAuth, type RequestAuth } from './auth';
+import { apiErrorFromResponse, KubeApiError, KubeTransportError, type TransportFailure } from './errors';
+import type { KubeContext } from './kubeconfig';
+import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
+import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
+
+export interface TransportOptions {
+  clock?: Clock;
+  /** Client-side rate limit; qps <= 0 disables it. Defaults 50 / 300 (see rateLimiter.ts). */
+  qps?: number;
+  burst?: number;
+  /** Deadline for one request (headers and body), ms; 0 or unset = none. A timed-out request is retried. */
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  userAgent?: string;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestSpec {
+  /** Absolute API path, e.g. /api/v1/pods. */
+  path: string;
+  query?: Query;
+  accept?: string;
+  signal?: AbortSignal;
+  /** Overrides the transport's requestTimeoutMs for this request; 0 = none. */
+  timeoutMs?: number;
+  /** Called before each retry sleep. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  attempt: number; // 1 for the first retry
+  delayMs: number;
+  kind: 'retry-after' | 'backoff' | 'auth';
+  error: KubeApiError | KubeTransportError;
+}
+
+export interface JsonResponse<T> {
+  status: number;
+  contentType: string;
+  body: T;
+  bytes: number;
+  retries: number;
+}
+
+export interface TransportStats {
+  requests: number;
+  retries: number;
+  bytesReceived: number;
+  inFlight: number;
+}
+
+const USER_AGENT = 'kubeloop/0.1 (node)';
+
+export function buildUrl(server: URL, path: string, query?: Query): URL {
+  const url = new URL(server.pathname.replace(/\/+$/, '') + path, server);
+  if (query) for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  return url;
+}
+
+function classify(err: NodeJS.ErrnoException, path: string): KubeTransportError {
+  const code = err.code ?? '';
+  let kind: TransportFailure = 'reset';
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) kind = 'connect';
+  else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO/.test(code)) kind = 'tls';
+  else if (code.startsWith('HPE_')) kind = 'protocol';
+  const what = kind === 'reset' ? 'connection reset' : kind === 'connect' ? 'cannot connect' : kind === 'tls' ? 'TLS failure' : 'HTTP protocol error';
+  return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
+}
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export class KubeTransport {
+  readonly server: URL;
+  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, inFlight: 0 };
+  private readonly clock: Clock;
+  private readonly limiter: RateLimiter;
+  private readonly policy: RetryPolicy;
+  private closed = false;
+
+  private constructor(
+    readonly context: KubeContext,
+    private readonly auth: RequestAuth,
+    private readonly opts: TransportOptions,
+  ) {
+    this.server = new URL(context.server);
+    this.clock = opts.clock ?? realClock;
+    this.limiter = createRateLimiter(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST, this.clock);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+  }
+
+  /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
+  static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
+    const auth = await createRequestAuth(context, opts.clock ?? realClock);
+    return new KubeTransport(context, auth, opts);
+  }
+
+  /** GET a JSON document with rate limiting, retries and parsing. */
+  async getJson<T = unknown>(spec: RequestSpec): Promise<JsonResponse<T>> {
+    const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
+    let retries = 0;
+    let authRefreshed = false;
+    let forceAuth = false;
+    for (;;) {
+      let raw: Raw;
+      try {
+        raw = await this.attempt(spec, forceAuth);
+        forceAuth = false;
+      } catch (e) {
+        const d = e instanceof KubeTransportError ? decideRetry(e, state, this.policy) : { retry: false as const };
+        if (!d.retry) throw e;
+        retries++;
+        await this.pause(spec, { attempt: retries, delayMs: d.delayMs, kind: d.kind, error: e as KubeTransportError });
+        continue;
+      }
+      if (raw.status >= 200 && raw.status < 300) {
+        const contentType = String(raw.headers['content-type'] ?? '');
+        let body: T;
+        try {
+          body = JSON.parse(raw.body.toString('utf8')) as T;
+        } catch (e) {
+          throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid JSON (${(e as Error).message}; ${raw.body.length} bytes, content-type ${contentType || 'none'})`, spec.path);
+        }
+        return { status: raw.status, contentType, body, bytes: raw.body.length, retries };
+      }
+      const err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
+      if (raw.status === 401 && !authRefreshed) {
+        // Expired exec/auth-provider credentials: refresh once and try again (free for static auth: same headers).
+        authRefreshed = forceAuth = true;
+        retries++;
+        await this.pause(spec, { attempt: retries, delayMs: 0, kind: 'auth', error: err });
+        continue;
+      }
+      const d = decideRetry(err, state, this.policy);
+      if (!d.retry) throw err;
+      retries++;
+      await this.pause(spec, { attempt: retries, delayMs: d.delayMs, kind: d.kind, error: err });
+    }
+  }
+
+  /**
+   * Opens a streaming GET (a watch). One attempt, no retries (the caller's reflector owns relisting).
+   * Resolves once a 2xx status arrives; the caller reads `res` and must end by destroying it or
+   * aborting the signal. Non-2xx rejects with KubeApiError.
+   */
+  async openStream(spec: RequestSpec): Promise<http.IncomingMessage> {
+    this.ensureOpen();
+    await this.limiter.take(spec.signal);
+    const headers = await this.headersFor(spec, false);
+    const signal = spec.signal;
+    if (signal?.aborted) throw abortReason(signal);
+    const url = buildUrl(this.server, spec.path, spec.query);
+    return new Promise((resolve, reject) => {
+      const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
+      this.stats.requests++;
+      this.stats.inFlight++;
+      let settled = false;
+      let done = false;
+      const cleanup = () => {
+        if (done) return;
+        done = true;
+        this.stats.inFlight--;
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        const r = abortReason(signal!);
+        if (!settled) (settled = true), reject(r);
+        req.destroy(r);
+        cleanup();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (!settled) (settled = true), reject(signal?.aborted ? abortReason(signal) : classify(e, spec.path));
+        cleanup();
+      });
+      req.on('response', (res) => {
+        res.on('close', cleanup);
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          settled = true;
+          resolve(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          if (!settled) (settled = true), reject(apiErrorFromResponse(status, res.headers, Buffer.concat(chunks), spec.path));
+        });
+        res.on('error', (e: NodeJS.ErrnoException) => {
+          if (!settled) (settled = true), reject(classify(e, spec.path));
+        });
+      });
+      req.end();
+    });
+  }
+
+  /** Destroys the agent and its sockets. Idempotent. In-flight requests fail with a reset. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.auth.close();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new KubeTransportError('connect', 'transport is closed');
+  }
+
+  private async pause(spec: RequestSpec, info: RetryInfo): Promise<void> {
+    this.stats.retries++;
+    spec.onRetry?.(info);
+    if (info.delayMs > 0) await this.clock.sleep(info.delayMs, spec.signal);
+    else if (spec.signal?.aborted) throw abortReason(spec.signal);
+  }
+
+  private async headersFor(spec: RequestSpec, forceAuth: boolean): Promise<Record<string, string>> {
+    return {
+      ...(await this.auth.headers(forceAuth)),
+      Accept: spec.accept ?? 'application/json',
+      'User-Agent': this.opts.userAgent ?? USER_AGENT,
+    };
+  }
+
+  /** One rate-limited request, body fully read. */
+  private async attempt(spec: RequestSpec, forceAuth: boolean): Promise<Raw> {
+    this.ensureOpen();
+    await this.limiter.take(spec.signal);
+    const headers = await this.headersFor(spec, forceAuth);
+    const signal = spec.signal;
+    if (signal?.aborted) throw abortReason(signal);
+    const url = buildUrl(this.server, spec.path, spec.query);
+    const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
+    return new Promise<Raw>((resolve, reject) => {
+      const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
+      this.stats.requests++;
+      this.stats.inFlight++;
+      let finished = false;
+      let timer: TimerHandle | undefined;
+      const finish = (err: unknown, raw?: Raw) => {
+        if (finished) return;
+        finished = true;
+        this.stats.inFlight--;
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+        if (err !== undefined) {
+          req.destroy(); // really close the socket: the server sees the connection go
+          reject(err);
+        } else resolve(raw!);
+      };
+      const onAbort = () => finish(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs > 0) {
+        timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `GET ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
+      }
+      req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => {
+          this.stats.bytesReceived += size;
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+        });
+        res.on('aborted', () => finish(new KubeTransportError('reset', `GET ${spec.path}: connection reset while reading the response`, spec.path)));
+        res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
+        res.on('close', () => {
+          if (!res.complete) finish(new KubeTransportError('reset', `GET ${spec.path}: connection closed before the response was complete`, spec.path));
+        });
+      });
+      req.end();
+    });
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * watch(): one WATCH request, its newline-delimited JSON events streamed to a callback.
+ *
+ * Guarantees:
+ * - Never rejects: the promise resolves with how the watch ended (errors are values). 'closed' is a
+ *   normal end (server timeout, timeoutSeconds); 'expired' means the resourceVersion is too old
+ *   (410 at open, or an ERROR event with a 410 Status) and the caller must relist; 'aborted' follows
+ *   the signal; 'error' is anything else (HTTP error at open, reset, malformed line, a throwing onEvent).
+ * - Events are delivered in stream order, one call per line, as they arrive; ERROR events end the
+ *   watch instead of being delivered.
+ * - One attempt, no retry and no relist: that policy belongs to the caller (the sync loop's reflector).
+ * - On every end the request and its socket are destroyed and the abort listener removed.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { abortReason } from '../clock';
+import { KubeApiError, KubeTransportError } from './errors';
+import { compactItem } from './list';
+import { resourcePath } from './paths';
+import type { KubeTransport } from './transport';
+import type { GroupVersionResource, KubeObject } from './types';
+
+export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+export interface WatchOptions {
+  namespace?: string;
+  /** Start after this resourceVersion (normally the list's). Unset = start from "now" with synthetic ADDs. */
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** Server-side end of the watch, seconds. */
+  timeoutSeconds?: number;
+  labelSelector?: string;
+  fieldSelector?: string;
+  metadataOnly?: boolean;
+  keepManagedFields?: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject;
+}
+
+export type WatchEnd =
+  | { kind: 'closed'; events: number }
+  | { kind: 'aborted'; events: number; reason: unknown }
+  | { kind: 'expired'; events: number; error: KubeApiError }
+  | { kind: 'error'; events: number; error: KubeApiError | KubeTransportError | Error };
+
+export async function watch(
+  t: KubeTransport,
+  gvr: GroupVersionResource,
+  opts: WatchOptions,
+  onEvent: (e: WatchEvent) => void,
+  signal?: AbortSignal,
+): Promise<WatchEnd> {
+  const path = resourcePath(gvr, opts.namespace);
+  let events = 0;
+  const aborted = () => ({ kind: 'aborted' as const, events, reason: abortReason(signal!) });
+  let res;
+  try {
+    res = await t.openStream({
+      path,
+      signal,
+      accept: opts.metadataOnly ? METADATA_ONLY_WATCH_ACCEPT : 'application/json',
+      query: {
+        watch: 1,
+        resourceVersion: opts.resourceVersion,
+        allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+        timeoutSeconds: opts.timeoutSeconds,
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+      },
+    });
+  } catch (e) {
+    if (signal?.aborted) return aborted();
+    if (e instanceof KubeApiError && e.status === 410) return { kind: 'expired', events, error: e };
+    return { kind: 'error', events, error: e as KubeApiError | KubeTransportError };
+  }
+  const stream = res;
+  return new Promise<WatchEnd>((resolve) => {
+    let ended = false;
+    const end = (w: WatchEnd) => {
+      if (ended) return;
+      ended = true;
+      signal?.removeEventListener('abort', onAbort);
+      stream.destroy();
+      resolve(w);
+    };
+    const onAbort = () => end(aborted());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) return end(aborted());
+    const decoder = new StringDecoder('utf8');
+    let partial = '';
+    const handleLine = (line: string): boolean => {
+      if (line.trim() === '') return true;
+      let ev: { type?: string; object?: KubeObject & { code?: number; reason?: string; message?: string } };
+      try {
+        ev = JSON.parse(line);
+      } catch (e) {
+        end({ kind: 'error', events, error: new KubeTransportError('malformed', `watch ${path}: malformed event (${(e as Error).message})`, path) });
+        return false;
+      }
+      if (ev.type === 'ERROR') {
+        const s = ev.object ?? ({} as { code?: number; reason?: string; message?: string });
+        const err = new KubeApiError(s.code ?? 500, s.reason ?? '', s.message ?? 'watch error', undefined, path);
+        end(err.status === 410 ? { kind: 'expired', events, error: err } : { kind: 'error', events, error: err });
+        return false;
+      }
+      if (!ev.object || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED' && ev.type !== 'BOOKMARK')) {
+        end({ kind: 'error', events, error: new KubeTransportError('malformed', `watch ${path}: unexpected event type ${String(ev.type)}`, path) });
+        return false;
+      }
+      events++;
+      try {
+        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, !!opts.keepManagedFields) });
+      } catch (e) {
+        end({ kind: 'error', events, error: e instanceof Error ? e : new Error(String(e)) });
+        return false;
+      }
+      return true;
+    };
+    stream.on('data', (chunk: Buffer) => {
+      const text = partial + decoder.write(chunk);
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (!handleLine(line)) return;
+    });
+    stream.on('end', () => {
+      const rest = partial + decoder.end();
+      if (rest.trim() && !handleLine(rest)) return;
+      end({ kind: 'closed', events });
+    });
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (signal?.aborted) return end(aborted());
+      end({ kind: 'error', events, error: new KubeTransportError('reset', `watch ${path}: ${e.message}`, path, { cause: e }) });
+    });
+    stream.on('close', () => {
+      if (signal?.aborted) return end(aborted());
+      if (!stream.complete) end({ kind: 'error', events, error: new KubeTransportError('reset', `watch ${path}: connection closed`, path) });
+    });
+  });
+}

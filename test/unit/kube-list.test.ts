@@ -1,0 +1,159 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type * as http from 'node:http';
+import fc from 'fast-check';
+import { KubeClient, KubeApiError, METADATA_ONLY_ACCEPT, type KubeObject } from '../../src/core/kube';
+import { contextFor, json, startServer, status, type TestServer } from './kube-helpers';
+
+const pods = { group: '', version: 'v1', resource: 'pods' };
+
+interface ListServerOpts {
+  n: number;
+  /** Pages that come back empty even though more items follow (legal). */
+  emptyEvery?: number;
+  /** Answer 410 Expired to the k-th continuation request (1-based), once. */
+  expireAt?: number;
+}
+
+/** A list endpoint with the API server's paging rules, over a fixed set of pods. */
+function listServer(o: ListServerOpts) {
+  const items = Array.from({ length: o.n }, (_, i) => ({
+    metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: String(100 + i), managedFields: [{ manager: 'kubectl' }], labels: { i: String(i % 2) } },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+    status: { phase: 'Running' },
+  }));
+  let continuations = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const u = new URL(req.url!, 'http://x');
+    const q = u.searchParams;
+    if (q.get('continue') && (q.get('resourceVersion') || q.get('resourceVersionMatch'))) {
+      return status(res, 400, 'BadRequest', 'specifying resource version is not allowed when using continue');
+    }
+    let start = 0;
+    let hop = 0;
+    if (q.get('continue')) {
+      continuations++;
+      if (o.expireAt === continuations) return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      [start, hop] = Buffer.from(q.get('continue')!, 'base64').toString().split(':').map(Number);
+    }
+    const limit = Number(q.get('limit') ?? 0) || o.n;
+    // Every (emptyEvery+1)-th continuation answers an empty page that still carries a token.
+    const empty = !!o.emptyEvery && hop > 0 && hop % (o.emptyEvery + 1) === 0;
+    const slice = empty ? [] : items.slice(start, start + limit);
+    const next = empty ? start : start + limit;
+    const token = Buffer.from(`${next}:${hop + 1}`).toString('base64');
+    const meta = String(req.headers.accept).startsWith('application/json;as=PartialObjectMetadataList');
+    json(res, {
+      kind: meta ? 'PartialObjectMetadataList' : 'PodList',
+      apiVersion: meta ? 'meta.k8s.io/v1' : 'v1',
+      metadata: { resourceVersion: '999', continue: next < o.n && q.get('limit') ? token : undefined },
+      items: meta ? slice.map((x) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: x.metadata })) : slice,
+    });
+  };
+}
+
+const servers: TestServer[] = [];
+const clients: KubeClient[] = [];
+after(async () => {
+  clients.forEach((c) => c.close());
+  await Promise.all(servers.map((s) => s.close()));
+});
+async function setup(o: ListServerOpts) {
+  const s = await startServer(listServer(o));
+  servers.push(s);
+  const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+  clients.push(c);
+  return { s, c };
+}
+const names = (items: KubeObject[]) => items.map((x) => x.metadata.name);
+
+describe('paged list', () => {
+  it('follows continue tokens through empty pages until the token is empty; no object lost or doubled', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 25 }), fc.integer({ min: 0, max: 4 }), async (n, limit, emptyEvery) => {
+        const { s, c } = await setup({ n, emptyEvery: emptyEvery || undefined });
+        const pages: number[] = [];
+        const r = await c.list(pods, { limit }, { onPage: (p) => pages.push(p.items) });
+        assert.deepEqual(names(r.items), Array.from({ length: n }, (_, i) => `p${i}`));
+        assert.equal(r.pages, s.seen.length);
+        assert.equal(pages.reduce((a, b) => a + b, 0), n);
+        assert.equal(r.resourceVersion, '999');
+        for (const seen of s.seen.slice(1)) assert.ok(new URL(seen.url, 'http://x').searchParams.get('continue'));
+        s.close();
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('sends resourceVersion and selectors on the first page only for rv, on every page for selectors', async () => {
+    const { s, c } = await setup({ n: 10 });
+    await c.list(pods, { limit: 4, resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', labelSelector: 'app=web', fieldSelector: 'status.phase=Running', namespace: 'team a' });
+    const qs = s.seen.map((x) => new URL(x.url, 'http://x'));
+    assert.equal(qs.length, 3);
+    assert.equal(qs[0].pathname, '/api/v1/namespaces/team%20a/pods');
+    assert.equal(qs[0].searchParams.get('resourceVersion'), '0');
+    assert.equal(qs[0].searchParams.get('resourceVersionMatch'), 'NotOlderThan');
+    for (const q of qs.slice(1)) {
+      assert.equal(q.searchParams.get('resourceVersion'), null);
+      assert.equal(q.searchParams.get('resourceVersionMatch'), null);
+    }
+    for (const q of qs) {
+      assert.equal(q.searchParams.get('labelSelector'), 'app=web');
+      assert.equal(q.searchParams.get('fieldSelector'), 'status.phase=Running');
+      assert.equal(q.searchParams.get('limit'), '4');
+    }
+  });
+
+  it('on 410 Expired mid-list falls back to one full list and discards the pages it had (client-go pager)', async () => {
+    const { s, c } = await setup({ n: 23, expireAt: 2 });
+    const sink: KubeObject[] = [];
+    let fellBack: KubeApiError | undefined;
+    const r = await c.list(pods, { limit: 5, resourceVersion: '0' }, { sink, onFallback: (e) => (fellBack = e) });
+    assert.equal(r.items, sink);
+    assert.deepEqual(names(r.items), Array.from({ length: 23 }, (_, i) => `p${i}`));
+    assert.equal(r.fellBackToFullList, true);
+    assert.equal(fellBack?.status, 410);
+    const last = new URL(s.seen.at(-1)!.url, 'http://x').searchParams;
+    assert.equal(last.get('limit'), null, 'the fallback is one unpaged list');
+    assert.equal(last.get('continue'), null);
+    assert.equal(last.get('resourceVersion'), '0', 'at the originally requested resourceVersion');
+    assert.equal(r.pages, 3);
+  });
+
+  it('a 410 on the first page is an error, as upstream', async () => {
+    const s = await startServer((_q, res) => status(res, 410, 'Expired', 'too old resource version'));
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(c);
+    await assert.rejects(c.list(pods, { limit: 5, resourceVersion: '1' }), (e: unknown) => e instanceof KubeApiError && e.status === 410);
+  });
+
+  it('drops managedFields, and keeps only metadata in metadata-only mode (asking for PartialObjectMetadataList)', async () => {
+    const { s, c } = await setup({ n: 3 });
+    const full = await c.list(pods, { limit: 2 });
+    assert.equal(full.items[0].metadata.managedFields, undefined);
+    assert.deepEqual((full.items[0] as any).status, { phase: 'Running' });
+    const meta = await c.list(pods, { limit: 2, metadataOnly: true });
+    assert.equal(s.seen.at(-1)!.headers.accept, METADATA_ONLY_ACCEPT);
+    assert.deepEqual(meta.items[2], { metadata: { name: 'p2', namespace: 'ns', uid: 'u2', resourceVersion: '102', labels: { i: '0' } } });
+    const kept = await c.list(pods, { keepManagedFields: true });
+    assert.deepEqual(kept.items[0].metadata.managedFields, [{ manager: 'kubectl' }]);
+  });
+
+  it('keeps only metadata even when the server ignores the metadata Accept header', async () => {
+    const s = await startServer((_q, res) => json(res, { kind: 'PodList', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' }, spec: { big: 'x'.repeat(1000) } }] }));
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(c);
+    const r = await c.list(pods, { metadataOnly: true });
+    assert.deepEqual(r.items, [{ metadata: { name: 'a' } }]);
+  });
+
+  it('a response without an items array is a malformed-list error', async () => {
+    const s = await startServer((_q, res) => json(res, { kind: 'Status', items: 'nope' }));
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(c);
+    await assert.rejects(c.list(pods), (e: any) => e.name === 'KubeTransportError' && e.kind === 'malformed');
+  });
+});

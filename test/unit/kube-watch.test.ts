@@ -1,0 +1,104 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type * as http from 'node:http';
+import { getEventListeners } from 'node:events';
+import { KubeClient, type WatchEvent } from '../../src/core/kube';
+import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
+
+const pods = { group: '', version: 'v1', resource: 'pods' };
+const servers: TestServer[] = [];
+const clients: KubeClient[] = [];
+after(async () => {
+  clients.forEach((c) => c.close());
+  await Promise.all(servers.map((s) => s.close()));
+});
+async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  const s = await startServer(handler);
+  servers.push(s);
+  const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+  clients.push(c);
+  return { s, c };
+}
+const ev = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { kind: 'Pod', metadata: { name, resourceVersion: rv, managedFields: [1] } } }) + '\n';
+
+describe('watch', () => {
+  it('streams newline-delimited events in order, even when a line is split across chunks, until the server closes', async () => {
+    const { s, c } = await setup((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const all = ev('ADDED', 'a', '11') + ev('MODIFIED', 'a', '12') + ev('BOOKMARK', '', '13') + ev('DELETED', 'a', '14');
+      const cut = all.length / 2 + 3;
+      res.write(all.slice(0, cut));
+      setTimeout(() => res.end(all.slice(cut)), 20);
+    });
+    const got: WatchEvent[] = [];
+    const end = await c.watch(pods, { resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 30, labelSelector: 'app=x' }, (e) => got.push(e));
+    assert.deepEqual(end, { kind: 'closed', events: 4 });
+    assert.deepEqual(got.map((e) => `${e.type}:${e.object.metadata.resourceVersion}`), ['ADDED:11', 'MODIFIED:12', 'BOOKMARK:13', 'DELETED:14']);
+    assert.equal(got[0].object.metadata.managedFields, undefined);
+    const q = new URL(s.seen[0].url, 'http://x').searchParams;
+    assert.deepEqual(
+      [q.get('watch'), q.get('resourceVersion'), q.get('allowWatchBookmarks'), q.get('timeoutSeconds'), q.get('labelSelector')],
+      ['1', '10', 'true', '30', 'app=x'],
+    );
+  });
+
+  it('an ERROR event with a 410 Status ends the watch as expired (the caller relists)', async () => {
+    const { c } = await setup((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(ev('ADDED', 'a', '11'));
+      res.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 5 (11)' } }) + '\n');
+    });
+    const got: WatchEvent[] = [];
+    const end = await c.watch(pods, { resourceVersion: '5' }, (e) => got.push(e));
+    assert.equal(end.kind, 'expired');
+    assert.equal(end.kind === 'expired' && end.error.message, 'too old resource version: 5 (11)');
+    assert.equal(got.length, 1);
+  });
+
+  it('a 410 at open is expired too; a 403 is an error value (never a throw)', async () => {
+    const { c } = await setup((req, res) => (req.url!.includes('resourceVersion=1') ? status(res, 410, 'Gone', 'gone') : status(res, 403, 'Forbidden', 'no watch for you')));
+    assert.equal((await c.watch(pods, { resourceVersion: '1' }, () => {})).kind, 'expired');
+    const end = await c.watch(pods, { resourceVersion: '2' }, () => {});
+    assert.ok(end.kind === 'error' && (end.error as any).status === 403);
+  });
+
+  it('abort ends the watch at once, closes the connection, and leaves no listener behind', async () => {
+    const { s, c } = await setup((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(ev('ADDED', 'a', '11'));
+    });
+    const ac = new AbortController();
+    const got: WatchEvent[] = [];
+    const p = c.watch(pods, {}, (e) => got.push(e), ac.signal);
+    await until(() => got.length === 1);
+    ac.abort(new Error('stop'));
+    const end = await p;
+    assert.equal(end.kind, 'aborted');
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
+    await until(() => s.openSockets.size === 0);
+  });
+
+  it('a malformed line, or a throwing callback, ends the watch with an error value', async () => {
+    const { c } = await setup((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(ev('ADDED', 'a', '11') + '{"type":"ADDED","object":\n');
+    });
+    const end = await c.watch(pods, {}, () => {});
+    assert.ok(end.kind === 'error' && /malformed/.test(end.error.message));
+    const end2 = await c.watch(pods, {}, () => {
+      throw new Error('consumer bug');
+    });
+    assert.ok(end2.kind === 'error' && end2.error.message === 'consumer bug');
+  });
+
+  it('a connection reset mid-stream is an error value', async () => {
+    const { c } = await setup((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(ev('ADDED', 'a', '11'));
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const end = await c.watch(pods, {}, () => {});
+    assert.equal(end.kind, 'error');
+    assert.equal(end.events, 1);
+  });
+});
