@@ -7,7 +7,17 @@ import type { KubeObject, ObjectStore } from '../store';
 
 export const KUBELET_VERSION = 'v1.34.1';
 
-/** A Node as a kind worker reports itself; index picks its pod CIDR (10.244.index.0/24) and address. */
+/** Node index -> its pod CIDR: 10.244.1.0/24, ..., 10.244.255.0/24, 10.245.0.0/24, ... */
+export function podCIDROf(index: number): string {
+  return `10.${244 + (index >> 8)}.${index & 255}.0/24`;
+}
+
+function indexOfCIDR(cidr: string): number | undefined {
+  const m = /^10\.(\d+)\.(\d+)\.0\/24$/.exec(cidr);
+  return m ? (Number(m[1]) - 244) * 256 + Number(m[2]) : undefined;
+}
+
+/** A Node as a kind worker reports itself; index picks its pod CIDR and its address. */
 export function nodeObject(name: string, index: number, createdAt: string): KubeObject {
   const ip = `172.18.${Math.floor(index / 250)}.${(index % 250) + 2}`;
   const cond = (type: string, status: string, reason: string, message: string) => ({
@@ -30,7 +40,7 @@ export function nodeObject(name: string, index: number, createdAt: string): Kube
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
       },
     },
-    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`], providerID: `kind://docker/kubeloop/${name}` },
+    spec: { podCIDR: podCIDROf(index), podCIDRs: [podCIDROf(index)], providerID: `kind://docker/kubeloop/${name}` },
     status: {
       addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }],
       allocatable: { cpu: '8', 'ephemeral-storage': '102626232Ki', 'hugepages-2Mi': '0', memory: '32781524Ki', pods: '110' },
@@ -58,10 +68,11 @@ export function nodeObject(name: string, index: number, createdAt: string): Kube
   };
 }
 
-/** Per-node pod IP allocation: 10.244.<node index>.2 .. .254, then wrapping. */
+/** Per-node pod IP allocation inside the node's /24: .2 .. .254, then wrapping. */
 export class NodeRegistry {
-  private readonly index = new Map<string, { index: number; hostIP: string; next: number }>();
+  private readonly index = new Map<string, { index: number; prefix: string; hostIP: string; next: number }>();
   private nextIndex = 1;
+  private scanned = false;
 
   constructor(
     private readonly store: ObjectStore,
@@ -72,25 +83,31 @@ export class NodeRegistry {
   ensure(name: string): string {
     const known = this.index.get(name);
     if (known) return known.hostIP;
-    let node = this.store.type('', 'nodes') ? this.store.get('', 'nodes', undefined, name) : undefined;
-    if (!node && this.store.type('', 'nodes')) {
-      while ([...this.index.values()].some((v) => v.index === this.nextIndex)) this.nextIndex++;
-      node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()));
+    const hasNodes = this.store.type('', 'nodes') !== undefined;
+    if (!this.scanned && hasNodes) {
+      // A new node must not reuse the pod CIDR of a node registered by someone else (the generator).
+      this.scanned = true;
+      for (const n of this.store.list('', 'nodes').items) {
+        const idx = indexOfCIDR(String((n.spec as { podCIDR?: string } | undefined)?.podCIDR ?? ''));
+        if (idx !== undefined && idx >= this.nextIndex) this.nextIndex = idx + 1;
+      }
     }
+    let node = hasNodes ? this.store.get('', 'nodes', undefined, name) : undefined;
+    if (!node && hasNodes) node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()));
     const cidr = String((node?.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '');
-    const m = /^10\.244\.(\d+)\.0\/24$/.exec(cidr);
-    const idx = m ? Number(m[1]) : this.nextIndex;
+    const idx = indexOfCIDR(cidr) ?? this.nextIndex;
+    const prefix = podCIDROf(idx).replace(/\.0\/24$/, '');
     if (idx >= this.nextIndex) this.nextIndex = idx + 1;
     const addrs = ((node?.status as { addresses?: { type: string; address: string }[] } | undefined)?.addresses ?? []);
     const hostIP = addrs.find((a) => a.type === 'InternalIP')?.address ?? `172.18.0.${(idx % 250) + 2}`;
-    this.index.set(name, { index: idx, hostIP, next: 2 });
+    this.index.set(name, { index: idx, prefix, hostIP, next: 2 });
     return hostIP;
   }
 
   allocatePodIP(nodeName: string): string {
     this.ensure(nodeName);
     const n = this.index.get(nodeName)!;
-    const ip = `10.244.${n.index}.${n.next}`;
+    const ip = `${n.prefix}.${n.next}`;
     n.next = n.next >= 254 ? 2 : n.next + 1;
     return ip;
   }
