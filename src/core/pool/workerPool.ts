@@ -290,7 +290,9 @@ export class WorkerPool<T, R> {
   }
 
   private classify(r: Running<T>, error: unknown): { status: 'error'; error: unknown } | { status: 'cancelled'; reason: unknown } {
-    if (r.timedOut) return { status: 'error', error: r.ac.signal.reason };
+    // The task saw its deadline through its signal; its own error (which may carry partial progress)
+    // is the result. Only a detached task (armGrace) reports the bare TaskTimeoutError.
+    if (r.timedOut) return { status: 'error', error };
     if (this.ac.signal.aborted) return { status: 'cancelled', reason: this.ac.signal.reason };
     return { status: 'error', error };
   }

@@ -1,0 +1,261 @@
+/**
+ * ClusterLoader: discovery -> LoadTasks -> WorkerPool -> a stream of LoadTaskResults.
+ *
+ * Modeled on Kyverno's NewClusterLoader / executeTasks / processTask, with its defects made
+ * impossible:
+ * - kyverno#17053 (silent drop, then a 5-minute hang per lost task): tasks are fed to the pool by
+ *   one feeder that awaits room (backpressure), and every accepted task has exactly one result, so
+ *   the load ends exactly when the pool closes. No count of "expected results" is kept.
+ * - cancellation that never reached workers: one AbortController per load, linked to the caller's
+ *   signal, feeds the pool; the pool aborts every running task's signal; that signal destroys the
+ *   in-flight HTTP request. Tasks still queued become 'cancelled' results at once.
+ * - kyverno#17049 (timer per loop iteration, loop that never ends): the per-task deadline is one
+ *   pool timer per running task, cancelled when the task settles; there is no polling loop.
+ * - PR #17166 (one failing RESTMapping empties the whole load; partial pages thrown away): a
+ *   failing type is one 'error' result with its HTTP status and message, the items it did receive
+ *   (marked partial), and the rest of the load goes on.
+ *
+ * Results stream as each task completes (an async iterator, or a callback), so a tree can show the
+ * first types while the last are still loading. Memory: the transport keeps no page bytes after
+ * parsing, managedFields are dropped, metadata-only mode keeps only metadata.
+ */
+import { abortReason, realClock, type Clock } from '../clock';
+import { KubeApiError, KubeTransportError, type KubeObject } from '../kube';
+import { AsyncQueue, PoolClosedError, TaskTimeoutError, WorkerPool, type PoolResult } from '../pool';
+import type { LoaderTaskEvent } from '../timeline/events';
+import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOptions } from './options';
+import { planTasks, selectTypes } from './plan';
+import { listableResources } from '../kube';
+import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
+
+interface Progress {
+  sink: KubeObject[];
+  pages: number;
+  retries: number;
+  bytes: number;
+  resourceVersion: string;
+  fellBack: boolean;
+}
+
+export interface StartOptions {
+  signal?: AbortSignal;
+  /** Delivery by callback; when given, LoadRun.results is not available. */
+  onResult?: (r: LoadTaskResult) => void;
+  /** Called once the plan is known (before the first task starts). */
+  onPlan?: (plan: LoadPlan) => void;
+}
+
+export interface LoadRun {
+  /** Results in completion order (single consumer). Throws if onResult was given. */
+  readonly results: AsyncIterable<LoadTaskResult>;
+  /** Resolves once every task has its result (or discovery failed); never rejects. */
+  readonly done: Promise<LoadSummary>;
+  /** Resolves with the plan, or undefined if discovery failed or the load was cancelled first. */
+  readonly plan: Promise<LoadPlan | undefined>;
+  /** Aborts every in-flight request; the load settles as 'cancelled'. Idempotent. */
+  cancel(reason?: unknown): void;
+}
+
+export class ClusterLoader {
+  readonly options: ResolvedLoaderOptions;
+  private readonly clock: Clock;
+
+  /** Throws RangeError for invalid options. */
+  constructor(private readonly client: LoaderClient, options: ClusterLoaderOptions = {}) {
+    this.options = resolveLoaderOptions(options);
+    this.clock = this.options.clock ?? realClock;
+  }
+
+  start(opts: StartOptions = {}): LoadRun {
+    const ac = new AbortController();
+    const callerSignal = opts.signal;
+    const onCallerAbort = () => ac.abort(abortReason(callerSignal!));
+    if (callerSignal?.aborted) ac.abort(abortReason(callerSignal));
+    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const stream = opts.onResult ? undefined : new AsyncQueue<LoadTaskResult>();
+    const deliver = opts.onResult ?? ((r: LoadTaskResult) => stream!.push(r));
+    let resolvePlan!: (p: LoadPlan | undefined) => void;
+    const plan = new Promise<LoadPlan | undefined>((r) => (resolvePlan = r));
+    const done = this.run(ac.signal, deliver, (p) => {
+      resolvePlan(p);
+      opts.onPlan?.(p);
+    }).finally(() => {
+      resolvePlan(undefined);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+      stream?.end();
+    });
+    return {
+      get results(): AsyncIterable<LoadTaskResult> {
+        if (!stream) throw new Error('this load delivers results to onResult; results is not available');
+        return stream;
+      },
+      done,
+      plan,
+      cancel: (reason?: unknown) => ac.abort(reason ?? new Error('load cancelled')),
+    };
+  }
+
+  /** Convenience: runs a whole load and collects every result. */
+  async load(signal?: AbortSignal): Promise<{ summary: LoadSummary; results: LoadTaskResult[]; plan?: LoadPlan }> {
+    const results: LoadTaskResult[] = [];
+    const run = this.start({ signal, onResult: (r) => results.push(r) });
+    const summary = await run.done;
+    return { summary, results, plan: await run.plan };
+  }
+
+  private async run(signal: AbortSignal, deliver: (r: LoadTaskResult) => void, onPlan: (p: LoadPlan) => void): Promise<LoadSummary> {
+    const o = this.options;
+    const t0 = this.clock.now();
+    const summary: LoadSummary = {
+      outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, durationMs: 0,
+      discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0,
+    };
+    const requestsBefore = this.client.transport?.stats.requests ?? 0;
+    const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
+      summary.outcome = outcome;
+      if (error !== undefined) summary.error = error;
+      summary.durationMs = this.clock.now() - t0;
+      if (this.client.transport) summary.requests = this.client.transport.stats.requests - requestsBefore;
+      return summary;
+    };
+
+    let loadPlan: LoadPlan;
+    try {
+      const discovery = await this.client.discover({ signal });
+      const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      loadPlan = { discovery, types: selected, tasks: planTasks(selected, o), unmatchedFilters: unmatched };
+    } catch (e) {
+      return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
+    }
+    summary.discoveryMode = loadPlan.discovery.mode;
+    summary.discoveryFailures = loadPlan.discovery.failures;
+    summary.unmatchedFilters = loadPlan.unmatchedFilters;
+    summary.resourceTypes = loadPlan.types.length;
+    summary.tasks = loadPlan.tasks.length;
+    onPlan(loadPlan);
+
+    const progress = new Map<number, Progress>();
+    const pool = new WorkerPool<LoadTask, void>({
+      concurrency: o.concurrency,
+      clock: this.clock,
+      signal,
+      taskTimeoutMs: o.taskTimeoutMs,
+      onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
+      run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress),
+      onResult: (r) => {
+        const result = this.toResult(r, progress.get(r.task.id));
+        progress.delete(r.task.id);
+        summary.results++;
+        summary[result.outcome === 'ok' ? 'ok' : result.outcome === 'error' ? 'failed' : 'cancelled']++;
+        summary.objects += result.count;
+        summary.retries += result.retries;
+        summary.bytes += result.bytes;
+        if (result.worker >= 0) {
+          this.emit({
+            phase: 'finish', task: result.task, worker: result.worker, t: result.endedAt, count: result.count, pages: result.pages,
+            retries: result.retries, durationMs: result.durationMs, outcome: result.outcome, status: result.status, message: result.message,
+          });
+        }
+        deliver(result);
+      },
+    });
+    // The feeder: one task at a time, waiting for room (backpressure), so nothing is ever dropped.
+    try {
+      for (const task of loadPlan.tasks) await pool.submit(task);
+    } catch (e) {
+      if (!(e instanceof PoolClosedError)) throw e; // only refused after a cancel: the summary says so
+    }
+    const ps = await pool.close();
+    if (ps.aborted || signal.aborted) {
+      // Tasks never submitted because the cancel came first still get their 'cancelled' result.
+      const now = this.clock.now();
+      for (const task of loadPlan.tasks.slice(ps.submitted)) {
+        summary.results++;
+        summary.cancelled++;
+        deliver({ ...emptyResult(task, now), outcome: 'cancelled', reason: 'Cancelled', message: reasonText(abortReason(signal)) });
+      }
+      return finish('cancelled', abortReason(signal));
+    }
+    return finish(summary.failed > 0 ? 'partial' : 'ok');
+  }
+
+  private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>): Promise<void> {
+    const p: Progress = { sink: [], pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
+    progress.set(task.id, p);
+    const o = this.options;
+    const r = await this.client.list(
+      task.gvr,
+      { namespace: task.namespace, labelSelector: task.labelSelector, limit: o.pageSize, metadataOnly: o.metadataOnly, requestTimeoutMs: o.requestTimeoutMs },
+      {
+        signal,
+        sink: p.sink,
+        onPage: (page) => {
+          p.pages++;
+          p.bytes += page.bytes;
+          this.emit({ phase: 'page', task, worker, t: this.clock.now(), count: page.items, pages: p.pages });
+        },
+        onRetry: (info) => {
+          p.retries++;
+          const e = info.error;
+          const what = e instanceof KubeApiError ? `${e.status} ${e.reason}` : e.kind;
+          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e instanceof KubeApiError ? e.status : undefined, message: `${what}; retry in ${Math.round(info.delayMs)} ms` });
+        },
+        onFallback: (e) => {
+          p.fellBack = true;
+          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; falling back to one full list` });
+        },
+      },
+    );
+    p.resourceVersion = r.resourceVersion;
+  }
+
+  private toResult(r: PoolResult<LoadTask, void>, p: Progress | undefined): LoadTaskResult {
+    const base: LoadTaskResult = {
+      ...emptyResult(r.task, r.endedAt),
+      worker: r.workerId,
+      startedAt: r.startedAt,
+      durationMs: r.durationMs,
+      items: p?.sink ?? [],
+      count: p?.sink.length ?? 0,
+      pages: p?.pages ?? 0,
+      retries: p?.retries ?? 0,
+      bytes: p?.bytes ?? 0,
+      fellBackToFullList: p?.fellBack ?? false,
+    };
+    if (r.status === 'ok') return { ...base, outcome: 'ok', resourceVersion: p?.resourceVersion ?? '' };
+    if (r.status === 'cancelled') return { ...base, outcome: 'cancelled', partial: true, reason: 'Cancelled', message: reasonText(r.reason) };
+    return { ...base, outcome: 'error', partial: true, ...describeError(r.error) };
+  }
+
+  private emit(e: { phase: LoaderTaskEvent['phase']; task: LoadTask; worker: number; t: number } & Partial<LoaderTaskEvent>): void {
+    const on = this.options.onEvent;
+    if (!on) return;
+    const { task, ...rest } = e;
+    const ev: LoaderTaskEvent = { kind: 'task', loadId: this.options.loadId, taskId: task.id, gvr: task.gvr, ...rest, t: e.t - this.options.timeOrigin };
+    if (task.namespace !== undefined) ev.namespace = task.namespace;
+    try {
+      on(ev);
+    } catch {
+      // a timeline subscriber's failure is its own; the load goes on
+    }
+  }
+}
+
+function emptyResult(task: LoadTask, at: number): LoadTaskResult {
+  return {
+    taskId: task.id, task, outcome: 'cancelled', items: [], count: 0, partial: false, pages: 0, retries: 0, bytes: 0,
+    resourceVersion: '', fellBackToFullList: false, worker: -1, startedAt: at, endedAt: at, durationMs: 0,
+  };
+}
+
+function reasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'cancelled';
+}
+
+/** status / reason / message of a failed task, for results, events and the CLI. */
+export function describeError(e: unknown): { status?: number; reason: string; message: string } {
+  if (e instanceof KubeApiError) return { status: e.status, reason: e.reason, message: e.message };
+  if (e instanceof KubeTransportError) return { reason: e.kind, message: e.message };
+  if (e instanceof TaskTimeoutError) return { reason: 'Timeout', message: `per-task timeout: ${e.message}` };
+  return { reason: 'Error', message: e instanceof Error ? e.message : String(e) };
+}

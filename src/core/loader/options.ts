@@ -1,0 +1,89 @@
+/**
+ * ClusterLoader options, validated up front with messages that name the option, the allowed range
+ * and the value given (a RangeError, so callers can tell a usage error from a runtime failure).
+ *
+ * Page size: 1..20000, default 500 (kubectl's --chunk-size default). Upstream Kyverno validates
+ * 100..20000; we allow down to 1 because the API server accepts any positive limit and small pages
+ * are how tests exercise continue tokens; 20000 stays the ceiling because a bigger page is one big
+ * body to buffer and parse, which is what paging exists to avoid.
+ * Task timeout: default 300 s per task (upstream hard-codes 5 minutes per *result wait*; ours is a
+ * real deadline on each list, aborting its request), 0 = none.
+ */
+import type { LoaderTaskEvent } from '../timeline/events';
+import type { Clock } from '../clock';
+import { validateConcurrency } from '../pool';
+
+export const MIN_PAGE_SIZE = 1;
+export const MAX_PAGE_SIZE = 20_000;
+export const DEFAULT_PAGE_SIZE = 500;
+export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
+
+export interface ClusterLoaderOptions {
+  concurrency?: number;
+  pageSize?: number;
+  /** Only these namespaces (namespaced types get one task per namespace). Empty/unset: all. */
+  namespaces?: string[];
+  labelSelector?: string;
+  /** Types to load (resource, resource.group, kind, short name, singular); unset: all listable. */
+  include?: string[];
+  /** Types to skip, same forms. */
+  exclude?: string[];
+  /** Ask for PartialObjectMetadataList and keep only metadata. */
+  metadataOnly?: boolean;
+  /** Per-task deadline, ms; 0 = none. */
+  taskTimeoutMs?: number;
+  /** Per-request deadline, ms (a timed-out page is retried); 0/unset = none. */
+  requestTimeoutMs?: number;
+  clock?: Clock;
+  /** Timeline events (start/page/retry/finish) of every task that ran. */
+  onEvent?: (e: LoaderTaskEvent) => void;
+  /** Identifies this load in timeline events. */
+  loadId?: string;
+  /** Subtracted from Clock times in events (e.g. the timeline store's origin). Default 0. */
+  timeOrigin?: number;
+}
+
+export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs'>> {
+  labelSelector?: string;
+  requestTimeoutMs?: number;
+  clock?: Clock;
+  onEvent?: (e: LoaderTaskEvent) => void;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOptions {
+  const concurrency = validateConcurrency(o.concurrency);
+  const pageSize = o.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE) {
+    throw new RangeError(`page size must be an integer from ${MIN_PAGE_SIZE} to ${MAX_PAGE_SIZE}, got ${String(o.pageSize)}`);
+  }
+  const taskTimeoutMs = o.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+  if (!Number.isFinite(taskTimeoutMs) || taskTimeoutMs < 0) throw new RangeError(`task timeout must be a number of ms >= 0 (0 = none), got ${String(o.taskTimeoutMs)}`);
+  if (o.requestTimeoutMs !== undefined && (!Number.isFinite(o.requestTimeoutMs) || o.requestTimeoutMs < 0)) {
+    throw new RangeError(`request timeout must be a number of ms >= 0 (0 = none), got ${String(o.requestTimeoutMs)}`);
+  }
+  const namespaces = [...new Set(o.namespaces ?? [])];
+  for (const ns of namespaces) {
+    if (ns.length > 63 || !DNS_LABEL.test(ns)) throw new RangeError(`namespace "${ns}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
+  }
+  for (const [what, list] of [['include', o.include], ['exclude', o.exclude]] as const) {
+    for (const t of list ?? []) if (typeof t !== 'string' || t.trim() === '') throw new RangeError(`${what}: empty resource type name`);
+  }
+  const labelSelector = o.labelSelector?.trim() || undefined;
+  return {
+    concurrency,
+    pageSize,
+    namespaces,
+    labelSelector,
+    include: (o.include ?? []).map((s) => s.trim()),
+    exclude: (o.exclude ?? []).map((s) => s.trim()),
+    metadataOnly: !!o.metadataOnly,
+    taskTimeoutMs,
+    requestTimeoutMs: o.requestTimeoutMs,
+    clock: o.clock,
+    onEvent: o.onEvent,
+    loadId: o.loadId ?? `load-${Date.now().toString(36)}`,
+    timeOrigin: o.timeOrigin ?? 0,
+  };
+}

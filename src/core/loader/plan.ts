@@ -1,0 +1,41 @@
+/**
+ * Planning: which resource types to load, and the LoadTasks that load them.
+ *
+ * Type names follow kubectl: a type matches `pods`, `pod` (singular), `po` (short name), `Pod`
+ * (kind, any case), `pods.` + group (`deployments.apps`), or `resource.version.group`
+ * (`deployments.v1.apps`). Matching is case-insensitive.
+ * Tasks: a namespaced type gets one all-namespaces task, or one task per requested namespace; a
+ * cluster-scoped type gets one task whatever the namespaces. Order follows discovery order.
+ */
+import type { ApiResource } from '../kube';
+import type { LoadTask } from './types';
+
+export function typeNames(r: ApiResource): string[] {
+  const names = [r.resource, r.singular, r.kind, ...r.shortNames].filter(Boolean).map((s) => s.toLowerCase());
+  if (r.group) {
+    names.push(`${r.resource}.${r.group}`, `${r.resource}.${r.version}.${r.group}`, `${r.kind}.${r.group}`.toLowerCase());
+    if (r.singular) names.push(`${r.singular}.${r.group}`);
+  }
+  return names;
+}
+
+export function matchesType(r: ApiResource, spec: string): boolean {
+  return typeNames(r).includes(spec.trim().toLowerCase());
+}
+
+export function selectTypes(types: ApiResource[], include: string[], exclude: string[]): { selected: ApiResource[]; unmatched: string[] } {
+  const unmatched = [...include, ...exclude].filter((spec) => !types.some((r) => matchesType(r, spec)));
+  const selected = types.filter((r) => (include.length === 0 || include.some((s) => matchesType(r, s))) && !exclude.some((s) => matchesType(r, s)));
+  return { selected, unmatched };
+}
+
+export function planTasks(types: ApiResource[], opts: { namespaces?: string[]; labelSelector?: string } = {}): LoadTask[] {
+  const tasks: LoadTask[] = [];
+  const nss = opts.namespaces ?? [];
+  for (const r of types) {
+    const base = { gvr: { group: r.group, version: r.version, resource: r.resource }, kind: r.kind, namespaced: r.namespaced, labelSelector: opts.labelSelector };
+    if (r.namespaced && nss.length > 0) for (const ns of nss) tasks.push({ id: tasks.length, ...base, namespace: ns });
+    else tasks.push({ id: tasks.length, ...base });
+  }
+  return tasks;
+}

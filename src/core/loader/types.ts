@@ -1,0 +1,85 @@
+/**
+ * The loader's vocabulary, after Kyverno's pkg/cli/loader: a LoadTask is one list operation (one
+ * resource type in one namespace, or across all namespaces, or cluster-wide); a LoadTaskResult is its
+ * one outcome. Unlike upstream, the result says how many pages and retries it took and on which
+ * worker it ran, and a failure carries the HTTP status and message of the request that failed.
+ */
+import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
+
+export interface LoadTask {
+  /** Index in the plan, 0-based; also the pool's task id. */
+  id: number;
+  gvr: GroupVersionResource;
+  kind: string;
+  namespaced: boolean;
+  /** Undefined: all namespaces (namespaced type) or cluster-scoped. */
+  namespace?: string;
+  labelSelector?: string;
+}
+
+export type LoadOutcome = 'ok' | 'error' | 'cancelled';
+
+export interface LoadTaskResult {
+  taskId: number;
+  task: LoadTask;
+  outcome: LoadOutcome;
+  /** ok: every object. error/cancelled: what arrived before the end (see `partial`). */
+  items: KubeObject[];
+  count: number;
+  /** True when the list did not complete: items is a prefix of the real list. */
+  partial: boolean;
+  pages: number;
+  retries: number;
+  bytes: number;
+  /** The list's resourceVersion (a watch starts here); '' unless ok. */
+  resourceVersion: string;
+  fellBackToFullList: boolean;
+  /** Worker lane; -1 when the task was cancelled before it started. */
+  worker: number;
+  startedAt: number;
+  endedAt: number;
+  durationMs: number;
+  /** On error: HTTP status if the server answered, else undefined (reset, malformed, timeout). */
+  status?: number;
+  /** On error/cancel: the Status reason, or the transport failure kind, or 'Timeout' / 'Cancelled'. */
+  reason?: string;
+  message?: string;
+}
+
+export interface LoadPlan {
+  discovery: Discovery;
+  /** Resource types selected for loading (after include/exclude). */
+  types: ApiResource[];
+  tasks: LoadTask[];
+  /** include/exclude entries that matched no type (likely typos). */
+  unmatchedFilters: string[];
+}
+
+export interface LoadSummary {
+  /** ok: every task ok; partial: some failed; cancelled: cancel/abort; failed: nothing could be loaded (discovery failed). */
+  outcome: 'ok' | 'partial' | 'cancelled' | 'failed';
+  /** Set when outcome is failed (and for cancelled, the reason). */
+  error?: unknown;
+  resourceTypes: number;
+  tasks: number;
+  results: number;
+  ok: number;
+  failed: number;
+  cancelled: number;
+  objects: number;
+  durationMs: number;
+  discoveryMode?: 'aggregated' | 'legacy';
+  discoveryFailures: DiscoveryFailure[];
+  unmatchedFilters: string[];
+  requests?: number;
+  retries: number;
+  bytes: number;
+}
+
+/** What the loader needs from a Kubernetes client (KubeClient implements it). */
+export interface LoaderClient {
+  discover(opts: { signal?: AbortSignal }): Promise<Discovery>;
+  list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
+  /** Optional request counters, reported in the summary. */
+  readonly transport?: { stats: { requests: number } };
+}
