@@ -50,6 +50,33 @@ export interface Kubelet {
 
 const PROBES: ProbeType[] = ['liveness', 'readiness', 'startup'];
 
+/**
+ * Containers that run forever and whose probes can only succeed: nothing to simulate once running
+ * and ready. Cached per containers array (stored objects are frozen, and pods stamped from one
+ * template share it), so adopting a big generated cluster checks each template once.
+ */
+const quietCache = new WeakMap<object, Map<string, boolean>>();
+function runsQuietly(containers: ContainerSpec[], policy: string, podIP: string): boolean {
+  let byPolicy = quietCache.get(containers);
+  const hit = byPolicy?.get(policy);
+  if (hit !== undefined) return hit;
+  let quiet = true;
+  for (const c of containers) {
+    const plan = planProcess(c, policy, false);
+    if (plan.exit) quiet = false;
+    for (const t of PROBES) {
+      const p = resolveProbe(t, c[`${t}Probe`] as never);
+      // A probe's success never depends on the pod IP (only its failure message does).
+      if (p && !alwaysSucceeds(evaluateProbe(p, c, podIP, plan.files))) quiet = false;
+    }
+  }
+  if (Object.isFrozen(containers)) {
+    if (!byPolicy) quietCache.set(containers, (byPolicy = new Map()));
+    byPolicy.set(policy, quiet);
+  }
+  return quiet;
+}
+
 /** True when the pod's status already shows what the simulation would converge to. */
 export function isSettled(pod: KubeObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;
@@ -62,13 +89,8 @@ export function isSettled(pod: KubeObject): boolean {
   for (const c of spec.containers ?? []) {
     const cs = st.containerStatuses?.find((s) => s?.name === c.name);
     if (!cs?.state?.running || cs.ready !== true || cs.started === false) return false;
-    const plan = planProcess(c, policy, false);
-    if (plan.exit) return false;
-    for (const t of PROBES) {
-      const p = resolveProbe(t, c[`${t}Probe`] as never);
-      if (p && !alwaysSucceeds(evaluateProbe(p, c, st.podIP, plan.files))) return false;
-    }
   }
+  if (!runsQuietly(spec.containers ?? [], policy, st.podIP)) return false;
   for (const c of spec.initContainers ?? []) {
     const cs = st.initContainerStatuses?.find((s) => s?.name === c.name);
     if (c.restartPolicy === 'Always' ? !cs?.state?.running : cs?.state?.terminated?.exitCode !== 0) return false;
