@@ -149,7 +149,7 @@ describe('ClusterLoader: running a load', () => {
     assert.deepEqual([summary.ok, summary.failed, summary.results], [5, 1, 6]);
     const bad = results.find((r) => r.outcome === 'error')!;
     assert.deepEqual([bad.task.gvr.resource, bad.status, bad.reason, bad.message, bad.count, bad.partial, bad.pages], ['things2', 403, 'Forbidden', 'things2 is forbidden: User "jane" cannot list', 10, true, 1]);
-    assert.equal(summary.objects, 5 * 7 + 10);
+    assert.deepEqual([summary.objects, summary.partialObjects], [5 * 7, 10]);
   });
 
   it('a hanging list ends at the per-task timeout as an error, and the load goes on', async () => {
@@ -236,7 +236,8 @@ describe('ClusterLoader: properties', () => {
           assert.equal(results.length, nTypes);
           assert.equal(new Set(results.map((r) => r.taskId)).size, nTypes);
           assert.equal(summary.ok + summary.failed + summary.cancelled, nTypes);
-          assert.equal(summary.objects, results.reduce((n, r) => n + r.count, 0));
+          assert.equal(summary.objects, results.reduce((n, r) => n + (r.outcome === 'ok' ? r.count : 0), 0));
+          assert.equal(summary.objects + summary.partialObjects, results.reduce((n, r) => n + r.count, 0));
           if (summary.outcome !== 'cancelled') assert.equal(summary.cancelled, 0);
         },
       ),

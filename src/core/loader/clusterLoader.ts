@@ -107,7 +107,7 @@ export class ClusterLoader {
     const o = this.options;
     const t0 = this.clock.now();
     const summary: LoadSummary = {
-      outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, durationMs: 0,
+      outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, partialObjects: 0, durationMs: 0,
       discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0,
     };
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
@@ -147,7 +147,8 @@ export class ClusterLoader {
         progress.delete(r.task.id);
         summary.results++;
         summary[result.outcome === 'ok' ? 'ok' : result.outcome === 'error' ? 'failed' : 'cancelled']++;
-        summary.objects += result.count;
+        if (result.outcome === 'ok') summary.objects += result.count;
+        else summary.partialObjects += result.count;
         summary.retries += result.retries;
         summary.bytes += result.bytes;
         if (result.worker >= 0) {

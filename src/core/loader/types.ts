@@ -66,7 +66,10 @@ export interface LoadSummary {
   ok: number;
   failed: number;
   cancelled: number;
+  /** Objects of the types that loaded completely. */
   objects: number;
+  /** Objects received by tasks that failed or were cancelled (their lists are incomplete). */
+  partialObjects: number;
   durationMs: number;
   discoveryMode?: 'aggregated' | 'legacy';
   discoveryFailures: DiscoveryFailure[];

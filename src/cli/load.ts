@@ -1,0 +1,267 @@
+/**
+ * `kubeloop load`: load every listable resource type of a cluster with the pooled ClusterLoader and
+ * report what was loaded.
+ *
+ *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
+ *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
+ *                 [--metadata-only] [--timeout SECONDS] [--qps N] [--burst N] [--json]
+ *
+ * Exit status: 0 every type loaded; 2 some types failed; 1 fatal (bad flags, missing or broken
+ * kubeconfig, unknown context, unreachable server / discovery failed); 130 interrupted (Ctrl-C
+ * cancels the in-flight requests, then what was loaded is printed).
+ * `--json` prints one JSON object on one line (see toJson); otherwise a table and a summary line.
+ */
+import { KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
+import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
+import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
+
+export interface LoadIO {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  /** Aborted on Ctrl-C: cancels the load; exit status 130. */
+  signal?: AbortSignal;
+}
+
+export const LOAD_USAGE = `usage: kubeloop load [flags]
+
+Loads every listable resource type (CRDs included) with a pool of workers and prints what it loaded.
+
+flags:
+  --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
+  --context NAME        context to use (default: the current context)
+  --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
+  --page-size N         objects per page (limit), 1..${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})
+  -n, --namespace NS    only this namespace (repeatable); cluster-scoped types are still loaded once
+  -l, --selector SEL    label selector, e.g. app=web,tier!=db
+  --include TYPE        only these types (repeatable): pods, po, Pod, deployments.apps, deployments.v1.apps
+  --exclude TYPE        skip these types (repeatable), same forms
+  --metadata-only       fetch PartialObjectMetadataList and keep only metadata (much less memory)
+  --timeout SECONDS     per-task timeout (one type in one namespace), 0 = none (default 300)
+  --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
+  --burst N             rate limit burst (default ${DEFAULT_BURST})
+  --json                print one JSON object instead of the table
+
+exit status: 0 all types loaded, 2 some types failed, 1 fatal error, 130 interrupted`;
+
+export interface LoadFlags {
+  kubeconfig?: string;
+  context?: string;
+  concurrency?: number;
+  pageSize?: number;
+  namespaces: string[];
+  selector?: string;
+  include: string[];
+  exclude: string[];
+  metadataOnly: boolean;
+  timeoutSeconds?: number;
+  qps?: number;
+  burst?: number;
+  json: boolean;
+  help: boolean;
+}
+
+class UsageError extends Error {}
+
+const num = (flag: string, v: string, integer: boolean): number => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: expected ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+  return n;
+};
+
+export function parseLoadFlags(argv: string[]): LoadFlags {
+  const f: LoadFlags = { namespaces: [], include: [], exclude: [], metadataOnly: false, json: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let inline: string | undefined;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${arg}: missing value`);
+      return v;
+    };
+    switch (arg) {
+      case '--kubeconfig': f.kubeconfig = value(); break;
+      case '--context': f.context = value(); break;
+      case '--concurrency': f.concurrency = num(arg, value(), true); break;
+      case '--page-size': f.pageSize = num(arg, value(), true); break;
+      case '-n': case '--namespace': f.namespaces.push(value()); break;
+      case '-l': case '--selector': f.selector = value(); break;
+      case '--include': f.include.push(...value().split(',').filter(Boolean)); break;
+      case '--exclude': f.exclude.push(...value().split(',').filter(Boolean)); break;
+      case '--metadata-only': f.metadataOnly = true; break;
+      case '--timeout': f.timeoutSeconds = num(arg, value(), false); break;
+      case '--qps': f.qps = num(arg, value(), false); break;
+      case '--burst': f.burst = num(arg, value(), true); break;
+      case '--json': f.json = true; break;
+      case '-h': case '--help': f.help = true; break;
+      default: throw new UsageError(`unknown flag "${argv[i]}"`);
+    }
+  }
+  if (f.timeoutSeconds !== undefined && f.timeoutSeconds < 0) throw new UsageError(`--timeout: must be >= 0 seconds, got ${f.timeoutSeconds}`);
+  if (f.qps !== undefined && f.qps < 0) throw new UsageError(`--qps: must be >= 0 (0 = no limit), got ${f.qps}`);
+  if (f.burst !== undefined && f.burst < 1) throw new UsageError(`--burst: must be an integer >= 1, got ${f.burst}`);
+  return f;
+}
+
+const typeName = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resource}.${r.task.gvr.group}` : r.task.gvr.resource);
+
+/** The `--json` document. */
+export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[]) {
+  const o = loader.options;
+  const sorted = [...results].sort((a, b) => a.taskId - b.taskId);
+  return {
+    context: ctx.name,
+    server: ctx.server,
+    concurrency: o.concurrency,
+    pageSize: o.pageSize,
+    metadataOnly: o.metadataOnly,
+    namespaces: o.namespaces,
+    selector: o.labelSelector ?? null,
+    outcome: summary.outcome,
+    durationMs: Math.round(summary.durationMs),
+    resourceTypes: summary.resourceTypes,
+    tasks: summary.tasks,
+    results: summary.results,
+    objects: summary.objects,
+    partialObjects: summary.partialObjects,
+    cancelled: summary.cancelled,
+    requests: summary.requests ?? null,
+    retries: summary.retries,
+    discoveryMode: summary.discoveryMode ?? null,
+    discoveryFailures: summary.discoveryFailures,
+    failed: sorted
+      .filter((r) => r.outcome === 'error')
+      .map((r) => ({ ...r.task.gvr, namespace: r.task.namespace ?? null, status: r.status ?? null, reason: r.reason ?? null, message: r.message ?? '' })),
+    types: sorted
+      .filter((r) => r.outcome !== 'cancelled' || r.worker >= 0)
+      .map((r) => ({
+        ...r.task.gvr,
+        namespaced: r.task.namespaced,
+        namespace: r.task.namespace ?? null,
+        outcome: r.outcome,
+        count: r.count,
+        pages: r.pages,
+        retries: r.retries,
+        durationMs: Math.round(r.durationMs),
+        worker: r.worker,
+      })),
+  };
+}
+
+function table(results: LoadTaskResult[]): string {
+  const rows = [...results]
+    .filter((r) => r.outcome !== 'cancelled' || r.worker >= 0)
+    .sort((a, b) => typeName(a).localeCompare(typeName(b)) || (a.task.namespace ?? '').localeCompare(b.task.namespace ?? ''))
+    .map((r) => [
+      typeName(r),
+      r.task.gvr.version,
+      r.task.namespaced ? r.task.namespace ?? '*' : '-',
+      String(r.count),
+      String(r.pages),
+      String(r.retries),
+      `${(r.durationMs / 1000).toFixed(2)}s`,
+      String(r.worker),
+      r.outcome === 'ok' ? 'ok' : r.outcome === 'cancelled' ? 'cancelled' : `${r.status ?? r.reason ?? 'error'} ${r.status ? r.reason ?? '' : ''}`.trim(),
+    ]);
+  const head = ['TYPE', 'VERSION', 'NAMESPACE', 'COUNT', 'PAGES', 'RETRIES', 'DURATION', 'WORKER', 'STATUS'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const right = new Set([3, 4, 5, 6, 7]);
+  const fmt = (cells: string[]) => cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [fmt(head), ...rows.map(fmt)].join('\n') + '\n';
+}
+
+function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
+  const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types`;
+  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${o.concurrency} workers, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
+  switch (s.outcome) {
+    case 'ok': return `Loaded ${what} in ${tail}.\n`;
+    case 'partial': return `Loaded ${what}; ${s.failed} task(s) FAILED, in ${tail}.\n`;
+    case 'cancelled': return `Interrupted: loaded ${what} before the cancel; ${s.cancelled} task(s) cancelled${s.failed ? `, ${s.failed} failed` : ''}; ${tail}.\n`;
+    default: return `Failed: ${tail}.\n`;
+  }
+}
+
+function fatal(io: LoadIO, msg: string): number {
+  io.stderr.write(`kubeloop load: ${msg}\n`);
+  return 1;
+}
+
+export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
+  let flags: LoadFlags;
+  try {
+    flags = parseLoadFlags(argv);
+  } catch (e) {
+    return fatal(io, `${(e as Error).message}\n\n${LOAD_USAGE}`);
+  }
+  if (flags.help) {
+    io.stdout.write(LOAD_USAGE + '\n');
+    return 0;
+  }
+  let ctx: KubeContext;
+  let loader: ClusterLoader;
+  let client: KubeClient;
+  try {
+    ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: flags.context });
+    client = await KubeClient.connect(ctx, { qps: flags.qps, burst: flags.burst });
+  } catch (e) {
+    return fatal(io, e instanceof KubeConfigError ? e.message : `cannot set up a client: ${(e as Error).message}`);
+  }
+  try {
+    try {
+      loader = new ClusterLoader(client, {
+        concurrency: flags.concurrency,
+        pageSize: flags.pageSize,
+        namespaces: flags.namespaces,
+        labelSelector: flags.selector,
+        include: flags.include,
+        exclude: flags.exclude,
+        metadataOnly: flags.metadataOnly,
+        taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
+      });
+    } catch (e) {
+      return fatal(io, (e as Error).message);
+    }
+    const { summary, results } = await loader.load(io.signal);
+    if (summary.outcome === 'failed') {
+      const err = summary.error as Error;
+      return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
+    }
+    for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
+    for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
+    if (flags.json) {
+      io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results)) + '\n');
+    } else {
+      io.stdout.write(table(results));
+      for (const r of results.filter((x) => x.outcome === 'error').sort((a, b) => a.taskId - b.taskId)) {
+        io.stderr.write(`failed: ${typeName(r)}${r.task.namespace ? ` in ${r.task.namespace}` : ''}: ${r.status ? `${r.status} ${r.reason}: ` : ''}${r.message}\n`);
+      }
+      io.stdout.write(summaryLine(summary, loader.options));
+    }
+    return summary.outcome === 'cancelled' ? 130 : summary.outcome === 'partial' ? 2 : 0;
+  } finally {
+    client.close();
+  }
+}
+
+/** Entry for the dispatcher: real stdio, Ctrl-C cancels (a second Ctrl-C exits at once). */
+export async function runLoadCommand(argv: string[]): Promise<number> {
+  const ac = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) process.exit(130);
+    process.stderr.write('\ninterrupted: cancelling in-flight requests (Ctrl-C again to quit now)\n');
+    ac.abort(new Error('interrupted by Ctrl-C'));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await runLoad(argv, { stdout: process.stdout, stderr: process.stderr, signal: ac.signal });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
