@@ -3,12 +3,14 @@
  * argument; each command lives in its own module and returns its exit code.
  */
 import { runDemoCluster } from './demoCluster';
+import { runSync } from './sync';
 import { runLoadCommand } from './load';
 
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, { run: Command; summary: string }> = {
   'demo-cluster': { run: runDemoCluster, summary: 'run the embedded demo Kubernetes API server until Ctrl-C' },
+  sync: { run: (args) => runSync(args), summary: 'run the sync loop headless and print every iteration' },
   load: { run: runLoadCommand, summary: 'load every listable resource type with a pool of workers and report it' },
 };
 

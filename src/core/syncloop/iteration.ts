@@ -186,7 +186,9 @@ async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: numb
   }
   const touched = [...report.removed, ...report.forgotten, ...report.terminating, ...report.readded, ...report.resynced];
   const summary = summarize(report);
-  kl.logger.info(`SyncLoop (housekeeping) end${kv({ duration: `${Math.round(took)}ms` })}${summary ? ` ${summary}` : ''}`);
+  // Upstream logs the end every time; we log it when housekeeping repaired something, so the
+  // output shows the repairs rather than a heartbeat.
+  if (summary) kl.logger.info(`SyncLoop (housekeeping) end${kv({ duration: `${Math.round(took)}ms` })} ${summary}`);
   return {
     source: 'housekeeping',
     op: 'tick',

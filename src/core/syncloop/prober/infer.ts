@@ -90,6 +90,18 @@ export class ProbeInference {
     if (this.byKey.get(rec.key) === uid) this.byKey.delete(rec.key);
   }
 
+  /** Forgets the pods of `namespace` (all when undefined) that a fresh list no longer shows. */
+  retainPods(seen: ReadonlySet<string>, namespace?: string): void {
+    for (const rec of [...this.pods.values()]) {
+      if (seen.has(rec.uid)) continue;
+      if (namespace === undefined || rec.key.startsWith(`${namespace}/`)) this.forgetPod(rec.uid);
+    }
+  }
+
+  knowsEvent(uid: string): boolean {
+    return this.eventCounts.has(uid);
+  }
+
   /** Records an Event that existed before we started watching: no update, but its count is known. */
   baselineEvent(ev: KubeEvent): void {
     if (isProbeEvent(ev)) this.remember(ev.metadata.uid, countOf(ev));

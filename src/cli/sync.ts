@@ -1,0 +1,119 @@
+/**
+ * `kubeloop sync`: runs the sync loop headless against a cluster, printing what every iteration did.
+ *
+ *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--duration SECONDS] [--json]
+ *
+ * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr).
+ * With --json: one JSON object per iteration, one per line: t (ms since start), source, op, key,
+ * handler, durationMs, outcome. Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when the
+ * kubeconfig or flags are unusable.
+ */
+import { parseArgs } from 'node:util';
+import { realClock, type Clock } from '../core/clock';
+import { KubeClient } from '../core/kube/client';
+import { ClusterSync } from '../core/syncloop/sources/cluster';
+import type { SyncIterationEvent } from '../core/timeline/events';
+import { TimelineStore } from '../core/timeline/store';
+
+export interface SyncIo {
+  stdout(line: string): void;
+  stderr(line: string): void;
+  /** Ends the run early (the process's SIGINT/SIGTERM when not given). */
+  signal?: AbortSignal;
+  clock?: Clock;
+}
+
+const HELP = `usage: kubeloop sync [flags]
+
+  --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
+  --context NAME        context to use (default: the current context)
+  --namespace NS, -n NS watch namespace NS; repeatable (default: all namespaces)
+  --duration SECONDS    stop after this long (default: until Ctrl-C)
+  --json                one JSON object per iteration: t, source, op, key, handler, durationMs, outcome
+`;
+
+export function processIo(): SyncIo {
+  return { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) };
+}
+
+export async function runSync(argv: string[], io: SyncIo = processIo()): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string', short: 'n', multiple: true },
+        duration: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    io.stderr(`kubeloop sync: ${(e as Error).message}\n\n${HELP}`);
+    return 1;
+  }
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  let durationMs: number | undefined;
+  if (values.duration !== undefined) {
+    const s = Number(values.duration);
+    if (!Number.isFinite(s) || s <= 0) {
+      io.stderr(`kubeloop sync: --duration must be a positive number of seconds, got "${values.duration}"`);
+      return 1;
+    }
+    durationMs = s * 1000;
+  }
+
+  let client: KubeClient;
+  try {
+    client = await KubeClient.fromKubeconfig({ ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) });
+  } catch (e) {
+    io.stderr(`kubeloop sync: ${(e as Error).message}`);
+    return 1;
+  }
+
+  const clock = io.clock ?? realClock;
+  const json = !!values.json;
+  const timeline = new TimelineStore(10_000);
+  if (json) {
+    timeline.subscribe((e) => {
+      if (e.kind !== 'iteration') return;
+      const it: SyncIterationEvent = e;
+      io.stdout(JSON.stringify({ t: it.t, source: it.source, op: it.op, key: it.key, handler: it.handler, durationMs: it.durationMs, outcome: it.outcome }));
+    });
+  }
+  const sync = new ClusterSync({
+    client,
+    clock,
+    timeline,
+    ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
+    logger: { info: (l) => (json ? undefined : io.stdout(l)), error: (l) => io.stderr(l) },
+  });
+
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error('interrupted'));
+  const external = io.signal;
+  if (external) {
+    if (external.aborted) stop.abort(external.reason);
+    else external.addEventListener('abort', onSignal, { once: true });
+  } else {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  const timer = durationMs !== undefined ? clock.setTimer(durationMs, () => stop.abort(new Error('duration elapsed'))) : undefined;
+  try {
+    await sync.run(stop.signal);
+  } finally {
+    timer?.cancel();
+    external?.removeEventListener('abort', onSignal);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    client.close();
+  }
+  return 0;
+}

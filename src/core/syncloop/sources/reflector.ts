@@ -1,0 +1,237 @@
+import type { Clock } from '../../clock';
+import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
+import type { KubeObject as WireObject } from '../../kube/types';
+import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
+import type { GroupVersionResource } from '../../timeline/events';
+import { kv, silentLogger, type SyncLogger } from '../log';
+import type { KubeObject } from '../types';
+
+/** What a reflector needs from the client (KubeClient satisfies it). */
+export interface ListWatchClient {
+  list(gvr: GroupVersionResource, opts?: ListOptions, hooks?: ListHooks): Promise<ListResult>;
+  watch(gvr: GroupVersionResource, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd>;
+}
+
+/** Where a reflector puts what it sees (client-go's Store: Replace, then Add/Update/Delete). */
+export interface ReflectorSink {
+  /** The full list (SET). Awaited: backpressure reaches the reflector. */
+  replace(items: KubeObject[], resourceVersion: string): Promise<void>;
+  /** One watch event, in stream order. */
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void>;
+}
+
+export interface ReflectorOptions {
+  gvr: GroupVersionResource;
+  namespace?: string;
+  fieldSelector?: string;
+  /** A name for logs and the timeline (e.g. the config source). */
+  name: string;
+  clock: Clock;
+  logger?: SyncLogger;
+  pageSize?: number;
+  /** Watch events waiting for the sink; beyond this the watch is dropped and the reflector relists. */
+  maxQueuedEvents?: number;
+  /** A watching reflector that has heard nothing (not even a bookmark) for this long is stalled. */
+  stallAfterMs?: number;
+  random?: () => number;
+}
+
+export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped';
+
+export const REFLECTOR_BACKOFF_BASE_MS = 800;
+export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
+
+/**
+ * Reflector: client-go's tools/cache reflector for one type (and namespace) — list, then watch from
+ * the list's resourceVersion, feeding a sink.
+ *
+ * Guarantees:
+ * - Events reach the sink in stream order, one at a time, each awaited (the sink's backpressure).
+ * - The watch resumes from the last resourceVersion seen (events and bookmarks) when the server
+ *   closes it normally; a 410 (too old) relists; any other failure backs off (800 ms doubling to
+ *   30 s, each wait stretched by a random 0..100 %) and relists: a relist repairs whatever was missed.
+ * - Memory: at most `maxQueuedEvents` undelivered events; a watch that outruns the sink is dropped
+ *   and replaced by a relist (whose SET the merge turns into the same minimal updates).
+ * - relist() (housekeeping's restart) aborts the current list or watch and lists again at once.
+ * - run() never rejects; it resolves when its signal aborts.
+ */
+export class Reflector {
+  state: ReflectorState = 'idle';
+  lastResourceVersion = '';
+  /** Clock time of the last thing heard from the server (list, event, bookmark, clean close). */
+  lastHeardAt: number | undefined;
+  readonly stats = { lists: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, consecutiveErrors: 0 };
+  lastError: string | undefined;
+  private current: AbortController | undefined;
+  private relistRequested = false;
+
+  constructor(
+    private readonly client: ListWatchClient,
+    private readonly sink: ReflectorSink,
+    readonly opts: ReflectorOptions,
+  ) {}
+
+  /** Restarts from a fresh list now (used by housekeeping for dead or inconsistent watches). */
+  relist(reason: string): void {
+    this.stats.relistRequests++;
+    this.relistRequested = true;
+    (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`);
+    this.current?.abort(new Error(`relist: ${reason}`));
+  }
+
+  /** Watching, but silent for longer than stallAfterMs. */
+  stalled(): boolean {
+    const after = this.opts.stallAfterMs;
+    return after !== undefined && this.state === 'watching' && this.lastHeardAt !== undefined && this.opts.clock.now() - this.lastHeardAt > after;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.opts.logger ?? silentLogger;
+    let backoff = REFLECTOR_BACKOFF_BASE_MS;
+    const random = this.opts.random ?? Math.random;
+    while (!signal.aborted) {
+      this.relistRequested = false;
+      const attempt = this.child(signal);
+      try {
+        this.state = 'listing';
+        const listed = await this.client.list(
+          this.opts.gvr,
+          { ...this.scope(), limit: this.opts.pageSize ?? 500 },
+          { signal: attempt.signal },
+        );
+        this.stats.lists++;
+        this.heard();
+        this.lastResourceVersion = listed.resourceVersion;
+        await this.sink.replace(listed.items as KubeObject[], listed.resourceVersion);
+        this.stats.consecutiveErrors = 0;
+        backoff = REFLECTOR_BACKOFF_BASE_MS;
+        const end = await this.watchLoop(attempt, signal);
+        if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
+      } catch (e) {
+        if (signal.aborted) break;
+        if (!this.relistRequested) {
+          this.stats.errors++;
+          this.stats.consecutiveErrors++;
+          this.lastError = e instanceof Error ? e.message : String(e);
+          log.error(`Reflector failed, retrying${kv({ reflector: this.opts.name, err: this.lastError, backoff: `${Math.round(backoff)}ms` })}`);
+          this.state = 'backoff';
+          const wait = this.child(signal);
+          try {
+            await this.opts.clock.sleep(backoff * (1 + random()), wait.signal);
+          } catch {
+            if (signal.aborted) break;
+          } finally {
+            wait.abort(new Error('backoff over')); // releases its listener on the loop's signal
+          }
+          backoff = Math.min(REFLECTOR_BACKOFF_MAX_MS, backoff * 2);
+        }
+      } finally {
+        attempt.abort(new Error('attempt over')); // releases its listener on the loop's signal
+      }
+    }
+    this.state = 'stopped';
+  }
+
+  /** Watches until a relist is needed ('relist'), the watch failed ('error'), or we stop. */
+  private async watchLoop(attempt: AbortController, signal: AbortSignal): Promise<'relist' | 'error' | 'stopped'> {
+    const log = this.opts.logger ?? silentLogger;
+    const max = this.opts.maxQueuedEvents ?? 1000;
+    for (;;) {
+      if (signal.aborted) return 'stopped';
+      if (this.relistRequested || attempt.signal.aborted) return 'relist';
+      this.state = 'watching';
+      const watchAbort = this.child(attempt.signal);
+      const queue: WatchEvent[] = [];
+      let wake: (() => void) | undefined;
+      let overflow = false;
+      let streamDone = false;
+      const onEvent = (e: WatchEvent) => {
+        this.heard();
+        if (queue.length >= max) {
+          overflow = true;
+          watchAbort.abort(new Error('watch outran the sink'));
+          return;
+        }
+        queue.push(e);
+        wake?.();
+      };
+      // The consumer: applies events in order, one at a time, while the stream keeps arriving.
+      const consume = (async () => {
+        for (;;) {
+          const e = queue.shift();
+          if (!e) {
+            if (streamDone || overflow) return;
+            await new Promise<void>((r) => (wake = r));
+            wake = undefined;
+            continue;
+          }
+          if (overflow || watchAbort.signal.aborted) return;
+          const rv = (e.object as WireObject).metadata?.resourceVersion;
+          if (e.type !== 'BOOKMARK') {
+            this.stats.events++;
+            await this.sink.apply(e.type, e.object as KubeObject);
+          }
+          if (rv) this.lastResourceVersion = rv;
+        }
+      })();
+      this.stats.watches++;
+      const end = await this.client.watch(
+        this.opts.gvr,
+        {
+          ...this.scope(),
+          resourceVersion: this.lastResourceVersion,
+          allowWatchBookmarks: true,
+          // Like client-go: a random 5..10 min server-side timeout, so no watch lives forever.
+          timeoutSeconds: Math.floor(300 * (1 + (this.opts.random ?? Math.random)())),
+        },
+        onEvent,
+        watchAbort.signal,
+      );
+      streamDone = true;
+      wake?.();
+      await consume.catch((e) => {
+        overflow = true;
+        this.lastError = e instanceof Error ? e.message : String(e);
+      });
+      watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
+      if (signal.aborted) return 'stopped';
+      if (overflow) {
+        this.stats.overflows++;
+        log.error(`Reflector watch dropped, relisting${kv({ reflector: this.opts.name, reason: 'events outran the loop' })}`);
+        return 'relist';
+      }
+      switch (end.kind) {
+        case 'closed':
+          this.heard();
+          continue; // a normal end: resume from the last resourceVersion
+        case 'expired':
+          this.stats.expired++;
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`);
+          return 'relist';
+        case 'aborted':
+          return 'relist';
+        case 'error':
+          this.lastError = end.error.message;
+          return 'error';
+      }
+    }
+  }
+
+  private scope(): { namespace?: string; fieldSelector?: string } {
+    return { ...(this.opts.namespace ? { namespace: this.opts.namespace } : {}), ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}) };
+  }
+
+  private child(parent: AbortSignal): AbortController {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(parent.reason);
+    if (parent.aborted) ac.abort(parent.reason);
+    else parent.addEventListener('abort', onAbort, { once: true });
+    ac.signal.addEventListener('abort', () => parent.removeEventListener('abort', onAbort), { once: true });
+    this.current = ac;
+    return ac;
+  }
+
+  private heard(): void {
+    this.lastHeardAt = this.opts.clock.now();
+  }
+}

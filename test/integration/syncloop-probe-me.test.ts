@@ -1,0 +1,133 @@
+/**
+ * Issue 4's acceptance scenario: the study guide's probe-me pod, created with the guide's own kubectl
+ * command against the demo cluster (kubelet simulation at 10x), seen through the sync loop wired
+ * to real watches: the config ADD handled by HandlePodAdditions, the PLEG ContainerStarted, the
+ * liveness failures handled as probe syncs, the restarts in the model, and on deletion the REMOVE
+ * and housekeeping cleaning up. Then `kubeloop sync` itself, in --json and text modes.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
+import { KubeClient } from '../../src/core/kube/client';
+import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import { TimelineStore } from '../../src/core/timeline/store';
+import type { SyncIterationEvent } from '../../src/core/timeline/events';
+import { runSync } from '../../src/cli/sync';
+import { startTestCluster, type TestCluster } from './demo-support';
+
+const OVERRIDES =
+  '{"spec":{"nodeName":"pair-worker","containers":[{"name":"probe-me","image":"registry.k8s.io/e2e-test-images/agnhost:2.47","args":["netexec","--http-port=8080"],"livenessProbe":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":5,"failureThreshold":2}}]}}';
+const RUN_PROBE_ME = ['-n', 'default', 'run', 'probe-me', '--image=registry.k8s.io/e2e-test-images/agnhost:2.47', `--overrides=${OVERRIDES}`];
+
+async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the sync loop on the demo cluster: the study guide probe-me pod', () => {
+  let t: TestCluster;
+  let kubelet: Kubelet;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    kubelet = startKubelet(t.cluster.store, { speed: 10 });
+  });
+  after(async () => {
+    kubelet.stop();
+    await t.close();
+  });
+
+  it('shows config ADD, PLEG ContainerStarted, liveness failures as probe syncs, restarts, REMOVE and housekeeping', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const timeline = new TimelineStore(10_000);
+    const lines: string[] = [];
+    const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const restarts: number[] = [];
+    sync.kl.actual.subscribe((key, _o, n) => {
+      if (key === 'default/probe-me' && n) restarts.push(n.restarts ?? 0);
+    });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      await t.kubectlOk(RUN_PROBE_ME);
+
+      await until(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), 'config ADD');
+      await until(() => lines.some((l) => /^SyncLoop \(PLEG\): event for pod pod="default\/probe-me" event=\{"ID":"[^"]+","Type":"ContainerStarted","Data":"[^"]+"\} handler="HandlePodSyncs"$/.test(l)), 'PLEG ContainerStarted');
+      const probeLine = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
+      await until(() => lines.filter((l) => l === probeLine).length >= 2, 'two liveness failures', 30_000);
+      await until(() => (sync.kl.actual.get('default/probe-me')?.restarts ?? 0) >= 1, 'a restart in the model', 30_000);
+      const view = sync.kl.actual.get('default/probe-me')!;
+      assert.equal(view.kind, 'Pod');
+      assert.equal(view.ready?.endsWith('/1'), true);
+
+      const mineNow = () => (timeline.toArray() as SyncIterationEvent[]).filter((e) => e.key === 'default/probe-me');
+      await until(() => mineNow().some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), 'PLEG ContainerDied after the restart');
+      const mine = mineNow();
+      assert.ok(mine.some((e) => e.source === 'config' && e.op === 'ADD' && e.handler === 'HandlePodAdditions' && e.outcome === 'ok'));
+      assert.ok(mine.some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.handler === 'HandlePodSyncs'));
+      assert.ok(mine.some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && e.handler === 'HandlePodSyncs'));
+      assert.ok(mine.filter((e) => e.source === 'probe' && e.op === 'liveness' && e.handler === 'HandlePodSyncs').length >= 2);
+      assert.ok(Math.max(...restarts) >= 1);
+
+      await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--now']);
+      await until(() => lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'), 'config REMOVE');
+      await until(() => sync.kl.actual.get('default/probe-me') === undefined, 'gone from the model');
+      await until(() => lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup', 6_000);
+      assert.equal(sync.kl.podWorkers.size, 0);
+      assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+});
+
+describe('kubeloop sync', () => {
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    await t.kubectlOk(['-n', 'default', 'run', 'web', '--image=nginx']);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('--json prints one object per iteration with exactly t, source, op, key, handler, durationMs, outcome', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSync(['--kubeconfig', t.kubeconfig, '--namespace', 'default', '--duration', '2.5', '--json'], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+    });
+    assert.equal(code, 0, err.join('\n'));
+    const objs = out.map((l) => JSON.parse(l));
+    for (const o of objs) assert.deepEqual(Object.keys(o), ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome']);
+    assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key === 'default/web' && o.handler === 'HandlePodAdditions'));
+    assert.ok(objs.some((o) => o.source === 'sync' && o.op === 'tick'));
+    assert.ok(objs.some((o) => o.source === 'housekeeping' && o.outcome === 'ok'));
+    const ts = objs.map((o) => o.t);
+    assert.deepEqual(ts, [...ts].sort((a, b) => a - b));
+  });
+
+  it('prints the handler log lines without --json, and stops on its signal', async () => {
+    const out: string[] = [];
+    const stop = new AbortController();
+    const run = runSync(['--kubeconfig', t.kubeconfig], { stdout: (l) => out.push(l), stderr: () => undefined, signal: stop.signal });
+    await until(() => out.includes('SyncLoop ADD source="api" pods=["default/web"] handler="HandlePodAdditions"'), 'ADD line');
+    stop.abort();
+    assert.equal(await run, 0);
+  });
+
+  it('exits 1 with a message for an unusable kubeconfig or flag', async () => {
+    const err: string[] = [];
+    const io = { stdout: () => undefined, stderr: (l: string) => err.push(l) };
+    assert.equal(await runSync(['--kubeconfig', `${t.dir}/missing`], io), 1);
+    assert.match(err.join('\n'), /file not found/);
+    assert.equal(await runSync(['--duration', 'soon'], io), 1);
+    assert.equal(await runSync(['--bogus'], io), 1);
+  });
+});
