@@ -106,6 +106,11 @@ describe('ClusterLoader: planning', () => {
     assert.ok(!pick([], ['leases']).includes('leases.coordination.k8s.io'));
     assert.equal(pick([], ['leases']).length, 46);
     assert.deepEqual(selectTypes(realTypes, ['deploymnets'], ['nope']).unmatched, ['deploymnets', 'nope']);
+    // A bare name defined by several groups means the first group's, as kubectl resolves it.
+    const withCore = [{ ...realTypes[0], group: '', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'] }, ...realTypes];
+    assert.deepEqual(selectTypes(withCore, ['events'], []).selected.map((r) => `${r.resource}.${r.group}`), ['events.']);
+    assert.deepEqual(selectTypes(withCore, ['events.events.k8s.io'], []).selected.map((r) => `${r.resource}.${r.group}`), ['events.events.k8s.io']);
+    assert.equal(selectTypes(withCore, [], ['events']).selected.length, withCore.length - 1);
   });
 });
 

@@ -3,7 +3,8 @@
  *
  * Type names follow kubectl: a type matches `pods`, `pod` (singular), `po` (short name), `Pod`
  * (kind, any case), `pods.` + group (`deployments.apps`), or `resource.version.group`
- * (`deployments.v1.apps`). Matching is case-insensitive.
+ * (`deployments.v1.apps`). Matching is case-insensitive; a bare name that several groups define
+ * means the first group's (see resolveTypeName).
  * Tasks: a namespaced type gets one all-namespaces task, or one task per requested namespace; a
  * cluster-scoped type gets one task whatever the namespaces. Order follows discovery order.
  */
@@ -23,9 +24,22 @@ export function matchesType(r: ApiResource, spec: string): boolean {
   return typeNames(r).includes(spec.trim().toLowerCase());
 }
 
+/**
+ * The types a name means. A qualified name (with a dot) means what it matches. A bare name that
+ * matches types in several groups means the first group's, in discovery order (core first), as
+ * kubectl resolves `events` to core events and not events.events.k8s.io.
+ */
+export function resolveTypeName(types: ApiResource[], spec: string): ApiResource[] {
+  const hits = types.filter((r) => matchesType(r, spec));
+  if (spec.includes('.') || hits.length === 0) return hits;
+  return hits.filter((r) => r.group === hits[0].group);
+}
+
 export function selectTypes(types: ApiResource[], include: string[], exclude: string[]): { selected: ApiResource[]; unmatched: string[] } {
-  const unmatched = [...include, ...exclude].filter((spec) => !types.some((r) => matchesType(r, spec)));
-  const selected = types.filter((r) => (include.length === 0 || include.some((s) => matchesType(r, s))) && !exclude.some((s) => matchesType(r, s)));
+  const unmatched = [...include, ...exclude].filter((spec) => resolveTypeName(types, spec).length === 0);
+  const inc = new Set(include.flatMap((s) => resolveTypeName(types, s)));
+  const exc = new Set(exclude.flatMap((s) => resolveTypeName(types, s)));
+  const selected = types.filter((r) => (include.length === 0 || inc.has(r)) && !exc.has(r));
   return { selected, unmatched };
 }
 
