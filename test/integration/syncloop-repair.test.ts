@@ -1,0 +1,129 @@
+/**
+ * Missed events are repaired (issue 4): the demo cluster drops watch events, breaks a watch, and
+ * answers a watch with 410; each time the model converges with the API again, within two
+ * housekeeping periods of the PLEG having listed the change, and the timeline shows how (the
+ * housekeeping pass, the relist, the config updates it produced).
+ * The kubelet simulation is off, so pods never change after a write: nothing but the repair
+ * machinery can bring a missed event back.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient } from '../../src/core/kube/client';
+import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import type { Reflector } from '../../src/core/syncloop/sources/reflector';
+import { HOUSEKEEPING_PERIOD_MS } from '../../src/core/syncloop/syncloop';
+import { PLEG_RELIST_PERIOD_MS } from '../../src/core/syncloop/pleg/relister';
+import { TimelineStore } from '../../src/core/timeline/store';
+import type { SyncIterationEvent } from '../../src/core/timeline/events';
+import { api, startTestCluster, type TestCluster } from './demo-support';
+
+/** Two housekeeping periods after the PLEG listed the change, plus scheduling slack on a busy machine. */
+const REPAIR_BUDGET_MS = PLEG_RELIST_PERIOD_MS + 2 * HOUSEKEEPING_PERIOD_MS + 2500;
+
+async function until(pred: () => boolean, what: string, ms: number): Promise<number> {
+  const start = Date.now();
+  while (!pred()) {
+    if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return Date.now() - start;
+}
+
+function pod(name: string) {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+}
+
+describe('the sync loop repairs missed watch events (demo cluster faults)', () => {
+  let t: TestCluster;
+  let client: KubeClient;
+  let sync: ClusterSync;
+  let timeline: TimelineStore;
+  const lines: string[] = [];
+  const stop = new AbortController();
+  let running: Promise<void>;
+  let pods: Reflector;
+
+  const create = async (name: string) => assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
+  const remove = async (name: string) => assert.equal((await api(t.cluster, `/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
+  const modelHas = (name: string) => sync.kl.actual.get(`default/${name}`) !== undefined;
+  /** Makes the pods reflector open a new watch (faults apply to new requests) and waits until it watches again. */
+  const freshWatch = async () => {
+    const before = pods.stats.watches;
+    pods.relist('test: open a new watch');
+    await until(() => pods.stats.watches > before, 'a new watch request', 10_000);
+  };
+
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    // The first pods watch silently loses its first two events.
+    t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'pods', dropCount: 2, times: 1 });
+    client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    timeline = new TimelineStore(50_000);
+    sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    running = sync.run(stop.signal);
+    pods = sync.running.find((r) => r.source === 'api')!.reflector;
+    await until(() => sync.kl.allSourcesReady() && pods.state === 'watching', 'sources listed and watching', 10_000);
+  });
+  after(async () => {
+    stop.abort();
+    await running;
+    client.close();
+    await t.close();
+  });
+
+  it('dropped ADDED events: the PLEG list exposes them, housekeeping relists, the objects appear', async () => {
+    const relists = pods.stats.relistRequests;
+    await create('a');
+    await create('b');
+    await create('c');
+    const took = await until(() => ['a', 'b', 'c'].every(modelHas), 'a, b and c in the model', REPAIR_BUDGET_MS);
+    assert.ok(pods.stats.relistRequests > relists, 'the pods source was relisted');
+    assert.ok(lines.some((l) => l.startsWith('Reflector relist requested') && l.includes('watch missed events')), lines.join('\n'));
+    // The timeline shows how: a housekeeping pass, then the ADD the relist's SET produced.
+    const it = timeline.toArray() as SyncIterationEvent[];
+    const addA = it.findIndex((e) => e.source === 'config' && e.op === 'ADD' && e.key.split(',').includes('default/a'));
+    assert.ok(addA > 0);
+    assert.ok(it.slice(0, addA).some((e) => e.source === 'housekeeping' && e.outcome === 'ok'));
+    assert.ok(took <= REPAIR_BUDGET_MS);
+  });
+
+  it('a dropped DELETED event: the object leaves the model all the same', async () => {
+    // A delete is a MODIFIED (deletionTimestamp) and a DELETED: drop both, and anything after them.
+    t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'pods', dropCount: 5, times: 1 });
+    await freshWatch();
+    await until(() => pods.state === 'watching', 'watching', 10_000);
+    const relists = pods.stats.relistRequests;
+    await remove('c');
+    await until(() => !modelHas('c'), 'c gone from the model', REPAIR_BUDGET_MS);
+    assert.ok(pods.stats.relistRequests > relists, 'repaired by a relist, not by the watch');
+    assert.ok(timeline.toArray().some((e) => e.kind === 'iteration' && e.source === 'config' && e.op === 'REMOVE' && e.key.split(',').includes('default/c')));
+  });
+
+  it('a broken watch (connection reset): the reflector backs off, relists, and the model converges', async () => {
+    t.cluster.faults.add({ kind: 'reset', verb: 'watch', resource: 'pods', times: 1 });
+    const errors = pods.stats.errors;
+    await freshWatch();
+    await create('d');
+    await until(() => modelHas('d'), 'd in the model', REPAIR_BUDGET_MS + 2000);
+    assert.ok(pods.stats.errors > errors, 'the reset was seen as a watch failure');
+    assert.ok(lines.some((l) => l.startsWith('E Reflector failed, retrying reflector="api"')));
+  });
+
+  it('a watch answered with 410 Gone: the reflector relists and the model converges', async () => {
+    t.cluster.faults.add({ kind: 'error', verb: 'watch', resource: 'pods', status: 410, times: 1 });
+    const expired = pods.stats.expired;
+    await freshWatch();
+    await create('e');
+    await remove('a');
+    await until(() => modelHas('e') && !modelHas('a'), 'e in and a out of the model', REPAIR_BUDGET_MS);
+    assert.ok(pods.stats.expired > expired, 'the 410 made the reflector relist');
+    assert.ok(lines.some((l) => l.startsWith('Reflector watch expired, relisting reflector="api"')));
+  });
+
+  it('afterwards the model equals the API', async () => {
+    const listed = await api(t.cluster, '/api/v1/namespaces/default/pods');
+    const names = (listed.body.items as { metadata: { name: string } }[]).map((p) => `default/${p.metadata.name}`).sort();
+    await until(() => JSON.stringify([...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort()) === JSON.stringify(names), 'model = API', REPAIR_BUDGET_MS);
+    assert.deepEqual(names, ['default/b', 'default/d', 'default/e']);
+  });
+});
