@@ -2,6 +2,7 @@
  * A kubeconfig for the demo cluster: one cluster, one user, one context, all named after the
  * cluster, so that kubectl, @kubernetes/client-node and the extension can use it as it is.
  * The token (when there is one) is written into the file; the file is created with mode 0600.
+ * An http:// server is marked insecure-skip-tls-verify (see below); an https:// one carries its CA.
  */
 import { writeFile, rename, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -20,6 +21,9 @@ export interface KubeconfigInput {
 export function renderKubeconfig(k: KubeconfigInput): string {
   const cluster: Record<string, unknown> = { server: k.server };
   if (k.caCert) cluster['certificate-authority-data'] = Buffer.from(k.caCert, 'utf8').toString('base64');
+  // @kubernetes/client-node 1.x refuses plain-HTTP servers unless TLS verification is marked as
+  // skipped; for an http:// server the flag changes nothing else (kubectl ignores it there).
+  else if (k.server.startsWith('http://')) cluster['insecure-skip-tls-verify'] = true;
   const user: Record<string, unknown> = {};
   if (k.token) user.token = k.token;
   const contextName = k.user === 'kubeloop-demo' ? k.name : `${k.user}@${k.name}`;
