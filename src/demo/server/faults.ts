@@ -53,6 +53,8 @@ export interface FaultRequest {
   resource: string;
   namespace?: string;
   path: string;
+  /** The request carries a continue token (only those can be expired). */
+  hasContinue: boolean;
 }
 
 export class FaultSpecError extends Error {}
@@ -109,6 +111,9 @@ export class FaultController {
 }
 
 function matches(r: FaultRule, q: FaultRequest): boolean {
+  // Kinds that can only act on some requests match only those, so `times` counts real firings.
+  if (r.kind === 'expire-continue' && !q.hasContinue) return false;
+  if (r.kind === 'drop-events' && q.verb !== 'watch') return false;
   if (r.method && r.method.toUpperCase() !== q.method.toUpperCase()) return false;
   if (r.verb && r.verb !== q.verb) return false;
   if (r.group !== undefined && r.group !== q.group) return false;

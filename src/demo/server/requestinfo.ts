@@ -25,7 +25,7 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 
 export function parseRequestInfo(method: string, url: URL): RequestInfo {
   const path = url.pathname;
-  const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const segs = path.split('/').filter((s) => s !== '').map(safeDecode);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -97,4 +97,13 @@ export function parseRequestInfo(method: string, url: URL): RequestInfo {
 
 export function isTrue(v: string | null | undefined): boolean {
   return v === 'true' || v === '1';
+}
+
+/** A segment that is not valid percent-encoding stays as it is (and then names nothing that exists). */
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

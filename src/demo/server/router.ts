@@ -73,7 +73,7 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
   try {
     x.user = d.authn.authenticate(req);
     if (admin) return await handleAdmin(x, d.faults, stats);
-    const fired = d.faults.pick({ method: req.method ?? 'GET', verb: String(info.verb), group: info.group, resource: info.resource, namespace: info.namespace, path: url.pathname });
+    const fired = d.faults.pick({ method: req.method ?? 'GET', verb: String(info.verb), group: info.group, resource: info.resource, namespace: info.namespace, path: url.pathname, hasContinue: !!url.searchParams.get('continue') });
     if (fired.length && (await applyFaults(d, x, fired))) return;
     d.authz.authorize(x.user, info);
     await dispatch(d, x);
