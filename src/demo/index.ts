@@ -1,11 +1,13 @@
 /**
  * startDemoCluster: the embedded demo cluster in one call. A per-cluster ObjectStore (no globals),
- * the API server over it, the system namespaces, start-up CRDs, generated objects and churn, and
- * the kubelet simulation that makes pods live.
+ * the API server over it, the system namespaces, start-up CRDs, generated objects and churn
+ * (./generator, ./churn), and the kubelet simulation that makes pods live (./kubelet).
  *
  * Guarantee: stop() (or the signal) stops churn and the kubelet, closes every socket (watches and
  * hung requests included) and resolves once the listener is closed; it is idempotent.
  */
+import { startChurn } from './churn';
+import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
@@ -108,9 +110,13 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
         store.create('apiextensions.k8s.io', 'customresourcedefinitions', crd);
       }
     }
-    // HOOK (generator): generateObjects(store, { objects, seed }) and startChurn(store, { perSecond, seed, signal })
-    // from ./generator are wired in by wireGenerator below once src/demo/generator.ts exists.
-    await wireGenerator(store, opts, life.signal);
+    // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
+    // kubelet adopts them without work, and its own nodes reuse the generated ones.
+    if ((opts.objects ?? 0) > 0) generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1 });
+    if ((opts.churnPerSecond ?? 0) > 0) {
+      const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
+      stops.push(() => churn.stop());
+    }
     if (opts.kubelet !== false) {
       const kubelet = startKubelet(store, { signal: life.signal });
       stops.push(() => kubelet.stop());
@@ -158,8 +164,4 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     writeKubeconfig: (path, o) => writeKubeconfigFile(path, kubeconfig(o)),
     stop,
   };
-}
-
-async function wireGenerator(_store: ObjectStore, _opts: DemoClusterOptions, _signal: AbortSignal): Promise<void> {
-  // Filled in when src/demo/generator.ts lands (another helper writes it against the store contract).
 }
