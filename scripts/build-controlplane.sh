@@ -10,13 +10,29 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mod="$here/controlplane"
 
-# `go list -m` reads the pinned versions from go.mod (works offline once cached).
-k8s_version="$(cd "$mod" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
-etcd_version="$(cd "$mod" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
+log() { echo "build-controlplane: $*" >&2; }
+fail() { log "FAILED step: $*"; exit 1; }
+
+command -v go >/dev/null || fail "find go: no 'go' on PATH (needs Go >= 1.26, e.g. /usr/local/go/bin)"
+
+# readonly: build exactly what the committed go.mod/go.sum say, never edit them.
+# buildvcs=false: no git stamping (and no failure in a repo without commits).
+# CGO off: static binaries, no C toolchain needed (upstream builds them this way too).
+export GOFLAGS="-mod=readonly -buildvcs=false" CGO_ENABLED=0
+
+# `go list -m` reads the pinned versions from go.mod (offline once the module cache is warm).
+versions="$(cd "$mod" && go list -m -f '{{.Version}}' k8s.io/kubernetes go.etcd.io/etcd/server/v3 2>&1)" ||
+  fail "read versions: go list -m in $mod said: $versions"
+k8s_version="$(sed -n 1p <<<"$versions")"
+etcd_version="$(sed -n 2p <<<"$versions")"
 bin="${KUBELOOP_CACHE:-$HOME/.cache/kubeloop}/controlplane/${k8s_version}-${etcd_version}/bin"
 mkdir -p "$bin"
 
-log() { echo "build-controlplane: $*" >&2; }
+# Test files run in parallel processes may all call this on a cold cache: let one build.
+if command -v flock >/dev/null; then
+  exec 9>"$bin/.lock"
+  flock 9
+fi
 
 if "$bin/kube-apiserver" --version >/dev/null 2>&1 && "$bin/etcd" --version >/dev/null 2>&1; then
   log "cached: $("$bin/kube-apiserver" --version) / etcd $etcd_version"
@@ -24,45 +40,37 @@ if "$bin/kube-apiserver" --version >/dev/null 2>&1 && "$bin/etcd" --version >/de
   exit 0
 fi
 
-# Static, reproducible, small binaries (upstream also builds with CGO off).
-export CGO_ENABLED=0 GOFLAGS=-mod=mod
-# A go1.27+ toolchain would be fetched from the module proxy only if go.mod asked for it.
-export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
-
 # Without these -X flags the apiserver reports gitVersion "v0.0.0-master+$Format:%H$"
 # on /version and --version (same variables Kubernetes' hack/lib/version.sh sets).
 minor="${k8s_version#v1.}"; minor="${minor%%.*}"
 vpkg=k8s.io/component-base/version
 ldflags="-s -w -X $vpkg.gitVersion=$k8s_version -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor"
 ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
-for p in k8s.io/client-go/pkg/version; do
-  ldflags+=" -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
-done
+cpkg=k8s.io/client-go/pkg/version # client-go's copy (User-Agent etc.)
+ldflags+=" -X $cpkg.gitVersion=$k8s_version -X $cpkg.gitMajor=1 -X $cpkg.gitMinor=$minor -X $cpkg.gitTreeState=clean"
 
 # build NAME PKG: go build to a temp name in the bin dir, then rename (atomic on
 # one filesystem), so a killed build never leaves a half-written binary behind.
+errlog="$(mktemp)"
+trap 'rm -f "$errlog" "$bin"/.*.tmp.$$' EXIT
 build() {
-  local name="$1" pkg="$2" tmp errlog start
+  local name="$1" pkg="$2" tmp start
   tmp="$bin/.$name.tmp.$$"
-  errlog="$(mktemp)"
   start=$SECONDS
   log "building $name ($pkg) ..."
   if ! (cd "$mod" && go build -trimpath -ldflags="$ldflags" -o "$tmp" "$pkg") 2>"$errlog"; then
-    log "FAILED step: go build $name ($pkg) in $mod; go said:"
+    log "go build output:"
     cat "$errlog" >&2
-    rm -f "$tmp" "$errlog"
-    exit 1
+    fail "go build $name ($pkg) in $mod (see go's error above)"
   fi
-  rm -f "$errlog"
   if ! "$tmp" --version >/dev/null 2>&1; then
-    log "FAILED step: $name built but '$name --version' did not run"
-    rm -f "$tmp"
-    exit 1
+    fail "$name built but '$name --version' did not run"
   fi
   mv -f "$tmp" "$bin/$name"
   log "built $name in $((SECONDS - start))s ($(du -h "$bin/$name" | cut -f1))"
 }
 
+log "not cached in $bin: building (cold: ~600 MB of Go modules, 7-15 min on 2 cores)"
 build etcd ./etcd
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 

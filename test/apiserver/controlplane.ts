@@ -1,0 +1,392 @@
+// Test harness: a real etcd + kube-apiserver on loopback, started the way
+// controller-runtime's envtest does it (no kubelet, no controller-manager).
+// Binaries come from scripts/build-controlplane.sh (built from Go modules and
+// cached outside the repo). Only node: builtins are imported on purpose, so the
+// harness works before/without the extension's own dependencies.
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface ControlPlane {
+  server: string; // https://127.0.0.1:<port>
+  kubeconfigPath: string;
+  adminToken: string;
+  caFile: string; // CA that signed the apiserver's self-signed serving cert
+  dir: string; // temp dir holding everything; removed by stop()
+  etcdUrl: string;
+  stop(): Promise<void>;
+  tokens: Record<string, string>; // user name -> bearer token (admin + extraUsers)
+}
+
+export interface ControlPlaneOptions {
+  binDir?: string; // default: ensureControlPlaneBinaries()
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  etcdCompactionInterval?: string; // e.g. '1s'; apiserver-driven compaction (default 5m)
+  extraUsers?: { name: string; token: string; groups?: string[] }[];
+  signal?: AbortSignal;
+  extraApiserverArgs?: string[]; // '--flag=value'; a later flag overrides an earlier one
+  startTimeoutMs?: number; // whole start-up, until /readyz and the default namespace; default 90 s
+}
+
+const ADMIN_USER = 'kubeloop-admin';
+const SCRIPT = path.resolve(__dirname, '../../scripts/build-controlplane.sh');
+
+let binaries: Promise<string> | undefined;
+
+/** Runs scripts/build-controlplane.sh (a no-op when cached) once per process; resolves to its bin dir. */
+export function ensureControlPlaneBinaries(): Promise<string> {
+  binaries ??= new Promise<string>((resolve, reject) => {
+    // A cold build of kube-apiserver takes many minutes on 2 cores: no timeout here.
+    execFile('bash', [SCRIPT], { maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (err) {
+        binaries = undefined; // let a later call retry
+        reject(new Error(`${SCRIPT} failed (${err.message.split('\n')[0]}):\n${stderr}`));
+        return;
+      }
+      const lines = stdout.trim().split('\n');
+      resolve(lines[lines.length - 1]); // the script prints the bin dir last
+    });
+  });
+  return binaries;
+}
+
+/** Starts etcd and kube-apiserver on free loopback ports; retries once if a port got taken meanwhile. */
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const binDir = opts.binDir ?? (await ensureControlPlaneBinaries());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(binDir, opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof PortRaceError)) throw err;
+    }
+  }
+}
+
+class PortRaceError extends Error {}
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  log: string;
+  exited: Promise<void>;
+  exitCode: number | null | undefined; // undefined while running
+}
+
+async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<ControlPlane> {
+  opts.signal?.throwIfAborted();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeloop-cp-'));
+  const procs: Proc[] = [];
+  const [etcdClient, etcdPeer, apiPort] = await freePorts(3);
+  const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+  const server = `https://127.0.0.1:${apiPort}`;
+  const deadline = Date.now() + (opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+
+  let watchdog: ChildProcess | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      process.off('exit', onExit);
+      for (const s of SIGNALS) process.off(s, onSignal);
+      opts.signal?.removeEventListener('abort', onAbort);
+      // apiserver first so it doesn't spend its last seconds retrying a dead etcd.
+      for (const p of [...procs].reverse()) await terminate(p);
+      watchdog?.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    })());
+  // Last-resort cleanup: 'exit' handlers must be synchronous.
+  const onExit = (): void => {
+    for (const p of procs) if (p.exitCode === undefined) p.child.kill('SIGKILL');
+    watchdog?.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  // Ctrl-C / runner timeouts: clean up, then die by the same signal as before.
+  const onSignal = (sig: NodeJS.Signals): void => {
+    onExit();
+    for (const s of SIGNALS) process.off(s, onSignal);
+    process.kill(process.pid, sig);
+  };
+  const onAbort = (): void => void stop();
+  process.on('exit', onExit);
+  for (const s of SIGNALS) process.on(s, onSignal);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    // --- etcd: single member, throwaway data; no fsync since durability is irrelevant here.
+    const etcdArgs = [
+      '--name=kubeloop',
+      `--data-dir=${path.join(dir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=kubeloop=http://127.0.0.1:${etcdPeer}`,
+      '--log-level=warn',
+    ];
+    if (supportsFlag(binDir, 'etcd', '--unsafe-no-fsync')) etcdArgs.push('--unsafe-no-fsync');
+    procs.push(launch(binDir, 'etcd', etcdArgs, dir));
+    watchdog = startWatchdog(dir);
+    await waitFor('etcd /health', procs, opts, deadline, async () => {
+      const r = await request(`${etcdUrl}/health`, {});
+      return (r.status === 200 && r.body.includes('"health":"true"')) || `${r.status} ${r.body.trim()}`;
+    });
+
+    // --- kube-apiserver, with envtest's flag set.
+    const certDir = path.join(dir, 'cert');
+    const saKey = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    });
+    fs.writeFileSync(path.join(dir, 'sa.key'), saKey.privateKey, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'sa.pub'), saKey.publicKey);
+
+    const adminToken = randomBytes(24).toString('hex');
+    const tokens: Record<string, string> = { [ADMIN_USER]: adminToken };
+    // token,user,uid,"group1,group2" (static token file format).
+    const rows = [`${adminToken},${ADMIN_USER},${ADMIN_USER},"system:masters"`];
+    for (const u of opts.extraUsers ?? []) {
+      tokens[u.name] = u.token;
+      rows.push(`${u.token},${u.name},${u.name}` + (u.groups?.length ? `,"${u.groups.join(',')}"` : ''));
+    }
+    fs.writeFileSync(path.join(dir, 'tokens.csv'), rows.join('\n') + '\n', { mode: 0o600 });
+
+    const apiArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--cert-dir=${certDir}`, // no --tls-cert-file: apiserver writes a self-signed CA + serving cert here
+      `--secure-port=${apiPort}`,
+      '--bind-address=127.0.0.1', // also puts 127.0.0.1 into the serving cert's SANs
+      '--advertise-address=127.0.0.1',
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC', // system:masters still bypasses authorization
+      // No controller-manager creates the 'default' ServiceAccount, so the
+      // ServiceAccount admission plugin would reject every Pod.
+      '--disable-admission-plugins=ServiceAccount',
+    ];
+    if (opts.maxRequestsInflight !== undefined) apiArgs.push(`--max-requests-inflight=${opts.maxRequestsInflight}`);
+    if (opts.maxMutatingRequestsInflight !== undefined)
+      apiArgs.push(`--max-mutating-requests-inflight=${opts.maxMutatingRequestsInflight}`);
+    if (opts.etcdCompactionInterval !== undefined)
+      apiArgs.push(`--etcd-compaction-interval=${opts.etcdCompactionInterval}`);
+    apiArgs.push(...(opts.extraApiserverArgs ?? []));
+    procs.push(launch(binDir, 'kube-apiserver', apiArgs, dir));
+
+    // /readyz covers etcd, RBAC bootstrap roles and the other post-start hooks.
+    const auth = { token: adminToken, insecure: true };
+    await waitFor('kube-apiserver /readyz', procs, opts, deadline, async () => {
+      const r = await request(`${server}/readyz?verbose`, auth); // verbose: lists the failing checks
+      return r.status === 200 || `${r.status}: ${r.body.split('\n').filter((l) => l.startsWith('[-]')).join('; ')}`;
+    });
+
+    // The self-signed apiserver.crt holds the serving cert followed by its CA;
+    // hand clients only the CA, and prove it verifies before relying on it.
+    // (If that ever fails, the kubeconfig falls back to insecure-skip-tls-verify.)
+    const caFile = path.join(dir, 'ca.crt');
+    const bundle = fs.readFileSync(path.join(certDir, 'apiserver.crt'), 'utf8');
+    let caWorks = true;
+    try {
+      fs.writeFileSync(caFile, extractCa(bundle));
+      await request(`${server}/version`, { token: adminToken, ca: fs.readFileSync(caFile) });
+    } catch {
+      caWorks = false;
+      fs.writeFileSync(caFile, bundle);
+    }
+
+    // The apiserver creates the 'default' namespace a moment after it is ready.
+    await waitFor('namespace "default"', procs, opts, deadline, async () => {
+      const r = await request(`${server}/api/v1/namespaces/default`, auth);
+      return r.status === 200 || `${r.status}`;
+    });
+
+    const kubeconfigPath = path.join(dir, 'kubeconfig');
+    fs.writeFileSync(kubeconfigPath, kubeconfig(server, caWorks ? caFile : undefined, adminToken), { mode: 0o600 });
+    return { server, kubeconfigPath, adminToken, caFile, dir, etcdUrl, stop, tokens };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const DEFAULT_START_TIMEOUT_MS = 90_000;
+
+function launch(binDir: string, name: string, args: string[], dir: string): Proc {
+  // Output goes straight to a file: no pipe to drain, and its tail explains failures.
+  const logFile = path.join(dir, `${name}.log`);
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawn(path.join(binDir, name), args, { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  if (child.pid) fs.appendFileSync(path.join(dir, 'pids'), `${child.pid}\n`); // for the watchdog
+  const p: Proc = { name, child, log: logFile, exitCode: undefined, exited: Promise.resolve() };
+  p.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      p.exitCode = code ?? (signal ? -1 : null);
+      resolve();
+    });
+    child.on('error', (e) => {
+      fs.appendFileSync(logFile, `spawn failed: ${e.message}\n`);
+      p.exitCode = -1;
+      resolve();
+    });
+  });
+  return p;
+}
+
+async function terminate(p: Proc): Promise<void> {
+  if (p.exitCode !== undefined) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 5000);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/**
+ * A SIGKILLed test process runs no handlers, so a small shell watches our pid
+ * and kills whatever launch() recorded in <dir>/pids if we vanish without stop().
+ */
+function startWatchdog(dir: string): ChildProcess {
+  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -9 $(cat "$2/pids") 2>/dev/null; rm -rf "$2"';
+  const w = spawn('sh', ['-c', script, 'watchdog', String(process.pid), dir], { stdio: 'ignore' });
+  w.unref();
+  return w;
+}
+
+const helpTexts = new Map<string, string>();
+function supportsFlag(binDir: string, name: string, flag: string): boolean {
+  const bin = path.join(binDir, name);
+  let help = helpTexts.get(bin);
+  if (help === undefined) {
+    try {
+      help = execFileSync(bin, ['--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      // Some versions print --help to stderr or exit non-zero.
+      help = `${(e as { stdout?: string }).stdout ?? ''}${(e as { stderr?: string }).stderr ?? ''}`;
+    }
+    helpTexts.set(bin, help);
+  }
+  return help.includes(flag);
+}
+
+/** Polls ok() (true, or a reason it is not yet) every 200 ms until the shared start deadline. */
+async function waitFor(
+  what: string,
+  procs: Proc[],
+  opts: ControlPlaneOptions,
+  deadline: number,
+  ok: () => Promise<true | string>,
+): Promise<void> {
+  let last = 'no attempt finished';
+  for (;;) {
+    opts.signal?.throwIfAborted();
+    const dead = procs.find((p) => p.exitCode !== undefined);
+    if (dead) {
+      const logs = tails(procs);
+      if (/address already in use/.test(logs)) throw new PortRaceError(`port race while waiting for ${what}\n${logs}`);
+      throw new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`);
+    }
+    try {
+      const r = await ok();
+      if (r === true) return;
+      last = r;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    if (Date.now() > deadline) {
+      const ms = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+      throw new Error(`control plane not up within ${ms} ms: timed out waiting for ${what} (last: ${last})\n${tails(procs)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function tails(procs: Proc[], n = 25): string {
+  return procs
+    .map((p) => {
+      let text = '';
+      try {
+        text = fs.readFileSync(p.log, 'utf8');
+      } catch {
+        /* log already removed */
+      }
+      return `--- last ${n} lines of ${p.name} output ---\n${text.trimEnd().split('\n').slice(-n).join('\n')}`;
+    })
+    .join('\n');
+}
+
+/** Bind :0 on loopback n times at once (so they differ), then release. Racy by nature; see PortRaceError. */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
+      const s = net.createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+function extractCa(bundle: string): string {
+  const pems = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const ca = pems.find((p) => new X509Certificate(p).ca);
+  return (ca ?? pems[pems.length - 1] ?? bundle) + '\n';
+}
+
+function kubeconfig(server: string, caFile: string | undefined, token: string): string {
+  // JSON-quoted scalars are valid YAML and need no escaping rules of our own.
+  const q = JSON.stringify;
+  const cluster = caFile ? `certificate-authority: ${q(caFile)}` : 'insecure-skip-tls-verify: true';
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: kubeloop
+  cluster:
+    server: ${q(server)}
+    ${cluster}
+users:
+- name: ${ADMIN_USER}
+  user:
+    token: ${q(token)}
+contexts:
+- name: kubeloop
+  context:
+    cluster: kubeloop
+    user: ${ADMIN_USER}
+current-context: kubeloop
+`;
+}
+
+interface RequestOpts {
+  token?: string;
+  ca?: Buffer;
+  insecure?: boolean;
+}
+
+/** Minimal GET used for readiness polling (http for etcd, https for the apiserver). */
+function request(url: string, o: RequestOpts): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = o.token ? { Authorization: `Bearer ${o.token}` } : {};
+    const done = (res: http.IncomingMessage): void => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    };
+    const req = url.startsWith('https:')
+      ? https.get(url, { headers, ca: o.ca, rejectUnauthorized: !o.insecure, agent: false }, done)
+      : http.get(url, { headers, agent: false }, done);
+    req.setTimeout(2000, () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+  });
+}
