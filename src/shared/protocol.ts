@@ -8,6 +8,11 @@
  *   refers to events only by that id (`select`, `requestDetails`), never by content.
  * - Messages from the webview are untrusted input to the host: `parseWebviewMessage` accepts only the
  *   shapes below and returns undefined for anything else.
+ * - The history at `ready` arrives as one `init` followed, when it is large, by `chunk` messages in
+ *   order, the last with `done: true`; only then do `append` messages follow. So the webview sees every
+ *   event exactly once and in store order, however many there are.
+ *
+ * Compatibility: fields added after the first version are optional, so either side can be older.
  */
 import type { TimelineEvent } from '../core/timeline/events';
 
@@ -22,19 +27,36 @@ export type ThemeKind = 'light' | 'dark' | 'highContrast' | 'highContrastLight';
 
 // ---- host -> webview ---------------------------------------------------------------------------
 
-/** The whole history at the time the webview said `ready` (and after it is shown again). */
+/**
+ * The history at the time the webview said `ready` (and after it is shown again): all of it, or its
+ * first chunk when `total` is larger than `events.length`.
+ */
 export interface InitMessage {
   type: 'init';
   events: TimelineItem[];
   theme: ThemeKind;
   /** Events the bounded store had already dropped before this snapshot (history is partial). */
   dropped: number;
+  /** How many events the whole snapshot holds; absent means `events` is all of it. */
+  total?: number;
 }
 
-/** Events appended since the last init/append, in append order. */
+/** The next part of the snapshot an `init` began; `done` on the last one. */
+export interface ChunkMessage {
+  type: 'chunk';
+  events: TimelineItem[];
+  done: boolean;
+}
+
+/** Events appended since the snapshot or the last append, in append order. */
 export interface AppendMessage {
   type: 'append';
   events: TimelineItem[];
+  /**
+   * The store's dropped count now: every event with a smaller id is gone from the host, and the
+   * webview may forget it too (it stays as bounded as the store).
+   */
+  dropped?: number;
 }
 
 /** The store was cleared (for example, a new load started): forget every event and id. */
@@ -56,7 +78,7 @@ export interface DetailsMessage {
   text?: string;
 }
 
-export type HostToWebviewMessage = InitMessage | AppendMessage | ResetMessage | ThemeMessage | DetailsMessage;
+export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | DetailsMessage;
 
 // ---- webview -> host ---------------------------------------------------------------------------
 
@@ -79,11 +101,28 @@ export interface RequestDetailsMessage {
 
 export type WebviewToHostMessage = ReadyMessage | SelectMessage | RequestDetailsMessage;
 
-/** What the webview keeps with `getState`/`setState`, so it restores itself when hidden and shown. */
+/**
+ * What the webview keeps with `getState`/`setState`, so it restores itself when hidden and shown and
+ * (through the panel serializer) after a window reload. Every field is optional and checked on
+ * restore: state saved by an older version must not break a newer one.
+ */
 export interface TimelineViewState {
+  /** The selected bar or mark, by the id of its first event. */
   selectedEventId?: number;
+  /** Vertical scroll of the lanes. */
   scrollTop?: number;
+  /** The name filter (substring of a pod key or a task's resource/namespace). */
   filter?: string;
+  /** The visible time range; absent while the view fits everything automatically. */
+  view?: { start: number; end: number };
+  /** Whether the view follows new events. */
+  follow?: boolean;
+  /** Sources not shown: 'loader' and/or sync sources. */
+  hiddenSources?: string[];
+  /** The kind filter ('' or absent: every kind). */
+  kind?: string;
+  /** Whether the event list is shown next to the canvas. */
+  listOpen?: boolean;
 }
 
 function isEventId(v: unknown): v is number {

@@ -1,17 +1,39 @@
 /**
- * Text renderings of timeline events for the details pane. No 'vscode' import.
- * The result is plain text: the webview puts it in the DOM with textContent, so a name such as
- * `<img src=x onerror=alert(1)>` shows as those characters.
+ * Text renderings of timeline events, shared by the host (the `details` answer) and the webview
+ * (its details pane, list and announcements). No 'vscode' import and no DOM: plain strings only.
+ * The webview puts them in the DOM with textContent, so a name such as `<img src=x onerror=alert(1)>`
+ * shows as those characters.
  */
 import type { GroupVersionResource, TimelineEvent } from '../../core/timeline/events';
+
+/** One labelled value of a details pane. */
+export type DetailRow = [label: string, value: string];
 
 export function gvrText(gvr: GroupVersionResource): string {
   return gvr.group ? `${gvr.resource}.${gvr.group}/${gvr.version}` : `${gvr.resource}/${gvr.version}`;
 }
 
-/** "key: value" lines, in a fixed order, omitting absent fields. */
-export function formatEventDetails(e: TimelineEvent): string {
-  const rows: [string, unknown][] =
+/** A duration as people read it: "850 µs", "12.4 ms", "3.20 s". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '?';
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** A position on the timeline's clock, e.g. "12.345 s". */
+export function formatTime(ms: number): string {
+  return `${(ms / 1000).toFixed(3)} s`;
+}
+
+/** Keeps the rows that have a value, as strings. */
+export function presentRows(rows: [string, unknown][]): DetailRow[] {
+  return rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]);
+}
+
+/** The rows of one event, in a fixed order, omitting absent fields. */
+export function eventDetailRows(e: TimelineEvent): DetailRow[] {
+  return presentRows(
     e.kind === 'task'
       ? [
           ['Loader task', `#${e.taskId} (load ${e.loadId})`],
@@ -19,11 +41,11 @@ export function formatEventDetails(e: TimelineEvent): string {
           ['Resource', gvrText(e.gvr)],
           ['Namespace', e.namespace ?? '(all namespaces / cluster-scoped)'],
           ['Worker', e.worker],
-          ['At', `${e.t} ms`],
+          ['At', formatTime(e.t)],
           ['Items', e.count],
           ['Pages', e.pages],
           ['Retries', e.retries],
-          ['Duration', e.durationMs === undefined ? undefined : `${e.durationMs} ms`],
+          ['Duration', e.durationMs === undefined ? undefined : formatDuration(e.durationMs)],
           ['Outcome', e.outcome],
           ['HTTP status', e.status],
           ['Message', e.message],
@@ -32,13 +54,17 @@ export function formatEventDetails(e: TimelineEvent): string {
           ['Sync loop iteration', `${e.source} / ${e.op}`],
           ['Pod', e.key || '(none)'],
           ['Handler', e.handler],
-          ['At', `${e.t} ms`],
-          ['Duration', `${e.durationMs} ms`],
+          ['At', formatTime(e.t)],
+          ['Duration', formatDuration(e.durationMs)],
           ['Outcome', e.outcome],
           ['Message', e.message],
-        ];
-  return rows
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${k}: ${String(v)}`)
+        ],
+  );
+}
+
+/** "key: value" lines. */
+export function formatEventDetails(e: TimelineEvent): string {
+  return eventDetailRows(e)
+    .map(([k, v]) => `${k}: ${v}`)
     .join('\n');
 }

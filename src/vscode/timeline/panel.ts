@@ -1,29 +1,24 @@
 /**
- * TimelinePanel: hosts the timeline webview and feeds it from a TimelineStore.
+ * TimelinePanel: hosts the timeline webview and feeds it from a TimelineStore (through TimelineFeed).
  *
  * Event ids: an event's id is its sequence number since the store was last cleared, i.e.
  * `store.dropped + index` in `store.toArray()`. The ring drops oldest-first, so that number never
  * changes for an event while it is held, and an id whose event was dropped simply resolves to nothing.
  *
- * Delivery: the webview is not kept alive while hidden (no retainContextWhenHidden); when shown
- * again its script re-runs, says `ready`, and gets a full `init`. Appends are sent only between a
- * `ready` and the panel being hidden, batched so a burst of events is one message.
+ * Lifetime: the webview is not kept alive while hidden (no retainContextWhenHidden: a 100,000-event
+ * canvas is not worth the memory); when shown again its script re-runs, restores its own view state
+ * (getState), says `ready`, and gets the history again. After a window reload, VS Code hands the
+ * panel back to `registerTimelineSerializer`'s deserializer, which revives it the same way.
  */
 import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { TimelineEvent } from '../../core/timeline/events';
-import {
-  parseWebviewMessage,
-  type HostToWebviewMessage,
-  type ThemeKind,
-  type TimelineItem,
-} from '../../shared/protocol';
+import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
 import { TIMELINE_PANEL_TYPE } from '../commandIds';
 import type { Logger } from '../logger';
 import { formatEventDetails } from './details';
+import { TimelineFeed } from './feed';
 import { makeNonce, timelineHtml } from './html';
-
-const APPEND_BATCH_MS = 50;
 
 export function themeKind(kind: vscode.ColorThemeKind): ThemeKind {
   switch (kind) {
@@ -46,6 +41,14 @@ export interface TimelinePanelOptions {
   onSelect?: (id: number, event: TimelineEvent) => void;
 }
 
+/** The webview may run our script and read only the extension's bundle and media; nothing else on disk. */
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+  };
+}
+
 export class TimelinePanel implements vscode.Disposable {
   private static current: TimelinePanel | undefined;
 
@@ -55,11 +58,15 @@ export class TimelinePanel implements vscode.Disposable {
       TimelinePanel.current.panel.reveal();
       return TimelinePanel.current;
     }
-    const panel = vscode.window.createWebviewPanel(TIMELINE_PANEL_TYPE, 'KubeLoop Timeline', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      // The webview may read only the extension's bundle and media; nothing else on disk.
-      localResourceRoots: [vscode.Uri.joinPath(opts.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(opts.extensionUri, 'media')],
-    });
+    const panel = vscode.window.createWebviewPanel(TIMELINE_PANEL_TYPE, 'KubeLoop Timeline', vscode.ViewColumn.Active, webviewOptions(opts.extensionUri));
+    TimelinePanel.current = new TimelinePanel(panel, opts);
+    return TimelinePanel.current;
+  }
+
+  /** Takes over a panel VS Code restored after a window reload (see registerTimelineSerializer). */
+  static revive(panel: vscode.WebviewPanel, opts: TimelinePanelOptions): TimelinePanel {
+    TimelinePanel.current?.dispose();
+    panel.webview.options = webviewOptions(opts.extensionUri);
     TimelinePanel.current = new TimelinePanel(panel, opts);
     return TimelinePanel.current;
   }
@@ -69,14 +76,15 @@ export class TimelinePanel implements vscode.Disposable {
     TimelinePanel.current?.dispose();
   }
 
-  /** Tells the open panel (if any) that the store was cleared. */
+  /**
+   * Tells the open panel (if any) that the store was cleared. Optional: the feed also notices a
+   * clear by itself at the next appended event.
+   */
   static reset(): void {
-    TimelinePanel.current?.post({ type: 'reset' });
+    TimelinePanel.current?.feed.reset();
   }
 
-  private ready = false;
-  private pending: TimelineItem[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly feed: TimelineFeed;
   private readonly disposables: vscode.Disposable[] = [];
 
   private constructor(
@@ -84,49 +92,32 @@ export class TimelinePanel implements vscode.Disposable {
     private readonly opts: TimelinePanelOptions,
   ) {
     const webview = panel.webview;
-    const media = vscode.Uri.joinPath(opts.extensionUri, 'media');
     webview.html = timelineHtml({
       cspSource: webview.cspSource,
       nonce: makeNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(opts.extensionUri, 'dist', 'webview', 'timeline.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'timeline', 'timeline.css')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(opts.extensionUri, 'media', 'timeline', 'timeline.css')).toString(),
+    });
+    this.feed = new TimelineFeed({
+      store: opts.store,
+      post: (msg) => this.post(msg),
+      theme: () => themeKind(vscode.window.activeColorTheme.kind),
     });
     this.disposables.push(
+      this.feed,
       webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
       panel.onDidChangeViewState(() => {
-        if (!panel.visible) this.ready = false; // its document goes away; it re-sends `ready` when shown
+        if (!panel.visible) this.feed.stop(); // its document goes away; it re-sends `ready` when shown
       }),
       panel.onDidDispose(() => this.dispose()),
-      vscode.window.onDidChangeActiveColorTheme((t) => this.post({ type: 'theme', theme: themeKind(t.kind) })),
+      vscode.window.onDidChangeActiveColorTheme((t) => void this.post({ type: 'theme', theme: themeKind(t.kind) })),
     );
-    const unsubscribe = opts.store.subscribe((e) => this.onAppended(e));
-    this.disposables.push({ dispose: unsubscribe });
-  }
-
-  private items(): TimelineItem[] {
-    const base = this.opts.store.dropped;
-    return this.opts.store.toArray().map((event, i) => ({ id: base + i, event }));
   }
 
   private lookup(id: number): TimelineEvent | undefined {
-    const i = id - this.opts.store.dropped;
-    return i >= 0 && i < this.opts.store.length ? this.opts.store.toArray()[i] : undefined;
-  }
-
-  private onAppended(event: TimelineEvent): void {
-    if (!this.ready) return; // the next `ready` sends the whole history
-    // Called right after the append, so the new event is the store's last: O(1), no copy of the ring.
-    const store = this.opts.store;
-    this.pending.push({ id: store.dropped + store.length - 1, event });
-    this.flushTimer ??= setTimeout(() => this.flush(), APPEND_BATCH_MS);
-  }
-
-  private flush(): void {
-    this.flushTimer = undefined;
-    if (this.pending.length === 0 || !this.ready) return;
-    const events = this.pending;
-    this.pending = [];
-    this.post({ type: 'append', events });
+    const { store } = this.opts;
+    const i = id - store.dropped;
+    return i >= 0 && i < store.length ? store.toArray()[i] : undefined;
   }
 
   private onMessage(raw: unknown): void {
@@ -137,14 +128,7 @@ export class TimelinePanel implements vscode.Disposable {
     }
     switch (msg.type) {
       case 'ready':
-        this.ready = true;
-        this.pending = [];
-        this.post({
-          type: 'init',
-          events: this.items(),
-          theme: themeKind(vscode.window.activeColorTheme.kind),
-          dropped: this.opts.store.dropped,
-        });
+        void this.feed.start();
         break;
       case 'select': {
         const event = this.lookup(msg.eventId);
@@ -153,20 +137,33 @@ export class TimelinePanel implements vscode.Disposable {
       }
       case 'requestDetails': {
         const event = this.lookup(msg.eventId);
-        this.post({ type: 'details', eventId: msg.eventId, text: event ? formatEventDetails(event) : undefined });
+        void this.post({ type: 'details', eventId: msg.eventId, text: event ? formatEventDetails(event) : undefined });
         break;
       }
     }
   }
 
-  private post(msg: HostToWebviewMessage): void {
-    void this.panel.webview.postMessage(msg);
+  private post(msg: HostToWebviewMessage): Thenable<boolean> {
+    return this.panel.webview.postMessage(msg);
   }
 
   dispose(): void {
     if (TimelinePanel.current === this) TimelinePanel.current = undefined;
-    if (this.flushTimer) clearTimeout(this.flushTimer);
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
+}
+
+/**
+ * Lets the timeline panel survive a window reload. Call once from `activate`, before the panel is
+ * first shown; package.json needs the activation event `onWebviewPanel:kubeloop.timeline` so VS Code
+ * activates the extension to revive a restored panel. The webview restores its own view state from
+ * getState, so the serializer needs nothing from `state`.
+ */
+export function registerTimelineSerializer(opts: TimelinePanelOptions): vscode.Disposable {
+  return vscode.window.registerWebviewPanelSerializer(TIMELINE_PANEL_TYPE, {
+    async deserializeWebviewPanel(panel: vscode.WebviewPanel) {
+      TimelinePanel.revive(panel, opts);
+    },
+  });
 }
