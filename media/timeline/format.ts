@@ -1,8 +1,11 @@
 /**
- * One-line labels for the timeline's event list. Plain text only: the caller puts them in the DOM
- * with textContent, so cluster-supplied names are never parsed as HTML.
+ * The webview's texts: one-line labels (the accessible list, announcements, the hover tip) and the
+ * details of a bar or mark. Plain strings only: the caller puts them in the DOM with textContent, so
+ * cluster-supplied names are never parsed as HTML.
  */
 import type { TimelineEvent } from '../../src/core/timeline/events';
+import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, type DetailRow } from '../../src/vscode/timeline/details';
+import { itemEnd, type Bar, type Item } from './model';
 
 export function eventLabel(e: TimelineEvent): string {
   if (e.kind === 'task') {
@@ -24,7 +27,53 @@ function fmtTime(ms: number): string {
   return `${(ms / 1000).toFixed(3)}s`;
 }
 
-/** Whether an event matches a free-text filter (case-insensitive substring of its label). */
-export function matchesFilter(e: TimelineEvent, filter: string): boolean {
-  return filter === '' || eventLabel(e).toLowerCase().includes(filter.toLowerCase());
+/** One line for a bar or mark. */
+export function itemLabel(item: Item): string {
+  if (item.type === 'mark') return eventLabel(item.event);
+  const where = item.namespace ? ` in ${item.namespace}` : '';
+  const state =
+    item.outcome === 'running'
+      ? 'running'
+      : `${item.outcome}${item.count !== undefined ? `, ${item.count} items` : ''}, ${formatDuration(barDuration(item, item.end!))}`;
+  return `${fmtTime(item.start)}  worker ${item.worker}  list ${item.resource}${where}: ${state}`;
+}
+
+export interface Description {
+  title: string;
+  rows: DetailRow[];
+}
+
+function barDuration(bar: Bar, end: number): number {
+  return bar.durationMs ?? end - bar.start;
+}
+
+/** Everything known about an item, for the details pane. `now` is where a running bar has got to. */
+export function describeItem(item: Item, now: number): Description {
+  if (item.type === 'mark') {
+    const e = item.event;
+    return { title: `${e.source} · ${e.op}${e.key ? ` · ${e.key}` : ''}`, rows: eventDetailRows(e) };
+  }
+  const bar = item;
+  const end = itemEnd(bar, now);
+  const pageCounts = bar.pages.map((p) => p.count).filter((c): c is number => c !== undefined);
+  const pages = bar.pages.length === 0 ? undefined : pageCounts.length === bar.pages.length && bar.pages.length <= 20 ? `${bar.pages.length} (${pageCounts.join(', ')} items)` : String(bar.pages.length);
+  const retries = bar.retries.length === 0 ? undefined : bar.retries.map((r) => `${formatTime(r.t)}${r.message ? ` ${r.message}` : ''}`).join('; ');
+  return {
+    title: `list ${bar.resource}${bar.namespace ? ` in ${bar.namespace}` : ''}`,
+    rows: presentRows([
+      ['Loader task', `#${bar.taskId} (load ${bar.loadId})`],
+      ['Resource', gvrText(bar.gvr)],
+      ['Namespace', bar.namespace ?? '(all namespaces / cluster-scoped)'],
+      ['Worker', bar.worker],
+      ['Started', formatTime(bar.start)],
+      ['Finished', bar.end === undefined ? '(still running)' : formatTime(bar.end)],
+      ['Duration', `${formatDuration(barDuration(bar, end))}${bar.end === undefined ? ' so far' : ''}`],
+      ['Outcome', bar.outcome],
+      ['Items', bar.count],
+      ['Pages', pages],
+      ['Retries', retries === undefined ? undefined : `${bar.retries.length}: ${retries}`],
+      ['HTTP status', bar.status],
+      ['Message', bar.message],
+    ]),
+  };
 }
