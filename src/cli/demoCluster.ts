@@ -17,7 +17,8 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --seed S              seed of the generator (default 1)
   --churn N             creates/updates/deletes per second after start (default 0)
   --tls                 serve HTTPS with a self-signed certificate (trusted by the kubeconfig)
-  --token T             require bearer token T (401 without it)
+  --token T             require bearer token T (401 without it); implies --tls, since kubectl
+                        sends credentials only over HTTPS
   --kubeconfig-out FILE write the kubeconfig here (default: a temporary folder)
   --faults SPEC         fault rules, e.g. 'throttle,verb=list,resource=pods,times=3;latency,ms=200'
   --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
@@ -73,7 +74,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   const cluster = await startDemoCluster({
     port,
     host: values.host,
-    tls: values.tls,
+    tls: values.tls || values.token !== undefined,
     token: values.token,
     objects: intFlag(values.objects, 'objects', 0),
     seed: intFlag(values.seed, 'seed', 1),

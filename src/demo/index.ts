@@ -35,8 +35,12 @@ export interface DemoClusterOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Serve HTTPS with a self-signed certificate. Default: on when a token is set (see below), else off. */
   tls?: boolean;
-  /** Require this bearer token (401 without it). */
+  /**
+   * Require this bearer token (401 without it). kubectl (client-go's clientcmd) sends credentials
+   * only to https:// servers, so a token turns TLS on unless `tls: false` is given explicitly.
+   */
   token?: string;
   /** Objects to generate at start (0 = only the system namespaces and nodes). */
   objects?: number;
@@ -92,7 +96,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     store,
     host: opts.host,
     port: opts.port,
-    tls: opts.tls,
+    tls: opts.tls ?? opts.token !== undefined,
     token: opts.token,
     forbidden: opts.forbidden,
     faults: opts.faults,

@@ -1,0 +1,93 @@
+/**
+ * `kubeloop demo-cluster` as a user runs it: a separate process that prints its URL and kubeconfig
+ * path once it is up, serves kubectl with the flags it was given (objects, faults, forbid, CRDs,
+ * token), and stops cleanly on SIGINT and SIGTERM. Also the dispatcher's usage errors.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main';
+import { runKubectl } from '../support/kubectl';
+
+const root = join(__dirname, '..', '..');
+const cli = ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
+
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, [...cli, 'demo-cluster', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    get out() {
+      return out;
+    },
+    async ready(ms = 30_000): Promise<{ url: string; kubeconfig: string }> {
+      const end = Date.now() + ms;
+      for (;;) {
+        const url = /demo cluster: (\S+)/.exec(out)?.[1];
+        const kubeconfig = /kubeconfig:\s+(\S+)/.exec(out)?.[1];
+        if (url && kubeconfig) return { url, kubeconfig };
+        if (child.exitCode !== null) throw new Error(`demo-cluster exited early:\n${out}`);
+        if (Date.now() > end) throw new Error(`demo-cluster not ready:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+describe('kubeloop demo-cluster', () => {
+  it('serves kubectl with its flags and stops cleanly on SIGINT', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeloop-cli-'));
+    const kubeconfig = join(dir, 'kc');
+    const p = startCli(['--port', '0', '--objects', '300', '--seed', '3', '--token', 'tok-123', '--kubeconfig-out', kubeconfig,
+      '--forbid', '/secrets', '--crd', 'gizmos.demo.kubeloop.io/v1/Gizmo', '--faults', 'throttle,verb=list,resource=configmaps,times=1,retryAfter=1', '--no-kubelet']);
+    try {
+      const { url, kubeconfig: printed } = await p.ready();
+      assert.equal(printed, kubeconfig);
+      assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/, 'a token implies TLS (kubectl sends tokens only over https)');
+      assert.match(readFileSync(kubeconfig, 'utf8'), /token: tok-123/);
+      const pods = await runKubectl(['get', 'pods', '-A', '-o', 'name'], { kubeconfig });
+      assert.equal(pods.code, 0, pods.stderr);
+      assert.ok(pods.stdout.trim().split('\n').length > 5, 'the generator made pods');
+      const cms = await runKubectl(['get', 'configmaps', '-A', '-o', 'name', '-v=6'], { kubeconfig });
+      assert.equal(cms.code, 0, cms.stderr);
+      assert.match(cms.stderr, /429 Too Many Requests/);
+      const secrets = await runKubectl(['get', 'secrets', '-A'], { kubeconfig });
+      assert.match(secrets.stderr, /Forbidden/);
+      const crd = await runKubectl(['get', 'gizmos', '-A'], { kubeconfig });
+      assert.equal(crd.code, 0, crd.stderr);
+      const anon = await runKubectl(['get', 'ns', '--token=nope'], { kubeconfig });
+      assert.match(anon.stderr, /Unauthorized|must be logged in/);
+    } finally {
+      p.child.kill('SIGINT');
+      assert.equal(await p.exited, 0, p.out);
+      assert.match(p.out, /SIGINT: stopping the demo cluster/);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops on SIGTERM too, and refuses bad flags with a usage message', async () => {
+    const p = startCli(['--port', '0', '--no-kubelet']);
+    await p.ready();
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
+    // The dispatcher in-process (no extra process start): bad specs reject, unknown commands exit 2.
+    await assert.rejects(main(['demo-cluster', '--faults', 'nonsense']), /unknown fault kind "nonsense"/);
+    await assert.rejects(main(['demo-cluster', '--bogus-flag']), /Unknown option '--bogus-flag'/);
+    const errors: string[] = [];
+    const orig = console.error;
+    console.error = (m: string) => errors.push(m);
+    try {
+      assert.equal(await main(['frobnicate']), 2);
+    } finally {
+      console.error = orig;
+    }
+    assert.match(errors.join('\n'), /unknown command "frobnicate"/);
+  });
+});
