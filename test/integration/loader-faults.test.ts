@@ -60,13 +60,19 @@ describe('ClusterLoader under injected faults', () => {
   });
 
   it('410 Expired on a continue token mid-list: falls back to one full list, exact count', async () => {
-    // every=2,times=1: the first continuation request (the list's second page) is answered 410.
-    const { by, state } = await loadWith({ kind: 'expire-continue', every: 2, times: 1 });
-    assert.equal(state?.applied, 1);
-    const cm = by.get('configmaps')!;
+    // Every continuation answered 410: one page, then the full list.
+    const always = await loadWith({ kind: 'expire-continue' });
+    const cm = always.by.get('configmaps')!;
     exact(cm);
     assert.equal(cm.fellBackToFullList, true);
     assert.equal(cm.pages, 2, 'one page, then the full list');
+    // A later continuation expires once: the pages already held are discarded, nothing is doubled.
+    const once = await loadWith({ kind: 'expire-continue', every: 2, times: 1 });
+    assert.equal(once.state?.applied, 1);
+    const cm2 = once.by.get('configmaps')!;
+    exact(cm2);
+    assert.equal(cm2.fellBackToFullList, true);
+    assert.ok(cm2.pages >= 2);
   });
 
   it('429 with Retry-After: waits as told, retries, exact count', async () => {

@@ -2,8 +2,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import fc from 'fast-check';
-import { KubeClient, KubeApiError, METADATA_ONLY_ACCEPT, type KubeObject } from '../../src/core/kube';
-import { contextFor, json, startServer, status, type TestServer } from './kube-helpers';
+import { KubeClient, KubeApiError, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
+import { contextFor, json, startServer, status, until, type TestServer } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 
@@ -156,4 +156,58 @@ describe('paged list', () => {
     clients.push(c);
     await assert.rejects(c.list(pods), (e: any) => e.name === 'KubeTransportError' && e.kind === 'malformed');
   });
+
+  it('reads the continue token from a body\'s first bytes only when it precedes the items', () => {
+    assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"abc=="},"items":[{"metadata":{"continue":"no"}}'), 'abc==');
+    assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"continue":"no"}]}'), '');
+    assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","contin'), undefined);
+    assert.equal(continueFromHead('{"items":[],"metadata":{"continue":"late"}}'), '');
+    assert.equal(continueFromHead('{"metadata":{"continue":"a\\u0041b"},"items":[]}'), 'aAb');
+  });
+
+  it('pipelines: page N+1 is requested while page N is still arriving; pipeline:false waits', async () => {
+    const arrivals: string[] = [];
+    const s = await startServer((req, res) => {
+      const cont = new URL(req.url!, 'http://x').searchParams.get('continue') ?? '';
+      arrivals.push(`req ${cont || 'first'}`);
+      const next = cont === '' ? 'p2' : cont === 'p2' ? 'p3' : '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"${next ? `,"continue":"${next}"` : ''}},"items":[`);
+      setTimeout(() => {
+        arrivals.push(`end ${cont || 'first'}`);
+        res.end(`{"metadata":{"name":"${cont || 'first'}"}}]}`);
+      }, 60);
+    });
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(c);
+    const r = await c.list(pods, { limit: 1 });
+    assert.deepEqual(names(r.items), ['first', 'p2', 'p3']);
+    assert.ok(arrivals.indexOf('req p2') < arrivals.indexOf('end first'), arrivals.join(', '));
+    assert.ok(arrivals.indexOf('req p3') < arrivals.indexOf('end p2'), arrivals.join(', '));
+    arrivals.length = 0;
+    const seq = await c.list(pods, { limit: 1, pipeline: false });
+    assert.deepEqual(names(seq.items), ['first', 'p2', 'p3']);
+    assert.deepEqual(arrivals, ['req first', 'end first', 'req p2', 'end p2', 'req p3', 'end p3']);
+  });
+
+  it('a failing page aborts the page fetched ahead of it (the server sees that request go)', async () => {
+    const s = await startServer((req, res) => {
+      const cont = new URL(req.url!, 'http://x').searchParams.get('continue') ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (cont === '') {
+        res.write('{"kind":"PodList","metadata":{"continue":"p2"},"items":[');
+        setTimeout(() => res.end('{"metadata":'), 80); // cut short: malformed
+      } else {
+        res.write('{"kind":"PodList","metadata":{},"items":['); // and hangs
+      }
+    });
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(c);
+    await assert.rejects(c.list(pods, { limit: 1 }), (e: any) => e.kind === 'malformed');
+    assert.equal(s.seen.length, 2, 'page 2 had been requested ahead');
+    await until(() => s.openSockets.size <= 1);
+  });
 });
+

@@ -23,7 +23,7 @@ export {
   type Discovery,
   type DiscoveryFailure,
 } from './discoveryParse';
-export { listAll, compactItem, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
+export { listAll, compactItem, continueFromHead, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
 export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
 export { resourcePath, gvrName } from './paths';
 export type { GroupVersionResource, KubeObject, ObjectMeta, ListMeta } from './types';

@@ -9,8 +9,13 @@
  * - A 410 Expired on a continuation (the snapshot was compacted away mid-list) falls back to one
  *   full, unpaged list at the originally requested resourceVersion, and the pages received so far
  *   are discarded first, so no object is doubled. A 410 on the first page is an error, as upstream.
- * - Items are pushed into the caller's `sink` as each page is parsed, so on a failure the caller
+ * - Items are pushed into the caller's `sink` page by page, in order, so on a failure the caller
  *   still holds what was received (marked partial by the loader) and the page's raw bytes are gone.
+ * - Pipelining: the continue token sits in the list's leading metadata, so page N+1 is requested as
+ *   soon as page N's first bytes arrive (continueFromHead), overlapping the server's work on N+1
+ *   with the transfer and parse of N. At most one page is in flight ahead of the one being consumed;
+ *   a prefetched page that turns out unneeded (error, token mismatch) is aborted. Set pipeline:false
+ *   for strictly sequential pages.
  * - Memory: managedFields are dropped (large, and nothing we show uses them) unless asked for; in
  *   metadata-only mode an item keeps only its metadata, whether or not the server honoured the
  *   PartialObjectMetadataList Accept header.
@@ -35,6 +40,8 @@ export interface ListOptions {
   keepManagedFields?: boolean;
   /** Per-request deadline (ms), overriding the transport's. */
   requestTimeoutMs?: number;
+  /** Request page N+1 as soon as its continue token is visible in page N's first bytes. Default true. */
+  pipeline?: boolean;
 }
 
 export interface ListHooks {
@@ -70,6 +77,49 @@ export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFiel
   return metadataOnly ? { metadata: meta } : o;
 }
 
+/**
+ * The continue token of a list response, read from the first bytes of its body: Kubernetes encodes
+ * a list as kind, apiVersion, metadata, then items, so the token is known long before the items
+ * have arrived. Returns the token ('' = this is the last page) once `"items"` is in view, or
+ * undefined while it cannot tell (or the server orders its keys differently: then nothing is
+ * prefetched and paging is simply sequential).
+ */
+export function continueFromHead(head: string): string | undefined {
+  const itemsAt = head.indexOf('"items"');
+  if (itemsAt < 0) return undefined;
+  const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(head.slice(0, itemsAt));
+  if (!m) return '';
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Page {
+  items: KubeObject[];
+  next: string;
+  bytes: number;
+  resourceVersion?: string;
+}
+
+/**
+ * One page request, and possibly its successor: when `prefetch` is on and the continue token shows
+ * up in this page's leading bytes, the next page is requested at once, so the server builds page
+ * N+1 while page N is still arriving and being parsed. At most one page is fetched ahead.
+ */
+interface Fetch {
+  query: Record<string, string | number | undefined>;
+  promise: Promise<Page>;
+  ac: AbortController;
+  /** Token seen early in this page's body, if any. */
+  peeked?: string;
+  /** The successor already requested with `peeked`. */
+  ahead?: Fetch;
+  /** True while this fetch is the one the consumer waits for (only it may start a successor). */
+  current: boolean;
+}
+
 export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts: ListOptions = {}, hooks: ListHooks = {}): Promise<ListResult> {
   const path = resourcePath(gvr, opts.namespace);
   const items = hooks.sink ?? [];
@@ -79,43 +129,97 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     result.retries++;
     hooks.onRetry?.(info);
   };
-  const fetchPage = async (query: Record<string, string | number | undefined>) => {
-    const res = await t.getJson<ListBody>({ path, query, accept, signal: hooks.signal, onRetry, timeoutMs: opts.requestTimeoutMs });
-    const body = res.body;
-    if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
-      throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
-    }
-    const page = body.items ?? [];
-    const before = items.length;
-    for (const raw of page) items.push(compactItem(raw, !!opts.metadataOnly, !!opts.keepManagedFields));
-    result.pages++;
-    result.bytes += res.bytes;
-    result.resourceVersion = body.metadata?.resourceVersion ?? result.resourceVersion;
-    const next = body.metadata?.continue ?? '';
-    hooks.onPage?.({ index: result.pages - 1, items: items.length - before, bytes: res.bytes, more: next !== '' });
-    return next;
-  };
   const selectors = { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector };
   const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+  const prefetch = limit !== undefined && opts.pipeline !== false;
+  const contQuery = (token: string) => ({ ...selectors, limit, continue: token });
 
-  let cont = '';
+  const start = (query: Fetch['query'], current: boolean): Fetch => {
+    const ac = new AbortController();
+    const outer = hooks.signal;
+    const onAbort = () => ac.abort(outer!.reason);
+    if (outer?.aborted) ac.abort(outer.reason);
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    const f: Fetch = { query, ac, current, promise: undefined as unknown as Promise<Page> };
+    const peek = prefetch
+      ? (head: string) => {
+          const token = continueFromHead(head);
+          if (token === undefined) return false;
+          if (token && f.peeked === undefined) {
+            f.peeked = token;
+            if (f.current) launchAhead(f);
+          }
+          return true;
+        }
+      : undefined;
+    f.promise = t
+      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek })
+      .then((res) => {
+        const body = res.body;
+        if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
+          throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
+        }
+        const page = body.items ?? [];
+        const out: KubeObject[] = new Array(page.length);
+        for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], !!opts.metadataOnly, !!opts.keepManagedFields);
+        return { items: out, next: body.metadata?.continue ?? '', bytes: res.bytes, resourceVersion: body.metadata?.resourceVersion };
+      })
+      .finally(() => outer?.removeEventListener('abort', onAbort));
+    f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
+    return f;
+  };
+  const launchAhead = (f: Fetch) => {
+    if (f.peeked && !f.ahead) f.ahead = start(contQuery(f.peeked), false);
+  };
+  const dropAhead = (f: Fetch | undefined) => {
+    for (let a = f?.ahead; a; a = a.ahead) a.ac.abort(new Error('prefetched page not needed'));
+  };
+
+  let cur = start(cont0(selectors, limit, opts), true);
+  let isContinuation = false;
   for (;;) {
+    let page: Page;
     try {
-      cont = await fetchPage(
-        cont
-          ? { ...selectors, limit, continue: cont }
-          : { ...selectors, limit, resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch },
-      );
+      page = await cur.promise;
     } catch (e) {
-      if (!(cont && e instanceof KubeApiError && e.isExpired)) throw e;
+      dropAhead(cur);
+      if (!(isContinuation && e instanceof KubeApiError && e.isExpired)) throw e;
       // The continue token expired mid-list: what we hold is from a snapshot that no longer exists.
       // Start over with one full list, as client-go's pager does with FullListIfExpired.
       hooks.onFallback?.(e);
       items.length = 0;
       result.fellBackToFullList = true;
-      await fetchPage({ ...selectors, resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch });
+      const full = start({ ...selectors, resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch }, true);
+      const p = await full.promise;
+      for (const o of p.items) items.push(o);
+      result.pages++;
+      result.bytes += p.bytes;
+      result.resourceVersion = p.resourceVersion ?? result.resourceVersion;
+      hooks.onPage?.({ index: result.pages - 1, items: p.items.length, bytes: p.bytes, more: false });
       return result;
     }
-    if (!cont) return result;
+    for (const o of page.items) items.push(o);
+    result.pages++;
+    result.bytes += page.bytes;
+    result.resourceVersion = page.resourceVersion ?? result.resourceVersion;
+    hooks.onPage?.({ index: result.pages - 1, items: page.items.length, bytes: page.bytes, more: page.next !== '' });
+    if (!page.next) {
+      dropAhead(cur);
+      return result;
+    }
+    isContinuation = true;
+    let next = cur.ahead;
+    if (!next || cur.peeked !== page.next) {
+      // No early token (or, defensively, a different one than the parsed body says): fetch it now.
+      dropAhead(cur);
+      next = start(contQuery(page.next), true);
+    }
+    next.current = true;
+    launchAhead(next); // its token may already be known
+    cur = next;
   }
+}
+
+function cont0(selectors: { labelSelector?: string; fieldSelector?: string }, limit: number | undefined, opts: ListOptions) {
+  return { ...selectors, limit, resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch };
 }

@@ -46,6 +46,12 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** Called before each retry sleep. */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Sees the start of a 2xx body (latin1, up to 4 KB) as it streams in, before the body is complete;
+   * called per chunk until it returns true. The paged list uses it to read the continue token from
+   * the list's leading metadata and request the next page early.
+   */
+  peek?: (head: string) => boolean;
 }
 
 export interface RetryInfo {
@@ -71,6 +77,7 @@ export interface TransportStats {
 }
 
 const USER_AGENT = 'kubeloop/0.1 (node)';
+const PEEK_BYTES = 4096;
 
 export function buildUrl(server: URL, path: string, query?: Query): URL {
   const url = new URL(server.pathname.replace(/\/+$/, '') + path, server);
@@ -279,9 +286,20 @@ export class KubeTransport {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+        let peeking = ok && !!spec.peek;
+        let head = '';
         res.on('data', (c: Buffer) => {
           chunks.push(c);
           size += c.length;
+          if (peeking) {
+            head += c.toString('latin1', 0, Math.min(c.length, PEEK_BYTES - head.length));
+            try {
+              peeking = !spec.peek!(head) && head.length < PEEK_BYTES;
+            } catch {
+              peeking = false; // a peek is an optimisation; its failure must not fail the request
+            }
+          }
         });
         res.on('end', () => {
           this.stats.bytesReceived += size;
