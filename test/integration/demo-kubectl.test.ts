@@ -103,6 +103,36 @@ describe('kubectl v1.34 against the demo cluster', () => {
     assert.match(await t.kubectlOk(['apply', '--server-side', '-f', '-'], changed), /serverside-applied/);
   });
 
+  it('typed create commands send protobuf, and the server decodes it', async () => {
+    const creates: string[][] = [
+      ['create', 'namespace', 'typed'],
+      ['create', 'configmap', 'tc', '-n', 'typed', '--from-literal=k=v'],
+      ['create', 'secret', 'generic', 'ts', '-n', 'typed', '--from-literal=pw=hunter2'],
+      ['create', 'serviceaccount', 'tsa', '-n', 'typed'],
+      ['create', 'deployment', 'td', '-n', 'typed', '--image=nginx:1.27', '--replicas=2', '--port=80'],
+      ['create', 'job', 'tj', '-n', 'typed', '--image=busybox', '--', 'echo', 'hi'],
+      ['create', 'cronjob', 'tcj', '-n', 'typed', '--image=busybox', '--schedule=*/5 * * * *', '--', 'date'],
+      ['create', 'service', 'clusterip', 'tsvc', '-n', 'typed', '--tcp=80:8080'],
+      ['create', 'role', 'tr', '-n', 'typed', '--verb=get,list', '--resource=pods'],
+      ['create', 'rolebinding', 'trb', '-n', 'typed', '--role=tr', '--user=bob'],
+      ['create', 'quota', 'tq', '-n', 'typed', '--hard=pods=5'],
+      ['create', 'priorityclass', 'tpc', '--value=100'],
+    ];
+    for (const args of creates) assert.match(await t.kubectlOk(args), /created/, args.join(' '));
+    const s = t.cluster.store;
+    assert.deepEqual(s.get('', 'configmaps', 'typed', 'tc')!.data, { k: 'v' });
+    assert.equal(Buffer.from((s.get('', 'secrets', 'typed', 'ts')!.data as any).pw, 'base64').toString(), 'hunter2');
+    const d = s.get('apps', 'deployments', 'typed', 'td')! as any;
+    assert.equal(d.spec.replicas, 2);
+    assert.deepEqual(d.spec.selector.matchLabels, { app: 'td' });
+    assert.deepEqual(d.spec.template.spec.containers[0], { name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] });
+    assert.deepEqual((s.get('batch', 'jobs', 'typed', 'tj') as any).spec.template.spec.containers[0].command, ['echo', 'hi']);
+    assert.equal((s.get('batch', 'cronjobs', 'typed', 'tcj') as any).spec.schedule, '*/5 * * * *');
+    assert.deepEqual((s.get('', 'services', 'typed', 'tsvc') as any).spec.ports, [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }]);
+    assert.deepEqual((s.get('rbac.authorization.k8s.io', 'roles', 'typed', 'tr') as any).rules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]);
+    assert.equal((s.get('scheduling.k8s.io', 'priorityclasses', undefined, 'tpc') as any).value, 100);
+  });
+
   it('get -w sees a create and a delete', async () => {
     const w = t.spawnKubectl(['get', 'configmaps', '-n', 'team-a', '-w', '--output-watch-events']);
     try {

@@ -196,6 +196,39 @@ describe('printers', () => {
   });
 });
 
+describe('protobuf bodies', () => {
+  const varint = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      let b = n & 0x7f;
+      n = Math.floor(n / 128);
+      if (n) b |= 0x80;
+      out.push(b);
+    } while (n);
+    return out;
+  };
+  const bytes = (num: number, b: number[] | string): number[] => {
+    const data = typeof b === 'string' ? [...Buffer.from(b)] : b;
+    return [...varint((num << 3) | 2), ...varint(data.length), ...data];
+  };
+  const int = (num: number, v: number): number[] => [...varint(num << 3), ...varint(v)];
+  const body = (apiVersion: string, kind: string, raw: number[]) => Buffer.from([0x6b, 0x38, 0x73, 0, ...bytes(1, [...bytes(1, apiVersion), ...bytes(2, kind)]), ...bytes(2, raw), ...bytes(3, ''), ...bytes(4, '')]);
+  const meta = [...bytes(1, 'cm'), ...bytes(2, ''), ...int(7, 0), ...bytes(11, [...bytes(1, 'a'), ...bytes(2, 'b')])];
+
+  it('decode a ConfigMap with labels, data and zero-valued fields left out', async () => {
+    const { decodeProtobufObject } = await import('../../src/demo/server/protobuf');
+    const o = decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, meta), ...bytes(2, [...bytes(1, 'k'), ...bytes(2, 'v')]), ...bytes(99, [])]));
+    assert.deepEqual(o, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { a: 'b' } }, data: { k: 'v' } });
+  });
+  it('refuse unknown non-zero fields, unknown kinds and bodies without the magic', async () => {
+    const { decodeProtobufObject, ProtobufUnsupported } = await import('../../src/demo/server/protobuf');
+    assert.throws(() => decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, meta), ...int(42, 7)])), ProtobufUnsupported);
+    assert.throws(() => decodeProtobufObject(body('v1', 'Pod', [...bytes(1, meta)])), /no protobuf schema for v1\/Pod/);
+    assert.throws(() => decodeProtobufObject(Buffer.from('{"json":true}')), /magic/);
+    assert.throws(() => decodeProtobufObject(Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x50])), ProtobufUnsupported);
+  });
+});
+
 describe('snapshots', () => {
   it('tokens round-trip; expired and foreign tokens are refused with 410 and 400', () => {
     let now = 0;

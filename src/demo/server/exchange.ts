@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo } from './requestinfo';
 import { load as loadYaml } from 'js-yaml';
+import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufUnsupported } from './protobuf';
 import { ApiError, badRequest, type Status } from './status';
 
 export const JSON_TYPE = 'application/json';
@@ -52,11 +53,22 @@ export class Exchange {
 
   /**
    * The body as a JSON object (or array, for JSON patch); malformed JSON is a 400 like upstream.
-   * YAML bodies are accepted; protobuf and CBOR are answered 415, which makes client-go switch
-   * to JSON for the rest of its life (the demo cluster has no protobuf schemas).
+   * YAML bodies are accepted. Protobuf bodies (client-go's generated clients send nothing else for
+   * built-in types) are decoded for the kinds protobuf.ts knows; others, and CBOR, are a 415.
    */
   async readJson(what: string): Promise<unknown> {
     const ct = (this.req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+    if (ct === 'application/vnd.kubernetes.protobuf') {
+      const buf = await this.readBody();
+      try {
+        return decodeProtobufObject(buf);
+      } catch (e) {
+        if (e instanceof ProtobufUnsupported) {
+          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the demo cluster reads protobuf only for ${PROTOBUF_KINDS.join(', ')}: ${e.message})`);
+        }
+        throw e;
+      }
+    }
     if (ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
       await this.readBody();
       throw unsupportedMediaType(ct);
