@@ -176,7 +176,7 @@ describe('paged list', () => {
       setTimeout(() => {
         arrivals.push(`end ${cont || 'first'}`);
         res.end(`{"metadata":{"name":"${cont || 'first'}"}}]}`);
-      }, 60);
+      }, cont === '' ? 60 : 150); // later pages take longer, so p3's early request cannot race p2's end
     });
     servers.push(s);
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
