@@ -84,8 +84,13 @@ export class Exchange {
   }
 
   json(code: number, body: unknown, contentType = JSON_TYPE, headers: Record<string, string> = {}): void {
+    this.jsonText(code, JSON.stringify(body), contentType, headers);
+  }
+
+  /** Writes JSON text that is already serialized (lists assemble theirs from cached items). */
+  jsonText(code: number, json: string, contentType = JSON_TYPE, headers: Record<string, string> = {}): void {
     if (this.closed) return;
-    let text = JSON.stringify(body);
+    let text = json;
     if (this.malformBody) {
       // Cut the document in half and leave it unterminated: a client must fail to parse it.
       text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
@@ -108,4 +113,20 @@ export class Exchange {
 
 export function unsupportedMediaType(ct: string): ApiError {
   return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${ct})`);
+}
+
+const encoded = new WeakMap<object, string>();
+
+/**
+ * The JSON text of a stored object, computed once per object: stored objects are immutable, so
+ * their serialization never changes, and repeated lists (paging, benchmarks, relists) only join
+ * strings. Entries live exactly as long as the object does (WeakMap).
+ */
+export function encodeStored(o: object): string {
+  let s = encoded.get(o);
+  if (s === undefined) {
+    s = JSON.stringify(o);
+    encoded.set(o, s);
+  }
+  return s;
 }

@@ -9,7 +9,7 @@
  */
 import type { KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import type { Exchange } from './exchange';
+import { encodeStored, type Exchange } from './exchange';
 import { formContentType, metadataList, negotiate, parseIncludeObject, partialObject, table, type ListMeta } from './forms';
 import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';
 import { encodeToken } from './snapshots';
@@ -113,8 +113,10 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   } else if (form.kind === 'metadata') {
     x.json(200, metadataList(page, meta, form.version), ct);
   } else {
-    const servedItems = page.length && page[0]!.apiVersion !== t.apiVersion ? page.map((o) => served(t, o)) : page;
-    x.json(200, { kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta, items: servedItems }, ct);
+    // Items in the storage version come from the per-object JSON cache; other versions are rewritten.
+    const items = page.map((o) => (o.apiVersion === t.apiVersion ? encodeStored(o) : JSON.stringify(served(t, o))));
+    const head = JSON.stringify({ kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta });
+    x.jsonText(200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`, ct);
   }
 }
 
