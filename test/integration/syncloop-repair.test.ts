@@ -15,6 +15,7 @@ import { HOUSEKEEPING_PERIOD_MS } from '../../src/core/syncloop/syncloop';
 import { PLEG_RELIST_PERIOD_MS } from '../../src/core/syncloop/pleg/relister';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
+import type { FaultRule } from '../../src/demo/index';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 
 /** Two housekeeping periods after the PLEG listed the change, plus scheduling slack on a busy machine. */
@@ -46,11 +47,21 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   const create = async (name: string) => assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
   const remove = async (name: string) => assert.equal((await api(t.cluster, `/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
   const modelHas = (name: string) => sync.kl.actual.get(`default/${name}`) !== undefined;
-  /** Makes the pods reflector open a new watch (faults apply to new requests) and waits until it watches again. */
-  const freshWatch = async () => {
-    const before = pods.stats.watches;
+  /**
+   * Arms a fault for the next pods watch request and makes the pods reflector open one (faults
+   * apply to new requests), waiting first until the reflector is settled in a watch, so no watch
+   * already on its way takes the fault instead, and then until the fault was applied.
+   */
+  const faultNextWatch = async (rule: FaultRule) => {
+    let seen = -1;
+    await until(() => {
+      const settled = pods.state === 'watching' && pods.stats.watches === seen;
+      seen = pods.stats.watches;
+      return settled;
+    }, 'the pods reflector settled in a watch', 10_000);
+    const id = t.cluster.faults.add({ ...rule, verb: 'watch', resource: 'pods', times: 1 });
     pods.relist('test: open a new watch');
-    await until(() => pods.stats.watches > before, 'a new watch request', 10_000);
+    await until(() => t.cluster.faults.list().find((r) => r.id === id)?.applied === 1, `fault ${rule.kind} applied`, 10_000);
   };
 
   before(async () => {
@@ -88,10 +99,8 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   });
 
   it('a dropped DELETED event: the object leaves the model all the same', async () => {
-    // A delete is a MODIFIED (deletionTimestamp) and a DELETED: drop both, and anything after them.
-    t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'pods', dropCount: 5, times: 1 });
-    await freshWatch();
-    await until(() => pods.state === 'watching', 'watching', 10_000);
+    // A delete may be a MODIFIED (deletionTimestamp) and a DELETED: drop both, and anything after them.
+    await faultNextWatch({ kind: 'drop-events', dropCount: 5 });
     const relists = pods.stats.relistRequests;
     await remove('c');
     await until(() => !modelHas('c'), 'c gone from the model', REPAIR_BUDGET_MS);
@@ -100,9 +109,8 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   });
 
   it('a broken watch (connection reset): the reflector backs off, relists, and the model converges', async () => {
-    t.cluster.faults.add({ kind: 'reset', verb: 'watch', resource: 'pods', times: 1 });
     const errors = pods.stats.errors;
-    await freshWatch();
+    await faultNextWatch({ kind: 'reset' });
     await create('d');
     await until(() => modelHas('d'), 'd in the model', REPAIR_BUDGET_MS + 2000);
     assert.ok(pods.stats.errors > errors, 'the reset was seen as a watch failure');
@@ -110,9 +118,8 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   });
 
   it('a watch answered with 410 Gone: the reflector relists and the model converges', async () => {
-    t.cluster.faults.add({ kind: 'error', verb: 'watch', resource: 'pods', status: 410, times: 1 });
     const expired = pods.stats.expired;
-    await freshWatch();
+    await faultNextWatch({ kind: 'error', status: 410 });
     await create('e');
     await remove('a');
     await until(() => modelHas('e') && !modelHas('a'), 'e in and a out of the model', REPAIR_BUDGET_MS);

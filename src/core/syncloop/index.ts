@@ -22,3 +22,7 @@ export { syncLoop, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from './loop';
 export { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 export { silentLogger, type SyncLogger } from './log';
 export * from './types';
+export { ClusterSync, sourceName, PODS_GVR, EVENTS_GVR, type ClusterSyncOptions } from './sources/cluster';
+export { Reflector, type ListWatchClient, type ReflectorSink, type ReflectorOptions, type ReflectorState } from './sources/reflector';
+export { ConfigSink, EventsSink, sendProbeUpdates } from './sources/sinks';
+export { ConsistencyCheck, divergence } from './sources/consistency';

@@ -3,7 +3,7 @@ import { Channel } from './channel';
 import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
-import type { PodLifecycleEvent, PodUpdate, ProbeType, ProbeUpdate } from './types';
+import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
 import { objectKey } from './types';
 
 /**
@@ -79,52 +79,33 @@ export async function syncLoopIteration(
   return keepGoing;
 }
 
+/** The config cases: operation -> the handler that runs (DELETE is a graceful deletion: an update). */
+const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; run: (kl: SyncLoop, u: PodUpdate) => unknown }> = {
+  ADD: { handler: 'HandlePodAdditions', run: (kl, u) => kl.handlePodAdditions(u) },
+  UPDATE: { handler: 'HandlePodUpdates', run: (kl, u) => kl.handlePodUpdates(u) },
+  REMOVE: { handler: 'HandlePodRemoves', run: (kl, u) => kl.handlePodRemoves(u) },
+  RECONCILE: { handler: 'HandlePodReconcile', run: (kl, u) => kl.handlePodReconcile(u) },
+  DELETE: { handler: 'HandlePodUpdates', run: (kl, u) => kl.handlePodUpdates(u) },
+};
+
 function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
   const keys = u.pods.map((p) => objectKey(p, u.resource));
-  let handler: string;
-  let result: Outcome['outcome'] = 'ok';
-  let message: string | undefined;
-  switch (u.op) {
-    case 'ADD':
-      handler = 'HandlePodAdditions';
-      kl.logger.info(`SyncLoop ADD${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
-      kl.handlePodAdditions(u);
-      break;
-    case 'UPDATE':
-      handler = 'HandlePodUpdates';
-      kl.logger.info(`SyncLoop UPDATE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
-      kl.handlePodUpdates(u);
-      break;
-    case 'REMOVE':
-      handler = 'HandlePodRemoves';
-      kl.logger.info(`SyncLoop REMOVE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
-      kl.handlePodRemoves(u);
-      break;
-    case 'RECONCILE':
-      handler = 'HandlePodReconcile';
-      kl.logger.info(`SyncLoop RECONCILE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
-      kl.handlePodReconcile(u);
-      break;
-    case 'DELETE':
-      handler = 'HandlePodUpdates'; // a graceful deletion is an update carrying a deletion timestamp
-      kl.logger.info(`SyncLoop DELETE${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler })}`);
-      kl.handlePodUpdates(u);
-      break;
-    case 'SET':
-      handler = 'none';
-      result = 'error';
-      message = 'snapshot not supported';
-      kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
-      break;
-    default:
-      handler = 'none';
-      result = 'error';
-      message = `invalid operation ${String(u.op)}`;
-      kl.logger.error(`Invalid operation type received${kv({ operation: String(u.op) })}`);
+  let out: Outcome;
+  const h = u.op === 'SET' ? undefined : configHandlers[u.op];
+  if (h) {
+    kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`);
+    h.run(kl, u);
+    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok' };
+  } else if (u.op === 'SET') {
+    kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
+    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: 'none', outcome: 'error', message: 'snapshot not supported' };
+  } else {
+    kl.logger.error(`Invalid operation type received${kv({ operation: String(u.op) })}`);
+    out = { source: 'config', op: String(u.op), key: joinKeys(keys), handler: 'none', outcome: 'error', message: `invalid operation ${String(u.op)}` };
   }
   // Only after the handler ran: housekeeping must not see a source as ready before its objects are desired.
   kl.sourcesSeenByLoop.add(u.source);
-  return { source: 'config', op: u.op, key: joinKeys(keys), handler, outcome: result, ...(message ? { message } : {}) };
+  return out;
 }
 
 function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {

@@ -13,7 +13,7 @@ import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { silentLogger, type SyncLogger } from './log';
 import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import { objectKey } from './types';
+import { allContainerStatuses, objectKey } from './types';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */
@@ -172,9 +172,7 @@ export class SyncLoop {
 
 /** The container name a container ID (runtime ID or name) refers to, from the pod's statuses. */
 export function containerNameFor(pod: Pod, containerID: string): string | undefined {
-  const s = pod.status;
-  const all = [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? []), ...(s?.ephemeralContainerStatuses ?? [])];
-  for (const c of all) {
+  for (const c of allContainerStatuses(pod)) {
     if (c.name === containerID) return c.name;
     if (c.containerID && containerIdOf(c.containerID) === containerID) return c.name;
     const last = c.lastState?.terminated?.containerID;

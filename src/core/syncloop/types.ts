@@ -157,3 +157,9 @@ export function objectKey(obj: KubeObject, resource: ResourceRef = PODS): string
 export function isPodResource(resource: ResourceRef | undefined): boolean {
   return !resource || (resource.group === '' && resource.resource === 'pods');
 }
+
+/** Every container status a pod reports: init, regular and ephemeral containers. */
+export function allContainerStatuses(pod: Pod | undefined): ContainerStatus[] {
+  const s = pod?.status;
+  return [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? []), ...(s?.ephemeralContainerStatuses ?? [])];
+}

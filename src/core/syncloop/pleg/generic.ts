@@ -1,4 +1,4 @@
-import type { ContainerStatus, Pod, PodLifecycleEvent } from '../types';
+import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } from '../types';
 
 /**
  * GenericPLEG: upstream pkg/kubelet/pleg/generic.go — the pod lifecycle event generator. Each relist
@@ -47,13 +47,7 @@ export function containerIdOf(raw: string): string {
 /** Every container the pod's status mentions, by container ID, with its PLEG state. */
 export function containerStates(pod: Pod | undefined): Map<string, PlegContainerState> {
   const out = new Map<string, PlegContainerState>();
-  if (!pod?.status) return out;
-  const all: ContainerStatus[] = [
-    ...(pod.status.initContainerStatuses ?? []),
-    ...(pod.status.containerStatuses ?? []),
-    ...(pod.status.ephemeralContainerStatuses ?? []),
-  ];
-  for (const s of all) {
+  for (const s of allContainerStatuses(pod)) {
     const previous = s.lastState?.terminated?.containerID;
     if (previous) out.set(containerIdOf(previous), 'exited');
     if (!s.containerID) continue;
@@ -90,8 +84,7 @@ export class GenericPLEG {
     const next = new Map<string, PodRecord>();
     for (const pod of pods) {
       const uid = pod.metadata.uid;
-      const key = pod.metadata.namespace ? `${pod.metadata.namespace}/${pod.metadata.name}` : pod.metadata.name;
-      next.set(uid, { key, containers: containerStates(pod) });
+      next.set(uid, { key: objectKey(pod), containers: containerStates(pod) });
     }
     const uids = new Set([...this.records.keys(), ...next.keys()]);
     for (const uid of uids) {

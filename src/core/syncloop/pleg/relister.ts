@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
 import { Channel } from '../channel';
-import type { Pod, PodLifecycleEvent } from '../types';
+import { objectKey, type Pod, type PodLifecycleEvent } from '../types';
 import { GenericPLEG } from './generic';
 
 /** Upstream plegChannelCapacity. */
@@ -52,7 +52,7 @@ export class PlegRelister {
     }
     const { events } = this.pleg.relist(pods);
     const keys = new Map<string, string>();
-    for (const p of pods) keys.set(p.metadata.uid, p.metadata.namespace ? `${p.metadata.namespace}/${p.metadata.name}` : p.metadata.name);
+    for (const p of pods) keys.set(p.metadata.uid, objectKey(p));
     this.keys = keys;
     for (const e of events) {
       if (this.eventChannel.closed) break;

@@ -1,5 +1,5 @@
 import { containerIdOf } from '../pleg/generic';
-import type { Container, ContainerStatus, KubeEvent, Pod, ProbeType, ProbeUpdate } from '../types';
+import { allContainerStatuses, objectKey, type Container, type KubeEvent, type Pod, type ProbeType, type ProbeUpdate } from '../types';
 
 /** Upstream probe results channels are buffered 20 each (prober/results manager). */
 export const PROBE_CHANNEL_CAPACITY = 20;
@@ -48,11 +48,11 @@ export class ProbeInference {
 
   observePod(pod: Pod): ProbeUpdate[] {
     const uid = pod.metadata.uid;
-    const key = pod.metadata.namespace ? `${pod.metadata.namespace}/${pod.metadata.name}` : pod.metadata.name;
+    const key = objectKey(pod);
     const prev = this.pods.get(uid);
     const rec: PodRecord = { key, uid, probes: probesOf(pod), containers: new Map() };
     const out: ProbeUpdate[] = [];
-    for (const s of statusesOf(pod)) {
+    for (const s of allContainerStatuses(pod)) {
       const before = prev?.containers.get(s.name);
       const cur: ContainerRecord = {
         ready: !!s.ready,
@@ -169,11 +169,6 @@ export function probeOfEvent(ev: KubeEvent): ProbeType | undefined {
 function containerNameOf(fieldPath: string | undefined): string | undefined {
   const m = /\{([^}]+)\}/.exec(fieldPath ?? '');
   return m?.[1];
-}
-
-function statusesOf(pod: Pod): ContainerStatus[] {
-  const s = pod.status;
-  return [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? []), ...(s?.ephemeralContainerStatuses ?? [])];
 }
 
 function probesOf(pod: Pod): PodRecord['probes'] {
