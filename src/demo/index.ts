@@ -102,6 +102,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     faults: opts.faults,
     continueTtlMs: opts.continueTtlMs,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    gracefulPodDeletion: opts.kubelet !== false,
     signal: opts.signal,
   });
   const stops: (() => void)[] = [];

@@ -155,3 +155,45 @@ describe('kubectl v1.34 against the demo cluster', () => {
     assert.match(dup.stderr, /Error from server \(AlreadyExists\).*configmaps "cm-0" already exists/);
   });
 });
+
+describe('kubectl with the kubelet simulation running', () => {
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ kubelet: true });
+  });
+  after(() => t.close());
+
+  it('delete is graceful: the pod turns Terminating, the kubelet stops it, then it is gone', async () => {
+    assert.match(await t.kubectlOk(['run', 'web', '--image=nginx:1.27', '--port=80']), /pod\/web created/);
+    // With --output-watch-events, kubectl hands its printer the event ({type, object}).
+    const w = t.spawnKubectl(['get', 'pods', '--watch-only', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.metadata.deletionTimestamp}{"\\n"}']);
+    try {
+      await waitUntil(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'web'])));
+      const del = await t.kubectl(['delete', 'pod', 'web']);
+      assert.equal(del.code, 0, del.stderr);
+      assert.match(del.stdout, /pod "web" deleted/);
+      await w.waitFor(/DELETED\s+web/);
+      assert.match(w.stdout, /MODIFIED\s+web\s+\d{4}-\d\d-\d\dT[\d:]+Z/, 'a deletionTimestamp came before the pod went away');
+    } finally {
+      await w.stop();
+    }
+    const gone = await t.kubectl(['get', 'pod', 'web']);
+    assert.match(gone.stderr, /NotFound/);
+  });
+
+  it('--grace-period=0 --force deletes at once', async () => {
+    await t.kubectlOk(['run', 'quick', '--image=busybox', '--', 'sleep', '3600']);
+    await waitUntil(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])));
+    const r = await t.kubectl(['delete', 'pod', 'quick', '--grace-period=0', '--force']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(t.cluster.store.get('', 'pods', 'default', 'quick'), undefined);
+  });
+});
+
+async function waitUntil(pred: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -16,6 +16,11 @@ export interface ServerOptions {
   bookmarkIntervalMs: number;
   /** Default watch duration when the client gives no timeoutSeconds (s). */
   defaultWatchTimeoutSeconds: number;
+  /**
+   * Pods bound to a node are deleted gracefully (deletionTimestamp first; the kubelet removes them
+   * once their containers stopped), as upstream. Only sensible when a kubelet simulation runs.
+   */
+  gracefulPodDeletion: boolean;
   now: () => Date;
 }
 

@@ -27,6 +27,8 @@ export interface ApiServerOptions {
   continueTtlMs?: number;
   bookmarkIntervalMs?: number;
   defaultWatchTimeoutSeconds?: number;
+  /** See ServerOptions.gracefulPodDeletion (default false). */
+  gracefulPodDeletion?: boolean;
   now?: () => Date;
   signal?: AbortSignal;
 }
@@ -60,6 +62,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     continueTtlMs: o.continueTtlMs ?? 5 * 60_000,
     bookmarkIntervalMs: o.bookmarkIntervalMs ?? 10_000,
     defaultWatchTimeoutSeconds: o.defaultWatchTimeoutSeconds ?? 1800,
+    gracefulPodDeletion: o.gracefulPodDeletion ?? false,
     now: o.now ?? (() => new Date()),
   };
   const snapshots = new SnapshotCache(() => options.continueTtlMs);

@@ -255,6 +255,7 @@ export async function handleDelete(ctx: ServerContext, x: Exchange): Promise<voi
   if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) throw conflict('ResourceVersion', pre.resourceVersion, existing.metadata.resourceVersion);
   if (isDry) return writeDeleted(ctx, t, x, existing);
   if (t.group === '' && t.resource === 'namespaces') return deleteNamespace(ctx, t, x, existing);
+  if (t.group === '' && t.resource === 'pods' && deletePodGracefully(ctx, t, x, existing, opts)) return;
   const gone = ctx.store.delete(t.group, t.resource, existing.metadata.namespace, existing.metadata.name);
   writeDeleted(ctx, t, x, gone);
 }
@@ -264,6 +265,34 @@ function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject)
   const details: Obj = { name: o.metadata.name, kind: t.resource, uid: o.metadata.uid };
   if (t.group) details.group = t.group;
   x.status(success(details));
+}
+
+/**
+ * Graceful pod deletion, as upstream's pod strategy: a pod bound to a node and not yet terminal
+ * gets deletionTimestamp = now + grace and stays (Terminating) until its kubelet has stopped its
+ * containers and deletes it. Grace 0 (`--grace-period=0 --force`), unscheduled or finished pods
+ * are deleted at once. A second delete may only shorten the grace period. Returns false when the
+ * pod is to be deleted immediately.
+ */
+function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: KubeObject, opts: DeleteOptions): boolean {
+  if (!ctx.options.gracefulPodDeletion) return false;
+  const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return false;
+  const grace = opts.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
+  if (grace <= 0) return false;
+  const current = pod.metadata.deletionGracePeriodSeconds as number | undefined;
+  if (pod.metadata.deletionTimestamp && current !== undefined && grace >= current) {
+    writeOne(ctx, t, x, pod, 200);
+    return true;
+  }
+  const at = new Date(ctx.options.now().getTime() + grace * 1000);
+  const updated = ctx.store.update('', 'pods', {
+    ...pod,
+    metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? kubeTime(at), deletionGracePeriodSeconds: grace },
+  });
+  writeOne(ctx, t, x, updated, 200);
+  return true;
 }
 
 /**
