@@ -6,7 +6,7 @@
  * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr).
  * With --json: one JSON object per iteration, one per line: t (ms since start), source, op, key,
  * handler, durationMs, outcome. Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when the
- * kubeconfig or flags are unusable.
+ * kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached).
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
@@ -114,6 +114,10 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     client.close();
+  }
+  if (!sync.kl.allSourcesReady()) {
+    io.stderr('kubeloop sync: the sources never listed (API server unreachable or forbidden)');
+    return 2;
   }
   return 0;
 }

@@ -5,6 +5,7 @@
  * liveness failures handled as probe syncs, the restarts in the model, and on deletion the REMOVE
  * and housekeeping cleaning up. Then `kubeloop sync` itself, in --json and text modes.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
@@ -122,12 +123,16 @@ describe('kubeloop sync', () => {
     assert.equal(await run, 0);
   });
 
-  it('exits 1 with a message for an unusable kubeconfig or flag', async () => {
+  it('exits 1 for an unusable kubeconfig or flag, 2 when the API server is never reached', async () => {
     const err: string[] = [];
     const io = { stdout: () => undefined, stderr: (l: string) => err.push(l) };
     assert.equal(await runSync(['--kubeconfig', `${t.dir}/missing`], io), 1);
     assert.match(err.join('\n'), /file not found/);
     assert.equal(await runSync(['--duration', 'soon'], io), 1);
+    const dead = `${t.dir}/dead-kubeconfig`;
+    await writeFile(dead, (await readFile(t.kubeconfig, 'utf8')).replace(/server: .*/, 'server: http://127.0.0.1:9'));
+    assert.equal(await runSync(['--kubeconfig', dead, '--duration', '1'], io), 2);
+    assert.match(err.join('\n'), /Reflector failed, retrying reflector="api"/);
     assert.equal(await runSync(['--bogus'], io), 1);
   });
 });
