@@ -57,6 +57,12 @@ describe('Status errors', () => {
     assert.deepEqual(get.body.details, { name: 'web', group: 'apps', kind: 'deployments' });
     const k = await t.kubectl(['get', 'secrets', '-A']);
     assert.match(k.stderr, /Error from server \(Forbidden\): secrets is forbidden: User "kubeloop-demo" cannot list resource "secrets" in API group "" at the cluster scope/);
+    // kubectl auth can-i / whoami ask the same authorizer through the review APIs.
+    const canList = await t.kubectl(['auth', 'can-i', 'list', 'secrets', '-A']);
+    assert.equal(canList.code, 1);
+    assert.equal(canList.stdout.trim(), 'no');
+    assert.equal((await t.kubectlOk(['auth', 'can-i', 'create', 'pods'])).trim(), 'yes');
+    assert.match(await t.kubectlOk(['auth', 'whoami']), /Username\s+kubeloop-demo/);
     // Discovery is not forbidden, and an admin kubeconfig may do anything.
     assert.match(await t.kubectlOk(['api-resources', '-o', 'name']), /^secrets$/m);
     const kc = new KubeConfig();

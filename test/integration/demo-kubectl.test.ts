@@ -181,9 +181,13 @@ describe('kubectl with the kubelet simulation running', () => {
     assert.match(gone.stderr, /NotFound/);
   });
 
-  it('--grace-period=0 --force deletes at once', async () => {
+  it('--grace-period=0 --force deletes at once; logs and events of a running pod', async () => {
     await t.kubectlOk(['run', 'quick', '--image=busybox', '--', 'sleep', '3600']);
     await waitUntil(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])));
+    assert.equal(await t.kubectlOk(['logs', 'quick']), '', 'the simulation runs no process: an empty log');
+    assert.match((await t.kubectl(['logs', 'nope'])).stderr, /NotFound/);
+    assert.match(await t.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=quick']), /Normal\s+Started\s+pod\/quick\s+Started container quick/);
+    assert.match(await t.kubectlOk(['describe', 'pod', 'quick']), /Successfully assigned default\/quick to /);
     const r = await t.kubectl(['delete', 'pod', 'quick', '--grace-period=0', '--force']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(t.cluster.store.get('', 'pods', 'default', 'quick'), undefined);

@@ -192,8 +192,29 @@ const secretColumns: Column[] = [
   ageCol,
 ];
 
+/** kubectl's Event columns: the newest of lastTimestamp / eventTime / creation, as an age. */
+const eventColumns: Column[] = [
+  {
+    name: 'Last Seen',
+    type: 'string',
+    description: 'The time at which the most recent occurrence of this event was recorded.',
+    cell: (o, now) => age(String(get(o, 'lastTimestamp') ?? get(o, 'eventTime') ?? get(o, 'series', 'lastObservedTime') ?? o.metadata.creationTimestamp ?? ''), now),
+  },
+  { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future.', cell: (o) => String(get(o, 'type') ?? '') },
+  { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', cell: (o) => String(get(o, 'reason') ?? '') },
+  {
+    name: 'Object',
+    type: 'string',
+    description: 'The object that this event is about.',
+    cell: (o) => `${String(get(o, 'involvedObject', 'kind') ?? '').toLowerCase()}/${String(get(o, 'involvedObject', 'name') ?? '')}`,
+  },
+  { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', cell: (o) => String(get(o, 'message') ?? '') },
+];
+
 export function tableColumns(group: string, resource: string): Column[] {
   switch (`${group}/${resource}`) {
+    case '/events':
+      return eventColumns;
     case '/configmaps':
       return configMapColumns;
     case '/secrets':

@@ -201,6 +201,21 @@ const KINDS: Record<string, Schema> = {
     },
     3: ignoredStatus,
   },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: meta,
+    2: {
+      name: 'spec',
+      type: {
+        1: {
+          name: 'resourceAttributes',
+          type: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' }, 4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } },
+        },
+        2: { name: 'nonResourceAttributes', type: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } },
+      },
+    },
+    3: ignoredStatus,
+  },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: meta, 2: ignoredStatus },
   'rbac.authorization.k8s.io/v1/RoleBinding': binding,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': binding,
 };
@@ -256,7 +271,7 @@ function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown>
     } else if (wire === 2) {
       const v = r.bytes();
       if (!f) {
-        if (v.length !== 0) throw new ProtobufUnsupported(`unknown field ${num}`);
+        if (!isZero(v, 0)) throw new ProtobufUnsupported(`unknown field ${num}`);
         continue;
       }
       const t = f.type;
@@ -276,6 +291,32 @@ function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown>
     }
   }
   return out;
+}
+
+/**
+ * True when bytes are empty or a message whose fields are all zero values, recursively: gogo-proto
+ * writes empty strings and zero numbers of every non-pointer field, so an unset nested struct
+ * (a status, a userInfo) arrives as a message of zeros.
+ */
+function isZero(b: Uint8Array, depth: number): boolean {
+  if (b.length === 0) return true;
+  if (depth > 8) return false;
+  try {
+    const r = new Reader(b);
+    while (!r.done) {
+      const key = Number(r.varint());
+      if (key >>> 3 === 0) return false;
+      const wire = key & 7;
+      if (wire === 0) {
+        if (r.varint() !== 0n) return false;
+      } else if (wire === 2) {
+        if (!isZero(r.bytes(), depth + 1)) return false;
+      } else return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Repeated fields keep every element (an empty string in apiGroups means the core group); singular zero values are left out, as JSON's omitempty does. */

@@ -14,7 +14,10 @@ import { aggregatedContentType, aggregatedList, apiGroup, apiGroupList, apiResou
 import { Exchange } from './exchange';
 import { openAPIV3Document, openAPIV3Root } from './openapi';
 import type { FaultController, FaultRuleState } from './faults';
+import { resolveTarget } from './context';
 import { handleGet, handleList } from './list';
+import { handlePodLog } from './podlogs';
+import { handleReview, isReview } from './reviews';
 import { parseRequestInfo } from './requestinfo';
 import { bump, type ServerStats } from './stats';
 import { ApiError, pathNotFound, toApiError } from './status';
@@ -147,6 +150,7 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
     case 'list':
       return handleList(ctx, x);
     case 'get':
+      if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return handlePodLog(ctx, resolveTarget(ctx, x), x);
       if (info.subresource && info.subresource !== 'status') throw unsupportedSubresource(ctx, x);
       return handleGet(ctx, x);
     case 'watch': {
@@ -157,8 +161,11 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
         x.res.on('close', untrack);
       });
     }
-    case 'create':
+    case 'create': {
+      const t = resolveTarget(ctx, x);
+      if (isReview(t) && !info.subresource) return handleReview(t, x, d.authz);
       return handleCreate(ctx, x);
+    }
     case 'update':
       return handleUpdate(ctx, x);
     case 'patch':
