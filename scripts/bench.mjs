@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// `npm run bench`: builds the CLI and the peer programs, then runs every benchmark section.
-// Extra arguments go to each section (e.g. `npm run bench -- --sizes 10000`).
+// `npm run bench`: builds the CLI and the peer programs, then runs every benchmark section:
+//   load      the loader vs kubectl, a naive client-node list and the raw-bytes bound (issue 3)
+//   syncloop  events per second through the sync loop and its heap under churn (issue 4)
+// `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
 
 process.chdir(new URL('..', import.meta.url).pathname);
-const sh = (cmd, args) => {
-  const r = spawnSync(cmd, args, { stdio: 'inherit' });
+const sh = (args) => {
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
-sh(process.execPath, ['esbuild.config.mjs', '--production']);
+sh(['esbuild.config.mjs', '--production']);
 await esbuild.build({
   entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts'],
   outdir: '.bench/peers', bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, logLevel: 'warning',
 });
-const extra = process.argv.slice(2);
-sh(process.execPath, ['--import', 'tsx', 'bench/main.ts', ...extra]);
+const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts' };
+const [first, ...rest] = process.argv.slice(2);
+if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);
+else for (const file of Object.values(sections)) sh(['--expose-gc', '--import', 'tsx', file, ...process.argv.slice(2)]);
