@@ -22,7 +22,8 @@ import { parseRequestInfo } from './requestinfo';
 import { bump, type ServerStats } from './stats';
 import { ApiError, pathNotFound, toApiError } from './status';
 import { handleWatch } from './watch';
-import { handleCreate, handleDelete, handleDeleteCollection, handlePatch, handleUpdate } from './writes';
+import { handleDelete, handleDeleteCollection } from './deletes';
+import { handleCreate, handlePatch, handleUpdate } from './writes';
 
 export interface RouterDeps {
   ctx: ServerContext;

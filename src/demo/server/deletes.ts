@@ -1,0 +1,145 @@
+/**
+ * DELETE of one object or of a collection, with DeleteOptions (preconditions, dryRun, grace
+ * period), graceful pod deletion when a kubelet runs, and namespace deletion as the namespace
+ * controller would finish it. Answers as upstream: the object for pods, namespaces and custom
+ * resources, a Success Status for the rest.
+ */
+import { kubeTime, qualifiedResource, type KubeObject } from '../store';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import type { Exchange } from './exchange';
+import { getNamed, selectorFor, writeOne } from './list';
+import { ApiError, badRequest, success } from './status';
+import { dryRun, isCustomResource } from './writes';
+
+type Obj = Record<string, unknown>;
+
+interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: string[];
+}
+
+async function readDeleteOptions(x: Exchange): Promise<DeleteOptions> {
+  const raw = (await x.readBody()).toString('utf8');
+  if (!raw.trim()) return {};
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object');
+    return v as DeleteOptions;
+  } catch (e) {
+    throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${(e as Error).message}`);
+  }
+}
+
+/** Types whose DELETE answers with the object rather than a Status (pods are deleted gracefully upstream). */
+function returnsObject(ctx: ServerContext, t: Target): boolean {
+  return (t.group === '' && (t.resource === 'pods' || t.resource === 'namespaces')) || isCustomResource(ctx, t);
+}
+
+export async function handleDelete(ctx: ServerContext, x: Exchange): Promise<void> {
+  const t = resolveTarget(ctx, x);
+  if (x.info.subresource) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  requireVerb(t, 'delete');
+  const opts = await readDeleteOptions(x);
+  const isDry = dryRun(x) || (opts.dryRun?.length ? opts.dryRun.every((v) => v === 'All') : false);
+  const existing = getNamed(ctx, t, x);
+  const pre = opts.preconditions;
+  const conflict = (what: string, want: string, have: string | undefined) =>
+    new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(t.group, t.resource)} "${existing.metadata.name}": Precondition failed: ${what} in precondition: ${want}, ${what} in object meta: ${have ?? ''}`, { name: existing.metadata.name, kind: t.resource });
+  if (pre?.uid && pre.uid !== existing.metadata.uid) throw conflict('UID', pre.uid, existing.metadata.uid);
+  if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) throw conflict('ResourceVersion', pre.resourceVersion, existing.metadata.resourceVersion);
+  if (isDry) return writeDeleted(ctx, t, x, existing);
+  if (t.group === '' && t.resource === 'namespaces') return deleteNamespace(ctx, t, x, existing);
+  if (t.group === '' && t.resource === 'pods' && deletePodGracefully(ctx, t, x, existing, opts)) return;
+  const gone = ctx.store.delete(t.group, t.resource, existing.metadata.namespace, existing.metadata.name);
+  writeDeleted(ctx, t, x, gone);
+}
+
+function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject): void {
+  if (returnsObject(ctx, t)) return writeOne(ctx, t, x, o, 200);
+  const details: Obj = { name: o.metadata.name, kind: t.resource, uid: o.metadata.uid };
+  if (t.group) details.group = t.group;
+  x.status(success(details));
+}
+
+/**
+ * Graceful pod deletion, as upstream's pod strategy: a pod bound to a node and not yet terminal
+ * gets deletionTimestamp = now + grace and stays (Terminating) until its kubelet has stopped its
+ * containers and deletes it. Grace 0 (`--grace-period=0 --force`), unscheduled or finished pods
+ * are deleted at once. A second delete may only shorten the grace period. Returns false when the
+ * pod is to be deleted immediately.
+ */
+function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: KubeObject, opts: DeleteOptions): boolean {
+  if (!ctx.options.gracefulPodDeletion) return false;
+  const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return false;
+  const grace = opts.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
+  if (grace <= 0) return false;
+  const current = pod.metadata.deletionGracePeriodSeconds as number | undefined;
+  if (pod.metadata.deletionTimestamp && current !== undefined && grace >= current) {
+    writeOne(ctx, t, x, pod, 200);
+    return true;
+  }
+  const at = new Date(ctx.options.now().getTime() + grace * 1000);
+  const updated = ctx.store.update('', 'pods', {
+    ...pod,
+    metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? kubeTime(at), deletionGracePeriodSeconds: grace },
+  });
+  writeOne(ctx, t, x, updated, 200);
+  return true;
+}
+
+/**
+ * Namespace deletion as the namespace controller finishes it: the namespace turns Terminating at
+ * once (the answer shows it), then everything in it is deleted, then the namespace itself.
+ */
+function deleteNamespace(ctx: ServerContext, t: Target, x: Exchange, ns: KubeObject): void {
+  const name = ns.metadata.name;
+  let current = ns;
+  if (!ns.metadata.deletionTimestamp) {
+    current = ctx.store.update('', 'namespaces', { ...ns, metadata: { ...ns.metadata, deletionTimestamp: kubeTime(ctx.options.now()) } });
+    current = ctx.store.update('', 'namespaces', { ...current, status: { phase: 'Terminating' } }, { subresource: 'status' });
+  }
+  writeOne(ctx, t, x, current, 200);
+  setImmediate(() => {
+    for (const type of ctx.store.types()) {
+      if (!type.namespaced) continue;
+      for (const o of ctx.store.list(type.group, type.resource, name).items) {
+        try {
+          ctx.store.delete(type.group, type.resource, name, o.metadata.name);
+        } catch {
+          // already gone: a concurrent delete won
+        }
+      }
+    }
+    try {
+      ctx.store.delete('', 'namespaces', undefined, name);
+    } catch {
+      // already gone
+    }
+  });
+}
+
+export async function handleDeleteCollection(ctx: ServerContext, x: Exchange): Promise<void> {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'deletecollection');
+  const opts = await readDeleteOptions(x);
+  const isDry = dryRun(x) || (opts.dryRun?.length ? opts.dryRun.every((v) => v === 'All') : false);
+  const ns = requestNamespace(t, x);
+  const match = selectorFor(t, x);
+  const victims = ctx.store.list(t.group, t.resource, ns).items.filter((o) => !match || match(o));
+  const deleted: KubeObject[] = [];
+  for (const o of victims) {
+    if (isDry) deleted.push(o);
+    else {
+      try {
+        deleted.push(ctx.store.delete(t.group, t.resource, o.metadata.namespace, o.metadata.name));
+      } catch {
+        // deleted concurrently
+      }
+    }
+  }
+  x.json(200, { kind: t.type.listKind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(ctx.store.currentRV) }, items: deleted.map((o) => served(t, o)) });
+}
