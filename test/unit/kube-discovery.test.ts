@@ -33,20 +33,37 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
     const all = groups.flatMap((g) => g.versions.flatMap((v) => v.resources));
     assert.equal(all.length, 76);
     assert.ok(all.every((r) => !r.resource.includes('/')));
-    assert.equal(listableResources({ groups }, { allVersions: true }).length, 70);
+    assert.equal(listableResources({ groups }, { versions: 'all' }).length, 70);
     assert.equal(new Set(all.map((r) => `${r.group}/${r.resource}`)).size, 59);
   });
 
-  it('chooses each group preferred (first) version: 53 resources, 47 with list', () => {
+  it('group-preferred versions: 53 resources, 47 with list', () => {
     const preferred = groups.flatMap((g) => g.versions.filter((v) => v.version === g.preferredVersion).flatMap((v) => v.resources));
     assert.equal(preferred.length, 53);
-    const listable = listableResources({ groups });
+    const listable = listableResources({ groups }, { versions: 'group-preferred' });
     assert.equal(listable.length, 47);
     assert.equal(groups.find((g) => g.name === 'autoscaling')!.preferredVersion, 'v2');
     assert.ok(listable.every((r) => r.verbs.includes('list')));
     // The 6 without list are the create-only reviews.
     const unlisted = groups.flatMap((g) => g.versions.flatMap((v) => v.resources)).filter((r) => !r.verbs.includes('list'));
     assert.ok(unlisted.every((r) => /^authentication\.k8s\.io$|^authorization\.k8s\.io$/.test(r.group) && /reviews$/.test(r.resource)));
+  });
+
+  it('by default each resource once, from the most preferred version serving it (ServerPreferredResources): 53 types', () => {
+    const types = listableResources({ groups });
+    assert.equal(types.length, 53);
+    assert.equal(new Set(types.map((r) => `${r.group}/${r.resource}`)).size, 53, 'no resource twice');
+    const notPreferred = types.filter((r) => r.version !== groups.find((g) => g.name === r.group)!.preferredVersion).map((r) => `${r.resource}.${r.group}@${r.version}`);
+    // Resources that only a non-preferred version serves are still loaded.
+    assert.deepEqual(notPreferred.sort(), [
+      'clustertrustbundles.certificates.k8s.io@v1beta1',
+      'leasecandidates.coordination.k8s.io@v1beta1',
+      'podcertificaterequests.certificates.k8s.io@v1beta1',
+      'podgroups.scheduling.k8s.io@v1alpha3',
+      'resourcepoolstatusrequests.resource.k8s.io@v1alpha3',
+      'workloads.scheduling.k8s.io@v1alpha3',
+    ]);
+    assert.equal(types.find((r) => r.resource === 'horizontalpodautoscalers')!.version, 'v2');
   });
 
   it('maps kind, scope, short names and categories', () => {
@@ -70,7 +87,8 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
     assert.equal(g.preferredVersion, 'v1');
     const hpa = listableResources(parsed).filter((r) => r.group === 'autoscaling');
     assert.deepEqual(hpa.map((r) => `${r.version}/${r.resource}`), ['v1/horizontalpodautoscalers']);
-    assert.equal(listableResources(parsed).length, 47);
+    assert.equal(listableResources(parsed).length, 53);
+    assert.equal(listableResources(parsed, { versions: 'group-preferred' }).length, 47);
   });
 });
 
@@ -151,7 +169,7 @@ describe('discover() over HTTP', () => {
     await legacy.close();
   });
 
-  it('uses aggregated discovery when offered: two requests, core + 22 groups, 63 listable types', async () => {
+  it('uses aggregated discovery when offered: two requests, core + 22 groups, 69 listable types', async () => {
     const client = await KubeClient.connect(contextFor(agg.url, {}, { 'insecure-skip-tls-verify': true }));
     try {
       const d = await client.discover();
@@ -159,7 +177,7 @@ describe('discover() over HTTP', () => {
       assert.equal(agg.seen.length, 2);
       assert.ok(agg.seen.every((s) => s.headers.accept === AGGREGATED_DISCOVERY_ACCEPT));
       assert.equal(d.groups[0].name, '');
-      assert.equal(listableResources(d).length, 16 + 47);
+      assert.equal(listableResources(d).length, 16 + 53);
       assert.equal(d.failures.length, 0);
     } finally {
       client.close();
@@ -174,7 +192,7 @@ describe('discover() over HTTP', () => {
       const types = listableResources(d);
       assert.deepEqual([...new Set(types.map((r) => r.group))], ['', 'apps', 'batch']);
       assert.equal(types.length, 16 + 5 + 2);
-      assert.equal(d.failures.length, 20);
+      assert.equal(d.failures.length, 33 - 2, 'every group version but apps/v1 and batch/v1 failed');
       assert.ok(d.failures.every((f) => f.status === 503));
       assert.ok(d.failures.some((f) => f.groupVersion === 'autoscaling/v2'));
     } finally {

@@ -89,10 +89,10 @@ describe('ClusterLoader: options', () => {
 describe('ClusterLoader: planning', () => {
   it('one all-namespaces task per namespaced type, one per namespace when namespaces are given, cluster-scoped once', () => {
     const all = planTasks(realTypes);
-    assert.equal(all.length, 47);
+    assert.equal(all.length, 53);
     const nsd = realTypes.filter((r) => r.namespaced).length;
     const per = planTasks(realTypes, { namespaces: ['a', 'b'], labelSelector: 'app=x' });
-    assert.equal(per.length, nsd * 2 + (47 - nsd));
+    assert.equal(per.length, nsd * 2 + (53 - nsd));
     assert.ok(per.filter((t) => !t.namespaced).every((t) => t.namespace === undefined));
     assert.deepEqual(per.map((t) => t.id), per.map((_, i) => i));
     assert.ok(per.every((t) => t.labelSelector === 'app=x'));
@@ -104,7 +104,7 @@ describe('ClusterLoader: planning', () => {
     for (const spec of ['deploy', 'Deployment', 'deployment', 'deployments.apps', 'deployments.v1.apps', 'DEPLOYMENTS']) assert.deepEqual(pick([spec]), ['deployments.apps'], spec);
     assert.deepEqual(pick(['cronjobs', 'jobs.batch']), ['cronjobs.batch', 'jobs.batch']);
     assert.ok(!pick([], ['leases']).includes('leases.coordination.k8s.io'));
-    assert.equal(pick([], ['leases']).length, 46);
+    assert.equal(pick([], ['leases']).length, 52);
     assert.deepEqual(selectTypes(realTypes, ['deploymnets'], ['nope']).unmatched, ['deploymnets', 'nope']);
     // A bare name defined by several groups means the first group's, as kubectl resolves it.
     const withCore = [{ ...realTypes[0], group: '', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'] }, ...realTypes];

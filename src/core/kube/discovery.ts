@@ -5,7 +5,8 @@
  * GET /api and GET /apis are sent with the aggregated Accept list (v2, then v2beta1, then plain
  * JSON, as client-go does). A server that supports aggregated discovery answers an
  * APIGroupDiscoveryList (two requests in all); an older one answers APIVersions / APIGroupList, and
- * we then fetch /api/{v} and /apis/{g}/{preferred v} (a few at a time through a WorkerPool).
+ * we then fetch /api/{v} and /apis/{g}/{v} for every served version (a few at a time through a
+ * WorkerPool), so a resource served only by a non-preferred version is not missed.
  *
  * Errors: failing to read /api or /apis at all throws (nothing can be loaded; the caller reports a
  * fatal error). A group version that fails, or is marked Stale, is a DiscoveryFailure value.
@@ -34,8 +35,12 @@ export interface DiscoverOptions {
   signal?: AbortSignal;
   /** Skip the aggregated form (for servers or tests that need the legacy path). */
   legacyOnly?: boolean;
-  /** Legacy mode: fetch every version of each group, not only the preferred one. */
-  allVersions?: boolean;
+  /**
+   * Legacy mode: fetch only each group's preferred version (fewer requests, but resources served
+   * only by another version are then missed). Default false: every version, as client-go's
+   * ServerPreferredResources does, so listableResources() can pick each resource's best version.
+   */
+  preferredOnly?: boolean;
   /** Legacy mode: parallel group-version fetches. Default 8. */
   concurrency?: number;
 }
@@ -59,10 +64,10 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
       failures.push(...parsed.failures);
     } else if (path === '/api') {
       const versions = parseApiVersions(doc);
-      for (const v of opts.allVersions ? versions : versions.slice(0, 1)) legacyFetches.push({ group: '', version: v, preferred: versions[0] });
+      for (const v of opts.preferredOnly ? versions.slice(0, 1) : versions) legacyFetches.push({ group: '', version: v, preferred: versions[0] });
     } else {
       for (const g of parseGroupList(doc)) {
-        for (const v of opts.allVersions ? g.versions : [g.preferredVersion]) if (v) legacyFetches.push({ group: g.name, version: v, preferred: g.preferredVersion });
+        for (const v of opts.preferredOnly ? [g.preferredVersion] : g.versions) if (v) legacyFetches.push({ group: g.name, version: v, preferred: g.preferredVersion });
       }
     }
   }
@@ -103,8 +108,11 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
       const g = byGroup.get(f.group);
       if (g && !groups.includes(g)) groups.push(g);
     }
+    // Versions in the server's order (the pool completes them in any order).
+    const rank = new Map(legacyFetches.map((f, i) => [`${f.group}/${f.version}`, i]));
+    for (const g of byGroup.values()) g.versions.sort((a, b) => rank.get(`${g.name}/${a.version}`)! - rank.get(`${g.name}/${b.version}`)!);
     // A group whose preferred version failed falls back to another version that loaded.
-    for (const g of groups) if (!g.versions.some((v) => v.version === g.preferredVersion) && g.versions[0]) g.preferredVersion = g.versions[0].version;
+    for (const g of byGroup.values()) if (!g.versions.some((v) => v.version === g.preferredVersion) && g.versions[0]) g.preferredVersion = g.versions[0].version;
   }
 
   return { mode: aggregated === 2 ? 'aggregated' : 'legacy', groups, failures };

@@ -145,16 +145,34 @@ export function parseApiVersions(doc: unknown): string[] {
 }
 
 /**
- * The resource types a load lists: those with the `list` verb, from each group's preferred version
- * (or from every non-stale version with allVersions).
+ * Which versions of a group's resources a load lists:
+ * - 'per-resource' (default): each resource once, from the most preferred version that serves it,
+ *   as client-go's ServerPreferredResources (and so kubectl) chooses. A resource that only exists
+ *   in a non-preferred version (clustertrustbundles in certificates.k8s.io/v1beta1 while the group
+ *   prefers v1) is still loaded; nothing is loaded twice.
+ * - 'group-preferred': only the resources of each group's preferred version.
+ * - 'all': every version of every resource (the same objects several times over).
  */
-export function listableResources(d: Pick<Discovery, 'groups'>, opts: { allVersions?: boolean } = {}): ApiResource[] {
+export type VersionChoice = 'per-resource' | 'group-preferred' | 'all';
+
+/** The resource types a load lists: those with the `list` verb, in the chosen versions, stale versions skipped. */
+export function listableResources(d: Pick<Discovery, 'groups'>, opts: { versions?: VersionChoice } = {}): ApiResource[] {
+  const choice = opts.versions ?? 'per-resource';
   const out: ApiResource[] = [];
   for (const g of d.groups) {
-    for (const v of g.versions) {
+    const seen = new Set<string>();
+    // Preferred version first, then the others in server order.
+    const ordered = [...g.versions.filter((v) => v.version === g.preferredVersion), ...g.versions.filter((v) => v.version !== g.preferredVersion)];
+    for (const v of ordered) {
       if (v.stale) continue;
-      if (!opts.allVersions && v.version !== g.preferredVersion) continue;
-      for (const r of v.resources) if (r.verbs.includes('list')) out.push(r);
+      if (choice === 'group-preferred' && v.version !== g.preferredVersion) continue;
+      for (const r of v.resources) {
+        if (choice === 'per-resource') {
+          if (seen.has(r.resource)) continue;
+          seen.add(r.resource);
+        }
+        if (r.verbs.includes('list')) out.push(r);
+      }
     }
   }
   return out;

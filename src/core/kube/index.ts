@@ -22,6 +22,7 @@ export {
   type ApiGroupVersion,
   type Discovery,
   type DiscoveryFailure,
+  type VersionChoice,
 } from './discoveryParse';
 export { listAll, compactItem, continueFromHead, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
 export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
