@@ -144,6 +144,30 @@ describe('fault injection, observed by real clients', () => {
   });
 });
 
+describe('stopping the cluster', () => {
+  it('closes hung requests and open watches at once, and is idempotent', async () => {
+    const t = await startTestCluster({ faults: 'hang,verb=list' });
+    const hung = fetch(`${t.cluster.url}/api/v1/configmaps`).then(
+      () => 'answered',
+      () => 'closed',
+    );
+    const watch = await fetch(`${t.cluster.url}/api/v1/configmaps?watch=1`);
+    const drained = watch.body!.pipeTo(new WritableStream()).then(
+      () => 'ended',
+      () => 'closed',
+    );
+    await waitFor(() => t.cluster.stats.openWatches === 1 && t.cluster.stats.inflight === 2);
+    const t0 = performance.now();
+    await Promise.all([t.cluster.stop(), t.cluster.stop()]);
+    assert.ok(performance.now() - t0 < 2000, 'stop did not wait for the clients');
+    assert.equal(await hung, 'closed');
+    assert.ok(['ended', 'closed'].includes(await drained));
+    await waitFor(() => t.cluster.stats.openConnections === 0);
+    await t.cluster.stop();
+    await t.close();
+  });
+});
+
 async function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!pred()) {
