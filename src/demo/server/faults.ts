@@ -7,7 +7,8 @@
  * Kinds: latency (delay, then answer normally), throttle (429 with Retry-After), error (a 5xx
  * Status), reset (destroy the socket), hang (never answer until the client goes away), malformed
  * (200 with a cut-off JSON body), expire-continue (410 Expired on continue tokens), drop-events
- * (a watch silently skips events: the first `dropCount`, or a `dropFraction` of them).
+ * (a watch silently skips live events: the first `dropCount`, a `dropFraction` spread evenly, or
+ * every `dropEveryNth`; never the initial ADDED events or BOOKMARKs).
  *
  * Spec strings (CLI `--faults`, admin endpoint): rules separated by `;`, each `kind,key=value,...`,
  * e.g. `throttle,verb=list,resource=pods,times=3,retryAfter=1;latency,ms=200,group=apps`.
