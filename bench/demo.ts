@@ -6,6 +6,9 @@ import { join } from 'node:path';
 /**
  * Starts the embedded demo cluster in its own process (so its memory and CPU are not counted
  * against the client being measured) and resolves once its kubeconfig is written.
+ * Served as a real cluster is: HTTPS with a bearer token. Callers that need a cluster that holds
+ * still (the same object count for every contender) pass '--no-kubelet' in `extra`, since the
+ * kubelet simulation keeps writing Events for crash-looping pods.
  */
 export async function startDemoProcess(objects: number, seed: number, extra: string[] = []): Promise<{ kubeconfig: string; url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-demo-'));
@@ -13,7 +16,7 @@ export async function startDemoProcess(objects: number, seed: number, extra: str
   const child: ChildProcess = spawn(
     process.execPath,
     ['--max-old-space-size=8192', 'dist/cli.js', 'demo-cluster', '--port', '0', '--objects', String(objects), '--seed', String(seed),
-      '--kubeconfig-out', kubeconfig, ...extra],
+      '--kubeconfig-out', kubeconfig, '--token', `bench-${process.pid}`, ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -45,7 +45,7 @@ function objectsOf(m: Measurement): number | undefined {
 
 async function benchSize(objects: number) {
   console.log(`\n## ${objects.toLocaleString('en')} objects`);
-  const demo = await startDemoProcess(objects, 7);
+  const demo = await startDemoProcess(objects, 7, ['--no-kubelet']);
   try {
     const types = await discoverTypes(demo.kubeconfig);
     const dir = resolve('.bench');

@@ -61,7 +61,7 @@ export function getJson(base: { server: URL; options: https.RequestOptions }, pa
   });
 }
 
-/** Legacy discovery, written independently of the loader's so that the peers share none of its code. */
+/** Legacy discovery (all versions of each group), written independently of the loader's so that the peers share none of its code. */
 export async function discoverTypes(kubeconfigPath: string): Promise<BenchType[]> {
   const base = await requestBase(kubeconfigPath);
   const agent = new (base.server.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true });
@@ -74,10 +74,21 @@ export async function discoverTypes(kubeconfigPath: string): Promise<BenchType[]
       }
     };
     take('', 'v1', await getJson(base, '/api/v1', agent));
+    // client-go's ServerPreferredResources rule: each resource from the most preferred version
+    // that serves it (a resource that exists only in a non-preferred version is still listed).
     const groups = await getJson(base, '/apis', agent);
     for (const g of groups.groups ?? []) {
-      const v = g.preferredVersion?.version ?? g.versions?.[0]?.version;
-      take(g.name, v, await getJson(base, `/apis/${g.name}/${v}`, agent));
+      const preferred = g.preferredVersion?.version;
+      const versions: string[] = (g.versions ?? []).map((v: any) => v.version);
+      const ordered = [preferred, ...versions.filter((v) => v !== preferred)].filter(Boolean);
+      const seen = new Set<string>();
+      for (const v of ordered) {
+        const before = out.length;
+        take(g.name, v, await getJson(base, `/apis/${g.name}/${v}`, agent));
+        const added = out.splice(before).filter((t) => !seen.has(t.resource));
+        for (const t of added) seen.add(t.resource);
+        out.push(...added);
+      }
     }
     return out;
   } finally {
