@@ -42,7 +42,11 @@ export function drawFrame(ctx: Canvas2D, frame: Frame, palette: Palette, dpr: nu
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
   ctx.fillStyle = palette.muted;
-  for (const t of frame.ticks) ctx.fillText(t.label, Math.round(t.x) + 3, geom.axisHeight / 2);
+  const charWidth = palette.fontSize * 0.6;
+  for (const t of frame.ticks) {
+    // a label that would run off the right edge is left out rather than cut
+    if (t.x + 3 + t.label.length * charWidth <= geom.width) ctx.fillText(t.label, Math.round(t.x) + 3, geom.axisHeight / 2);
+  }
 
   ctx.fillStyle = palette.separator;
   ctx.fillRect(0, geom.axisHeight - 1, geom.width, 1);
@@ -69,7 +73,6 @@ export function drawFrame(ctx: Canvas2D, frame: Frame, palette: Palette, dpr: nu
   }
   if (frame.labels.length) {
     ctx.fillStyle = palette.barText;
-    const charWidth = palette.fontSize * 0.6;
     for (const l of frame.labels) {
       const text = fitText(l.text, l.maxWidth, charWidth);
       if (text) ctx.fillText(text, l.x, l.y);

@@ -28,6 +28,7 @@ export function bindInput(v: TimelineView): void {
     'wheel',
     (e) => {
       e.preventDefault();
+      tip.hidden = true;
       const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? canvas.clientHeight : 1;
       const dx = e.deltaX * unit;
       const dy = e.deltaY * unit;

@@ -51,6 +51,7 @@ export class TimelineView {
   private laneSig = '';
   private detailsVersion = -1;
   private kindCount = -1;
+  private ingestMs = 0;
 
   constructor(
     private readonly port: HostPort,
@@ -74,6 +75,7 @@ export class TimelineView {
   // ---- host messages -------------------------------------------------------------------------
 
   onMessage(msg: HostToWebviewMessage): void {
+    const t0 = performance.now();
     switch (msg?.type) {
       case 'init':
         this.model.reset();
@@ -113,6 +115,12 @@ export class TimelineView {
       case 'details':
         break; // this webview renders details itself from the events it holds
     }
+    if (msg?.type === 'init') this.ingestMs = 0;
+    if (msg?.type === 'init' || msg?.type === 'chunk') {
+      // diagnostics for tests and bug reports: time spent taking in the snapshot
+      this.ingestMs += performance.now() - t0;
+      this.dom.root.dataset.ingestMs = this.ingestMs.toFixed(1);
+    }
     this.schedule();
   }
 
@@ -147,6 +155,7 @@ export class TimelineView {
 
   /** A user moved the view: it stays there (follow ends) until Fit or Follow. */
   setView(v: Viewport): void {
+    this.dom.tip.hidden = true; // it described what was under the pointer before the move
     this.st.view = sanitize(v);
     this.setFollow(false);
     this.schedule();
@@ -159,6 +168,7 @@ export class TimelineView {
   }
 
   fitAll(): void {
+    this.dom.tip.hidden = true;
     this.st.view = undefined;
     this.setFollow(false);
     this.schedule();
