@@ -22,10 +22,13 @@ export function itemKind(item: Item): string {
   return item.event.key ? 'pods' : '';
 }
 
-/** The texts the name filter searches. */
+/** The text the name filter searches, lower case; kept on the item so typing a filter is cheap. */
 function nameHaystack(item: Item): string {
-  if (item.type === 'mark') return item.event.key;
-  return item.namespace ? `${item.namespace}/${item.resource}` : item.resource;
+  if (item.search === undefined) {
+    const text = item.type === 'mark' ? item.event.key : item.namespace ? `${item.namespace}/${item.resource}` : item.resource;
+    item.search = text.toLowerCase();
+  }
+  return item.search;
 }
 
 export function isEmptyFilter(f: FilterSpec): boolean {
@@ -40,7 +43,7 @@ export function makePredicate(f: FilterSpec): ItemPredicate {
   return (item) => {
     if (hidden.size && hidden.has(sourceOf(item))) return false;
     if (kind && itemKind(item) !== kind) return false;
-    if (needle && !nameHaystack(item).toLowerCase().includes(needle)) return false;
+    if (needle && !nameHaystack(item).includes(needle)) return false;
     return true;
   };
 }

@@ -136,6 +136,13 @@ export function bindInput(v: TimelineView): void {
   dom.listToggle.addEventListener('click', () => v.setListOpen(!v.st.listOpen));
   for (const [source, b] of dom.sourceButtons) b.addEventListener('click', () => v.toggleSource(source));
   dom.kindSelect.addEventListener('change', () => v.setFilter({ ...v.st.filter, kind: dom.kindSelect.value }));
-  dom.nameInput.addEventListener('input', () => v.setFilter({ ...v.st.filter, name: dom.nameInput.value }));
+  // Typing fast re-filters at most once per frame (a pass over 100k items is a few ms each).
+  let nameFrame: number | undefined;
+  dom.nameInput.addEventListener('input', () => {
+    nameFrame ??= requestAnimationFrame(() => {
+      nameFrame = undefined;
+      v.setFilter({ ...v.st.filter, name: dom.nameInput.value });
+    });
+  });
   plot.addEventListener('scroll', () => v.saveSoon(), { passive: true });
 }

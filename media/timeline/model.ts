@@ -55,6 +55,8 @@ export interface Bar {
   visible: boolean;
   /** How bad the outcome is (SEVERITY): the worst wins a shared pixel. Kept in step with `outcome`. */
   sev: number;
+  /** The lower-case text the name filter searches, made on first use (filter.ts). */
+  search?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export interface Mark {
   lane: Lane;
   visible: boolean;
   sev: number;
+  search?: string;
 }
 
 export type Item = Bar | Mark;

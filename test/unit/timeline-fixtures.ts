@@ -6,18 +6,7 @@
  */
 import type { LoaderTaskEvent, SyncIterationEvent, SyncSource } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
-
-/** A small seeded PRNG (mulberry32), so every run draws the same timeline. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../../src/demo/generate/prng';
 
 const RESOURCES = [
   { group: '', version: 'v1', resource: 'pods' },
@@ -42,7 +31,8 @@ export interface SyntheticOptions {
 
 /** `total` events, in time order per emitter, ids 0..total-1 in append order. */
 export function syntheticTimeline(total: number, o: SyntheticOptions = {}): TimelineItem[] {
-  const rand = rng(o.seed ?? 1);
+  const prng = new Rng(o.seed ?? 1); // the demo generator's seeded PRNG: the same timeline on every run
+  const rand = () => prng.next();
   const workers = o.workers ?? 4;
   const taskShare = o.taskShare ?? 0.3;
   const events: (LoaderTaskEvent | SyncIterationEvent)[] = [];
