@@ -12,6 +12,8 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'off'] 
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 export interface KubeLoopSettings {
+  kubeconfig: string;
+  context: string;
   concurrency: number;
   pageSize: number;
   requestTimeoutSeconds: number;
@@ -28,14 +30,30 @@ type IntSpec = { type: 'integer'; default: number; minimum: number; maximum: num
 type BoolSpec = { type: 'boolean'; default: boolean; description: string };
 type ListSpec = { type: 'array'; default: string[]; itemPattern: string; itemHint: string; description: string };
 type EnumSpec = { type: 'string'; default: LogLevelName; enum: readonly LogLevelName[]; description: string };
-export type SettingSpec = IntSpec | BoolSpec | ListSpec | EnumSpec;
+/**
+ * A free-form string. `machine` scope: only user (or remote) settings may set it, never a workspace's
+ * .vscode/settings.json — a kubeconfig can name an exec plugin, so a cloned repository must not be able
+ * to point the extension at a kubeconfig (and a command) of its choosing.
+ */
+type StringSpec = { type: 'string'; default: string; description: string; scope: 'machine'; check?: (v: string) => string | undefined };
+export type SettingSpec = IntSpec | BoolSpec | ListSpec | EnumSpec | StringSpec;
 
 // A namespace name is a DNS-1123 label.
 const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 // A resource type as kubectl spells it: plural resource, optionally `.group` (e.g. `pods`, `deployments.apps`).
 const TYPE_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
+/** A kubeconfig path must not depend on the folder VS Code happens to run in. */
+function checkKubeconfigPath(v: string): string | undefined {
+  if (v === '' || v.startsWith('/') || v.startsWith('~/') || /^[A-Za-z]:[\\/]/.test(v) || v.startsWith('\\\\')) return undefined;
+  return 'must be an absolute path (or start with ~/), or empty for $KUBECONFIG / ~/.kube/config';
+}
+
 export const SETTINGS: { [K in keyof KubeLoopSettings]: SettingSpec } = {
+  kubeconfig: { type: 'string', default: '', scope: 'machine', check: checkKubeconfigPath,
+    description: 'The kubeconfig file to use. Empty: the files in `$KUBECONFIG`, else `~/.kube/config`.' },
+  context: { type: 'string', default: '', scope: 'machine',
+    description: 'The kubeconfig context to use (set by **KubeLoop: Select Context**). Empty: the kubeconfig\'s current-context.' },
   concurrency: { type: 'integer', default: 4, minimum: 1, maximum: 32,
     description: 'How many list requests the cluster loader runs at once (its worker pool size).' },
   pageSize: { type: 'integer', default: 500, minimum: 1, maximum: 10000,
@@ -85,10 +103,16 @@ function check(key: string, spec: SettingSpec, v: unknown): { ok: true; value: u
         : { ok: false, rule: `must be a whole number from ${spec.minimum} to ${spec.maximum}` };
     case 'boolean':
       return typeof v === 'boolean' ? { ok: true, value: v } : { ok: false, rule: 'must be true or false' };
-    case 'string':
+    case 'string': {
+      if (!('enum' in spec)) {
+        if (typeof v !== 'string') return { ok: false, rule: 'must be a string' };
+        const why = spec.check?.(v.trim());
+        return why ? { ok: false, rule: why } : { ok: true, value: v.trim() };
+      }
       return typeof v === 'string' && (spec.enum as readonly string[]).includes(v)
         ? { ok: true, value: v }
         : { ok: false, rule: `must be one of ${spec.enum.join(', ')}` };
+    }
     case 'array': {
       if (!Array.isArray(v)) return { ok: false, rule: 'must be a list of strings' };
       const re = new RegExp(spec.itemPattern);
@@ -125,7 +149,8 @@ export function configurationSchema(): Record<string, Record<string, unknown>> {
     const p: Record<string, unknown> = { type: spec.type, default: spec.default, markdownDescription: spec.description };
     if (spec.type === 'integer') Object.assign(p, { minimum: spec.minimum, maximum: spec.maximum });
     if (spec.type === 'array') Object.assign(p, { items: { type: 'string', pattern: spec.itemPattern } });
-    if (spec.type === 'string') Object.assign(p, { enum: [...spec.enum] });
+    if (spec.type === 'string' && 'enum' in spec) Object.assign(p, { enum: [...spec.enum] });
+    if (spec.type === 'string' && 'scope' in spec) Object.assign(p, { scope: spec.scope });
     props[`${SETTINGS_SECTION}.${key}`] = p;
   }
   return props;

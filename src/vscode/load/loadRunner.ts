@@ -1,0 +1,166 @@
+/**
+ * One load of cluster resources for the extension: core's ClusterLoader with the user's settings,
+ * its results streamed into the ResourceModel as each task finishes (so the tree fills in before
+ * the last type is done), its task events into the TimelineStore and its task log into the Logger.
+ * No 'vscode' import: the glue adds the progress notification and the messages.
+ *
+ * Guarantees:
+ * - The returned promise settles once the load has (every task has its result, or discovery
+ *   failed); it never rejects for a cluster failure — that is `summary.outcome` 'failed'/'partial'.
+ * - Aborting `signal` cancels every in-flight request; the load settles as 'cancelled' and the
+ *   model keeps what had arrived (the types that finished).
+ * - A refresh of one type (`only`) replaces that type (in that namespace) and touches nothing else.
+ */
+import type { Clock } from '../../core/clock';
+import { ClusterLoader } from '../../core/loader/clusterLoader';
+import type { LoadPlan, LoadSummary, LoaderClient } from '../../core/loader/types';
+import type { LoaderTaskEvent } from '../../core/timeline/events';
+import type { TimelineStore } from '../../core/timeline/store';
+import type { Logger } from '../logger';
+import { typeKeyOf } from '../model/keys';
+import type { ResourceModel, ResourceType } from '../model/resourceModel';
+import type { KubeLoopSettings } from '../settings';
+
+export interface LoadProgress {
+  typesDone: number;
+  typesTotal: number;
+  tasksDone: number;
+  tasksTotal: number;
+  objects: number;
+  failed: number;
+}
+
+const fmt = (n: number) => n.toLocaleString('en');
+
+/** "12/64 types, 3,456 objects" (", 2 failed" when some did). */
+export function progressMessage(p: LoadProgress): string {
+  if (p.typesTotal === 0) return 'discovering resource types…';
+  return `${p.typesDone}/${p.typesTotal} types, ${fmt(p.objects)} objects${p.failed ? `, ${p.failed} failed` : ''}`;
+}
+
+export type LoadSettings = Pick<KubeLoopSettings, 'concurrency' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'namespaces' | 'includeTypes' | 'excludeTypes'>;
+
+export interface LoadRequest {
+  client: LoaderClient;
+  contextName: string;
+  settings: LoadSettings;
+  /** Refresh one type, in one namespace when given; the rest of the model stays. */
+  only?: { typeKey: string; namespace?: string };
+  model: ResourceModel;
+  timeline: TimelineStore;
+  log: Logger;
+  /** The timeline's time origin on `clock` (shared with the sync loop, so both share one axis). */
+  origin: number;
+  loadId: string;
+  signal: AbortSignal;
+  onProgress?: (p: LoadProgress) => void;
+  clock?: Clock;
+}
+
+export interface LoadResult {
+  summary: LoadSummary;
+  plan?: LoadPlan;
+}
+
+export function taskWhat(e: { gvr: LoaderTaskEvent['gvr']; namespace?: string }): string {
+  return `${typeKeyOf(e.gvr)} ${e.namespace ? `in ${e.namespace}` : '(all namespaces / cluster)'}`;
+}
+
+/** The task log: one line per finished task at info, retries at warning, the rest at trace. */
+export function logTaskEvent(log: Logger, e: LoaderTaskEvent): void {
+  const what = `loader: ${taskWhat(e)}`;
+  switch (e.phase) {
+    case 'start':
+      log.trace(`${what}: task #${e.taskId} started on worker ${e.worker}`);
+      return;
+    case 'page':
+      log.trace(`${what}: page ${e.pages ?? '?'}, ${fmt(e.count ?? 0)} items`);
+      return;
+    case 'retry':
+      log.warn(`${what}: retry ${e.retries ?? ''}: ${e.message ?? ''}`);
+      return;
+    case 'finish': {
+      const took = `${Math.round(e.durationMs ?? 0)} ms on worker ${e.worker}`;
+      if (e.outcome === 'ok') log.info(`${what}: ${fmt(e.count ?? 0)} objects in ${e.pages ?? 0} page(s), ${took}`);
+      else if (e.outcome === 'cancelled') log.info(`${what}: cancelled after ${fmt(e.count ?? 0)} objects, ${took}`);
+      else log.warn(`${what}: FAILED${e.status ? ` ${e.status}` : ''}: ${e.message ?? ''} (${took})`);
+      return;
+    }
+  }
+}
+
+export function summaryLine(contextName: string, s: LoadSummary): string {
+  const what = `${fmt(s.objects)} objects of ${s.ok}/${s.tasks} task(s) over ${s.resourceTypes} type(s) from "${contextName}" in ${(s.durationMs / 1000).toFixed(2)} s`;
+  const tail = `${s.requests ?? '?'} requests, ${s.retries} retries`;
+  switch (s.outcome) {
+    case 'ok':
+      return `Loaded ${what}; ${tail}.`;
+    case 'partial':
+      return `Loaded ${what}; ${s.failed} task(s) failed; ${tail}.`;
+    case 'cancelled':
+      return `Load cancelled: ${what} before the cancel, ${s.cancelled} task(s) cancelled; ${tail}.`;
+    default:
+      return `Load failed: ${s.error instanceof Error ? s.error.message : String(s.error)}`;
+  }
+}
+
+export async function runLoad(req: LoadRequest): Promise<LoadResult> {
+  const { settings: s, model, only } = req;
+  const loader = new ClusterLoader(req.client, {
+    concurrency: s.concurrency,
+    pageSize: s.pageSize,
+    namespaces: only?.namespace ? [only.namespace] : s.namespaces,
+    include: only ? [only.typeKey] : s.includeTypes,
+    exclude: only ? [] : s.excludeTypes,
+    metadataOnly: s.metadataOnly,
+    requestTimeoutMs: s.requestTimeoutSeconds * 1000,
+    onEvent: (e) => {
+      req.timeline.append(e);
+      logTaskEvent(req.log, e);
+    },
+    loadId: req.loadId,
+    timeOrigin: req.origin,
+    ...(req.clock ? { clock: req.clock } : {}),
+  });
+  if (!only) {
+    if (model.context !== req.contextName) model.reset(req.contextName);
+    model.namespaceScope = [...s.namespaces];
+  }
+  const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
+  const remaining = new Map<string, number>();
+  req.log.info(`loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrency} workers, page size ${s.pageSize}${s.metadataOnly ? ', metadata only' : ''}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`);
+  const run = loader.start({
+    signal: req.signal,
+    onPlan: (plan) => {
+      model.registerTypes(plan.types.map(toResourceType));
+      for (const t of plan.tasks) remaining.set(typeKeyOf(t.gvr), (remaining.get(typeKeyOf(t.gvr)) ?? 0) + 1);
+      progress.typesTotal = plan.types.length;
+      progress.tasksTotal = plan.tasks.length;
+      for (const u of plan.unmatchedFilters) req.log.warn(`loader: include/exclude "${u}" matches no resource type`);
+      for (const f of plan.discovery.failures) req.log.warn(`loader: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}`);
+      req.onProgress?.({ ...progress });
+    },
+    onResult: (r) => {
+      model.applyResult(r);
+      const key = typeKeyOf(r.task.gvr);
+      const left = (remaining.get(key) ?? 1) - 1;
+      remaining.set(key, left);
+      progress.tasksDone++;
+      if (left === 0) progress.typesDone++;
+      if (r.outcome === 'ok') progress.objects += r.count;
+      if (r.outcome === 'error') progress.failed++;
+      req.onProgress?.({ ...progress });
+    },
+  });
+  const summary = await run.done;
+  const plan = await run.plan;
+  if (!only && plan && (summary.outcome === 'ok' || summary.outcome === 'partial')) model.retainTypes(new Set(plan.types.map((t) => typeKeyOf(t))));
+  const line = summaryLine(req.contextName, summary);
+  if (summary.outcome === 'failed') req.log.error(`loader: ${line}`);
+  else req.log.info(`loader: ${line}`);
+  return { summary, ...(plan ? { plan } : {}) };
+}
+
+export function toResourceType(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): ResourceType {
+  return { key: typeKeyOf(t), gvr: { group: t.group, version: t.version, resource: t.resource }, kind: t.kind, namespaced: t.namespaced };
+}

@@ -1,0 +1,325 @@
+/**
+ * ResourceModel: what the resource tree shows, without 'vscode'. One context's objects, grouped in
+ * buckets of (namespace, type), each object held as its ObjectView (core's computeObjectView): the
+ * loader's results are turned into views at once and the full objects dropped, so 100,000 objects
+ * cost one small view each. While the sync loop runs its actualStateOfWorld changes arrive through
+ * `applyView`, with the same view function, so a loaded row and a synced row never disagree by shape.
+ *
+ * Guarantees:
+ * - Every change that alters what a tree node shows is announced once, as the smallest ModelChange
+ *   that covers it: `object` when only a row's view changed, `bucket` when a (namespace, type)
+ *   gained or lost objects (with `created`/`emptied` when the bucket appeared or vanished), `failures`
+ *   when the failed types changed, `reset` when everything did.
+ * - Writing what is already there (an equal view, a reload with identical contents) announces nothing.
+ * - A listener that throws cannot break the writer or the other listeners.
+ */
+import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
+import { computeObjectView, type ObjectView } from '../../core/syncloop/state/view';
+import { deepEqual } from '../../core/syncloop/equal';
+import type { LoadTaskResult } from '../../core/loader/types';
+import type { GroupVersionResource } from '../../core/timeline/events';
+import { parseObjectKey, typeKeyOf } from './keys';
+
+export interface ResourceType {
+  /** kubectl's name, `pods` or `deployments.apps`; also the sync loop's key prefix. */
+  key: string;
+  gvr: GroupVersionResource;
+  kind: string;
+  namespaced: boolean;
+}
+
+export interface ObjectEntry {
+  name: string;
+  namespace?: string;
+  view: ObjectView;
+}
+
+export interface TypeFailure {
+  type: ResourceType;
+  /** The namespace of the failed task; undefined for all namespaces or a cluster-scoped type. */
+  namespace?: string;
+  status?: number;
+  reason: string;
+  message: string;
+  /** Objects received before the failure (they are shown, marked partial). */
+  received: number;
+}
+
+export type ModelChange =
+  | { kind: 'reset' }
+  | { kind: 'failures' }
+  | { kind: 'bucket'; namespace: string; typeKey: string; created: boolean; emptied: boolean }
+  | { kind: 'object'; namespace: string; typeKey: string; name: string };
+
+/** Namespace key of cluster-scoped objects. */
+export const CLUSTER = '';
+
+export class Bucket {
+  readonly objects = new Map<string, ObjectEntry>();
+  /** True when the last list of this bucket failed or was cut short. */
+  partial = false;
+  private sorted: ObjectEntry[] | undefined;
+
+  constructor(
+    readonly type: ResourceType,
+    readonly namespace: string,
+  ) {}
+
+  /** Objects by name; the array is cached until membership changes (a view change keeps the order). */
+  sortedObjects(): readonly ObjectEntry[] {
+    this.sorted ??= [...this.objects.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.sorted;
+  }
+
+  invalidateOrder(): void {
+    this.sorted = undefined;
+  }
+}
+
+export const PODS_TYPE: ResourceType = Object.freeze({ key: 'pods', gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }), kind: 'Pod', namespaced: true });
+
+export class ResourceModel {
+  /** The context these objects come from; undefined before the first load. */
+  context: string | undefined;
+  /** When non-empty, only these namespaces are shown (the load was limited to them). */
+  namespaceScope: string[] = [];
+  private readonly types = new Map<string, ResourceType>([[PODS_TYPE.key, PODS_TYPE]]);
+  /** namespace ('' = cluster-scoped) -> typeKey -> bucket */
+  private readonly buckets = new Map<string, Map<string, Bucket>>();
+  private readonly failed = new Map<string, TypeFailure>();
+  private readonly listeners = new Set<(c: ModelChange) => void>();
+  private count = 0;
+
+  get objectCount(): number {
+    return this.count;
+  }
+
+  onChange(fn: (c: ModelChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Forgets everything (a new context); `context` names what the next loads fill in. */
+  reset(context: string | undefined): void {
+    this.context = context;
+    this.namespaceScope = [];
+    this.buckets.clear();
+    this.failed.clear();
+    this.types.clear();
+    this.types.set(PODS_TYPE.key, PODS_TYPE);
+    this.count = 0;
+    this.emit({ kind: 'reset' });
+  }
+
+  registerTypes(types: Iterable<ResourceType>): void {
+    for (const t of types) this.types.set(t.key, t);
+  }
+
+  type(key: string): ResourceType | undefined {
+    return this.types.get(key);
+  }
+
+  /** The types the last loads planned (pods always, so a sync loop without a load still shows pods). */
+  loadedTypes(): ResourceType[] {
+    return [...this.types.values()];
+  }
+
+  /** One loader result: replaces what its task covers. A cancelled task changes nothing. */
+  applyResult(r: LoadTaskResult): void {
+    if (r.outcome === 'cancelled') return;
+    const gvr = r.task.gvr;
+    const key = typeKeyOf(gvr);
+    let type = this.types.get(key);
+    if (!type) {
+      type = { key, gvr: { ...gvr }, kind: r.task.kind, namespaced: r.task.namespaced };
+      this.types.set(key, type);
+    }
+    const ref: ResourceRef = { group: gvr.group, resource: gvr.resource };
+    const byNs = new Map<string, ObjectEntry[]>();
+    for (const obj of r.items as KubeObject[]) {
+      if (!obj?.metadata?.name) continue;
+      const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
+      if (type.namespaced && !ns) continue;
+      const view = computeObjectView(objectKey(obj, ref), obj, ref);
+      const list = byNs.get(ns) ?? [];
+      list.push({ name: obj.metadata.name, ...(type.namespaced ? { namespace: ns } : {}), view });
+      byNs.set(ns, list);
+    }
+    // The scope this task listed: one namespace, or every namespace (so buckets it did not return are now empty).
+    const scope = !type.namespaced ? [CLUSTER] : r.task.namespace !== undefined ? [r.task.namespace] : undefined;
+    const targets = new Set(scope ?? [...this.namespacesWithType(key), ...byNs.keys()]);
+    for (const ns of targets) this.replaceBucket(type, ns, byNs.get(ns) ?? [], r.outcome === 'error');
+
+    const fkey = failureKey(key, r.task.namespace);
+    if (r.outcome === 'error') {
+      const f: TypeFailure = { type, reason: r.reason ?? 'Error', message: r.message ?? '', received: r.count };
+      if (r.task.namespace !== undefined) f.namespace = r.task.namespace;
+      if (r.status !== undefined) f.status = r.status;
+      const old = this.failed.get(fkey);
+      this.failed.set(fkey, f);
+      if (!old || !deepEqual(old, f)) this.emit({ kind: 'failures' });
+    } else if (this.failed.delete(fkey)) {
+      this.emit({ kind: 'failures' });
+    }
+  }
+
+  /** After a full load: types the load no longer lists are gone from the cluster (or filtered out). */
+  retainTypes(keys: ReadonlySet<string>): void {
+    for (const key of [...this.types.keys()]) if (key !== PODS_TYPE.key && !keys.has(key)) this.types.delete(key);
+    for (const [ns, byType] of this.buckets) {
+      for (const key of [...byType.keys()]) if (!keys.has(key)) this.replaceBucket(byType.get(key)!.type, ns, [], false);
+    }
+    let changed = false;
+    for (const [fkey, f] of this.failed) if (!keys.has(f.type.key)) changed = this.failed.delete(fkey) || changed;
+    if (changed) this.emit({ kind: 'failures' });
+  }
+
+  /**
+   * One actualStateOfWorld change (key, new view or undefined when removed). Keys of types the model
+   * does not know (not loaded) are ignored, so the tree shows the loaded types only. True if applied.
+   */
+  applyView(key: string, view: ObjectView | undefined): boolean {
+    const p = parseObjectKey(key);
+    if (!p) return false;
+    const type = this.types.get(p.typeKey);
+    if (!type || type.namespaced !== (p.namespace !== undefined)) return false;
+    const ns = p.namespace ?? CLUSTER;
+    if (type.namespaced && this.namespaceScope.length > 0 && !this.namespaceScope.includes(ns)) return false;
+    const bucket = this.buckets.get(ns)?.get(type.key);
+    if (!view) {
+      if (!bucket?.objects.delete(p.name)) return false;
+      this.count--;
+      bucket.invalidateOrder();
+      const emptied = bucket.objects.size === 0;
+      if (emptied) this.dropBucket(ns, type.key);
+      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied });
+      return true;
+    }
+    const entry: ObjectEntry = { name: p.name, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}), view };
+    if (bucket?.objects.has(p.name)) {
+      if (deepEqual(bucket.objects.get(p.name)!.view, view)) return false;
+      bucket.objects.set(p.name, entry);
+      bucket.invalidateOrder();
+      this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: p.name });
+      return true;
+    }
+    const b = bucket ?? this.createBucket(type, ns);
+    b.objects.set(p.name, entry);
+    b.invalidateOrder();
+    this.count++;
+    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false });
+    return true;
+  }
+
+  /** Removes the objects of the given types (in scope) that `keep` rejects; returns how many. */
+  removeWhere(typeKeys: ReadonlySet<string>, keep: (key: string) => boolean): number {
+    let removed = 0;
+    for (const byType of [...this.buckets.values()]) {
+      for (const b of [...byType.values()]) {
+        if (!typeKeys.has(b.type.key)) continue;
+        for (const e of [...b.objects.values()]) if (!keep(e.view.key) && this.applyView(e.view.key, undefined)) removed++;
+      }
+    }
+    return removed;
+  }
+
+  // ---- queries (what the tree reads) ----
+
+  /** Namespaces to show: those holding objects and those the Namespace objects name, within the scope. */
+  namespaces(): string[] {
+    const names = new Set<string>();
+    for (const [ns, byType] of this.buckets) if (ns !== CLUSTER && byType.size > 0) names.add(ns);
+    for (const e of this.buckets.get(CLUSTER)?.get('namespaces')?.objects.values() ?? []) names.add(e.name);
+    const scoped = this.namespaceScope.length > 0 ? [...names].filter((n) => this.namespaceScope.includes(n)) : [...names];
+    return scoped.sort();
+  }
+
+  /** The Namespace object's view, when namespaces were loaded. */
+  namespaceView(name: string): ObjectView | undefined {
+    return this.buckets.get(CLUSTER)?.get('namespaces')?.objects.get(name)?.view;
+  }
+
+  hasClusterScoped(): boolean {
+    return (this.buckets.get(CLUSTER)?.size ?? 0) > 0;
+  }
+
+  /** Buckets of one namespace ('' = cluster-scoped), in no particular order. */
+  bucketsIn(namespace: string): Bucket[] {
+    return [...(this.buckets.get(namespace)?.values() ?? [])];
+  }
+
+  bucket(namespace: string, typeKey: string): Bucket | undefined {
+    return this.buckets.get(namespace)?.get(typeKey);
+  }
+
+  object(namespace: string, typeKey: string, name: string): ObjectEntry | undefined {
+    return this.buckets.get(namespace)?.get(typeKey)?.objects.get(name);
+  }
+
+  failures(): TypeFailure[] {
+    return [...this.failed.values()].sort((a, b) => a.type.key.localeCompare(b.type.key) || (a.namespace ?? '').localeCompare(b.namespace ?? ''));
+  }
+
+  // ---- internals ----
+
+  private namespacesWithType(key: string): string[] {
+    const out: string[] = [];
+    for (const [ns, byType] of this.buckets) if (ns !== CLUSTER && byType.has(key)) out.push(ns);
+    return out;
+  }
+
+  private createBucket(type: ResourceType, ns: string): Bucket {
+    let byType = this.buckets.get(ns);
+    if (!byType) this.buckets.set(ns, (byType = new Map()));
+    const b = new Bucket(type, ns);
+    byType.set(type.key, b);
+    return b;
+  }
+
+  private dropBucket(ns: string, key: string): void {
+    const byType = this.buckets.get(ns);
+    byType?.delete(key);
+    if (byType && byType.size === 0) this.buckets.delete(ns);
+  }
+
+  private replaceBucket(type: ResourceType, ns: string, entries: ObjectEntry[], partial: boolean): void {
+    const old = this.buckets.get(ns)?.get(type.key);
+    if (!old && entries.length === 0) return;
+    if (old && old.partial === partial && old.objects.size === entries.length && entries.every((e) => old.objects.has(e.name))) {
+      // Same members: only views may differ; announce each changed row.
+      for (const e of entries) {
+        if (deepEqual(old.objects.get(e.name)!.view, e.view)) continue;
+        old.objects.set(e.name, e);
+        this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: e.name });
+      }
+      return;
+    }
+    this.count -= old?.objects.size ?? 0;
+    if (entries.length === 0) {
+      this.dropBucket(ns, type.key);
+      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied: true });
+      return;
+    }
+    const b = old ?? this.createBucket(type, ns);
+    b.objects.clear();
+    for (const e of entries) b.objects.set(e.name, e);
+    b.partial = partial;
+    b.invalidateOrder();
+    this.count += entries.length;
+    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !old, emptied: false });
+  }
+
+  private emit(c: ModelChange): void {
+    for (const l of this.listeners) {
+      try {
+        l(c);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+}
+
+function failureKey(typeKey: string, namespace: string | undefined): string {
+  return `${typeKey}@${namespace ?? ''}`;
+}

@@ -1,0 +1,41 @@
+/**
+ * The status bar item's text and tooltip: context, objects, what the loader and the sync loop are
+ * doing. No 'vscode' import (codicons are `$(name)` text).
+ */
+import type { LoadProgress } from './load/loadRunner';
+
+export type SyncState = 'off' | 'starting' | 'running';
+
+export interface StatusState {
+  context?: string;
+  server?: string;
+  demo: boolean;
+  objects: number;
+  loading?: LoadProgress;
+  sync: SyncState;
+  filter?: string;
+}
+
+const fmt = (n: number) => n.toLocaleString('en');
+
+export function statusBarText(s: StatusState): { text: string; tooltip: string } {
+  if (!s.context) {
+    return { text: '$(server-environment) KubeLoop', tooltip: 'KubeLoop: no cluster loaded. Click to show the timeline.' };
+  }
+  const name = `${s.context}${s.demo ? ' (demo)' : ''}`;
+  const parts = [s.loading ? `$(loading~spin) ${name}` : `$(server-environment) ${name}`];
+  parts.push(s.loading && s.loading.typesTotal > 0 ? `${s.loading.typesDone}/${s.loading.typesTotal} types` : `${fmt(s.objects)} objects`);
+  if (s.sync === 'running') parts.push('$(sync) syncing');
+  if (s.sync === 'starting') parts.push('$(sync~spin) sync starting');
+  const tooltip = [
+    `KubeLoop: context "${s.context}"${s.demo ? ' (embedded demo cluster)' : ''}`,
+    s.server ? `Server: ${s.server}` : undefined,
+    `${fmt(s.objects)} objects in the tree${s.filter ? ` (filter "${s.filter}")` : ''}`,
+    s.loading ? `Loading: ${s.loading.typesDone}/${s.loading.typesTotal} types, ${fmt(s.loading.objects)} objects` : undefined,
+    `Sync loop: ${s.sync === 'off' ? 'stopped' : s.sync === 'starting' ? 'starting (waiting for the first lists)' : 'running'}`,
+    'Click to show the timeline.',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { text: parts.join(' · '), tooltip };
+}

@@ -1,0 +1,153 @@
+/**
+ * The sync loop as the extension runs it: core's ClusterSync over the current context's client,
+ * its handler log into the Logger (the kubelet's -v=4 lines), its iterations into the TimelineStore,
+ * its actualStateOfWorld changes into the ResourceModel. No 'vscode' import.
+ *
+ * Log levels: the lines a user reads to follow a pod — config ADD/UPDATE/REMOVE, PLEG events, probe
+ * results, reflector relists, housekeeping that did something — are info; the periodic ticks that
+ * fire every second or two whether or not anything happened (SyncLoop (SYNC), housekeeping with
+ * nothing to do) are debug; errors are errors. Lines are cut at MAX_LOG_LINE characters: the first
+ * SET of a large cluster names every object in one line.
+ *
+ * Guarantees:
+ * - stop() resolves once the loop, its watches and its timers have ended; it is idempotent.
+ * - Objects the tree got from an earlier load but the API no longer has (deleted before the loop
+ *   started, so no REMOVE ever names them) are removed once every source has listed, and again
+ *   every `reconcileEveryMs`: the tree converges to the API, level-driven, like housekeeping.
+ */
+import { realClock, type Clock, type TimerHandle } from '../../core/clock';
+import { ClusterSync } from '../../core/syncloop/sources/cluster';
+import type { ListWatchClient } from '../../core/syncloop/sources/reflector';
+import type { SyncLogger } from '../../core/syncloop/log';
+import type { GroupVersionResource } from '../../core/timeline/events';
+import type { TimelineStore } from '../../core/timeline/store';
+import type { Logger } from '../logger';
+import { parseObjectKey, typeKeyOf } from '../model/keys';
+import type { ResourceModel } from '../model/resourceModel';
+
+export const MAX_LOG_LINE = 2000;
+export const RECONCILE_EVERY_MS = 5000;
+
+/** Which level a sync-loop info line is written at (see the header). */
+export function syncLineLevel(line: string): 'debug' | 'info' {
+  if (line.startsWith('SyncLoop (SYNC)')) return 'debug';
+  if (line.startsWith('SyncLoop (housekeeping)') && !line.startsWith('SyncLoop (housekeeping) end')) return 'debug';
+  if (line.startsWith('SyncLoop (housekeeping, skipped)')) return 'debug';
+  return 'info';
+}
+
+export function clip(line: string, max = MAX_LOG_LINE): string {
+  return line.length <= max ? line : `${line.slice(0, max)}… (${(line.length - max).toLocaleString('en')} more characters)`;
+}
+
+export function syncLogger(log: Logger): SyncLogger {
+  return {
+    info: (line) => (syncLineLevel(line) === 'debug' ? log.debug(clip(line)) : log.info(clip(line))),
+    error: (line) => log.error(clip(line)),
+  };
+}
+
+export interface SyncRequest {
+  client: ListWatchClient;
+  contextName: string;
+  /** Empty: all namespaces. */
+  namespaces: string[];
+  /** Types to keep converged besides pods (the loaded ones). */
+  types: GroupVersionResource[];
+  syncPeriodSeconds: number;
+  pageSize: number;
+  model: ResourceModel;
+  timeline: TimelineStore;
+  log: Logger;
+  origin: number;
+  clock?: Clock;
+  reconcileEveryMs?: number;
+}
+
+export class SyncRunner {
+  readonly sync: ClusterSync;
+  readonly startedAt: number;
+  private readonly life = new AbortController();
+  private readonly done: Promise<void>;
+  private readonly unsubscribe: () => void;
+  private timer: TimerHandle | undefined;
+  private readonly clock: Clock;
+  private readonly watchedTypes: Set<string>;
+  private stopped = false;
+
+  constructor(private readonly req: SyncRequest) {
+    this.clock = req.clock ?? realClock;
+    this.startedAt = this.clock.now();
+    this.sync = new ClusterSync({
+      client: req.client,
+      clock: this.clock,
+      timeline: req.timeline,
+      origin: req.origin,
+      namespaces: req.namespaces,
+      types: req.types,
+      pageSize: req.pageSize,
+      resyncIntervalMs: req.syncPeriodSeconds * 1000,
+      logger: syncLogger(req.log),
+    });
+    this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);
+    this.unsubscribe = this.sync.kl.actual.subscribe((key, _old, view) => {
+      req.model.applyView(key, view);
+    });
+    req.log.info(`sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, watching ${this.watchedTypes.size} type(s)`);
+    this.done = this.sync.run(this.life.signal).then(
+      () => undefined,
+      (e) => req.log.error(`sync loop: ended with an error: ${e instanceof Error ? e.message : String(e)}`),
+    );
+    this.scheduleReconcile();
+  }
+
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  /** Whether every source has listed at least once (the API answered). */
+  sourcesReady(): boolean {
+    return this.sync.kl.allSourcesReady();
+  }
+
+  /** Removes tree objects of watched types and namespaces that the API no longer has. */
+  reconcile(): number {
+    if (!this.sync.kl.allSourcesReady()) return 0;
+    const desired = this.sync.kl.desired;
+    const nss = this.req.namespaces;
+    const removed = this.req.model.removeWhere(this.watchedTypes, (key) => {
+      if (desired.has(key)) return true;
+      const p = parseObjectKey(key);
+      return !!p && nss.length > 0 && (p.namespace === undefined || !nss.includes(p.namespace));
+    });
+    if (removed) this.req.log.info(`sync loop: removed ${removed} object(s) from the tree that the API server no longer lists`);
+    return removed;
+  }
+
+  async stop(reason = 'stopped'): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.timer?.cancel();
+      this.timer = undefined;
+      this.life.abort(new Error(reason));
+    }
+    await this.done;
+    this.unsubscribe();
+  }
+
+  /** Resolves when the loop has ended (stopped, or its config channel closed). */
+  get finished(): Promise<void> {
+    return this.done;
+  }
+
+  private scheduleReconcile(): void {
+    if (this.stopped) return;
+    this.timer = this.clock.setTimer(this.req.reconcileEveryMs ?? RECONCILE_EVERY_MS, () => {
+      try {
+        this.reconcile();
+      } finally {
+        this.scheduleReconcile();
+      }
+    });
+  }
+}
