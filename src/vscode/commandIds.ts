@@ -5,6 +5,17 @@
  */
 export const CATEGORY = 'KubeLoop';
 
+export interface CommandSpec {
+  id: string;
+  title: string;
+  icon: string | undefined;
+  /**
+   * false: the command acts on a tree node it is given (a context-menu or inline action, or a row's
+   * click), so the palette does not offer it (package.json menus.commandPalette hides it).
+   */
+  palette?: false;
+}
+
 export const COMMANDS = {
   loadClusterResources: { id: 'kubeloop.loadClusterResources', title: 'Load Cluster Resources', icon: '$(cloud-download)' },
   cancelLoad: { id: 'kubeloop.cancelLoad', title: 'Cancel Load', icon: '$(debug-stop)' },
@@ -12,12 +23,18 @@ export const COMMANDS = {
   stopSyncLoop: { id: 'kubeloop.stopSyncLoop', title: 'Stop Sync Loop', icon: '$(debug-pause)' },
   showTimeline: { id: 'kubeloop.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
   selectContext: { id: 'kubeloop.selectContext', title: 'Select Context', icon: undefined },
-  selectNamespaces: { id: 'kubeloop.selectNamespaces', title: 'Select Namespaces', icon: '$(filter)' },
+  selectNamespaces: { id: 'kubeloop.selectNamespaces', title: 'Select Namespaces', icon: '$(symbol-namespace)' },
   refresh: { id: 'kubeloop.refresh', title: 'Refresh', icon: '$(refresh)' },
   openResourceYaml: { id: 'kubeloop.openResourceYaml', title: 'Open Resource YAML', icon: '$(go-to-file)' },
   showLogs: { id: 'kubeloop.showLogs', title: 'Show Logs', icon: '$(output)' },
   startDemoCluster: { id: 'kubeloop.startDemoCluster', title: 'Start Demo Cluster', icon: '$(beaker)' },
-} as const;
+  filter: { id: 'kubeloop.filter', title: 'Filter Resources', icon: '$(filter)' },
+  clearFilter: { id: 'kubeloop.clearFilter', title: 'Clear Resource Filter', icon: '$(clear-all)' },
+  stopDemoCluster: { id: 'kubeloop.stopDemoCluster', title: 'Stop Demo Cluster', icon: undefined },
+  copyName: { id: 'kubeloop.copyName', title: 'Copy Name', icon: '$(copy)', palette: false },
+  refreshType: { id: 'kubeloop.refreshType', title: 'Refresh This Type', icon: '$(refresh)', palette: false },
+  showMore: { id: 'kubeloop.showMore', title: 'Show More Objects', icon: undefined, palette: false },
+} as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandName]['id'];
@@ -32,3 +49,24 @@ export const VIEW_CONTAINER_ID = 'kubeloop';
 export const RESOURCES_VIEW_ID = 'kubeloop.resources';
 export const OUTPUT_CHANNEL_NAME = 'KubeLoop';
 export const TIMELINE_PANEL_TYPE = 'kubeloop.timeline';
+
+/** Context keys the glue sets (`setContext`) and package.json's `when` clauses read. */
+export const CONTEXT_KEYS = {
+  loading: 'kubeloop.loading',
+  syncRunning: 'kubeloop.syncRunning',
+  filtered: 'kubeloop.filtered',
+  demoRunning: 'kubeloop.demoRunning',
+} as const;
+
+/** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */
+export const ITEM_CONTEXT = {
+  context: 'kubeloop.context',
+  namespace: 'kubeloop.namespace',
+  clusterScoped: 'kubeloop.clusterScoped',
+  group: 'kubeloop.group',
+  type: 'kubeloop.type',
+  object: 'kubeloop.object',
+  more: 'kubeloop.more',
+  errors: 'kubeloop.errors',
+  typeError: 'kubeloop.typeError',
+} as const;

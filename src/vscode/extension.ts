@@ -1,62 +1,189 @@
 /**
- * The extension's entry point: wires the output channel, settings, resource tree, timeline panel
- * and commands together. Glue only; what can be tested without VS Code lives in the modules it calls.
+ * The extension's entry point: wires the output channel, settings, model, resource tree, status
+ * bar, timeline panel, YAML documents and commands together. Glue only; what can be tested without
+ * VS Code lives in the modules it calls.
  */
 import * as vscode from 'vscode';
+import { realClock } from '../core/clock';
 import { TimelineStore } from '../core/timeline/store';
-import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID } from './commandIds';
-import { registerCommands } from './commands';
-import { createLogger, type Logger } from './logger';
+import { DemoController } from './app/demoUi';
+import { LoadController } from './app/loadUi';
+import { selectContext, selectNamespaces } from './app/connectionUi';
+import { TargetState, type Services } from './app/services';
+import { StatusBar } from './app/statusBar';
+import { SyncController } from './app/syncUi';
+import { applyFilter, copyName, filter, openResourceYaml, refreshScope, showMore, targetNode } from './app/treeUi';
+import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from './commandIds';
+import { registerCommands, type CommandHandler } from './commands';
+import { Connections } from './connection/connection';
+import { createLogger, type LogSink, type Logger } from './logger';
+import { ResourceModel } from './model/resourceModel';
 import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from './settings';
-import { TimelinePanel } from './timeline/panel';
+import { formatEventDetails } from './timeline/details';
+import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
+import type { ResourceNode } from './tree/node';
 import { ResourceTreeProvider } from './tree/resourceTree';
+import { YAML_SCHEME } from './yaml/address';
+import { ResourceYamlProvider } from './yaml/provider';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
   readonly timeline: TimelineStore;
   readonly tree: ResourceTreeProvider;
+  readonly model: ResourceModel;
   readonly log: Logger;
   settings(): KubeLoopSettings;
+  /** Whether a load or the sync loop is running (for tests that wait on them). */
+  state(): { loading: boolean; sync: 'off' | 'starting' | 'running'; demoUrl?: string };
 }
+
+let shutdown: (() => Promise<void>) | undefined;
 
 export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME, { log: true });
   context.subscriptions.push(channel);
 
   let settings = loadSettings();
-  const log = createLogger(channel, () => settings.logLevel);
+  const log = createLogger(channelSink(channel), () => settings.logLevel);
+  const target = new TargetState(() => settings);
+  context.subscriptions.push(target);
+
+  const timeline = new TimelineStore();
+  const origin = realClock.now();
+  const model = new ResourceModel();
+  const tree = new ResourceTreeProvider(model);
+  const view = vscode.window.createTreeView<ResourceNode>(RESOURCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000 }));
+  context.subscriptions.push(tree, view, { dispose: () => connections.close() });
+
+  let statusBar: StatusBar | undefined;
+  const s: Services = {
+    ext: context,
+    log,
+    settings: () => settings,
+    timeline,
+    origin,
+    model,
+    tree,
+    view,
+    connections,
+    target,
+    statusChanged: () => statusBar?.update(),
+  };
+  const loads = new LoadController(s);
+  const sync = new SyncController(s);
+  const demo = new DemoController(s);
+  context.subscriptions.push(loads, sync);
+  statusBar = new StatusBar(() => ({
+    ...(model.context ? { context: model.context } : {}),
+    ...(tree.tree.contextDescription ? { server: tree.tree.contextDescription } : {}),
+    demo: target.isDemo,
+    objects: model.objectCount,
+    ...(loads.progress ? { loading: loads.progress } : {}),
+    sync: sync.state,
+    ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
+  }));
+  context.subscriptions.push(statusBar, model.onChange(() => statusBar?.update()) as unknown as vscode.Disposable);
+
+  // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
+  // tree empties, so it never shows one cluster's objects under another's name.
   context.subscriptions.push(
+    target.onDidChange(async (t) => {
+      log.info(`target: ${t.demo ? 'the embedded demo cluster' : `context ${t.context ?? '(current-context)'} of ${t.kubeconfig ?? 'the default kubeconfig'}`}`);
+      loads.dispose();
+      await sync.stop('the cluster changed');
+      connections.close();
+      tree.tree.contextDescription = '';
+      model.reset(undefined);
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
       settings = loadSettings();
       log.info(`settings changed: ${JSON.stringify(settings)}`);
+      target.check();
     }),
   );
 
-  const timeline = new TimelineStore();
-  const tree = new ResourceTreeProvider();
-  const view = vscode.window.createTreeView(RESOURCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  context.subscriptions.push(tree, view);
-
-  registerCommands(
-    context,
-    {
-      showLogs: () => channel.show(true),
-      showTimeline: () => {
-        TimelinePanel.show({ extensionUri: context.extensionUri, store: timeline, log });
-      },
+  const yaml = new ResourceYamlProvider({
+    client: async (name) => {
+      const open = await connections.peek(target.current());
+      if (open?.context.name === name) return open.client;
+      if (model.context !== name) return undefined;
+      return (await connections.get(target.current()).catch(() => undefined))?.client;
     },
+    timeoutMs: () => settings.requestTimeoutSeconds * 1000,
     log,
-  );
-  context.subscriptions.push({ dispose: () => TimelinePanel.disposeCurrent() });
+  });
+  context.subscriptions.push(yaml, vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, yaml));
+
+  const timelineOptions: TimelinePanelOptions = {
+    extensionUri: context.extensionUri,
+    store: timeline,
+    log,
+    onSelect: (_id, e) => log.debug(`timeline: selected ${formatEventDetails(e).replace(/\n/g, '; ')}`),
+  };
+  context.subscriptions.push(registerTimelineSerializer(timelineOptions), { dispose: () => TimelinePanel.disposeCurrent() });
+
+  const reloadIfLoaded = () => {
+    if (model.context !== undefined || target.isDemo) void loads.load();
+  };
+  const handlers: Record<CommandName, CommandHandler> = {
+    loadClusterResources: () => loads.load(),
+    cancelLoad: () => loads.cancel(),
+    startSyncLoop: () => sync.start(),
+    stopSyncLoop: () => sync.stop(),
+    showTimeline: () => void TimelinePanel.show(timelineOptions),
+    selectContext: async () => {
+      if (await selectContext(s, demo.info)) void loads.load();
+    },
+    selectNamespaces: async () => {
+      if (await selectNamespaces(s)) reloadIfLoaded();
+    },
+    refresh: (arg) => {
+      const active = vscode.window.activeTextEditor?.document.uri;
+      if (!arg && active?.scheme === YAML_SCHEME) return yaml.refresh(active);
+      const scope = refreshScope(s, targetNode(s, arg));
+      return loads.load(scope ? { only: scope } : {});
+    },
+    refreshType: (arg) => {
+      const scope = refreshScope(s, targetNode(s, arg));
+      return scope ? loads.load({ only: scope }) : loads.load();
+    },
+    openResourceYaml: (arg) => openResourceYaml(s, arg),
+    showLogs: () => channel.show(true),
+    startDemoCluster: () => demo.start(),
+    stopDemoCluster: () => demo.stop(),
+    filter: () => filter(s),
+    clearFilter: () => applyFilter(s, ''),
+    copyName: (arg) => copyName(s, arg),
+    showMore: (arg) => showMore(s, arg),
+  };
+  registerCommands(context, handlers, log);
+
+  shutdown = async () => {
+    loads.dispose();
+    await sync.stop('the extension is shutting down');
+    connections.close();
+    await demo.stop();
+  };
 
   const version = (context.extension.packageJSON as { version?: string }).version ?? '?';
   log.info(`KubeLoop ${version} activated; ${Object.keys(COMMANDS).length} commands registered`);
-  return { timeline, tree, log, settings: () => settings };
+  return {
+    timeline,
+    tree,
+    model,
+    log,
+    settings: () => settings,
+    state: () => ({ loading: loads.loading, sync: sync.state, ...(demo.info ? { demoUrl: demo.info.url } : {}) }),
+  };
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions, disposed by VS Code.
+/** Stops the sync loop, the loads and the demo cluster (VS Code waits for the promise). */
+export async function deactivate(): Promise<void> {
+  const stop = shutdown;
+  shutdown = undefined;
+  await stop?.();
 }
 
 /** Reads and validates the settings; invalid values fall back to defaults and are reported once. */
@@ -65,4 +192,20 @@ function loadSettings(): KubeLoopSettings {
   const { settings, problems } = readSettings((key) => cfg.get(key));
   if (problems.length > 0) void vscode.window.showWarningMessage(`KubeLoop settings: ${problems.join(' ')}`);
   return settings;
+}
+
+/**
+ * The LogOutputChannel drops messages below its own level (Info unless the user changed it), which
+ * would hide the debug and trace lines a user asked for with `kubeloop.logLevel`; those are written
+ * at info with their level in front instead. The setting decides what is written (createLogger).
+ */
+function channelSink(channel: vscode.LogOutputChannel): LogSink {
+  const shows = (level: vscode.LogLevel) => channel.logLevel !== vscode.LogLevel.Off && channel.logLevel <= level;
+  return {
+    trace: (m) => (shows(vscode.LogLevel.Trace) ? channel.trace(m) : channel.info(`[trace] ${m}`)),
+    debug: (m) => (shows(vscode.LogLevel.Debug) ? channel.debug(m) : channel.info(`[debug] ${m}`)),
+    info: (m) => channel.info(m),
+    warn: (m) => channel.warn(m),
+    error: (m) => channel.error(m),
+  };
 }

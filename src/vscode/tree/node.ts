@@ -1,23 +1,29 @@
 /**
- * The resource tree's node model, without 'vscode': the provider turns these into TreeItems.
- * Ids are built from the node's path (context / namespace / kind / object), so a node keeps its id
- * across refreshes and VS Code keeps its expansion and selection (the GitLens habit).
+ * The resource tree's nodes, without 'vscode'. A node is a stable handle (kind + path); what it
+ * shows is read from the model each time VS Code asks (TreeModel.item), so a handle never goes stale.
+ *
+ * Ids are built from the path (context / namespace / group / type / object), so a node keeps its id
+ * across refreshes and VS Code keeps its expansion and selection (the GitLens habit). VS Code's
+ * extension host finds the node to refresh by object identity, so TreeModel hands out one instance
+ * per id for as long as the node can be shown.
  */
-export type NodeState = 'ok' | 'warning' | 'error' | 'pending' | 'none';
+export type NodeKind = 'context' | 'namespace' | 'cluster' | 'group' | 'type' | 'object' | 'more' | 'errors' | 'failure';
 
 export interface ResourceNode {
-  /** Path segments from the root, e.g. ['ctx', 'ns:default', 'kind:pods', 'obj:web-0']. */
-  path: readonly string[];
-  label: string;
-  description?: string;
-  tooltip?: string;
-  state?: NodeState;
-  /** The TreeItem.contextValue, which menus in package.json match on (e.g. 'kubeloop.object'). */
-  contextValue?: string;
-  /** Children, computed when VS Code expands the node; absent for a leaf. */
-  children?: () => readonly ResourceNode[];
-  /** Whether the node starts expanded (only meaningful with children). */
-  expanded?: boolean;
+  readonly id: string;
+  readonly kind: NodeKind;
+  /** Path segments from the root, e.g. ['c:demo', 'n:default', 'g:', 't:pods', 'o:web-0']. */
+  readonly path: readonly string[];
+  /** Namespace of a namespace/group/type/object node; '' under "Cluster-scoped". */
+  readonly namespace?: string;
+  /** API group of a group/type/object node ('' = core). */
+  readonly group?: string;
+  /** ResourceType.key of a type/object/more node. */
+  readonly typeKey?: string;
+  /** Object name (object nodes). */
+  readonly name?: string;
+  /** The failure's key (failure nodes). */
+  readonly failure?: { typeKey: string; namespace?: string };
 }
 
 /** A stable id for a path: segments are escaped so that no two different paths share an id. */
@@ -28,4 +34,10 @@ export function nodeId(path: readonly string[]): string {
 /** The parent's path, or undefined for a root node (what `getParent` needs for `reveal`). */
 export function parentPath(path: readonly string[]): readonly string[] | undefined {
   return path.length > 1 ? path.slice(0, -1) : undefined;
+}
+
+/** Whether `a` is `b` or one of its ancestors. */
+export function isAncestorOrSelf(a: ResourceNode, b: ResourceNode): boolean {
+  if (a.path.length > b.path.length) return false;
+  return a.path.every((s, i) => b.path[i] === s);
 }

@@ -1,66 +1,92 @@
 /**
- * ResourceTreeProvider: the `kubeloop.resources` tree view over ResourceNodes. With no roots it
- * shows nothing, which makes VS Code show the view's welcome content (package.json viewsWelcome).
- * The lead's loader/sync-loop wiring calls `setRoots` and `refresh(node)` for partial refreshes.
+ * ResourceTreeProvider: the `kubeloop.resources` tree view over a TreeModel. With no context loaded
+ * it has no roots, which makes VS Code show the view's welcome content (package.json viewsWelcome).
+ *
+ * Partial refresh: every ResourceModel change is mapped (TreeModel.changed) to the nodes it affects
+ * and coalesced (RefreshCoalescer, 100 ms), so a burst of sync-loop updates becomes one
+ * onDidChangeTreeData naming only the changed rows and kinds.
  */
 import * as vscode from 'vscode';
-import { nodeId, parentPath, type NodeState, type ResourceNode } from './node';
+import { realClock } from '../../core/clock';
+import { COMMANDS } from '../commandIds';
+import type { ResourceModel } from '../model/resourceModel';
+import type { StatusTone } from '../model/objectStatus';
+import { RefreshCoalescer } from './coalesce';
+import type { ResourceNode } from './node';
+import { TreeModel } from './treeModel';
 
-const ICONS: Record<NodeState, vscode.ThemeIcon | undefined> = {
-  ok: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
-  warning: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
-  error: new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground')),
-  pending: new vscode.ThemeIcon('loading~spin'),
-  none: undefined,
+/** Shape and colour both say the state, so it does not rest on colour alone. */
+const TONE_ICONS: Record<Exclude<StatusTone, 'none'>, [string, string]> = {
+  ok: ['pass-filled', 'charts.green'],
+  warning: ['clock', 'charts.yellow'],
+  error: ['error', 'charts.red'],
+  done: ['pass', 'disabledForeground'],
 };
 
-export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable {
-  private roots: readonly ResourceNode[] = [];
-  /** Nodes by id, as last handed to VS Code: what `getParent` answers from. */
-  private byId = new Map<string, ResourceNode>();
-  private readonly changed = new vscode.EventEmitter<ResourceNode | undefined>();
-  readonly onDidChangeTreeData = this.changed.event;
+function icon(tone: StatusTone | undefined, codicon: string | undefined): vscode.ThemeIcon | undefined {
+  if (tone && tone !== 'none') {
+    const [id, color] = TONE_ICONS[tone];
+    return new vscode.ThemeIcon(codicon && tone === 'error' ? codicon : id, new vscode.ThemeColor(color));
+  }
+  return new vscode.ThemeIcon(codicon ?? 'symbol-object');
+}
 
-  setRoots(roots: readonly ResourceNode[]): void {
-    this.roots = roots;
-    this.byId.clear();
-    this.changed.fire(undefined);
+const COLLAPSIBLE = {
+  none: vscode.TreeItemCollapsibleState.None,
+  collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+  expanded: vscode.TreeItemCollapsibleState.Expanded,
+} as const;
+
+export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable {
+  readonly tree: TreeModel;
+  private readonly changed = new vscode.EventEmitter<ResourceNode | ResourceNode[] | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly coalescer: RefreshCoalescer<ResourceNode>;
+  private readonly unsubscribe: () => void;
+  /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
+  readonly stats = { refreshes: 0, nodes: 0, full: 0 };
+
+  constructor(readonly model: ResourceModel) {
+    this.tree = new TreeModel(model);
+    this.coalescer = new RefreshCoalescer<ResourceNode>((nodes) => {
+      this.stats.refreshes++;
+      if (nodes === undefined) this.stats.full++;
+      else this.stats.nodes += nodes.length;
+      this.changed.fire(nodes);
+    }, realClock);
+    this.unsubscribe = model.onChange((c) => this.coalescer.add(this.tree.changed(c)));
   }
 
-  /** Re-reads one node's children (or the whole tree without an argument). */
+  /** Re-reads one node's row and children, or the whole tree. */
   refresh(node?: ResourceNode): void {
-    this.changed.fire(node);
+    this.coalescer.add(node ? [node] : undefined);
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
-    const children = [...(node ? (node.children?.() ?? []) : this.roots)];
-    for (const c of children) this.byId.set(nodeId(c.path), c);
-    return children;
+    return this.tree.children(node);
   }
 
   getParent(node: ResourceNode): ResourceNode | undefined {
-    const p = parentPath(node.path);
-    return p ? this.byId.get(nodeId(p)) : undefined;
+    return this.tree.parent(node);
   }
 
   getTreeItem(node: ResourceNode): vscode.TreeItem {
-    const collapsible = node.children
-      ? node.expanded
-        ? vscode.TreeItemCollapsibleState.Expanded
-        : vscode.TreeItemCollapsibleState.Collapsed
-      : vscode.TreeItemCollapsibleState.None;
-    // TreeItem labels, descriptions and tooltips are rendered as text by VS Code (a plain-string
-    // tooltip is not markdown), so names from the cluster cannot inject markup here.
-    const item = new vscode.TreeItem(node.label, collapsible);
-    item.id = nodeId(node.path);
-    item.description = node.description;
-    item.tooltip = node.tooltip;
-    item.contextValue = node.contextValue;
-    item.iconPath = ICONS[node.state ?? 'none'];
+    const it = this.tree.item(node);
+    // Labels, descriptions and plain-string tooltips are rendered as text by VS Code, so names from
+    // the cluster (even `<img src=x onerror=...>`) cannot become markup here. Never a MarkdownString.
+    const item = new vscode.TreeItem(it.label, COLLAPSIBLE[it.collapsible]);
+    item.id = node.id;
+    item.description = it.description;
+    item.tooltip = it.tooltip;
+    item.contextValue = it.contextValue;
+    item.iconPath = icon(it.tone, it.icon);
+    if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
     return item;
   }
 
   dispose(): void {
+    this.unsubscribe();
+    this.coalescer.dispose();
     this.changed.dispose();
   }
 }

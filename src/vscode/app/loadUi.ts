@@ -1,0 +1,122 @@
+/**
+ * Load Cluster Resources, Cancel Load, Refresh and Refresh This Type: a load with a cancellable
+ * progress notification ("12/64 types, 3,456 objects") whose Cancel and the Cancel Load command both
+ * abort the load's signal. One load at a time: a new one cancels the one running. Glue only; the
+ * load itself is ../load/loadRunner.ts.
+ */
+import * as vscode from 'vscode';
+import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../load/loadRunner';
+import { connect, reportProblem } from './connectionUi';
+import { setContextKey, type Services } from './services';
+
+export interface LoadOptions {
+  only?: { typeKey: string; namespace?: string };
+}
+
+export class LoadController implements vscode.Disposable {
+  private current: { ac: AbortController; done: Promise<unknown> } | undefined;
+  private seq = 0;
+  /** The running load's progress (for the status bar). */
+  progress: LoadProgress | undefined;
+
+  constructor(private readonly s: Services) {}
+
+  get loading(): boolean {
+    return !!this.current;
+  }
+
+  async load(opts: LoadOptions = {}): Promise<LoadResult | undefined> {
+    if (this.current) {
+      this.current.ac.abort(new Error('superseded by a new load'));
+      await this.current.done.catch(() => undefined);
+    }
+    const conn = await connect(this.s, () => this.load(opts));
+    if (!conn) return undefined;
+    const settings = this.s.settings();
+    const ac = new AbortController();
+    const loadId = `load-${++this.seq}`;
+    const ctx = conn.context;
+    this.s.tree.tree.contextDescription = ctx.server;
+    const title = opts.only ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}` : `KubeLoop: loading "${ctx.name}"`;
+    const work = Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+      token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
+      let shown = 0;
+      progress.report({ message: 'discovering resource types…' });
+      return runLoad({
+        client: conn.client,
+        contextName: ctx.name,
+        settings,
+        ...(opts.only ? { only: opts.only } : {}),
+        model: this.s.model,
+        timeline: this.s.timeline,
+        log: this.s.log,
+        origin: this.s.origin,
+        loadId,
+        signal: ac.signal,
+        onProgress: (p) => {
+          this.progress = p;
+          const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
+          progress.report({ message: progressMessage(p), increment: pct - shown });
+          shown = pct;
+          this.s.statusChanged();
+        },
+      });
+    }));
+    const entry = { ac, done: work };
+    this.current = entry;
+    setContextKey(CONTEXT_KEYS.loading, true);
+    this.s.statusChanged();
+    let result: LoadResult;
+    try {
+      result = await work;
+    } finally {
+      if (this.current === entry) {
+        this.current = undefined;
+        this.progress = undefined;
+        setContextKey(CONTEXT_KEYS.loading, false);
+      }
+      this.s.statusChanged();
+    }
+    this.tell(result, ctx.name, ctx.server, opts);
+    return result;
+  }
+
+  /** Cancels the running load (the same as the notification's Cancel). */
+  cancel(): boolean {
+    if (!this.current) {
+      void vscode.window.showInformationMessage('KubeLoop: no load is running.');
+      return false;
+    }
+    this.current.ac.abort(new Error('cancelled by the user'));
+    return true;
+  }
+
+  private tell(r: LoadResult, context: string, server: string, opts: LoadOptions): void {
+    const s = r.summary;
+    const fmt = (n: number) => n.toLocaleString('en');
+    switch (s.outcome) {
+      case 'failed':
+        void reportProblem(this.s, s.error, { context, server }, () => this.load(opts));
+        return;
+      case 'cancelled':
+        void vscode.window.showInformationMessage(`KubeLoop: load cancelled. The tree keeps the ${s.ok} task(s) that finished (${fmt(s.objects)} objects).`);
+        return;
+      case 'partial': {
+        const failed = this.s.model.failures();
+        const names = failed.slice(0, 3).map((f) => `${f.type.key}${f.namespace ? ` in ${f.namespace}` : ''} (${f.status ? `${f.status} ` : ''}${f.reason})`);
+        const more = failed.length > 3 ? ` and ${failed.length - 3} more` : '';
+        void vscode.window.showWarningMessage(`KubeLoop: loaded ${fmt(s.objects)} objects; ${s.failed} type(s) failed: ${names.join(', ')}${more}.`, 'Show Logs').then((c) => {
+          if (c) void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  dispose(): void {
+    this.current?.ac.abort(new Error('the extension is shutting down'));
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The extension's shared parts, handed to every command module: settings, logger, timeline, model,
+ * tree, connections, and which cluster is current. Glue only.
+ *
+ * The current target is the demo cluster while the user points the extension at it (Start Demo
+ * Cluster, or picking it in Select Context) and otherwise the `kubeloop.kubeconfig` /
+ * `kubeloop.context` settings. The demo target is kept in memory, never written to settings: after a
+ * restart the demo cluster is gone, and a setting pointing at it would only mislead.
+ */
+import * as vscode from 'vscode';
+import type { TimelineStore } from '../../core/timeline/store';
+import { CONTEXT_KEYS } from '../commandIds';
+import { expandHome, sameTarget, type ConnectionTarget, type Connections } from '../connection/connection';
+import type { Logger } from '../logger';
+import type { ResourceModel } from '../model/resourceModel';
+import type { KubeLoopSettings } from '../settings';
+import type { ResourceNode } from '../tree/node';
+import type { ResourceTreeProvider } from '../tree/resourceTree';
+
+export interface Services {
+  readonly ext: vscode.ExtensionContext;
+  readonly log: Logger;
+  settings(): KubeLoopSettings;
+  readonly timeline: TimelineStore;
+  /** The timeline's time origin (realClock), shared by the loader and the sync loop. */
+  readonly origin: number;
+  readonly model: ResourceModel;
+  readonly tree: ResourceTreeProvider;
+  readonly view: vscode.TreeView<ResourceNode>;
+  readonly connections: Connections;
+  readonly target: TargetState;
+  /** Asks the status bar to redraw soon. */
+  statusChanged(): void;
+}
+
+export function settingsTarget(s: KubeLoopSettings): ConnectionTarget {
+  return { ...(s.kubeconfig ? { kubeconfig: expandHome(s.kubeconfig) } : {}), ...(s.context ? { context: s.context } : {}) };
+}
+
+/** The current target, with one event when it changes (the glue then stops what ran on the old one). */
+export class TargetState implements vscode.Disposable {
+  private demo: ConnectionTarget | undefined;
+  private last: ConnectionTarget;
+  private readonly emitter = new vscode.EventEmitter<ConnectionTarget>();
+  readonly onDidChange = this.emitter.event;
+
+  constructor(private readonly settings: () => KubeLoopSettings) {
+    this.last = this.current();
+  }
+
+  current(): ConnectionTarget {
+    return this.demo ?? settingsTarget(this.settings());
+  }
+
+  get isDemo(): boolean {
+    return !!this.demo;
+  }
+
+  /** Points at the demo cluster (a target with demo: true), or back at the settings (undefined). */
+  setDemo(t: ConnectionTarget | undefined): void {
+    this.demo = t;
+    this.check();
+  }
+
+  /** Call after the settings changed. */
+  check(): void {
+    const now = this.current();
+    if (sameTarget(now, this.last)) return;
+    this.last = now;
+    this.emitter.fire(now);
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export function setContextKey(key: (typeof CONTEXT_KEYS)[keyof typeof CONTEXT_KEYS], value: boolean): void {
+  void vscode.commands.executeCommand('setContext', key, value);
+}

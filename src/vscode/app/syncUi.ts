@@ -1,0 +1,104 @@
+/**
+ * Start Sync Loop / Stop Sync Loop: core's sync loop for the current context and namespaces (via
+ * ../sync/syncRunner.ts), keeping the loaded types converged. Glue only.
+ */
+import * as vscode from 'vscode';
+import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import type { SyncState } from '../statusText';
+import { SyncRunner } from '../sync/syncRunner';
+import { connect } from './connectionUi';
+import { setContextKey, type Services } from './services';
+
+/** How long the loop may go without every source listing before the user is told. */
+const SOURCES_WARN_MS = 15_000;
+
+export class SyncController implements vscode.Disposable {
+  private runner: SyncRunner | undefined;
+  private readyCheck: ReturnType<typeof setInterval> | undefined;
+  state: SyncState = 'off';
+
+  constructor(private readonly s: Services) {}
+
+  get running(): boolean {
+    return !!this.runner;
+  }
+
+  async start(): Promise<void> {
+    if (this.runner) {
+      void vscode.window.showInformationMessage('KubeLoop: the sync loop is already running.');
+      return;
+    }
+    const conn = await connect(this.s, () => this.start());
+    if (!conn || this.runner) return;
+    const settings = this.s.settings();
+    const { model } = this.s;
+    if (model.context !== conn.context.name) {
+      model.reset(conn.context.name);
+      model.namespaceScope = [...settings.namespaces];
+      this.s.tree.tree.contextDescription = conn.context.server;
+    }
+    // Types that failed to load (403, timeout) would only fail again as watches: leave them out.
+    const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
+    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && !failed.has(t.key)).map((t) => t.gvr);
+    const runner = new SyncRunner({
+      client: conn.client,
+      contextName: conn.context.name,
+      namespaces: settings.namespaces,
+      types,
+      syncPeriodSeconds: settings.syncPeriodSeconds,
+      pageSize: settings.pageSize,
+      model,
+      timeline: this.s.timeline,
+      log: this.s.log,
+      origin: this.s.origin,
+    });
+    if (settings.housekeepingPeriodSeconds !== 2) {
+      this.s.log.warn(`sync loop: kubeloop.housekeepingPeriodSeconds=${settings.housekeepingPeriodSeconds} is not applied yet; housekeeping runs every 2 s (core's loop has the upstream period built in)`);
+    }
+    this.runner = runner;
+    this.state = 'starting';
+    setContextKey(CONTEXT_KEYS.syncRunning, true);
+    this.s.statusChanged();
+    const started = Date.now();
+    let warned = false;
+    this.readyCheck = setInterval(() => {
+      if (this.runner !== runner) return;
+      if (runner.sourcesReady()) {
+        if (this.state !== 'running') {
+          this.state = 'running';
+          this.s.statusChanged();
+        }
+      } else if (!warned && Date.now() - started > SOURCES_WARN_MS) {
+        warned = true;
+        void vscode.window.showWarningMessage(`KubeLoop: the sync loop on "${conn.context.name}" has not been able to list every watched type yet (API server unreachable or forbidden?). See the logs.`, 'Show Logs', 'Stop Sync Loop').then((c) => {
+          if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+          if (c === 'Stop Sync Loop') void this.stop();
+        });
+      }
+    }, 500);
+    void runner.finished.then(() => {
+      if (this.runner === runner) this.clear(); // ended on its own (its config channel closed)
+    });
+  }
+
+  async stop(reason = 'stopped by the user'): Promise<void> {
+    const runner = this.runner;
+    if (!runner) return;
+    this.clear();
+    await runner.stop(reason);
+    this.s.log.info(`sync loop: ${reason}`);
+  }
+
+  private clear(): void {
+    this.runner = undefined;
+    if (this.readyCheck) clearInterval(this.readyCheck);
+    this.readyCheck = undefined;
+    this.state = 'off';
+    setContextKey(CONTEXT_KEYS.syncRunning, false);
+    this.s.statusChanged();
+  }
+
+  dispose(): void {
+    void this.stop('the extension is shutting down');
+  }
+}

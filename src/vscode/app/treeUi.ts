@@ -1,0 +1,91 @@
+/**
+ * Commands on the resource tree: Open Resource YAML, Copy Name, Filter Resources, Clear Resource
+ * Filter, Show More Objects, and the target of Refresh. A command run from a row gets its node; run
+ * from the palette it uses the tree's selection. Glue only.
+ */
+import * as vscode from 'vscode';
+import { CONTEXT_KEYS } from '../commandIds';
+import { CLUSTER } from '../model/resourceModel';
+import type { ResourceNode } from '../tree/node';
+import type { ObjectAddress } from '../yaml/address';
+import { yamlUri } from '../yaml/provider';
+import { setContextKey, type Services } from './services';
+
+function isNode(v: unknown): v is ResourceNode {
+  return typeof v === 'object' && v !== null && typeof (v as ResourceNode).id === 'string' && Array.isArray((v as ResourceNode).path);
+}
+
+/** The node a command acts on: its argument, else the tree's selection. */
+export function targetNode(s: Services, arg: unknown): ResourceNode | undefined {
+  if (isNode(arg)) return arg;
+  return s.view.selection[0];
+}
+
+export function objectAddress(s: Services, node: ResourceNode): ObjectAddress | undefined {
+  if (node.kind !== 'object' || !s.model.context) return undefined;
+  const type = s.model.type(node.typeKey!);
+  if (!type) return undefined;
+  return {
+    context: s.model.context,
+    group: type.gvr.group,
+    version: type.gvr.version,
+    resource: type.gvr.resource,
+    ...(node.namespace && node.namespace !== CLUSTER ? { namespace: node.namespace } : {}),
+    name: node.name!,
+  };
+}
+
+export async function openResourceYaml(s: Services, arg: unknown): Promise<void> {
+  const node = targetNode(s, arg);
+  const a = node && objectAddress(s, node);
+  if (!a) {
+    void vscode.window.showInformationMessage('KubeLoop: select an object in the KubeLoop resource tree first, then run Open Resource YAML (or click the object).');
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(yamlUri(a));
+  await vscode.window.showTextDocument(doc, { preview: true });
+}
+
+export async function copyName(s: Services, arg: unknown): Promise<void> {
+  const node = targetNode(s, arg);
+  const name = node?.kind === 'object' ? node.name : node?.kind === 'namespace' ? node.namespace : node?.kind === 'context' ? s.model.context : undefined;
+  if (!name) return;
+  await vscode.env.clipboard.writeText(name);
+  vscode.window.setStatusBarMessage(`Copied "${name}"`, 2000);
+}
+
+export function applyFilter(s: Services, text: string): void {
+  s.tree.tree.setFilter(text);
+  const f = s.tree.tree.filter;
+  s.view.description = f ? `filter: ${f}` : undefined;
+  setContextKey(CONTEXT_KEYS.filtered, !!f);
+  s.tree.refresh();
+  s.statusChanged();
+}
+
+export async function filter(s: Services): Promise<void> {
+  const text = await vscode.window.showInputBox({
+    title: 'KubeLoop: Filter Resources',
+    prompt: 'Show objects whose name, kind or namespace contains this text (empty: show everything)',
+    value: s.tree.tree.filter,
+    placeHolder: 'e.g. web, Deployment, kube-system',
+  });
+  if (text === undefined) return;
+  applyFilter(s, text);
+}
+
+export function showMore(s: Services, arg: unknown): void {
+  if (!isNode(arg) || arg.kind !== 'more') return;
+  const type = s.tree.tree.showMore(arg);
+  if (type) s.tree.refresh(type);
+}
+
+/** What Refresh Type refreshes for a node: its type, in its namespace (if it has one). */
+export function refreshScope(s: Services, node: ResourceNode | undefined): { typeKey: string; namespace?: string } | undefined {
+  if (!node) return undefined;
+  if (node.kind === 'failure') return { typeKey: node.failure!.typeKey, ...(node.failure!.namespace ? { namespace: node.failure!.namespace } : {}) };
+  if (node.kind !== 'type' && node.kind !== 'object' && node.kind !== 'more') return undefined;
+  const type = s.model.type(node.typeKey!);
+  if (!type) return undefined;
+  return { typeKey: type.key, ...(type.namespaced && node.namespace ? { namespace: node.namespace } : {}) };
+}

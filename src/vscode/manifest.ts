@@ -1,0 +1,98 @@
+/**
+ * The parts of package.json's `contributes` that follow from code: commands (from COMMANDS), menus
+ * (which command shows where, by node kind and context key) and the settings schema (from SETTINGS).
+ * A unit test holds package.json equal to these; `node --import tsx src/vscode/manifest.ts --write`
+ * rewrites those three sections (and nothing else) after a change here.
+ * No 'vscode' import.
+ */
+import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
+import { configurationSchema } from './settings';
+
+export interface ContributedCommand {
+  command: string;
+  title: string;
+  category: string;
+  icon?: string;
+}
+
+export interface MenuItem {
+  command: string;
+  when: string;
+  group?: string;
+}
+
+export function contributedCommands(): ContributedCommand[] {
+  return Object.values(COMMANDS).map((c) => ({ command: c.id, title: c.title, category: CATEGORY, ...(c.icon ? { icon: c.icon } : {}) }));
+}
+
+const view = `view == ${RESOURCES_VIEW_ID}`;
+const item = (...kinds: string[]) => `${view} && viewItem =~ /^(${kinds.map((k) => k.replace(/\./g, '\\.')).join('|')})$/`;
+const id = (name: CommandName) => COMMANDS[name].id;
+
+export function contributedMenus(): Record<string, MenuItem[]> {
+  const palette: MenuItem[] = Object.values(COMMANDS)
+    .filter((c) => 'palette' in c && c.palette === false)
+    .map((c) => ({ command: c.id, when: 'false' }));
+  palette.push(
+    { command: id('cancelLoad'), when: CONTEXT_KEYS.loading },
+    { command: id('stopSyncLoop'), when: CONTEXT_KEYS.syncRunning },
+    { command: id('clearFilter'), when: CONTEXT_KEYS.filtered },
+    { command: id('stopDemoCluster'), when: CONTEXT_KEYS.demoRunning },
+  );
+  return {
+    commandPalette: palette,
+    'view/title': [
+      { command: id('loadClusterResources'), when: `${view} && !${CONTEXT_KEYS.loading}`, group: 'navigation@1' },
+      { command: id('cancelLoad'), when: `${view} && ${CONTEXT_KEYS.loading}`, group: 'navigation@1' },
+      { command: id('filter'), when: view, group: 'navigation@2' },
+      { command: id('showTimeline'), when: view, group: 'navigation@3' },
+      { command: id('refresh'), when: view, group: 'navigation@4' },
+      { command: id('selectContext'), when: view, group: '1_cluster@1' },
+      { command: id('selectNamespaces'), when: view, group: '1_cluster@2' },
+      { command: id('clearFilter'), when: `${view} && ${CONTEXT_KEYS.filtered}`, group: '1_cluster@3' },
+      { command: id('startSyncLoop'), when: `${view} && !${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
+      { command: id('stopSyncLoop'), when: `${view} && ${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
+      { command: id('startDemoCluster'), when: `${view} && !${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
+      { command: id('stopDemoCluster'), when: `${view} && ${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
+      { command: id('showLogs'), when: view, group: '5_logs@1' },
+    ],
+    'view/item/context': [
+      { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: 'inline' },
+      { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: 'inline' },
+      { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: '1_open@1' },
+      { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context), group: '2_copy@1' },
+      { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: '3_refresh@1' },
+    ],
+  };
+}
+
+/** Activation: on first use of the view or a command (implicit), and to revive a timeline panel after a reload. */
+export function activationEvents(): string[] {
+  return [`onWebviewPanel:${TIMELINE_PANEL_TYPE}`];
+}
+
+export { configurationSchema };
+
+interface PackageJson {
+  activationEvents?: string[];
+  contributes: { commands?: unknown; menus?: unknown; configuration?: { title?: string; properties?: unknown } };
+}
+
+/** package.json with the generated sections replaced; every other key keeps its value and order. */
+export function withGeneratedContributions<T extends PackageJson>(pkg: T): T {
+  const out = structuredClone(pkg);
+  out.activationEvents = activationEvents();
+  out.contributes.commands = contributedCommands();
+  out.contributes.menus = contributedMenus();
+  out.contributes.configuration = { ...(out.contributes.configuration ?? {}), title: 'KubeLoop', properties: configurationSchema() };
+  return out;
+}
+
+if (require.main === module && process.argv.includes('--write')) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require('node:fs') as typeof import('node:fs');
+  const path = require('node:path').join(__dirname, '..', '..', 'package.json') as string;
+  const pkg = JSON.parse(fs.readFileSync(path, 'utf8')) as PackageJson;
+  fs.writeFileSync(path, `${JSON.stringify(withGeneratedContributions(pkg), null, 2)}\n`);
+  console.log(`wrote ${path}`);
+}

@@ -1,0 +1,69 @@
+/**
+ * RefreshCoalescer: turns a burst of "these nodes changed" into one refresh per `delayMs`. No
+ * 'vscode' import; time goes through a Clock so tests use FakeClock.
+ *
+ * Guarantees:
+ * - Every node added is refreshed by the next flush (itself, or an ancestor that covers it): a node
+ *   whose ancestor is also pending is left out, since refreshing the ancestor re-reads it.
+ * - A request to refresh everything (undefined) makes the flush one whole-tree refresh.
+ * - At most one timer is pending; dispose() cancels it and nothing fires afterwards.
+ */
+import type { Clock, TimerHandle } from '../../core/clock';
+import { nodeId } from './node';
+
+export interface PathNode {
+  readonly id: string;
+  readonly path: readonly string[];
+}
+
+export class RefreshCoalescer<N extends PathNode> {
+  private pending = new Map<string, N>();
+  private all = false;
+  private timer: TimerHandle | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly fire: (nodes: N[] | undefined) => void,
+    private readonly clock: Clock,
+    readonly delayMs = 100,
+  ) {}
+
+  /** Queues nodes to refresh; undefined = the whole tree. */
+  add(nodes: readonly N[] | undefined): void {
+    if (this.disposed) return;
+    if (nodes === undefined) this.all = true;
+    else for (const n of nodes) this.pending.set(n.id, n);
+    if (!this.all && this.pending.size === 0) return;
+    this.timer ??= this.clock.setTimer(this.delayMs, () => this.flush());
+  }
+
+  flush(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    if (this.disposed) return;
+    const all = this.all;
+    const nodes = [...this.pending.values()];
+    this.all = false;
+    this.pending = new Map();
+    if (all) return this.fire(undefined);
+    if (nodes.length === 0) return;
+    this.fire(withoutCovered(nodes));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+}
+
+/** The nodes none of whose ancestors is in the list (refreshing an ancestor re-reads its subtree). */
+export function withoutCovered<N extends PathNode>(nodes: readonly N[]): N[] {
+  const ids = new Set(nodes.map((n) => n.id));
+  const pathIds = (n: N) => {
+    const out: string[] = [];
+    for (let i = 1; i < n.path.length; i++) out.push(nodeId(n.path.slice(0, i)));
+    return out;
+  };
+  return nodes.filter((n) => !pathIds(n).some((a) => ids.has(a)));
+}

@@ -1,0 +1,325 @@
+/**
+ * TreeModel: the resource tree's shape over a ResourceModel, without 'vscode'. It answers the
+ * provider's three questions (children, item, parent), applies the filter and the paging of large
+ * kinds, and maps each ModelChange to the few cached nodes whose rows or children it changed.
+ *
+ *   context > [Failed to load] > namespaces > API groups > kinds (with counts) > objects (+ "Show more")
+ *           > Cluster-scoped > API groups > kinds > objects
+ *
+ * Guarantees:
+ * - One node instance per id while it can be shown (VS Code refreshes by identity); nodes of
+ *   objects that left their kind's page are dropped from the cache when the page is rebuilt.
+ * - `changed(change)` returns only nodes VS Code has been given (cached), or undefined for "refresh
+ *   everything"; a status change of one pod names only that pod's row.
+ * - A kind shows at most `pageSize` objects per page, so a kind of 100,000 objects costs one page
+ *   of rows; "Show more" grows that kind's page by another `pageSize`.
+ */
+import type { ModelChange, ResourceModel, TypeFailure } from '../model/resourceModel';
+import { CLUSTER, type Bucket, type ObjectEntry } from '../model/resourceModel';
+import { objectDescription, statusTone, type StatusTone } from '../model/objectStatus';
+import { typeLabel } from '../model/keys';
+import type { CommandName } from '../commandIds';
+import { ITEM_CONTEXT } from '../commandIds';
+import { nodeId, type NodeKind, type ResourceNode } from './node';
+
+export const DEFAULT_PAGE_SIZE = 500;
+
+export interface NodeItem {
+  label: string;
+  description?: string;
+  /** Plain text (never markdown: cluster data must not become markup). */
+  tooltip?: string;
+  /** Codicon id for structural nodes; object rows use `tone`. */
+  icon?: string;
+  tone?: StatusTone;
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: { name: CommandName; title: string };
+}
+
+const fmt = (n: number) => n.toLocaleString('en');
+
+export class TreeModel {
+  private readonly nodes = new Map<string, ResourceNode>();
+  private readonly limits = new Map<string, number>();
+  private filterText = '';
+  private readonly filterCache = new WeakMap<readonly ObjectEntry[], { filter: string; entries: readonly ObjectEntry[] }>();
+  /** The namespaces the context node showed last: a change to this list refreshes the context node. */
+  private shownNamespaces = '';
+  /** Shown under the context name (e.g. the server URL). */
+  contextDescription = '';
+
+  constructor(
+    readonly model: ResourceModel,
+    readonly pageSize = DEFAULT_PAGE_SIZE,
+  ) {}
+
+  get filter(): string {
+    return this.filterText;
+  }
+
+  /** Sets the filter (case-insensitive substring of name, kind or namespace); '' clears it. */
+  setFilter(text: string): void {
+    this.filterText = text.trim().toLowerCase();
+  }
+
+  roots(): ResourceNode[] {
+    const ctx = this.model.context;
+    return ctx === undefined ? [] : [this.node('context', [`c:${ctx}`], {})];
+  }
+
+  children(node?: ResourceNode): ResourceNode[] {
+    if (!node) return this.roots();
+    switch (node.kind) {
+      case 'context':
+        return this.contextChildren(node);
+      case 'namespace':
+      case 'cluster':
+        return this.groupsOf(node);
+      case 'group':
+        return this.typesOf(node);
+      case 'type':
+        return this.objectsOf(node);
+      case 'errors':
+        return this.model.failures().map((f) => this.failureNode(node, f));
+      default:
+        return [];
+    }
+  }
+
+  parent(node: ResourceNode): ResourceNode | undefined {
+    return node.path.length > 1 ? this.nodes.get(nodeId(node.path.slice(0, -1))) : undefined;
+  }
+
+  byId(id: string): ResourceNode | undefined {
+    return this.nodes.get(id);
+  }
+
+  /** The kind node's page grows by one page; returns the node to refresh. */
+  showMore(more: ResourceNode): ResourceNode | undefined {
+    const type = this.parent(more);
+    if (!type || type.kind !== 'type') return undefined;
+    this.limits.set(type.id, (this.limits.get(type.id) ?? this.pageSize) + this.pageSize);
+    return type;
+  }
+
+  item(node: ResourceNode): NodeItem {
+    switch (node.kind) {
+      case 'context':
+        return { label: this.model.context ?? '', description: this.contextDescription || undefined, icon: 'server-environment', contextValue: ITEM_CONTEXT.context, collapsible: 'expanded' };
+      case 'errors': {
+        const n = this.model.failures().length;
+        return { label: `Failed to load (${n})`, tooltip: 'Resource types whose list failed; their reasons are below.', icon: 'error', tone: 'error', contextValue: ITEM_CONTEXT.errors, collapsible: 'expanded' };
+      }
+      case 'failure':
+        return this.failureItem(node);
+      case 'namespace': {
+        const v = this.model.namespaceView(node.namespace!);
+        const description = v && v.status && v.status !== 'Active' ? v.status : undefined;
+        return { label: node.namespace!, description, icon: 'symbol-namespace', contextValue: ITEM_CONTEXT.namespace, collapsible: 'collapsed' };
+      }
+      case 'cluster':
+        return { label: 'Cluster-scoped', tooltip: 'Objects that belong to no namespace (nodes, namespaces, cluster roles, ...)', icon: 'globe', contextValue: ITEM_CONTEXT.clusterScoped, collapsible: 'collapsed' };
+      case 'group':
+        return { label: node.group || 'core', tooltip: node.group ? `API group ${node.group}` : 'The core API group (/api/v1)', icon: 'symbol-module', contextValue: ITEM_CONTEXT.group, collapsible: 'collapsed' };
+      case 'type':
+        return this.typeItem(node);
+      case 'object':
+        return this.objectItem(node);
+      case 'more': {
+        const type = this.parent(node);
+        const bucket = this.model.bucket(node.namespace!, node.typeKey!);
+        const total = bucket ? this.visibleObjects(bucket).length : 0;
+        const shown = type ? Math.min(total, this.limits.get(type.id) ?? this.pageSize) : 0;
+        return {
+          label: `Show ${fmt(Math.min(this.pageSize, total - shown))} more`,
+          description: `${fmt(shown)} of ${fmt(total)} shown`,
+          icon: 'ellipsis',
+          contextValue: ITEM_CONTEXT.more,
+          collapsible: 'none',
+          command: { name: 'showMore', title: 'Show more' },
+        };
+      }
+    }
+  }
+
+  /**
+   * The cached nodes whose row or children a model change affects; undefined = refresh everything.
+   * [] when nothing shown is affected.
+   */
+  changed(c: ModelChange): ResourceNode[] | undefined {
+    if (c.kind === 'reset') {
+      this.nodes.clear();
+      this.limits.clear();
+      this.shownNamespaces = '';
+      return undefined;
+    }
+    const ctx = this.roots()[0];
+    if (!ctx) return [];
+    if (c.kind === 'failures') return [ctx];
+    const out: ResourceNode[] = [];
+    const nsSeg = c.namespace === CLUSTER ? 'cluster' : `n:${c.namespace}`;
+    const typeNode = this.nodes.get(nodeId([ctx.path[0]!, nsSeg, `g:${this.model.type(c.typeKey)?.gvr.group ?? ''}`, `t:${c.typeKey}`]));
+    if (c.kind === 'object') {
+      const obj = typeNode && this.nodes.get(nodeId([...typeNode.path, `o:${c.name}`]));
+      if (obj) out.push(obj);
+      if (c.typeKey === 'namespaces' && c.namespace === CLUSTER) {
+        const ns = this.nodes.get(nodeId([ctx.path[0]!, `n:${c.name}`]));
+        if (ns) out.push(ns);
+      }
+      return out;
+    }
+    // Membership of a (namespace, type) changed.
+    if (this.filterText) return [ctx]; // what matches may now show or hide anywhere above
+    if (typeNode) out.push(typeNode);
+    if (c.created || c.emptied) {
+      const nsNode = this.nodes.get(nodeId([ctx.path[0]!, nsSeg]));
+      if (nsNode) out.push(nsNode);
+      if (this.namespaceSignature() !== this.shownNamespaces) out.push(ctx);
+    }
+    if (c.typeKey === 'namespaces' && c.namespace === CLUSTER && this.namespaceSignature() !== this.shownNamespaces) out.push(ctx);
+    return out;
+  }
+
+  // ---- children ----
+
+  private contextChildren(ctx: ResourceNode): ResourceNode[] {
+    const out: ResourceNode[] = [];
+    if (this.model.failures().length > 0) out.push(this.node('errors', [...ctx.path, 'errors'], {}));
+    const namespaces = this.model.namespaces();
+    this.shownNamespaces = namespaces.join('\n');
+    for (const ns of namespaces) {
+      if (this.filterText && !this.namespaceVisible(ns)) continue;
+      out.push(this.node('namespace', [...ctx.path, `n:${ns}`], { namespace: ns }));
+    }
+    if (this.model.hasClusterScoped() && (!this.filterText || this.model.bucketsIn(CLUSTER).some((b) => this.visibleObjects(b).length > 0))) {
+      out.push(this.node('cluster', [...ctx.path, 'cluster'], { namespace: CLUSTER }));
+    }
+    return out;
+  }
+
+  private namespaceSignature(): string {
+    return this.model.namespaces().join('\n');
+  }
+
+  private namespaceVisible(ns: string): boolean {
+    if (ns.toLowerCase().includes(this.filterText)) return true;
+    return this.model.bucketsIn(ns).some((b) => this.visibleObjects(b).length > 0);
+  }
+
+  private groupsOf(parent: ResourceNode): ResourceNode[] {
+    const ns = parent.namespace!;
+    const groups = new Set<string>();
+    for (const b of this.model.bucketsIn(ns)) if (this.bucketVisible(b)) groups.add(b.type.gvr.group);
+    return [...groups]
+      .sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))
+      .map((g) => this.node('group', [...parent.path, `g:${g}`], { namespace: ns, group: g }));
+  }
+
+  private typesOf(group: ResourceNode): ResourceNode[] {
+    return this.model
+      .bucketsIn(group.namespace!)
+      .filter((b) => b.type.gvr.group === group.group && this.bucketVisible(b))
+      .sort((a, b) => a.type.kind.localeCompare(b.type.kind) || a.type.key.localeCompare(b.type.key))
+      .map((b) => this.node('type', [...group.path, `t:${b.type.key}`], { namespace: group.namespace!, group: group.group!, typeKey: b.type.key }));
+  }
+
+  private objectsOf(type: ResourceNode): ResourceNode[] {
+    const bucket = this.model.bucket(type.namespace!, type.typeKey!);
+    const entries = bucket ? this.visibleObjects(bucket) : [];
+    const limit = this.limits.get(type.id) ?? this.pageSize;
+    const page = entries.length > limit ? entries.slice(0, limit) : entries;
+    const out = page.map((e) => this.node('object', [...type.path, `o:${e.name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name: e.name }));
+    // Rows no longer on this page are gone from VS Code too: forget their nodes.
+    const keep = new Set(out.map((n) => n.id));
+    const prefix = `${type.id}/`;
+    for (const id of this.nodes.keys()) if (id.startsWith(prefix) && !keep.has(id)) this.nodes.delete(id);
+    if (entries.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
+    return out;
+  }
+
+  private failureNode(parent: ResourceNode, f: TypeFailure): ResourceNode {
+    return this.node('failure', [...parent.path, `f:${f.type.key}@${f.namespace ?? ''}`], { failure: { typeKey: f.type.key, ...(f.namespace !== undefined ? { namespace: f.namespace } : {}) } });
+  }
+
+  // ---- items ----
+
+  private typeItem(node: ResourceNode): NodeItem {
+    const bucket = this.model.bucket(node.namespace!, node.typeKey!);
+    const type = this.model.type(node.typeKey!);
+    const total = bucket?.objects.size ?? 0;
+    const shown = bucket ? this.visibleObjects(bucket).length : 0;
+    let description = this.filterText && shown !== total ? `${fmt(shown)} of ${fmt(total)}` : fmt(total);
+    if (bucket?.partial) description += ' (partial)';
+    return {
+      label: type?.kind ?? node.typeKey!,
+      description,
+      tooltip: type ? `${typeLabel(type.gvr)}: ${fmt(total)} object${total === 1 ? '' : 's'}${bucket?.partial ? ', list incomplete (see Failed to load)' : ''}` : undefined,
+      icon: 'symbol-class',
+      contextValue: ITEM_CONTEXT.type,
+      collapsible: 'collapsed',
+    };
+  }
+
+  private objectItem(node: ResourceNode): NodeItem {
+    const e = this.model.object(node.namespace!, node.typeKey!, node.name!);
+    if (!e) return { label: node.name!, description: 'gone', contextValue: ITEM_CONTEXT.object, collapsible: 'none' };
+    const v = e.view;
+    const description = objectDescription(v);
+    const where = v.namespace ? `${v.namespace}/${v.name}` : v.name;
+    return {
+      label: e.name,
+      description: description || undefined,
+      tooltip: [`${v.kind} ${where}`, description].filter(Boolean).join('\n'),
+      tone: statusTone(v),
+      contextValue: ITEM_CONTEXT.object,
+      collapsible: 'none',
+      command: { name: 'openResourceYaml', title: 'Open Resource YAML' },
+    };
+  }
+
+  private failureItem(node: ResourceNode): NodeItem {
+    const f = this.model.failures().find((x) => x.type.key === node.failure!.typeKey && x.namespace === node.failure!.namespace);
+    const where = node.failure!.namespace ? ` in ${node.failure!.namespace}` : '';
+    if (!f) return { label: `${node.failure!.typeKey}${where}`, contextValue: ITEM_CONTEXT.typeError, collapsible: 'none' };
+    const why = f.status ? `${f.status} ${f.reason}` : f.reason;
+    return {
+      label: `${f.type.kind} (${f.type.key})${where}`,
+      description: why,
+      tooltip: `${typeLabel(f.type.gvr)}${where}: ${why}\n${f.message}${f.received ? `\n${fmt(f.received)} objects arrived before the failure and are shown.` : ''}`,
+      icon: 'error',
+      tone: 'error',
+      contextValue: ITEM_CONTEXT.typeError,
+      collapsible: 'none',
+    };
+  }
+
+  // ---- filter ----
+
+  private bucketVisible(b: Bucket): boolean {
+    return b.objects.size > 0 && (!this.filterText || this.visibleObjects(b).length > 0);
+  }
+
+  /** The bucket's objects the filter lets through, sorted by name (cached per sorted array and filter). */
+  private visibleObjects(b: Bucket): readonly ObjectEntry[] {
+    const all = b.sortedObjects();
+    const f = this.filterText;
+    if (!f) return all;
+    if (b.namespace.toLowerCase().includes(f) || b.type.kind.toLowerCase().includes(f) || b.type.key.toLowerCase().includes(f)) return all;
+    const hit = this.filterCache.get(all);
+    if (hit && hit.filter === f) return hit.entries;
+    const entries = all.filter((e) => e.name.toLowerCase().includes(f));
+    this.filterCache.set(all, { filter: f, entries });
+    return entries;
+  }
+
+  private node(kind: NodeKind, path: string[], fields: Partial<Omit<ResourceNode, 'id' | 'kind' | 'path'>>): ResourceNode {
+    const id = nodeId(path);
+    let n = this.nodes.get(id);
+    if (!n) {
+      n = { id, kind, path, ...fields };
+      this.nodes.set(id, n);
+    }
+    return n;
+  }
+}
