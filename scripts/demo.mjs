@@ -1,25 +1,79 @@
 #!/usr/bin/env node
-// `npm run demo`: builds the project, starts the embedded demo cluster and opens the product on it.
-// Runs until Ctrl-C, then stops everything it started.
+// `npm run demo`: the main job on the embedded demo cluster.
+//  1. builds the project and starts the demo cluster (its own process; kubeconfig in .demo/kubeconfig);
+//  2. opens KubeLoop on it in a real VS Code: the desktop `code` when it is on PATH (the extension
+//     loaded from this folder), otherwise code-server in the browser (installed into
+//     ~/.cache/kubeloop on first use, with the packaged .vsix installed into .demo/);
+//  3. prints where to look, and runs until Ctrl-C, then stops everything it started.
+// Environment: KUBELOOP_DEMO_PORT (API server, default 6443), KUBELOOP_DEMO_OBJECTS (default 2000),
+// KUBELOOP_DEMO_UI_PORT (code-server, default 8080), KUBELOOP_DEMO_NO_UI=1 (cluster only).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 process.chdir(new URL('..', import.meta.url).pathname);
-const build = spawnSync(process.execPath, ['esbuild.config.mjs'], { stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
-
+const env = process.env;
 const dir = resolve('.demo');
-mkdirSync(dir, { recursive: true });
 const kubeconfig = join(dir, 'kubeconfig');
-const port = process.env.KUBELOOP_DEMO_PORT ?? '6443';
-const objects = process.env.KUBELOOP_DEMO_OBJECTS ?? '2000';
-const cluster = spawn(process.execPath, ['dist/cli.js', 'demo-cluster', '--port', port, '--objects', objects, '--kubeconfig-out', kubeconfig, '--churn', '2'],
-  { stdio: 'inherit' });
-const stop = () => cluster.kill('SIGINT');
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-cluster.on('exit', (code) => process.exit(code ?? 0));
-console.log(`\nKubeLoop demo: the demo cluster's kubeconfig is ${kubeconfig}`);
-console.log(`Try: node dist/cli.js load --kubeconfig ${kubeconfig}`);
-console.log(`     KUBECONFIG=${kubeconfig} kubectl get pods -A`);
+mkdirSync(join(dir, 'workspace'), { recursive: true });
+
+function must(cmd, args, what) {
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (r.status !== 0) {
+    console.error(`npm run demo: ${what} failed (exit ${r.status})`);
+    process.exit(1);
+  }
+  return r.stdout.trim().split('\n').pop();
+}
+
+must(process.execPath, ['esbuild.config.mjs'], 'build');
+const children = [];
+const stopAll = () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+};
+process.on('SIGINT', stopAll);
+process.on('SIGTERM', stopAll);
+
+const cluster = spawn(process.execPath, ['dist/cli.js', 'demo-cluster', '--port', env.KUBELOOP_DEMO_PORT ?? '6443',
+  '--objects', env.KUBELOOP_DEMO_OBJECTS ?? '2000', '--kubeconfig-out', kubeconfig, '--churn', '2'], { stdio: 'inherit' });
+children.push(cluster);
+cluster.on('exit', (code) => {
+  stopAll();
+  process.exit(code ?? 0);
+});
+for (let i = 0; i < 600 && !existsSync(kubeconfig); i++) await new Promise((r) => setTimeout(r, 100));
+if (!existsSync(kubeconfig)) {
+  console.error('npm run demo: the demo cluster did not write its kubeconfig in 60 s');
+  stopAll();
+  process.exit(1);
+}
+
+const uiEnv = { ...env, KUBECONFIG: kubeconfig };
+let where;
+if (env.KUBELOOP_DEMO_NO_UI) {
+  where = 'no UI (KUBELOOP_DEMO_NO_UI is set)';
+} else if (spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0) {
+  spawn('code', ['--new-window', `--extensionDevelopmentPath=${process.cwd()}`, join(dir, 'workspace')], { env: uiEnv, stdio: 'inherit' });
+  where = 'the VS Code window that just opened';
+} else {
+  const codeServer = must('bash', ['scripts/install-code-server.sh'], 'installing code-server');
+  const vsix = must(process.execPath, ['scripts/package-vsix.mjs', '--out', join(dir, 'kubeloop.vsix')], 'packaging the extension');
+  const userData = join(dir, 'user-data');
+  const extensions = join(dir, 'extensions');
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'kubeloop.kubeconfig': kubeconfig, 'workbench.startupEditor': 'none' }, null, 2));
+  must(codeServer, ['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix, '--force'], 'installing the .vsix');
+  const port = env.KUBELOOP_DEMO_UI_PORT ?? '8080';
+  children.push(spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', extensions,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', join(dir, 'workspace')], { env: uiEnv, stdio: 'ignore' }));
+  where = `code-server: open http://127.0.0.1:${port}/ in a browser`;
+}
+console.log(`
+KubeLoop demo is up.
+  demo cluster kubeconfig: ${kubeconfig}
+  KubeLoop:                ${where}
+In VS Code: click the KubeLoop icon in the activity bar, then run "KubeLoop: Load Cluster Resources",
+"KubeLoop: Start Sync Loop" and "KubeLoop: Show Timeline" from the command palette (Ctrl+Shift+P).
+From a shell: node dist/cli.js load --kubeconfig ${kubeconfig}
+              node dist/cli.js sync --kubeconfig ${kubeconfig} -n default
+Ctrl-C stops everything.`);
