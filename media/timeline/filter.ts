@@ -1,7 +1,8 @@
 /**
  * What the user filters by: sources (the loader and each sync-loop source), kind (the resource type
- * of a task, `pods` for the pod-keyed iterations), and name (a case-insensitive substring of the
- * iteration's key `namespace/name`, or of the task's resource and namespace). Pure.
+ * of a task, or of an object in an iteration's key: `pods` for `namespace/name`, `configmaps` for
+ * `configmaps:namespace/name`), and name (a case-insensitive substring of the iteration's key, or of
+ * the task's namespace/resource). Pure.
  */
 import { sourceOf, SOURCES, type Item, type ItemPredicate, type SourceName, type TimelineModel } from './model';
 
@@ -16,10 +17,9 @@ export interface FilterSpec {
 
 export const NO_FILTER: FilterSpec = { hiddenSources: [], kind: '', name: '' };
 
-/** The kind an item is filtered by. Iterations are about pods; a housekeeping tick has no key and no kind. */
-export function itemKind(item: Item): string {
-  if (item.type === 'bar') return item.resource;
-  return item.event.key ? 'pods' : '';
+/** The kinds an item is filtered by: a task's resource; the kinds of an iteration's objects (none for a bare tick). */
+export function itemKinds(item: Item): readonly string[] {
+  return item.type === 'bar' ? [item.resource] : item.kinds;
 }
 
 /** The text the name filter searches, lower case; kept on the item so typing a filter is cheap. */
@@ -42,7 +42,7 @@ export function makePredicate(f: FilterSpec): ItemPredicate {
   const needle = f.name.trim().toLowerCase();
   return (item) => {
     if (hidden.size && hidden.has(sourceOf(item))) return false;
-    if (kind && itemKind(item) !== kind) return false;
+    if (kind && (item.type === 'bar' ? item.resource !== kind : !item.kinds.includes(kind))) return false;
     if (needle && !nameHaystack(item).includes(needle)) return false;
     return true;
   };

@@ -38,6 +38,11 @@ export function itemLabel(item: Item): string {
   return `${fmtTime(item.start)}  worker ${item.worker}  list ${item.resource}${where}: ${state}`;
 }
 
+/** A long key (the sync loop joins up to 20 objects) cut for a one-line title; the rows keep all of it. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 export interface Description {
   title: string;
   rows: DetailRow[];
@@ -51,7 +56,7 @@ function barDuration(bar: Bar, end: number): number {
 export function describeItem(item: Item, now: number): Description {
   if (item.type === 'mark') {
     const e = item.event;
-    return { title: `${e.source} · ${e.op}${e.key ? ` · ${e.key}` : ''}`, rows: eventDetailRows(e) };
+    return { title: `${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}`, rows: eventDetailRows(e) };
   }
   const bar = item;
   const end = itemEnd(bar, now);

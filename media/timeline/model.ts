@@ -69,6 +69,8 @@ export interface Mark {
   readonly type: 'mark';
   readonly id: number;
   readonly event: SyncIterationEvent;
+  /** The kinds of the objects in `event.key` (see keyKinds); empty for a tick that touched nothing. */
+  readonly kinds: readonly string[];
   readonly start: number;
   readonly end: number;
   lane: Lane;
@@ -271,10 +273,11 @@ export class TimelineModel {
     const lane = this.sourceLanes.get(e.source) ?? this.sourceLane(e.source);
     const duration = Number.isFinite(e.durationMs) && e.durationMs > 0 ? e.durationMs : 0;
     const sev = e.outcome === 'error' ? SEVERITY.error : e.outcome === 'skipped' ? SEVERITY.skipped : SEVERITY.markOk;
-    const mark: Mark = { type: 'mark', id, event: e, start: e.t, end: e.t + duration, lane, visible: true, sev };
+    const kinds = keyKinds(e.key);
+    const mark: Mark = { type: 'mark', id, event: e, kinds, start: e.t, end: e.t + duration, lane, visible: true, sev };
     mark.visible = this.predicate(mark);
     if (duration > lane.maxSpan) lane.maxSpan = duration;
-    if (e.key) this.kinds.add('pods');
+    for (const k of kinds) this.kinds.add(k);
     this.push(lane, mark);
     this.idIndex.set(id, mark);
     this.eventCount++;
@@ -338,6 +341,24 @@ export class TimelineModel {
     if (bar.end !== undefined) bar.lane.maxSpan = Math.max(bar.lane.maxSpan, bar.end - bar.start);
     if (this.minT === undefined || t < this.minT) this.minT = t;
   }
+}
+
+const PODS: readonly string[] = ['pods'];
+
+/**
+ * The kinds named by an iteration's key: the sync loop keys a pod `namespace/name` and any other
+ * object `resource[.group]:namespace/name`, and joins several with ',' (plus a "+N more" tail).
+ */
+export function keyKinds(key: string): readonly string[] {
+  if (key === '') return [];
+  if (!key.includes(':')) return PODS; // the common case, without allocating
+  const kinds = new Set<string>();
+  for (const part of key.split(',')) {
+    if (part === '' || part.startsWith('+')) continue;
+    const colon = part.indexOf(':');
+    kinds.add(colon < 0 ? 'pods' : part.slice(0, colon));
+  }
+  return [...kinds];
 }
 
 function eventsOf(item: Item): number {

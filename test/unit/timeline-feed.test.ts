@@ -53,7 +53,7 @@ describe('TimelineFeed', () => {
     assert.equal(init.type === 'init' && init.total, 100_000);
     const chunks = r.sent.filter((m) => m.type === 'chunk');
     assert.equal(chunks.length, 100_000 / CHUNK_SIZE - 1);
-    assert.ok(r.sent.every((m) => !('events' in m) || m.events.length <= CHUNK_SIZE || m.type === 'append'));
+    assert.ok(r.sent.every((m) => !('events' in m) || m.events.length <= CHUNK_SIZE || m.type === 'append'), 'r.sent.every((m) => !(\'events\' in m) || m.events.length <= CHUNK_SIZE || m.type === \'append\')');
     assert.deepEqual(chunks.map((c) => c.type === 'chunk' && c.done), [...new Array(chunks.length - 1).fill(false), true]);
     const firstAppend = r.sent.findIndex((m) => m.type === 'append');
     assert.ok(firstAppend > r.sent.indexOf(chunks[chunks.length - 1]!), 'appends only after the last chunk');
@@ -158,6 +158,6 @@ describe('TimelineFeed', () => {
       worst = Math.max(worst, performance.now() - c0);
     }
     t.diagnostic(`100k events: ${(bytes / 1e6).toFixed(1)} MB of JSON in ${items.length / CHUNK_SIZE} chunks, ${(performance.now() - t0).toFixed(0)} ms in all, worst chunk ${worst.toFixed(1)} ms`);
-    assert.ok(bytes > 0);
+    assert.ok(bytes > 0, 'bytes > 0');
   });
 });

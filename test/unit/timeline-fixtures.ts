@@ -89,7 +89,14 @@ export function syntheticTimeline(total: number, o: SyntheticOptions = {}): Time
       loopT += rand() * 4;
       const source = SOURCES[Math.floor(rand() * SOURCES.length)]!;
       const n = Math.floor(rand() * 50);
-      const key = source === 'housekeeping' || source === 'sync' && rand() < 0.3 ? '' : `${NAMESPACES[n % 4]}/${o.hostileName && n === 7 ? o.hostileName : `pod-${n}`}`;
+      const ns = NAMESPACES[n % 4];
+      // as the sync loop keys them: a pod `ns/name`, another object `resource:ns/name`, several joined by ','
+      const key =
+        source === 'housekeeping' || (source === 'sync' && rand() < 0.3)
+          ? ''
+          : source === 'config' && n % 5 === 0
+            ? `configmaps:${ns}/cm-${n},secrets:${ns}/s-${n},+3 more`
+            : `${ns}/${o.hostileName && n === 7 ? o.hostileName : `pod-${n}`}`;
       const r = rand();
       events.push({
         kind: 'iteration', t: Math.round(loopT * 1000) / 1000, source,

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TimelineModel, itemEnd, type Bar, type Mark } from '../../media/timeline/model';
+import { TimelineModel, itemEnd, keyKinds, type Bar, type Mark } from '../../media/timeline/model';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 import { syntheticTimeline } from './timeline-fixtures';
@@ -66,7 +66,7 @@ describe('TimelineModel bars from task phases', () => {
     m.add(items(task(1, 'start', 0), iteration(50)));
     const bar = m.lanes()[0]!.items[0] as Bar;
     assert.equal(bar.outcome, 'running');
-    assert.ok(bar.lane.open.has(bar));
+    assert.ok(bar.lane.open.has(bar), 'bar.lane.open.has(bar)');
     assert.equal(itemEnd(bar, m.maxT!), 50.5);
     m.add([{ id: 2, event: task(1, 'finish', 60, { outcome: 'error', status: 403, message: 'forbidden' }) }]);
     assert.deepEqual([bar.end, bar.outcome, bar.status, bar.message, bar.lane.open.size], [60, 'error', 403, 'forbidden', 0]);
@@ -78,6 +78,15 @@ describe('TimelineModel bars from task phases', () => {
     const bar = m.lanes()[0]!.items[0] as Bar;
     assert.deepEqual([bar.start, bar.end, bar.outcome], [60, 100, 'cancelled']);
     assert.equal(m.minT, 60);
+  });
+
+  it('marks know the kinds of the objects in their key, as the sync loop writes keys', () => {
+    assert.deepEqual(keyKinds(''), []);
+    assert.deepEqual(keyKinds('default/web-0'), ['pods']);
+    assert.deepEqual(keyKinds('configmaps:team-a/cm,default/web-0,deployments.apps:team-a/api,configmaps:b/c,+17 more'), ['configmaps', 'pods', 'deployments.apps']);
+    const m = new TimelineModel();
+    m.add(items(iteration(1, { source: 'config', key: 'configmaps:a/b,secrets:a/c' }), iteration(2)));
+    assert.deepEqual([...m.kinds].sort(), ['configmaps', 'pods', 'secrets']);
   });
 
   it('marks carry their event and span its duration', () => {
@@ -101,11 +110,11 @@ describe('TimelineModel invariants (property)', () => {
         m.ensureSorted();
         let events = 0;
         for (const lane of m.lanes()) {
-          for (let i = 1; i < lane.items.length; i++) assert.ok(lane.items[i - 1]!.start <= lane.items[i]!.start);
+          for (let i = 1; i < lane.items.length; i++) assert.ok(lane.items[i - 1]!.start <= lane.items[i]!.start, 'lane.items[i - 1]!.start <= lane.items[i]!.start');
           for (const it of lane.items) {
             events += it.type === 'bar' ? it.ids.length : 1;
-            if (it.type === 'bar' && it.end === undefined) assert.ok(lane.open.has(it));
-            else assert.ok(itemEnd(it, 0) - it.start <= lane.maxSpan + 1e-9);
+            if (it.type === 'bar' && it.end === undefined) assert.ok(lane.open.has(it), 'lane.open.has(it)');
+            else assert.ok(itemEnd(it, 0) - it.start <= lane.maxSpan + 1e-9, 'itemEnd(it, 0) - it.start <= lane.maxSpan + 1e-9');
           }
         }
         assert.equal(events, all.length, 'every event is in exactly one item');
@@ -132,7 +141,7 @@ describe('TimelineModel.prune', () => {
       }
     }
     for (const it of all.slice(8000)) assert.ok(m.byId(it.id), `kept id ${it.id}`);
-    assert.ok(m.eventCount < before && m.eventCount >= 12_000);
-    assert.ok(m.byId(0) === undefined);
+    assert.ok(m.eventCount < before && m.eventCount >= 12_000, 'm.eventCount < before && m.eventCount >= 12_000');
+    assert.ok(m.byId(0) === undefined, 'm.byId(0) === undefined');
   });
 });

@@ -71,14 +71,14 @@ describe('details of a mark (a sync-loop iteration)', () => {
     assert.equal(d.title, `probe · liveness · default/${hostile}`);
     assert.deepEqual(d.rows, [
       ['Sync loop iteration', 'probe / liveness'],
-      ['Pod', `default/${hostile}`],
+      ['Objects', `default/${hostile}`],
       ['Handler', 'HandlePodSyncs'],
       ['At', '2.500 s'],
       ['Duration', '420 µs'],
       ['Outcome', 'error'],
       ['Message', 'probe failed'],
     ]);
-    assert.ok(itemLabel(mark).includes(hostile));
+    assert.ok(itemLabel(mark).includes(hostile), 'itemLabel(mark).includes(hostile)');
   });
 
   it('formats durations as people read them', () => {
@@ -102,8 +102,8 @@ describe('saved state', () => {
     fc.assert(
       fc.property(fc.anything(), (raw) => {
         const s = restoreState(raw);
-        assert.ok(s.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start));
-        assert.ok(s.filter.hiddenSources.every((x) => ['loader', 'config', 'pleg', 'sync', 'probe', 'housekeeping'].includes(x)));
+        assert.ok(s.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start), 's.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start)');
+        assert.ok(s.filter.hiddenSources.every((x) => ['loader', 'config', 'pleg', 'sync', 'probe', 'housekeeping'].includes(x)), 's.filter.hiddenSources.every((x) => [\'loader\', \'config\', \'pleg\', \'sync\', \'probe\', \'housekeeping\'].includes(x))');
         assert.equal(typeof s.filter.name, 'string');
       }),
     );
@@ -128,7 +128,7 @@ describe('theme', () => {
     assert.equal(p.styles['bar-ok'], '#3794ff', 'unset charts-blue falls back to the dark default');
     for (const s of STYLES) assert.ok(p.styles[s], s);
     assert.equal(p.contrastBorder, undefined);
-    assert.ok(readPalette(() => '', 'highContrast').contrastBorder);
+    assert.ok(readPalette(() => '', 'highContrast').contrastBorder, 'readPalette(() => \'\', \'highContrast\').contrastBorder');
     assert.notEqual(readPalette(() => '', 'light').background, readPalette(() => '', 'dark').background);
   });
 

@@ -22,7 +22,7 @@ describe('zoom', () => {
           const anchor = xToTime(v, width, frac * width);
           const z = zoomAt(v, factor, anchor);
           assert.ok(close(timeToX(z, width, anchor), frac * width, 1e-6), 'anchor pixel moved');
-          assert.ok(span(z) >= MIN_SPAN_MS * (1 - 1e-9) && span(z) <= MAX_SPAN_MS * (1 + 1e-9));
+          assert.ok(span(z) >= MIN_SPAN_MS * (1 - 1e-9) && span(z) <= MAX_SPAN_MS * (1 + 1e-9), 'span(z) >= MIN_SPAN_MS * (1 - 1e-9) && span(z) <= MAX_SPAN_MS * (1 + 1e-9)');
         },
       ),
     );
@@ -31,12 +31,12 @@ describe('zoom', () => {
   it('zooming in then out by the same factor returns the same view', () => {
     const v = { start: 100, end: 1100 };
     const back = zoomAt(zoomAt(v, 4, 350), 1 / 4, 350);
-    assert.ok(close(back.start, 100) && close(back.end, 1100));
+    assert.ok(close(back.start, 100) && close(back.end, 1100), 'close(back.start, 100) && close(back.end, 1100)');
   });
 
   it('stops at 1 µs and at the maximum span', () => {
-    assert.ok(close(span(zoomAt({ start: 0, end: 1 }, 1e9, 0.5)), MIN_SPAN_MS));
-    assert.ok(close(span(zoomAt({ start: 0, end: 1e8 }, 1e-9, 0)), MAX_SPAN_MS));
+    assert.ok(close(span(zoomAt({ start: 0, end: 1 }, 1e9, 0.5)), MIN_SPAN_MS), 'close(span(zoomAt({ start: 0, end: 1 }, 1e9, 0.5)), MIN_SPAN_MS)');
+    assert.ok(close(span(zoomAt({ start: 0, end: 1e8 }, 1e-9, 0)), MAX_SPAN_MS), 'close(span(zoomAt({ start: 0, end: 1e8 }, 1e-9, 0)), MAX_SPAN_MS)');
   });
 });
 
@@ -47,7 +47,7 @@ describe('pan, fit, follow, reveal', () => {
 
   it('fit shows every event with a margin, and a single instant as 10 ms', () => {
     const f = fitRange(100, 1100);
-    assert.ok(f.start < 100 && f.end > 1100 && span(f) < 1100);
+    assert.ok(f.start < 100 && f.end > 1100 && span(f) < 1100, 'f.start < 100 && f.end > 1100 && span(f) < 1100');
     assert.equal(span(fitRange(5, 5)), 10);
     assert.deepEqual(fitRange(undefined, undefined), { start: 0, end: 1000 });
   });
@@ -57,7 +57,7 @@ describe('pan, fit, follow, reveal', () => {
     assert.equal(followTo(v, 50), v);
     const f = followTo(v, 200);
     assert.equal(span(f), 100);
-    assert.ok(f.end > 200 && f.start < 200);
+    assert.ok(f.end > 200 && f.start < 200, 'f.end > 200 && f.start < 200');
   });
 
   it('reveal centres an item outside the view and leaves a visible one alone', () => {
@@ -84,9 +84,9 @@ describe('time axis', () => {
       fc.property(fc.double({ min: -1e5, max: 1e7, noNaN: true }), fc.double({ min: 0.01, max: 1e7, noNaN: true }), fc.integer({ min: 200, max: 4000 }), (start, s, width) => {
         const v = { start, end: start + s };
         const ts = ticks(v, width, 80);
-        assert.ok(ts.length >= 1 && ts.length <= width / 80 + 2);
-        for (let i = 1; i < ts.length; i++) assert.ok(ts[i]!.x - ts[i - 1]!.x >= 80 - 1e-6);
-        for (const t of ts) assert.ok(t.t >= start - 1e-9 && t.t <= start + s + 1e-6);
+        assert.ok(ts.length >= 1 && ts.length <= width / 80 + 2, 'ts.length >= 1 && ts.length <= width / 80 + 2');
+        for (let i = 1; i < ts.length; i++) assert.ok(ts[i]!.x - ts[i - 1]!.x >= 80 - 1e-6, 'ts[i]!.x - ts[i - 1]!.x >= 80 - 1e-6');
+        for (const t of ts) assert.ok(t.t >= start - 1e-9 && t.t <= start + s + 1e-6, 't.t >= start - 1e-9 && t.t <= start + s + 1e-6');
       }),
     );
   });

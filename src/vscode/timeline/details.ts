@@ -52,7 +52,8 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
         ]
       : [
           ['Sync loop iteration', `${e.source} / ${e.op}`],
-          ['Pod', e.key || '(none)'],
+          // the sync loop keys a pod `namespace/name`, another object `resource:namespace/name`
+          ['Objects', e.key || '(none)'],
           ['Handler', e.handler],
           ['At', formatTime(e.t)],
           ['Duration', formatDuration(e.durationMs)],
