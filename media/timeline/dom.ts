@@ -72,9 +72,12 @@ export function buildDom(parent: HTMLElement): Dom {
   const body = el('div', { className: 'body' });
   const plot = el('div', { id: 'timeline-plot' });
   const stage = el('div', { id: 'timeline-stage' });
+  // An interactive widget with its own keys: screen readers pass keys through to it; the selection is
+  // announced in #timeline-announce and the List button shows the same events as an accessible list.
   const canvas = el('canvas', { id: 'timeline-canvas', tabIndex: 0 }, {
-    role: 'img',
-    'aria-label': 'Timeline chart. Arrow keys move the selection, Enter shows it, plus and minus zoom, 0 fits all. The event list offers the same events as text.',
+    role: 'application',
+    'aria-roledescription': 'timeline chart',
+    'aria-label': 'Timeline chart. Arrow keys move the selection, Enter shows it, plus and minus zoom, 0 fits all, F follows new events. The List button shows the same events as a list.',
   });
   const lanes = el('ul', { id: 'timeline-lanes' }, { 'aria-label': 'Lanes' });
   const tip = el('div', { id: 'timeline-tip', hidden: true }, { role: 'tooltip' });

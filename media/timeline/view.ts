@@ -64,6 +64,8 @@ export class TimelineView {
     this.syncControls();
     bindInput(this);
     new ResizeObserver(() => this.schedule()).observe(this.dom.plot);
+    // a window zoom or a move to another screen changes devicePixelRatio; the next frame re-reads it
+    window.addEventListener('resize', () => this.schedule());
     // VS Code changes the body's class and the document's --vscode-* variables on a theme change.
     const themeWatch = new MutationObserver(() => this.readTheme());
     themeWatch.observe(document.body, { attributes: true, attributeFilter: ['class'] });
