@@ -28,7 +28,7 @@ function icon(tone: StatusTone | undefined, codicon: string | undefined): vscode
     const [id, color] = TONE_ICONS[tone];
     return new vscode.ThemeIcon(codicon && tone === 'error' ? codicon : id, new vscode.ThemeColor(color));
   }
-  return new vscode.ThemeIcon(codicon ?? 'symbol-object');
+  return new vscode.ThemeIcon(codicon ?? 'file-code');
 }
 
 const COLLAPSIBLE = {

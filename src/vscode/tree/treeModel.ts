@@ -42,6 +42,8 @@ const fmt = (n: number) => n.toLocaleString('en');
 export class TreeModel {
   private readonly nodes = new Map<string, ResourceNode>();
   private readonly limits = new Map<string, number>();
+  /** The ids of each kind node's rows as last handed out (so a rebuild forgets only its own). */
+  private readonly pages = new Map<string, Set<string>>();
   private filterText = '';
   private readonly filterCache = new WeakMap<readonly ObjectEntry[], { filter: string; entries: readonly ObjectEntry[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
@@ -121,7 +123,7 @@ export class TreeModel {
       case 'cluster':
         return { label: 'Cluster-scoped', tooltip: 'Objects that belong to no namespace (nodes, namespaces, cluster roles, ...)', icon: 'globe', contextValue: ITEM_CONTEXT.clusterScoped, collapsible: 'collapsed' };
       case 'group':
-        return { label: node.group || 'core', tooltip: node.group ? `API group ${node.group}` : 'The core API group (/api/v1)', icon: 'symbol-module', contextValue: ITEM_CONTEXT.group, collapsible: 'collapsed' };
+        return { label: node.group || 'core', tooltip: node.group ? `API group ${node.group}` : 'The core API group (/api/v1)', icon: 'package', contextValue: ITEM_CONTEXT.group, collapsible: 'collapsed' };
       case 'type':
         return this.typeItem(node);
       case 'object':
@@ -151,6 +153,7 @@ export class TreeModel {
     if (c.kind === 'reset') {
       this.nodes.clear();
       this.limits.clear();
+      this.pages.clear();
       this.shownNamespaces = '';
       return undefined;
     }
@@ -230,11 +233,11 @@ export class TreeModel {
     const limit = this.limits.get(type.id) ?? this.pageSize;
     const page = entries.length > limit ? entries.slice(0, limit) : entries;
     const out = page.map((e) => this.node('object', [...type.path, `o:${e.name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name: e.name }));
+    if (entries.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
     // Rows no longer on this page are gone from VS Code too: forget their nodes.
     const keep = new Set(out.map((n) => n.id));
-    const prefix = `${type.id}/`;
-    for (const id of this.nodes.keys()) if (id.startsWith(prefix) && !keep.has(id)) this.nodes.delete(id);
-    if (entries.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
+    for (const id of this.pages.get(type.id) ?? []) if (!keep.has(id)) this.nodes.delete(id);
+    this.pages.set(type.id, keep);
     return out;
   }
 
