@@ -100,7 +100,9 @@ export class LoadController implements vscode.Disposable {
         void reportProblem(this.s, s.error, { context, server }, () => this.load(opts));
         return;
       case 'cancelled':
-        void vscode.window.showInformationMessage(`KubeLoop: load cancelled. The tree keeps the ${s.ok} task(s) that finished (${fmt(s.objects)} objects).`);
+        void vscode.window.showInformationMessage(
+          s.ok === 0 ? 'KubeLoop: load cancelled before any type finished loading.' : `KubeLoop: load cancelled. The tree keeps the ${s.ok} type list(s) that finished (${fmt(s.objects)} objects).`,
+        );
         return;
       case 'partial': {
         const failed = this.s.model.failures();

@@ -37,9 +37,10 @@ export class SyncController implements vscode.Disposable {
       model.namespaceScope = [...settings.namespaces];
       this.s.tree.tree.contextDescription = conn.context.server;
     }
-    // Types that failed to load (403, timeout) would only fail again as watches: leave them out.
+    // Types that failed to load (403, timeout) would only fail again as watches, and types without
+    // the watch verb (componentstatuses) cannot be watched at all: leave both out.
     const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
-    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && !failed.has(t.key)).map((t) => t.gvr);
+    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => t.gvr);
     const runner = new SyncRunner({
       client: conn.client,
       contextName: conn.context.name,

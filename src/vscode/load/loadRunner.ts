@@ -161,6 +161,12 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   return { summary, ...(plan ? { plan } : {}) };
 }
 
-export function toResourceType(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): ResourceType {
-  return { key: typeKeyOf(t), gvr: { group: t.group, version: t.version, resource: t.resource }, kind: t.kind, namespaced: t.namespaced };
+export function toResourceType(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean; verbs?: string[] }): ResourceType {
+  return {
+    key: typeKeyOf(t),
+    gvr: { group: t.group, version: t.version, resource: t.resource },
+    kind: t.kind,
+    namespaced: t.namespaced,
+    ...(t.verbs ? { watchable: t.verbs.includes('watch') } : {}),
+  };
 }

@@ -26,6 +26,8 @@ export interface ResourceType {
   gvr: GroupVersionResource;
   kind: string;
   namespaced: boolean;
+  /** Discovery lists the `watch` verb (false: the sync loop cannot keep this type converged). */
+  watchable?: boolean;
 }
 
 export interface ObjectEntry {
@@ -76,7 +78,7 @@ export class Bucket {
   }
 }
 
-export const PODS_TYPE: ResourceType = Object.freeze({ key: 'pods', gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }), kind: 'Pod', namespaced: true });
+export const PODS_TYPE: ResourceType = Object.freeze({ key: 'pods', gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }), kind: 'Pod', namespaced: true, watchable: true });
 
 export class ResourceModel {
   /** The context these objects come from; undefined before the first load. */
