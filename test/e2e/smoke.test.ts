@@ -2,14 +2,15 @@
 // what a user sees first, before any cluster is loaded.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { paletteTitle } from '../../src/vscode/commandIds';
+import { COMMANDS, paletteTitle } from '../../src/vscode/commandIds';
 import { startVsCode, type Session } from './support/session';
 
 describe('KubeLoop in a real VS Code, in a real browser', () => {
   let s: Session;
 
   before(async () => {
-    s = await startVsCode({ name: 'smoke' });
+    // A kubeconfig that does not exist: the commands that need a cluster must say so, with a way out.
+    s = await startVsCode({ name: 'smoke', env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig' } });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
   });
 
@@ -34,7 +35,7 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       return s.workbench.outputChannel();
     });
     assert.equal(out.channel, 'KubeLoop');
-    assert.match(out.text, /KubeLoop \d+\.\d+\.\d+ activated; 11 commands registered/);
+    assert.match(out.text, new RegExp(`KubeLoop \\d+\\.\\d+\\.\\d+ activated; ${Object.keys(COMMANDS).length} commands registered`));
   });
 
   it('"KubeLoop: Show Timeline" opens the timeline webview and its script runs under the CSP', async () => {
@@ -48,11 +49,14 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
     assert.deepEqual(csp, [], 'no CSP violations');
   });
 
-  it('a command whose core is not wired yet says so instead of doing nothing', async () => {
-    const messages = await s.step('not-ready command', async () => {
-      await s.workbench.runCommand(paletteTitle('startSyncLoop'));
-      return s.workbench.waitForNotification('Start Sync Loop');
+  it('a load with a kubeconfig that does not exist says so, offering to open the kubeconfig or select a context', async () => {
+    const toast = await s.step('broken kubeconfig', async () => {
+      await s.workbench.runCommand(paletteTitle('loadClusterResources'));
+      await s.workbench.waitForNotification('Kubeconfig problem');
+      return s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Kubeconfig problem' }).first();
     });
-    assert.match(messages, /KubeLoop: Start Sync Loop is not available yet/);
+    assert.match(await toast.locator('.notification-list-item-message').innerText(), /KubeLoop: Kubeconfig problem: KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
+    const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
+    assert.deepEqual(buttons, ['Open kubeconfig', 'Retry', 'Select Context']);
   });
 });

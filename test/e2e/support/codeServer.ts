@@ -76,6 +76,8 @@ export interface StartOptions extends CodeServerDirs {
   signal?: AbortSignal;
   /** How long to wait for "HTTP server listening". */
   timeoutMs?: number;
+  /** Extra environment for code-server and so for its extension host (e.g. KUBELOOP_DEMO_* variables). */
+  env?: Record<string, string>;
 }
 
 /** Starts code-server on a free loopback port (port 0, read back from its log) and waits until it answers. */
@@ -93,7 +95,7 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
     '--disable-update-check',
     '--disable-workspace-trust',
     opts.folder,
-  ], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   live.add(child);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {

@@ -21,12 +21,16 @@ export interface SessionOptions {
   settings?: Record<string, unknown>;
   /** Files to create in the workspace folder (path relative to it -> content). */
   files?: Record<string, string>;
+  /** Extra environment of code-server and its extension host. */
+  env?: Record<string, string>;
 }
 
 export interface Session {
   page: Page;
   workbench: Workbench;
   codeServer: CodeServer;
+  /** This session's code-server user data folder (globalStorage lives under User/globalStorage). */
+  userDataDir: string;
   /** Browser console messages of type error (CSP violations show up here). */
   consoleErrors: string[];
   /** Runs one user-visible step and saves a screenshot after it, also when it fails. */
@@ -67,7 +71,7 @@ export async function startVsCode(opts: SessionOptions): Promise<Session> {
 
     const [vsix, exe] = await Promise.all([packageExtension(), ensureCodeServer()]);
     await installExtension(exe, vsix, dirs);
-    codeServer = await startCodeServer({ exe, folder, name: opts.name, ...dirs });
+    codeServer = await startCodeServer({ exe, folder, name: opts.name, ...dirs, ...(opts.env ? { env: opts.env } : {}) });
     browser = await launchBrowser();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(30_000);
@@ -88,7 +92,7 @@ export async function startVsCode(opts: SessionOptions): Promise<Session> {
         throw err;
       }
     };
-    return { page, workbench, codeServer, consoleErrors, step, close };
+    return { page, workbench, codeServer, userDataDir: dirs.userDataDir, consoleErrors, step, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -73,6 +73,46 @@ export class Workbench {
     return (await rows.allInnerTexts()).map((t) => plain(t).replace(/\s+/g, ' ').trim());
   }
 
+  /** The side bar tree's row whose label is exactly `label` (its description may follow). */
+  treeRow(label: string): Locator {
+    const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    return this.page.locator('.part.sidebar .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) });
+  }
+
+  /** The label and description of a tree row, as the user reads them. */
+  async treeRowText(label: string): Promise<{ label: string; description: string }> {
+    const row = this.treeRow(label).first();
+    await row.waitFor({ timeout: DEFAULT_TIMEOUT });
+    const description = (await row.locator('.label-description').count()) ? await row.locator('.label-description').first().innerText() : '';
+    return { label: plain(await row.locator('.label-name').first().innerText()), description: plain(description) };
+  }
+
+  /** Expands a collapsed tree row (a single click, as a user does) and waits until it shows as expanded. */
+  async expandTreeRow(label: string): Promise<void> {
+    const row = this.treeRow(label).first();
+    await row.waitFor({ timeout: DEFAULT_TIMEOUT });
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+    await waitFor(`tree row "${label}" to expand`, async () => ((await row.getAttribute('aria-expanded')) === 'true' ? true : undefined));
+  }
+
+  /** The active editor's tab label and its visible text (Monaco renders only the visible lines). */
+  async activeEditor(): Promise<{ tab: string; text: string }> {
+    const group = this.page.locator('.part.editor .editor-group-container.active');
+    const tab = plain(await group.locator('.tab.active .label-name').first().innerText({ timeout: DEFAULT_TIMEOUT }));
+    const lines = await group.locator('.monaco-editor .view-lines .view-line').evaluateAll((els) =>
+      els
+        .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+        .sort((a, b) => a.top - b.top)
+        .map((l) => l.text),
+    );
+    return { tab, text: plain(lines.join('\n')) };
+  }
+
+  /** The status bar item with this id's text (e.g. `kubeloop.status`). */
+  async statusBarText(idFragment: string): Promise<string> {
+    return plain(await this.page.locator(`.part.statusbar [id*="${idFragment}"]`).first().innerText({ timeout: DEFAULT_TIMEOUT }));
+  }
+
   /** Runs a command from the command palette by its full title, e.g. "KubeLoop: Show Logs". */
   async runCommand(title: string): Promise<void> {
     const widget = this.page.locator('.quick-input-widget');

@@ -10,6 +10,7 @@ export function run(): Promise<void> {
   // its globals (describe/it) rather than added as files.
   mocha.suite.emit('pre-require', globalThis, 'bundle', mocha);
   require('./smoke.suite');
+  require('./cluster.suite');
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} test(s) failed`)) : resolve()));
   });

@@ -1,0 +1,230 @@
+// The packaged extension in a real VS Code (code-server) driven in a real browser (Chromium), on the
+// embedded demo cluster it starts itself: what a user does, step by step, with a screenshot of each.
+//
+// One code-server for the whole file. The demo cluster is started by the extension with:
+//   KUBELOOP_DEMO_FAULTS  the first four lists hang for a minute (the load a user cancels), and every
+//                         list takes 250 ms (so a load lasts long enough to watch it fill the tree);
+//   KUBELOOP_DEMO_FORBID  secrets are forbidden to the extension's user (an error node with 403).
+// The test itself writes, as another API client, a Role named with HTML, a ConfigMap with HTML in an
+// annotation and an Event with HTML in its message; no alert dialog may ever open.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { paletteTitle } from '../../src/vscode/commandIds';
+import { startVsCode, type Session } from './support/session';
+import { waitFor } from './support/workbench';
+
+const XSS = '<img src=x onerror=alert(1)>';
+const HANG_MS = 60_000;
+
+/** The demo cluster's API server URL, from the kubeconfig the extension wrote into its global storage. */
+function demoServer(s: Session): string {
+  const path = join(s.userDataDir, 'User', 'globalStorage', 'kubeloop.kubeloop', 'demo', 'kubeconfig');
+  const kc = load(readFileSync(path, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+  return kc.clusters[0]!.cluster.server;
+}
+
+async function create(server: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${server}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+}
+
+/** Every element of every frame (the workbench and webviews) that an injected <img> would be. */
+async function injectedImages(s: Session): Promise<number> {
+  let n = 0;
+  for (const f of s.page.frames()) n += await f.locator('img[src="x"]').count().catch(() => 0);
+  return n;
+}
+
+describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real browser', () => {
+  let s: Session;
+  const dialogs: string[] = [];
+
+  before(async () => {
+    s = await startVsCode({
+      name: 'cluster',
+      env: {
+        KUBELOOP_DEMO_OBJECTS: '1500',
+        KUBELOOP_DEMO_CHURN: '1',
+        KUBELOOP_DEMO_FAULTS: `latency,verb=list,ms=${HANG_MS},times=4;latency,verb=list,ms=250`,
+        KUBELOOP_DEMO_FORBID: '/secrets',
+      },
+    });
+    s.page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
+    await s.workbench.openViewContainer('KubeLoop');
+  });
+
+  after(async () => {
+    await s?.close();
+  });
+
+  it('"Start Demo Cluster" starts the demo cluster in the extension host and offers to load it', async () => {
+    const msg = await s.step('demo cluster started', async () => {
+      await s.workbench.runCommand(paletteTitle('startDemoCluster'));
+      return s.workbench.waitForNotification('demo cluster running at');
+    });
+    assert.match(msg, /KubeLoop: demo cluster running at http:\/\/127\.0\.0\.1:\d+ \(1,500 objects, 1 change\(s\)\/s, 2 fault rule\(s\) from KUBELOOP_DEMO_FAULTS, forbidden: \/secrets\)/);
+    assert.match(demoServer(s), /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('a load against a slow cluster shows its progress and stops at once when cancelled', async (t) => {
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'KubeLoop: loading' });
+    await s.step('slow load in progress', async () => {
+      await s.workbench.runCommand(paletteTitle('loadClusterResources'));
+      await toast.waitFor({ state: 'visible' });
+      await waitFor('the progress to count types', async () => (/0\/\d+ types, 0 objects/.test(await toast.innerText()) ? true : undefined));
+    });
+    const started = Date.now();
+    const cancelled = await s.step('load cancelled', async () => {
+      await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      return s.workbench.waitForNotification('load cancelled');
+    });
+    const ms = Date.now() - started;
+    t.diagnostic(`cancel to "load cancelled" message: ${ms} ms (the cluster holds each list for ${HANG_MS / 1000} s)`);
+    assert.ok(ms < 10_000, `cancelling took ${ms} ms`);
+    assert.match(cancelled, /load cancelled/);
+    await toast.waitFor({ state: 'hidden' });
+  });
+
+  it('"Load Cluster Resources": the progress notification counts types and objects while the tree fills in', async (t) => {
+    // Objects with HTML where the API allows it, written before the load so the load brings them.
+    const server = demoServer(s);
+    await create(server, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: XSS }, rules: [] });
+    await create(server, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'html-annotated', annotations: { note: XSS } }, data: { html: XSS } });
+    await create(server, '/api/v1/namespaces/default/events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'html-event' }, reason: 'Hostile', message: `message with ${XSS}`, type: 'Warning',
+      involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'html-annotated' },
+    });
+
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'KubeLoop: loading' });
+    let filledWhileLoading = false;
+    const progress = await s.step('load in progress', async () => {
+      await s.workbench.runCommand(paletteTitle('loadClusterResources'));
+      return waitFor('the progress to count finished types', async () => {
+        const text = await toast.innerText({ timeout: 1000 });
+        const m = /(\d+)\/(\d+) types, ([\d,]+) objects/.exec(text);
+        return m && Number(m[1]) > 0 ? m[0] : undefined;
+      });
+    });
+    t.diagnostic(`progress seen: ${progress}`);
+    await s.step('tree filling during the load', async () => {
+      await waitFor('a namespace row while the load still runs', async () => {
+        const rows = await s.workbench.treeRows();
+        if (rows.some((r) => /-prod|default|kube-system/.test(r)) && (await toast.isVisible())) return (filledWhileLoading = true);
+        return (await toast.isVisible()) ? undefined : true; // finished first: checked below
+      });
+    });
+    assert.ok(filledWhileLoading, 'rows appeared before the last type finished');
+    const warning = await s.step('load finished with one forbidden type', async () => {
+      await toast.waitFor({ state: 'hidden', timeout: 120_000 });
+      return s.workbench.waitForNotification('type(s) failed');
+    });
+    assert.match(warning, /KubeLoop: loaded [\d,]+ objects; 1 type\(s\) failed: secrets \(403 Forbidden\)/);
+    const rows = await s.workbench.treeRows();
+    assert.ok(rows.some((r) => r.startsWith('kubeloop-demo')), `rows: ${rows.join(' | ')}`);
+    assert.deepEqual(await s.workbench.treeRowText('Failed to load (1)'), { label: 'Failed to load (1)', description: '' });
+    assert.deepEqual(await s.workbench.treeRowText('Secret (secrets)'), { label: 'Secret (secrets)', description: '403 Forbidden' });
+    assert.match(await s.workbench.statusBarText('kubeloop.status'), /kubeloop-demo \(demo\) · [\d,]+ objects/);
+  });
+
+  let prodNamespace = '';
+
+  it('browsing: expand a namespace, its core group and Pod, find a pod with its status, open its YAML', async () => {
+    prodNamespace = (await s.workbench.treeRows()).find((r) => /^[a-z]+-prod$/.test(r)) ?? '';
+    assert.ok(prodNamespace, 'a generated -prod namespace is in the tree');
+    const pod = await s.step(`pods of ${prodNamespace}`, async () => {
+      await s.workbench.expandTreeRow(prodNamespace);
+      await s.workbench.expandTreeRow('core');
+      await s.workbench.expandTreeRow('Pod');
+      const row = s.page.locator('.part.sidebar .monaco-list-row', { hasText: /Running · Ready \d+\/\d+/ }).first();
+      await row.waitFor();
+      return { row, name: (await row.locator('.label-name').innerText()).trim(), description: (await row.locator('.label-description').innerText()).trim() };
+    });
+    assert.match(pod.description, /^Running · Ready (\d+)\/\1/);
+    const editor = await s.step('pod YAML opened', async () => {
+      await pod.row.click();
+      return waitFor('the YAML document', async () => {
+        const e = await s.workbench.activeEditor();
+        return e.tab === `${pod.name}.yaml` && /kind: Pod/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.ok(editor.text.startsWith(`# pods ${prodNamespace}/${pod.name} in context "kubeloop-demo"`), editor.text);
+    assert.match(editor.text, new RegExp(`name: ${pod.name}`));
+    assert.match(editor.text, new RegExp(`namespace: ${prodNamespace}`));
+    assert.ok(!/^\s*managedFields:/m.test(editor.text), 'managedFields are dropped');
+  });
+
+  it('an object named with HTML, and HTML in an annotation and an Event, render as text everywhere', async () => {
+    await s.step(`collapse ${prodNamespace}`, async () => {
+      await s.workbench.treeRow(prodNamespace).first().click(); // collapses it
+    });
+    const role = await s.step('role named with HTML', async () => {
+      await s.workbench.expandTreeRow('default');
+      await s.workbench.expandTreeRow('rbac.authorization.k8s.io');
+      await s.workbench.expandTreeRow('Role');
+      return s.workbench.treeRowText(XSS);
+    });
+    assert.equal(role.label, XSS, 'the name shows as its characters');
+    const roleYaml = await s.step('its YAML', async () => {
+      await s.workbench.treeRow(XSS).first().click();
+      return waitFor('the role YAML', async () => {
+        const e = await s.workbench.activeEditor();
+        return /kind: Role/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.equal(roleYaml.tab, `${XSS}.yaml`);
+    assert.ok(roleYaml.text.includes(`name: ${XSS}`), roleYaml.text);
+
+    await s.workbench.expandTreeRow('core');
+    await s.workbench.expandTreeRow('ConfigMap');
+    const cm = await s.step('configmap with an HTML annotation', async () => {
+      await s.workbench.treeRow('html-annotated').first().click();
+      return waitFor('the configmap YAML', async () => {
+        const e = await s.workbench.activeEditor();
+        return e.tab === 'html-annotated.yaml' && /kind: ConfigMap/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.ok(cm.text.includes(`note: ${XSS}`), cm.text);
+    await s.workbench.expandTreeRow('Event');
+    const ev = await s.step('event with an HTML message', async () => {
+      await s.workbench.treeRow('html-event').first().click();
+      return waitFor('the event YAML', async () => {
+        const e = await s.workbench.activeEditor();
+        return e.tab === 'html-event.yaml' && /kind: Event/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.ok(ev.text.includes(`message: message with ${XSS}`), ev.text);
+    assert.deepEqual(dialogs, [], 'no alert dialog');
+    assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
+  });
+
+  it('"Start Sync Loop": the KubeLoop output channel shows the sync loop\'s handler log lines', async () => {
+    await s.step('sync loop started', async () => {
+      await s.workbench.runCommand(paletteTitle('startSyncLoop'));
+      await waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+    });
+    const out = await s.step('handler log in the output channel', async () => {
+      await s.workbench.runCommand(paletteTitle('showLogs'));
+      return waitFor('a handler line in the output', async () => {
+        const o = await s.workbench.outputChannel();
+        return /SyncLoop \S+.*handler="Handle\w+"/.test(o.text) ? o : undefined;
+      }, 60_000);
+    });
+    assert.equal(out.channel, 'KubeLoop');
+    assert.match(out.text, /\[info\] SyncLoop (ADD|UPDATE|RECONCILE|REMOVE|DELETE|\(PLEG\)|\(probe\)).*handler="Handle\w+"/);
+    const timeline = await s.step('timeline with the loop\'s iterations', async () => {
+      await s.workbench.runCommand(paletteTitle('showTimeline'));
+      return s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
+    });
+    await waitFor('events in the timeline', async () => (Number(await timeline.locator('#timeline-root').getAttribute('data-events')) > 0 ? true : undefined));
+    assert.deepEqual(dialogs, [], 'no alert dialog');
+    assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
+    await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
+  });
+});
