@@ -90,18 +90,6 @@ export function lowerBound(items: readonly Item[], t: number): number {
   return lo;
 }
 
-/** Index of the first item whose start is > t. */
-export function upperBound(items: readonly Item[], t: number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (items[mid]!.start <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Calls `fn` for every visible item of `lane` that overlaps [from, to], finished items in start
  * order, then the open (running) bars. `now` is where running bars end.

@@ -1,7 +1,7 @@
 // How long one timeline frame takes with 100,000 events, without a browser: the layout (culling and
 // aggregation) plus the draw calls issued against a counting 2D context. The figures are printed as
-// test diagnostics; the bounds asserted are loose (a shared 2-core machine), the point is the order of
-// magnitude: a frame must fit in a 60 Hz budget (16 ms) with room to spare for the real canvas.
+// test diagnostics; the bounds asserted are loose and on CPU time (a shared 2-core machine), the point
+// is the order of magnitude: a frame must fit in a 60 Hz budget (16 ms) with room for the real canvas.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TimelineModel } from '../../media/timeline/model';
@@ -72,7 +72,8 @@ describe('timeline frame with 100,000 events (node, no canvas)', () => {
     const frameMs = time(() => drawFrame(ctx, layoutFrame(model, all, geom, rows), palette, 2));
     t.diagnostic(`ingest 100k events: ${fmt(ingestMs, 1)} (once per snapshot)`);
     t.diagnostic(`fit-all layout: ${fmt(layoutMs)}, ${rects} rects; layout + draw calls: ${fmt(frameMs)}`);
-    assert.ok(frameMs < 40, `frame took ${frameMs} ms`);
+    // bounds on CPU time: wall time on a shared machine measures the neighbours too
+    assert.ok(frameMs.cpu! < 40, `frame took ${fmt(frameMs)}`);
   });
 
   it('a zoomed-in frame costs what it shows', (t) => {
@@ -85,7 +86,7 @@ describe('timeline frame with 100,000 events (node, no canvas)', () => {
       drawFrame(ctx, f, palette, 2);
     });
     t.diagnostic(`zoomed 500x: layout + draw ${fmt(frameMs, 3)}, visited ${stats.visited}, ${stats.individual} drawn one by one`);
-    assert.ok(frameMs < 5, 'frameMs < 5');
+    assert.ok(frameMs.cpu! < 5, `zoomed frame took ${fmt(frameMs, 3)}`);
   });
 
   it('hit-testing and re-filtering 100k events are interactive', (t) => {
@@ -97,6 +98,7 @@ describe('timeline frame with 100,000 events (node, no canvas)', () => {
     const filterMs = time(() => model.applyFilter(makePredicate({ hiddenSources: ['housekeeping'], kind: '', name: 'pod-1' })), 5);
     model.applyFilter(() => true);
     t.diagnostic(`hit-test at fit-all: ${(hitMs * 1000).toFixed(1)} µs; apply a filter to 100k: ${fmt(filterMs, 1)}`);
-    assert.ok(hitMs < 2 && filterMs < 100, 'hitMs < 2 && filterMs < 100');
+    assert.ok(hundredHits.cpu! / 100 < 2, `hit-test took ${hitMs} ms`);
+    assert.ok(filterMs.cpu! < 150, `filter took ${fmt(filterMs, 1)}`);
   });
 });
