@@ -5,19 +5,24 @@
 // `all` also type-checks and builds first, and ends with one aggregated line
 // "N passed, N failed" so a reader (and CI) sees the whole suite's verdict at the end.
 // Exit status: 0 only when every tier ran and nothing failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);
 
-/** Per tier: folder, per-test timeout (ms), and the set-up it needs before it runs. */
+/**
+ * Per tier: folder, per-test timeout (ms), a wall-clock limit for the whole tier (ms), and the set-up
+ * it needs before it runs. The tier limit is a watchdog: a test process that spins (a busy loop cannot
+ * be interrupted by node:test's own timeouts) is killed with its whole process group and the tier
+ * fails, so a stuck test costs minutes, never CI's whole budget.
+ */
 const TIERS = {
-  unit: { dir: 'test/unit', timeout: 60_000 },
-  integration: { dir: 'test/integration', timeout: 180_000, needsBuild: true },
-  apiserver: { dir: 'test/apiserver', timeout: 600_000, setup: 'scripts/build-controlplane.sh' },
-  e2e: { dir: 'test/e2e', timeout: 900_000, needsBuild: true, setup: 'scripts/install-code-server.sh' },
+  unit: { dir: 'test/unit', timeout: 60_000, limit: 10 * 60_000 },
+  integration: { dir: 'test/integration', timeout: 180_000, limit: 15 * 60_000, needsBuild: true },
+  apiserver: { dir: 'test/apiserver', timeout: 600_000, limit: 25 * 60_000, setup: 'scripts/build-controlplane.sh' },
+  e2e: { dir: 'test/e2e', timeout: 900_000, limit: 25 * 60_000, needsBuild: true, setup: 'scripts/install-code-server.sh' },
 };
 
 function findTests(dir) {
@@ -43,7 +48,44 @@ function build() {
   return run(process.execPath, ['esbuild.config.mjs']);
 }
 
-function runTier(name) {
+/** Runs a command in its own process group; kills the group when it outlives `limitMs`. */
+function runGuarded(label, cmd, args, opts, limitMs) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', detached: true, ...opts });
+    const timer = setTimeout(() => {
+      console.error(`\n!! ${label}: still running after ${limitMs / 1000} s: killing its process group`);
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, limitMs);
+    const onSignal = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      process.exit(130);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // the runner is gone: take down anything it left behind in its group (browsers, servers)
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // nothing left
+      }
+      resolve(signal ? 1 : code ?? 1);
+    });
+  });
+}
+
+async function runTier(name) {
   const tier = TIERS[name];
   const files = findTests(tier.dir);
   if (files.length === 0) {
@@ -60,14 +102,14 @@ function runTier(name) {
   }
   mkdirSync('.test-artifacts', { recursive: true });
   const tap = join('.test-artifacts', `${name}.tap`);
-  const status = run(process.execPath, [
+  const status = await runGuarded(`tier ${name}`, process.execPath, [
     '--import', 'tsx',
     '--test',
     `--test-timeout=${tier.timeout}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files.map((f) => relative(root, f)),
-  ], { env: { ...process.env, KUBELOOP_TEST_TIER: name } });
+  ], { env: { ...process.env, KUBELOOP_TEST_TIER: name } }, Number(process.env.KUBELOOP_TIER_LIMIT_MS) || tier.limit);
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (k) => Number((text.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   const pass = count('pass');
@@ -90,7 +132,7 @@ if (which === 'all') {
 let pass = 0;
 let fail = ok ? 0 : 1;
 for (const n of names) {
-  const r = runTier(n);
+  const r = await runTier(n);
   pass += r.pass;
   fail += r.fail;
   ok &&= r.ok;
