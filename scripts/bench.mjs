@@ -2,6 +2,7 @@
 // `npm run bench`: builds the CLI and the peer programs, then runs every benchmark section:
 //   load      the loader vs kubectl, a naive client-node list and the raw-bytes bound (issue 3)
 //   syncloop  events per second through the sync loop and its heap under churn (issue 4)
+//   timeline  one timeline frame with 100,000 events: layout, draw calls, hit-test, filter (issue 5)
 //   podworkers  updates per second into the pod workers and how many syncs coalescing saves (issue 4)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
@@ -17,7 +18,7 @@ await esbuild.build({
   entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts'],
   outdir: '.bench/peers', bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, logLevel: 'warning',
 });
-const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts' };
+const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts', timeline: 'bench/timeline.ts' };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);
 else for (const file of Object.values(sections)) sh(['--expose-gc', '--import', 'tsx', file, ...process.argv.slice(2)]);
