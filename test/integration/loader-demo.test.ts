@@ -98,7 +98,9 @@ describe('ClusterLoader on the demo cluster', () => {
       const summary = await run.done;
       const settleMs = Date.now() - t0;
       assert.equal(summary.outcome, 'cancelled');
-      assert.ok(settleMs < 500, `settled in ${settleMs} ms`);
+      // the four lists hang forever: settling at all proves the abort reached them; the bound is loose
+      // because this machine is shared, and still far below any request timeout
+      assert.ok(settleMs < 3000, `settled in ${settleMs} ms`);
       assert.equal(results.length, summary.tasks, 'every planned task has its one result');
       assert.equal(new Set(results.map((r) => r.taskId)).size, summary.tasks);
       assert.equal(results.filter((r) => r.worker >= 0).length, 4, 'four had started');

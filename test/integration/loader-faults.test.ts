@@ -111,8 +111,9 @@ describe('ClusterLoader under injected faults', () => {
     const { summary, by, ms } = await loadWith({ kind: 'hang' }, { taskTimeoutMs: 1000 });
     const cm = by.get('configmaps')!;
     assert.deepEqual([cm.outcome, cm.reason], ['error', 'Timeout']);
-    assert.ok(cm.durationMs >= 1000 && cm.durationMs < 3000, `${cm.durationMs} ms`);
-    assert.ok(ms < 5000);
+    // ends at its own 1 s deadline, far from the 300 s default (generous upper bounds: a shared machine)
+    assert.ok(cm.durationMs >= 1000 && cm.durationMs < 10_000, `${cm.durationMs} ms`);
+    assert.ok(ms < 15_000, `the load took ${ms} ms`);
     await until(() => fx.cluster.stats.abortedRequests > aborted, 5000, 'the server to see the hung request abandoned');
     restIsExact(by, summary);
   });
