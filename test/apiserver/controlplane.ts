@@ -21,6 +21,22 @@ export interface ControlPlane {
   etcdUrl: string;
   stop(): Promise<void>;
   tokens: Record<string, string>; // user name -> bearer token (admin + extraUsers)
+  /**
+   * A rolling restart, as behind a load balancer: a second kube-apiserver with the same flags
+   * binds the same port (SO_REUSEPORT), and once it is ready the first one is sent SIGTERM. The
+   * old server closes its watches cleanly (--shutdown-watch-termination-grace-period) and stops
+   * listening, so every reconnect lands on the new server, whose watch cache starts afresh.
+   */
+  restartApiserver(): Promise<void>;
+  /**
+   * Compacts etcd at its current revision (etcd's v3 JSON gateway, POST /v3/kv/compaction, physical)
+   * and records it under compact_rev_key, the key the apiserver's own compactor writes and every
+   * apiserver watches, so the watch cache also drops its list snapshots below it (it polls every
+   * 15 s). Returns the compacted revision. Continue tokens and watches older than it get 410s.
+   */
+  compactEtcd(): Promise<number>;
+  /** The apiserver's log so far (the current process's, after restarts). */
+  apiserverLog(): string;
 }
 
 export interface ControlPlaneOptions {
@@ -172,6 +188,10 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       // No controller-manager creates the 'default' ServiceAccount, so the
       // ServiceAccount admission plugin would reject every Pod.
       '--disable-admission-plugins=ServiceAccount',
+      // restartApiserver(): a second server binds the same port while the first still serves.
+      '--permit-port-sharing',
+      // On SIGTERM, end watches at once (cleanly, as at their timeout) instead of waiting for them.
+      '--shutdown-watch-termination-grace-period=2s',
     ];
     if (opts.maxRequestsInflight !== undefined) apiArgs.push(`--max-requests-inflight=${opts.maxRequestsInflight}`);
     if (opts.maxMutatingRequestsInflight !== undefined)
@@ -210,7 +230,39 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
     fs.writeFileSync(kubeconfigPath, kubeconfig(server, caWorks ? caFile : undefined, adminToken), { mode: 0o600 });
-    return { server, kubeconfigPath, adminToken, caFile, dir, etcdUrl, stop, tokens };
+
+    let restarts = 0;
+    const restartApiserver = async (): Promise<void> => {
+      const old = procs[procs.length - 1]!;
+      const next = launch(binDir, 'kube-apiserver', apiArgs, dir, `kube-apiserver-${++restarts}`);
+      procs.push(next);
+      const until = Date.now() + (opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+      // Until the new server listens, every answer is the old one's; after that the kernel spreads
+      // new connections over both, so a run of fresh-connection 200s means the new one is ready too.
+      await waitFor('the new kube-apiserver to listen', [procs[0]!, next], opts, until, async () =>
+        fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet'
+      );
+      let streak = 0;
+      await waitFor('both kube-apiservers /readyz', [procs[0]!, next], opts, until, async () => {
+        const r = await request(`${server}/readyz`, auth);
+        streak = r.status === 200 ? streak + 1 : 0;
+        return streak >= 16 || `${r.status} (${streak} in a row)`;
+      });
+      await terminate(old);
+      procs.splice(procs.indexOf(old), 1);
+    };
+    const compactEtcd = async (): Promise<number> => {
+      const b64 = (t: string) => Buffer.from(t).toString('base64');
+      const head = JSON.parse((await post(`${etcdUrl}/v3/kv/range`, { key: b64('compact_rev_key') })).body) as { header: { revision: string } };
+      const revision = Number(head.header.revision);
+      const done = await post(`${etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
+      if (done.status !== 200) throw new Error(`etcd compaction at ${revision}: ${done.status} ${done.body}`);
+      const put = await post(`${etcdUrl}/v3/kv/put`, { key: b64('compact_rev_key'), value: b64(String(revision)) });
+      if (put.status !== 200) throw new Error(`etcd put compact_rev_key: ${put.status} ${put.body}`);
+      return revision;
+    };
+    const apiserverLog = (): string => fs.readFileSync(procs[procs.length - 1]!.log, 'utf8');
+    return { server, kubeconfigPath, adminToken, caFile, dir, etcdUrl, stop, tokens, restartApiserver, compactEtcd, apiserverLog };
   } catch (err) {
     await stop();
     throw err;
@@ -220,9 +272,9 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DEFAULT_START_TIMEOUT_MS = 90_000;
 
-function launch(binDir: string, name: string, args: string[], dir: string): Proc {
+function launch(binDir: string, name: string, args: string[], dir: string, logName = name): Proc {
   // Output goes straight to a file: no pipe to drain, and its tail explains failures.
-  const logFile = path.join(dir, `${name}.log`);
+  const logFile = path.join(dir, `${logName}.log`);
   const fd = fs.openSync(logFile, 'a');
   const child = spawn(path.join(binDir, name), args, { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
@@ -371,6 +423,21 @@ interface RequestOpts {
   token?: string;
   ca?: Buffer;
   insecure?: boolean;
+}
+
+/** POST of a JSON body to etcd's v3 JSON gateway (plain http on loopback). */
+function post(url: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error(`POST ${url} timed out`)));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 /** Minimal GET used for readiness polling (http for etcd, https for the apiserver). */

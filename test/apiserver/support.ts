@@ -1,0 +1,218 @@
+/**
+ * What the real-control-plane tests share: a plain JSON client over node:https (the test's own
+ * eyes on the server, independent of the loader's transport), bounded-concurrency creation,
+ * per-user kubeconfigs, RBAC and CRD set-up, and a poll helper.
+ */
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as path from 'node:path';
+import type { ControlPlane } from './controlplane';
+
+export interface Answer {
+  status: number;
+  body: any; // parsed Kubernetes JSON (or the raw text when it is not JSON); shape checked by the tests
+  /** The raw body (a watch's newline-delimited events). */
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A minimal API client with real TLS verification, one keep-alive agent, and a bearer token. */
+export class Api {
+  private readonly agent: https.Agent;
+  private readonly ca: Buffer;
+
+  constructor(readonly server: string, caFile: string, private readonly token: string, maxSockets = 16) {
+    this.ca = fs.readFileSync(caFile);
+    this.agent = new https.Agent({ keepAlive: true, maxSockets, ca: this.ca });
+  }
+
+  static admin(cp: ControlPlane, maxSockets?: number): Api {
+    return new Api(cp.server, cp.caFile, cp.adminToken, maxSockets);
+  }
+
+  request(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        `${this.server}${p}`,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            Authorization: `Bearer ${this.token}`,
+            Accept: 'application/json',
+            // An explicit length: Node sends a DELETE body unframed otherwise (no chunking for DELETE).
+            ...(data ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) } : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              // not JSON: keep the text
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed, text, headers: res.headers });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${p}: no answer in 60 s`)));
+      req.on('error', reject);
+      req.end(data);
+    });
+  }
+
+  /** A request that must answer `want` (201 for creates); otherwise throws with the server's Status. */
+  async must(method: string, p: string, body?: unknown, want = [200, 201], headers?: Record<string, string>): Promise<any> {
+    const r = await this.request(method, p, body, headers);
+    if (!want.includes(r.status)) throw new Error(`${method} ${p}: ${r.status} ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`);
+    return r.body;
+  }
+
+  /** One plain, unpaged GET of a whole collection (what the loader's counts are checked against). */
+  async list(p: string, accept?: string): Promise<{ items: any[]; resourceVersion: string }> {
+    const body = await this.must('GET', p, undefined, [200], accept ? { Accept: accept } : undefined);
+    return { items: body.items ?? [], resourceVersion: body.metadata?.resourceVersion ?? '' };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Runs fn over items with at most n at once; rejects with the first failure after all settle. */
+export async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!, i);
+      } catch (e) {
+        failure ??= e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  if (failure !== undefined) throw failure;
+  return out;
+}
+
+/** Polls (real time) until cond() returns a truthy value, which it resolves with. */
+export async function until<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 20_000, everyMs = 50): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A kubeconfig for another user of the same control plane (same server and CA, that user's token). */
+export function kubeconfigFor(cp: ControlPlane, user: string): string {
+  const token = cp.tokens[user];
+  if (!token) throw new Error(`no token for user ${user}`);
+  const file = path.join(cp.dir, `kubeconfig-${user}`);
+  const q = JSON.stringify;
+  fs.writeFileSync(
+    file,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: kubeloop
+  cluster:
+    server: ${q(cp.server)}
+    certificate-authority: ${q(cp.caFile)}
+users:
+- name: ${q(user)}
+  user:
+    token: ${q(token)}
+contexts:
+- name: ${q(user)}
+  context:
+    cluster: kubeloop
+    user: ${q(user)}
+current-context: ${q(user)}
+`,
+    { mode: 0o600 },
+  );
+  return file;
+}
+
+/** A ClusterRole with these rules, bound to one user (RBAC is what makes 403s and limits real). */
+export async function bindClusterRole(api: Api, name: string, user: string, rules: unknown[]): Promise<void> {
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  await api.must('POST', `${rbac}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules });
+  await api.must('POST', `${rbac}/clusterrolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+}
+
+export interface CrdSpec {
+  group: string;
+  kind: string;
+  plural: string;
+  scope: 'Namespaced' | 'Cluster';
+  /** Served versions, storage first; default ['v1']. */
+  versions?: string[];
+}
+
+export const AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+/**
+ * Creates a CustomResourceDefinition through apiextensions and waits until it is Established and
+ * the aggregated discovery document lists it (discovery is updated asynchronously, a moment later).
+ */
+export async function createCrd(api: Api, c: CrdSpec): Promise<void> {
+  const versions = c.versions ?? ['v1'];
+  const name = `${c.plural}.${c.group}`;
+  await api.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name },
+    spec: {
+      group: c.group,
+      scope: c.scope,
+      names: { kind: c.kind, plural: c.plural, singular: c.kind.toLowerCase(), listKind: `${c.kind}List` },
+      versions: versions.map((v, i) => ({
+        name: v,
+        served: true,
+        storage: i === 0,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+      })),
+    },
+  });
+  await until(async () => {
+    const crd = await api.must('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    return (crd.status?.conditions ?? []).some((x: { type: string; status: string }) => x.type === 'Established' && x.status === 'True');
+  }, `CRD ${name} Established`);
+  await until(async () => {
+    const d = await api.must('GET', '/apis', undefined, [200], { Accept: AGGREGATED_ACCEPT });
+    const g = (d.items ?? []).find((x: { metadata: { name: string } }) => x.metadata.name === c.group);
+    return g?.versions?.some((v: { resources?: { resource: string }[] }) => v.resources?.some((r) => r.resource === c.plural));
+  }, `CRD ${name} in aggregated discovery`);
+}
+
+/** /api/v1[/namespaces/ns]/resource or /apis/group/version[/namespaces/ns]/resource. */
+export function collectionPath(group: string, version: string, resource: string, namespace?: string): string {
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  return namespace ? `${base}/namespaces/${namespace}/${resource}` : `${base}/${resource}`;
+}

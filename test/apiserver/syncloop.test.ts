@@ -1,0 +1,276 @@
+/**
+ * The sync loop against a real kube-apiserver.
+ *
+ * 1. The study guide's probe-me pod, created with the guide's own kubectl command. There is no
+ *    kubelet, so the test plays pair-worker's kubelet through the API (Node registration, pod
+ *    status through the status subresource, the probe Events, the grace-0 delete that ends a
+ *    graceful deletion). The timeline must show the same sources, operations and handlers as the
+ *    same scenario on the demo cluster with its kubelet simulation, which this test also runs.
+ * 2. A watch the server closes (a rolling restart: the old apiserver ends its watches cleanly) is
+ *    resumed from the last resourceVersion, without a relist.
+ * 3. A watch whose resourceVersion was compacted away meanwhile gets the server's 410 and relists.
+ *
+ * The pods watch cache is off (--watch-cache-sizes=pods#0): pods watches are served by etcd, so a
+ * resumed watch depends only on etcd's history (a fresh apiserver's watch cache would answer
+ * "too old resource version" to any resourceVersion older than its own start) and a 410 comes
+ * exactly from a compaction.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient } from '../../src/core/kube/client';
+import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import type { Reflector } from '../../src/core/syncloop/sources/reflector';
+import { TimelineStore } from '../../src/core/timeline/store';
+import type { SyncIterationEvent } from '../../src/core/timeline/events';
+import { startKubelet } from '../../src/demo/kubelet';
+import { startTestCluster } from '../integration/demo-support';
+import { runKubectl } from '../support/kubectl';
+import { startControlPlane, type ControlPlane } from './controlplane';
+import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
+import { Api, until } from './support';
+
+const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.47';
+const OVERRIDES =
+  '{"spec":{"nodeName":"pair-worker","containers":[{"name":"probe-me","image":"registry.k8s.io/e2e-test-images/agnhost:2.47","args":["netexec","--http-port=8080"],"livenessProbe":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":5,"failureThreshold":2}}]}}';
+const RUN_PROBE_ME = ['-n', 'default', 'run', 'probe-me', `--image=${IMAGE}`, `--overrides=${OVERRIDES}`];
+const DELETE_PROBE_ME = ['-n', 'default', 'delete', 'pod', 'probe-me', '--now'];
+const KEY = 'default/probe-me';
+
+const ADD_LINE = 'SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"';
+const REMOVE_LINE = 'SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"';
+const PROBE_LINE = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
+const plegLine = (type: string) => new RegExp(`^SyncLoop \\(PLEG\\): event for pod pod="default/probe-me" event=\\{"ID":"[^"]+","Type":"${type}","Data":"[^"]+"\\} handler="HandlePodSyncs"$`);
+
+interface Running {
+  sync: ClusterSync;
+  timeline: TimelineStore;
+  lines: string[];
+  client: KubeClient;
+  stop(): Promise<void>;
+}
+
+async function startSync(kubeconfig: string): Promise<Running> {
+  const client = await KubeClient.fromKubeconfig({ kubeconfig });
+  const timeline = new TimelineStore(20_000);
+  const lines: string[] = [];
+  const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+  const ac = new AbortController();
+  const running = sync.run(ac.signal);
+  await until(() => sync.kl.allSourcesReady(), 'every source listed');
+  return {
+    sync, timeline, lines, client,
+    async stop() {
+      ac.abort();
+      await running;
+      client.close();
+    },
+  };
+}
+
+const iterations = (r: Running) => (r.timeline.toArray() as SyncIterationEvent[]).filter((e) => e.kind === 'iteration');
+/**
+ * What the timeline shows for the pod: "source op handler outcome", as a set. PLEG ContainerRemoved
+ * is left out: it names the pod only when the PLEG's relist sees the pod gone before the config
+ * REMOVE is handled, a race either way on both clusters (and it is never handled, as upstream).
+ */
+const shapes = (r: Running) =>
+  new Set(iterations(r).filter((e) => e.key.split(',').includes(KEY) && e.op !== 'ContainerRemoved').map((e) => `${e.source} ${e.op} ${e.handler} ${e.outcome}`));
+const count = (r: Running, line: string | RegExp) => r.lines.filter((l) => (typeof line === 'string' ? l === line : line.test(l))).length;
+
+/** The assertions both clusters must pass: the guide's Expect, seen in the timeline and the log. */
+function assertProbeMeSeen(r: Running, where: string): void {
+  const mine = iterations(r).filter((e) => e.key.split(',').includes(KEY));
+  const has = (source: string, op: string, handler: string) => mine.some((e) => e.source === source && e.op === op && e.handler === handler && e.outcome === 'ok');
+  assert.ok(has('config', 'ADD', 'HandlePodAdditions'), `${where}: config ADD`);
+  assert.ok(has('pleg', 'ContainerStarted', 'HandlePodSyncs'), `${where}: PLEG ContainerStarted`);
+  assert.ok(has('pleg', 'ContainerDied', 'HandlePodSyncs'), `${where}: PLEG ContainerDied`);
+  assert.ok(mine.filter((e) => e.source === 'probe' && e.op === 'liveness' && e.handler === 'HandlePodSyncs').length >= 2, `${where}: liveness failures as probe syncs`);
+  assert.ok(has('config', 'REMOVE', 'HandlePodRemoves'), `${where}: config REMOVE`);
+  assert.ok(r.lines.includes(ADD_LINE) && r.lines.includes(REMOVE_LINE), `${where}: ADD and REMOVE log lines`);
+  assert.ok(count(r, PROBE_LINE) >= 2, `${where}: two liveness log lines`);
+  assert.ok(r.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), `${where}: housekeeping forgot the pod`);
+  assert.equal(r.sync.kl.podWorkers.size, 0, `${where}: no pod worker left`);
+  assert.deepEqual(r.lines.filter((l) => l.startsWith('E ')), [], `${where}: no errors`);
+}
+
+describe('the sync loop against a real kube-apiserver', () => {
+  let cp: ControlPlane;
+  let api: Api;
+
+  before(async () => {
+    cp = await startControlPlane({ extraApiserverArgs: ['--watch-cache-sizes=pods#0'] });
+    api = Api.admin(cp);
+  });
+  after(async () => {
+    api?.close();
+    await cp?.stop();
+  });
+
+  it('probe-me: config ADD, PLEG ContainerStarted, liveness syncs, restarts, DELETE/REMOVE, housekeeping, as on the demo cluster', async (t) => {
+    const kubectl = async (args: string[]) => {
+      const r = await runKubectl(args, { kubeconfig: cp.kubeconfigPath });
+      assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    // pair-worker's kubelet registers its Node before anything runs there.
+    const kubelet = new ScriptedKubelet(api, 'pair-worker');
+    await kubelet.register();
+    const real = await startSync(cp.kubeconfigPath);
+    const restarts: number[] = [];
+    real.sync.kl.actual.subscribe((key, _o, n) => {
+      if (key === KEY && n) restarts.push(n.restarts ?? 0);
+    });
+    try {
+      await kubectl(RUN_PROBE_ME);
+      await until(() => real.lines.includes(ADD_LINE), 'config ADD');
+      const pod = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
+      assert.equal(pod.spec.nodeName, 'pair-worker');
+      assert.equal(pod.status.phase, 'Pending');
+
+      // The kubelet admits the pod, starts its container.
+      const startTime = kubeTimestamp();
+      const c: ContainerState = { name: 'probe-me', image: IMAGE, state: { waiting: { reason: 'ContainerCreating' } }, ready: false, started: false, restartCount: 0 };
+      await kubelet.writeStatus('default', 'probe-me', [c], startTime);
+      await kubelet.event(pod, 'probe-me', 'Normal', 'Pulled', `Container image "${IMAGE}" already present on machine`);
+      Object.assign(c, { id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, started: true, ready: true });
+      const firstStart = c.state;
+      await kubelet.writeStatus('default', 'probe-me', [c], startTime);
+      await kubelet.event(pod, 'probe-me', 'Normal', 'Created', 'Created container: probe-me');
+      await kubelet.event(pod, 'probe-me', 'Normal', 'Started', 'Started container probe-me');
+      await until(() => count(real, plegLine('ContainerStarted')) >= 1, 'PLEG ContainerStarted');
+
+      // Nothing listens on 8081: the liveness probe fails twice (failureThreshold 2), then the kill.
+      const failed = `Liveness probe failed: Get "http://${kubelet.podIP}:8081/healthz": dial tcp ${kubelet.podIP}:8081: connect: connection refused`;
+      await kubelet.event(pod, 'probe-me', 'Warning', 'Unhealthy', failed);
+      await until(() => count(real, PROBE_LINE) >= 1, 'the first liveness failure');
+      const repeat = await kubelet.event(pod, 'probe-me', 'Warning', 'Unhealthy', failed);
+      assert.equal(repeat.count, 2, 'a repeat raises the Event count');
+      await until(() => count(real, PROBE_LINE) >= 2, 'the second liveness failure');
+      await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Container probe-me failed liveness probe, will be restarted');
+      const dead = { terminated: { exitCode: 137, reason: 'Error', startedAt: (firstStart as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } };
+      Object.assign(c, { state: dead, ready: false, started: false });
+      await kubelet.writeStatus('default', 'probe-me', [c], startTime);
+      await until(() => count(real, plegLine('ContainerDied')) >= 1, 'PLEG ContainerDied');
+      // Restarted: the dead container moves to lastState, a new one runs.
+      Object.assign(c, { lastState: dead, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, started: true, ready: true, restartCount: 1 });
+      await kubelet.writeStatus('default', 'probe-me', [c], startTime);
+      await until(() => (real.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1, 'a restart in the model');
+      await until(() => count(real, plegLine('ContainerStarted')) >= 2, 'PLEG ContainerStarted for the new container');
+      const view = real.sync.kl.actual.get(KEY)!;
+      assert.equal(view.kind, 'Pod');
+      assert.equal(view.ready, '1/1');
+      assert.equal(view.status, 'Running');
+
+      // kubectl delete --now: a 1 s graceful deletion that only the kubelet can finish.
+      const deleting = runKubectl(DELETE_PROBE_ME, { kubeconfig: cp.kubeconfigPath });
+      const marked = await until(async () => {
+        const p = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
+        return p.metadata.deletionTimestamp ? p : undefined;
+      }, 'the deletion timestamp');
+      assert.equal(marked.metadata.deletionGracePeriodSeconds, 1);
+      await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Stopping container probe-me');
+      Object.assign(c, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: (c.state as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } }, ready: false, started: false });
+      await kubelet.writeStatus('default', 'probe-me', [c], startTime, 'Succeeded');
+      await kubelet.confirmDeletion('default', 'probe-me', pod.metadata.uid);
+      const deleted = await deleting;
+      assert.equal(deleted.code, 0, `kubectl delete: ${deleted.code} ${deleted.stdout} ${deleted.stderr}`);
+      assert.match(deleted.stdout, /pod "probe-me" deleted/);
+      await until(() => real.lines.includes(REMOVE_LINE), 'config REMOVE');
+      await until(() => real.sync.kl.actual.get(KEY) === undefined, 'gone from the model');
+      await until(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup', 8_000);
+      assert.ok(Math.max(...restarts) >= 1);
+      assertProbeMeSeen(real, 'real server');
+    } finally {
+      await real.stop();
+    }
+
+    // The same scenario on the demo cluster, its kubelet simulation at ten times real speed.
+    const demo = await startTestCluster({ kubelet: false });
+    const sim = startKubelet(demo.cluster.store, { speed: 10 });
+    const onDemo = await startSync(demo.kubeconfig);
+    try {
+      await demo.kubectlOk(RUN_PROBE_ME);
+      await until(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 2, 'the demo pod restarted after two liveness failures', 30_000);
+      await until(() => count(onDemo, plegLine('ContainerDied')) >= 1, 'PLEG ContainerDied on the demo');
+      await demo.kubectlOk(DELETE_PROBE_ME);
+      await until(() => onDemo.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup on the demo', 10_000);
+      assertProbeMeSeen(onDemo, 'demo cluster');
+    } finally {
+      await onDemo.stop();
+      sim.stop();
+      await demo.close();
+    }
+    const a = [...shapes(real)].sort();
+    const b = [...shapes(onDemo)].sort();
+    t.diagnostic(`real server: ${a.join('; ')}`);
+    t.diagnostic(`demo cluster: ${b.join('; ')}`);
+    assert.deepEqual(a, b, 'the same sources, operations, handlers and outcomes for probe-me on both');
+  });
+
+  /** The pods source's reflector of a running sync loop, settled in a watch (no watch on its way). */
+  async function settledPods(r: Running): Promise<Reflector> {
+    const pods = r.sync.running.find((x) => x.source === 'api')!.reflector;
+    let seen = -1;
+    await until(() => {
+      const ok = pods.state === 'watching' && pods.stats.watches === seen;
+      seen = pods.stats.watches;
+      return ok;
+    }, 'the pods reflector settled in a watch', 10_000, 200);
+    return pods;
+  }
+
+  const podObject = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } });
+
+  it('a watch the server ends (rolling apiserver restart) is resumed from the last resourceVersion, without a relist', async () => {
+    const r = await startSync(cp.kubeconfigPath);
+    try {
+      const pods = await settledPods(r);
+      await api.must('POST', '/api/v1/namespaces/default/pods', podObject('before-restart'), [201]);
+      await until(() => r.sync.kl.actual.get('default/before-restart'), 'before-restart in the model');
+      const rv = pods.lastResourceVersion;
+      const s0 = { ...pods.stats };
+      await cp.restartApiserver();
+      await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-restart'), [201]);
+      await until(() => r.sync.kl.actual.get('default/after-restart'), 'after-restart in the model');
+      assert.ok(pods.stats.watches > s0.watches, 'a new watch was opened');
+      assert.deepEqual([pods.stats.lists, pods.stats.expired, pods.stats.errors, pods.stats.relistRequests], [s0.lists, s0.expired, s0.errors, s0.relistRequests], `no relist: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
+      assert.ok(BigInt(pods.lastResourceVersion) > BigInt(rv), 'the resumed watch delivered the new pod');
+      assert.ok(r.lines.includes('SyncLoop ADD source="api" pods=["default/after-restart"] handler="HandlePodAdditions"'));
+      assert.deepEqual(r.lines.filter((l) => l.startsWith('E ') && l.includes('reflector="api"')), []);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('a watch whose resourceVersion was compacted away gets the real 410 and relists; the model converges', async () => {
+    const r = await startSync(cp.kubeconfigPath);
+    try {
+      await api.must('POST', '/api/v1/namespaces/default/pods', podObject('doomed'), [201]);
+      await until(() => r.sync.kl.actual.get('default/doomed'), 'doomed in the model');
+      const pods = await settledPods(r);
+      const s0 = { ...pods.stats };
+      // While the watch runs: a pod deleted the hard way (its last event is the watch's
+      // resourceVersion R), two writes elsewhere, and a compaction at the latest revision, so even
+      // R + 1, where a resumed watch starts, is gone from etcd's history.
+      await api.must('DELETE', '/api/v1/namespaces/default/pods/doomed?gracePeriodSeconds=0', undefined, [200]);
+      await until(() => !r.sync.kl.actual.get('default/doomed'), 'doomed gone');
+      for (const name of ['moves-the-revision', 'moves-it-again']) await api.must('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } }, [201]);
+      const rev = await cp.compactEtcd();
+      assert.ok(BigInt(pods.lastResourceVersion) + 1n < BigInt(rev), `the watch's next revision ${pods.lastResourceVersion} + 1 is older than the compaction (${rev})`);
+      // The restart ends the watch; resuming at the compacted resourceVersion is answered 410.
+      await cp.restartApiserver();
+      await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-410'), [201]);
+      await until(() => r.sync.kl.actual.get('default/after-410'), 'after-410 in the model');
+      const story = () => `${JSON.stringify(s0)} -> ${JSON.stringify(pods.stats)}\n${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`;
+      assert.equal(pods.stats.expired, s0.expired + 1, `the watch expired once: ${story()}`);
+      assert.equal(pods.stats.lists, s0.lists + 1, `and the reflector relisted: ${story()}`);
+      assert.equal(pods.stats.errors, s0.errors, story());
+      assert.ok(r.lines.some((l) => l.startsWith('Reflector watch expired, relisting reflector="api"')), story());
+      // The model equals the API afterwards.
+      const listed = (await api.list('/api/v1/pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      await until(() => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed), 'model = API');
+    } finally {
+      await r.stop();
+    }
+  });
+});
