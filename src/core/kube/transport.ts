@@ -95,6 +95,9 @@ function classify(err: NodeJS.ErrnoException, path: string): KubeTransportError 
   return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
 }
 
+/** Failures of a request sent on a reused keep-alive socket before any answer (see openStream). */
+const staleSocketFailures = new WeakSet<object>();
+
 interface Raw {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -170,11 +173,36 @@ export class KubeTransport {
   }
 
   /**
-   * Opens a streaming GET (a watch). One attempt, no retries (the caller's reflector owns relisting).
-   * Resolves once a 2xx status arrives; the caller reads `res` and must end by destroying it or
-   * aborting the signal. Non-2xx rejects with KubeApiError.
+   * Opens a streaming GET (a watch). Retries only what client-go's watch request retries (see
+   * below); the caller's reflector owns relisting. Resolves once a 2xx status arrives; the caller
+   * reads `res` and must end by destroying it or aborting the signal. Non-2xx rejects with KubeApiError.
    */
   async openStream(spec: RequestSpec): Promise<http.IncomingMessage> {
+    // Two answers are retried here, as client-go's Request.Watch retries them, so that a watch
+    // resumes across a rolling apiserver restart instead of failing into a relist:
+    // - a request sent on a keep-alive socket that the server closed while it sat idle (an
+    //   apiserver shutting down closes its idle connections) fails before any answer; Go's
+    //   transport resends it on another connection. Bounded: each failure destroys its socket,
+    //   and a failure on a fresh socket is final.
+    // - 429 / 5xx with Retry-After (a shutting-down apiserver answers 503 "apiserver is shutting
+    //   down", Retry-After 1): wait as told and reopen, within the retry policy's bounds.
+    // Everything else fails at once: relisting is the caller's (the reflector's) business.
+    const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
+    let retries = 0;
+    for (let stale = 0; ; ) {
+      try {
+        return await this.openStreamOnce(spec);
+      } catch (e) {
+        if (staleSocketFailures.has(e as object) && ++stale < 4) continue;
+        if (!(e instanceof KubeApiError) || e.retryAfterSeconds === undefined) throw e;
+        const d = decideRetry(e, state, this.policy);
+        if (!d.retry) throw e;
+        await this.pause(spec, { attempt: ++retries, delayMs: d.delayMs, kind: d.kind, error: e });
+      }
+    }
+  }
+
+  private async openStreamOnce(spec: RequestSpec): Promise<http.IncomingMessage> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
     const headers = await this.headersFor(spec, false);
@@ -201,7 +229,12 @@ export class KubeTransport {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('error', (e: NodeJS.ErrnoException) => {
-        if (!settled) (settled = true), reject(signal?.aborted ? abortReason(signal) : classify(e, spec.path));
+        if (!settled) {
+          settled = true;
+          const err = signal?.aborted ? abortReason(signal) : classify(e, spec.path);
+          if (!signal?.aborted && req.reusedSocket) staleSocketFailures.add(err);
+          reject(err);
+        }
         cleanup();
       });
       req.on('response', (res) => {

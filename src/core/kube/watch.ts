@@ -8,7 +8,9 @@
  *   the signal; 'error' is anything else (HTTP error at open, reset, malformed line, a throwing onEvent).
  * - Events are delivered in stream order, one call per line, as they arrive; ERROR events end the
  *   watch instead of being delivered.
- * - One attempt, no retry and no relist: that policy belongs to the caller (the sync loop's reflector).
+ * - No relist and no backoff: that policy belongs to the caller (the sync loop's reflector). The
+ *   transport only resends what client-go's watch request resends (a request on a stale keep-alive
+ *   socket; 429 / 5xx with Retry-After, after the wait it asks for).
  * - On every end the request and its socket are destroyed and the abort listener removed.
  */
 import { StringDecoder } from 'node:string_decoder';
