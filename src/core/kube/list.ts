@@ -66,6 +66,7 @@ export interface ListResult {
 
 interface ListBody {
   kind?: string;
+  apiVersion?: string;
   metadata?: ListMeta;
   items?: unknown[] | null;
 }
@@ -162,6 +163,11 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
         const page = body.items ?? [];
         const out: KubeObject[] = new Array(page.length);
         for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], !!opts.metadataOnly, !!opts.keepManagedFields);
+        // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
+        // back from the list's own, as client-go's unstructured decoding does, so an object reads
+        // the same whether it came from a list or a watch event.
+        const kind = !opts.metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
+        if (kind) for (const o of out) if (o.kind === undefined) (o.kind = kind), (o.apiVersion ??= body.apiVersion);
         return { items: out, next: body.metadata?.continue ?? '', bytes: res.bytes, resourceVersion: body.metadata?.resourceVersion };
       })
       .finally(() => outer?.removeEventListener('abort', onAbort));
