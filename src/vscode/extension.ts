@@ -86,12 +86,13 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(statusBar, model.onChange(() => statusBar?.update()) as unknown as vscode.Disposable);
 
   // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
-  // tree empties, so it never shows one cluster's objects under another's name.
+  // tree empties, so it never shows one cluster's objects under another's name. Synchronous on
+  // purpose: the command that changed the target may start a load on the new one right after.
   context.subscriptions.push(
-    target.onDidChange(async (t) => {
+    target.onDidChange((t) => {
       log.info(`target: ${t.demo ? 'the embedded demo cluster' : `context ${t.context ?? '(current-context)'} of ${t.kubeconfig ?? 'the default kubeconfig'}`}`);
       loads.dispose();
-      await sync.stop('the cluster changed');
+      void sync.stop('the cluster changed');
       connections.close();
       tree.tree.contextDescription = '';
       model.reset(undefined);
@@ -124,9 +125,6 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   };
   context.subscriptions.push(registerTimelineSerializer(timelineOptions), { dispose: () => TimelinePanel.disposeCurrent() });
 
-  const reloadIfLoaded = () => {
-    if (model.context !== undefined || target.isDemo) void loads.load();
-  };
   const handlers: Record<CommandName, CommandHandler> = {
     loadClusterResources: () => loads.load(),
     cancelLoad: () => loads.cancel(),
@@ -137,7 +135,12 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
       if (await selectContext(s, demo.info)) void loads.load();
     },
     selectNamespaces: async () => {
-      if (await selectNamespaces(s)) reloadIfLoaded();
+      if (!(await selectNamespaces(s))) return;
+      // The loop watches the namespaces it started with: restart it on the new ones after the reload.
+      const wasSyncing = sync.running;
+      if (wasSyncing) await sync.stop('the namespaces changed');
+      if (model.context !== undefined || target.isDemo) await loads.load();
+      if (wasSyncing) await sync.start();
     },
     refresh: (arg) => {
       const active = vscode.window.activeTextEditor?.document.uri;

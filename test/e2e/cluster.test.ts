@@ -175,7 +175,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.workbench.treeRow(XSS).first().click();
       return waitFor('the role YAML', async () => {
         const e = await s.workbench.activeEditor();
-        return /kind: Role/.test(e.text) ? e : undefined;
+        return e.tab === `${XSS}.yaml` && /kind: Role/.test(e.text) ? e : undefined;
       });
     });
     assert.equal(roleYaml.tab, `${XSS}.yaml`);
@@ -226,5 +226,60 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.deepEqual(dialogs, [], 'no alert dialog');
     assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
     await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
+  });
+
+  it('"Filter Resources" narrows the tree to matching objects and says so; "Clear Resource Filter" brings everything back', async () => {
+    const rows = await s.step('filtered by "html-"', async () => {
+      await s.workbench.runCommand(paletteTitle('filter'));
+      const input = s.page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('html-');
+      await s.page.keyboard.press('Enter');
+      return waitFor('the filtered tree', async () => {
+        const r = await s.workbench.treeRows();
+        return r.some((x) => x.startsWith('html-annotated')) && !r.some((x) => x === prodNamespace) ? r : undefined;
+      });
+    });
+    try {
+      assert.ok(rows.some((r) => r.startsWith('html-event')), rows.join(' | '));
+      assert.match((await s.workbench.treeRowText('Event')).description, /^1 of \d+$/);
+      assert.match(await s.page.locator('.part.sidebar').innerText(), /Filter: "html-" \(name, kind or namespace\)/);
+    } finally {
+      await s.step('filter cleared', async () => {
+        await s.workbench.runCommand(paletteTitle('clearFilter'));
+        await waitFor('every namespace again', async () => ((await s.workbench.treeRows()).includes(prodNamespace) ? true : undefined));
+      });
+    }
+  });
+
+  it('"Select Context" offers the running demo cluster', async () => {
+    const items = await s.step('context quick pick', async () => {
+      await s.page.keyboard.press('Escape');
+      await s.workbench.runCommand(paletteTitle('selectContext'));
+      const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+      await rows.first().waitFor();
+      return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    });
+    await s.page.keyboard.press('Escape');
+    assert.ok(items.some((t) => /^kubeloop-demo ?embedded demo cluster, http:\/\/127\.0\.0\.1:\d+/.test(t)), items.join(' | '));
+  });
+
+  it('"Select Namespaces" lists the cluster\'s namespaces; picking one reloads the tree with only it', async () => {
+    await s.step('namespaces quick pick', async () => {
+      await s.workbench.runCommand(paletteTitle('selectNamespaces'));
+      const row = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: prodNamespace }).first();
+      await row.waitFor();
+      await row.click(); // toggles its checkbox
+      await waitFor('the namespace to be checked', async () => (/1 Selected/.test(await s.page.locator('.quick-input-widget').innerText()) ? true : undefined));
+      await s.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
+    });
+    const rows = await s.step('tree of one namespace', () =>
+      waitFor('only the picked namespace', async () => {
+        const r = await s.workbench.treeRows();
+        return r.includes(prodNamespace) && !r.includes('default') && !r.includes('kube-system') ? r : undefined;
+      }, 60_000),
+    );
+    assert.ok(rows.includes('Cluster-scoped'), rows.join(' | '));
+    assert.deepEqual(dialogs, [], 'no alert dialog');
   });
 });

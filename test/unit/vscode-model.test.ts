@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
 import { parseObjectKey } from '../../src/vscode/model/keys';
-import { CLUSTER, ResourceModel, type ModelChange } from '../../src/vscode/model/resourceModel';
+import { CLUSTER, failureKey, ResourceModel, type ModelChange } from '../../src/vscode/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -111,6 +111,17 @@ describe('ResourceModel', () => {
     m.applyResult(result(t, [obj('ConfigMap', 'c1', 'a')]));
     assert.deepEqual(m.failures(), []);
     assert.equal(m.bucket('a', 'configmaps')!.partial, false);
+  });
+
+  it('retainFailures drops failures of tasks a new load did not plan (e.g. all-namespaces after picking namespaces)', () => {
+    const m = new ResourceModel();
+    m.reset('ctx');
+    m.applyResult(result(task(CMS, 'ConfigMap', true), [], 'error', { status: 403, reason: 'Forbidden' }));
+    m.applyResult(result(task(CMS, 'ConfigMap', true, 'a'), [], 'error', { status: 403, reason: 'Forbidden' }));
+    const changes = recording(m);
+    m.retainFailures(new Set([failureKey('configmaps', 'a')]));
+    assert.deepEqual(m.failures().map((f) => f.namespace), ['a']);
+    assert.deepEqual(changes, [{ kind: 'failures' }]);
   });
 
   it('a cancelled task changes nothing', () => {

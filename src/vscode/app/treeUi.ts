@@ -54,13 +54,23 @@ export async function copyName(s: Services, arg: unknown): Promise<void> {
   vscode.window.setStatusBarMessage(`Copied "${name}"`, 2000);
 }
 
-export function applyFilter(s: Services, text: string): void {
+export async function applyFilter(s: Services, text: string): Promise<void> {
   s.tree.tree.setFilter(text);
   const f = s.tree.tree.filter;
   s.view.description = f ? `filter: ${f}` : undefined;
+  // The description is hidden while the view is its container's only view: the message always shows.
+  s.view.message = f ? `Filter: "${f}" (name, kind or namespace). Run "KubeLoop: Clear Resource Filter" to show everything.` : undefined;
   setContextKey(CONTEXT_KEYS.filtered, !!f);
-  s.tree.refresh();
+  s.tree.refreshAllNow();
   s.statusChanged();
+  // Show the matches: reveal (expanded) the kinds whose objects matched by name. getParent makes this work.
+  for (const node of s.tree.tree.matchedTypeNodes(10)) {
+    try {
+      await s.view.reveal(node, { expand: true, select: false, focus: false });
+    } catch (e) {
+      s.log.debug(`filter: could not reveal ${node.id}: ${(e as Error).message}`);
+    }
+  }
 }
 
 export async function filter(s: Services): Promise<void> {
@@ -69,9 +79,11 @@ export async function filter(s: Services): Promise<void> {
     prompt: 'Show objects whose name, kind or namespace contains this text (empty: show everything)',
     value: s.tree.tree.filter,
     placeHolder: 'e.g. web, Deployment, kube-system',
+    // A live webview (the timeline) can take focus while the user types; do not lose the typing.
+    ignoreFocusOut: true,
   });
   if (text === undefined) return;
-  applyFilter(s, text);
+  await applyFilter(s, text);
 }
 
 export function showMore(s: Services, arg: unknown): void {

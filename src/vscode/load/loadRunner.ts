@@ -18,7 +18,7 @@ import type { LoaderTaskEvent } from '../../core/timeline/events';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../logger';
 import { typeKeyOf } from '../model/keys';
-import type { ResourceModel, ResourceType } from '../model/resourceModel';
+import { failureKey, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
 
 export interface LoadProgress {
@@ -123,7 +123,10 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     ...(req.clock ? { clock: req.clock } : {}),
   });
   if (!only) {
-    if (model.context !== req.contextName) model.reset(req.contextName);
+    // A new context or a new namespace selection starts from an empty tree: objects of the old
+    // scope would otherwise linger (hidden, but counted and kept in memory).
+    const scopeChanged = model.namespaceScope.join(',') !== [...s.namespaces].join(',');
+    if (model.context !== req.contextName || scopeChanged) model.reset(req.contextName);
     model.namespaceScope = [...s.namespaces];
   }
   const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
@@ -154,7 +157,11 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   });
   const summary = await run.done;
   const plan = await run.plan;
-  if (!only && plan && (summary.outcome === 'ok' || summary.outcome === 'partial')) model.retainTypes(new Set(plan.types.map((t) => typeKeyOf(t))));
+  if (!only && plan) {
+    // Failures of tasks this load did not plan (another namespace selection, a type now excluded) are history.
+    model.retainFailures(new Set(plan.tasks.map((t) => failureKey(typeKeyOf(t.gvr), t.namespace))));
+    if (summary.outcome === 'ok' || summary.outcome === 'partial') model.retainTypes(new Set(plan.types.map((t) => typeKeyOf(t))));
+  }
   const line = summaryLine(req.contextName, summary);
   if (summary.outcome === 'failed') req.log.error(`loader: ${line}`);
   else req.log.info(`loader: ${line}`);

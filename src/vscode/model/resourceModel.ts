@@ -176,6 +176,13 @@ export class ResourceModel {
     if (changed) this.emit({ kind: 'failures' });
   }
 
+  /** Keeps only the failures whose (type, namespace) key is in `keys`. */
+  retainFailures(keys: ReadonlySet<string>): void {
+    let changed = false;
+    for (const fkey of [...this.failed.keys()]) if (!keys.has(fkey)) changed = this.failed.delete(fkey) || changed;
+    if (changed) this.emit({ kind: 'failures' });
+  }
+
   /**
    * One actualStateOfWorld change (key, new view or undefined when removed). Keys of types the model
    * does not know (not loaded) are ignored, so the tree shows the loaded types only. True if applied.
@@ -322,6 +329,7 @@ export class ResourceModel {
   }
 }
 
-function failureKey(typeKey: string, namespace: string | undefined): string {
+/** The key of a failure: one per (type, namespace of the task). */
+export function failureKey(typeKey: string, namespace: string | undefined): string {
   return `${typeKey}@${namespace ?? ''}`;
 }

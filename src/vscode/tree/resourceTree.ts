@@ -62,6 +62,12 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     this.coalescer.add(node ? [node] : undefined);
   }
 
+  /** Refreshes the whole tree now (before a reveal that must see the new shape). */
+  refreshAllNow(): void {
+    this.coalescer.add(undefined);
+    this.coalescer.flush();
+  }
+
   getChildren(node?: ResourceNode): ResourceNode[] {
     return this.tree.children(node);
   }

@@ -299,6 +299,34 @@ export class TreeModel {
 
   // ---- filter ----
 
+  /**
+   * Kind nodes that hold objects whose *names* match the filter (not kinds shown whole because their
+   * namespace or kind matched), at most `limit`: the glue reveals them expanded, so a filter shows
+   * its matches instead of a collapsed tree.
+   */
+  matchedTypeNodes(limit = 10): ResourceNode[] {
+    const out: ResourceNode[] = [];
+    const ctx = this.roots()[0];
+    if (!ctx || !this.filterText) return out;
+    for (const ns of this.children(ctx)) {
+      if (ns.kind !== 'namespace' && ns.kind !== 'cluster') continue;
+      for (const g of this.children(ns)) {
+        for (const t of this.children(g)) {
+          const b = this.model.bucket(t.namespace!, t.typeKey!);
+          if (!b || this.matchesWhole(b)) continue;
+          out.push(t);
+          if (out.length >= limit) return out;
+        }
+      }
+    }
+    return out;
+  }
+
+  private matchesWhole(b: Bucket): boolean {
+    const f = this.filterText;
+    return b.namespace.toLowerCase().includes(f) || b.type.kind.toLowerCase().includes(f) || b.type.key.toLowerCase().includes(f);
+  }
+
   private bucketVisible(b: Bucket): boolean {
     return b.objects.size > 0 && (!this.filterText || this.visibleObjects(b).length > 0);
   }
@@ -307,8 +335,7 @@ export class TreeModel {
   private visibleObjects(b: Bucket): readonly ObjectEntry[] {
     const all = b.sortedObjects();
     const f = this.filterText;
-    if (!f) return all;
-    if (b.namespace.toLowerCase().includes(f) || b.type.kind.toLowerCase().includes(f) || b.type.key.toLowerCase().includes(f)) return all;
+    if (!f || this.matchesWhole(b)) return all;
     const hit = this.filterCache.get(all);
     if (hit && hit.filter === f) return hit.entries;
     const entries = all.filter((e) => e.name.toLowerCase().includes(f));
