@@ -102,7 +102,9 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     faults: opts.faults,
     continueTtlMs: opts.continueTtlMs,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
-    gracefulPodDeletion: opts.kubelet !== false,
+    // As a real apiserver, which cannot know whether a kubelet runs: without the simulation a
+    // deleted pod bound to a node stays Terminating until someone deletes it with grace 0.
+    gracefulPodDeletion: true,
     signal: opts.signal,
   });
   const stops: (() => void)[] = [];

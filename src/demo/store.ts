@@ -26,6 +26,12 @@ export interface TypeInfo {
   shortNames?: string[];
   categories?: string[];
   subresources?: string[];
+  /**
+   * Whether the type's registry strategy keeps metadata.generation (1 on create, +1 on a spec
+   * change). Upstream does for workloads, pods, policies and custom resources, not for ConfigMaps,
+   * Secrets, Services, Namespaces, Events, RBAC and the like. Unset means it does.
+   */
+  generation?: boolean;
 }
 
 export type KubeObject = {
@@ -191,7 +197,7 @@ export class ObjectStore {
       name,
       uid: randomUUID(),
       resourceVersion: String(rv),
-      generation: 1,
+      ...(b.info.generation === false ? {} : { generation: 1 }),
       creationTimestamp: kubeTime(this.now()),
     };
     if (ns !== undefined) metadata.namespace = ns;
@@ -233,7 +239,6 @@ export class ObjectStore {
         if (old.status === undefined) delete next.status;
         else next.status = old.status;
       }
-      const generation = (old.metadata.generation ?? 1) + (specPart(next) !== specPart(old) ? 1 : 0);
       // uid and creationTimestamp are immutable: the stored values win.
       next.metadata = {
         ...obj.metadata,
@@ -241,8 +246,10 @@ export class ObjectStore {
         uid: old.metadata.uid,
         creationTimestamp: old.metadata.creationTimestamp,
         resourceVersion: String(rv),
-        generation,
       };
+      // A spec change bumps the generation, and so does the start of a graceful deletion (upstream's BeforeDelete).
+      const bump = specPart(next) !== specPart(old) || (!old.metadata.deletionTimestamp && !!obj.metadata.deletionTimestamp);
+      if (b.info.generation !== false) next.metadata.generation = (old.metadata.generation ?? 1) + (bump ? 1 : 0);
       if (ns !== undefined) next.metadata.namespace = ns;
       else delete next.metadata.namespace;
       if (old.metadata.deletionTimestamp) next.metadata.deletionTimestamp = old.metadata.deletionTimestamp;

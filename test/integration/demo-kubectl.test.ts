@@ -85,7 +85,11 @@ describe('kubectl v1.34 against the demo cluster', () => {
     assert.match(yaml, /note: hi/);
     assert.doesNotMatch(yaml, /team: loop/);
 
-    assert.match(await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--now']), /pod "probe-me" deleted/);
+    // No kubelet runs here: as on a real cluster whose node is gone, `delete --now` only marks the
+    // bound pod (grace 1 s) and it stays Terminating until a grace-0 delete removes it.
+    assert.match(await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--now', '--wait=false']), /pod "probe-me" deleted/);
+    assert.match(await t.kubectlOk(['-n', 'default', 'get', 'pod', 'probe-me']), /^probe-me\s+0\/1\s+Terminating\s+0\s+\d+s$/m);
+    assert.match(await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--grace-period=0', '--force']), /pod "probe-me" force deleted/);
     const gone = await t.kubectl(['-n', 'default', 'get', 'pod', 'probe-me']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /Error from server \(NotFound\): pods "probe-me" not found/);

@@ -134,7 +134,28 @@ function crdGroupVersions(crd: KubeObject): { group: string; versions: VersionEn
   return versions.length ? { group: spec.group, versions } : undefined;
 }
 
-export function typeInfoOf(group: string, version: string, e: ResourceEntry): TypeInfo {
+/**
+ * Built-in types whose registry strategy sets metadata.generation (PrepareForCreate sets it to 1):
+ * the strategies under kubernetes/pkg/registry that do so in v1.36, and CRDs. Every custom
+ * resource has one too. The other built-in types never carry a generation.
+ */
+const BUILTIN_GENERATION = new Set([
+  '/pods', '/podtemplates', '/replicationcontrollers',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings', 'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'apps/daemonsets', 'apps/deployments', 'apps/replicasets', 'apps/statefulsets',
+  'batch/cronjobs', 'batch/jobs',
+  'discovery.k8s.io/endpointslices',
+  'flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'networking.k8s.io/ingresses', 'networking.k8s.io/ingressclasses', 'networking.k8s.io/networkpolicies',
+  'policy/poddisruptionbudgets',
+  'resource.k8s.io/deviceclasses', 'resource.k8s.io/devicetaintrules', 'resource.k8s.io/resourceslices',
+  'scheduling.k8s.io/priorityclasses',
+]);
+
+export function typeInfoOf(group: string, version: string, e: ResourceEntry, custom = false): TypeInfo {
   const t: TypeInfo = {
     group,
     version,
@@ -148,6 +169,7 @@ export function typeInfoOf(group: string, version: string, e: ResourceEntry): Ty
   if (e.shortNames) t.shortNames = e.shortNames;
   if (e.categories) t.categories = e.categories;
   if (e.subresources) t.subresources = e.subresources.map((s) => s.subresource);
+  t.generation = custom || BUILTIN_GENERATION.has(`${group}/${e.resource}`);
   return t;
 }
 
@@ -165,7 +187,7 @@ export class Catalog {
   /** Registers the types a CRD object declares; called for start-up CRDs and on every CRD write. */
   registerCRD(crd: KubeObject): void {
     const gv = crdGroupVersions(crd);
-    if (gv) this.registerGroup({ name: gv.group, versions: gv.versions });
+    if (gv) this.registerGroup({ name: gv.group, versions: gv.versions }, true);
   }
 
   /** True for types from the upstream documents (not declared by a CRD). */
@@ -212,11 +234,11 @@ export class Catalog {
     return this.group(group)?.versions.find((v) => v.version === version)?.resources.find((r) => r.resource === resource);
   }
 
-  private registerGroup(g: GroupEntry): void {
+  private registerGroup(g: GroupEntry, custom = false): void {
     const versions = g.name === '' ? g.versions : [...g.versions].sort(compareVersions);
     for (const v of versions) {
       for (const r of v.resources) {
-        if (!this.store.type(g.name, r.resource)) this.store.registerType(typeInfoOf(g.name, v.version, r));
+        if (!this.store.type(g.name, r.resource)) this.store.registerType(typeInfoOf(g.name, v.version, r, custom));
       }
     }
   }

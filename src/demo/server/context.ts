@@ -18,7 +18,8 @@ export interface ServerOptions {
   defaultWatchTimeoutSeconds: number;
   /**
    * Pods bound to a node are deleted gracefully (deletionTimestamp first; the kubelet removes them
-   * once their containers stopped), as upstream. Only sensible when a kubelet simulation runs.
+   * once their containers stopped), as upstream. startDemoCluster always turns it on (a real
+   * apiserver does not know whether a kubelet runs); off, every delete is immediate.
    */
   gracefulPodDeletion: boolean;
   now: () => Date;

@@ -13,13 +13,16 @@ function podDefaults(pod: KubeObject): KubeObject {
   const defaultContainer = (c: Obj): Obj => {
     const image = String(c.image ?? '');
     const tag = /:[^/]+$/.test(image) ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
-    return {
+    const out: Obj = {
       ...c,
       imagePullPolicy: c.imagePullPolicy ?? (tag === 'latest' && !image.includes('@') ? 'Always' : 'IfNotPresent'),
       resources: c.resources ?? {},
-      terminationMessagePath: c.terminationMessagePath ?? '/dev/termination-message',
+      terminationMessagePath: c.terminationMessagePath ?? '/dev/termination-log',
       terminationMessagePolicy: c.terminationMessagePolicy ?? 'File',
     };
+    if (Array.isArray(c.ports)) out.ports = (c.ports as Obj[]).map((p) => ({ ...p, protocol: p.protocol ?? 'TCP' }));
+    for (const k of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (c[k] && typeof c[k] === 'object') out[k] = probeDefaults(c[k] as Obj);
+    return out;
   };
   if (Array.isArray(spec.containers)) spec.containers = (spec.containers as Obj[]).map(defaultContainer);
   if (Array.isArray(spec.initContainers)) spec.initContainers = (spec.initContainers as Obj[]).map(defaultContainer);
@@ -37,6 +40,14 @@ function podDefaults(pod: KubeObject): KubeObject {
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
   ];
   return { ...pod, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
+}
+
+/** SetDefaults_Probe and SetDefaults_HTTPGetAction, as a v1.36 apiserver applies them. */
+function probeDefaults(p: Obj): Obj {
+  const out: Obj = { ...p, timeoutSeconds: p.timeoutSeconds ?? 1, periodSeconds: p.periodSeconds ?? 10, successThreshold: p.successThreshold ?? 1, failureThreshold: p.failureThreshold ?? 3 };
+  const http = p.httpGet as Obj | undefined;
+  if (http && typeof http === 'object') out.httpGet = { ...http, path: http.path ?? '/', scheme: http.scheme ?? 'HTTP' };
+  return out;
 }
 
 function qosClass(spec: Obj): string {
@@ -68,6 +79,50 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
     return rest as KubeObject;
   }
   return o;
+}
+
+/**
+ * What Go's JSON encoding of the stored object adds: struct fields without omitempty come back as
+ * zero values (null for an unset metav1.Time, "" for strings, {} for nested structs). A client sees
+ * them on every read of a pod status or an Event it wrote without them.
+ */
+export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
+  if (t.group === '' && t.resource === 'pods' && o.status && typeof o.status === 'object') return { ...o, status: podStatusZeroes(o.status as Obj) };
+  if (t.group === '' && t.resource === 'events') {
+    return {
+      ...o,
+      involvedObject: o.involvedObject ?? {},
+      source: o.source ?? {},
+      firstTimestamp: o.firstTimestamp ?? null,
+      lastTimestamp: o.lastTimestamp ?? null,
+      eventTime: o.eventTime ?? null,
+      reportingComponent: o.reportingComponent ?? '',
+      reportingInstance: o.reportingInstance ?? '',
+    };
+  }
+  return o;
+}
+
+function podStatusZeroes(status: Obj): Obj {
+  const out: Obj = { ...status };
+  if (Array.isArray(status.conditions)) {
+    out.conditions = (status.conditions as Obj[]).map((c) => ({ ...c, lastProbeTime: c.lastProbeTime ?? null, lastTransitionTime: c.lastTransitionTime ?? null }));
+  }
+  for (const k of ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses']) {
+    if (Array.isArray(status[k])) out[k] = (status[k] as Obj[]).map(containerStatusZeroes);
+  }
+  return out;
+}
+
+function containerStatusZeroes(c: Obj): Obj {
+  const state = (s: unknown): Obj => {
+    const st = (s && typeof s === 'object' ? s : {}) as Obj;
+    const o: Obj = { ...st };
+    if (st.running && typeof st.running === 'object') o.running = { startedAt: null, ...(st.running as Obj) };
+    if (st.terminated && typeof st.terminated === 'object') o.terminated = { exitCode: 0, startedAt: null, finishedAt: null, ...(st.terminated as Obj) };
+    return o;
+  };
+  return { ...c, state: state(c.state), lastState: state(c.lastState), ready: c.ready ?? false, restartCount: c.restartCount ?? 0, image: c.image ?? '', imageID: c.imageID ?? '' };
 }
 
 const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -1,6 +1,6 @@
 /**
  * DELETE of one object or of a collection, with DeleteOptions (preconditions, dryRun, grace
- * period), graceful pod deletion when a kubelet runs, and namespace deletion as the namespace
+ * period), graceful deletion of pods bound to a node, and namespace deletion as the namespace
  * controller would finish it. Answers as upstream: the object for pods, namespaces and custom
  * resources, a Success Status for the rest.
  */
@@ -141,5 +141,12 @@ export async function handleDeleteCollection(ctx: ServerContext, x: Exchange): P
       }
     }
   }
-  x.json(200, { kind: t.type.listKind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(ctx.store.currentRV) }, items: deleted.map((o) => served(t, o)) });
+  // A typed list for built-in types: its items carry no apiVersion and kind (see list.ts).
+  const builtin = ctx.catalog.isBuiltin(t.group, t.resource);
+  const item = (o: KubeObject) => {
+    if (!builtin) return served(t, o);
+    const { apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  x.json(200, { kind: t.type.listKind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(ctx.store.currentRV) }, items: deleted.map(item) });
 }

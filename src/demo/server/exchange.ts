@@ -130,3 +130,20 @@ export function encodeStored(o: object): string {
   }
   return s;
 }
+
+const encodedItems = new WeakMap<object, string>();
+
+/**
+ * The JSON text of a stored built-in object as an item of a list: without apiVersion and kind, as
+ * the apiserver encodes typed lists (custom resources, being unstructured, keep both). Cached
+ * like encodeStored, and the same for every served version.
+ */
+export function encodeListItem(o: { apiVersion?: unknown; kind?: unknown }): string {
+  let s = encodedItems.get(o);
+  if (s === undefined) {
+    const { apiVersion: _a, kind: _k, ...rest } = o;
+    s = JSON.stringify(rest);
+    encodedItems.set(o, s);
+  }
+  return s;
+}

@@ -28,10 +28,9 @@ export function negotiate(accept: string | undefined, target: 'list' | 'one'): F
   return { kind: 'object' };
 }
 
-export function formContentType(f: Form, target: 'list' | 'one'): string {
-  if (f.kind === 'object') return 'application/json';
-  const as = f.kind === 'table' ? 'Table' : target === 'list' ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
-  return `application/json;as=${as};g=meta.k8s.io;v=${f.version}`;
+/** A v1.36 apiserver labels every JSON form plain application/json (the as/g/v parameters are not echoed). */
+export function formContentType(_f: Form, _target: 'list' | 'one'): string {
+  return 'application/json';
 }
 
 export function partialObject(o: KubeObject, version: 'v1' | 'v1beta1' = 'v1') {

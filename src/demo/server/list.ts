@@ -9,10 +9,10 @@
  */
 import type { KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import { encodeStored, type Exchange } from './exchange';
+import { encodeListItem, encodeStored, type Exchange } from './exchange';
 import { formContentType, metadataList, negotiate, parseIncludeObject, partialObject, table, type ListMeta } from './forms';
 import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';
-import { encodeToken } from './snapshots';
+import { decodeToken, encodeToken, inconsistentToken, isInconsistentToken } from './snapshots';
 import { ApiError, badRequest, continueExpired, invalid, notFound, pathNotFound, resourceVersionTooOld } from './status';
 
 export function selectorFor(t: Target, x: Exchange): Matcher | undefined {
@@ -76,13 +76,23 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
     if (x.query.get('resourceVersionMatch')) {
       throw listOptionsInvalid('resourceVersionMatch is forbidden when continue is provided', x.query.get('resourceVersionMatch')!, 'resourceVersionMatch');
     }
-    if (x.expireContinue) throw continueExpired();
-    const r = ctx.snapshots.resolve(cont, listKey);
-    items = r.snap.items;
-    resourceVersion = r.snap.resourceVersion;
-    off = r.off;
-    snapId = r.tok.snap;
-    filtered = r.snap.filtered;
+    const tok = decodeToken(cont);
+    if (isInconsistentToken(tok, listKey)) {
+      // The token a 410 hands out: the rest of the list, from the current state (inconsistent by design).
+      const src = sourceList(ctx, t, ns, x);
+      items = match ? src.items.filter(match) : src.items;
+      resourceVersion = src.resourceVersion;
+      off = items.findIndex((o) => nameKey(o) > tok.key);
+      if (off < 0) off = items.length;
+    } else {
+      if (x.expireContinue) throw continueExpired(inconsistentToken(tok.key, listKey));
+      const r = ctx.snapshots.resolve(cont, listKey);
+      items = r.snap.items;
+      resourceVersion = r.snap.resourceVersion;
+      off = r.off;
+      snapId = r.tok.snap;
+      filtered = r.snap.filtered;
+    }
   } else {
     const src = sourceList(ctx, t, ns, x);
     items = match ? src.items.filter(match) : src.items;
@@ -101,7 +111,7 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
     } else if (snapId) {
       ctx.snapshots.release(snapId);
     }
-  } else if (off > 0) {
+  } else if (off > 0 || cont) {
     page = items.slice(off);
     if (snapId) ctx.snapshots.release(snapId);
   }
@@ -113,8 +123,10 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   } else if (form.kind === 'metadata') {
     x.json(200, metadataList(page, meta, form.version), ct);
   } else {
-    // Items in the storage version come from the per-object JSON cache; other versions are rewritten.
-    const items = page.map((o) => (o.apiVersion === t.apiVersion ? encodeStored(o) : JSON.stringify(served(t, o))));
+    // Items come from per-object JSON caches. Built-in types' items carry no apiVersion and kind (a
+    // typed list, as upstream encodes it); custom resources' carry both, in the version served.
+    const builtin = ctx.catalog.isBuiltin(t.group, t.resource);
+    const items = page.map((o) => (builtin ? encodeListItem(o) : o.apiVersion === t.apiVersion ? encodeStored(o) : JSON.stringify(served(t, o))));
     const head = JSON.stringify({ kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta });
     x.jsonText(200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`, ct);
   }

@@ -60,7 +60,7 @@ export class SnapshotCache {
     const snap = this.snaps.get(tok.snap);
     if (!snap || snap.expiresAt <= this.nowMs()) {
       this.snaps.delete(tok.snap);
-      throw continueExpired();
+      throw continueExpired(inconsistentToken(tok.key, key));
     }
     return { snap, off: tok.off, tok };
   }
@@ -78,6 +78,15 @@ export class SnapshotCache {
     const now = this.nowMs();
     for (const [id, s] of this.snaps) if (s.expiresAt <= now) this.snaps.delete(id);
   }
+}
+
+/** The token of a 410: rv -1, for the list `listKey`, continuing after `key` from the current state. */
+export function inconsistentToken(key: string, listKey: string): string {
+  return encodeToken({ v: 'meta.k8s.io/v1', rv: -1, snap: `${listKey}:-`, off: 0, key });
+}
+
+export function isInconsistentToken(t: ContinueToken, listKey: string): boolean {
+  return t.rv === -1 && t.snap === `${listKey}:-`;
 }
 
 export function encodeToken(t: ContinueToken): string {

@@ -30,13 +30,17 @@ export class ApiError extends Error {
     message: string,
     public readonly details?: StatusDetails,
     public readonly headers: Record<string, string> = {},
+    /** The Status's ListMeta (a 410 on a continue token carries a continue token of its own). */
+    public readonly listMeta?: { continue?: string },
   ) {
     super(message);
     this.name = 'ApiError';
   }
 
   toStatus(): Status {
-    return failure(this.code, this.reason, this.message, this.details);
+    const s = failure(this.code, this.reason, this.message, this.details);
+    if (this.listMeta) s.metadata = { ...this.listMeta };
+    return s;
   }
 }
 
@@ -83,12 +87,23 @@ export function invalid(kind: string, name: string, group: string, causes: { fie
   return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${summary}`, details);
 }
 
-/** The real apiserver's 410 for an expired continue token. */
-export function continueExpired(): ApiError {
+/**
+ * The real apiserver's 410 for an expired continue token (etcd3's handleCompactedErrorForPaging):
+ * the Status carries a new token (resourceVersion -1, see snapshots.ts inconsistentToken) that
+ * continues the list after the same key from the current state, and its message says so. Without
+ * one, the short form upstream falls back to.
+ */
+export function continueExpired(inconsistentToken?: string): ApiError {
+  if (inconsistentToken === undefined) {
+    return new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+  }
   return new ApiError(
     410,
     'Expired',
-    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    undefined,
+    {},
+    { continue: inconsistentToken },
   );
 }
 

@@ -6,7 +6,7 @@
  *   consistent snapshot taken at subscription time), then every later event; N sends every event
  *   after N from history, or one ERROR event carrying a 410 Expired Status when history no longer
  *   reaches N. sendInitialEvents=true sends the ADDED events and then a BOOKMARK annotated
- *   "k8s.io/initial-events-end".
+ *   "k8s.io/initial-events-end"; so does a watch from "" or "0" that allows bookmarks (v1.34+).
  * - Events are delivered in resourceVersion order, none twice: the subscription is made before the
  *   history/snapshot read, and anything at or below the last delivered revision is skipped.
  * - BOOKMARK events (only with allowWatchBookmarks=true) carry just metadata.resourceVersion.
@@ -46,6 +46,10 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   }
   const initialEvents = sendInitial !== null ? isTrue(sendInitial) : startRV === undefined;
   const bookmarks = isTrue(x.query.get('allowWatchBookmarks'));
+  // Since v1.34 (WatchList) the apiserver defaults a legacy watch (resourceVersion "" or "0", no
+  // sendInitialEvents) to sendInitialEvents=true: with bookmarks allowed, the initial ADDED events
+  // then end with the initial-events-end BOOKMARK as well.
+  const initialEventsEnd = initialEvents && (sendInitial !== null || bookmarks);
   const timeoutRaw = x.query.get('timeoutSeconds');
   const timeoutS = timeoutRaw ? Number(timeoutRaw) : ctx.options.defaultWatchTimeoutSeconds;
   if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
@@ -117,9 +121,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
     const rv = Number(snap.resourceVersion);
     for (const o of snap.items) if (!match || match(o)) send('ADDED', render(o));
     lastRV = rv;
-    if (sendInitial !== null && isTrue(sendInitial)) {
-      send('BOOKMARK', bookmark(t, String(rv), true));
-    }
+    if (initialEventsEnd) send('BOOKMARK', bookmark(t, String(rv), true));
   } else if (startRV !== undefined) {
     const events = ctx.store.eventsSince(startRV, t.group, t.resource);
     if (events === 'expired') {

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { load as loadYaml } from 'js-yaml';
 import { kubeTime, qualifiedResource, type KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import { prepareForCreate, validate } from './defaults';
+import { normalizeStored, prepareForCreate, validate } from './defaults';
 import type { Exchange } from './exchange';
 import { getNamed, writeOne } from './list';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -102,13 +102,13 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
   }
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
-  const prepared = prepareForCreate(t.type, o);
+  const prepared = normalizeStored(t.type, prepareForCreate(t.type, o));
   if (isDry) {
     if (ctx.store.get(t.group, t.resource, prepared.metadata.namespace, prepared.metadata.name)) {
       throw new ApiError(409, 'AlreadyExists', `${qualifiedResource(t.group, t.resource)} "${prepared.metadata.name}" already exists`, { name: prepared.metadata.name, kind: t.resource, ...(t.group ? { group: t.group } : {}) });
     }
     const { resourceVersion: _rv, ...meta } = prepared.metadata;
-    const shown = { ...prepared, metadata: { ...meta, uid: randomUUID(), generation: 1, creationTimestamp: kubeTime(ctx.options.now()) } } as KubeObject;
+    const shown = { ...prepared, metadata: { ...meta, uid: randomUUID(), ...(t.type.generation === false ? {} : { generation: 1 }), creationTimestamp: kubeTime(ctx.options.now()) } } as KubeObject;
     return writeOne(ctx, t, x, shown, 201);
   }
   const { resourceVersion: _ignored, ...meta } = prepared.metadata;
@@ -146,7 +146,8 @@ export async function handleUpdate(ctx: ServerContext, x: Exchange): Promise<voi
   commitUpdate(ctx, t, x, o, sub, isDry);
 }
 
-function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, sub: 'status' | undefined, isDry: boolean): void {
+function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, given: KubeObject, sub: 'status' | undefined, isDry: boolean): void {
+  const o = normalizeStored(t.type, given);
   const existing = getNamed(ctx, t, x);
   if (isDry) {
     const rv = o.metadata.resourceVersion;
@@ -208,7 +209,7 @@ async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: un
   placeInNamespace(t, x, o);
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
-  const prepared = prepareForCreate(t.type, { ...o, apiVersion: t.apiVersion, kind: t.type.kind });
+  const prepared = normalizeStored(t.type, prepareForCreate(t.type, { ...o, apiVersion: t.apiVersion, kind: t.type.kind }));
   if (isDry) return writeOne(ctx, t, x, prepared, 201);
   writeOne(ctx, t, x, ctx.store.create(t.group, t.resource, prepared), 201);
 }
