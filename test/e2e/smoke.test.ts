@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMANDS, paletteTitle } from '../../src/vscode/commandIds';
 import { startVsCode, type Session } from './support/session';
+import { waitFor } from './support/workbench';
 
 describe('KubeLoop in a real VS Code, in a real browser', () => {
   let s: Session;
@@ -30,12 +31,17 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
   });
 
   it('"KubeLoop: Show Logs" opens the output channel named KubeLoop, with the activation line', async () => {
+    const activated = new RegExp(`KubeLoop \\d+\\.\\d+\\.\\d+ activated; ${Object.keys(COMMANDS).length} commands registered`);
     const out = await s.step('show logs', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
-      return s.workbench.outputChannel();
+      // the panel opens before Monaco has rendered the channel's lines
+      return waitFor('the activation line in the output', async () => {
+        const o = await s.workbench.outputChannel();
+        return activated.test(o.text) ? o : undefined;
+      });
     });
     assert.equal(out.channel, 'KubeLoop');
-    assert.match(out.text, new RegExp(`KubeLoop \\d+\\.\\d+\\.\\d+ activated; ${Object.keys(COMMANDS).length} commands registered`));
+    assert.match(out.text, activated);
   });
 
   it('"KubeLoop: Show Timeline" opens the timeline webview and its script runs under the CSP', async () => {
