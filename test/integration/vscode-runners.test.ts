@@ -1,0 +1,152 @@
+// The extension's load and sync runners (no 'vscode') against the embedded demo cluster over real
+// loopback HTTP: the tree's model fills as types finish, a cancel is prompt, a refresh of one type
+// touches only that type, and the sync loop converges the model to the API (adds, status changes,
+// and objects deleted before the loop started).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient } from '../../src/core/kube/client';
+import { loadKubeContext } from '../../src/core/kube/kubeconfig';
+import { TimelineStore } from '../../src/core/timeline/store';
+import { createLogger, type Logger } from '../../src/vscode/logger';
+import { runLoad, type LoadProgress } from '../../src/vscode/load/loadRunner';
+import { ResourceModel } from '../../src/vscode/model/resourceModel';
+import { defaultSettings } from '../../src/vscode/settings';
+import { SyncRunner } from '../../src/vscode/sync/syncRunner';
+import { api, configMap, startTestCluster, type TestCluster } from './demo-support';
+
+/** Polls until `probe` holds (every 20 ms), failing with `what` after `ms`. */
+async function until(what: string, probe: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function recordingLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const log = createLogger(
+    { trace: () => undefined, debug: (m) => lines.push(`debug ${m}`), info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) },
+    () => 'debug',
+  );
+  return Object.assign(log, { lines });
+}
+
+describe('load and sync runners on the demo cluster', () => {
+  let tc: TestCluster;
+  let client: KubeClient;
+
+  before(async () => {
+    tc = await startTestCluster({ objects: 600, seed: 3, forbidden: ['/secrets'], kubelet: true });
+    client = await KubeClient.connect(loadKubeContext({ kubeconfig: tc.kubeconfig }));
+  });
+
+  after(async () => {
+    client?.close();
+    await tc?.close();
+  });
+
+  const load = (model: ResourceModel, extra: Partial<Parameters<typeof runLoad>[0]> = {}) =>
+    runLoad({
+      client,
+      contextName: 'kubeloop-demo',
+      settings: defaultSettings(),
+      model,
+      timeline: new TimelineStore(),
+      log: recordingLog(),
+      origin: 0,
+      loadId: 'test',
+      signal: new AbortController().signal,
+      ...extra,
+    });
+
+  it('streams results into the model: objects are there before the last type finishes; 403 is a failure', async () => {
+    const model = new ResourceModel();
+    const seen: { p: LoadProgress; objects: number }[] = [];
+    const timeline = new TimelineStore();
+    const r = await load(model, { timeline, onProgress: (p) => seen.push({ p, objects: model.objectCount }) });
+    assert.equal(r.summary.outcome, 'partial');
+    const midway = seen.find((x) => x.p.typesDone > 0 && x.p.typesDone < x.p.typesTotal && x.objects > 0);
+    assert.ok(midway, 'the model held objects while types were still loading');
+    assert.equal(model.objectCount, r.summary.objects);
+    assert.deepEqual(model.failures().map((f) => [f.type.key, f.status]), [['secrets', 403]]);
+    assert.ok(timeline.toArray().some((e) => e.kind === 'task' && e.phase === 'finish'), 'task events reach the timeline');
+    assert.ok(model.loadedTypes().find((t) => t.key === 'componentstatuses')?.watchable === false, 'a type without the watch verb is marked');
+  });
+
+  it('a cancel ends a load against a hanging cluster at once and keeps what finished', async () => {
+    const id = tc.cluster.faults.add({ kind: 'hang', verb: 'list', resource: 'configmaps' });
+    try {
+      const model = new ResourceModel();
+      const ac = new AbortController();
+      const started = Date.now();
+      let cancelledAt = 0;
+      const r = await load(model, {
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.typesDone >= 3 && !cancelledAt) {
+            cancelledAt = Date.now();
+            ac.abort(new Error('cancelled by the test'));
+          }
+        },
+      });
+      const settledIn = Date.now() - cancelledAt;
+      assert.equal(r.summary.outcome, 'cancelled');
+      assert.ok(cancelledAt > 0 && settledIn < 2000, `settled ${settledIn} ms after the cancel (load ran ${Date.now() - started} ms)`);
+      assert.ok(model.objectCount > 0, 'types that finished stay');
+      assert.equal(model.bucketsIn('default').some((b) => b.type.key === 'configmaps'), false);
+    } finally {
+      tc.cluster.faults.remove(id);
+    }
+  });
+
+  it('refreshing one type in one namespace replaces that bucket only', async () => {
+    const model = new ResourceModel();
+    await load(model);
+    const before = model.objectCount;
+    assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', json: configMap('default', 'refreshed-one') })).status, 201);
+    const r = await load(model, { only: { typeKey: 'configmaps', namespace: 'default' } });
+    assert.equal(r.summary.tasks, 1);
+    assert.ok(model.object('default', 'configmaps', 'refreshed-one'));
+    assert.equal(model.objectCount, before + 1);
+  });
+
+  it('the sync loop converges the model: new objects, status changes, and objects deleted before it started', async () => {
+    const model = new ResourceModel();
+    await load(model);
+    // Deleted after the load and before the loop: no REMOVE will ever name it.
+    const gone = model.bucketsIn('default').find((b) => b.type.key === 'configmaps')!.sortedObjects()[0]!.name;
+    assert.equal((await api(tc.cluster, `/api/v1/namespaces/default/configmaps/${gone}`, { method: 'DELETE' })).status, 200);
+    const log = recordingLog();
+    const timeline = new TimelineStore();
+    const failed = new Set(model.failures().map((f) => f.type.key));
+    const runner = new SyncRunner({
+      client,
+      contextName: 'kubeloop-demo',
+      namespaces: [],
+      types: model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => t.gvr),
+      syncPeriodSeconds: 10,
+      pageSize: 500,
+      model,
+      timeline,
+      log,
+      origin: 0,
+      reconcileEveryMs: 200,
+    });
+    try {
+      await until('every source to list', () => runner.sourcesReady());
+      await until(`the deleted ${gone} to leave the tree`, () => !model.object('default', 'configmaps', gone));
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'added-by-test', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } };
+      assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod })).status, 201);
+      await until('the new pod in the tree', () => !!model.object('default', 'pods', 'added-by-test'));
+      await until('the kubelet simulation to start it (a status change reaches the row)', () => model.object('default', 'pods', 'added-by-test')?.view.status === 'Running');
+      assert.ok(log.lines.some((l) => /^info SyncLoop ADD source="api" pods=\[.*"default\/added-by-test".*\] handler="HandlePodAdditions"/.test(l)), 'the handler log names the pod and the handler');
+      assert.ok(timeline.toArray().some((e) => e.kind === 'iteration' && e.source === 'config'), 'iterations reach the timeline');
+      const bad = log.lines.filter((l) => /MethodNotAllowed|not allow this method/.test(l));
+      assert.deepEqual(bad, [], 'no watch of an unwatchable type');
+    } finally {
+      await runner.stop();
+    }
+    assert.equal(runner.running, false);
+  });
+});
