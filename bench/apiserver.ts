@@ -1,0 +1,122 @@
+// Real-server section of `npm run bench` (issue 6): the loader against a real kube-apiserver v1.36
+// with etcd 3.6 (built by scripts/build-controlplane.sh, started by test/apiserver/controlplane.ts),
+// next to kubectl v1.34 and the other peers of bench/main.ts, all reading the same objects. As in
+// bench/main.ts every figure is a ratio against peers measured in the same run: on this 2-core
+// machine the apiserver and etcd share the CPU with the client being measured, so wall times say
+// as much about the server as about the client.
+// Usage: node --expose-gc --import tsx bench/apiserver.ts [--sizes 5000,20000] [--repeats N] [--json FILE]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { measure, type Measurement } from './measure';
+import { discoverTypes, kubectlName, listPath } from './types';
+import { kubectlBinary } from '../test/support/kubectl';
+import { startControlPlane } from '../test/apiserver/controlplane';
+import { NAMESPACED, seed } from '../test/apiserver/objects';
+import { Api, mapLimit } from '../test/apiserver/support';
+
+const argv = process.argv.slice(2);
+const arg = (name: string, dflt: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1]! : dflt;
+};
+const sizes = arg('--sizes', '5000,20000').split(',').map(Number);
+const repeats = Number(arg('--repeats', '3'));
+const outFile = arg('--json', '.bench/apiserver.json');
+const PAGE = 500;
+const CONCURRENCY = 4;
+const NAMESPACES = 20;
+
+function median(ms: Measurement[]): Measurement {
+  const ok = ms.filter((m) => m.exitCode === 0);
+  if (ok.length === 0) return ms[0]!;
+  const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
+  return { ...s[Math.floor(s.length / 2)]!, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
+}
+
+async function runN(name: string, cmd: string, args: string[]): Promise<Measurement> {
+  const runs: Measurement[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await measure(name, cmd, args));
+  const m = median(runs);
+  if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
+  return m;
+}
+
+function objectsOf(m: Measurement): number | undefined {
+  try {
+    return JSON.parse(m.stdout.trim().split('\n').pop() ?? '').objects;
+  } catch {
+    return undefined;
+  }
+}
+
+async function benchSize(objects: number) {
+  console.log(`\n## about ${objects.toLocaleString('en')} objects on a real kube-apiserver`);
+  const cp = await startControlPlane();
+  const api = Api.admin(cp, 48);
+  try {
+    // Creating is the slow part on a real server (admission, etcd writes): many at once.
+    const perNamespace = Math.max(1, Math.round(objects / (NAMESPACES * NAMESPACED.length)));
+    const t0 = Date.now();
+    const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-${String(i).padStart(2, '0')}`);
+    const created = await seed(api, { namespaces, perNamespace, cluster: 25, concurrency: 48 });
+    const seconds = (Date.now() - t0) / 1000;
+    console.log(`created ${created.total.toLocaleString('en')} objects in ${seconds.toFixed(1)} s (${Math.round(created.total / seconds)}/s)`);
+
+    const types = await discoverTypes(cp.kubeconfigPath);
+    const dir = resolve('.bench');
+    mkdirSync(dir, { recursive: true });
+    const typesFile = join(dir, 'apiserver-types.json');
+    writeFileSync(typesFile, JSON.stringify(types));
+    // What the server holds, by a plain unpaged GET per type: every contender must count the same.
+    const counts = await mapLimit(types, 8, async (t) => (await api.list(listPath(t))).items.length);
+    const onServer = counts.reduce((a, b) => a + b, 0);
+    console.log(`${cp.server}: ${types.length} listable resource types, ${onServer.toLocaleString('en')} objects`);
+
+    const node = process.execPath;
+    const kl = ['dist/cli.js', 'load', '--kubeconfig', cp.kubeconfigPath, '--concurrency', String(CONCURRENCY), '--page-size', String(PAGE), '--json'];
+    const results = {
+      kubeloop: await runN('KubeLoop (full objects)', node, kl),
+      kubeloopMeta: await runN('KubeLoop (metadata-only)', node, [...kl, '--metadata-only']),
+      raw: await runN('raw bytes bound', node, ['.bench/peers/raw.js', cp.kubeconfigPath, typesFile, String(PAGE), String(CONCURRENCY)]),
+      naive: await runN('naive client-node, sequential', node, ['.bench/peers/naive.js', cp.kubeconfigPath, typesFile]),
+      kubectl: await runN('kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
+        '--kubeconfig', cp.kubeconfigPath, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`,
+      ]),
+    };
+    const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive) };
+    const base = results.kubeloop;
+    console.table(Object.values(results).map((m) => ({
+      contender: m.name,
+      'wall s': (m.wallMs / 1000).toFixed(2),
+      'peak MB': m.peakMB.toFixed(0),
+      'wall vs KubeLoop': `${(m.wallMs / base.wallMs).toFixed(2)}x`,
+      exit: m.exitCode,
+    })));
+    const ratio = (a: Measurement, b: Measurement) => a.wallMs / b.wallMs;
+    const checks = [
+      ['kubectl / KubeLoop >= 2x', ratio(results.kubectl, base) >= 2, `${ratio(results.kubectl, base).toFixed(2)}x`],
+      ['KubeLoop / raw bytes <= 1.5x', ratio(base, results.raw) <= 1.5, `${ratio(base, results.raw).toFixed(2)}x`],
+      ['every count equals the server\'s (plain GET per type)', seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
+    ] as const;
+    for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}`);
+    return {
+      objects: onServer, created: created.total, createPerSecond: Math.round(created.total / seconds), types: types.length, counts: seen,
+      results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }])),
+    };
+  } finally {
+    api.close();
+    await cp.stop();
+  }
+}
+
+async function main() {
+  const all = [];
+  for (const n of sizes) all.push(await benchSize(n));
+  mkdirSync('.bench', { recursive: true });
+  writeFileSync(outFile, JSON.stringify(all, null, 2));
+  console.log(`\nresults written to ${outFile}`);
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
