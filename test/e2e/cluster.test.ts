@@ -4,7 +4,7 @@
 // One code-server for the whole file. The demo cluster is started by the extension with:
 //   KUBELOOP_DEMO_FAULTS  the first four lists hang for a minute (the load a user cancels), and every
 //                         list takes 250 ms (so a load lasts long enough to watch it fill the tree);
-//   KUBELOOP_DEMO_FORBID  secrets are forbidden to the extension's user (an error node with 403).
+//   KUBELOOP_DEMO_FORBID  controller revisions are forbidden to the extension's user (an error node with 403).
 // The test itself writes, as another API client, a Role named with HTML, a ConfigMap with HTML in an
 // annotation and an Event with HTML in its message; no alert dialog may ever open.
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +17,8 @@ import { startVsCode, type Session } from './support/session';
 import { waitFor } from './support/workbench';
 
 const XSS = '<img src=x onerror=alert(1)>';
+const SECRET_VALUE = 'hunter2-e2e-do-not-show';
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const HANG_MS = 60_000;
 
 /** The demo cluster's API server URL, from the kubeconfig the extension wrote into its global storage. */
@@ -49,7 +51,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
         KUBELOOP_DEMO_OBJECTS: '1500',
         KUBELOOP_DEMO_CHURN: '1',
         KUBELOOP_DEMO_FAULTS: `latency,verb=list,ms=${HANG_MS},times=4;latency,verb=list,ms=250`,
-        KUBELOOP_DEMO_FORBID: '/secrets',
+        KUBELOOP_DEMO_FORBID: 'apps/controllerrevisions',
       },
     });
     s.page.on('dialog', (d) => {
@@ -69,7 +71,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.workbench.runCommand(paletteTitle('startDemoCluster'));
       return s.workbench.waitForNotification('demo cluster running at');
     });
-    assert.match(msg, /KubeLoop: demo cluster running at http:\/\/127\.0\.0\.1:\d+ \(1,500 objects, 1 change\(s\)\/s, 2 fault rule\(s\) from KUBELOOP_DEMO_FAULTS, forbidden: \/secrets\)/);
+    assert.match(msg, /KubeLoop: demo cluster running at http:\/\/127\.0\.0\.1:\d+ \(1,500 objects, 1 change\(s\)\/s, 2 fault rule\(s\) from KUBELOOP_DEMO_FAULTS, forbidden: apps\/controllerrevisions\)/);
     assert.match(demoServer(s), /^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
@@ -102,6 +104,11 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'html-annotated' },
     });
 
+    await create(server, '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: 'e2e-secret', annotations: { [LAST_APPLIED]: `{"stringData":{"password":"${SECRET_VALUE}"}}` } },
+      type: 'Opaque', data: { password: Buffer.from(SECRET_VALUE).toString('base64') },
+    });
+
     const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'KubeLoop: loading' });
     let filledWhileLoading = false;
     const progress = await s.step('load in progress', async () => {
@@ -125,11 +132,11 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await toast.waitFor({ state: 'hidden', timeout: 120_000 });
       return s.workbench.waitForNotification('type(s) failed');
     });
-    assert.match(warning, /KubeLoop: loaded [\d,]+ objects; 1 type\(s\) failed: secrets \(403 Forbidden\)/);
+    assert.match(warning, /KubeLoop: loaded [\d,]+ objects; 1 type\(s\) failed: controllerrevisions\.apps \(403 Forbidden\)/);
     const rows = await s.workbench.treeRows();
     assert.ok(rows.some((r) => r.startsWith('kubeloop-demo')), `rows: ${rows.join(' | ')}`);
     assert.deepEqual(await s.workbench.treeRowText('Failed to load (1)'), { label: 'Failed to load (1)', description: '' });
-    assert.deepEqual(await s.workbench.treeRowText('Secret (secrets)'), { label: 'Secret (secrets)', description: '403 Forbidden' });
+    assert.deepEqual(await s.workbench.treeRowText('ControllerRevision (controllerrevisions.apps)'), { label: 'ControllerRevision (controllerrevisions.apps)', description: '403 Forbidden' });
     assert.match(await s.workbench.statusBarText('kubeloop.status'), /kubeloop-demo \(demo\) · [\d,]+ objects/);
   });
 
@@ -202,6 +209,21 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.ok(ev.text.includes(`message: message with ${XSS}`), ev.text);
     assert.deepEqual(dialogs, [], 'no alert dialog');
     assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
+  });
+
+  it('a Secret opens with every value masked, its size shown, and the last-applied annotation masked too', async () => {
+    await s.workbench.expandTreeRow('Secret');
+    const doc = await s.step('secret YAML, masked', async () => {
+      await s.workbench.treeRow('e2e-secret').first().click();
+      return waitFor('the secret YAML', async () => {
+        const e = await s.workbench.activeEditor();
+        return e.tab === 'e2e-secret.yaml' && /kind: Secret/.test(e.text) && /data:/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.match(doc.text, /Secret values are masked/);
+    assert.match(doc.text, new RegExp(`password: '<masked: ${SECRET_VALUE.length} bytes>'`));
+    assert.match(doc.text, /kubectl\.kubernetes\.io\/last-applied-configuration: '<masked: \d+ bytes>'/);
+    assert.ok(!doc.text.includes(SECRET_VALUE) && !doc.text.includes(Buffer.from(SECRET_VALUE).toString('base64')), 'no secret value in the document');
   });
 
   it('"Start Sync Loop": the KubeLoop output channel shows the sync loop\'s handler log lines', async () => {

@@ -4,6 +4,7 @@
  * Options come from KUBELOOP_DEMO_* environment variables (../demo/demoOptions.ts). The cluster
  * stops with the extension (deactivate). Glue only.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { startDemoCluster, type DemoCluster } from '../../demo/index';
@@ -94,6 +95,9 @@ export class DemoController implements vscode.Disposable {
     setContextKey(CONTEXT_KEYS.demoRunning, false);
     if (this.s.target.isDemo) this.s.target.setDemo(undefined);
     await c.stop();
+    // Its kubeconfig names a server that no longer exists.
+    if (this.kubeconfigPath) await rm(this.kubeconfigPath, { force: true }).catch(() => undefined);
+    this.kubeconfigPath = undefined;
     this.s.log.info('demo cluster: stopped');
   }
 

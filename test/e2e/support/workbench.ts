@@ -127,7 +127,12 @@ export class Workbench {
       return text === title ? true : undefined;
     });
     await this.page.keyboard.press('Enter');
-    await widget.waitFor({ state: 'hidden', timeout: DEFAULT_TIMEOUT });
+    // The palette closes; a command may open its own quick pick or input box in the same widget at once.
+    await waitFor(`the palette to close after "${title}"`, async () => {
+      if (!(await widget.isVisible())) return true;
+      const value = await input.inputValue({ timeout: 500 }).catch(() => '');
+      return value.startsWith('>') ? undefined : true;
+    });
   }
 
   /** Texts of the notification toasts currently shown. */
