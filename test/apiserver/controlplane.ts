@@ -232,22 +232,40 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
     fs.writeFileSync(kubeconfigPath, kubeconfig(server, caWorks ? caFile : undefined, adminToken), { mode: 0o600 });
 
     let restarts = 0;
-    const restartApiserver = async (): Promise<void> => {
-      const old = procs[procs.length - 1]!;
+    /** Starts a second apiserver on the same port and resolves once it serves and is ready. */
+    const startSecond = async (): Promise<Proc> => {
       const next = launch(binDir, 'kube-apiserver', apiArgs, dir, `kube-apiserver-${++restarts}`);
       procs.push(next);
       const until = Date.now() + (opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
-      // Until the new server listens, every answer is the old one's; after that the kernel spreads
-      // new connections over both, so a run of fresh-connection 200s means the new one is ready too.
-      await waitFor('the new kube-apiserver to listen', [procs[0]!, next], opts, until, async () =>
-        fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet'
-      );
-      let streak = 0;
-      await waitFor('both kube-apiservers /readyz', [procs[0]!, next], opts, until, async () => {
-        const r = await request(`${server}/readyz`, auth);
-        streak = r.status === 200 ? streak + 1 : 0;
-        return streak >= 16 || `${r.status} (${streak} in a row)`;
-      });
+      try {
+        // Until the new server listens, every answer is the old one's; after that the kernel spreads
+        // new connections over both, so a run of fresh-connection 200s means the new one is ready too.
+        await waitFor('the new kube-apiserver to listen', [procs[0]!, next], opts, until, async () =>
+          fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet'
+        );
+        let streak = 0;
+        await waitFor('both kube-apiservers /readyz', [procs[0]!, next], opts, until, async () => {
+          const r = await request(`${server}/readyz`, auth);
+          streak = r.status === 200 ? streak + 1 : 0;
+          return streak >= 16 || `${r.status} (${streak} in a row)`;
+        });
+        return next;
+      } catch (e) {
+        await terminate(next);
+        procs.splice(procs.indexOf(next), 1);
+        throw e;
+      }
+    };
+    const restartApiserver = async (): Promise<void> => {
+      const old = procs[procs.length - 1]!;
+      try {
+        await startSecond();
+      } catch (e) {
+        // Seen once on a saturated machine: the new server's post-start IP repair did not finish
+        // within its one minute and it exited. That is the harness's trouble, not the test's: once more.
+        if (opts.signal?.aborted) throw e;
+        await startSecond();
+      }
       await terminate(old);
       procs.splice(procs.indexOf(old), 1);
     };
