@@ -90,7 +90,7 @@ describe('ResourceModel', () => {
     const changes = recording(m);
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'p1')]));
     assert.deepEqual(m.namespaces(), ['a']);
-    assert.ok(changes.some((c) => c.kind === 'bucket' && c.namespace === 'b' && c.emptied));
+    assert.ok(changes.some((c) => c.kind === 'bucket' && c.namespace === 'b' && c.emptied), 'namespace b announced as emptied');
   });
 
   it('a per-namespace task replaces only its namespace', () => {
@@ -139,7 +139,7 @@ describe('ResourceModel', () => {
     m.reset('ctx');
     m.applyResult(result(task(NODES, 'Node', false), [obj('Node', 'n1')]));
     m.applyResult(result(task({ group: '', version: 'v1', resource: 'namespaces' }, 'Namespace', false), [obj('Namespace', 'empty')]));
-    assert.ok(m.hasClusterScoped());
+    assert.ok(m.hasClusterScoped(), 'the cluster-scoped group exists');
     assert.deepEqual(m.namespaces(), ['empty']);
     assert.equal(m.bucket(CLUSTER, 'nodes')!.objects.size, 1);
   });

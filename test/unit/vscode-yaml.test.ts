@@ -22,7 +22,7 @@ describe('object addresses (kubeloop: URIs)', () => {
 
   it('keeps an HTML name as plain characters (the tab shows it as text)', () => {
     const a: ObjectAddress = { context: 'c', group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', namespace: 'default', name: XSS };
-    assert.ok(addressToPath(a).endsWith(`/${XSS}.yaml`));
+    assert.ok(addressToPath(a).endsWith(`/${XSS}.yaml`), addressToPath(a));
     assert.deepEqual(pathToAddress(addressToPath(a)), a);
   });
 
@@ -32,7 +32,7 @@ describe('object addresses (kubeloop: URIs)', () => {
         const a: ObjectAddress = { context, group: 'apps', version: 'v1', resource: 'deployments', ...(namespace ? { namespace } : {}), name };
         const path = addressToPath(a);
         assert.equal(path.split('/').length, 7);
-        assert.ok(!/[?#\\]/.test(path));
+        assert.ok(!/[?#\\]/.test(path), path);
         assert.deepEqual(pathToAddress(path), a);
       }),
     );
@@ -80,7 +80,7 @@ describe('rendering an object as YAML', () => {
       fc.property(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string({ minLength: 4 })), (values) => {
         const data = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(`SECRET:${v}`).toString('base64')]));
         const text = renderObjectYaml({ context: 'c', ...SECRETS, version: 'v1', namespace: 'default', name: 'db' }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data, stringData: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, `SECRET:${v}`])) }, new Date(0));
-        assert.ok(text.startsWith('# secrets default/db in context "c"'));
+        assert.ok(text.startsWith('# secrets default/db in context "c"'), text.slice(0, 80));
         assert.match(text, /Secret values are masked/);
         for (const v of [...Object.values(data), ...Object.values(values).map((v) => `SECRET:${v}`)]) assert.ok(!text.includes(v), 'a value leaked');
         const body = load(text) as { data?: Record<string, string> };
