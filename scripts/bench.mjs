@@ -4,6 +4,7 @@
 //   syncloop  events per second through the sync loop and its heap under churn (issue 4)
 //   timeline  one timeline frame with 100,000 events: layout, draw calls, hit-test, filter (issue 5)
 //   podworkers  updates per second into the pod workers and how many syncs coalescing saves (issue 4)
+//   apiserver  the loader vs kubectl and the peers on a real kube-apiserver + etcd (issue 6)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
