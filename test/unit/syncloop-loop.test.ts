@@ -210,6 +210,18 @@ describe('syncLoopIteration cases', () => {
     await h.stop();
   });
 
+  it('housekeeping runs at the configured period (the extension\'s kubeloop.housekeepingPeriodSeconds)', async () => {
+    const h = harness({ sources: ['api'], housekeepingPeriodMs: 5000 });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    await h.clock.advance(14_999);
+    await drain();
+    assert.equal(h.iterations().filter((e) => e.source === 'housekeeping').length, 2, 'ticks at 5 s and 10 s, not every 2 s');
+    await h.clock.advance(1);
+    await drain();
+    assert.equal(h.iterations().filter((e) => e.source === 'housekeeping').length, 3, 'the third tick at 15 s');
+    await h.stop();
+  });
+
   it('housekeeping repairs missed events: removes what is no longer desired, re-adds dropped work', async () => {
     const h = harness();
     const a = probeMe('ua', { phase: 'Running', containerStatuses: [running(0, 'a')] });

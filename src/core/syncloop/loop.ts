@@ -9,7 +9,8 @@ export const BACKOFF_MAX_MS = 5000;
 export const BACKOFF_FACTOR = 2;
 
 /**
- * syncLoop: upstream kubelet.go — ticks syncCh every second and housekeepingCh every two, and runs
+ * syncLoop: upstream kubelet.go — ticks syncCh every second and housekeepingCh every two (or
+ * opts.housekeepingPeriodMs), and runs
  * syncLoopIteration until the signal aborts or configCh closes. Before each iteration it checks
  * runtimeErrors(); while there is one it skips the iteration and sleeps 100 ms, 200, 400, ... capped
  * at 5 s, and resets to 100 ms after the first clean check.
@@ -20,7 +21,7 @@ export const BACKOFF_FACTOR = 2;
 export async function syncLoop(kl: SyncLoop, signal: AbortSignal): Promise<void> {
   kl.logger.info('Starting kubelet main sync loop');
   const syncTicker = new Ticker(kl.clock, SYNC_PERIOD_MS, 'syncCh');
-  const housekeepingTicker = new Ticker(kl.clock, HOUSEKEEPING_PERIOD_MS, 'housekeepingCh');
+  const housekeepingTicker = new Ticker(kl.clock, kl.opts.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, 'housekeepingCh');
   let duration = BACKOFF_BASE_MS;
   try {
     while (!signal.aborted) {

@@ -37,6 +37,8 @@ export interface SyncLoopOptions {
   /** The loop skips iterations (with backoff) while this returns an error (upstream runtimeErrors). */
   runtimeErrors?: () => Error | undefined;
   channelCapacities?: { config?: number; pleg?: number; probe?: number };
+  /** Housekeeping period (upstream housekeepingPeriod, 2 s); the extension's setting sets it. */
+  housekeepingPeriodMs?: number;
 }
 
 /**

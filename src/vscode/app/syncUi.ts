@@ -47,15 +47,13 @@ export class SyncController implements vscode.Disposable {
       namespaces: settings.namespaces,
       types,
       syncPeriodSeconds: settings.syncPeriodSeconds,
+      housekeepingPeriodSeconds: settings.housekeepingPeriodSeconds,
       pageSize: settings.pageSize,
       model,
       timeline: this.s.timeline,
       log: this.s.log,
       origin: this.s.origin,
     });
-    if (settings.housekeepingPeriodSeconds !== 2) {
-      this.s.log.warn(`sync loop: kubeloop.housekeepingPeriodSeconds=${settings.housekeepingPeriodSeconds} is not applied yet; housekeeping runs every 2 s (core's loop has the upstream period built in)`);
-    }
     this.runner = runner;
     this.state = 'starting';
     setContextKey(CONTEXT_KEYS.syncRunning, true);

@@ -55,6 +55,7 @@ export interface SyncRequest {
   /** Types to keep converged besides pods (the loaded ones). */
   types: GroupVersionResource[];
   syncPeriodSeconds: number;
+  housekeepingPeriodSeconds?: number;
   pageSize: number;
   model: ResourceModel;
   timeline: TimelineStore;
@@ -87,6 +88,7 @@ export class SyncRunner {
       types: req.types,
       pageSize: req.pageSize,
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
+      housekeepingPeriodMs: req.housekeepingPeriodSeconds !== undefined ? req.housekeepingPeriodSeconds * 1000 : undefined,
       logger: syncLogger(req.log),
     });
     this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../../clock';
 import type { GroupVersionResource } from '../../timeline/events';
 import { kv } from '../log';
@@ -88,6 +89,9 @@ export class ClusterSync {
   /** Runs the sources and the loop until the signal aborts (or configCh closes). Never rejects for a source's failure. */
   async run(signal: AbortSignal): Promise<void> {
     const life = new AbortController();
+    // Every reflector, watch and request of this run listens on this one signal (about three per
+    // watched type): many listeners are by design, not a leak, so Node's warning at 11 is lifted.
+    setMaxListeners(0, life.signal);
     this.life = life;
     const onAbort = () => life.abort(signal.reason);
     if (signal.aborted) life.abort(signal.reason);
