@@ -7,7 +7,7 @@
 // Usage: node --expose-gc --import tsx bench/apiserver.ts [--sizes 5000,20000] [--repeats N] [--json FILE]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { measure, type Measurement } from './measure';
+import { objectsOf, runN, type Measurement } from './measure';
 import { discoverTypes, kubectlName, listPath } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { startControlPlane } from '../test/apiserver/controlplane';
@@ -25,29 +25,6 @@ const outFile = arg('--json', '.bench/apiserver.json');
 const PAGE = 500;
 const CONCURRENCY = 4;
 const NAMESPACES = 20;
-
-function median(ms: Measurement[]): Measurement {
-  const ok = ms.filter((m) => m.exitCode === 0);
-  if (ok.length === 0) return ms[0]!;
-  const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
-  return { ...s[Math.floor(s.length / 2)]!, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
-}
-
-async function runN(name: string, cmd: string, args: string[]): Promise<Measurement> {
-  const runs: Measurement[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await measure(name, cmd, args));
-  const m = median(runs);
-  if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
-  return m;
-}
-
-function objectsOf(m: Measurement): number | undefined {
-  try {
-    return JSON.parse(m.stdout.trim().split('\n').pop() ?? '').objects;
-  } catch {
-    return undefined;
-  }
-}
 
 async function benchSize(objects: number) {
   console.log(`\n## about ${objects.toLocaleString('en')} objects on a real kube-apiserver`);
@@ -75,11 +52,11 @@ async function benchSize(objects: number) {
     const node = process.execPath;
     const kl = ['dist/cli.js', 'load', '--kubeconfig', cp.kubeconfigPath, '--concurrency', String(CONCURRENCY), '--page-size', String(PAGE), '--json'];
     const results = {
-      kubeloop: await runN('KubeLoop (full objects)', node, kl),
-      kubeloopMeta: await runN('KubeLoop (metadata-only)', node, [...kl, '--metadata-only']),
-      raw: await runN('raw bytes bound', node, ['.bench/peers/raw.js', cp.kubeconfigPath, typesFile, String(PAGE), String(CONCURRENCY)]),
-      naive: await runN('naive client-node, sequential', node, ['.bench/peers/naive.js', cp.kubeconfigPath, typesFile]),
-      kubectl: await runN('kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
+      kubeloop: await runN(repeats, 'KubeLoop (full objects)', node, kl),
+      kubeloopMeta: await runN(repeats, 'KubeLoop (metadata-only)', node, [...kl, '--metadata-only']),
+      raw: await runN(repeats, 'raw bytes bound', node, ['.bench/peers/raw.js', cp.kubeconfigPath, typesFile, String(PAGE), String(CONCURRENCY)]),
+      naive: await runN(repeats, 'naive client-node, sequential', node, ['.bench/peers/naive.js', cp.kubeconfigPath, typesFile]),
+      kubectl: await runN(repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
         '--kubeconfig', cp.kubeconfigPath, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`,
       ]),
     };

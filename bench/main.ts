@@ -3,7 +3,7 @@
 // Usage: node --import tsx bench/main.ts [--sizes 10000,100000] [--repeats N] [--json FILE]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { measure, type Measurement } from './measure';
+import { objectsOf, runN, type Measurement } from './measure';
 import { startDemoProcess } from './demo';
 import { discoverTypes, kubectlName } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
@@ -18,30 +18,6 @@ const repeats = Number(arg('--repeats', '3'));
 const outFile = arg('--json', '.bench/load.json');
 const PAGE = 500;
 const CONCURRENCY = 4;
-
-function median(ms: Measurement[]): Measurement {
-  const ok = ms.filter((m) => m.exitCode === 0);
-  if (ok.length === 0) return ms[0];
-  const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
-  const m = s[Math.floor(s.length / 2)];
-  return { ...m, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
-}
-
-async function runN(n: number, name: string, cmd: string, args: string[]): Promise<Measurement> {
-  const runs: Measurement[] = [];
-  for (let i = 0; i < n; i++) runs.push(await measure(name, cmd, args));
-  const m = median(runs);
-  if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
-  return m;
-}
-
-function objectsOf(m: Measurement): number | undefined {
-  try {
-    return JSON.parse(m.stdout.trim().split('\n').pop() ?? '').objects;
-  } catch {
-    return undefined;
-  }
-}
 
 async function benchSize(objects: number) {
   console.log(`\n## ${objects.toLocaleString('en')} objects`);

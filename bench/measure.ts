@@ -55,3 +55,29 @@ export function measure(name: string, cmd: string, args: string[], opts: { env?:
     });
   });
 }
+
+/** The median run by wall time (failed runs are left out unless all failed); peak memory is the worst run's. */
+export function median(ms: Measurement[]): Measurement {
+  const ok = ms.filter((m) => m.exitCode === 0);
+  if (ok.length === 0) return ms[0]!;
+  const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
+  return { ...s[Math.floor(s.length / 2)]!, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
+}
+
+/** Runs a contender `n` times, one after another, and returns the median; a failure is printed. */
+export async function runN(n: number, name: string, cmd: string, args: string[]): Promise<Measurement> {
+  const runs: Measurement[] = [];
+  for (let i = 0; i < n; i++) runs.push(await measure(name, cmd, args));
+  const m = median(runs);
+  if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
+  return m;
+}
+
+/** The `objects` field of the JSON a contender prints last (KubeLoop's --json, the peers'). */
+export function objectsOf(m: Measurement): number | undefined {
+  try {
+    return JSON.parse(m.stdout.trim().split('\n').pop() ?? '').objects;
+  } catch {
+    return undefined;
+  }
+}
