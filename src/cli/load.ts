@@ -208,7 +208,8 @@ export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
   let client: KubeClient;
   try {
     ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: flags.context });
-    client = await KubeClient.connect(ctx, { qps: flags.qps, burst: flags.burst });
+    // A metadata-only load parses on this thread alone (list.ts): no I/O thread to start.
+    client = await KubeClient.connect(ctx, { qps: flags.qps, burst: flags.burst, ioThread: !flags.metadataOnly });
   } catch (e) {
     return fatal(io, e instanceof KubeConfigError ? e.message : `cannot set up a client: ${(e as Error).message}`);
   }

@@ -25,13 +25,17 @@ export interface RequestAuth {
   /** The one agent every request of this transport goes through. */
   readonly agent: http.Agent;
   readonly secure: boolean;
+  /** The agent's TLS material (CA, client certificate and key...), for the transport's I/O thread. */
+  readonly tls: Tls;
+  /** Changes whenever `tls` does (an exec plugin rotated the client certificate). */
+  readonly tlsVersion: number;
   /** Headers to send (Authorization, Impersonate-User). `force` re-applies dynamic credentials. */
   headers(force?: boolean): Promise<Record<string, string>>;
   /** Destroys the agent(s): no socket outlives the transport. */
   close(): void;
 }
 
-type Tls = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
+export type Tls = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
 
 function tlsOf(o: https.RequestOptions): Tls {
   const t: Tls = { ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, servername: o.servername };
@@ -91,6 +95,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshM
         ? new https.Agent({ keepAlive: true, ...tls })
         : new http.Agent({ keepAlive: true });
   let tls = tlsOf(first);
+  let tlsVersion = 0;
   let agent = makeAgent(tls);
   const retired: http.Agent[] = [];
   let cached = headersOf(first);
@@ -102,6 +107,12 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshM
       return agent;
     },
     secure,
+    get tls() {
+      return tls;
+    },
+    get tlsVersion() {
+      return tlsVersion;
+    },
     async headers(force = false) {
       if (!dynamic || (!force && clock.now() - cachedAt < refreshMs)) return cached;
       const o = await apply();
@@ -110,6 +121,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshM
         // An exec plugin rotated the client certificate: new connections must use it.
         retired.push(agent);
         tls = nextTls;
+        tlsVersion++;
         agent = makeAgent(tls);
       }
       cached = headersOf(o);

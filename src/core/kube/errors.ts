@@ -44,6 +44,17 @@ export class KubeTransportError extends Error {
   }
 }
 
+/** A socket-level failure of a request as a KubeTransportError, its kind decided by the error code. */
+export function classifyTransportError(err: NodeJS.ErrnoException, path: string): KubeTransportError {
+  const code = err.code ?? '';
+  let kind: TransportFailure = 'reset';
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) kind = 'connect';
+  else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO/.test(code)) kind = 'tls';
+  else if (code.startsWith('HPE_')) kind = 'protocol';
+  const what = kind === 'reset' ? 'connection reset' : kind === 'connect' ? 'cannot connect' : kind === 'tls' ? 'TLS failure' : 'HTTP protocol error';
+  return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
+}
+
 /** A kubeconfig problem: missing file, broken YAML, unknown context, no current context, bad entry. */
 export class KubeConfigError extends Error {
   override readonly name = 'KubeConfigError';

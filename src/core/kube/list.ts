@@ -16,12 +16,18 @@
  *   with the transfer and parse of N. At most one page is in flight ahead of the one being consumed;
  *   a prefetched page that turns out unneeded (error, token mismatch) is aborted. Set pipeline:false
  *   for strictly sequential pages.
+ * - Where the transport has an I/O thread, that thread walks the pages (listStream.ts) and this one
+ *   only parses them, so the chain of requests does not wait for parsing. A page the stream cannot
+ *   deliver (an error answer, a failed request) is taken over by this thread from that page on, its
+ *   failure counting as the first attempt: retries, Retry-After, the 410 fallback and 401 refresh are
+ *   the same either way.
  * - Memory: managedFields are dropped (large, and nothing we show uses them) unless asked for; in
  *   metadata-only mode an item keeps only its metadata, whether or not the server honoured the
  *   PartialObjectMetadataList Accept header.
  */
 import { KubeApiError, KubeTransportError } from './errors';
 import { resourcePath } from './paths';
+import type { StreamedPage } from './listStream';
 import type { KubeTransport, RetryInfo } from './transport';
 import type { GroupVersionResource, KubeObject, ListMeta } from './types';
 
@@ -135,7 +141,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const prefetch = limit !== undefined && opts.pipeline !== false;
   const contQuery = (token: string) => ({ ...selectors, limit, continue: token });
 
-  const start = (query: Fetch['query'], current: boolean): Fetch => {
+  const start = (query: Fetch['query'], current: boolean, prior?: KubeApiError | KubeTransportError): Fetch => {
     const ac = new AbortController();
     const outer = hooks.signal;
     const onAbort = () => ac.abort(outer!.reason);
@@ -154,22 +160,8 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
         }
       : undefined;
     f.promise = t
-      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek })
-      .then((res) => {
-        const body = res.body;
-        if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
-          throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
-        }
-        const page = body.items ?? [];
-        const out: KubeObject[] = new Array(page.length);
-        for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], !!opts.metadataOnly, !!opts.keepManagedFields);
-        // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
-        // back from the list's own, as client-go's unstructured decoding does, so an object reads
-        // the same whether it came from a list or a watch event.
-        const kind = !opts.metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
-        if (kind) for (const o of out) if (o.kind === undefined) (o.kind = kind), (o.apiVersion ??= body.apiVersion);
-        return { items: out, next: body.metadata?.continue ?? '', bytes: res.bytes, resourceVersion: body.metadata?.resourceVersion };
-      })
+      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek }, prior)
+      .then((res) => toPage(res.body, res.bytes))
       .finally(() => outer?.removeEventListener('abort', onAbort));
     f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
     return f;
@@ -181,8 +173,60 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     for (let a = f?.ahead; a; a = a.ahead) a.ac.abort(new Error('prefetched page not needed'));
   };
 
-  let cur = start(cont0(selectors, limit, opts), true);
+  const toPage = (b: unknown, bytes: number): Page => {
+    const body = b as ListBody;
+    if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
+      throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
+    }
+    const page = body.items ?? [];
+    const out: KubeObject[] = new Array(page.length);
+    for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], !!opts.metadataOnly, !!opts.keepManagedFields);
+    // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
+    // back from the list's own, as client-go's unstructured decoding does, so an object reads
+    // the same whether it came from a list or a watch event.
+    const kind = !opts.metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
+    if (kind) for (const o of out) if (o.kind === undefined) (o.kind = kind), (o.apiVersion ??= body.apiVersion);
+    return { items: out, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion };
+  };
+  const take = (page: Page) => {
+    for (let i = 0; i < page.items.length; i++) items.push(page.items[i]);
+    result.pages++;
+    result.bytes += page.bytes;
+    result.resourceVersion = page.resourceVersion ?? result.resourceVersion;
+    hooks.onPage?.({ index: result.pages - 1, items: page.items.length, bytes: page.bytes, more: page.next !== '' });
+  };
+
+  // The I/O thread's stream first; the loop below takes over at the page it could not deliver.
+  let from: Fetch['query'] = cont0(selectors, limit, opts);
+  let prior: KubeApiError | KubeTransportError | undefined;
   let isContinuation = false;
+  // Full objects only: metadata pages parse quickly, and there the thread costs more than it saves
+  // (measured: metadata-only load of 100k objects 0.82 s on this thread, 0.96 s on the I/O thread).
+  const stream = limit !== undefined && !opts.metadataOnly ? await t.openListStream({ path, query: from, nextQuery: { ...selectors, limit }, accept, signal: hooks.signal, prefetch, timeoutMs: opts.requestTimeoutMs }) : undefined;
+  if (stream) {
+    try {
+      for (;;) {
+        let p: StreamedPage;
+        try {
+          p = await stream.next();
+        } catch (e) {
+          if (!(e instanceof KubeApiError || e instanceof KubeTransportError)) throw e; // the caller's abort
+          prior = e;
+          break;
+        }
+        const page = toPage(p.body, p.bytes);
+        take(page);
+        if (!page.next) return result;
+        isContinuation = true;
+        from = contQuery(page.next);
+        if (p.token !== page.next) break; // the stream could not read this page's token: go on here
+      }
+    } finally {
+      stream.close();
+    }
+  }
+
+  let cur = start(from, true, prior);
   for (;;) {
     let page: Page;
     try {
@@ -204,11 +248,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
       hooks.onPage?.({ index: result.pages - 1, items: p.items.length, bytes: p.bytes, more: false });
       return result;
     }
-    for (const o of page.items) items.push(o);
-    result.pages++;
-    result.bytes += page.bytes;
-    result.resourceVersion = page.resourceVersion ?? result.resourceVersion;
-    hooks.onPage?.({ index: result.pages - 1, items: page.items.length, bytes: page.bytes, more: page.next !== '' });
+    take(page);
     if (!page.next) {
       dropAhead(cur);
       return result;

@@ -20,9 +20,17 @@ export const DEFAULT_BURST = 300;
 export interface RateLimiter {
   /** Resolves when the caller may send one request; rejects with the signal's reason if aborted. */
   take(signal?: AbortSignal): Promise<void>;
+  /** Takes a token only if one is available now (never waits). */
+  tryTake(): boolean;
+  /** Gives back tokens taken for requests that were never sent. */
+  refund(n: number): void;
 }
 
-export const unlimited: RateLimiter = { take: (signal) => (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()) };
+export const unlimited: RateLimiter = {
+  take: (signal) => (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()),
+  tryTake: () => true,
+  refund: () => {},
+};
 
 export class TokenBucket implements RateLimiter {
   private tokens: number;
@@ -40,6 +48,17 @@ export class TokenBucket implements RateLimiter {
     const now = this.clock.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
     this.last = now;
+  }
+
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  refund(n: number): void {
+    this.tokens = Math.min(this.burst, this.tokens + n);
   }
 
   async take(signal?: AbortSignal): Promise<void> {

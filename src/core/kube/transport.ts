@@ -2,8 +2,9 @@
  * KubeTransport: the one HTTP(S) path to an API server for a whole load (or a whole sync loop).
  *
  * Guarantees:
- * - One keep-alive agent (see auth.ts) carries every request; close() destroys it, so no socket
- *   outlives the transport.
+ * - One keep-alive agent (see auth.ts) carries every request of this thread; paged lists are
+ *   walked by the transport's I/O thread (ioThread.ts, listStream.ts) on its own keep-alive agent.
+ *   close() destroys both, so no socket outlives the transport.
  * - Every request takes an AbortSignal that really aborts: the request (and its socket) is destroyed
  *   at once, whether it is connecting, waiting for headers or streaming the body, and the promise
  *   rejects with the signal's reason. Listeners and timers are released on every outcome.
@@ -18,7 +19,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { createRequestAuth, type RequestAuth } from './auth';
-import { apiErrorFromResponse, KubeApiError, KubeTransportError, type TransportFailure } from './errors';
+import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError } from './errors';
+import { IoThread } from './ioThread';
+import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
@@ -32,6 +35,11 @@ export interface TransportOptions {
   requestTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   userAgent?: string;
+  /**
+   * Walk paged lists on an I/O thread (default: true unless a clock other than the real one is
+   * given, since the thread keeps real time; never for a cluster reached through a proxy).
+   */
+  ioThread?: boolean;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -74,6 +82,8 @@ export interface TransportStats {
   retries: number;
   bytesReceived: number;
   inFlight: number;
+  /** List pages delivered by the I/O thread (the rest came through this thread). */
+  streamedPages: number;
 }
 
 const USER_AGENT = 'kubeloop/0.1 (node)';
@@ -85,14 +95,13 @@ export function buildUrl(server: URL, path: string, query?: Query): URL {
   return url;
 }
 
-function classify(err: NodeJS.ErrnoException, path: string): KubeTransportError {
-  const code = err.code ?? '';
-  let kind: TransportFailure = 'reset';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) kind = 'connect';
-  else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO/.test(code)) kind = 'tls';
-  else if (code.startsWith('HPE_')) kind = 'protocol';
-  const what = kind === 'reset' ? 'connection reset' : kind === 'connect' ? 'cannot connect' : kind === 'tls' ? 'TLS failure' : 'HTTP protocol error';
-  return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
+/**
+ * The text of a JSON body, which API servers send as UTF-8. A body known to be pure ASCII (the I/O
+ * thread checks each page, off the parsing thread) is copied as latin1, which gives the same string
+ * without UTF-8 decoding. Checking here instead, on the parsing thread, costs what it saves.
+ */
+export function decodeBody(body: Buffer, ascii = false): string {
+  return ascii ? body.toString('latin1') : body.toString('utf8');
 }
 
 /** Failures of a request sent on a reused keep-alive socket before any answer (see openStream). */
@@ -106,7 +115,7 @@ interface Raw {
 
 export class KubeTransport {
   readonly server: URL;
-  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, inFlight: 0 };
+  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, inFlight: 0, streamedPages: 0 };
   private readonly clock: Clock;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
@@ -116,6 +125,7 @@ export class KubeTransport {
     readonly context: KubeContext,
     private readonly auth: RequestAuth,
     private readonly opts: TransportOptions,
+    private readonly io: IoThread | undefined,
   ) {
     this.server = new URL(context.server);
     this.clock = opts.clock ?? realClock;
@@ -125,40 +135,82 @@ export class KubeTransport {
 
   /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
   static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
-    const auth = await createRequestAuth(context, opts.clock ?? realClock);
-    return new KubeTransport(context, auth, opts);
+    // The I/O thread boots while the credentials are applied and discovery runs: started at the
+    // first list, its boot would delay every list of a load.
+    const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
+    const io = wanted && !context.cluster.proxyUrl ? IoThread.start(context.server.startsWith('https:')) : undefined;
+    try {
+      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock), opts, io);
+    } catch (e) {
+      io?.close();
+      throw e;
+    }
   }
 
-  /** GET a JSON document with rate limiting, retries and parsing. */
-  async getJson<T = unknown>(spec: RequestSpec): Promise<JsonResponse<T>> {
+  /** Whether paged lists are walked by the I/O thread (see TransportOptions.ioThread). */
+  get listStreams(): boolean {
+    return !this.closed && !!this.io?.usable;
+  }
+
+  /** The pages of one paged list, walked by the I/O thread; undefined when list streams are off. */
+  async openListStream(spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number }): Promise<ListStream | undefined> {
+    const io = this.io;
+    if (!io || !this.listStreams) return undefined;
+    return openListStream(
+      {
+        io,
+        auth: this.auth,
+        limiter: this.limiter,
+        stats: this.stats,
+        headersFor: (accept) => this.headersFor({ path: spec.path, accept }, false),
+        decode: decodeBody,
+      },
+      { ...spec, url: buildUrl(this.server, spec.path, spec.query), next: buildUrl(this.server, spec.path, spec.nextQuery), timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0 },
+    );
+  }
+
+  /**
+   * GET a JSON document with rate limiting, retries and parsing. `firstFailure`: the first attempt
+   * was made elsewhere (a list stream) and failed so; the retry policy starts from it.
+   */
+  async getJson<T = unknown>(spec: RequestSpec, firstFailure?: KubeApiError | KubeTransportError): Promise<JsonResponse<T>> {
     const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
     let retries = 0;
     let authRefreshed = false;
     let forceAuth = false;
+    let prior = firstFailure;
     for (;;) {
-      let raw: Raw;
-      try {
-        raw = await this.attempt(spec, forceAuth);
-        forceAuth = false;
-      } catch (e) {
-        const d = e instanceof KubeTransportError ? decideRetry(e, state, this.policy) : { retry: false as const };
-        if (!d.retry) throw e;
-        retries++;
-        await this.pause(spec, { attempt: retries, delayMs: d.delayMs, kind: d.kind, error: e as KubeTransportError });
-        continue;
-      }
-      if (raw.status >= 200 && raw.status < 300) {
-        const contentType = String(raw.headers['content-type'] ?? '');
-        let body: T;
+      let err: KubeApiError;
+      if (prior instanceof KubeApiError) {
+        err = prior;
+        prior = undefined;
+      } else {
+        let raw: Raw;
         try {
-          body = JSON.parse(raw.body.toString('utf8')) as T;
+          if (prior) throw prior;
+          raw = await this.attempt(spec, forceAuth);
+          forceAuth = false;
         } catch (e) {
-          throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid JSON (${(e as Error).message}; ${raw.body.length} bytes, content-type ${contentType || 'none'})`, spec.path);
+          prior = undefined;
+          const d = e instanceof KubeTransportError ? decideRetry(e, state, this.policy) : { retry: false as const };
+          if (!d.retry) throw e;
+          retries++;
+          await this.pause(spec, { attempt: retries, delayMs: d.delayMs, kind: d.kind, error: e as KubeTransportError });
+          continue;
         }
-        return { status: raw.status, contentType, body, bytes: raw.body.length, retries };
+        if (raw.status >= 200 && raw.status < 300) {
+          const contentType = String(raw.headers['content-type'] ?? '');
+          let body: T;
+          try {
+            body = JSON.parse(raw.body.toString('utf8')) as T;
+          } catch (e) {
+            throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid JSON (${(e as Error).message}; ${raw.body.length} bytes, content-type ${contentType || 'none'})`, spec.path);
+          }
+          return { status: raw.status, contentType, body, bytes: raw.body.length, retries };
+        }
+        err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
       }
-      const err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
-      if (raw.status === 401 && !authRefreshed) {
+      if (err.status === 401 && !authRefreshed) {
         // Expired exec/auth-provider credentials: refresh once and try again (free for static auth: same headers).
         authRefreshed = forceAuth = true;
         retries++;
@@ -262,6 +314,7 @@ export class KubeTransport {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.io?.close();
     this.auth.close();
   }
 

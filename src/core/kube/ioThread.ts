@@ -1,0 +1,146 @@
+/**
+ * IoThread: a worker thread that walks paged lists, so the thread that parses the pages and keeps
+ * the objects does not also decrypt TLS, parse HTTP, gather chunks and chase continue tokens.
+ *
+ * Why: a load is bound by the thread that parses JSON. When that thread also drives the requests,
+ * every link of a long list's chain (read the token, send the next request) waits behind whatever
+ * parsing is queued, and the network work competes with the parsing for the same thread. On this
+ * thread the chains move at the server's pace and the parsing thread only decodes and parses; each
+ * page crosses as one transferred buffer (no copy between threads).
+ *
+ * Guarantees:
+ * - A stream's messages arrive in list order, and the last one says `end`; after cancel() nothing
+ *   more arrives, and the worker has destroyed the stream's requests (the server sees them go).
+ * - The worker sends a request only with a grant; the transport grants as its rate limiter allows.
+ * - close() terminates the worker and with it every socket of its agent.
+ * - The worker keeps the process alive only while a stream is open (it is unref'd when idle).
+ * - If the worker dies, every open stream ends with a reset failure (retried by the transport's
+ *   policy on the calling thread) and `failed` is set, so no new stream is opened on it.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Tls } from './auth';
+import { ioWorkerMain, type FromWorker, type IoWorkerData, type ToWorker } from './ioWorker';
+
+export type StreamMessage = Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer } | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>;
+
+export interface ListStreamRequest {
+  /** First page's URL, and the URL a continue token is appended to. */
+  url: string;
+  next: string;
+  headers: Record<string, string>;
+  grants: number;
+  prefetch: boolean;
+  timeoutMs: number;
+}
+
+/**
+ * PEM material as text: a Buffer crosses to the worker as a plain Uint8Array, which the https agent
+ * would turn into a comma-separated byte list for its connection-pool key on every request. A PKCS#12
+ * (pfx) stays binary and is made a Buffer again in the worker.
+ */
+function cloneableTls(tls: Tls): Tls {
+  const text = (v: unknown): unknown => (Buffer.isBuffer(v) ? v.toString('utf8') : Array.isArray(v) ? v.map(text) : v);
+  return { ...tls, ca: text(tls.ca) as Tls['ca'], cert: text(tls.cert) as Tls['cert'], key: text(tls.key) as Tls['key'] };
+}
+
+// `__name`: bundlers that keep function names (esbuild's keepNames, as tsx uses) wrap functions in
+// a helper of the bundle's scope; the worker's copy of the source gets a no-op one.
+const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require);`;
+
+export class IoThread {
+  private readonly worker: Worker;
+  private readonly streams = new Map<number, (m: StreamMessage) => void>();
+  private nextId = 1;
+  private closed = false;
+  private tlsVersion = -1;
+  /** Set when the worker died: no new stream is opened on it. */
+  failed: Error | undefined;
+
+  /** A running thread, or undefined where worker threads are not available (lists then stay here). */
+  static start(secure: boolean): IoThread | undefined {
+    try {
+      return new IoThread(secure);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private constructor(secure: boolean) {
+    const workerData: IoWorkerData = { secure };
+    this.worker = new Worker(SOURCE, { eval: true, workerData, name: 'kubeloop-io' });
+    this.worker.unref();
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (e) => this.die(e));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.die(new Error(`I/O thread exited with code ${code}`));
+    });
+  }
+
+  /** Not closed, and the worker did not die. */
+  get usable(): boolean {
+    return !this.closed && !this.failed;
+  }
+
+  /** TLS material for new connections; `version` changes when it rotates. */
+  useTls(tls: Tls, version: number): void {
+    if (version === this.tlsVersion) return;
+    this.tlsVersion = version;
+    this.post({ t: 'tls', tls: cloneableTls(tls) });
+  }
+
+  /** Opens a stream; `onMessage` gets its pages and its end. Returns the stream's id. */
+  openList(r: ListStreamRequest, onMessage: (m: StreamMessage) => void): number {
+    const id = this.nextId++;
+    if (this.streams.size === 0) this.worker.ref();
+    this.streams.set(id, onMessage);
+    this.post({ t: 'list', id, ...r });
+    return id;
+  }
+
+  grant(id: number, grants: number, headers: Record<string, string>): void {
+    if (this.streams.has(id)) this.post({ t: 'grant', id, grants, headers });
+  }
+
+  cancel(id: number): void {
+    if (this.forget(id)) this.post({ t: 'cancel', id });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.streams.clear();
+    void this.worker.terminate();
+  }
+
+  private post(m: ToWorker): void {
+    if (this.usable) this.worker.postMessage(m);
+  }
+
+  private forget(id: number): boolean {
+    if (!this.streams.delete(id)) return false;
+    if (this.streams.size === 0) this.worker.unref();
+    return true;
+  }
+
+  private onMessage(m: FromWorker): void {
+    const deliver = this.streams.get(m.id);
+    if (!deliver) return; // cancelled meanwhile
+    if (m.end) this.forget(m.id);
+    if (m.t === 'page') {
+      const { id: _id, body, ...rest } = m;
+      deliver({ ...rest, body: Buffer.from(body, 0, m.length) });
+    } else {
+      const { id: _id, ...rest } = m;
+      deliver(rest);
+    }
+  }
+
+  private die(e: Error): void {
+    if (this.failed || this.closed) return;
+    this.failed = e;
+    const open = [...this.streams.values()];
+    this.streams.clear();
+    for (const deliver of open) deliver({ t: 'fail', kind: 'reset', message: `I/O thread failed: ${e.message}`, sent: 0, end: true });
+    void this.worker.terminate();
+  }
+}

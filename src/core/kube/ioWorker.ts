@@ -1,0 +1,227 @@
+/**
+ * The I/O thread's side of paged-list streams (see ioThread.ts for the why and the guarantees).
+ *
+ * `ioWorkerMain` is shipped to the worker as source text (`ioWorkerMain.toString()`), so it must be
+ * self-contained: it may use only its parameter (the worker's `require`) and what it loads with it.
+ *
+ * A stream walks one paged list: it GETs the first page, reads the continue token from the page's
+ * leading bytes (a list's metadata precedes its items), and GETs the next page at once (pipelined,
+ * at most one page ahead) or when the page has ended (`prefetch: false`). Every request spends one
+ * grant; the main thread grants requests as its rate limiter allows. Pages are posted in order, each
+ * as one transferred buffer. The stream ends, and says so, after the last page, after any answer
+ * that is not 2xx (posted with its status, headers and body), after a failure (connection, reset,
+ * timeout), or when the token cannot be read from a page's leading bytes (the main thread then
+ * parses the page and goes on by itself).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Tls } from './auth';
+
+export type ToWorker =
+  | { t: 'tls'; tls: Tls }
+  | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
+  | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
+  | { t: 'cancel'; id: number };
+
+/** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
+export type FromWorker =
+  | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; ascii: boolean; token: string | null; sent: number; end: boolean }
+  | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout'; code?: string; message: string; sent: number; end: true };
+
+export interface IoWorkerData {
+  secure: boolean;
+}
+
+export function ioWorkerMain(load: (id: string) => any): void {
+  const { parentPort, workerData } = load('node:worker_threads');
+  const { isAscii } = load('node:buffer');
+  const http = load('node:http');
+  const https = load('node:https');
+  const { secure } = workerData as IoWorkerData;
+  // A list's continue token is looked for in its first 64 KB, before `"items"` (Kubernetes writes a
+  // list's metadata first); a page whose token is not found there ends the stream (token null).
+  const SCAN = 64 * 1024;
+  const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
+  const makeAgent = (tls: Tls) => (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  let agent = makeAgent({});
+  const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
+
+  interface Fetch {
+    req?: { destroy(): void };
+    timer?: ReturnType<typeof setTimeout>;
+    status: number;
+    headers: IncomingHttpHeaders;
+    /** The body: copied into one buffer of the announced Content-Length as it arrives, else gathered. */
+    body?: Buffer;
+    chunks: Buffer[];
+    size: number;
+    head: string;
+    /** undefined: not known yet; null: cannot be read; '': the last page. */
+    token?: string | null;
+    done: boolean;
+    /** The page after this one has been requested. */
+    followed: boolean;
+    failure?: { kind: 'connect' | 'reset' | 'timeout'; code?: string; message: string };
+  }
+  interface Stream {
+    id: number;
+    next: string;
+    headers: Record<string, string>;
+    grants: number;
+    prefetch: boolean;
+    timeoutMs: number;
+    /** Requested and not yet posted, in list order. */
+    fetches: Fetch[];
+    /** The page requested last (possibly posted already). */
+    newest?: Fetch;
+    sent: number;
+  }
+  const streams = new Map<number, Stream>();
+  const bodyBuffer = (size: number): Buffer => Buffer.allocUnsafeSlow(size);
+  const isOk = (f: Fetch) => f.status >= 200 && f.status < 300;
+
+  /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined). */
+  const tokenOf = (head: string): string | null | undefined => {
+    const at = head.indexOf('"items"');
+    if (at < 0) return head.length >= SCAN ? null : undefined;
+    const m = CONTINUE.exec(head.slice(0, at));
+    if (!m) return '';
+    try {
+      return JSON.parse(`"${m[1]}"`) as string;
+    } catch {
+      return null;
+    }
+  };
+
+  const stop = (s: Stream) => {
+    streams.delete(s.id);
+    for (const f of s.fetches) {
+      f.done = true;
+      if (f.timer) clearTimeout(f.timer);
+      f.req?.destroy(); // the server sees the connection go
+    }
+    s.fetches.length = 0;
+  };
+
+  /** Posts the pages that are complete, in order; the stream ends after the last one it can follow. */
+  const flush = (s: Stream) => {
+    while (streams.has(s.id) && s.fetches.length > 0 && s.fetches[0].done) {
+      const f = s.fetches.shift()!;
+      const sent = s.sent;
+      s.sent = 0;
+      if (f.failure) {
+        stop(s);
+        post({ t: 'fail', id: s.id, ...f.failure, sent, end: true });
+        return;
+      }
+      const ok = isOk(f);
+      const end = !ok || !f.token;
+      // The body's ArrayBuffer is its own (never a slice of Node's shared pool), so it can be
+      // transferred; `length` says how much of it is the body.
+      let body: Buffer;
+      if (f.body) body = f.body.subarray(0, f.size);
+      else {
+        body = bodyBuffer(f.size);
+        let at = 0;
+        for (const c of f.chunks) at += c.copy(body, at);
+      }
+      f.chunks = [];
+      f.body = undefined;
+      const ab = body.buffer as ArrayBuffer;
+      if (end) stop(s);
+      // Whether the body is pure ASCII is checked here, off the parsing thread (see decodeBody).
+      post({ t: 'page', id: s.id, status: f.status, headers: ok ? {} : f.headers, body: ab, length: f.size, ascii: isAscii(body), token: ok ? (f.token ?? null) : null, sent, end }, [ab]);
+    }
+  };
+
+  /** Requests the page after the newest one once its token is known (with prefetch: from its first bytes). */
+  const follow = (s: Stream) => {
+    const n = s.newest;
+    if (!n || !streams.has(s.id) || s.grants <= 0 || n.followed || n.failure || !isOk(n) || !n.token) return;
+    if (!s.prefetch && !n.done) return;
+    n.followed = true;
+    launch(s, s.next + (s.next.includes('?') ? '&' : '?') + 'continue=' + encodeURIComponent(n.token));
+  };
+
+  const launch = (s: Stream, url: string) => {
+    s.grants--;
+    s.sent++;
+    const f: Fetch = { status: 0, headers: {}, chunks: [], size: 0, head: '', done: false, followed: false };
+    s.fetches.push(f);
+    s.newest = f;
+    const fail = (failure: NonNullable<Fetch['failure']>) => {
+      if (f.done) return;
+      f.done = true;
+      f.failure = failure;
+      if (f.timer) clearTimeout(f.timer);
+      f.req?.destroy();
+      flush(s);
+    };
+    const req = (secure ? https : http).request(url, { method: 'GET', agent, headers: s.headers });
+    f.req = req;
+    if (s.timeoutMs > 0) f.timer = setTimeout(() => fail({ kind: 'timeout', message: `no complete response within ${s.timeoutMs} ms` }), s.timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => fail({ kind: 'connect', code: e.code, message: e.message }));
+    req.on('response', (res: import('node:http').IncomingMessage) => {
+      f.status = res.statusCode ?? 0;
+      f.headers = res.headers;
+      const ok = isOk(f);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isSafeInteger(declared) && declared > 0 && declared <= 1 << 30) f.body = bodyBuffer(declared);
+      res.on('data', (c: Buffer) => {
+        if (f.done) return;
+        if (f.body && f.size + c.length <= f.body.length) c.copy(f.body, f.size);
+        else {
+          if (f.body) f.chunks.push(f.body.subarray(0, f.size)), (f.body = undefined); // longer than announced
+          f.chunks.push(c);
+        }
+        f.size += c.length;
+        if (ok && f.token === undefined) {
+          f.head += c.toString('latin1', 0, Math.min(c.length, SCAN - f.head.length));
+          f.token = tokenOf(f.head);
+          if (f.token !== undefined) follow(s);
+        }
+      });
+      res.on('end', () => {
+        if (f.done) return;
+        if (f.timer) clearTimeout(f.timer);
+        if (ok && f.token === undefined) f.token = tokenOf(f.head) ?? null;
+        f.done = true;
+        follow(s); // without prefetch, the next page is requested now, before this one is posted
+        flush(s);
+      });
+      res.on('aborted', () => fail({ kind: 'reset', message: 'connection reset while reading the response' }));
+      res.on('error', (e: NodeJS.ErrnoException) => fail({ kind: 'reset', code: e.code, message: e.message }));
+      res.on('close', () => {
+        if (!res.complete) fail({ kind: 'reset', message: 'connection closed before the response was complete' });
+      });
+    });
+    req.end();
+  };
+
+  parentPort.on('message', (m: ToWorker) => {
+    if (m.t === 'list') {
+      const s: Stream = { id: m.id, next: m.next, headers: m.headers, grants: m.grants, prefetch: m.prefetch, timeoutMs: m.timeoutMs, fetches: [], sent: 0 };
+      streams.set(m.id, s);
+      launch(s, m.url);
+    } else if (m.t === 'grant') {
+      const s = streams.get(m.id);
+      if (!s) return;
+      s.grants += m.grants;
+      s.headers = m.headers; // fresh credentials (exec plugins) for the requests still to come
+      follow(s);
+    } else if (m.t === 'cancel') {
+      const s = streams.get(m.id);
+      if (s) stop(s);
+    } else if (m.t === 'tls') {
+      // New credentials (e.g. a rotated client certificate): new connections use them.
+      const bin = (v: unknown): unknown =>
+        v instanceof Uint8Array
+          ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+          : Array.isArray(v)
+            ? v.map(bin)
+            : v && typeof v === 'object' && 'buf' in v
+              ? { ...v, buf: bin((v as { buf: unknown }).buf) } // PxfObject
+              : v;
+      agent = makeAgent({ ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] });
+    }
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * ListStream: the pages of one paged list, fetched by the transport's I/O thread (ioThread.ts) and
+ * parsed here, on the calling thread, one by one as the caller asks for them.
+ *
+ * Guarantees:
+ * - next() yields the pages in order: the parsed body, its size, and the continue token the I/O
+ *   thread read from the page's first bytes ('' after the last page; null when it could not read it,
+ *   and then the stream is over and the caller goes on with the token of the parsed body).
+ * - A page that is not a 2xx answer, or whose request failed (connection, reset, per-request
+ *   timeout), or whose body is not JSON, makes next() reject with the same typed error the transport
+ *   would give for that request (KubeApiError / KubeTransportError), once: the stream is then over,
+ *   and the caller may hand that error to getJson as the failed first attempt of the page (so
+ *   retries, Retry-After and 401 refresh work as for any request).
+ * - Rate limit: every request the I/O thread sends was granted a token first: the first at once,
+ *   up to `window - 1` more if the bucket has them now, then one per page taken. Tokens granted for
+ *   requests never sent are refunded when the stream ends.
+ * - The caller's signal aborts the stream: next() rejects with its reason and the requests are
+ *   destroyed. close() ends the stream at any time (idempotent; the caller must call it).
+ */
+import type { RequestAuth } from './auth';
+import { apiErrorFromResponse, classifyTransportError, KubeTransportError } from './errors';
+import type { IoThread, StreamMessage } from './ioThread';
+import type { RateLimiter } from './rateLimiter';
+import { abortReason } from '../clock';
+
+export interface ListStreamSpec {
+  path: string;
+  /** Full URL of the first page, and the URL a continue token is appended to. */
+  url: URL;
+  next: URL;
+  accept: string;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** Request page N+1 as soon as page N's first bytes show its token (else when page N has ended). */
+  prefetch: boolean;
+}
+
+export interface StreamedPage {
+  body: unknown;
+  bytes: number;
+  token: string | null;
+}
+
+export interface ListStream {
+  next(): Promise<StreamedPage>;
+  close(): void;
+}
+
+/** What the stream needs of its transport. */
+export interface StreamHost {
+  io: IoThread;
+  auth: RequestAuth;
+  limiter: RateLimiter;
+  stats: { requests: number; bytesReceived: number; inFlight: number; streamedPages: number };
+  headersFor(accept: string): Promise<Record<string, string>>;
+  /** Text of a JSON body; `ascii` when the body is known to be pure ASCII. */
+  decode(body: Buffer, ascii?: boolean): string;
+}
+
+/** Pages a stream may have requested ahead of the one its caller takes. */
+export const STREAM_WINDOW = 3;
+
+export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promise<ListStream> {
+  const { signal, path } = spec;
+  await h.limiter.take(signal);
+  let granted = 1;
+  while (granted < STREAM_WINDOW && h.limiter.tryTake()) granted++;
+  const headers = await h.headersFor(spec.accept);
+  if (signal?.aborted) {
+    h.limiter.refund(granted);
+    throw abortReason(signal);
+  }
+  h.io.useTls(h.auth.tls, h.auth.tlsVersion);
+
+  const queue: StreamMessage[] = [];
+  let waiter: { resolve: (m: StreamMessage) => void; reject: (e: unknown) => void } | undefined;
+  let sent = 0;
+  let open = true;
+  let failed: unknown;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    h.stats.inFlight--;
+    signal?.removeEventListener('abort', onAbort);
+    h.limiter.refund(granted - sent);
+  };
+  const close = () => {
+    if (open) h.io.cancel(id);
+    end();
+  };
+  const onAbort = () => {
+    const reason = abortReason(signal!);
+    close();
+    failed ??= reason;
+    waiter?.reject(reason);
+    waiter = undefined;
+  };
+  const id: number = h.io.openList({ url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs }, (m) => {
+    sent += m.sent;
+    h.stats.requests += m.sent;
+    if (m.end) end();
+    if (waiter) {
+      const w = waiter;
+      waiter = undefined;
+      w.resolve(m);
+    } else queue.push(m);
+  });
+  h.stats.inFlight++;
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const toPage = (m: StreamMessage): StreamedPage => {
+    if (m.t === 'fail') {
+      if (m.kind === 'timeout') throw new KubeTransportError('timeout', `GET ${path}: ${m.message}`, path);
+      if (m.kind === 'reset') throw new KubeTransportError('reset', `GET ${path}: ${m.message}`, path);
+      throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
+    }
+    const bytes = m.body.length;
+    h.stats.bytesReceived += bytes;
+    if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
+    let body: unknown;
+    try {
+      body = JSON.parse(h.decode(m.body, m.ascii));
+    } catch (e) {
+      throw new KubeTransportError('malformed', `GET ${path}: response is not valid JSON (${(e as Error).message}; ${bytes} bytes)`, path);
+    }
+    if (open) {
+      // One more request for the one this page freed, when the rate limiter allows.
+      h.limiter.take(signal).then(
+        () => (open ? (granted++, h.headersFor(spec.accept).then((hd) => h.io.grant(id, 1, hd))) : h.limiter.refund(1)),
+        () => {},
+      );
+    }
+    h.stats.streamedPages++;
+    return { body, bytes, token: m.token };
+  };
+
+  return {
+    next(): Promise<StreamedPage> {
+      if (failed !== undefined) return Promise.reject(failed);
+      const settle = (m: StreamMessage) => {
+        try {
+          return toPage(m);
+        } catch (e) {
+          failed = e;
+          close();
+          throw e;
+        }
+      };
+      const m = queue.shift();
+      if (m) return Promise.resolve().then(() => settle(m));
+      if (!open) return Promise.reject(new KubeTransportError('reset', `GET ${path}: list stream already ended`, path));
+      return new Promise<StreamMessage>((resolve, reject) => (waiter = { resolve, reject })).then(settle);
+    },
+    close,
+  };
+}

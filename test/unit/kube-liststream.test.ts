@@ -1,0 +1,171 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type * as http from 'node:http';
+import fc from 'fast-check';
+import { FakeClock } from '../../src/core/clock';
+import { KubeClient, KubeApiError, KubeTransportError, TokenBucket, type KubeObject } from '../../src/core/kube';
+import { b64, contextFor, makePki, startServer, status, until, type TestServer } from './kube-helpers';
+
+// Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
+// and the same failure semantics as the calling thread's own loop, which takes over at any page the
+// thread cannot deliver.
+
+const pods = { group: '', version: 'v1', resource: 'pods' };
+
+type Fault = 'none' | 'throttle' | 'reset' | 'hang' | 'gone' | 'forbidden';
+
+/** A paged pod list; `fault(k)` decides what the k-th continuation request (1-based) gets, once. */
+function listServer(n: number, fault: (k: number) => Fault = () => 'none') {
+  const items = Array.from({ length: n }, (_, i) => ({ metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}` }, spec: { nodeName: `node-${i % 3}` } }));
+  let continuations = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const q = new URL(req.url!, 'http://x').searchParams;
+    let start = 0;
+    if (q.get('continue')) {
+      const k = ++continuations;
+      const f = fault(k);
+      if (f === 'throttle') return status(res, 429, 'TooManyRequests', 'slow down', { 'retry-after': '0' });
+      if (f === 'gone') return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      if (f === 'forbidden') return status(res, 403, 'Forbidden', 'pods is forbidden');
+      if (f === 'hang') return void res.writeHead(200, { 'content-type': 'application/json' });
+      start = Number(q.get('continue'));
+      if (f === 'reset') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"kind":"PodList","metadata":{');
+        return void setTimeout(() => req.socket.destroy(), 5);
+      }
+    }
+    const limit = Number(q.get('limit') ?? 0) || n;
+    const next = start + limit;
+    const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42', continue: next < n && q.get('limit') ? String(next) : undefined }, items: items.slice(start, next) });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+}
+
+const servers: TestServer[] = [];
+const clients: KubeClient[] = [];
+after(async () => {
+  clients.forEach((c) => c.close());
+  await Promise.all(servers.map((s) => s.close()));
+});
+async function setup(handler: Parameters<typeof startServer>[0], opts: Parameters<typeof KubeClient.connect>[1] = {}, tls?: Parameters<typeof startServer>[1], user = {}, cluster = {}) {
+  const s = await startServer(handler, tls);
+  servers.push(s);
+  const c = await KubeClient.connect(contextFor(s.url, user, cluster), { qps: 0, ...opts });
+  clients.push(c);
+  return { s, c };
+}
+const names = (items: KubeObject[]) => items.map((x) => x.metadata.name);
+const expected = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
+
+describe('paged list on the I/O thread', () => {
+  it('delivers the same objects, pages and requests as the calling thread, with and without pipelining', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 }), fc.boolean(), async (n, limit, pipeline) => {
+        const streamed = await setup(listServer(n));
+        const local = await setup(listServer(n), { ioThread: false });
+        const a = await streamed.c.list(pods, { limit, pipeline });
+        const b = await local.c.list(pods, { limit, pipeline });
+        assert.deepEqual(names(a.items), expected(n));
+        assert.deepEqual(a.items, b.items);
+        assert.deepEqual([a.pages, a.resourceVersion, a.bytes], [b.pages, b.resourceVersion, b.bytes]);
+        assert.equal(streamed.s.seen.length, a.pages, 'one request per page: nothing fetched ahead in vain');
+        assert.equal(streamed.c.transport.stats.streamedPages, a.pages);
+        assert.equal(local.c.transport.stats.streamedPages, 0);
+        assert.equal(streamed.c.transport.stats.inFlight, 0);
+        streamed.c.close();
+        local.c.close();
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('a 429 mid-list is retried on the calling thread (Retry-After honoured), and the list completes exactly', async () => {
+    const { s, c } = await setup(listServer(30, (k) => (k === 2 ? 'throttle' : 'none')));
+    const kinds: string[] = [];
+    const r = await c.list(pods, { limit: 4 }, { onRetry: (i) => kinds.push(i.kind) });
+    assert.deepEqual(names(r.items), expected(30));
+    assert.deepEqual([r.retries, kinds], [1, ['retry-after']]);
+    assert.equal(s.seen.length, r.pages + 1);
+    assert.ok(c.transport.stats.streamedPages >= 2 && c.transport.stats.streamedPages < r.pages, 'the stream delivered the first pages, this thread the rest');
+  });
+
+  it('a connection reset mid-list is retried with backoff; no object lost or doubled', async () => {
+    const { c } = await setup(listServer(25, (k) => (k === 3 ? 'reset' : 'none')), { retry: { backoffBaseMs: 1 } });
+    const r = await c.list(pods, { limit: 3 });
+    assert.deepEqual(names(r.items), expected(25));
+    assert.equal(r.retries, 1);
+  });
+
+  it('a 410 on a continuation falls back to one full list; a 403 fails with its status and keeps the pages received', async () => {
+    const gone = await setup(listServer(12, (k) => (k === 1 ? 'gone' : 'none')));
+    const r = await gone.c.list(pods, { limit: 5 });
+    assert.equal(r.fellBackToFullList, true);
+    assert.deepEqual(names(r.items), expected(12));
+    const forbidden = await setup(listServer(12, (k) => (k === 2 ? 'forbidden' : 'none')));
+    const sink: KubeObject[] = [];
+    await assert.rejects(forbidden.c.list(pods, { limit: 5 }, { sink }), (e: unknown) => e instanceof KubeApiError && e.status === 403);
+    assert.deepEqual(names(sink), expected(10));
+  });
+
+  it('a page that never completes hits the per-request timeout on the I/O thread', async () => {
+    const { c } = await setup(listServer(10, (k) => (k === 1 ? 'hang' : 'none')), { requestTimeoutMs: 150, retry: { maxBackoffRetries: 0 } });
+    await assert.rejects(c.list(pods, { limit: 4 }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'timeout');
+  });
+
+  it('abort rejects at once with the reason, and the server sees the request go', async () => {
+    const { s, c } = await setup(listServer(10, (k) => (k === 1 ? 'hang' : 'none')));
+    const ac = new AbortController();
+    const p = c.list(pods, { limit: 4 }, { signal: ac.signal });
+    await until(() => s.seen.length === 2);
+    const reason = new Error('stop');
+    ac.abort(reason);
+    await assert.rejects(p, (e) => e === reason);
+    await until(() => s.openSockets.size <= 1); // the hung request's connection is gone
+    assert.equal(c.transport.stats.inFlight, 0);
+    c.close();
+    await until(() => s.openSockets.size === 0); // and close() ends the thread's connections
+  });
+
+  it('sends no request without a rate-limit token', async () => {
+    const { s, c } = await setup(listServer(12), { qps: 40, burst: 1 });
+    const t0 = Date.now();
+    const r = await c.list(pods, { limit: 2 });
+    assert.deepEqual(names(r.items), expected(12));
+    assert.equal(s.seen.length, 6);
+    // One token at once, then one per 25 ms: the sixth request cannot go before ~125 ms.
+    assert.ok(Date.now() - t0 >= 110, `6 requests at 40/s with burst 1 took ${Date.now() - t0} ms`);
+  });
+
+  it('verifies the server against the kubeconfig CA and presents the client certificate', async () => {
+    const pki = makePki();
+    const handler = listServer(9);
+    const { s, c } = await setup(
+      (req, res) => {
+        const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN;
+        if (cn !== 'tester') return status(res, 401, 'Unauthorized', 'no client certificate');
+        handler(req, res);
+      },
+      {},
+      { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
+      { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
+      { 'certificate-authority-data': b64(pki.ca) },
+    );
+    const r = await c.list(pods, { limit: 2 });
+    assert.deepEqual(names(r.items), expected(9));
+    assert.equal(c.transport.stats.streamedPages, 5);
+    assert.equal(s.seen.length, 5);
+  });
+});
+
+describe('TokenBucket grants for list streams', () => {
+  it('tryTake never waits and takes only what is there; refund gives back up to the burst', () => {
+    const b = new TokenBucket(10, 3, new FakeClock());
+    assert.deepEqual([b.tryTake(), b.tryTake(), b.tryTake(), b.tryTake()], [true, true, true, false]);
+    b.refund(2);
+    assert.deepEqual([b.tryTake(), b.tryTake(), b.tryTake()], [true, true, false]);
+    b.refund(10);
+    assert.deepEqual([b.tryTake(), b.tryTake(), b.tryTake(), b.tryTake()], [true, true, true, false], 'never more than the burst');
+  });
+});
