@@ -101,6 +101,12 @@ export class IoThread {
     if (this.streams.has(id)) this.post({ t: 'grant', id, grants, headers });
   }
 
+  /** Hands a body's buffer back to the worker for reuse (the caller must not touch it again). */
+  recycle(body: Buffer): void {
+    const ab = body.buffer as ArrayBuffer;
+    if (this.usable && body.byteOffset === 0 && ab.byteLength >= 64 * 1024) this.worker.postMessage({ t: 'recycle', buffer: ab } satisfies ToWorker, [ab]);
+  }
+
   cancel(id: number): void {
     if (this.forget(id)) this.post({ t: 'cancel', id });
   }

@@ -20,7 +20,8 @@ export type ToWorker =
   | { t: 'tls'; tls: Tls }
   | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
-  | { t: 'cancel'; id: number };
+  | { t: 'cancel'; id: number }
+  | { t: 'recycle'; buffer: ArrayBuffer };
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
@@ -76,7 +77,16 @@ export function ioWorkerMain(load: (id: string) => any): void {
     sent: number;
   }
   const streams = new Map<number, Stream>();
-  const bodyBuffer = (size: number): Buffer => Buffer.allocUnsafeSlow(size);
+  // Body buffers the main thread has decoded and sent back: reused, so bodies cost no fresh memory
+  // (no page faults here, no unmapping there).
+  const pool: ArrayBuffer[] = [];
+  const bodyBuffer = (size: number): Buffer => {
+    let best = -1;
+    for (let i = 0; i < pool.length; i++) if (pool[i].byteLength >= size && (best < 0 || pool[i].byteLength < pool[best].byteLength)) best = i;
+    if (best < 0) return Buffer.allocUnsafeSlow(size);
+    const ab = pool.splice(best, 1)[0];
+    return Buffer.from(ab, 0, size);
+  };
   const isOk = (f: Fetch) => f.status >= 200 && f.status < 300;
 
   /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined). */
@@ -116,7 +126,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
       const ok = isOk(f);
       const end = !ok || !f.token;
       // The body's ArrayBuffer is its own (never a slice of Node's shared pool), so it can be
-      // transferred; `length` says how much of it is the body.
+      // transferred; a recycled one may be longer than the body, which `length` bounds.
       let body: Buffer;
       if (f.body) body = f.body.subarray(0, f.size);
       else {
@@ -208,6 +218,8 @@ export function ioWorkerMain(load: (id: string) => any): void {
       s.grants += m.grants;
       s.headers = m.headers; // fresh credentials (exec plugins) for the requests still to come
       follow(s);
+    } else if (m.t === 'recycle') {
+      if (pool.length < 16) pool.push(m.buffer);
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);

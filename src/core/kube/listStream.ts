@@ -119,7 +119,9 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
     let body: unknown;
     try {
-      body = JSON.parse(h.decode(m.body, m.ascii));
+      const text = h.decode(m.body, m.ascii);
+      h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
+      body = JSON.parse(text);
     } catch (e) {
       throw new KubeTransportError('malformed', `GET ${path}: response is not valid JSON (${(e as Error).message}; ${bytes} bytes)`, path);
     }
