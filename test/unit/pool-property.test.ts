@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FakeClock } from '../../src/core/clock';
+import { FakeClock, flushMicrotasks } from '../../src/core/clock';
 import { PoolClosedError, WorkerPool, type PoolResult } from '../../src/core/pool';
 
 interface Spec {
@@ -146,14 +146,23 @@ describe('WorkerPool: properties', () => {
           },
           onResult: () => {},
         });
+        let submitted = 0;
         const feeder = (async () => {
-          for (let i = 0; i < n; i++) await pool.submit(5);
+          for (let i = 0; i < n; i++) {
+            await pool.submit(5);
+            submitted++;
+          }
           await pool.close();
         })();
+        // Time stands still until the first min(concurrency, n) tasks are in: all of them are then
+        // waiting at once, so every lane must take one (otherwise a worker that finished early could
+        // legitimately take the next task, and fewer lanes would be used without any fault).
+        for (let i = 0; i < 1000 && submitted < Math.min(concurrency, n); i++) await flushMicrotasks();
+        await flushMicrotasks();
         while (!pool.isClosed) await clock.advance(5);
         await feeder;
-        assert.ok(peak <= concurrency);
-        assert.equal(lanes.size, Math.min(concurrency, n));
+        assert.ok(peak <= concurrency, `peak ${peak} > concurrency ${concurrency}`);
+        assert.equal(lanes.size, Math.min(concurrency, n), 'every lane used when enough tasks wait at once');
       }),
       { numRuns: 40 },
     );
