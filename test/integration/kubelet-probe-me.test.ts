@@ -66,17 +66,22 @@ describe('kubelet simulation through the API: the study guide probe-me pod', () 
     const restarts = () => Math.max(0, ...pods.seen.map((e) => e.obj.status?.containerStatuses?.[0]?.restartCount ?? 0));
     await events.until(() => reasons().some((e) => e.reason === 'Started'), 'Started');
     await events.until(() => reasons().some((e) => e.reason === 'Unhealthy'), 'Unhealthy');
-    const unhealthyAt = (events.seen.find((e) => e.obj.reason === 'Unhealthy')!.at - started) * 10;
     await events.until(() => reasons().some((e) => e.reason === 'Killing'), 'Killing');
-    const killingAt = (events.seen.find((e) => e.obj.reason === 'Killing')!.at - started) * 10;
+    // What the client had seen of the Unhealthy Event when the first Killing arrived.
+    const killingIndex = events.seen.findIndex((e) => e.obj.reason === 'Killing');
+    const unhealthyCountAtKill = Math.max(0, ...events.seen.slice(0, killingIndex).filter((e) => e.obj.reason === 'Unhealthy').map((e) => e.obj.count ?? 1));
+    const unhealthyAt = (events.seen.find((e) => e.obj.reason === 'Unhealthy')!.at - started) * 10;
     await pods.until(() => restarts() >= 1, 'restartCount 1');
     await pods.until(() => pods.seen.some((e) => e.obj.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff'), 'CrashLoopBackOff');
     events.stop();
     pods.stop();
 
-    // On the simulated clock: first failure at 5 s, the second (the threshold) at 10 s.
-    assert.ok(unhealthyAt >= 4000 && unhealthyAt < 9000, `first Unhealthy at ${unhealthyAt} simulated ms`);
-    assert.ok(killingAt >= 9000 && killingAt < 15_000, `Killing at ${killingAt} simulated ms`);
+    // The exact schedule (first failure at 5 s, Killing at 10 s) is pinned on a fake clock in
+    // test/unit/kubelet-probes.test.ts; through real sockets on a shared machine the wall-clock
+    // figures drift, so here: no failure before the first period, and no Killing before the
+    // failureThreshold (2) failures were reported.
+    assert.ok(unhealthyAt >= 4000, `first Unhealthy at ${unhealthyAt} simulated ms, before the first 5 s period`);
+    assert.ok(unhealthyCountAtKill >= 2, `Killing came after ${unhealthyCountAtKill} Unhealthy report(s), threshold is 2`);
     const unhealthy = reasons().find((e) => e.reason === 'Unhealthy');
     assert.match(unhealthy.message, /^Liveness probe failed: Get "http:\/\/10\.244\.\d+\.\d+:8081\/healthz": dial tcp 10\.244\.\d+\.\d+:8081: connect: connection refused$/);
     assert.equal(unhealthy.type, 'Warning');
