@@ -71,6 +71,14 @@ export class TimelineView {
     themeWatch.observe(document.body, { attributes: true, attributeFilter: ['class'] });
     themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
     window.addEventListener('message', (ev: MessageEvent<HostToWebviewMessage>) => this.onMessage(ev.data));
+    // A hidden webview may be torn down before a throttled save fires: write a pending one now.
+    const flush = (): void => {
+      if (this.saveTimer) this.save();
+    };
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') flush();
+    });
+    window.addEventListener('pagehide', flush);
     port.postMessage({ type: 'ready' });
   }
 

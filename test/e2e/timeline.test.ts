@@ -430,8 +430,13 @@ describe('the timeline in a real VS Code (code-server)', () => {
     try {
       await frame.locator('#timeline-filter').fill('web');
       await frame.locator('#timeline-sources button[data-source="pleg"]').click();
+      const viewAtStart = await frame.locator('#timeline-root').getAttribute('data-view');
       await frame.locator('button', { hasText: '+' }).click();
-      const viewBefore = await frame.locator('#timeline-root').getAttribute('data-view');
+      // data-view is written by the next animation frame, not by the click itself
+      const viewBefore = await waitFor('the zoom to be drawn', async () => {
+        const v = await frame.locator('#timeline-root').getAttribute('data-view');
+        return v !== null && v !== viewAtStart ? v : undefined;
+      });
       await new Promise((r) => setTimeout(r, 300)); // saved state is throttled to 150 ms
       await s.step('hidden behind another editor', () => openAnotherEditor(s));
       frame = await s.step('shown again', async () => {
@@ -440,7 +445,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
       });
       assert.equal(await frame.locator('#timeline-filter').inputValue(), 'web');
       assert.equal(await frame.locator('#timeline-sources button[data-source="pleg"]').getAttribute('aria-pressed'), 'false');
-      await waitFor('the view to be restored', async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), 5000);
+      await waitFor('the view to be restored', async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), 15_000);
       const csp = s.consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m));
       assert.deepEqual(csp, [], 'no CSP violations');
     } finally {
