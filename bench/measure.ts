@@ -73,6 +73,24 @@ export async function runN(n: number, name: string, cmd: string, args: string[])
   return m;
 }
 
+/**
+ * Runs several contenders `n` rounds each, round-robin (A B C, A B C, ...), and returns each one's
+ * median. The machine's speed drifts over a bench run; interleaving puts every contender under
+ * the same drift, so the ratios between them hold up better than with A A A, B B B.
+ */
+export async function runInterleaved<K extends string>(n: number, specs: Record<K, { name: string; cmd: string; args: string[] }>): Promise<Record<K, Measurement>> {
+  const keys = Object.keys(specs) as K[];
+  const runs = new Map<K, Measurement[]>(keys.map((k) => [k, []]));
+  for (let i = 0; i < n; i++) for (const k of keys) runs.get(k)!.push(await measure(specs[k].name, specs[k].cmd, specs[k].args));
+  const out = {} as Record<K, Measurement>;
+  for (const k of keys) {
+    const m = median(runs.get(k)!);
+    if (m.exitCode !== 0) console.error(`  ${m.name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
+    out[k] = m;
+  }
+  return out;
+}
+
 /** The `objects` field of the JSON a contender prints last (KubeLoop's --json, the peers'). */
 export function objectsOf(m: Measurement): number | undefined {
   try {

@@ -16,7 +16,7 @@ const sh = (args) => {
 };
 sh(['esbuild.config.mjs', '--production']);
 await esbuild.build({
-  entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts'],
+  entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts', 'bench/peers/decode.ts'],
   outdir: '.bench/peers', bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, logLevel: 'warning',
 });
 const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts', timeline: 'bench/timeline.ts', apiserver: 'bench/apiserver.ts' };
