@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { realClock } from '../core/clock';
 import { TimelineStore } from '../core/timeline/store';
 import { DemoController } from './app/demoUi';
+import { keepYamlLive } from './app/liveYaml';
 import { LoadController } from './app/loadUi';
 import { selectContext, selectNamespaces } from './app/connectionUi';
 import { TargetState, type Services } from './app/services';
@@ -116,6 +117,8 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     log,
   });
   context.subscriptions.push(yaml, vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, yaml));
+  // open YAML documents follow their objects while the loader or the sync loop changes them
+  context.subscriptions.push(keepYamlLive(model, yaml, log));
 
   const timelineOptions: TimelinePanelOptions = {
     extensionUri: context.extensionUri,

@@ -250,6 +250,46 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
   });
 
+  it('an open YAML document follows its object: a change made in the cluster shows up while the sync loop runs', async () => {
+    const server = demoServer(s);
+    const doc = await s.step('configmap YAML open', async () => {
+      const row = s.workbench.treeRow('html-annotated').first();
+      if (!(await row.isVisible())) {
+        await s.workbench.expandTreeRow('default');
+        await s.workbench.expandTreeRow('core');
+        await s.workbench.expandTreeRow('ConfigMap');
+      }
+      await row.click();
+      return waitFor('the configmap YAML', async () => {
+        const e = await s.workbench.activeEditor();
+        return e.tab === 'html-annotated.yaml' && /kind: ConfigMap/.test(e.text) ? e : undefined;
+      });
+    });
+    assert.ok(!doc.text.includes('live-e2e'), 'the label is not there before the change');
+    await s.step('sync loop started', async () => {
+      await s.workbench.runCommand(paletteTitle('startSyncLoop'));
+      await waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+    });
+    try {
+      // another API client changes the object; the extension itself never writes to the cluster
+      const res = await fetch(`${server}/api/v1/namespaces/default/configmaps/html-annotated`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ metadata: { labels: { 'kubeloop-e2e': 'live-e2e' } } }),
+      });
+      assert.equal(res.status, 200, await res.text());
+      const after = await s.step('the document shows the change', () =>
+        waitFor('the new label in the open document', async () => {
+          const e = await s.workbench.activeEditor();
+          return e.tab === 'html-annotated.yaml' && /kubeloop-e2e: live-e2e/.test(e.text) ? e : undefined;
+        }, 60_000),
+      );
+      assert.ok(after.text.includes(`note: ${XSS}`), 'the rest of the object is still there');
+    } finally {
+      await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
+    }
+  });
+
   it('"Filter Resources" narrows the tree to matching objects and says so; "Clear Resource Filter" brings everything back', async () => {
     const rows = await s.step('filtered by "html-"', async () => {
       await s.workbench.runCommand(paletteTitle('filter'));
