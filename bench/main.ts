@@ -43,7 +43,7 @@ async function benchSize(objects: number) {
       kubeloop: { name: 'KubeLoop (full objects)', cmd: node, args: kl },
       kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
       raw: { name: 'raw bytes bound', cmd: node, args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)] },
-      decode: { name: 'decode floor (same pages from memory, parsed)', cmd: node, args: ['.bench/peers/decode.js', pagesDir] },
+      decode: { name: 'decode floor (same pages from files, parsed)', cmd: node, args: ['.bench/peers/decode.js', pagesDir] },
       naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', demo.kubeconfig, typesFile] },
     });
     const results = {

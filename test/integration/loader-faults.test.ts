@@ -75,6 +75,32 @@ describe('ClusterLoader under injected faults', () => {
     assert.ok(cm2.pages >= 2);
   });
 
+  it('a transform sees every object once per list, keeps what it returns, and counts what it lets go (also across a 410 fallback)', async () => {
+    const seen = new Map<string, number>();
+    const transform: ClusterLoaderOptions['transform'] = (o, task) => {
+      const key = `${task.gvr.resource}/${o.metadata.uid}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      // keep one object in three, reduced to its metadata; let the others go
+      return seen.size % 3 === 0 ? { metadata: o.metadata } : undefined;
+    };
+    // the 3rd continuation of configmaps expires once: the pages taken so far are seen twice
+    const { by } = await loadWith({ kind: 'expire-continue', every: 3, times: 1 }, { transform });
+    const cm = by.get('configmaps')!;
+    assert.equal(cm.fellBackToFullList, true, 'the fallback happened');
+    for (const r of [cm, by.get('deployments')!, by.get('events')!]) {
+      const want = fx.cluster.store.list(r.task.gvr.group, r.task.gvr.resource).items;
+      assert.equal(r.outcome, 'ok', `${r.task.gvr.resource}: ${r.message}`);
+      assert.equal(r.count, want.length, `${r.task.gvr.resource}: the count covers the objects let go`);
+      assert.ok(r.items.length > 0 && r.items.length < r.count, `${r.task.gvr.resource}: ${r.items.length} of ${r.count} kept`);
+      for (const o of r.items) assert.deepEqual(Object.keys(o), ['metadata'], 'kept as the transform returned it');
+      const uids = new Set(r.items.map((o) => o.metadata.uid));
+      assert.equal(uids.size, r.items.length, `${r.task.gvr.resource}: nothing kept twice`);
+    }
+    const twice = [...seen].filter(([k, n]) => k.startsWith('configmaps/') && n > 1).length;
+    assert.ok(twice >= 100, `the pages before the 410 were transformed again in the full list (${twice} objects)`);
+    assert.ok([...seen].every(([k, n]) => k.startsWith('configmaps/') || n === 1), 'other types: every object exactly once');
+  });
+
   it('429 with Retry-After: waits as told, retries, exact count', async () => {
     const { summary, by, ms } = await loadWith({ kind: 'throttle', retryAfterSeconds: 1, times: 2 });
     const cm = by.get('configmaps')!;

@@ -30,6 +30,8 @@ import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } fr
 
 interface Progress {
   sink: KubeObject[];
+  /** Objects received that the transform let go (counted, not kept). */
+  dropped: number;
   pages: number;
   retries: number;
   bytes: number;
@@ -181,7 +183,8 @@ export class ClusterLoader {
   }
 
   private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>): Promise<void> {
-    const p: Progress = { sink: [], pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
+    const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
+    const transform = this.options.transform;
     progress.set(task.id, p);
     const o = this.options;
     const r = await this.client.list(
@@ -191,6 +194,17 @@ export class ClusterLoader {
         signal,
         sink: p.sink,
         onPage: (page) => {
+          // The page's objects are the sink's last page.items entries: transform them in place.
+          if (transform) {
+            const from = p.sink.length - page.items;
+            let kept = from;
+            for (let i = from; i < p.sink.length; i++) {
+              const t = transform(p.sink[i]!, task);
+              if (t !== undefined) p.sink[kept++] = t;
+            }
+            p.dropped += p.sink.length - kept;
+            p.sink.length = kept;
+          }
           p.pages++;
           p.bytes += page.bytes;
           this.emit({ phase: 'page', task, worker, t: this.clock.now(), count: page.items, pages: p.pages });
@@ -203,6 +217,7 @@ export class ClusterLoader {
         },
         onFallback: (e) => {
           p.fellBack = true;
+          p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
           this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; falling back to one full list` });
         },
       },
@@ -217,7 +232,7 @@ export class ClusterLoader {
       startedAt: r.startedAt,
       durationMs: r.durationMs,
       items: p?.sink ?? [],
-      count: p?.sink.length ?? 0,
+      count: (p?.sink.length ?? 0) + (p?.dropped ?? 0),
       pages: p?.pages ?? 0,
       retries: p?.retries ?? 0,
       bytes: p?.bytes ?? 0,

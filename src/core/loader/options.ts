@@ -9,7 +9,9 @@
  * Task timeout: default 300 s per task (upstream hard-codes 5 minutes per *result wait*; ours is a
  * real deadline on each list, aborting its request), 0 = none.
  */
+import type { KubeObject } from '../kube/types';
 import type { LoaderTaskEvent } from '../timeline/events';
+import type { LoadTask } from './types';
 import type { Clock } from '../clock';
 import { validateConcurrency } from '../pool';
 
@@ -41,10 +43,18 @@ export interface ClusterLoaderOptions {
   loadId?: string;
   /** Subtracted from Clock times in events (e.g. the timeline store's origin). Default 0. */
   timeOrigin?: number;
+  /**
+   * Applied to every object as soon as its page is parsed, before the task's result holds it
+   * (client-go's informer SetTransform). Returning undefined lets the object go: it still counts in
+   * the result's `count`, but not in its `items`. A consumer that keeps less than whole objects (a
+   * count, a view) thus lets them die young instead of holding a task's worth of them.
+   */
+  transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
 }
 
-export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs'>> {
+export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform'>> {
   labelSelector?: string;
+  transform?: ClusterLoaderOptions['transform'];
   requestTimeoutMs?: number;
   clock?: Clock;
   onEvent?: (e: LoaderTaskEvent) => void;
@@ -85,5 +95,6 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     onEvent: o.onEvent,
     loadId: o.loadId ?? `load-${Date.now().toString(36)}`,
     timeOrigin: o.timeOrigin ?? 0,
+    transform: o.transform,
   };
 }
