@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
 import { parseObjectKey } from '../../src/vscode/model/keys';
-import { CLUSTER, failureKey, ResourceModel, type ModelChange } from '../../src/vscode/model/resourceModel';
+import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/vscode/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -203,5 +203,39 @@ describe('ResourceModel', () => {
         for (const ns of m.namespaces()) for (const b of m.bucketsIn(ns)) assert.ok(b.objects.size > 0, 'no empty bucket is kept');
       }),
     );
+  });
+});
+
+describe('viewTransform (the loader transform of tree loads)', () => {
+  it('gives the model the same views as whole objects do, while the objects it keeps hold no spec or status', () => {
+    const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
+    const NODES = { group: '', version: 'v1', resource: 'nodes' };
+    const deploy = (ns: string, name: string, ready: number): KubeObject => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns, uid: `d-${name}`, resourceVersion: '7' },
+      spec: { replicas: 3 }, status: { replicas: 3, readyReplicas: ready, availableReplicas: ready },
+    });
+    const loads = [
+      result(task(PODS, 'Pod', true), [pod('a', 'p1'), pod('a', 'p2', 'Pending', false), pod('b', 'p3', 'Running', true, 4)]),
+      result(task(DEPLOY, 'Deployment', true, 'a', 1), [deploy('a', 'web', 2), deploy('a', 'db', 3)]),
+      result(task(NODES, 'Node', false, undefined, 2), [obj('Node', 'n1'), { metadata: {} } as KubeObject]),
+    ];
+    const whole = new ResourceModel();
+    whole.reset('ctx');
+    const slim = new ResourceModel();
+    slim.reset('ctx');
+    for (const r of loads) {
+      whole.applyResult(r);
+      const items = r.items.map((o) => viewTransform(o, r.task)).filter((o) => o !== undefined);
+      for (const o of items) assert.deepEqual(Object.keys(o), ['metadata'], 'a slim object: metadata (and the view, out of sight)');
+      slim.applyResult({ ...r, items });
+    }
+    assert.equal(slim.objectCount, whole.objectCount);
+    assert.equal(whole.objectCount, 6, 'three pods, two deployments, one node: the nameless node is skipped both ways');
+    for (const ns of [...whole.namespaces(), CLUSTER]) {
+      for (const b of whole.bucketsIn(ns)) {
+        for (const e of b.sortedObjects()) assert.deepEqual(slim.object(ns, b.type.key, e.name)?.view, e.view, `${ns}/${b.type.key}/${e.name}`);
+      }
+    }
+    assert.equal(slim.object('a', 'deployments.apps', 'web')!.view.ready, '2/3', 'a real view, not an empty one');
   });
 });

@@ -18,7 +18,7 @@ import type { LoaderTaskEvent } from '../../core/timeline/events';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../logger';
 import { typeKeyOf } from '../model/keys';
-import { failureKey, type ResourceModel, type ResourceType } from '../model/resourceModel';
+import { failureKey, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
 
 export interface LoadProgress {
@@ -120,6 +120,8 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     },
     loadId: req.loadId,
     timeOrigin: req.origin,
+    // the tree keeps views, not objects: make each one a view as its page arrives
+    transform: viewTransform,
     ...(req.clock ? { clock: req.clock } : {}),
   });
   if (!only) {

@@ -16,7 +16,8 @@
 import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
 import { computeObjectView, type ObjectView } from '../../core/syncloop/state/view';
 import { deepEqual } from '../../core/syncloop/equal';
-import type { LoadTaskResult } from '../../core/loader/types';
+import type { KubeObject as ApiObject } from '../../core/kube/types';
+import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import type { GroupVersionResource } from '../../core/timeline/events';
 import { parseObjectKey, typeKeyOf } from './keys';
 
@@ -80,6 +81,25 @@ export class Bucket {
 
 export const PODS_TYPE: ResourceType = Object.freeze({ key: 'pods', gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }), kind: 'Pod', namespaced: true, watchable: true });
 
+/** Where viewTransform leaves an object's view on the slim object that replaces it. */
+const VIEW = Symbol('kubeloop.view');
+type ViewCarrier = KubeObject & { [VIEW]?: ObjectView };
+
+/**
+ * The loader transform of the tree's loads: each object becomes its view as soon as its page is
+ * parsed (a slim object that carries the view), so the full objects die young instead of waiting
+ * for their whole task; applyResult takes the view as it is. Same view as applyResult computes.
+ */
+export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undefined {
+  const obj = raw as KubeObject;
+  if (!obj?.metadata?.name) return undefined; // applyResult skips it too
+  const ref: ResourceRef = { group: task.gvr.group, resource: task.gvr.resource };
+  const m = obj.metadata;
+  const slim: ViewCarrier = { metadata: { name: m.name, uid: m.uid, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}) } };
+  slim[VIEW] = computeObjectView(objectKey(obj, ref), obj, ref);
+  return slim as ApiObject;
+}
+
 export class ResourceModel {
   /** The context these objects come from; undefined before the first load. */
   context: string | undefined;
@@ -142,7 +162,7 @@ export class ResourceModel {
       if (!obj?.metadata?.name) continue;
       const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
-      const view = computeObjectView(objectKey(obj, ref), obj, ref);
+      const view = (obj as ViewCarrier)[VIEW] ?? computeObjectView(objectKey(obj, ref), obj, ref);
       const list = byNs.get(ns) ?? [];
       list.push({ name: obj.metadata.name, ...(type.namespaced ? { namespace: ns } : {}), view });
       byNs.set(ns, list);
