@@ -33,8 +33,9 @@ export async function main(argv: string[]): Promise<number> {
   return cmd.run(rest);
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
+/** Runs the command line; the exit status is set when the command ends. */
+export function runCli(argv: string[]): void {
+  main(argv).then(
     (code) => {
       process.exitCode = code;
     },
@@ -44,3 +45,6 @@ if (require.main === module) {
     },
   );
 }
+
+// Run directly (node cli-main.js); the kubeloop launcher (launcher.ts) calls runCli itself.
+if (require.main === module) runCli(process.argv.slice(2));
