@@ -19,6 +19,7 @@ import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { prestartIoThread } from '../core/kube/ioThread';
 
 interface CliMain {
   runCli(argv: string[]): void;
@@ -84,4 +85,8 @@ function loadMain(): CliMain {
   return mod.exports;
 }
 
-loadMain().runCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `kubeloop load` walks its lists on an I/O thread: booting it takes tens of ms, which now overlap
+// the compile and start-up of the command's bundle instead of following them (see ioThread.ts).
+if (argv[0] === 'load' && !argv.some((a) => a === '--metadata-only' || a === '--help' || a === '-h')) prestartIoThread();
+loadMain().runCli(argv);

@@ -11,7 +11,7 @@
  * cancels the in-flight requests, then what was loaded is printed).
  * `--json` prints one JSON object on one line (see toJson); otherwise a table and a summary line.
  */
-import { KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
+import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
 import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type LoadSummary, type LoadTaskResult } from '../core/loader';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
@@ -193,6 +193,14 @@ function fatal(io: LoadIO, msg: string): number {
 }
 
 export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
+  try {
+    return await load(argv, io);
+  } finally {
+    discardPrestartedIoThread(); // a thread the launcher started and this run never took
+  }
+}
+
+async function load(argv: string[], io: LoadIO): Promise<number> {
   let flags: LoadFlags;
   try {
     flags = parseLoadFlags(argv);

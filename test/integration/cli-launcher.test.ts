@@ -2,7 +2,8 @@
  * The kubeloop launcher (dist/cli.js) runs the command line (dist/cli-main.js) through V8's code
  * cache: a first run writes an entry, later runs use it without rewriting it, a corrupt or foreign
  * entry is replaced and never breaks a run, a changed bundle gets its own entry, the bypass switch
- * writes nothing, and exit statuses pass through. Real processes on the built bundle.
+ * writes nothing, and exit statuses pass through. `load` runs on an I/O thread the launcher starts
+ * ahead of need: loads over HTTPS and plain HTTP count exactly. Real processes on the built bundle.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { demo } from './loader-helpers';
 
 const DIST = resolve(__dirname, '..', '..', 'dist');
 
@@ -90,4 +93,51 @@ describe('the kubeloop launcher and its compile cache', () => {
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /unknown command "no-such-command"/);
   });
+
+  /** `node dist/cli.js load ... --json` as a child process (async: the demo cluster serves in this one). */
+  function loadJson(args: string[], home: string): Promise<{ status: number | null; json: any; stderr: string }> {
+    return new Promise((done, fail) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: home };
+      delete env.KUBELOOP_NO_COMPILE_CACHE;
+      const child = spawn(process.execPath, [join(DIST, 'cli.js'), 'load', ...args, '--json'], { env });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', fail);
+      child.on('close', (status) => {
+        clearTimeout(timer);
+        let json: any;
+        try {
+          json = JSON.parse(out);
+        } catch {
+          json = undefined;
+        }
+        done({ status, json, stderr: err });
+      });
+    });
+  }
+
+  for (const [scheme, opts] of [['https', { tls: true, token: 'launcher-token' }], ['http', { tls: false }]] as const) {
+    it(`load over ${scheme} through the launcher (the I/O thread started ahead, told the scheme after): exact counts`, async () => {
+      const fx = await demo(1200, opts);
+      try {
+        const want = fx.cluster.store.list('', 'configmaps').items.length;
+        for (const extra of [[], ['--metadata-only']]) {
+          const r = await loadJson(['--kubeconfig', fx.kubeconfig, '--include', 'configmaps', '--include', 'pods', '--page-size', '40', ...extra], join(tmp, `load-${scheme}`));
+          assert.equal(r.status, 0, r.stderr);
+          assert.equal(r.json.outcome, 'ok');
+          assert.ok(r.json.server.startsWith(`${scheme}://`), r.json.server);
+          const cm = r.json.types.find((t: { resource: string }) => t.resource === 'configmaps');
+          assert.equal(cm.count, want, `configmaps ${extra.join(' ')}`);
+          assert.ok(cm.pages > 1, 'paged');
+          assert.equal(r.json.objects, want + fx.cluster.store.list('', 'pods').items.length);
+          assert.equal(r.json.retries, 0, 'no page needed a second try (a thread speaking the wrong scheme would fail each first one)');
+        }
+      } finally {
+        await fx.stop();
+      }
+    });
+  }
 });

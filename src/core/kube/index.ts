@@ -3,6 +3,7 @@
  * limit and bounded retries, discovery, paged list and watch. Start with KubeClient (client.ts).
  */
 export { KubeClient } from './client';
+export { prestartIoThread, discardPrestartedIoThread } from './ioThread';
 export { loadKubeContext, listContextNames, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
 export { KubeTransport, buildUrl, type TransportOptions, type RequestSpec, type RetryInfo, type JsonResponse, type TransportStats } from './transport';
 export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter, apiErrorFromResponse, type TransportFailure } from './errors';

@@ -47,6 +47,63 @@ function cloneableTls(tls: Tls): Tls {
 // a helper of the bundle's scope; the worker's copy of the source gets a no-op one.
 const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require);`;
 
+/**
+ * A worker started ahead of need (prestartIoThread), kept on globalThis so that another bundle of
+ * the same build (the CLI launcher starts it; the command's bundle takes it) can hand it over.
+ */
+interface Prestarted {
+  worker: Worker;
+  failure?: Error;
+}
+const PRESTARTED = Symbol.for('kubeloop.ioThread.prestarted');
+type Slot = { [PRESTARTED]?: Prestarted };
+
+function spawnWorker(secure: boolean): Worker {
+  const workerData: IoWorkerData = { secure };
+  return new Worker(SOURCE, { eval: true, workerData, name: 'kubeloop-io' });
+}
+
+/**
+ * Starts the I/O thread now, so that its boot (tens of ms) overlaps the caller's own start-up; the
+ * next IoThread.start() takes it. Unclaimed, it does not keep the process alive, and
+ * discardPrestartedIoThread() ends it. Best effort: a failure here only means a later start.
+ */
+export function prestartIoThread(): void {
+  const slot = globalThis as Slot;
+  if (slot[PRESTARTED]) return;
+  try {
+    const p: Prestarted = { worker: spawnWorker(true) };
+    p.worker.unref();
+    p.worker.on('error', (e) => (p.failure ??= e));
+    p.worker.on('exit', (code) => (p.failure ??= new Error(`I/O thread exited with code ${code}`)));
+    slot[PRESTARTED] = p;
+  } catch {
+    // worker threads unavailable: start() will say so in its own way
+  }
+}
+
+/** Ends a prestarted thread nobody took (the command failed before it needed one). */
+export function discardPrestartedIoThread(): void {
+  const slot = globalThis as Slot;
+  const p = slot[PRESTARTED];
+  delete slot[PRESTARTED];
+  if (p) void p.worker.terminate();
+}
+
+function takePrestarted(): Worker | undefined {
+  const slot = globalThis as Slot;
+  const p = slot[PRESTARTED];
+  delete slot[PRESTARTED];
+  if (!p) return undefined;
+  p.worker.removeAllListeners('error');
+  p.worker.removeAllListeners('exit');
+  if (p.failure) {
+    void p.worker.terminate();
+    return undefined;
+  }
+  return p.worker;
+}
+
 export class IoThread {
   private readonly worker: Worker;
   private readonly streams = new Map<number, (m: StreamMessage) => void>();
@@ -66,8 +123,10 @@ export class IoThread {
   }
 
   private constructor(secure: boolean) {
-    const workerData: IoWorkerData = { secure };
-    this.worker = new Worker(SOURCE, { eval: true, workerData, name: 'kubeloop-io' });
+    const early = takePrestarted();
+    this.worker = early ?? spawnWorker(secure);
+    // a prestarted worker was told `secure: true`; messages are ordered, so this precedes any list
+    if (early && !secure) this.worker.postMessage({ t: 'secure', secure } satisfies ToWorker);
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(e));

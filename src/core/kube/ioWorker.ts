@@ -18,6 +18,7 @@ import type { Tls } from './auth';
 
 export type ToWorker =
   | { t: 'tls'; tls: Tls }
+  | { t: 'secure'; secure: boolean }
   | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
   | { t: 'cancel'; id: number }
@@ -37,7 +38,9 @@ export function ioWorkerMain(load: (id: string) => any): void {
   const { isAscii } = load('node:buffer');
   const http = load('node:http');
   const https = load('node:https');
-  const { secure } = workerData as IoWorkerData;
+  // set at start, or by a 'secure' message when a thread started ahead of need is taken (before any list)
+  let secure = (workerData as IoWorkerData).secure;
+  let tlsNow: Tls = {};
   // A list's continue token is looked for in its first 64 KB, before `"items"` (Kubernetes writes a
   // list's metadata first); a page whose token is not found there ends the stream (token null).
   const SCAN = 64 * 1024;
@@ -223,6 +226,10 @@ export function ioWorkerMain(load: (id: string) => any): void {
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);
+    } else if (m.t === 'secure') {
+      secure = m.secure;
+      agent.destroy();
+      agent = makeAgent(tlsNow);
     } else if (m.t === 'tls') {
       // New credentials (e.g. a rotated client certificate): new connections use them.
       const bin = (v: unknown): unknown =>
@@ -233,7 +240,8 @@ export function ioWorkerMain(load: (id: string) => any): void {
             : v && typeof v === 'object' && 'buf' in v
               ? { ...v, buf: bin((v as { buf: unknown }).buf) } // PxfObject
               : v;
-      agent = makeAgent({ ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] });
+      tlsNow = { ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] };
+      agent = makeAgent(tlsNow);
     }
   });
 }
