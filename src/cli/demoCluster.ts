@@ -24,6 +24,8 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
   --crd SPEC            serve a custom resource type: plural.group/version/Kind[/Cluster]; repeatable
   --continue-ttl MS     lifetime of continue tokens in ms (default 300000)
+  --event-ttl SECONDS   Events are deleted this long after their last write, as kube-apiserver's
+                        --event-ttl (default 3600; 0 = never)
   --no-kubelet          do not run the kubelet simulation
 `;
 
@@ -57,6 +59,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       forbid: { type: 'string', multiple: true },
       crd: { type: 'string', multiple: true },
       'continue-ttl': { type: 'string' },
+      'event-ttl': { type: 'string' },
       'no-kubelet': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -83,6 +86,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     forbidden: values.forbid,
     crds: (values.crd ?? []).map(parseCrd),
     continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
+    eventTtlMs: values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
     kubelet: !values['no-kubelet'],
     signal: life.signal,
   });

@@ -15,6 +15,8 @@ import { DEFAULT_USER } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
 import { ObjectStore, StoreError, type KubeObject } from './store';
+import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
+import { realKubeletClock } from './kubelet/clock';
 
 export type { FaultRule, FaultKind, FaultRuleState } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
@@ -59,6 +61,8 @@ export interface DemoClusterOptions {
   crds?: DemoCRD[];
   /** Run the kubelet simulation (default true). */
   kubelet?: boolean;
+  /** Events are deleted this long after their last write, as kube-apiserver's --event-ttl (default 1 h; 0 = never). */
+  eventTtlMs?: number;
   signal?: AbortSignal;
 }
 
@@ -127,6 +131,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     if (opts.kubelet !== false) {
       const kubelet = startKubelet(store, { signal: life.signal });
       stops.push(() => kubelet.stop());
+    }
+    if (opts.eventTtlMs !== 0) {
+      const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
+      stops.push(() => ttl.stop());
     }
   } catch (e) {
     life.abort();
