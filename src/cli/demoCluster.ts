@@ -91,6 +91,11 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     signal: life.signal,
   });
   await cluster.writeKubeconfig(kubeconfigPath);
+  // Whoever read our output may be gone (`... | head -3`): a closed pipe must not kill the server
+  // with an unhandled EPIPE, nor stop it from shutting down cleanly on a signal.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
   console.log(`demo cluster: ${cluster.url}`);
   console.log(`kubeconfig:   ${kubeconfigPath}`);
   console.log(`objects:      ${cluster.store.types().reduce((n, t) => n + cluster.store.count(t.group, t.resource), 0)}`);

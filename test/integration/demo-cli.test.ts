@@ -72,6 +72,17 @@ describe('kubeloop demo-cluster', () => {
     }
   });
 
+  it('keeps serving, and stops cleanly on SIGTERM, after the reader of its output went away (closed pipe)', async () => {
+    const p = startCli(['--port', '0', '--no-kubelet']);
+    const { url } = await p.ready();
+    p.child.stdout.destroy(); // as `kubeloop demo-cluster | head -3` does once head has its lines
+    const res = await fetch(`${url}/api/v1/namespaces`);
+    assert.equal(res.status, 200, 'still serving');
+    p.child.kill('SIGTERM'); // its shutdown line now goes to a closed pipe
+    assert.equal(await p.exited, 0, p.out);
+    assert.doesNotMatch(p.out, /EPIPE|Unhandled/);
+  });
+
   it('stops on SIGTERM too, and refuses bad flags with a usage message', async () => {
     const p = startCli(['--port', '0', '--no-kubelet']);
     await p.ready();
