@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/core/clock';
 import type { KubeObject } from '../../src/core/syncloop/types';
 import { ResourceModel } from '../../src/vscode/model/resourceModel';
 import type { ObjectAddress } from '../../src/vscode/yaml/address';
-import { LiveDocuments } from '../../src/vscode/yaml/live';
+import { LiveDocuments, lookupIn } from '../../src/vscode/yaml/live';
 import { pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -19,15 +19,7 @@ function setup() {
   model.reset('ctx');
   const refreshed: string[] = [];
   const live = new LiveDocuments(
-    {
-      get context() {
-        return model.context;
-      },
-      versionOf: (ns, t, n) => {
-        const e = model.object(ns, t, n);
-        return e ? (e.view.resourceVersion ?? '') : undefined;
-      },
-    },
+    lookupIn(model),
     (id) => refreshed.push(id),
     clock,
     1000,

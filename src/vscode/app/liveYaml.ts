@@ -8,21 +8,13 @@ import { realClock } from '../../core/clock';
 import type { Logger } from '../logger';
 import type { ResourceModel } from '../model/resourceModel';
 import { pathToAddress, YAML_SCHEME } from '../yaml/address';
-import { LiveDocuments } from '../yaml/live';
+import { LiveDocuments, lookupIn } from '../yaml/live';
 import type { ResourceYamlProvider } from '../yaml/provider';
 
 export function keepYamlLive(model: ResourceModel, yaml: ResourceYamlProvider, log: Logger): vscode.Disposable {
   const uris = new Map<string, vscode.Uri>();
   const live = new LiveDocuments(
-    {
-      get context() {
-        return model.context;
-      },
-      versionOf: (ns, typeKey, name) => {
-        const e = model.object(ns, typeKey, name);
-        return e ? (e.view.resourceVersion ?? '') : undefined;
-      },
-    },
+    lookupIn(model),
     (id) => {
       const uri = uris.get(id);
       if (!uri) return;

@@ -15,7 +15,7 @@
  * - untrack() and dispose() cancel pending refreshes: no timer outlives its document.
  */
 import type { Clock, TimerHandle } from '../../core/clock';
-import { CLUSTER, type ModelChange } from '../model/resourceModel';
+import { CLUSTER, type ModelChange, type ResourceModel } from '../model/resourceModel';
 import { typeKeyOf } from '../model/keys';
 import type { ObjectAddress } from './address';
 
@@ -24,6 +24,19 @@ export interface ModelLookup {
   context: string | undefined;
   /** The object's resourceVersion ('' when it has none), or undefined when the model does not hold it. */
   versionOf(namespace: string, typeKey: string, name: string): string | undefined;
+}
+
+/** What the tree's model says of its objects, as LiveDocuments reads it. */
+export function lookupIn(model: ResourceModel): ModelLookup {
+  return {
+    get context() {
+      return model.context;
+    },
+    versionOf: (ns, typeKey, name) => {
+      const e = model.object(ns, typeKey, name);
+      return e ? (e.view.resourceVersion ?? '') : undefined;
+    },
+  };
 }
 
 interface Tracked {
