@@ -122,6 +122,12 @@ export class TimelineView {
       case 'theme':
         this.readTheme();
         break;
+      case 'reveal':
+        if (typeof msg.key === 'string') {
+          this.setFilter({ hiddenSources: [], kind: '', name: msg.key });
+          this.fitAll();
+        }
+        break;
       case 'details':
         break; // this webview renders details itself from the events it holds
     }

@@ -78,7 +78,17 @@ export interface DetailsMessage {
   text?: string;
 }
 
-export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | DetailsMessage;
+/**
+ * Show one object's iterations ("Reveal in Timeline" on a tree object): the name filter becomes its
+ * sync-loop key, every source is shown, and the view fits what matches. Sent after the snapshot.
+ */
+export interface RevealMessage {
+  type: 'reveal';
+  /** The object's key as the sync loop names it: `namespace/name` for pods, `type:namespace/name` else. */
+  key: string;
+}
+
+export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | DetailsMessage | RevealMessage;
 
 // ---- webview -> host ---------------------------------------------------------------------------
 

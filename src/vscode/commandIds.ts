@@ -26,6 +26,7 @@ export const COMMANDS = {
   selectNamespaces: { id: 'kubeloop.selectNamespaces', title: 'Select Namespaces', icon: '$(symbol-namespace)' },
   refresh: { id: 'kubeloop.refresh', title: 'Refresh', icon: '$(refresh)' },
   openResourceYaml: { id: 'kubeloop.openResourceYaml', title: 'Open Resource YAML', icon: '$(go-to-file)' },
+  revealInTimeline: { id: 'kubeloop.revealInTimeline', title: 'Reveal in Timeline', icon: '$(graph-line)' },
   showLogs: { id: 'kubeloop.showLogs', title: 'Show Logs', icon: '$(output)' },
   startDemoCluster: { id: 'kubeloop.startDemoCluster', title: 'Start Demo Cluster', icon: '$(beaker)' },
   filter: { id: 'kubeloop.filter', title: 'Filter Resources', icon: '$(filter)' },

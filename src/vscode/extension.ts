@@ -13,7 +13,7 @@ import { selectContext, selectNamespaces } from './app/connectionUi';
 import { TargetState, type Services } from './app/services';
 import { StatusBar } from './app/statusBar';
 import { SyncController } from './app/syncUi';
-import { applyFilter, copyName, filter, openResourceYaml, refreshScope, showMore, targetNode } from './app/treeUi';
+import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
 import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from './commandIds';
 import { registerCommands, type CommandHandler } from './commands';
 import { Connections } from './connection/connection';
@@ -134,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     startSyncLoop: () => sync.start(),
     stopSyncLoop: () => sync.stop(),
     showTimeline: () => void TimelinePanel.show(timelineOptions),
+    revealInTimeline: (arg) => revealInTimeline(s, arg, (key) => TimelinePanel.reveal(timelineOptions, key)),
     selectContext: async () => {
       if (await selectContext(s, demo.info)) void loads.load();
     },

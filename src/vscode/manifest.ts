@@ -60,6 +60,7 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: 'inline' },
       { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: 'inline' },
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: '1_open@1' },
+      { command: id('revealInTimeline'), when: item(ITEM_CONTEXT.object), group: '1_open@2' },
       { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context), group: '2_copy@1' },
       { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: '3_refresh@1' },
     ],

@@ -290,6 +290,28 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     }
   });
 
+  it('"Reveal in Timeline" on a tree object opens the timeline filtered to that object\'s sync-loop iterations', async () => {
+    const key = 'configmaps:default/html-annotated'; // the sync loop saw it change in the test before
+    await s.step('object selected', async () => {
+      await s.workbench.treeRow('html-annotated').first().click();
+    });
+    const frame = await s.step('timeline filtered to it', async () => {
+      await s.workbench.runCommand(paletteTitle('revealInTimeline'));
+      const f = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
+      await waitFor('the name filter to be the object key', async () => ((await f.locator('#timeline-filter').inputValue()) === key ? true : undefined));
+      return f;
+    });
+    const status = await waitFor('matching iterations', async () => {
+      const text = (await frame.locator('#timeline-status').innerText()).trim();
+      const m = /^(\d+) of (\d+) events/.exec(text);
+      return m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]) ? text : undefined;
+    });
+    assert.match(status, /^\d+ of \d+ events/);
+    for (const b of await frame.locator('#timeline-sources button').all()) assert.equal(await b.getAttribute('aria-pressed'), 'true', 'every source shown');
+    // leave the timeline as the other tests expect it: no filter
+    await frame.locator('#timeline-filter').fill('');
+  });
+
   it('"Filter Resources" narrows the tree to matching objects and says so; "Clear Resource Filter" brings everything back', async () => {
     const rows = await s.step('filtered by "html-"', async () => {
       await s.workbench.runCommand(paletteTitle('filter'));

@@ -46,6 +46,23 @@ export async function openResourceYaml(s: Services, arg: unknown): Promise<void>
   await vscode.window.showTextDocument(doc, { preview: true });
 }
 
+/**
+ * "Reveal in Timeline" on a tree object: the timeline panel, filtered to the object's sync-loop
+ * iterations. Says so when there are none yet (the loop has not run on it), and opens it anyway.
+ */
+export function revealInTimeline(s: Services, arg: unknown, show: (key: string) => void): void {
+  const node = targetNode(s, arg);
+  const key = node?.kind === 'object' ? s.model.object(node.namespace ?? CLUSTER, node.typeKey!, node.name!)?.view.key : undefined;
+  if (!key) {
+    void vscode.window.showInformationMessage('KubeLoop: select an object in the KubeLoop resource tree first, then run Reveal in Timeline.');
+    return;
+  }
+  show(key);
+  if (!s.timeline.toArray().some((e) => e.kind === 'iteration' && e.key === key)) {
+    void vscode.window.showInformationMessage(`KubeLoop: no sync-loop iterations of ${key} yet. Start the sync loop to see them arrive.`);
+  }
+}
+
 export async function copyName(s: Services, arg: unknown): Promise<void> {
   const node = targetNode(s, arg);
   const name = node?.kind === 'object' ? node.name : node?.kind === 'namespace' ? node.namespace : node?.kind === 'context' ? s.model.context : undefined;

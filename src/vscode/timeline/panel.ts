@@ -84,8 +84,22 @@ export class TimelinePanel implements vscode.Disposable {
     TimelinePanel.current?.feed.reset();
   }
 
+  /**
+   * Shows the panel filtered to one object's iterations. The request waits for the webview's
+   * snapshot when the webview is (re)loading, so it is applied after the events it filters.
+   */
+  static reveal(opts: TimelinePanelOptions, key: string): TimelinePanel {
+    const p = TimelinePanel.show(opts);
+    p.pendingReveal = key;
+    if (p.live) p.flushReveal();
+    return p;
+  }
+
   private readonly feed: TimelineFeed;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The webview has its snapshot and is showing (a hidden one is torn down and says `ready` again). */
+  private live = false;
+  private pendingReveal: string | undefined;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -107,7 +121,10 @@ export class TimelinePanel implements vscode.Disposable {
       this.feed,
       webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
       panel.onDidChangeViewState(() => {
-        if (!panel.visible) this.feed.stop(); // its document goes away; it re-sends `ready` when shown
+        if (!panel.visible) {
+          this.live = false;
+          this.feed.stop(); // its document goes away; it re-sends `ready` when shown
+        }
       }),
       panel.onDidDispose(() => this.dispose()),
       vscode.window.onDidChangeActiveColorTheme((t) => void this.post({ type: 'theme', theme: themeKind(t.kind) })),
@@ -128,7 +145,11 @@ export class TimelinePanel implements vscode.Disposable {
     }
     switch (msg.type) {
       case 'ready':
-        void this.feed.start();
+        this.live = false;
+        void this.feed.start().then(() => {
+          this.live = true;
+          this.flushReveal();
+        });
         break;
       case 'select': {
         const event = this.lookup(msg.eventId);
@@ -141,6 +162,12 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       }
     }
+  }
+
+  private flushReveal(): void {
+    const key = this.pendingReveal;
+    this.pendingReveal = undefined;
+    if (key !== undefined) void this.post({ type: 'reveal', key });
   }
 
   private post(msg: HostToWebviewMessage): Thenable<boolean> {
