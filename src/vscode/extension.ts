@@ -58,10 +58,19 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;
+  /** Idempotent: the change event after a command's own reload finds nothing new to apply. */
+  const reloadSettings = () => {
+    const next = loadSettings();
+    if (JSON.stringify(next) === JSON.stringify(settings)) return;
+    settings = next;
+    log.info(`settings changed: ${JSON.stringify(settings)}`);
+    target.check();
+  };
   const s: Services = {
     ext: context,
     log,
     settings: () => settings,
+    reloadSettings,
     timeline,
     origin,
     model,
@@ -99,10 +108,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
       model.reset(undefined);
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration(SETTINGS_SECTION)) return;
-      settings = loadSettings();
-      log.info(`settings changed: ${JSON.stringify(settings)}`);
-      target.check();
+      if (e.affectsConfiguration(SETTINGS_SECTION)) reloadSettings();
     }),
   );
 

@@ -90,8 +90,9 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
   } else {
     s.target.setDemo(undefined);
     await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
-    // the settings listener calls target.check(); call it here too in case the value did not change
-    s.target.check();
+    // now, not at VS Code's change event: the load that follows the pick must run on the new target
+    s.reloadSettings();
+    s.target.check(); // the demo cluster was left: the target changed even if the setting did not
   }
   const after = s.target.current();
   return before.context !== after.context || before.kubeconfig !== after.kubeconfig || !!before.demo !== !!after.demo;
@@ -129,6 +130,7 @@ export async function selectNamespaces(s: Services): Promise<boolean> {
   const inspect = cfg.inspect<string[]>('namespaces');
   const where = inspect?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   await cfg.update('namespaces', value, where);
+  s.reloadSettings(); // the reload that follows must use the new namespaces, not wait for the change event
   s.log.info(`namespaces: ${value.length ? value.join(', ') : 'all'}`);
   return true;
 }

@@ -21,6 +21,12 @@ export interface Services {
   readonly ext: vscode.ExtensionContext;
   readonly log: Logger;
   settings(): KubeLoopSettings;
+  /**
+   * Reads the settings again now and applies a change of target. For a command that has just written
+   * a setting: VS Code's change event comes later, and a load started meanwhile would run on the old
+   * target and then be cancelled by it.
+   */
+  reloadSettings(): void;
   readonly timeline: TimelineStore;
   /** The timeline's time origin (realClock), shared by the loader and the sync loop. */
   readonly origin: number;

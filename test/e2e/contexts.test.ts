@@ -1,0 +1,96 @@
+// A kubeconfig with several contexts, as a user with more than one cluster has it, in a real VS Code
+// driven in a real browser. The cluster is a demo cluster in this test process, serving HTTPS with a
+// bearer token; the kubeconfig (set as kubeloop.kubeconfig) names two contexts on it: "alpha" with
+// the right token and "beta", the current-context, with a token the server refuses. Select Context
+// offers both; alpha loads with its credentials; beta's 401 is said plainly, with a way out.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
+import { paletteTitle } from '../../src/vscode/commandIds';
+import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { startVsCode, type Session } from './support/session';
+import { waitFor } from './support/workbench';
+
+interface Kubeconfig {
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users: { name: string; user: Record<string, unknown> }[];
+}
+
+describe('kubeconfig contexts in a real VS Code (code-server)', () => {
+  let s: Session;
+  let cluster: DemoCluster;
+  let dir: string;
+
+  before(async () => {
+    cluster = await startDemoCluster({ tls: true, token: 'e2e-alpha-token', kubelet: false, objects: 300, seed: 5 });
+    dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-contexts-'));
+    const base = load(cluster.kubeconfig()) as Kubeconfig;
+    const clusterName = base.clusters[0]!.name;
+    const kubeconfig = join(dir, 'config');
+    writeFileSync(
+      kubeconfig,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: base.clusters,
+        users: [
+          { name: 'alpha-user', user: base.users[0]!.user },
+          { name: 'beta-user', user: { token: 'revoked-token' } },
+        ],
+        contexts: [
+          { name: 'alpha', context: { cluster: clusterName, user: 'alpha-user' } },
+          { name: 'beta', context: { cluster: clusterName, user: 'beta-user' } },
+        ],
+        'current-context': 'beta',
+      }),
+    );
+    s = await startVsCode({ name: 'contexts', settings: { 'kubeloop.kubeconfig': kubeconfig } });
+    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
+    await s.workbench.openViewContainer('KubeLoop');
+  });
+
+  after(async () => {
+    await s?.close();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs Select Context and picks the row of `name`; returns every row's text as it was offered. */
+  async function pickContext(name: string): Promise<string[]> {
+    await s.workbench.runCommand(paletteTitle('selectContext'));
+    const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first().click();
+    return texts;
+  }
+
+  it('offers every context; picking "alpha" loads that cluster with alpha\'s credentials', async () => {
+    const offered = await s.step('contexts offered', () => pickContext('alpha'));
+    assert.ok(offered.some((t) => /^alpha\b/.test(t)), offered.join(' | '));
+    assert.ok(offered.some((t) => /^beta\s*current-context/.test(t)), `beta is marked as the current-context: ${offered.join(' | ')}`);
+    await s.step('alpha loaded', async () => {
+      await s.workbench.runCommand(paletteTitle('loadClusterResources'));
+      await waitFor('the tree to fill', async () => ((await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+    });
+    const status = await waitFor('the status bar to name alpha with its objects', async () => {
+      const t = await s.workbench.statusBarText('kubeloop.status');
+      return /alpha.*[\d,]+ objects/.test(t) ? t : undefined;
+    }, 60_000);
+    assert.doesNotMatch(status, /demo/);
+    assert.ok((await s.workbench.treeRows()).includes('default'), 'the cluster\'s namespaces are in the tree');
+  });
+
+  it('picking "beta", whose token the server refuses, says so plainly and offers Select Context', async () => {
+    // picking a context loads it at once
+    await s.step('beta picked', () => pickContext('beta'));
+    const message = await s.step('its 401 reported', () => s.workbench.waitForNotification('refused the request'));
+    assert.match(message, /context "?beta"?.*401 Unauthorized|401 Unauthorized.*beta/s, message);
+    assert.ok(!message.includes('revoked-token'), 'the token itself is never shown');
+    const actions = await s.page.locator('.notifications-toasts .notification-toast .monaco-button').allInnerTexts();
+    assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
+  });
+});
