@@ -7,18 +7,14 @@
 // Usage: node --expose-gc --import tsx bench/apiserver.ts [--sizes 5000,20000] [--repeats N] [--json FILE]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { objectsOf, runN, type Measurement } from './measure';
+import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
 import { discoverTypes, kubectlName, listPath } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { startControlPlane } from '../test/apiserver/controlplane';
 import { NAMESPACED, seed } from '../test/apiserver/objects';
 import { Api, mapLimit } from '../test/apiserver/support';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1]! : dflt;
-};
+const arg = benchArg;
 const sizes = arg('--sizes', '5000,20000').split(',').map(Number);
 const repeats = Number(arg('--repeats', '3'));
 const outFile = arg('--json', '.bench/apiserver.json');
@@ -62,20 +58,12 @@ async function benchSize(objects: number) {
     };
     const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive) };
     const base = results.kubeloop;
-    console.table(Object.values(results).map((m) => ({
-      contender: m.name,
-      'wall s': (m.wallMs / 1000).toFixed(2),
-      'peak MB': m.peakMB.toFixed(0),
-      'wall vs KubeLoop': `${(m.wallMs / base.wallMs).toFixed(2)}x`,
-      exit: m.exitCode,
-    })));
-    const ratio = (a: Measurement, b: Measurement) => a.wallMs / b.wallMs;
-    const checks = [
+    printTable(results, base);
+    printChecks([
       ['kubectl / KubeLoop >= 2x', ratio(results.kubectl, base) >= 2, `${ratio(results.kubectl, base).toFixed(2)}x`],
       ['KubeLoop / raw bytes <= 1.5x', ratio(base, results.raw) <= 1.5, `${ratio(base, results.raw).toFixed(2)}x`],
       ['every count equals the server\'s (plain GET per type)', seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
-    ] as const;
-    for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}`);
+    ]);
     return {
       objects: onServer, created: created.total, createPerSecond: Math.round(created.total / seconds), types: types.length, counts: seen,
       results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }])),
@@ -86,14 +74,4 @@ async function benchSize(objects: number) {
   }
 }
 
-async function main() {
-  const all = [];
-  for (const n of sizes) all.push(await benchSize(n));
-  mkdirSync('.bench', { recursive: true });
-  writeFileSync(outFile, JSON.stringify(all, null, 2));
-  console.log(`\nresults written to ${outFile}`);
-}
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runSizes(sizes, benchSize, outFile);

@@ -4,16 +4,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { objectsOf, runInterleaved, runN, type Measurement } from './measure';
+import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, runN, runSizes, type Check } from './measure';
 import { startDemoProcess } from './demo';
 import { discoverTypes, kubectlName } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : dflt;
-};
+const arg = benchArg;
 const sizes = arg('--sizes', '10000,100000').split(',').map(Number);
 const repeats = Number(arg('--repeats', '3'));
 const outFile = arg('--json', '.bench/load.json');
@@ -55,24 +51,16 @@ async function benchSize(objects: number) {
     rmSync(pagesDir, { recursive: true, force: true });
     const counts = { kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive), decode: objectsOf(results.decode) };
     const base = results.kubeloop;
-    const rows = Object.values(results).map((m) => ({
-      contender: m.name,
-      'wall s': (m.wallMs / 1000).toFixed(2),
-      'peak MB': m.peakMB.toFixed(0),
-      'wall vs KubeLoop': (m.wallMs / base.wallMs).toFixed(2) + 'x',
-      exit: m.exitCode,
-    }));
-    console.table(rows);
-    const ratio = (a: Measurement, b: Measurement) => a.wallMs / b.wallMs;
-    const checks = [
+    printTable(results, base);
+    const checks: Check[] = [
       [`kubectl / KubeLoop >= 5x`, ratio(results.kubectl, base) >= 5, ratio(results.kubectl, base).toFixed(2) + 'x'],
       [`naive / KubeLoop >= 2x`, ratio(results.naive, base) >= 2, ratio(results.naive, base).toFixed(2) + 'x'],
       [`KubeLoop / raw bytes <= 1.5x`, ratio(base, results.raw) <= 1.5, ratio(base, results.raw).toFixed(2) + 'x'],
       [`metadata-only peak <= 400 MB`, results.kubeloopMeta.peakMB <= 400, results.kubeloopMeta.peakMB.toFixed(0) + ' MB'],
       [`object counts agree (KubeLoop, metadata-only, naive, decode floor)`, counts.kubeloop !== undefined && counts.kubeloop === counts.meta && counts.meta === counts.naive && counts.naive === counts.decode,
         JSON.stringify(counts)],
-    ] as const;
-    for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}${big ? '' : ' (targets are set at 100,000)'}`);
+    ];
+    printChecks(checks, big ? '' : ' (targets are set at 100,000)');
     // Context for the raw-bytes target: how far decoding alone (no network at all) is from the bound.
     console.log(`info: decode floor / raw bytes = ${ratio(results.decode, results.raw).toFixed(2)}x; KubeLoop / decode floor = ${ratio(base, results.decode).toFixed(2)}x`);
     return { objects, types: types.length, counts, results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, exit: m.exitCode }])) };
@@ -81,14 +69,4 @@ async function benchSize(objects: number) {
   }
 }
 
-async function main() {
-  const all = [];
-  for (const n of sizes) all.push(await benchSize(n));
-  mkdirSync('.bench', { recursive: true });
-  writeFileSync(outFile, JSON.stringify(all, null, 2));
-  console.log(`\nresults written to ${outFile}`);
-}
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runSizes(sizes, benchSize, outFile);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Wall time and peak resident memory of one child process, measured by GNU time (wait4 rusage). */
 export interface Measurement {
@@ -98,4 +98,48 @@ export function objectsOf(m: Measurement): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The value after `--name` on this bench's command line, or `dflt`. */
+export function benchArg(name: string, dflt: string): string {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : dflt;
+}
+
+/** How many times slower `a` was than `b` (wall time). */
+export const ratio = (a: Measurement, b: Measurement): number => a.wallMs / b.wallMs;
+
+/** One row per contender: wall time, peak memory, and wall time relative to `base`. */
+export function printTable(results: Record<string, Measurement>, base: Measurement): void {
+  console.table(
+    Object.values(results).map((m) => ({
+      contender: m.name,
+      'wall s': (m.wallMs / 1000).toFixed(2),
+      'peak MB': m.peakMB.toFixed(0),
+      'wall vs KubeLoop': `${ratio(m, base).toFixed(2)}x`,
+      exit: m.exitCode,
+    })),
+  );
+}
+
+/** A target: what it says, whether it was met, and the measured figure. */
+export type Check = readonly [what: string, pass: boolean, figure: string];
+
+export function printChecks(checks: readonly Check[], suffix = ''): void {
+  for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}${suffix}`);
+}
+
+/** Runs one bench section per size, writes every size's summary to `outFile` as JSON, and exits 1 on a failure. */
+export function runSizes<T>(sizes: number[], benchSize: (n: number) => Promise<T>, outFile: string): void {
+  (async () => {
+    const all: T[] = [];
+    for (const n of sizes) all.push(await benchSize(n));
+    mkdirSync(dirname(outFile), { recursive: true });
+    writeFileSync(outFile, JSON.stringify(all, null, 2));
+    console.log(`\nresults written to ${outFile}`);
+  })().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

@@ -8,12 +8,12 @@ import { realClock } from '../src/core/clock';
 import { PodWorkers, type SyncContext } from '../src/core/syncloop/podworkers';
 import { WorkQueue } from '../src/core/syncloop/workqueue';
 import type { KubeObject } from '../src/core/syncloop/types';
+import { benchArg } from './measure';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
+const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const KEYS = arg('--keys', 1000);
 const UPDATES = arg('--updates', 500_000);
-const SYNC_US_LIST = (argv.includes('--sync-us') ? argv[argv.indexOf('--sync-us') + 1] : '0,200').split(',').map(Number);
+const SYNC_US_LIST = benchArg('--sync-us', '0,200').split(',').map(Number);
 
 const spin = (us: number) => {
   const end = performance.now() + us / 1000;

@@ -8,10 +8,10 @@ import { ClusterSync } from '../src/core/syncloop/sources/cluster';
 import { TimelineStore } from '../src/core/timeline/store';
 import { requestBase } from './types';
 import { startDemoProcess } from './demo';
+import { benchArg } from './measure';
 import * as http from 'node:http';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
+const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const PODS = arg('--pods', 500);
 const SECONDS = arg('--seconds', 60);
 const CHURN = arg('--churn', 60); // pod creates + deletes per second
