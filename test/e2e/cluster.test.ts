@@ -156,10 +156,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.match(pod.description, /^Running · Ready (\d+)\/\1/);
     const editor = await s.step('pod YAML opened', async () => {
       await pod.row.click();
-      return waitFor('the YAML document', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === `${pod.name}.yaml` && /kind: Pod/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor(`${pod.name}.yaml`, [/kind: Pod/]);
     });
     assert.ok(editor.text.startsWith(`# pods ${prodNamespace}/${pod.name} in context "kubeloop-demo"`), editor.text);
     assert.match(editor.text, new RegExp(`name: ${pod.name}`));
@@ -180,10 +177,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.equal(role.label, XSS, 'the name shows as its characters');
     const roleYaml = await s.step('its YAML', async () => {
       await s.workbench.treeRow(XSS).first().click();
-      return waitFor('the role YAML', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === `${XSS}.yaml` && /kind: Role/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor(`${XSS}.yaml`, [/kind: Role/]);
     });
     assert.equal(roleYaml.tab, `${XSS}.yaml`);
     assert.ok(roleYaml.text.includes(`name: ${XSS}`), roleYaml.text);
@@ -192,19 +186,13 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     await s.workbench.expandTreeRow('ConfigMap');
     const cm = await s.step('configmap with an HTML annotation', async () => {
       await s.workbench.treeRow('html-annotated').first().click();
-      return waitFor('the configmap YAML', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === 'html-annotated.yaml' && /kind: ConfigMap/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor('html-annotated.yaml', [/kind: ConfigMap/]);
     });
     assert.ok(cm.text.includes(`note: ${XSS}`), cm.text);
     await s.workbench.expandTreeRow('Event');
     const ev = await s.step('event with an HTML message', async () => {
       await s.workbench.treeRow('html-event').first().click();
-      return waitFor('the event YAML', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === 'html-event.yaml' && /kind: Event/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor('html-event.yaml', [/kind: Event/]);
     });
     assert.ok(ev.text.includes(`message: message with ${XSS}`), ev.text);
     assert.deepEqual(dialogs, [], 'no alert dialog');
@@ -215,10 +203,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     await s.workbench.expandTreeRow('Secret');
     const doc = await s.step('secret YAML, masked', async () => {
       await s.workbench.treeRow('e2e-secret').first().click();
-      return waitFor('the secret YAML', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === 'e2e-secret.yaml' && /kind: Secret/.test(e.text) && /data:/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor('e2e-secret.yaml', [/kind: Secret/, /data:/]);
     });
     assert.match(doc.text, /Secret values are masked/);
     assert.match(doc.text, new RegExp(`password: '<masked: ${SECRET_VALUE.length} bytes>'`));
@@ -260,10 +245,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
         await s.workbench.expandTreeRow('ConfigMap');
       }
       await row.click();
-      return waitFor('the configmap YAML', async () => {
-        const e = await s.workbench.activeEditor();
-        return e.tab === 'html-annotated.yaml' && /kind: ConfigMap/.test(e.text) ? e : undefined;
-      });
+      return s.workbench.waitForEditor('html-annotated.yaml', [/kind: ConfigMap/]);
     });
     assert.ok(!doc.text.includes('live-e2e'), 'the label is not there before the change');
     await s.step('sync loop started', async () => {
@@ -279,10 +261,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       });
       assert.equal(res.status, 200, await res.text());
       const after = await s.step('the document shows the change', () =>
-        waitFor('the new label in the open document', async () => {
-          const e = await s.workbench.activeEditor();
-          return e.tab === 'html-annotated.yaml' && /kubeloop-e2e: live-e2e/.test(e.text) ? e : undefined;
-        }, 60_000),
+        s.workbench.waitForEditor('html-annotated.yaml', [/kubeloop-e2e: live-e2e/], 60_000),
       );
       assert.ok(after.text.includes(`note: ${XSS}`), 'the rest of the object is still there');
     } finally {

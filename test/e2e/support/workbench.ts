@@ -33,6 +33,17 @@ function plain(s: string): string {
   return s.replace(/\u00a0/g, ' ');
 }
 
+/** The text of a Monaco editor's rendered lines, top to bottom (it renders only the visible ones, in any DOM order). */
+async function visibleText(lines: Locator): Promise<string> {
+  const text = await lines.evaluateAll((els) =>
+    els
+      .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text),
+  );
+  return plain(text.join('\n'));
+}
+
 export class Workbench {
   private shot = 0;
 
@@ -99,13 +110,15 @@ export class Workbench {
   async activeEditor(): Promise<{ tab: string; text: string }> {
     const group = this.page.locator('.part.editor .editor-group-container.active');
     const tab = plain(await group.locator('.tab.active .label-name').first().innerText({ timeout: DEFAULT_TIMEOUT }));
-    const lines = await group.locator('.monaco-editor .view-lines .view-line').evaluateAll((els) =>
-      els
-        .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
-        .sort((a, b) => a.top - b.top)
-        .map((l) => l.text),
-    );
-    return { tab, text: plain(lines.join('\n')) };
+    return { tab, text: await visibleText(group.locator('.monaco-editor .view-lines .view-line')) };
+  }
+
+  /** Waits until the active editor is the tab `tab` and its visible text matches every pattern. */
+  async waitForEditor(tab: string, patterns: RegExp[], timeoutMs = DEFAULT_TIMEOUT): Promise<{ tab: string; text: string }> {
+    return waitFor(`editor "${tab}" showing ${patterns.join(' and ')}`, async () => {
+      const e = await this.activeEditor();
+      return e.tab === tab && patterns.every((p) => p.test(e.text)) ? e : undefined;
+    }, timeoutMs);
   }
 
   /** The status bar item with this id's text (e.g. `kubeloop.status`). */
@@ -158,13 +171,7 @@ export class Workbench {
       const s = el as HTMLSelectElement;
       return s.options[s.selectedIndex]?.text ?? '';
     });
-    const lines = await panel.locator('.view-lines .view-line').evaluateAll((els) =>
-      els
-        .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
-        .sort((a, b) => a.top - b.top)
-        .map((l) => l.text),
-    );
-    return { channel, text: plain(lines.join('\n')) };
+    return { channel, text: await visibleText(panel.locator('.view-lines .view-line')) };
   }
 
   /**
