@@ -44,7 +44,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME, { log: true });
   context.subscriptions.push(channel);
 
-  let settings = loadSettings();
+  const initial = readConfig();
+  let settings = initial.settings;
+  let reported = initial.problems;
+  warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
   const target = new TargetState(() => settings);
   context.subscriptions.push(target);
@@ -58,10 +61,16 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;
-  /** Idempotent: the change event after a command's own reload finds nothing new to apply. */
+  /**
+   * Idempotent: the change event after a command's own reload finds nothing new to apply, and a
+   * problem already reported is not reported again until the settings or the problems change.
+   */
   const reloadSettings = () => {
-    const next = loadSettings();
-    if (JSON.stringify(next) === JSON.stringify(settings)) return;
+    const { settings: next, problems } = readConfig();
+    const changed = JSON.stringify(next) !== JSON.stringify(settings);
+    if (changed || problems !== reported) warnAbout(problems);
+    reported = problems;
+    if (!changed) return;
     settings = next;
     log.info(`settings changed: ${JSON.stringify(settings)}`);
     target.check();
@@ -199,12 +208,15 @@ export async function deactivate(): Promise<void> {
   await stop?.();
 }
 
-/** Reads and validates the settings; invalid values fall back to defaults and are reported once. */
-function loadSettings(): KubeLoopSettings {
+/** Reads and validates the settings; invalid values fall back to defaults, and `problems` says which ('' for none). */
+function readConfig(): { settings: KubeLoopSettings; problems: string } {
   const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   const { settings, problems } = readSettings((key) => cfg.get(key));
-  if (problems.length > 0) void vscode.window.showWarningMessage(`KubeLoop settings: ${problems.join(' ')}`);
-  return settings;
+  return { settings, problems: problems.join(' ') };
+}
+
+function warnAbout(problems: string): void {
+  if (problems) void vscode.window.showWarningMessage(`KubeLoop settings: ${problems}`);
 }
 
 /**
