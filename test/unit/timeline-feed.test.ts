@@ -161,3 +161,18 @@ describe('TimelineFeed', () => {
     assert.ok(bytes > 0, 'bytes > 0');
   });
 });
+
+describe('TimelineStore.at and .some (reads without copying the ring)', () => {
+  it('agree with toArray across the wrap-around, and are undefined/false out of range', () => {
+    const store = new TimelineStore(5);
+    const events = syntheticTimeline(8).map((item) => item.event);
+    for (const e of events) store.append(e);
+    const all = store.toArray();
+    assert.equal(all.length, 5);
+    assert.deepEqual(all, events.slice(3), 'the oldest three were dropped');
+    for (let i = 0; i < all.length; i++) assert.equal(store.at(i), all[i], `at(${i})`);
+    for (const i of [-1, 5, 1.5, Number.NaN]) assert.equal(store.at(i), undefined, `at(${i})`);
+    assert.equal(store.some((e) => e === events[7]), true, 'the newest is found');
+    assert.equal(store.some((e) => e === events[0]), false, 'a dropped one is not');
+  });
+});

@@ -43,11 +43,22 @@ export class TimelineStore {
     return this.size;
   }
 
+  /** The `index`th event held (0 = the oldest), without copying the ring; undefined out of range. */
+  at(index: number): TimelineEvent | undefined {
+    return Number.isInteger(index) && index >= 0 && index < this.size ? this.buf[(this.start + index) % this.capacity] : undefined;
+  }
+
   /** Events in append order (oldest first). */
   toArray(): TimelineEvent[] {
     const out: TimelineEvent[] = new Array(this.size);
-    for (let i = 0; i < this.size; i++) out[i] = this.buf[(this.start + i) % this.capacity]!;
+    for (let i = 0; i < this.size; i++) out[i] = this.at(i)!;
     return out;
+  }
+
+  /** Whether any event held satisfies `pred` (oldest first; stops at the first). */
+  some(pred: (e: TimelineEvent) => boolean): boolean {
+    for (let i = 0; i < this.size; i++) if (pred(this.at(i)!)) return true;
+    return false;
   }
 
   subscribe(fn: (e: TimelineEvent) => void): () => void {

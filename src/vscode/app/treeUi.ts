@@ -58,7 +58,7 @@ export function revealInTimeline(s: Services, arg: unknown, show: (key: string) 
     return;
   }
   show(key);
-  if (!s.timeline.toArray().some((e) => e.kind === 'iteration' && e.key === key)) {
+  if (!s.timeline.some((e) => e.kind === 'iteration' && e.key === key)) {
     void vscode.window.showInformationMessage(`KubeLoop: no sync-loop iterations of ${key} yet. Start the sync loop to see them arrive.`);
   }
 }
