@@ -34,7 +34,7 @@ export function startEventTtl(store: ObjectStore, clock: KubeletClock, ttlMs = D
   if (!(ttlMs > 0)) throw new RangeError(`event TTL must be > 0 ms, got ${ttlMs}`);
   /** key -> clock time of the Event's last write */
   const written = new Map<string, { group: string; namespace?: string; name: string; at: number }>();
-  const isEvent = (group: string, resource: string) => resource === 'events' && (group === '' || group === 'events.k8s.io');
+  const isEvent = (group: string, resource: string) => EVENT_TYPES.some(([g, r]) => g === group && r === resource);
   const remember = (group: string, o: { metadata: { namespace?: string; name: string } }) =>
     written.set(keyOf(group, o.metadata.namespace, o.metadata.name), { group, namespace: o.metadata.namespace, name: o.metadata.name, at: clock.now() });
 
