@@ -77,6 +77,11 @@ export class LoadController implements vscode.Disposable {
         setContextKey(CONTEXT_KEYS.loading, false);
       }
       this.s.statusChanged();
+      // A level-triggered backstop: the partial refreshes fired during the load name nodes VS Code
+      // may not have taken (a view hidden at the time, a reset in between); one whole-tree refresh
+      // at the end leaves the tree showing the model, whatever became of them. Ids are stable, so
+      // expanded rows stay expanded.
+      this.s.tree.refresh();
     }
     this.tell(result, ctx.name, ctx.server, opts);
     return result;
