@@ -18,6 +18,7 @@ import { loadKubeContext, type KubeContext, type LoadKubeContextOptions } from '
 import { listAll, type ListHooks, type ListOptions, type ListResult } from './list';
 import { KubeTransport, type TransportOptions } from './transport';
 import type { GroupVersionResource } from './types';
+import { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, type AccessReview, type ResourceAttributes, type RulesReview } from './access';
 import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './watch';
 
 export class KubeClient {
@@ -50,6 +51,21 @@ export class KubeClient {
 
   watch(gvr: GroupVersionResource, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
     return watch(this.transport, gvr, opts, onEvent, signal);
+  }
+
+  /** SelfSubjectAccessReview: may the user do this? (read-only: a review stores nothing) */
+  accessReview(a: ResourceAttributes, opts: { signal?: AbortSignal } = {}): Promise<AccessReview> {
+    return selfSubjectAccessReview(this.transport, a, opts.signal);
+  }
+
+  /** SelfSubjectRulesReview: the user's rules in one namespace. */
+  rulesReview(namespace: string, opts: { signal?: AbortSignal } = {}): Promise<RulesReview> {
+    return selfSubjectRulesReview(this.transport, namespace, opts.signal);
+  }
+
+  /** SelfSubjectReview: the user name the server authenticated, if it says. */
+  whoAmI(opts: { signal?: AbortSignal } = {}): Promise<string | undefined> {
+    return whoAmI(this.transport, opts.signal);
   }
 
   close(): void {

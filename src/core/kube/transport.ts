@@ -400,4 +400,80 @@ export class KubeTransport {
       req.end();
     });
   }
+  /**
+   * POST a JSON body and parse the JSON answer: for create-only review requests
+   * (SelfSubjectAccessReview, SelfSubjectRulesReview), which change nothing on the server. One
+   * rate-limited request per attempt; 429/5xx are retried as getJson retries them; any other
+   * non-2xx rejects with KubeApiError. The signal aborts the request at once.
+   */
+  async postJson<T = unknown>(spec: { path: string; body: unknown; signal?: AbortSignal; timeoutMs?: number }): Promise<JsonResponse<T>> {
+    const data = Buffer.from(JSON.stringify(spec.body), 'utf8');
+    const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
+    for (let retries = 0; ; retries++) {
+      let err: KubeApiError | KubeTransportError;
+      try {
+        this.ensureOpen();
+        await this.limiter.take(spec.signal);
+        const headers = { ...(await this.headersFor({ path: spec.path }, false)), 'Content-Type': 'application/json', 'Content-Length': String(data.length) };
+        const raw = await this.send('POST', spec, headers, data);
+        if (raw.status >= 200 && raw.status < 300) {
+          try {
+            return { status: raw.status, contentType: String(raw.headers['content-type'] ?? ''), body: JSON.parse(raw.body.toString('utf8')) as T, bytes: raw.body.length, retries };
+          } catch (e) {
+            throw new KubeTransportError('malformed', `POST ${spec.path}: response is not valid JSON (${(e as Error).message})`, spec.path);
+          }
+        }
+        err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
+      } catch (e) {
+        if (!(e instanceof KubeTransportError) || e.kind === 'malformed') throw e;
+        err = e;
+      }
+      const d = decideRetry(err, state, this.policy);
+      if (!d.retry) throw err;
+      await this.pause(spec, { attempt: retries + 1, delayMs: d.delayMs, kind: d.kind, error: err });
+    }
+  }
+
+  /** One request with a body, read whole; aborts and times out like attempt(). */
+  private send(method: string, spec: { path: string; signal?: AbortSignal; timeoutMs?: number }, headers: Record<string, string>, data: Buffer): Promise<Raw> {
+    const signal = spec.signal;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
+    return new Promise<Raw>((resolve, reject) => {
+      const req = (this.auth.secure ? https : http).request(buildUrl(this.server, spec.path), { method, agent: this.auth.agent, headers });
+      this.stats.requests++;
+      this.stats.inFlight++;
+      let finished = false;
+      let timer: TimerHandle | undefined;
+      const finish = (err: unknown, raw?: Raw) => {
+        if (finished) return;
+        finished = true;
+        this.stats.inFlight--;
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+        if (err !== undefined) {
+          req.destroy();
+          reject(err);
+        } else resolve(raw!);
+      };
+      const onAbort = () => finish(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs > 0) timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
+      req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          this.stats.bytesReceived += body.length;
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+        res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
+        res.on('close', () => {
+          if (!res.complete) finish(new KubeTransportError('reset', `${method} ${spec.path}: connection closed before the response was complete`, spec.path));
+        });
+      });
+      req.end(data);
+    });
+  }
 }

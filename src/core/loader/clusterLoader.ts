@@ -24,7 +24,8 @@ import { KubeApiError, KubeTransportError, type KubeObject } from '../kube';
 import { AsyncQueue, PoolClosedError, TaskTimeoutError, WorkerPool, type PoolResult } from '../pool';
 import type { LoaderTaskEvent } from '../timeline/events';
 import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOptions } from './options';
-import { planTasks, selectTypes } from './plan';
+import { selectTypes } from './plan';
+import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
@@ -45,6 +46,11 @@ export interface StartOptions {
   onResult?: (r: LoadTaskResult) => void;
   /** Called once the plan is known (before the first task starts). */
   onPlan?: (plan: LoadPlan) => void;
+  /**
+   * Called when an all-namespaces task answered 403 and is replaced by per-namespace tasks (the
+   * plan's tasks change accordingly; the replaced task has no result of its own).
+   */
+  onNarrow?: (replaced: LoadTask, by: LoadTask[]) => void;
 }
 
 export interface LoadRun {
@@ -81,7 +87,7 @@ export class ClusterLoader {
     const done = this.run(ac.signal, deliver, (p) => {
       resolvePlan(p);
       opts.onPlan?.(p);
-    }).finally(() => {
+    }, opts.onNarrow).finally(() => {
       resolvePlan(undefined);
       callerSignal?.removeEventListener('abort', onCallerAbort);
       stream?.end();
@@ -105,12 +111,12 @@ export class ClusterLoader {
     return { summary, results, plan: await run.plan };
   }
 
-  private async run(signal: AbortSignal, deliver: (r: LoadTaskResult) => void, onPlan: (p: LoadPlan) => void): Promise<LoadSummary> {
+  private async run(signal: AbortSignal, deliver: (r: LoadTaskResult) => void, onPlan: (p: LoadPlan) => void, onNarrow?: StartOptions['onNarrow']): Promise<LoadSummary> {
     const o = this.options;
     const t0 = this.clock.now();
     const summary: LoadSummary = {
       outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, partialObjects: 0, durationMs: 0,
-      discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0,
+      discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0, forbidden: 0, narrowed: 0,
     };
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
     const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
@@ -123,9 +129,14 @@ export class ClusterLoader {
 
     let loadPlan: LoadPlan;
     try {
+      const scope = this.scopeInput();
+      // The reviews do not depend on discovery: both go out at once.
+      const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal);
+      reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
       const discovery = await this.client.discover({ signal });
       const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
-      loadPlan = { discovery, types: selected, tasks: planTasks(selected, o), unmatchedFilters: unmatched };
+      const sp = planScopedTasks(selected, scope.input, await reviewing);
+      loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
     }
@@ -136,6 +147,42 @@ export class ClusterLoader {
     summary.tasks = loadPlan.tasks.length;
     onPlan(loadPlan);
 
+    const count = (result: LoadTaskResult) => {
+      summary.results++;
+      summary[result.outcome === 'ok' ? 'ok' : result.outcome === 'error' ? 'failed' : 'cancelled']++;
+      if (result.forbidden) summary.forbidden++;
+      if (result.outcome === 'ok') summary.objects += result.count;
+      else summary.partialObjects += result.count;
+      summary.retries += result.retries;
+      summary.bytes += result.bytes;
+      deliver(result);
+    };
+    // The feeder's queue: the plan, then the per-namespace tasks that replace an all-namespaces
+    // task the server refused (403). Each (type, namespace) is planned at most once per load.
+    const queue: LoadTask[] = [...loadPlan.tasks];
+    const planned = new Set(loadPlan.tasks.map((t) => pairKey(t)));
+    let nextId = loadPlan.tasks.length;
+    let outstanding = 0;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const narrow = (result: LoadTaskResult): LoadTask[] => {
+      const t = result.task;
+      if (result.outcome !== 'error' || result.status !== 403 || !t.namespaced || t.namespace !== undefined || signal.aborted) return [];
+      const by: LoadTask[] = [];
+      for (const ns of loadPlan.fallbackNamespaces) {
+        const next: LoadTask = { ...t, id: nextId, namespace: ns, fallbackOf: t.id };
+        if (planned.has(pairKey(next))) continue;
+        planned.add(pairKey(next));
+        nextId++;
+        by.push(next);
+      }
+      return by;
+    };
+
     const progress = new Map<number, Progress>();
     const pool = new WorkerPool<LoadTask, void>({
       concurrency: o.concurrency,
@@ -145,26 +192,53 @@ export class ClusterLoader {
       onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
       run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress),
       onResult: (r) => {
+        outstanding--;
         const result = this.toResult(r, progress.get(r.task.id));
         progress.delete(r.task.id);
-        summary.results++;
-        summary[result.outcome === 'ok' ? 'ok' : result.outcome === 'error' ? 'failed' : 'cancelled']++;
-        if (result.outcome === 'ok') summary.objects += result.count;
-        else summary.partialObjects += result.count;
-        summary.retries += result.retries;
-        summary.bytes += result.bytes;
         if (result.worker >= 0) {
           this.emit({
             phase: 'finish', task: result.task, worker: result.worker, t: result.endedAt, count: result.count, pages: result.pages,
             retries: result.retries, durationMs: result.durationMs, outcome: result.outcome, status: result.status, message: result.message,
           });
         }
-        deliver(result);
+        const by = narrow(result);
+        if (by.length > 0) {
+          // Not a failure of the load: the same type, listed where the user may list it.
+          const i = loadPlan.tasks.indexOf(result.task);
+          loadPlan.tasks.splice(i, 1, ...by);
+          summary.tasks += by.length - 1;
+          summary.narrowed++;
+          queue.push(...by);
+          onNarrow?.(result.task, by);
+        } else {
+          count(result);
+        }
+        notify();
       },
     });
     // The feeder: one task at a time, waiting for room (backpressure), so nothing is ever dropped.
     try {
-      for (const task of loadPlan.tasks) await pool.submit(task);
+      for (;;) {
+        const task = queue.shift();
+        if (!task) {
+          if (outstanding === 0) break;
+          await new Promise<void>((r) => (wake = r));
+          continue;
+        }
+        if (task.forbidden !== undefined) {
+          const at = this.clock.now();
+          count({ ...emptyResult(task, at), outcome: 'error', status: 403, reason: 'Forbidden', message: task.forbidden, forbidden: 'review' });
+          continue;
+        }
+        outstanding++;
+        try {
+          await pool.submit(task);
+        } catch (e) {
+          outstanding--;
+          queue.unshift(task);
+          throw e;
+        }
+      }
     } catch (e) {
       if (!(e instanceof PoolClosedError)) throw e; // only refused after a cancel: the summary says so
     }
@@ -172,14 +246,25 @@ export class ClusterLoader {
     if (ps.aborted || signal.aborted) {
       // Tasks never submitted because the cancel came first still get their 'cancelled' result.
       const now = this.clock.now();
-      for (const task of loadPlan.tasks.slice(ps.submitted)) {
-        summary.results++;
-        summary.cancelled++;
-        deliver({ ...emptyResult(task, now), outcome: 'cancelled', reason: 'Cancelled', message: reasonText(abortReason(signal)) });
+      for (const task of queue) {
+        count({ ...emptyResult(task, now), outcome: 'cancelled', reason: 'Cancelled', message: reasonText(abortReason(signal)) });
       }
       return finish('cancelled', abortReason(signal));
     }
     return finish(summary.failed > 0 ? 'partial' : 'ok');
+  }
+
+  /** The candidate namespaces and the scope input of this load. */
+  private scopeInput(): { input: ScopeInput; candidates: string[] } {
+    const o = this.options;
+    const input: ScopeInput = { namespaces: o.namespaces, contextNamespace: o.contextNamespace ?? this.client.context?.namespace, labelSelector: o.labelSelector };
+    return { input, candidates: o.namespaces.length > 0 ? o.namespaces : [input.contextNamespace || DEFAULT_NAMESPACE] };
+  }
+
+  private reviewer(): AccessReviewer | undefined {
+    const c = this.client;
+    if (!c.accessReview || !c.rulesReview) return undefined;
+    return { accessReview: (a, opts) => c.accessReview!(a, opts), rulesReview: (ns, opts) => c.rulesReview!(ns, opts) };
   }
 
   private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>): Promise<void> {
@@ -240,7 +325,9 @@ export class ClusterLoader {
     };
     if (r.status === 'ok') return { ...base, outcome: 'ok', resourceVersion: p?.resourceVersion ?? '' };
     if (r.status === 'cancelled') return { ...base, outcome: 'cancelled', partial: true, reason: 'Cancelled', message: reasonText(r.reason) };
-    return { ...base, outcome: 'error', partial: true, ...describeError(r.error) };
+    const failed: LoadTaskResult = { ...base, outcome: 'error', partial: true, ...describeError(r.error) };
+    if (failed.status === 403) failed.forbidden = 'request';
+    return failed;
   }
 
   private emit(e: { phase: LoaderTaskEvent['phase']; task: LoadTask; worker: number; t: number } & Partial<LoaderTaskEvent>): void {
@@ -255,6 +342,11 @@ export class ClusterLoader {
       // a timeline subscriber's failure is its own; the load goes on
     }
   }
+}
+
+/** One (type, namespace) pair: '' namespace = all namespaces, or cluster-scoped. */
+function pairKey(t: LoadTask): string {
+  return `${t.gvr.group}/${t.gvr.resource}@${t.namespace ?? ''}`;
 }
 
 function emptyResult(task: LoadTask, at: number): LoadTaskResult {

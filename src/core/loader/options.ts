@@ -23,8 +23,15 @@ export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 export interface ClusterLoaderOptions {
   concurrency?: number;
   pageSize?: number;
-  /** Only these namespaces (namespaced types get one task per namespace). Empty/unset: all. */
+  /** Only these namespaces (namespaced types get one task per namespace). Empty/unset: all the user may list (see scope.ts). */
   namespaces?: string[];
+  /**
+   * Where a namespaced type is listed when the user may not list it across namespaces: the
+   * kubeconfig context's namespace. Default: the client's context namespace, else 'default'.
+   */
+  contextNamespace?: string;
+  /** Ask the server what the user may list before listing (SelfSubject*Reviews; see scope.ts). Default true. */
+  accessReview?: boolean;
   labelSelector?: string;
   /** Types to load (resource, resource.group, kind, short name, singular); unset: all listable. */
   include?: string[];
@@ -52,8 +59,9 @@ export interface ClusterLoaderOptions {
   transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
 }
 
-export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform'>> {
+export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace'>> {
   labelSelector?: string;
+  contextNamespace?: string;
   transform?: ClusterLoaderOptions['transform'];
   requestTimeoutMs?: number;
   clock?: Clock;
@@ -77,6 +85,9 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
   for (const ns of namespaces) {
     if (ns.length > 63 || !DNS_LABEL.test(ns)) throw new RangeError(`namespace "${ns}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
   }
+  if (o.contextNamespace !== undefined && o.contextNamespace !== '' && (o.contextNamespace.length > 63 || !DNS_LABEL.test(o.contextNamespace))) {
+    throw new RangeError(`context namespace "${o.contextNamespace}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
+  }
   for (const [what, list] of [['include', o.include], ['exclude', o.exclude]] as const) {
     for (const t of list ?? []) if (typeof t !== 'string' || t.trim() === '') throw new RangeError(`${what}: empty resource type name`);
   }
@@ -85,6 +96,8 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     concurrency,
     pageSize,
     namespaces,
+    contextNamespace: o.contextNamespace || undefined,
+    accessReview: o.accessReview ?? true,
     labelSelector,
     include: (o.include ?? []).map((s) => s.trim()),
     exclude: (o.exclude ?? []).map((s) => s.trim()),

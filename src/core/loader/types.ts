@@ -5,9 +5,13 @@
  * worker it ran, and a failure carries the HTTP status and message of the request that failed.
  */
 import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
+import type { AccessFacts, AccessReviewer } from './scope';
 
 export interface LoadTask {
-  /** Index in the plan, 0-based; also the pool's task id. */
+  /**
+   * Unique in its load: the planned tasks are numbered 0..n-1, tasks added by a 403 fallback
+   * (see scope.ts) continue from n.
+   */
   id: number;
   gvr: GroupVersionResource;
   kind: string;
@@ -15,6 +19,10 @@ export interface LoadTask {
   /** Undefined: all namespaces (namespaced type) or cluster-scoped. */
   namespace?: string;
   labelSelector?: string;
+  /** Known forbidden from the access reviews: answered as a 403 without a request (the message says why). */
+  forbidden?: string;
+  /** Set on a per-namespace task that replaced the all-namespaces task with this id after its 403. */
+  fallbackOf?: number;
 }
 
 export type LoadOutcome = 'ok' | 'error' | 'cancelled';
@@ -44,6 +52,11 @@ export interface LoadTaskResult {
   /** On error/cancel: the Status reason, or the transport failure kind, or 'Timeout' / 'Cancelled'. */
   reason?: string;
   message?: string;
+  /**
+   * Set on a 403: 'review' when the access reviews said so and no request was made, 'request' when
+   * the server refused the list itself.
+   */
+  forbidden?: 'review' | 'request';
 }
 
 export interface LoadPlan {
@@ -53,6 +66,9 @@ export interface LoadPlan {
   tasks: LoadTask[];
   /** include/exclude entries that matched no type (likely typos). */
   unmatchedFilters: string[];
+  /** What the access reviews said (see scope.ts); the namespaces a 403 across namespaces falls back to. */
+  access: AccessFacts;
+  fallbackNamespaces: string[];
 }
 
 export interface LoadSummary {
@@ -65,6 +81,10 @@ export interface LoadSummary {
   results: number;
   ok: number;
   failed: number;
+  /** Failed results that are 403 Forbidden (known from the reviews or answered by the server). */
+  forbidden: number;
+  /** All-namespaces tasks that answered 403 and were replaced by per-namespace tasks. */
+  narrowed: number;
   cancelled: number;
   /** Objects of the types that loaded completely. */
   objects: number;
@@ -80,7 +100,9 @@ export interface LoadSummary {
 }
 
 /** What the loader needs from a Kubernetes client (KubeClient implements it). */
-export interface LoaderClient {
+export interface LoaderClient extends Partial<AccessReviewer> {
+  /** The kubeconfig context; its namespace is where a load falls back to (see scope.ts). */
+  readonly context?: { name?: string; namespace?: string };
   discover(opts: { signal?: AbortSignal }): Promise<Discovery>;
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
