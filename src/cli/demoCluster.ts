@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDemoCluster, type DemoCRD } from '../demo/index';
 import { parseFaultSpec } from '../demo/server/faults';
+import { parseGrant } from '../demo/server/auth';
 
 const HELP = `usage: kubeloop demo-cluster [flags]
 
@@ -22,6 +23,10 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --kubeconfig-out FILE write the kubeconfig here (default: a temporary folder)
   --faults SPEC         fault rules, e.g. 'throttle,verb=list,resource=pods,times=3;latency,ms=200'
   --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
+  --grant SPEC          an RBAC-style grant of a named user, USER:NAMESPACE:VERBS:GROUPS:RESOURCES
+                        (NAMESPACE * = cluster-wide), e.g. alice:team-a:get,list,watch:*:*; repeatable
+  --user NAME           write the kubeconfig for this user (default: the demo's own user)
+  --context-namespace NS  the kubeconfig context's namespace (default "default")
   --crd SPEC            serve a custom resource type: plural.group/version/Kind[/Cluster]; repeatable
   --continue-ttl MS     lifetime of continue tokens in ms (default 300000)
   --event-ttl SECONDS   Events are deleted this long after their last write, as kube-apiserver's
@@ -57,6 +62,9 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       'kubeconfig-out': { type: 'string' },
       faults: { type: 'string' },
       forbid: { type: 'string', multiple: true },
+      grant: { type: 'string', multiple: true },
+      user: { type: 'string' },
+      'context-namespace': { type: 'string' },
       crd: { type: 'string', multiple: true },
       'continue-ttl': { type: 'string' },
       'event-ttl': { type: 'string' },
@@ -70,6 +78,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     return 0;
   }
   if (values.faults) parseFaultSpec(values.faults); // report a bad spec before starting anything
+  const grants = (values.grant ?? []).map(parseGrant);
   const port = intFlag(values.port, 'port', 0);
   const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
 
@@ -84,13 +93,14 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     churnPerSecond: intFlag(values.churn, 'churn', 0),
     faults: values.faults,
     forbidden: values.forbid,
+    grants,
     crds: (values.crd ?? []).map(parseCrd),
     continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
     eventTtlMs: values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
     kubelet: !values['no-kubelet'],
     signal: life.signal,
   });
-  await cluster.writeKubeconfig(kubeconfigPath);
+  await cluster.writeKubeconfig(kubeconfigPath, { ...(values.user ? { user: values.user } : {}), ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}) });
   // Whoever read our output may be gone (`... | head -3`): a closed pipe must not kill the server
   // with an unhandled EPIPE, nor stop it from shutting down cleanly on a signal.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {

@@ -13,7 +13,7 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
 
 export interface LoadIO {
@@ -32,7 +32,9 @@ flags:
   --context NAME        context to use (default: the current context)
   --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
   --page-size N         objects per page (limit), 1..${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})
-  -n, --namespace NS    only this namespace (repeatable); cluster-scoped types are still loaded once
+  -n, --namespace NS    only this namespace (repeatable); cluster-scoped types are still loaded once.
+                        Without it: all namespaces, and a type the user may not list across
+                        namespaces (403) is listed in the context's namespace instead
   -l, --selector SEL    label selector, e.g. app=web,tier!=db
   --include TYPE        only these types (repeatable): pods, po, Pod, deployments.apps, deployments.v1.apps
   --exclude TYPE        skip these types (repeatable), same forms
@@ -112,7 +114,7 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
 const typeName = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resource}.${r.task.gvr.group}` : r.task.gvr.resource);
 
 /** The `--json` document. */
-export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[]) {
+export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[], plan?: LoadPlan) {
   const o = loader.options;
   const sorted = [...results].sort((a, b) => a.taskId - b.taskId);
   return {
@@ -135,9 +137,19 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     retries: summary.retries,
     discoveryMode: summary.discoveryMode ?? null,
     discoveryFailures: summary.discoveryFailures,
+    contextNamespace: o.contextNamespace ?? ctx.namespace ?? null,
+    fallbackNamespaces: plan?.fallbackNamespaces ?? [],
+    forbidden: summary.forbidden,
     failed: sorted
       .filter((r) => r.outcome === 'error')
-      .map((r) => ({ ...r.task.gvr, namespace: r.task.namespace ?? null, status: r.status ?? null, reason: r.reason ?? null, message: r.message ?? '' })),
+      .map((r) => ({
+        ...r.task.gvr,
+        namespace: r.task.namespace ?? null,
+        status: r.status ?? null,
+        reason: r.reason ?? null,
+        message: r.message ?? '',
+        ...(r.forbidden ? { forbidden: r.forbidden } : {}),
+      })),
     types: sorted
       .filter((r) => r.outcome !== 'cancelled' || r.worker >= 0)
       .map((r) => ({
@@ -166,8 +178,8 @@ function table(results: LoadTaskResult[]): string {
       String(r.pages),
       String(r.retries),
       `${(r.durationMs / 1000).toFixed(2)}s`,
-      String(r.worker),
-      r.outcome === 'ok' ? 'ok' : r.outcome === 'cancelled' ? 'cancelled' : `${r.status ?? r.reason ?? 'error'} ${r.status ? r.reason ?? '' : ''}`.trim(),
+      r.worker >= 0 ? String(r.worker) : '-',
+      r.outcome === 'ok' ? 'ok' : r.outcome === 'cancelled' ? 'cancelled' : r.forbidden ? 'forbidden' : `${r.status ?? r.reason ?? 'error'} ${r.status ? r.reason ?? '' : ''}`.trim(),
     ]);
   const head = ['TYPE', 'VERSION', 'NAMESPACE', 'COUNT', 'PAGES', 'RETRIES', 'DURATION', 'WORKER', 'STATUS'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -177,7 +189,7 @@ function table(results: LoadTaskResult[]): string {
 }
 
 function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
-  const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types`;
+  const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
   const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${o.concurrency} workers, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
     case 'ok': return `Loaded ${what} in ${tail}.\n`;
@@ -185,6 +197,16 @@ function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
     case 'cancelled': return `Interrupted: loaded ${what} before the cancel; ${s.cancelled} task(s) cancelled${s.failed ? `, ${s.failed} failed` : ''}; ${tail}.\n`;
     default: return `Failed: ${tail}.\n`;
   }
+}
+
+/**
+ * Every type was forbidden: say who (the server's SelfSubjectReview, else the kubeconfig's user),
+ * where, and what they may not do, so the user knows which binding to ask for.
+ */
+async function noRightsMessage(client: KubeClient, ctx: KubeContext, namespaces: string[], signal?: AbortSignal): Promise<string> {
+  const who = (await client.whoAmI({ signal }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
+  const where = namespaces.length ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}` : 'anywhere';
+  return `kubeloop load: user "${who}" (context "${ctx.name}", server ${ctx.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or --namespace.`;
 }
 
 function fatal(io: LoadIO, msg: string): number {
@@ -225,6 +247,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     try {
       loader = new ClusterLoader(client, {
         concurrency: flags.concurrency,
+        contextNamespace: ctx.namespace,
         pageSize: flags.pageSize,
         namespaces: flags.namespaces,
         labelSelector: flags.selector,
@@ -240,7 +263,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     } catch (e) {
       return fatal(io, (e as Error).message);
     }
-    const { summary, results } = await loader.load(io.signal);
+    const { summary, results, plan } = await loader.load(io.signal);
     if (summary.outcome === 'failed') {
       const err = summary.error as Error;
       return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
@@ -248,13 +271,16 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
     for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
     if (flags.json) {
-      io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results)) + '\n');
+      io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results, plan)) + '\n');
     } else {
       io.stdout.write(table(results));
       for (const r of results.filter((x) => x.outcome === 'error').sort((a, b) => a.taskId - b.taskId)) {
-        io.stderr.write(`failed: ${typeName(r)}${r.task.namespace ? ` in ${r.task.namespace}` : ''}: ${r.status ? `${r.status} ${r.reason}: ` : ''}${r.message}\n`);
+        io.stderr.write(`${r.forbidden ? 'forbidden' : 'failed'}: ${typeName(r)}${r.task.namespace ? ` in ${r.task.namespace}` : ''}: ${r.status ? `${r.status} ${r.reason}: ` : ''}${r.message}\n`);
       }
       io.stdout.write(summaryLine(summary, loader.options));
+    }
+    if (summary.ok === 0 && summary.failed > 0 && summary.forbidden === summary.failed) {
+      io.stderr.write(`${await noRightsMessage(client, ctx, plan?.fallbackNamespaces.length ? plan.fallbackNamespaces : loader.options.namespaces, io.signal)}\n`);
     }
     return summary.outcome === 'cancelled' ? 130 : summary.outcome === 'partial' ? 2 : 0;
   } finally {

@@ -11,7 +11,7 @@ import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
-import { DEFAULT_USER } from './server/auth';
+import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
 import { ObjectStore, StoreError, type KubeObject } from './store';
@@ -58,6 +58,12 @@ export interface DemoClusterOptions {
   historySize?: number;
   /** group/resource pairs the default user may not use: 'group/resource', core as '/pods'. */
   forbidden?: string[];
+  /**
+   * RBAC-style grants of named users, `USER:NAMESPACE:VERBS:GROUPS:RESOURCES` (NAMESPACE `*` =
+   * cluster-wide), e.g. `alice:team-a:get,list,watch:*:*`: such a user may do only what its grants
+   * allow, as under kube-apiserver's RBAC (see Grant in server/auth.ts).
+   */
+  grants?: (Grant | string)[];
   crds?: DemoCRD[];
   /** Run the kubelet simulation (default true). */
   kubelet?: boolean;
@@ -71,10 +77,18 @@ export interface DemoCluster {
   store: ObjectStore;
   faults: FaultController;
   stats: ServerStats;
-  /** The kubeconfig (YAML) for the default user, or another user (not subject to `forbidden`). */
-  kubeconfig(opts?: { user?: string }): string;
-  writeKubeconfig(path: string, opts?: { user?: string }): Promise<void>;
+  /**
+   * The kubeconfig (YAML) for the default user, or another user (not subject to `forbidden`; a user
+   * with grants may do what they allow); its context's namespace is `namespace` (default "default").
+   */
+  kubeconfig(opts?: KubeconfigFor): string;
+  writeKubeconfig(path: string, opts?: KubeconfigFor): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface KubeconfigFor {
+  user?: string;
+  namespace?: string;
 }
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -103,6 +117,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     tls: opts.tls ?? opts.token !== undefined,
     token: opts.token,
     forbidden: opts.forbidden,
+    grants: opts.grants,
     faults: opts.faults,
     continueTtlMs: opts.continueTtlMs,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -162,13 +177,14 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     else opts.signal.addEventListener('abort', () => void stop(), { once: true });
   }
 
-  const kubeconfig = (o: { user?: string } = {}) =>
+  const kubeconfig = (o: KubeconfigFor = {}) =>
     renderKubeconfig({
       name: 'kubeloop-demo',
       server: server.url,
       user: o.user ?? DEFAULT_USER,
       token: server.authn.tokenFor(o.user ?? DEFAULT_USER),
       caCert: server.caCert,
+      ...(o.namespace ? { namespace: o.namespace } : {}),
     });
   return {
     url: server.url,

@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeObject, ObjectStore } from '../store';
-import { Authenticator, Authorizer } from './auth';
+import { Authenticator, Authorizer, type Grant } from './auth';
 import { Catalog, CRD_GROUP, CRD_RESOURCE } from './catalog';
 import type { ServerContext, ServerOptions } from './context';
 import { FaultController, type FaultRule } from './faults';
@@ -23,6 +23,8 @@ export interface ApiServerOptions {
   tls?: boolean;
   token?: string;
   forbidden?: string[];
+  /** RBAC-style grants of named users (see Grant in auth.ts). */
+  grants?: (Grant | string)[];
   faults?: FaultRule[] | string;
   continueTtlMs?: number;
   bookmarkIntervalMs?: number;
@@ -71,7 +73,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const faults = new FaultController(o.faults ?? []);
   const stats = newStats();
   const authn = new Authenticator(o.token);
-  const authz = new Authorizer(o.forbidden);
+  const authz = new Authorizer(o.forbidden, o.grants);
   const cleanups = new Set<() => void>();
   const track = (fn: () => void) => {
     cleanups.add(fn);

@@ -2,10 +2,12 @@
  * The create-only review APIs kubectl uses to ask about the caller, answered from the demo
  * cluster's own authenticator and authorizer (nothing is stored, as upstream):
  * - authorization.k8s.io/v1 SelfSubjectAccessReview (`kubectl auth can-i`)
+ * - authorization.k8s.io/v1 SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules of the
+ *   user in spec.namespace, which is required (400 "no namespace on request", as kube-apiserver)
  * - authentication.k8s.io/v1 SelfSubjectReview (`kubectl auth whoami`)
  */
 import { DEFAULT_USER, type Authorizer } from './auth';
-import type { Target } from './context';
+import type { ServerContext, Target } from './context';
 import type { Exchange } from './exchange';
 import type { RequestInfo } from './requestinfo';
 import { badRequest } from './status';
@@ -13,10 +15,10 @@ import { badRequest } from './status';
 type Obj = Record<string, unknown>;
 
 export function isReview(t: Target): boolean {
-  return (t.group === 'authorization.k8s.io' && t.resource === 'selfsubjectaccessreviews') || (t.group === 'authentication.k8s.io' && t.resource === 'selfsubjectreviews');
+  return (t.group === 'authorization.k8s.io' && (t.resource === 'selfsubjectaccessreviews' || t.resource === 'selfsubjectrulesreviews')) || (t.group === 'authentication.k8s.io' && t.resource === 'selfsubjectreviews');
 }
 
-export async function handleReview(t: Target, x: Exchange, authz: Authorizer): Promise<void> {
+export async function handleReview(t: Target, x: Exchange, authz: Authorizer, ctx?: ServerContext): Promise<void> {
   const body = (await x.readJson(t.type.kind)) as Obj | null;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${t.type.kind})`);
   const metadata = { ...((body.metadata as Obj | undefined) ?? {}), creationTimestamp: null };
@@ -26,6 +28,21 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer): P
     return;
   }
   const spec = (body.spec as Obj | undefined) ?? {};
+  if (t.resource === 'selfsubjectrulesreviews') {
+    const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+    if (!namespace) throw badRequest('no namespace on request');
+    const types = () => {
+      const seen = new Map<string, { group: string; resource: string }>();
+      for (const g of ctx ? [ctx.catalog.coreGroup(), ...ctx.catalog.groups()] : []) {
+        for (const v of g.versions) for (const r of v.resources) seen.set(`${g.name}/${r.resource}`, { group: g.name, resource: r.resource });
+      }
+      return [...seen.values()];
+    };
+    const resourceRules = authz.rulesFor(x.user, namespace, types);
+    const nonResourceRules = [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] }];
+    x.json(201, { kind: 'SelfSubjectRulesReview', apiVersion: t.apiVersion, metadata, spec: {}, status: { resourceRules, nonResourceRules, incomplete: false } });
+    return;
+  }
   const ra = spec.resourceAttributes as { namespace?: string; verb?: string; group?: string; resource?: string; subresource?: string; name?: string } | undefined;
   let allowed = true;
   if (ra) {
@@ -42,12 +59,8 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer): P
       name: ra.name ?? '',
       parts: [],
     };
-    try {
-      authz.authorize(x.user, info);
-    } catch {
-      // RBAC gives no reason for a denial; kubectl then prints a plain "no".
-      allowed = false;
-    }
+    // RBAC gives no reason for a denial; kubectl then prints a plain "no".
+    allowed = authz.allows(x.user, info);
   }
   x.json(201, { kind: 'SelfSubjectAccessReview', apiVersion: t.apiVersion, metadata, spec, status: { allowed } });
 }

@@ -63,7 +63,11 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
   stats.requests++;
   stats.inflight++;
   bump(stats.requestsByVerb, verbLabel);
-  if (info.isResourceRequest) bump(stats.requestsByResource, info.group ? `${info.resource}.${info.group}` : info.resource);
+  if (info.isResourceRequest) {
+    const res = info.group ? `${info.resource}.${info.group}` : info.resource;
+    bump(stats.requestsByResource, res);
+    bump(stats.requestsByScope, `${info.verb} ${res}@${info.namespace ?? '*'}`);
+  }
   const isWatch = info.verb === 'watch';
   res.on('close', () => {
     stats.inflight--;
@@ -164,7 +168,7 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
     }
     case 'create': {
       const t = resolveTarget(ctx, x);
-      if (isReview(t) && !info.subresource) return handleReview(t, x, d.authz);
+      if (isReview(t) && !info.subresource) return handleReview(t, x, d.authz, d.ctx);
       return handleCreate(ctx, x);
     }
     case 'update':

@@ -10,6 +10,11 @@ export interface ServerStats {
   requestsByVerb: Record<string, number>;
   /** Requests by resource ('pods', 'deployments.apps'). */
   requestsByResource: Record<string, number>;
+  /**
+   * Resource requests by verb, resource and namespace ('list configmaps@team-a'; '@*' across all
+   * namespaces or at the cluster scope), continuations included: how often a client asked for a pair.
+   */
+  requestsByScope: Record<string, number>;
   /** Requests with a response still in progress. */
   inflight: number;
   /** TCP connections open now. */
@@ -33,6 +38,7 @@ export function newStats(): ServerStats {
     requests: 0,
     requestsByVerb: {},
     requestsByResource: {},
+    requestsByScope: {},
     inflight: 0,
     openConnections: 0,
     totalConnections: 0,

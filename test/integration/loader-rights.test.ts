@@ -1,0 +1,143 @@
+/**
+ * Limited rights on the demo cluster, whose RBAC-style grants answer 403s and the SelfSubject
+ * reviews as kube-apiserver's RBAC does (test/apiserver/rights.test.ts holds both to the same
+ * answers): a user whose Role covers one namespace, with that namespace in its kubeconfig context,
+ * loads that namespace's objects exactly; types it may not list are forbidden, never "0 items";
+ * every denied (type, namespace) pair is asked at most once; `kubeloop load` exits 2, not 1.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runLoad } from '../../src/cli/load';
+import { KubeClient, loadKubeContext } from '../../src/core/kube';
+import { ClusterLoader } from '../../src/core/loader';
+import type { KubeObject } from '../../src/demo/store';
+import { demo, type Fixture } from './loader-helpers';
+
+const GRANTS = [
+  // alice: a Role with get/list/watch of everything, bound in team-a only.
+  'alice:team-a:get,list,watch:*:*',
+  // bob: pods across the cluster (a ClusterRoleBinding), configmaps in team-a (a RoleBinding).
+  'bob:*:get,list,watch::pods',
+  'bob:team-a:get,list,watch::configmaps',
+  // carol: rights in a namespace that is not her context's, none anywhere else.
+  'carol:elsewhere:get,list,watch:*:*',
+];
+
+function capture() {
+  let out = '';
+  let err = '';
+  return {
+    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+  };
+}
+
+describe('the loader with limited rights (demo cluster RBAC)', () => {
+  let fx: Fixture;
+  const kc: Record<string, string> = {};
+
+  before(async () => {
+    fx = await demo(800, { grants: GRANTS });
+    const store = fx.cluster.store;
+    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
+    for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
+    for (let i = 0; i < 3; i++) store.create('', 'secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `s-${i}`, namespace: 'team-a' }, type: 'Opaque', data: {} } as KubeObject);
+    for (const user of ['alice', 'bob', 'carol']) {
+      kc[user] = join(fx.dir, `kubeconfig-${user}`);
+      await fx.cluster.writeKubeconfig(kc[user]!, { user, namespace: 'team-a' });
+    }
+  });
+  after(async () => {
+    await fx.stop();
+  });
+
+  const inNs = (group: string, resource: string, ns: string) => fx.cluster.store.list(group, resource).items.filter((o) => o.metadata.namespace === ns).length;
+
+  it('a user limited to team-a (context namespace team-a) loads team-a exactly; cluster-scoped types are forbidden; each denied pair asked once', async () => {
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc.alice }));
+    const before = { ...fx.cluster.stats.requestsByScope };
+    try {
+      const { summary, results, plan } = await new ClusterLoader(client, { pageSize: 25 }).load();
+      assert.equal(summary.outcome, 'partial');
+      assert.deepEqual(plan!.fallbackNamespaces, ['team-a']);
+      assert.ok(summary.narrowed > 0, 'all-namespaces lists were narrowed to team-a');
+      assert.equal(summary.results, summary.tasks, 'one result per task');
+      const cms = results.filter((r) => r.task.gvr.resource === 'configmaps');
+      assert.equal(cms.length, 1);
+      assert.deepEqual([cms[0]!.outcome, cms[0]!.task.namespace, cms[0]!.count], ['ok', 'team-a', 40]);
+      for (const r of results) {
+        if (r.task.namespaced) {
+          assert.equal(r.outcome, 'ok', `${r.task.gvr.resource}: ${r.message}`);
+          assert.equal(r.task.namespace, 'team-a');
+          assert.equal(r.count, inNs(r.task.gvr.group, r.task.gvr.resource, 'team-a'), r.task.gvr.resource);
+        } else {
+          assert.deepEqual([r.outcome, r.status, r.reason], ['error', 403, 'Forbidden'], r.task.gvr.resource);
+          assert.ok(r.forbidden, 'marked forbidden');
+        }
+      }
+      assert.equal(results.find((r) => r.task.gvr.resource === 'secrets')?.count, 3);
+      // On the wire: no (verb, type, namespace) pair twice (pages of 25 hold team-a's 40 configmaps in 2).
+      const asked = Object.entries(fx.cluster.stats.requestsByScope)
+        .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+        .filter(([k, n]) => n > 0 && k.startsWith('list '));
+      for (const [k, n] of asked) assert.equal(n, k === 'list configmaps@team-a' ? 2 : 1, k);
+      assert.ok(!asked.some(([k]) => k.endsWith('@team-a') && k.includes('namespaces')), 'namespaces are cluster-scoped: never listed in team-a');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('the access reviews plan out what the rules forbid: bob lists pods across the cluster, configmaps in team-a, and asks nothing else', async () => {
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc.bob }));
+    const before = { ...fx.cluster.stats.requestsByScope };
+    try {
+      const { summary, results } = await new ClusterLoader(client, {}).load();
+      const pods = results.find((r) => r.task.gvr.resource === 'pods')!;
+      assert.deepEqual([pods.outcome, pods.task.namespace, pods.count], ['ok', undefined, fx.cluster.store.count('', 'pods')]);
+      const cms = results.find((r) => r.task.gvr.resource === 'configmaps')!;
+      assert.deepEqual([cms.outcome, cms.task.namespace, cms.count, cms.task.fallbackOf !== undefined], ['ok', 'team-a', 40, true]);
+      const others = results.filter((r) => r !== pods && r !== cms);
+      assert.ok(others.length > 10);
+      for (const r of others) assert.deepEqual([r.outcome, r.status, r.forbidden, r.worker], ['error', 403, 'review', -1], r.task.gvr.resource);
+      assert.equal(summary.forbidden, others.length);
+      const lists = Object.entries(fx.cluster.stats.requestsByScope).filter(([k, n]) => k.startsWith('list ') && n - (before[k] ?? 0) > 0).map(([k]) => k).sort();
+      assert.deepEqual(lists, ['list configmaps@*', 'list configmaps@team-a', 'list pods@*']);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('kubeloop load: the human table says forbidden (never 0 items) and --json lists them in failed; exit 2, not 1', async () => {
+    const c = capture();
+    assert.equal(await runLoad(['--kubeconfig', kc.alice!], c.io), 2, c.err);
+    assert.match(c.out, /^configmaps\s+v1\s+team-a\s+40\s+1\s+0\s+[\d.]+s\s+\d\s+ok$/m);
+    assert.match(c.out, /^nodes\s+v1\s+-\s+0\s+0\s+0\s+[\d.]+s\s+\d\s+forbidden$/m, 'a 403 is forbidden, not 0 items');
+    assert.match(c.err, /^forbidden: nodes: 403 Forbidden: nodes is forbidden/m);
+    const j = capture();
+    assert.equal(await runLoad(['--kubeconfig', kc.alice!, '--json'], j.io), 2, j.err);
+    const doc = JSON.parse(j.out);
+    assert.equal(doc.contextNamespace, 'team-a');
+    assert.deepEqual(doc.fallbackNamespaces, ['team-a']);
+    const nodes = doc.failed.find((f: any) => f.resource === 'nodes');
+    // A Role's `*` covers nodes on paper, so only the server's 403 can say no: asked once, then forbidden.
+    assert.deepEqual([nodes.status, nodes.reason, nodes.forbidden], [403, 'Forbidden', 'request']);
+    assert.equal(doc.failed.length, doc.forbidden);
+    assert.ok(doc.failed.every((f: any) => f.namespace === null), 'only cluster-scoped types fail');
+    assert.equal(doc.types.find((t: any) => t.resource === 'configmaps').count, 40);
+  });
+
+  it('a user with no rights in its context gets one clear message: who, which context, what it may not do', async () => {
+    const c = capture();
+    const before = fx.cluster.stats.requestsByVerb.list ?? 0;
+    assert.equal(await runLoad(['--kubeconfig', kc.carol!], c.io), 2, c.err);
+    assert.equal((fx.cluster.stats.requestsByVerb.list ?? 0) - before, 0, 'the reviews said it all: no list was sent');
+    assert.match(c.err, /user "carol" \(context "carol@kubeloop-demo", server https?:\/\/[^)]+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
+    assert.match(c.out, /0 objects of 0 task\(s\)/);
+  });
+});
