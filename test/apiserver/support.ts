@@ -122,8 +122,11 @@ export async function until<T>(cond: () => T | Promise<T>, what: string, timeout
   }
 }
 
-/** A kubeconfig for another user of the same control plane (same server and CA, that user's token). */
-export function kubeconfigFor(cp: ControlPlane, user: string): string {
+/**
+ * A kubeconfig for another user of the same control plane (same server and CA, that user's token);
+ * its context names `namespace` when given (as `kubectl config set-context --namespace`).
+ */
+export function kubeconfigFor(cp: ControlPlane, user: string, namespace?: string): string {
   const token = cp.tokens[user];
   if (!token) throw new Error(`no token for user ${user}`);
   const file = path.join(cp.dir, `kubeconfig-${user}`);
@@ -145,7 +148,7 @@ contexts:
 - name: ${q(user)}
   context:
     cluster: kubeloop
-    user: ${q(user)}
+    user: ${q(user)}${namespace ? `\n    namespace: ${q(namespace)}` : ''}
 current-context: ${q(user)}
 `,
     { mode: 0o600 },
@@ -162,6 +165,19 @@ export async function bindClusterRole(api: Api, name: string, user: string, rule
     kind: 'ClusterRoleBinding',
     metadata: { name },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+}
+
+/** A Role with these rules in one namespace, bound to one user there (a RoleBinding). */
+export async function bindRole(api: Api, namespace: string, name: string, user: string, rules: unknown[]): Promise<void> {
+  const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
+  await api.must('POST', `${rbac}/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name }, rules });
+  await api.must('POST', `${rbac}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
   });
 }

@@ -129,7 +129,8 @@ export function planScopedTasks(types: ApiResource[], input: ScopeInput, facts: 
       }
       continue;
     }
-    if (denied.length === candidates.length) add(r, candidates[0], forbiddenMessage(r, candidates, true));
+    // One result for the type across all namespaces: denied there and in every candidate.
+    if (denied.length === candidates.length) add(r, undefined, forbiddenMessage(r, candidates, true));
     else add(r, undefined);
   }
   return { tasks, fallback: chosen.length > 0 ? [] : candidates, candidates, access: facts };

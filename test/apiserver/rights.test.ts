@@ -1,0 +1,171 @@
+/**
+ * Limited rights on a real kube-apiserver with RBAC (issue 9): a user whose Role allows
+ * get/list/watch of everything in team-a only, with `namespace: team-a` in its kubeconfig context,
+ * must see team-a's objects (exact counts), forbidden types as forbidden, exit status 2 (not 1), and
+ * each denied (type, namespace) pair asked once; a user with no rights gets a clear message.
+ * The demo cluster's grants are held to the real server's answers to the same questions (reviews,
+ * 403s), so the demo-based tests of the same behaviour test what a real cluster does.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad } from '../../src/cli/load';
+import { KubeApiError, KubeClient, loadKubeContext, rulesAllow } from '../../src/core/kube';
+import { ClusterLoader } from '../../src/core/loader';
+import type { LoaderTaskEvent } from '../../src/core/timeline/events';
+import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { startControlPlane, type ControlPlane } from './controlplane';
+import { seed } from './objects';
+import { Api, bindClusterRole, bindRole, collectionPath, kubeconfigFor, mapLimit } from './support';
+
+const USERS = [
+  { name: 'alice', token: 'alice-token-7c1e9b44a2' },
+  { name: 'bob', token: 'bob-token-0d83f2a6e5' },
+  { name: 'nobody', token: 'nobody-token-5b2c7e9f10' },
+];
+const READ = ['get', 'list', 'watch'];
+/** The same grants, written for the demo cluster. */
+const DEMO_GRANTS = ['alice:team-a:get,list,watch:*:*', 'bob:*:get,list,watch::pods', 'bob:team-a:get,list,watch::configmaps'];
+
+function capture() {
+  let out = '';
+  let err = '';
+  return {
+    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+  };
+}
+
+describe('limited rights on a real kube-apiserver (RBAC)', () => {
+  let cp: ControlPlane;
+  let api: Api;
+  let demo: DemoCluster;
+  let dir: string;
+
+  before(async () => {
+    cp = await startControlPlane({ extraUsers: USERS });
+    api = Api.admin(cp, 16);
+    await seed(api, { namespaces: ['team-a', 'team-b'], perNamespace: 4, cluster: 3, concurrency: 12 });
+    // 40 ConfigMaps in team-a in all (seed made 4), as in the issue.
+    await mapLimit(Array.from({ length: 36 }, (_, i) => i), 12, (i) =>
+      api.must('POST', '/api/v1/namespaces/team-a/configmaps', { metadata: { name: `issue-${String(i).padStart(2, '0')}` }, data: { i: String(i) } }, [201]),
+    );
+    await bindRole(api, 'team-a', 'team-a-reader', 'alice', [{ apiGroups: ['*'], resources: ['*'], verbs: READ }]);
+    await bindClusterRole(api, 'pod-reader', 'bob', [{ apiGroups: [''], resources: ['pods'], verbs: READ }]);
+    await bindRole(api, 'team-a', 'cm-reader', 'bob', [{ apiGroups: [''], resources: ['configmaps'], verbs: READ }]);
+    demo = await startDemoCluster({ kubelet: false, grants: DEMO_GRANTS });
+    dir = mkdtempSync(join(tmpdir(), 'kubeloop-rights-'));
+  });
+  after(async () => {
+    api?.close();
+    await demo?.stop();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const count = async (group: string, version: string, resource: string, ns?: string) => (await api.list(collectionPath(group, version, resource, ns))).items.length;
+
+  it('the team-a user: team-a objects exactly, cluster-scoped types forbidden, exit 2, each denied pair asked once', async (t) => {
+    const kubeconfig = kubeconfigFor(cp, 'alice', 'team-a');
+    const c = capture();
+    assert.equal(await runLoad(['--kubeconfig', kubeconfig, '--json'], c.io), 2, c.err);
+    const j = JSON.parse(c.out);
+    assert.equal(j.contextNamespace, 'team-a');
+    assert.deepEqual(j.fallbackNamespaces, ['team-a']);
+    const cms = j.types.find((x: any) => x.resource === 'configmaps');
+    assert.deepEqual([cms.namespace, cms.outcome, cms.count], ['team-a', 'ok', 40]);
+    for (const ty of j.types.filter((x: any) => x.namespaced)) {
+      assert.equal(ty.outcome, 'ok', `${ty.resource}`);
+      assert.equal(ty.namespace, 'team-a', ty.resource);
+      assert.equal(ty.count, await count(ty.group, ty.version, ty.resource, 'team-a'), `count of ${ty.resource} in team-a`);
+    }
+    assert.ok(j.failed.length > 5, 'cluster-scoped types are reported');
+    for (const f of j.failed) {
+      assert.deepEqual([f.namespace, f.status, f.reason], [null, 403, 'Forbidden'], f.resource);
+      assert.ok(f.forbidden === 'request' || f.forbidden === 'review', f.resource);
+      const ty = j.types.find((x: any) => x.resource === f.resource && x.group === f.group);
+      assert.equal(ty.namespaced, false, `${f.resource} is cluster-scoped`);
+    }
+    assert.match(j.failed.find((f: any) => f.resource === 'nodes').message, /^nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope$/);
+    assert.equal(j.objects, j.types.filter((x: any) => x.outcome === 'ok').reduce((n: number, x: any) => n + x.count, 0));
+
+    // The same load through the loader, watching every task: no (type, namespace) pair twice.
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig }));
+    try {
+      const events: LoaderTaskEvent[] = [];
+      const { summary } = await new ClusterLoader(client, { onEvent: (e) => events.push(e) }).load();
+      const starts = events.filter((e) => e.phase === 'start').map((e) => `${e.gvr.group}/${e.gvr.resource}@${e.namespace ?? '*'}`);
+      assert.equal(new Set(starts).size, starts.length, 'no pair asked twice');
+      assert.equal(events.filter((e) => e.phase === 'retry').length, 0, 'no retries: a 403 is final');
+      const denied = events.filter((e) => e.phase === 'finish' && e.status === 403).map((e) => `${e.gvr.resource}@${e.namespace ?? '*'}`);
+      assert.ok(denied.includes('configmaps@*') && !denied.includes('configmaps@team-a'));
+      // One request per start (every list fits one page) plus discovery and the reviews.
+      t.diagnostic(`${summary.tasks} tasks, ${starts.length} lists (${denied.length} denied), ${summary.requests} requests, ${summary.narrowed} narrowed to team-a, ${summary.forbidden} forbidden`);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a user with no rights: every type forbidden from the reviews alone (no list sent), one clear message, exit 2', async () => {
+    const kubeconfig = kubeconfigFor(cp, 'nobody', 'team-a');
+    const c = capture();
+    assert.equal(await runLoad(['--kubeconfig', kubeconfig], c.io), 2, c.err);
+    assert.match(c.err, /^kubeloop load: user "nobody" \(context "nobody", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a": every type is forbidden/m);
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig }));
+    try {
+      const { summary, results } = await new ClusterLoader(client).load();
+      assert.ok(results.length > 40);
+      assert.ok(results.every((r) => r.outcome === 'error' && r.forbidden === 'review' && r.worker === -1));
+      assert.equal(summary.forbidden, results.length);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('the demo cluster answers the reviews and the 403s as the real server does (same grants, same questions)', async () => {
+    const questions = [
+      { verb: 'list', group: '', resource: 'configmaps', namespace: 'team-a' },
+      { verb: 'list', group: '', resource: 'configmaps', namespace: 'team-b' },
+      { verb: 'list', group: '', resource: 'configmaps' },
+      { verb: 'list', group: '*', resource: '*' },
+      { verb: 'list', group: '', resource: 'nodes' },
+      { verb: 'list', group: '', resource: 'pods' },
+      { verb: 'list', group: 'apps', resource: 'deployments', namespace: 'team-a' },
+      { verb: 'watch', group: '', resource: 'secrets', namespace: 'team-a' },
+      { verb: 'delete', group: '', resource: 'configmaps', namespace: 'team-a' },
+    ];
+    const types = [['', 'configmaps'], ['', 'pods'], ['', 'secrets'], ['apps', 'deployments'], ['', 'nodes']] as const;
+    const ask = async (client: KubeClient) => {
+      const out: unknown[] = [];
+      for (const q of questions) out.push([q, (await client.accessReview(q)).allowed]);
+      for (const ns of ['team-a', 'team-b']) {
+        const rr = await client.rulesReview(ns);
+        out.push([ns, rr.incomplete, types.map(([g, r]) => `${r}:${rulesAllow(rr.resourceRules, 'list', g, r)}`)]);
+      }
+      const bad = await client.rulesReview('').then(() => 'accepted', (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.message}` : String(e)));
+      out.push(['no namespace', bad]);
+      const refused = await client.list({ group: '', version: 'v1', resource: 'configmaps' }).then(() => 'allowed', (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.reason}: ${e.message}` : String(e)));
+      out.push(['list configmaps across namespaces', refused]);
+      return out;
+    };
+    for (const user of ['alice', 'bob']) {
+      const real = await KubeClient.connect(loadKubeContext({ kubeconfig: kubeconfigFor(cp, user, 'team-a') }));
+      const file = join(dir, `demo-${user}`);
+      await demo.writeKubeconfig(file, { user, namespace: 'team-a' });
+      const fake = await KubeClient.connect(loadKubeContext({ kubeconfig: file }));
+      try {
+        assert.deepEqual(await ask(fake), await ask(real), `the answers to ${user}`);
+      } finally {
+        real.close();
+        fake.close();
+      }
+    }
+  });
+});
