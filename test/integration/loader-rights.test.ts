@@ -12,6 +12,14 @@ import { runLoad } from '../../src/cli/load';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
 import { ClusterLoader } from '../../src/core/loader';
 import type { KubeObject } from '../../src/demo/store';
+import { TimelineStore } from '../../src/core/timeline/store';
+import { namespaceChoices } from '../../src/vscode/connection/connection';
+import { runLoad as runExtensionLoad } from '../../src/vscode/load/loadRunner';
+import { createLogger } from '../../src/vscode/logger';
+import { ResourceModel } from '../../src/vscode/model/resourceModel';
+import { defaultSettings } from '../../src/vscode/settings';
+import { TreeModel } from '../../src/vscode/tree/treeModel';
+import type { ResourceNode } from '../../src/vscode/tree/node';
 import { demo, type Fixture } from './loader-helpers';
 
 const GRANTS = [
@@ -139,5 +147,57 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     assert.equal((fx.cluster.stats.requestsByVerb.list ?? 0) - before, 0, 'the reviews said it all: no list was sent');
     assert.match(c.err, /user "carol" \(context "carol@kubeloop-demo", server https?:\/\/[^)]+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
     assert.match(c.out, /0 objects of 0 task\(s\)/);
+  });
+
+  /** label [— description] lines of the tree, `depth` levels deep. */
+  function render(t: TreeModel, depth: number, node?: ResourceNode, indent = 0): string[] {
+    if (depth === 0) return [];
+    return t.children(node).flatMap((c) => {
+      const it = t.item(c);
+      return [`${'  '.repeat(indent)}${it.label}${it.description ? ` — ${it.description}` : ''}`, ...render(t, depth - 1, c, indent + 1)];
+    });
+  }
+
+  it("the extension's load: the tree holds team-a's objects, and forbidden types are error nodes saying 403 Forbidden", async () => {
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc.alice }));
+    try {
+      const model = new ResourceModel();
+      const lines: string[] = [];
+      const log = createLogger({ trace: () => undefined, debug: () => undefined, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) }, () => 'info');
+      const r = await runExtensionLoad({ client, contextName: 'alice@kubeloop-demo', settings: defaultSettings(), model, timeline: new TimelineStore(), log, origin: 0, loadId: 't', signal: new AbortController().signal });
+      assert.equal(r.summary.outcome, 'partial');
+      assert.deepEqual(model.namespaces(), ['team-a']);
+      assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 40);
+      assert.equal(model.bucket('team-a', 'secrets')?.objects.size, 3);
+      assert.ok(model.failures().length > 0 && model.failures().every((f) => f.status === 403 && f.namespace === undefined && !f.type.namespaced));
+      assert.ok(lines.some((l) => /configmaps: 403 across all namespaces; listing it in team-a instead/.test(l)), lines.join('\n'));
+      const tree = render(new TreeModel(model), 4);
+      assert.ok(tree.includes('    Node (nodes) — 403 Forbidden'), tree.join('\n'));
+      const ns = tree.indexOf('  team-a');
+      assert.ok(ns > 0, tree.join('\n'));
+      assert.ok(tree.slice(ns).includes('      ConfigMap — 40') && tree.slice(ns).includes('      Secret — 3'), tree.join('\n'));
+    } finally {
+      client.close();
+    }
+  });
+
+  it('Select Namespaces for a user who may not list namespaces: the known ones (context namespace first), not an error', async () => {
+    const ctx = loadKubeContext({ kubeconfig: kc.alice });
+    const client = await KubeClient.connect(ctx);
+    try {
+      const c = await namespaceChoices(client, ctx, ['team-b'], AbortSignal.timeout(10_000));
+      assert.deepEqual([c.source, c.names], ['known', ['team-a', 'team-b']]);
+      assert.match(c.note!, /may not list namespaces in "alice@kubeloop-demo" \(403 Forbidden\)/);
+      const admin = await KubeClient.connect(loadKubeContext({ kubeconfig: fx.kubeconfig }));
+      try {
+        const all = await namespaceChoices(admin, loadKubeContext({ kubeconfig: fx.kubeconfig }), [], AbortSignal.timeout(10_000));
+        assert.equal(all.source, 'cluster');
+        assert.ok(all.names.includes('team-a') && all.names.includes('kube-system'));
+      } finally {
+        admin.close();
+      }
+    } finally {
+      client.close();
+    }
   });
 });

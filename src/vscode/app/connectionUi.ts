@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { describeConnectionError, kubeconfigFiles, listContexts, listNamespaces, type OpenConnection } from '../connection/connection';
+import { describeConnectionError, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../connection/connection';
 import { settingsTarget, type Services } from './services';
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
@@ -98,33 +98,38 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
   return before.context !== after.context || before.kubeconfig !== after.kubeconfig || !!before.demo !== !!after.demo;
 }
 
-/** Multi-select of the cluster's namespaces, stored in `kubeloop.namespaces`. Resolves true when changed. */
+/**
+ * Multi-select of the cluster's namespaces, stored in `kubeloop.namespaces`. A user who may not list
+ * namespaces is offered the known ones (see namespaceChoices); anyone may type a namespace name that
+ * is not offered and pick it. Resolves true when changed.
+ */
 export async function selectNamespaces(s: Services): Promise<boolean> {
   const conn = await connect(s, () => vscode.commands.executeCommand(COMMANDS.selectNamespaces.id));
   if (!conn) return false;
   const settings = s.settings();
-  let names: string[];
+  const selected = new Set(settings.namespaces);
+  let choices: NamespaceChoices;
   try {
-    names = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'KubeLoop: listing namespaces' }, () =>
-      listNamespaces(conn.client, AbortSignal.timeout(settings.requestTimeoutSeconds * 1000)),
+    const known = [...selected, ...(s.model.context === conn.context.name ? s.model.namespaces() : [])];
+    choices = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'KubeLoop: listing namespaces' }, () =>
+      namespaceChoices(conn.client, conn.context, known, AbortSignal.timeout(settings.requestTimeoutSeconds * 1000)),
     );
   } catch (e) {
     void reportProblem(s, e, { context: conn.context.name, server: conn.context.server }, () => vscode.commands.executeCommand(COMMANDS.selectNamespaces.id));
     return false;
   }
-  const selected = new Set(settings.namespaces);
-  const items: vscode.QuickPickItem[] = [...new Set([...names, ...selected])].sort().map((n) => ({
-    label: n,
-    picked: selected.has(n),
-    ...(names.includes(n) ? {} : { description: 'not in the cluster' }),
-  }));
-  const picks = await vscode.window.showQuickPick(items, {
-    title: `KubeLoop: Select Namespaces of "${conn.context.name}"`,
-    placeHolder: 'Namespaces to load and watch; select none for all namespaces',
-    canPickMany: true,
+  if (choices.note) s.log.info(`namespaces: ${choices.note}`);
+  const names = choices.names;
+  const contextNs = conn.context.namespace || 'default';
+  const describe = (n: string) =>
+    [n === contextNs ? 'context namespace' : '', choices.source === 'cluster' && !names.includes(n) ? 'not in the cluster' : ''].filter(Boolean).join(', ') || undefined;
+  const items: vscode.QuickPickItem[] = [...new Set([...names, ...selected])].sort().map((n) => ({ label: n, description: describe(n) }));
+  const picks = await pickMany(items, selected, {
+    title: `KubeLoop: Select Namespaces of "${conn.context.name}"${choices.note ? ` (${choices.note})` : ''}`,
+    placeholder: choices.source === 'known' ? 'Type a namespace name to add it; select none for all you may list' : 'Namespaces to load and watch; select none for all namespaces; type a name to add one',
   });
   if (!picks) return false;
-  const value = picks.map((p) => p.label).sort();
+  const value = picks.sort();
   if (value.join(',') === [...selected].sort().join(',')) return false;
   const cfg = vscode.workspace.getConfiguration('kubeloop');
   const inspect = cfg.inspect<string[]>('namespaces');
@@ -133,4 +138,49 @@ export async function selectNamespaces(s: Services): Promise<boolean> {
   s.reloadSettings(); // the reload that follows must use the new namespaces, not wait for the change event
   s.log.info(`namespaces: ${value.length ? value.join(', ') : 'all'}`);
   return true;
+}
+
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * A multi-select quick pick whose typed text, when it is a namespace name not offered, becomes an
+ * item of its own ("add"), so a namespace nobody could list can still be chosen.
+ */
+function pickMany(items: vscode.QuickPickItem[], selected: ReadonlySet<string>, o: { title: string; placeholder: string }): Promise<string[] | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem>();
+    qp.title = o.title;
+    qp.placeholder = o.placeholder;
+    qp.canSelectMany = true;
+    qp.matchOnDescription = true;
+    let base = items;
+    const typedItems = new Set<vscode.QuickPickItem>();
+    qp.items = base;
+    qp.selectedItems = base.filter((i) => selected.has(i.label));
+    let done = false;
+    const finish = (v: string[] | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(v);
+      qp.dispose();
+    };
+    qp.onDidChangeValue((text) => {
+      const name = text.trim();
+      const keep = qp.selectedItems;
+      const typed = NAMESPACE_NAME.test(name) && name.length <= 63 && !base.some((i) => i.label === name);
+      // Typed items the user checked stay; an unchecked typed item goes when the text changes.
+      base = base.filter((i) => !typedItems.has(i) || keep.includes(i));
+      let add: vscode.QuickPickItem | undefined;
+      if (typed) typedItems.add((add = { label: name, description: 'add this namespace', alwaysShow: true }));
+      qp.items = add ? [add, ...base] : base;
+      qp.selectedItems = qp.items.filter((i) => keep.some((k) => k.label === i.label));
+    });
+    qp.onDidChangeSelection((sel) => {
+      // A checked typed item joins the offered ones, so it survives the next keystroke.
+      for (const i of sel) if (typedItems.has(i) && !base.includes(i)) base = [i, ...base];
+    });
+    qp.onDidAccept(() => finish(qp.selectedItems.map((i) => i.label)));
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+  });
 }

@@ -121,3 +121,27 @@ export async function listNamespaces(client: KubeClient, signal: AbortSignal): P
   const l = await client.list({ group: '', version: 'v1', resource: 'namespaces' }, { limit: 500, metadataOnly: true }, { signal });
   return l.items.map((o) => o.metadata.name ?? '').filter(Boolean).sort();
 }
+
+export interface NamespaceChoices {
+  names: string[];
+  /** 'cluster': the cluster's namespaces; 'known': the user may not list them (403), these are the ones known. */
+  source: 'cluster' | 'known';
+  /** Why the list is what it is, for the picker's title (set when source is 'known'). */
+  note?: string;
+}
+
+/**
+ * The namespaces to offer in Select Namespaces. A user who may not list namespaces (403; common for
+ * a namespace-scoped Role) is offered what is known without listing: the context's namespace (or
+ * "default", as kubectl), the chosen ones, and those the loaded tree holds objects in; the picker
+ * then lets them type others. Other failures throw, as listNamespaces does.
+ */
+export async function namespaceChoices(client: KubeClient, context: KubeContext, known: string[], signal: AbortSignal): Promise<NamespaceChoices> {
+  try {
+    return { names: await listNamespaces(client, signal), source: 'cluster' };
+  } catch (e) {
+    if (!(e instanceof KubeApiError) || e.status !== 403) throw e;
+    const names = [...new Set([context.namespace || 'default', ...known])].filter(Boolean).sort();
+    return { names, source: 'known', note: `you may not list namespaces in "${context.name}" (403 Forbidden): pick a known one, or type a namespace name` };
+  }
+}

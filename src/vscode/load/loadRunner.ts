@@ -145,6 +145,13 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
       for (const f of plan.discovery.failures) req.log.warn(`loader: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}`);
       req.onProgress?.({ ...progress });
     },
+    onNarrow: (replaced, by) => {
+      // A 403 across all namespaces: the type is listed in the context's namespace instead.
+      const key = typeKeyOf(replaced.gvr);
+      remaining.set(key, (remaining.get(key) ?? 1) + by.length - 1);
+      progress.tasksTotal += by.length - 1;
+      req.log.info(`loader: ${key}: 403 across all namespaces; listing it in ${by.map((t) => t.namespace).join(', ')} instead`);
+    },
     onResult: (r) => {
       model.applyResult(r);
       const key = typeKeyOf(r.task.gvr);
