@@ -1,0 +1,83 @@
+// A namespace-limited user in a real VS Code (code-server) driven in a real browser (issue 9). The
+// cluster is a demo cluster in this test process, serving HTTPS with tokens; user "alice" has an
+// RBAC-style Role of get/list/watch on everything in team-a only, and her kubeconfig context (set as
+// kubeloop.kubeconfig) names `namespace: team-a`. Before the fix the tree stayed empty (every
+// namespaced type failed with a cluster-wide 403); now it shows team-a's objects, forbidden types
+// are error nodes saying 403 Forbidden, and Select Namespaces offers team-a without listing
+// namespaces (which she may not) and lets her type another.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { paletteTitle } from '../../src/vscode/commandIds';
+import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import type { KubeObject } from '../../src/demo/store';
+import { startVsCode, type Session } from './support/session';
+import { waitFor } from './support/workbench';
+
+describe('a namespace-limited user in a real VS Code (code-server)', () => {
+  let s: Session;
+  let cluster: DemoCluster;
+  let dir: string;
+
+  before(async () => {
+    cluster = await startDemoCluster({ tls: true, token: 'e2e-admin-token', kubelet: false, objects: 300, seed: 9, grants: ['alice:team-a:get,list,watch:*:*'] });
+    const store = cluster.store;
+    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
+    for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
+    dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-rights-'));
+    const kubeconfig = join(dir, 'config');
+    await cluster.writeKubeconfig(kubeconfig, { user: 'alice', namespace: 'team-a' });
+    s = await startVsCode({ name: 'rights', settings: { 'kubeloop.kubeconfig': kubeconfig } });
+    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
+    await s.workbench.openViewContainer('KubeLoop');
+  });
+
+  after(async () => {
+    await s?.close();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the tree shows team-a's objects and the forbidden types as 403 Forbidden error nodes", async () => {
+    const warning = await s.step('loaded', async () => {
+      await s.workbench.runCommand(paletteTitle('loadClusterResources'));
+      return s.workbench.waitForNotification('type(s) failed');
+    });
+    assert.match(warning, /KubeLoop: loaded [\d,]+ objects; \d+ type\(s\) failed: .*\(403 Forbidden\)/);
+    const failedRow = await waitFor('the failures group', async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), 60_000);
+    assert.deepEqual(await s.workbench.treeRowText('APIService (apiservices.apiregistration.k8s.io)'), { label: 'APIService (apiservices.apiregistration.k8s.io)', description: '403 Forbidden' });
+    await s.step('failures folded', async () => {
+      const row = s.workbench.treeRow(failedRow).first();
+      if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
+      await waitFor('the failures group to fold', async () => ((await row.getAttribute('aria-expanded')) === 'false' ? true : undefined));
+    });
+    const rows = await s.workbench.treeRows();
+    assert.ok(rows.includes('team-a'), `team-a is in the tree: ${rows.join(' | ')}`);
+    assert.ok(!rows.some((r) => /-prod$|^kube-system$/.test(r)), `only namespaces the user may see: ${rows.join(' | ')}`);
+    await s.step('team-a expanded', async () => {
+      await s.workbench.expandTreeRow('team-a');
+      await s.workbench.expandTreeRow('core');
+    });
+    assert.deepEqual(await s.workbench.treeRowText('ConfigMap'), { label: 'ConfigMap', description: '40' });
+  });
+
+  it('Select Namespaces offers the context namespace without listing namespaces, and takes a typed one', async () => {
+    await s.workbench.runCommand(paletteTitle('selectNamespaces'));
+    const input = s.page.locator('.quick-input-widget');
+    const rows = input.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.equal(offered.length, 1, offered.join(' | '));
+    assert.match(offered[0]!, /^team-a\s*context namespace$/);
+    const title = await input.locator('.quick-input-title').innerText();
+    assert.match(title, /may not list namespaces .*403 Forbidden/);
+    await s.step('a typed namespace offered', async () => {
+      await s.page.keyboard.type('team-b');
+      await waitFor('the typed namespace row', async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined));
+    });
+    await s.page.keyboard.press('Escape');
+    await input.waitFor({ state: 'hidden' });
+  });
+});
