@@ -63,7 +63,7 @@ export const SETTINGS: { [K in keyof KubeLoopSettings]: SettingSpec } = {
   metadataOnly: { type: 'boolean', default: false,
     description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.' },
   namespaces: { type: 'array', default: [], itemPattern: NAMESPACE_PATTERN, itemHint: 'a namespace name such as `default`',
-    description: 'Namespaces to load. Empty: all namespaces.' },
+    description: "Namespaces to load. Empty: all namespaces; a type you may not list across namespaces (403) is loaded from your kubeconfig context's `namespace` (or `default`) instead." },
   includeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `pods` or `deployments.apps`',
     description: 'Resource types to load, as `resource` or `resource.group` (e.g. `pods`, `deployments.apps`). Empty: every listable type.' },
   excludeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `events` or `leases.coordination.k8s.io`',
