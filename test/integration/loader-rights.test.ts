@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
-import { ClusterLoader } from '../../src/core/loader';
+import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { KubeObject } from '../../src/demo/store';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { namespaceChoices } from '../../src/vscode/connection/connection';
@@ -67,35 +67,68 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
 
   const inNs = (group: string, resource: string, ns: string) => fx.cluster.store.list(group, resource).items.filter((o) => o.metadata.namespace === ns).length;
 
-  it('a user limited to team-a (context namespace team-a) loads team-a exactly; cluster-scoped types are forbidden; each denied pair asked once', async () => {
+  /** List requests sent since `before`, by 'list resource@namespace'. */
+  const listsSince = (before: Record<string, number>) =>
+    Object.entries(fx.cluster.stats.requestsByScope)
+      .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+      .filter(([k, n]) => n > 0 && k.startsWith('list '));
+
+  /** The team-a user's results: namespaced types exact in team-a, cluster-scoped ones forbidden. */
+  const checkTeamA = (results: LoadTaskResult[]) => {
+    const cms = results.filter((r) => r.task.gvr.resource === 'configmaps');
+    assert.equal(cms.length, 1);
+    assert.deepEqual([cms[0]!.outcome, cms[0]!.task.namespace, cms[0]!.count], ['ok', 'team-a', 40]);
+    for (const r of results) {
+      if (r.task.namespaced) {
+        assert.equal(r.outcome, 'ok', `${r.task.gvr.resource}: ${r.message}`);
+        assert.equal(r.task.namespace, 'team-a');
+        assert.equal(r.count, inNs(r.task.gvr.group, r.task.gvr.resource, 'team-a'), r.task.gvr.resource);
+      } else {
+        assert.deepEqual([r.outcome, r.status, r.reason], ['error', 403, 'Forbidden'], r.task.gvr.resource);
+        assert.ok(r.forbidden, 'marked forbidden');
+      }
+    }
+    assert.equal(results.find((r) => r.task.gvr.resource === 'secrets')?.count, 3);
+  };
+
+  it('a user limited to team-a (context namespace team-a): the reviews plan team-a lists and forbidden cluster-scoped types; no request is refused', async () => {
     const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc.alice }));
     const before = { ...fx.cluster.stats.requestsByScope };
+    const refusedBefore = fx.cluster.stats.responsesByCode['403'] ?? 0;
     try {
       const { summary, results, plan } = await new ClusterLoader(client, { pageSize: 25 }).load();
       assert.equal(summary.outcome, 'partial');
       assert.deepEqual(plan!.fallbackNamespaces, ['team-a']);
-      assert.ok(summary.narrowed > 0, 'all-namespaces lists were narrowed to team-a');
+      assert.equal(summary.narrowed, 0, 'known up front: nothing to narrow');
       assert.equal(summary.results, summary.tasks, 'one result per task');
-      const cms = results.filter((r) => r.task.gvr.resource === 'configmaps');
-      assert.equal(cms.length, 1);
-      assert.deepEqual([cms[0]!.outcome, cms[0]!.task.namespace, cms[0]!.count], ['ok', 'team-a', 40]);
-      for (const r of results) {
-        if (r.task.namespaced) {
-          assert.equal(r.outcome, 'ok', `${r.task.gvr.resource}: ${r.message}`);
-          assert.equal(r.task.namespace, 'team-a');
-          assert.equal(r.count, inNs(r.task.gvr.group, r.task.gvr.resource, 'team-a'), r.task.gvr.resource);
-        } else {
-          assert.deepEqual([r.outcome, r.status, r.reason], ['error', 403, 'Forbidden'], r.task.gvr.resource);
-          assert.ok(r.forbidden, 'marked forbidden');
-        }
+      checkTeamA(results);
+      assert.ok(results.filter((r) => r.outcome === 'error').every((r) => r.forbidden === 'review' && r.worker === -1));
+      assert.equal((fx.cluster.stats.responsesByCode['403'] ?? 0) - refusedBefore, 0, 'no 403 at all');
+      // Every list is in team-a, once (pages of 25 hold team-a's 40 configmaps in 2).
+      const asked = listsSince(before);
+      assert.ok(asked.length > 20);
+      for (const [k, n] of asked) {
+        assert.match(k, /@team-a$/);
+        assert.equal(n, k === 'list configmaps@team-a' ? 2 : 1, k);
       }
-      assert.equal(results.find((r) => r.task.gvr.resource === 'secrets')?.count, 3);
-      // On the wire: no (verb, type, namespace) pair twice (pages of 25 hold team-a's 40 configmaps in 2).
-      const asked = Object.entries(fx.cluster.stats.requestsByScope)
-        .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
-        .filter(([k, n]) => n > 0 && k.startsWith('list '));
-      for (const [k, n] of asked) assert.equal(n, k === 'list configmaps@team-a' ? 2 : 1, k);
-      assert.ok(!asked.some(([k]) => k.endsWith('@team-a') && k.includes('namespaces')), 'namespaces are cluster-scoped: never listed in team-a');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('without the reviews: every all-namespaces list is refused once and narrowed to team-a; the results are the same', async () => {
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc.alice }));
+    const before = { ...fx.cluster.stats.requestsByScope };
+    try {
+      const { summary, results } = await new ClusterLoader(client, { pageSize: 500, accessReview: false }).load();
+      assert.equal(summary.results, summary.tasks, 'one result per task');
+      assert.ok(summary.narrowed > 20, `narrowed ${summary.narrowed}`);
+      checkTeamA(results);
+      assert.ok(results.filter((r) => r.outcome === 'error').every((r) => r.forbidden === 'request'));
+      const asked = listsSince(before);
+      for (const [k, n] of asked) assert.equal(n, 1, `${k} asked once`);
+      assert.ok(asked.some(([k]) => k === 'list configmaps@*') && asked.some(([k]) => k === 'list configmaps@team-a'));
+      assert.ok(!asked.some(([k]) => k.startsWith('list namespaces@team-a')), 'a cluster-scoped type is never listed in a namespace');
     } finally {
       client.close();
     }
@@ -109,13 +142,13 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
       const pods = results.find((r) => r.task.gvr.resource === 'pods')!;
       assert.deepEqual([pods.outcome, pods.task.namespace, pods.count], ['ok', undefined, fx.cluster.store.count('', 'pods')]);
       const cms = results.find((r) => r.task.gvr.resource === 'configmaps')!;
-      assert.deepEqual([cms.outcome, cms.task.namespace, cms.count, cms.task.fallbackOf !== undefined], ['ok', 'team-a', 40, true]);
+      assert.deepEqual([cms.outcome, cms.task.namespace, cms.count], ['ok', 'team-a', 40]);
       const others = results.filter((r) => r !== pods && r !== cms);
       assert.ok(others.length > 10);
       for (const r of others) assert.deepEqual([r.outcome, r.status, r.forbidden, r.worker], ['error', 403, 'review', -1], r.task.gvr.resource);
       assert.equal(summary.forbidden, others.length);
       const lists = Object.entries(fx.cluster.stats.requestsByScope).filter(([k, n]) => k.startsWith('list ') && n - (before[k] ?? 0) > 0).map(([k]) => k).sort();
-      assert.deepEqual(lists, ['list configmaps@*', 'list configmaps@team-a', 'list pods@*']);
+      assert.deepEqual(lists, ['list configmaps@team-a', 'list pods@*']);
     } finally {
       client.close();
     }
@@ -125,7 +158,7 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     const c = capture();
     assert.equal(await runLoad(['--kubeconfig', kc.alice!], c.io), 2, c.err);
     assert.match(c.out, /^configmaps\s+v1\s+team-a\s+40\s+1\s+0\s+[\d.]+s\s+\d\s+ok$/m);
-    assert.match(c.out, /^nodes\s+v1\s+-\s+0\s+0\s+0\s+[\d.]+s\s+\d\s+forbidden$/m, 'a 403 is forbidden, not 0 items');
+    assert.match(c.out, /^nodes\s+v1\s+-\s+0\s+0\s+0\s+[\d.]+s\s+-\s+forbidden$/m, 'a 403 is forbidden, not 0 items');
     assert.match(c.err, /^forbidden: nodes: 403 Forbidden: nodes is forbidden/m);
     const j = capture();
     assert.equal(await runLoad(['--kubeconfig', kc.alice!, '--json'], j.io), 2, j.err);
@@ -133,8 +166,8 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     assert.equal(doc.contextNamespace, 'team-a');
     assert.deepEqual(doc.fallbackNamespaces, ['team-a']);
     const nodes = doc.failed.find((f: any) => f.resource === 'nodes');
-    // A Role's `*` covers nodes on paper, so only the server's 403 can say no: asked once, then forbidden.
-    assert.deepEqual([nodes.status, nodes.reason, nodes.forbidden], [403, 'Forbidden', 'request']);
+    // A Role's `*` names nodes too, but only cluster-wide grants reach the cluster scope: known up front.
+    assert.deepEqual([nodes.status, nodes.reason, nodes.forbidden], [403, 'Forbidden', 'review']);
     assert.equal(doc.failed.length, doc.forbidden);
     assert.ok(doc.failed.every((f: any) => f.namespace === null), 'only cluster-scoped types fail');
     assert.equal(doc.types.find((t: any) => t.resource === 'configmaps').count, 40);
@@ -170,7 +203,6 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
       assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 40);
       assert.equal(model.bucket('team-a', 'secrets')?.objects.size, 3);
       assert.ok(model.failures().length > 0 && model.failures().every((f) => f.status === 403 && f.namespace === undefined && !f.type.namespaced));
-      assert.ok(lines.some((l) => /configmaps: 403 across all namespaces; listing it in team-a instead/.test(l)), lines.join('\n'));
       const tree = render(new TreeModel(model), 4);
       assert.ok(tree.includes('    Node (nodes) — 403 Forbidden'), tree.join('\n'));
       const ns = tree.indexOf('  team-a');

@@ -4,19 +4,25 @@
  *
  * kubectl lists in the context's `namespace` (or "default") unless told -A; the loader lists every
  * namespace unless told which. Most users are not cluster admins, so with no namespaces chosen:
- * 1. One SelfSubjectAccessReview asks whether the user may list everything at the cluster scope
- *    (`list` of every resource in every group). If so, every namespaced type gets one all-namespaces task, as for an admin.
- * 2. Otherwise one SelfSubjectRulesReview per candidate namespace (the context's namespace, or the
- *    chosen namespaces) says what the user may list there. Cluster-wide grants are part of every
- *    namespace's rules, so a type the rules of namespace N do not allow is allowed neither in N nor
- *    across all namespaces: it is planned out as forbidden (no request is made for it).
- * 3. A type allowed in a candidate namespace still gets the all-namespaces task first (a cluster-wide
- *    grant may cover it, and only the list itself can tell): on a 403 the loader replaces it with one
- *    task per namespace in `fallback` (ClusterLoader does; each (type, namespace) at most once).
- * With namespaces chosen, a namespaced type gets one task per chosen namespace where the rules
- * allow it, and a forbidden task for each namespace where they do not.
- * A review that fails (an old server, reviews not allowed, a webhook authorizer whose rules are
- * `incomplete`) proves nothing: the type is planned as if allowed, and a 403 still falls back.
+ * 1. One SelfSubjectAccessReview asks whether the user may list every resource in every group at
+ *    the cluster scope. If so, every type gets its one all-namespaces (or cluster) task, as for an admin.
+ * 2. Otherwise SelfSubjectRulesReviews say what the user may list: one in each candidate namespace
+ *    (the context's, or the chosen ones), and one in CLUSTER_RULES_PROBE, a namespace that does not
+ *    exist. A review's rules are the user's cluster-wide grants (ClusterRoleBindings) plus the grants
+ *    bound in that namespace (RoleBindings); no RoleBinding can exist in a namespace that does not,
+ *    so the probe's rules are the cluster-wide grants alone: what the user may list across all
+ *    namespaces and at the cluster scope (kube-apiserver requires a namespace, so "" cannot ask it).
+ *    Any namespace's rules contain the cluster-wide ones, so the probe can only overstate them (if
+ *    someone made that namespace and bound the user in it), never understate them; an overstatement
+ *    costs one 403, after which step 4 applies.
+ * 3. Per type: allowed by the cluster-wide rules: one all-namespaces task. Otherwise, a namespaced
+ *    type the context namespace's rules allow: one task in that namespace (kubectl's view). Neither:
+ *    planned out as forbidden, answered without a request.
+ * 4. Where the reviews cannot tell (a review failed; an authorizer whose rules are `incomplete`, such
+ *    as a webhook), the type gets its all-namespaces task, and ClusterLoader replaces a task that
+ *    answers 403 by one task per namespace in `fallback` (each (type, namespace) at most once).
+ * With namespaces chosen, a namespaced type gets one task per chosen namespace where its rules allow
+ * it (or cannot tell), and a forbidden task for each namespace where they do not.
  */
 import { gvrName, type ApiResource } from '../kube';
 import type { AccessReview, ResourceAttributes, RulesReview } from '../kube/access';
@@ -43,6 +49,8 @@ export interface AccessFacts {
   listEverything?: boolean;
   /** Rules per candidate namespace (only the reviews that answered). */
   rules: RulesReview[];
+  /** The cluster-wide rules: the rules review of CLUSTER_RULES_PROBE (see step 2 above). */
+  clusterRules?: RulesReview;
   /** Messages of reviews that failed (they count as "unknown", never as "denied"). */
   reviewErrors: string[];
 }
@@ -61,6 +69,9 @@ type Verdict = 'allowed' | 'denied' | 'unknown';
 
 export const DEFAULT_NAMESPACE = 'default';
 
+/** A namespace name nobody creates: its rules review holds the cluster-wide grants only. */
+export const CLUSTER_RULES_PROBE = 'kubeloop-cluster-rules-probe-0';
+
 /** Asks the reviews (both in parallel where they do not depend on each other); never rejects for a review's failure. */
 export async function reviewAccess(reviewer: AccessReviewer | undefined, candidates: string[], signal?: AbortSignal): Promise<AccessFacts> {
   const facts: AccessFacts = { rules: [], reviewErrors: [] };
@@ -76,13 +87,15 @@ export async function reviewAccess(reviewer: AccessReviewer | undefined, candida
   }
   if (facts.listEverything) return facts;
   const answers = await Promise.all(
-    candidates.map((ns) =>
+    [...candidates, CLUSTER_RULES_PROBE].map((ns) =>
       reviewer.rulesReview(ns, { signal }).catch((e: unknown) => {
         note(`SelfSubjectRulesReview in namespace "${ns}"`, e);
         return undefined;
       }),
     ),
   );
+  const probe = answers.pop();
+  if (probe) facts.clusterRules = probe;
   for (const a of answers) if (a) facts.rules.push(a);
   return facts;
 }
@@ -90,16 +103,28 @@ export async function reviewAccess(reviewer: AccessReviewer | undefined, candida
 /** Whether the facts say the user may list `r` in `namespace`. */
 export function verdictIn(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>, namespace: string): Verdict {
   if (facts.listEverything) return 'allowed';
-  const rules = facts.rules.find((x) => x.namespace === namespace);
+  return verdictOf(facts.rules.find((x) => x.namespace === namespace), r);
+}
+
+/** Whether the facts say the user may list `r` across all namespaces (or at the cluster scope). */
+export function verdictAcross(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>): Verdict {
+  if (facts.listEverything) return 'allowed';
+  return verdictOf(facts.clusterRules, r);
+}
+
+function verdictOf(rules: RulesReview | undefined, r: Pick<ApiResource, 'group' | 'resource'>): Verdict {
   if (!rules) return 'unknown';
   if (rulesAllow(rules.resourceRules, 'list', r.group, r.resource)) return 'allowed';
   return rules.incomplete ? 'unknown' : 'denied';
 }
 
-function forbiddenMessage(r: ApiResource, namespaces: string[], across: boolean): string {
+/** Why a type is forbidden, in the apiserver's words where they fit; says that nothing was requested. */
+function forbiddenMessage(r: ApiResource, namespaces: string[], across: boolean, clusterRules: boolean): string {
   const where = namespaces.map((n) => `"${n}"`).join(', ');
-  const scope = !r.namespaced ? 'at the cluster scope' : across ? `across all namespaces, nor in the namespace ${where}` : `in the namespace ${where}`;
-  return `${gvrName(r)} is forbidden: the user may not list ${gvrName(r)} ${scope} (SelfSubjectRulesReview${namespaces.length > 1 ? 's' : ''} of ${where}); not requested`;
+  const ns = `namespace${namespaces.length > 1 ? 's' : ''} ${where}`;
+  const scope = !r.namespaced ? 'at the cluster scope' : across ? `across all namespaces, nor in the ${ns}` : `in the ${ns}`;
+  const basis = !r.namespaced && clusterRules ? 'no cluster-wide grant allows it' : `the rules of the ${ns} do not allow it`;
+  return `${gvrName(r)} is forbidden: the user may not list ${gvrName(r)} ${scope} (SelfSubjectRulesReview: ${basis}); not requested`;
 }
 
 /** The tasks of a load under the facts (pure). */
@@ -114,24 +139,31 @@ export function planScopedTasks(types: ApiResource[], input: ScopeInput, facts: 
     tasks.push(t);
   };
   for (const r of types) {
+    const across = verdictAcross(facts, r);
     const verdicts = candidates.map((ns) => verdictIn(facts, r, ns));
-    const denied = candidates.filter((_, i) => verdicts[i] === 'denied');
+    const allDenied = verdicts.every((v) => v === 'denied');
     if (!r.namespaced) {
-      // Cluster-scoped: denied in every candidate's rules means denied at the cluster scope.
-      if (denied.length === candidates.length) add(r, undefined, forbiddenMessage(r, candidates, false));
+      // Only cluster-wide grants reach the cluster scope; every namespace's rules contain them.
+      if (across === 'denied' || (across === 'unknown' && allDenied)) add(r, undefined, forbiddenMessage(r, candidates, false, across === 'denied'));
       else add(r, undefined);
       continue;
     }
     if (chosen.length > 0) {
       for (let i = 0; i < candidates.length; i++) {
-        if (verdicts[i] === 'denied') add(r, candidates[i], forbiddenMessage(r, [candidates[i]!], false));
+        if (verdicts[i] === 'denied') add(r, candidates[i], forbiddenMessage(r, [candidates[i]!], false, false));
         else add(r, candidates[i]);
       }
       continue;
     }
-    // One result for the type across all namespaces: denied there and in every candidate.
-    if (denied.length === candidates.length) add(r, undefined, forbiddenMessage(r, candidates, true));
-    else add(r, undefined);
+    if (allDenied) {
+      // One result for the type across all namespaces: denied there and in every candidate.
+      add(r, undefined, forbiddenMessage(r, candidates, true, false));
+    } else if (across === 'denied') {
+      // Not across namespaces, but in the context's: list it there, as kubectl does.
+      for (let i = 0; i < candidates.length; i++) if (verdicts[i] !== 'denied') add(r, candidates[i]);
+    } else {
+      add(r, undefined);
+    }
   }
   return { tasks, fallback: chosen.length > 0 ? [] : candidates, candidates, access: facts };
 }
