@@ -13,7 +13,7 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
 
 export interface LoadIO {
@@ -204,9 +204,8 @@ function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
  * where, and what they may not do, so the user knows which binding to ask for.
  */
 async function noRightsMessage(client: KubeClient, ctx: KubeContext, namespaces: string[], signal?: AbortSignal): Promise<string> {
-  const who = (await client.whoAmI({ signal }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
-  const where = namespaces.length ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}` : 'anywhere';
-  return `kubeloop load: user "${who}" (context "${ctx.name}", server ${ctx.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or --namespace.`;
+  const user = (await client.whoAmI({ signal }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
+  return `kubeloop load: ${noRightsText({ user, context: ctx.name, server: ctx.server }, namespaces)}`;
 }
 
 function fatal(io: LoadIO, msg: string): number {

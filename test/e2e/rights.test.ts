@@ -4,17 +4,24 @@
 // kubeloop.kubeconfig) names `namespace: team-a`. Before the fix the tree stayed empty (every
 // namespaced type failed with a cluster-wide 403); now it shows team-a's objects, forbidden types
 // are error nodes saying 403 Forbidden, and Select Namespaces offers team-a without listing
-// namespaces (which she may not) and lets her type another.
+// namespaces (which she may not) and lets her type another. A second context, carol's, has no rights
+// where it points: one message says so.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
 import { paletteTitle } from '../../src/vscode/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { startVsCode, type Session } from './support/session';
 import { waitFor } from './support/workbench';
+
+interface Kubeconfig {
+  users: unknown[];
+  contexts: unknown[];
+}
 
 describe('a namespace-limited user in a real VS Code (code-server)', () => {
   let s: Session;
@@ -22,13 +29,16 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
   let dir: string;
 
   before(async () => {
-    cluster = await startDemoCluster({ tls: true, token: 'e2e-admin-token', kubelet: false, objects: 300, seed: 9, grants: ['alice:team-a:get,list,watch:*:*'] });
+    cluster = await startDemoCluster({ tls: true, token: 'e2e-admin-token', kubelet: false, objects: 300, seed: 9, grants: ['alice:team-a:get,list,watch:*:*', 'carol:elsewhere:get,list,watch:*:*'] });
     const store = cluster.store;
     store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
     for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
     dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-rights-'));
+    // Two contexts: alice's (current) and carol's, who has rights only in a namespace that is not hers.
     const kubeconfig = join(dir, 'config');
-    await cluster.writeKubeconfig(kubeconfig, { user: 'alice', namespace: 'team-a' });
+    const alice = load(cluster.kubeconfig({ user: 'alice', namespace: 'team-a' })) as Kubeconfig;
+    const carol = load(cluster.kubeconfig({ user: 'carol', namespace: 'team-a' })) as Kubeconfig;
+    writeFileSync(kubeconfig, dump({ ...alice, users: [...alice.users, ...carol.users], contexts: [...alice.contexts, ...carol.contexts] }), { mode: 0o600 });
     s = await startVsCode({ name: 'rights', settings: { 'kubeloop.kubeconfig': kubeconfig } });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
     await s.workbench.openViewContainer('KubeLoop');
@@ -79,5 +89,15 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     });
     await s.page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });
+  });
+
+  it('a user with no rights: one message says who, in which context, and what they may not do', async () => {
+    await s.workbench.runCommand(paletteTitle('selectContext'));
+    const row = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^carol@kubeloop-demo$/ }) }).first();
+    await row.click(); // picking a context loads it at once
+    const message = await s.step('no rights reported', () => s.workbench.waitForNotification('may not list any resource type'));
+    assert.match(message, /user "carol" \(context "carol@kubeloop-demo", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
+    const actions = await s.page.locator('.notifications-toasts .notification-toast .monaco-button').allInnerTexts();
+    assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
   });
 });

@@ -167,3 +167,12 @@ export function planScopedTasks(types: ApiResource[], input: ScopeInput, facts: 
   }
   return { tasks, fallback: chosen.length > 0 ? [] : candidates, candidates, access: facts };
 }
+
+/**
+ * The one line for a user who may list nothing: who, in which context, what they may not do, and
+ * what would help. `namespaces`: where the load looked (the fallback or chosen namespaces).
+ */
+export function noRightsText(who: { user: string; context: string; server: string }, namespaces: string[]): string {
+  const where = namespaces.length ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}` : 'anywhere';
+  return `user "${who.user}" (context "${who.context}", server ${who.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
+}

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import { noRightsText } from '../../core/loader/scope';
 import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../load/loadRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
@@ -82,6 +83,18 @@ export class LoadController implements vscode.Disposable {
       // at the end leaves the tree showing the model, whatever became of them. Ids are stable, so
       // expanded rows stay expanded.
       this.s.tree.refresh();
+    }
+    if (result.summary.ok === 0 && result.summary.failed > 0 && result.summary.forbidden === result.summary.failed) {
+      // Nothing at all may be listed: one message that says who and where, not a list of 403s.
+      const user = (await conn.client.whoAmI({ signal: AbortSignal.timeout(settings.requestTimeoutSeconds * 1000) }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
+      const where = result.plan?.fallbackNamespaces.length ? result.plan.fallbackNamespaces : settings.namespaces;
+      const text = noRightsText({ user, context: ctx.name, server: ctx.server }, where);
+      this.s.log.error(`loader: ${text}`);
+      void vscode.window.showErrorMessage(`KubeLoop: ${text}`, 'Select Context', 'Select Namespaces').then((c) => {
+        if (c === 'Select Context') void vscode.commands.executeCommand(COMMANDS.selectContext.id);
+        else if (c === 'Select Namespaces') void vscode.commands.executeCommand(COMMANDS.selectNamespaces.id);
+      });
+      return result;
     }
     this.tell(result, ctx.name, ctx.server, opts);
     return result;
