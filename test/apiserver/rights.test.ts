@@ -16,6 +16,7 @@ import { KubeApiError, KubeClient, loadKubeContext, rulesAllow } from '../../src
 import { CLUSTER_RULES_PROBE, ClusterLoader } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { runKubectl } from '../support/kubectl';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { seed } from './objects';
 import { Api, bindClusterRole, bindRole, collectionPath, kubeconfigFor, mapLimit } from './support';
@@ -121,6 +122,36 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
       assert.deepEqual(counts[0], counts[1], 'the same outcome either way');
     } finally {
       client.close();
+    }
+  });
+
+  it('kubectl as the team-a user (the issue\'s report): 40 ConfigMaps, a 403 with -A, can-i yes/no, its rules; the demo answers alike', async () => {
+    const check = async (kubeconfig: string) => {
+      const k = (args: string[]) => runKubectl(args, { kubeconfig });
+      const cms = await k(['get', 'configmaps', '-o', 'name']);
+      assert.equal(cms.code, 0, cms.stderr);
+      assert.equal(cms.stdout.trim().split('\n').length, 40);
+      const all = await k(['get', 'configmaps', '-A']);
+      assert.notEqual(all.code, 0);
+      assert.match(all.stderr, /configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" at the cluster scope/);
+      assert.equal((await k(['auth', 'can-i', 'list', 'configmaps'])).stdout.trim(), 'yes');
+      assert.equal((await k(['auth', 'can-i', 'list', 'configmaps', '-A'])).stdout.trim(), 'no');
+      const rules = await k(['auth', 'can-i', '--list']);
+      assert.equal(rules.code, 0, rules.stderr);
+      assert.match(rules.stdout, /^\*\.\*\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+      assert.match(rules.stdout, /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+    };
+    await check(kubeconfigFor(cp, 'alice', 'team-a'));
+    // The demo, with alice's grant and team-a's 40 ConfigMaps (over TLS: kubectl sends tokens only over HTTPS).
+    const d = await startDemoCluster({ kubelet: false, tls: true, grants: DEMO_GRANTS });
+    try {
+      d.store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as any);
+      for (let i = 0; i < 40; i++) d.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' } } as any);
+      const file = join(dir, 'demo-kubectl-alice');
+      await d.writeKubeconfig(file, { user: 'alice', namespace: 'team-a' });
+      await check(file);
+    } finally {
+      await d.stop();
     }
   });
 

@@ -20,6 +20,7 @@ import { ResourceModel } from '../../src/vscode/model/resourceModel';
 import { defaultSettings } from '../../src/vscode/settings';
 import { TreeModel } from '../../src/vscode/tree/treeModel';
 import type { ResourceNode } from '../../src/vscode/tree/node';
+import { runKubectl } from '../support/kubectl';
 import { demo, type Fixture } from './loader-helpers';
 
 const GRANTS = [
@@ -51,7 +52,8 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
   const kc: Record<string, string> = {};
 
   before(async () => {
-    fx = await demo(800, { grants: GRANTS });
+    // TLS: kubectl sends a bearer token only over HTTPS.
+    fx = await demo(800, { grants: GRANTS, tls: true });
     const store = fx.cluster.store;
     store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
     for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
@@ -66,6 +68,22 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
   });
 
   const inNs = (group: string, resource: string, ns: string) => fx.cluster.store.list(group, resource).items.filter((o) => o.metadata.namespace === ns).length;
+
+  it('kubectl as the team-a user sees what the issue reports: 40 ConfigMaps in its context namespace, a 403 with -A, and its rules', async () => {
+    const k = (args: string[]) => runKubectl(args, { kubeconfig: kc.alice! });
+    const cms = await k(['get', 'configmaps', '-o', 'name']);
+    assert.equal(cms.code, 0, cms.stderr);
+    assert.equal(cms.stdout.trim().split('\n').length, 40);
+    const all = await k(['get', 'configmaps', '-A']);
+    assert.notEqual(all.code, 0);
+    assert.match(all.stderr, /configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" at the cluster scope/);
+    assert.equal((await k(['auth', 'can-i', 'list', 'configmaps'])).stdout.trim(), 'yes');
+    assert.equal((await k(['auth', 'can-i', 'list', 'configmaps', '-A'])).stdout.trim(), 'no');
+    const rules = await k(['auth', 'can-i', '--list']);
+    assert.equal(rules.code, 0, rules.stderr);
+    assert.match(rules.stdout, /^\*\.\*\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+    assert.match(rules.stdout, /^selfsubjectrulesreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+  });
 
   /** List requests sent since `before`, by 'list resource@namespace'. */
   const listsSince = (before: Record<string, number>) =>

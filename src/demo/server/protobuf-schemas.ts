@@ -203,6 +203,8 @@ export const KINDS: Record<string, Schema> = {
     },
     3: ignoredStatus,
   },
+  // SelfSubjectRulesReviewSpec { optional string namespace = 1; } (`kubectl auth can-i --list`)
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: meta, 2: { name: 'spec', type: { 1: { name: 'namespace', type: 'string' } } }, 3: ignoredStatus },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: meta, 2: ignoredStatus },
   'rbac.authorization.k8s.io/v1/RoleBinding': binding,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': binding,
