@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, ruleAllows, rulesAllow, type ApiResource, type Discovery, type KubeObject, type ListHooks, type ListOptions, type ResourceAttributes, type ResourceRule } from '../../src/core/kube';
-import { ClusterLoader, planScopedTasks, type AccessFacts, type LoaderClient } from '../../src/core/loader';
+import { ClusterLoader, planScopedTasks, REVIEW_TIMEOUT_MS, type AccessFacts, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({ verbs, apiGroups, resources, resourceNames });
@@ -175,5 +175,28 @@ describe('ClusterLoader under RBAC (property: random grants)', () => {
     const summary = await run.done;
     assert.equal(summary.outcome, 'cancelled');
     assert.equal(summary.results, summary.tasks);
+  });
+
+  it('reviews that never answer are abandoned after REVIEW_TIMEOUT_MS on the clock (their requests aborted): the load goes on as if it had not asked', async () => {
+    const clock = new FakeClock();
+    const types = [type('configmaps', true), type('nodes', false)];
+    const client = new RbacClient(types, { cluster: new Set(['configmaps', 'nodes']), inNs: new Set() }, () => 1, ['team-a']);
+    const aborted: unknown[] = [];
+    const hang = (_a: unknown, o: { signal?: AbortSignal }) =>
+      new Promise<never>((_, reject) => o.signal!.addEventListener('abort', () => (aborted.push(o.signal!.reason), reject(o.signal!.reason)), { once: true }));
+    Object.assign(client, { accessReview: hang, rulesReview: hang });
+    const run = new ClusterLoader(client, { clock }).start();
+    let settled = false;
+    void run.done.then(() => (settled = true));
+    while (clock.pendingTimers() === 0) await new Promise((r) => setImmediate(r));
+    await clock.advance(REVIEW_TIMEOUT_MS - 1);
+    assert.equal(settled, false, 'still waiting for the reviews');
+    await clock.advance(1);
+    const summary = await run.done;
+    const plan = (await run.plan)!;
+    assert.equal(summary.outcome, 'ok');
+    assert.equal(aborted.length, 1, 'the one review in flight was aborted');
+    assert.match(plan.access.reviewErrors[0]!, /no answer within 10000 ms/);
+    assert.deepEqual(client.lists.sort(), ['configmaps@*', 'nodes@*']);
   });
 });

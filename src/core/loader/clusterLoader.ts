@@ -131,7 +131,7 @@ export class ClusterLoader {
     try {
       const scope = this.scopeInput();
       // The reviews do not depend on discovery: both go out at once.
-      const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal);
+      const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal, { clock: this.clock });
       reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
       const discovery = await this.client.discover({ signal });
       const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);

@@ -27,6 +27,7 @@
 import { gvrName, type ApiResource } from '../kube';
 import type { AccessReview, ResourceAttributes, RulesReview } from '../kube/access';
 import { rulesAllow } from '../kube/access';
+import { abortReason, realClock, type Clock } from '../clock';
 import type { LoadTask } from './types';
 
 /** The review requests the scope planner asks (KubeClient implements them). */
@@ -72,32 +73,55 @@ export const DEFAULT_NAMESPACE = 'default';
 /** A namespace name nobody creates: its rules review holds the cluster-wide grants only. */
 export const CLUSTER_RULES_PROBE = 'kubeloop-cluster-rules-probe-0';
 
-/** Asks the reviews (both in parallel where they do not depend on each other); never rejects for a review's failure. */
-export async function reviewAccess(reviewer: AccessReviewer | undefined, candidates: string[], signal?: AbortSignal): Promise<AccessFacts> {
+/** How long the reviews may take before the load goes on without them (they then prove nothing). */
+export const REVIEW_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks the reviews (the rules reviews in parallel); never rejects for a review's failure, only for
+ * the caller's abort. Reviews that have not answered within `timeoutMs` (on `clock`) are abandoned
+ * (their requests aborted) and count as failed: a server slow to answer them cannot stall a load.
+ */
+export async function reviewAccess(
+  reviewer: AccessReviewer | undefined,
+  candidates: string[],
+  signal?: AbortSignal,
+  opts: { clock?: Clock; timeoutMs?: number } = {},
+): Promise<AccessFacts> {
   const facts: AccessFacts = { rules: [], reviewErrors: [] };
   if (!reviewer) return facts;
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(abortReason(signal!));
+  if (signal?.aborted) throw abortReason(signal);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const ms = opts.timeoutMs ?? REVIEW_TIMEOUT_MS;
+  const timer = (opts.clock ?? realClock).setTimer(ms, () => ac.abort(new Error(`no answer within ${ms} ms`)));
   const note = (what: string, e: unknown) => {
     if (signal?.aborted) throw e;
     facts.reviewErrors.push(`${what}: ${e instanceof Error ? e.message : String(e)}`);
   };
   try {
-    facts.listEverything = (await reviewer.accessReview({ verb: 'list', group: '*', resource: '*' }, { signal })).allowed;
-  } catch (e) {
-    note('SelfSubjectAccessReview (list of every resource at the cluster scope)', e);
+    try {
+      facts.listEverything = (await reviewer.accessReview({ verb: 'list', group: '*', resource: '*' }, { signal: ac.signal })).allowed;
+    } catch (e) {
+      note('SelfSubjectAccessReview (list of every resource at the cluster scope)', e);
+    }
+    if (facts.listEverything || ac.signal.aborted) return facts;
+    const answers = await Promise.all(
+      [...candidates, CLUSTER_RULES_PROBE].map((ns) =>
+        reviewer.rulesReview(ns, { signal: ac.signal }).catch((e: unknown) => {
+          note(`SelfSubjectRulesReview in namespace "${ns}"`, e);
+          return undefined;
+        }),
+      ),
+    );
+    const probe = answers.pop();
+    if (probe) facts.clusterRules = probe;
+    for (const a of answers) if (a) facts.rules.push(a);
+    return facts;
+  } finally {
+    timer.cancel();
+    signal?.removeEventListener('abort', onAbort);
   }
-  if (facts.listEverything) return facts;
-  const answers = await Promise.all(
-    [...candidates, CLUSTER_RULES_PROBE].map((ns) =>
-      reviewer.rulesReview(ns, { signal }).catch((e: unknown) => {
-        note(`SelfSubjectRulesReview in namespace "${ns}"`, e);
-        return undefined;
-      }),
-    ),
-  );
-  const probe = answers.pop();
-  if (probe) facts.clusterRules = probe;
-  for (const a of answers) if (a) facts.rules.push(a);
-  return facts;
 }
 
 /** Whether the facts say the user may list `r` in `namespace`. */
