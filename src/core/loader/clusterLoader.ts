@@ -15,6 +15,13 @@
  *   failing type is one 'error' result with its HTTP status and message, the items it did receive
  *   (marked partial), and the rest of the load goes on.
  *
+ * - a user who may not list across namespaces (the issue of 0 objects and a 403 per type): the
+ *   plan comes from the access reviews (scope.ts), so a type goes straight to where the user may
+ *   list it, or is answered forbidden without a request; an all-namespaces task the reviews could not
+ *   rule out and the server refuses (403) is replaced by one task per fallback namespace. Each
+ *   (type, namespace) pair is planned at most once per load, the replaced task has no result of its
+ *   own, and the load still ends exactly when the last task (planned or replacing) has its result.
+ *
  * Results stream as each task completes (an async iterator, or a callback), so a tree can show the
  * first types while the last are still loading. Memory: the transport keeps no page bytes after
  * parsing, managedFields are dropped, metadata-only mode keeps only metadata.
