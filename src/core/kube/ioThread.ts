@@ -21,7 +21,10 @@ import { Worker } from 'node:worker_threads';
 import type { Tls } from './auth';
 import { ioWorkerMain, type FromWorker, type IoWorkerData, type ToWorker } from './ioWorker';
 
-export type StreamMessage = Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer } | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>;
+export type StreamMessage =
+  | (Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer })
+  | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>
+  | Omit<Extract<FromWorker, { t: 'progress' }>, 'id'>;
 
 export interface ListStreamRequest {
   /** First page's URL, and the URL a continue token is appended to. */
@@ -194,6 +197,8 @@ export class IoThread {
     if (m.t === 'page') {
       const { id: _id, body, ...rest } = m;
       deliver({ ...rest, body: Buffer.from(body, 0, m.length) });
+    } else if (m.t === 'progress') {
+      deliver({ t: 'progress' });
     } else {
       const { id: _id, ...rest } = m;
       deliver(rest);
