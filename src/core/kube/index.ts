@@ -9,7 +9,7 @@ export { KubeTransport, buildUrl, type TransportOptions, type RequestSpec, type 
 export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter, apiErrorFromResponse, type TransportFailure } from './errors';
 export { TokenBucket, createRateLimiter, DEFAULT_QPS, DEFAULT_BURST, type RateLimiter } from './rateLimiter';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry';
-export { discover, AGGREGATED_DISCOVERY_ACCEPT, type DiscoverOptions } from './discovery';
+export { discover, AGGREGATED_DISCOVERY_ACCEPT, DEFAULT_DISCOVERY_TIMEOUT_MS, DiscoveryTimeoutError, type DiscoverOptions } from './discovery';
 export {
   listableResources,
   parseAggregated,

@@ -142,7 +142,7 @@ interface Raw {
 export class KubeTransport {
   readonly server: URL;
   readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, wireBytes: 0, gzipResponses: 0, inFlight: 0, streamedPages: 0 };
-  private readonly clock: Clock;
+  readonly clock: Clock;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
   private closed = false;
