@@ -20,10 +20,13 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Tls } from './auth';
+import type { TunnelAgentMaker } from './tunnel';
 
 export type ToWorker =
   | { t: 'tls'; tls: Tls }
   | { t: 'secure'; secure: boolean }
+  /** Tunnel every connection through this http(s) proxy (sent before any list). */
+  | { t: 'proxy'; url: string }
   | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
   | { t: 'cancel'; id: number }
@@ -39,7 +42,8 @@ export interface IoWorkerData {
   secure: boolean;
 }
 
-export function ioWorkerMain(load: (id: string) => any): void {
+/** `makeTunnel`: tunnel.ts's factory, shipped alongside (for a cluster behind a proxy). */
+export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentMaker): void {
   const { parentPort, workerData } = load('node:worker_threads');
   const { isAscii } = load('node:buffer');
   const http = load('node:http');
@@ -53,7 +57,9 @@ export function ioWorkerMain(load: (id: string) => any): void {
   // list's metadata first); a page whose token is not found there ends the stream (token null).
   const SCAN = 64 * 1024;
   const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
-  const makeAgent = (tls: Tls) => (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  let proxyHref: string | undefined;
+  const makeAgent = (tls: Tls) =>
+    proxyHref ? makeTunnel(secure, tls, proxyHref) : secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
   let agent = makeAgent({});
   const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
 
@@ -262,6 +268,10 @@ export function ioWorkerMain(load: (id: string) => any): void {
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);
+    } else if (m.t === 'proxy') {
+      proxyHref = m.url;
+      agent.destroy();
+      agent = makeAgent(tlsNow);
     } else if (m.t === 'secure') {
       secure = m.secure;
       agent.destroy();

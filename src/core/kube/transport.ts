@@ -26,11 +26,12 @@ import * as https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
-import { createRequestAuth, type RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError } from './errors';
+import { createRequestAuth, tunnels, type RequestAuth } from './auth';
+import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError } from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
+import { proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
 
@@ -45,9 +46,15 @@ export interface TransportOptions {
   userAgent?: string;
   /**
    * Walk paged lists on an I/O thread (default: true unless a clock other than the real one is
-   * given, since the thread keeps real time; never for a cluster reached through a proxy).
+   * given, since the thread keeps real time). A cluster behind an http(s) proxy keeps it (the
+   * thread tunnels through the proxy too); only a socks proxy-url turns it off.
    */
   ioThread?: boolean;
+  /**
+   * Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their lower-case forms) are read; default
+   * process.env. The cluster's proxy-url takes precedence (see proxy.ts).
+   */
+  env?: NodeJS.ProcessEnv;
   /** Do not ask for gzip (kubectl's --disable-compression / the kubeconfig's disable-compression). */
   disableCompression?: boolean;
 }
@@ -143,6 +150,8 @@ export class KubeTransport {
   readonly server: URL;
   readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, wireBytes: 0, gzipResponses: 0, inFlight: 0, streamedPages: 0 };
   readonly clock: Clock;
+  /** The proxy every request goes through (see proxy.ts); undefined: direct. */
+  proxy: URL | undefined;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
   private closed = false;
@@ -163,10 +172,18 @@ export class KubeTransport {
   static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
     // The I/O thread boots while the credentials are applied and discovery runs: started at the
     // first list, its boot would delay every list of a load.
-    const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
-    const io = wanted && !context.cluster.proxyUrl ? IoThread.start(context.server.startsWith('https:')) : undefined;
+    let proxy: URL | undefined;
     try {
-      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock), opts, io);
+      proxy = resolveProxy(new URL(context.server), context.cluster.proxyUrl, proxyEnvironment(opts.env ?? process.env));
+    } catch (e) {
+      throw new KubeConfigError(`context "${context.name}": ${(e as Error).message} (from ${context.cluster.proxyUrl ? 'the cluster\'s proxy-url' : 'HTTPS_PROXY / HTTP_PROXY'})`);
+    }
+    const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
+    const io = wanted && (!proxy || tunnels(proxy)) ? IoThread.start(context.server.startsWith('https:'), proxy?.href) : undefined;
+    try {
+      const t = new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, undefined, proxy), opts, io);
+      t.proxy = proxy;
+      return t;
     } catch (e) {
       io?.close();
       throw e;
