@@ -125,8 +125,13 @@ export class ClusterLoader {
 
     let loadPlan: LoadPlan;
     try {
-      const discovery = await this.client.discover({ signal });
-      const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      let discovery = await this.client.discover({ signal });
+      let { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      if (unmatched.length > 0 && discovery.cachedAgeMs !== undefined) {
+        // A cached discovery that misses a type asked for may be out of date: ask the server, once.
+        discovery = await this.client.discover({ signal, fresh: true });
+        ({ selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude));
+      }
       loadPlan = { discovery, types: selected, tasks: planTasks(selected, o), unmatchedFilters: unmatched };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);

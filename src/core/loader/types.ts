@@ -81,7 +81,8 @@ export interface LoadSummary {
 
 /** What the loader needs from a Kubernetes client (KubeClient implements it). */
 export interface LoaderClient {
-  discover(opts: { signal?: AbortSignal }): Promise<Discovery>;
+  /** `fresh`: bypass a discovery cache (the loader asks so once when a cached discovery misses a type). */
+  discover(opts: { signal?: AbortSignal; fresh?: boolean }): Promise<Discovery>;
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
   readonly transport?: { stats: { requests: number } };
