@@ -34,7 +34,7 @@ describe('remote: discovery cache on disk', () => {
   const cached = (f: Fixture, extra = {}) => f.client({ discoveryCache: { dir, ...extra } });
   const names = (c: Awaited<ReturnType<KubeClient['discover']>>) => listableResources(c).map((r) => `${r.resource}.${r.group}`).sort();
 
-  it('a second client of the same server and user discovers from disk, with no request; fresh asks again', async () => {
+  it('a second client of the same server and user discovers from disk, with no request; its next discovery, or a fresh one, asks again', async () => {
     const first = await cached(fx);
     const n0 = discoveryRequests(fx);
     const d1 = await first.discover();
@@ -46,8 +46,11 @@ describe('remote: discovery cache on disk', () => {
     assert.equal(discoveryRequests(fx) - n1, 0, 'nothing asked of the server');
     assert.ok(d2.cachedAgeMs !== undefined && d2.cachedAgeMs >= 0);
     assert.deepEqual(names(d2), names(d1));
-    await second.discover({ fresh: true });
+    // only a client's first discovery comes from disk: a later one (a Refresh) asks the server
+    assert.equal((await second.discover()).cachedAgeMs, undefined);
     assert.equal(discoveryRequests(fx) - n1, 2);
+    await (await cached(fx)).discover({ fresh: true });
+    assert.equal(discoveryRequests(fx) - n1, 4);
   });
 
   it('another server, or another user of the same server, never gets the entry', async () => {

@@ -14,8 +14,10 @@
  *
  * Discovery: each request has a deadline (discoveryTimeoutMs, default 32 s); with `discoveryCache`
  * it is kept on disk as kubectl keeps it (discoveryCache.ts; off unless asked: the CLI and the
- * extension ask). A cached discovery is refreshed on a miss: discover({ fresh: true }) bypasses it,
- * and a list that answers 404 (the type went away since) invalidates the entry.
+ * extension ask). Only a client's first discovery may come from the disk (a process's one load, a
+ * VS Code session's first); later ones ask the server, so a Refresh sees CRDs made since. A cached
+ * discovery is refreshed on a miss: discover({ fresh: true }) bypasses it, and a list that answers
+ * 404 (the type went away since) invalidates the entry.
  */
 import { discover, DEFAULT_DISCOVERY_TIMEOUT_MS, type DiscoverOptions } from './discovery';
 import { DiscoveryCache, type DiscoveryCacheOptions } from './discoveryCache';
@@ -38,6 +40,7 @@ export class KubeClient {
   /** The disk cache of discovery, when on. */
   readonly discoveryCache: DiscoveryCache | undefined;
   private servedFromCache = false;
+  private discovered = false;
 
   private constructor(
     readonly transport: KubeTransport,
@@ -69,14 +72,15 @@ export class KubeClient {
     const { fresh, ...o } = opts;
     // Only the default form is cached (aggregated, falling back to every legacy version).
     const cache = o.legacyOnly || o.preferredOnly ? undefined : this.discoveryCache;
-    if (cache && !fresh) {
+    if (cache && !fresh && !this.discovered) {
       const hit = await cache.read();
       if (hit) {
-        this.servedFromCache = true;
+        this.servedFromCache = this.discovered = true;
         return { ...hit.discovery, cachedAgeMs: hit.ageMs };
       }
     }
     const d = await discover(this.transport, { timeoutMs: this.opts.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS, ...o });
+    this.discovered = true;
     if (cache) {
       this.servedFromCache = false;
       await cache.write(d);
