@@ -150,8 +150,6 @@ export class KubeTransport {
   readonly server: URL;
   readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, wireBytes: 0, gzipResponses: 0, inFlight: 0, streamedPages: 0 };
   readonly clock: Clock;
-  /** The proxy every request goes through (see proxy.ts); undefined: direct. */
-  proxy: URL | undefined;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
   private closed = false;
@@ -161,6 +159,8 @@ export class KubeTransport {
     private readonly auth: RequestAuth,
     private readonly opts: TransportOptions,
     private readonly io: IoThread | undefined,
+    /** The proxy every request goes through (see proxy.ts); undefined: direct. */
+    readonly proxy: URL | undefined,
   ) {
     this.server = new URL(context.server);
     this.clock = opts.clock ?? realClock;
@@ -181,9 +181,7 @@ export class KubeTransport {
     const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
     const io = wanted && (!proxy || tunnels(proxy)) ? IoThread.start(context.server.startsWith('https:'), proxy?.href) : undefined;
     try {
-      const t = new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, undefined, proxy), opts, io);
-      t.proxy = proxy;
-      return t;
+      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, undefined, proxy), opts, io, proxy);
     } catch (e) {
       io?.close();
       throw e;

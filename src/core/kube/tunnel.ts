@@ -12,7 +12,8 @@
  *   TLS material (CA, client certificate, servername), so the proxy sees only ciphertext.
  * - Tunnels are pooled by the agent as plain sockets are (keep-alive): one CONNECT per connection,
  *   not per request.
- * - A proxy that refuses (non-200), closes, or answers garbage fails that request with an error
+ * - A proxy that refuses (non-200), closes, answers garbage, or does not answer CONNECT within 30 s
+ *   fails that request with an error
  *   naming the proxy by scheme, host and port only (never its credentials); code EPROXY or the
  *   socket's own code, so the transport classifies it as a connect failure.
  * - Plain http:// API servers are tunnelled too (CONNECT), where Go would send the request to the
@@ -32,6 +33,8 @@ export function tunnelAgentFactory(load: (id: string) => any): TunnelAgentMaker 
   const httpMod = load('node:http');
   const httpsMod = load('node:https');
   const MAX_HEAD = 16 * 1024;
+  // A proxy that takes the connection but never answers CONNECT fails the request after this long.
+  const CONNECT_TIMEOUT_MS = 30_000;
 
   return (secure: boolean, tls: Tls, proxyHref: string): http.Agent => {
     const proxy = new URL(proxyHref);
@@ -82,6 +85,7 @@ export function tunnelAgentFactory(load: (id: string) => any): TunnelAgentMaker 
         }
         const rest = head.subarray(end + 4);
         if (rest.length > 0) sock.unshift(rest);
+        sock.setTimeout(0);
         settled = true;
         if (!secure) return callback(null, sock);
         // TLS to the API server inside the tunnel, with the agent's TLS options (CA, client cert, servername).
@@ -91,6 +95,9 @@ export function tunnelAgentFactory(load: (id: string) => any): TunnelAgentMaker 
       sock.on('data', onData);
       sock.on('error', onError);
       sock.on('close', onClose);
+      sock.setTimeout(CONNECT_TIMEOUT_MS, () => {
+        if (!settled) fail(Object.assign(new Error(`no answer to CONNECT ${target} within ${CONNECT_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }));
+      });
       sock.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
         sock.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${authHeader}\r\n`);
       });
