@@ -18,7 +18,7 @@ const taskArb = fc.record({
   latency: fc.integer({ min: 0, max: 20 }),
   fail: fc.boolean(),
   stubborn: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
-  stepped: fc.boolean(),
+  stepped: fc.constantFrom(false, false, false, true),
 });
 
 const scenarioArb = fc.record({
