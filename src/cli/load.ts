@@ -5,13 +5,18 @@
  *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
  *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
  *                 [--metadata-only] [--timeout SECONDS] [--qps N] [--burst N] [--json]
+ *                 [--no-discovery-cache] [--disable-compression]
+ *
+ * Discovery is kept on disk as kubectl keeps it ($XDG_CACHE_HOME/kubeloop/discovery, 6 hours;
+ * --no-discovery-cache asks the server every time); proxies come from the kubeconfig's proxy-url or
+ * HTTPS_PROXY / NO_PROXY, as kubectl's.
  *
  * Exit status: 0 every type loaded; 2 some types failed; 1 fatal (bad flags, missing or broken
  * kubeconfig, unknown context, unreachable server / discovery failed); 130 interrupted (Ctrl-C
  * cancels the in-flight requests, then what was loaded is printed).
  * `--json` prints one JSON object on one line (see toJson); otherwise a table and a summary line.
  */
-import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext } from '../core/kube';
+import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
 import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
@@ -39,10 +44,16 @@ flags:
   --include TYPE        only these types (repeatable): pods, po, Pod, deployments.apps, deployments.v1.apps
   --exclude TYPE        skip these types (repeatable), same forms
   --metadata-only       fetch PartialObjectMetadataList and keep only metadata (much less memory)
-  --timeout SECONDS     per-task timeout (one type in one namespace), 0 = none (default 300)
+  --timeout SECONDS     per-task timeout: a list is given up after this long without receiving
+                        anything (one type in one namespace), 0 = none (default 300)
   --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
   --burst N             rate limit burst (default ${DEFAULT_BURST})
   --json                print one JSON object instead of the table
+  --no-discovery-cache  ask the server for discovery instead of the 6-hour disk cache
+                        ($XDG_CACHE_HOME/kubeloop/discovery, as kubectl's ~/.kube/cache/discovery)
+  --disable-compression do not ask for gzip-compressed answers
+
+proxies: the kubeconfig cluster's proxy-url, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as kubectl
 
 exit status: 0 all types loaded, 2 some types failed, 1 fatal error, 130 interrupted`;
 
@@ -61,6 +72,8 @@ export interface LoadFlags {
   burst?: number;
   json: boolean;
   help: boolean;
+  noDiscoveryCache?: boolean;
+  disableCompression?: boolean;
 }
 
 class UsageError extends Error {}
@@ -101,6 +114,8 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       case '--qps': f.qps = num(arg, value(), false); break;
       case '--burst': f.burst = num(arg, value(), true); break;
       case '--json': f.json = true; break;
+      case '--no-discovery-cache': f.noDiscoveryCache = true; break;
+      case '--disable-compression': f.disableCompression = true; break;
       case '-h': case '--help': f.help = true; break;
       default: throw new UsageError(`unknown flag "${argv[i]}"`);
     }
@@ -114,7 +129,12 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
 const typeName = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resource}.${r.task.gvr.group}` : r.task.gvr.resource);
 
 /** The `--json` document. */
-export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[], plan?: LoadPlan) {
+/**
+ * `wire`: the transport's counters (TransportStats) and whether discovery came from the disk cache.
+ * `transport` in the output: body bytes as received (wireBytes, compressed where gzip) and decoded
+ * (bytesReceived), gzip answers, requests; for comparing with other clients over a slow link.
+ */
+export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[], plan?: LoadPlan, wire?: { stats: TransportStats; discoveryCached: boolean; proxied: boolean }) {
   const o = loader.options;
   const sorted = [...results].sort((a, b) => a.taskId - b.taskId);
   return {
@@ -140,6 +160,10 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     contextNamespace: o.contextNamespace ?? ctx.namespace ?? null,
     fallbackNamespaces: plan?.fallbackNamespaces ?? [],
     forbidden: summary.forbidden,
+    discoveryCached: wire?.discoveryCached ?? false,
+    transport: wire
+      ? { requests: wire.stats.requests, wireBytes: wire.stats.wireBytes, bytesReceived: wire.stats.bytesReceived, gzipResponses: wire.stats.gzipResponses, streamedPages: wire.stats.streamedPages, proxied: wire.proxied }
+      : null,
     failed: sorted
       .filter((r) => r.outcome === 'error')
       .map((r) => ({
@@ -238,7 +262,13 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
   try {
     ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: flags.context });
     // A metadata-only load parses on this thread alone (list.ts): no I/O thread to start.
-    client = await KubeClient.connect(ctx, { qps: flags.qps, burst: flags.burst, ioThread: !flags.metadataOnly });
+    client = await KubeClient.connect(ctx, {
+      qps: flags.qps,
+      burst: flags.burst,
+      ioThread: !flags.metadataOnly,
+      discoveryCache: !flags.noDiscoveryCache,
+      disableCompression: flags.disableCompression,
+    });
   } catch (e) {
     return fatal(io, e instanceof KubeConfigError ? e.message : `cannot set up a client: ${(e as Error).message}`);
   }
@@ -270,7 +300,8 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
     for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
     if (flags.json) {
-      io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results, plan)) + '\n');
+      const wire = { stats: client.transport.stats, discoveryCached: plan?.discovery.cachedAgeMs !== undefined, proxied: !!client.transport.proxy };
+      io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results, plan, wire)) + '\n');
     } else {
       io.stdout.write(table(results));
       for (const r of results.filter((x) => x.outcome === 'error').sort((a, b) => a.taskId - b.taskId)) {

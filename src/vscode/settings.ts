@@ -18,6 +18,7 @@ export interface KubeLoopSettings {
   pageSize: number;
   requestTimeoutSeconds: number;
   metadataOnly: boolean;
+  discoveryCache: boolean;
   namespaces: string[];
   includeTypes: string[];
   excludeTypes: string[];
@@ -62,6 +63,8 @@ export const SETTINGS: { [K in keyof KubeLoopSettings]: SettingSpec } = {
     description: 'Time limit for one request to the API server, in seconds.' },
   metadataOnly: { type: 'boolean', default: false,
     description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.' },
+  discoveryCache: { type: 'boolean', default: true,
+    description: 'Keep API discovery on disk per cluster and user for 6 hours, as kubectl does (`$XDG_CACHE_HOME/kubeloop/discovery`), so the first load of a session skips its round trips; later loads ask the cluster. Off: always ask.' },
   namespaces: { type: 'array', default: [], itemPattern: NAMESPACE_PATTERN, itemHint: 'a namespace name such as `default`',
     description: "Namespaces to load. Empty: all namespaces; a type you may not list across namespaces (403) is loaded from your kubeconfig context's `namespace` (or `default`) instead." },
   includeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `pods` or `deployments.apps`',

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoCluster, type DemoCluster, type DemoClusterOptions } from '../../src/demo';
 import { generateObjects } from '../../src/demo/generator';
-import { KubeClient, loadKubeContext, type TransportOptions } from '../../src/core/kube';
+import { KubeClient, loadKubeContext, type ClientOptions } from '../../src/core/kube';
 
 export interface Fixture {
   cluster: DemoCluster;
   kubeconfig: string;
   dir: string;
-  client(opts?: TransportOptions): Promise<KubeClient>;
+  client(opts?: ClientOptions): Promise<KubeClient>;
   stop(): Promise<void>;
 }
 
@@ -29,7 +29,7 @@ export async function demo(objects: number, opts: DemoClusterOptions = {}): Prom
     cluster,
     kubeconfig,
     dir,
-    async client(o: TransportOptions = {}) {
+    async client(o: ClientOptions = {}) {
       const c = await KubeClient.connect(loadKubeContext({ kubeconfig }), { retry: { backoffBaseMs: 10, backoffMaxMs: 50 }, ...o });
       clients.push(c);
       return c;

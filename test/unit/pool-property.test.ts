@@ -2,18 +2,23 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock, flushMicrotasks } from '../../src/core/clock';
-import { PoolClosedError, WorkerPool, type PoolResult } from '../../src/core/pool';
+import { PoolClosedError, TaskTimeoutError, WorkerPool, type PoolResult } from '../../src/core/pool';
 
 interface Spec {
   latency: number; // fake ms
   fail: boolean;
   stubborn: boolean; // ignores its signal (settles only when the test releases it)
+  stepped: boolean; // sleeps in steps of STEP ms, reporting progress after each (a list receiving pages)
 }
+
+/** Progress step of a stepped task: shorter than the 15 ms task timeout, so it never times out. */
+const STEP = 5;
 
 const taskArb = fc.record({
   latency: fc.integer({ min: 0, max: 20 }),
   fail: fc.boolean(),
   stubborn: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
+  stepped: fc.constantFrom(false, false, false, true),
 });
 
 const scenarioArb = fc.record({
@@ -45,6 +50,11 @@ describe('WorkerPool: properties', () => {
           run: async (t, ctx) => {
             if (t.stubborn) {
               await new Promise<void>((r) => releases.push(r));
+            } else if (t.stepped) {
+              for (let left = t.latency; left > 0; left -= STEP) {
+                await clock.sleep(Math.min(STEP, left), ctx.signal);
+                ctx.progress();
+              }
             } else {
               await clock.sleep(t.latency, ctx.signal);
             }
@@ -114,6 +124,11 @@ describe('WorkerPool: properties', () => {
         if (!cancelled) assert.equal(summary.cancelled, 0);
         for (const r of results) {
           if (r.status === 'ok') assert.ok(!r.task.fail);
+          // The task timeout counts progress: a task that keeps reporting is never timed out, however
+          // long it runs; one that reports none is, once it runs past the timeout.
+          const timedOut = r.status === 'error' && r.error instanceof TaskTimeoutError;
+          if (!r.task.stubborn && r.task.stepped) assert.ok(!timedOut, `a progressing task (${r.task.latency} ms) was timed out`);
+          if (!r.task.stubborn && !r.task.stepped && sc.taskTimeoutMs > 0 && r.task.latency > sc.taskTimeoutMs && !cancelled) assert.ok(timedOut, 'a silent task past its timeout was not timed out');
           assert.ok(r.workerId >= -1 && r.workerId < sc.concurrency);
           assert.ok(r.endedAt >= r.startedAt);
         }

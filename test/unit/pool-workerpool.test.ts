@@ -210,6 +210,39 @@ describe('WorkerPool: cancellation and close', () => {
     assert.equal(clock.pendingTimers(), 0);
   });
 
+  it('the deadline counts progress: a task reporting progress outlives the timeout, and times out once it stalls', async () => {
+    const clock = new FakeClock();
+    const results: PoolResult<string, string>[] = [];
+    const pool = new WorkerPool<string, string>({
+      concurrency: 2,
+      clock,
+      taskTimeoutMs: 100,
+      onResult: (r) => results.push(r),
+      run: async (kind, ctx) => {
+        // 20 pages, 60 ms apart: 1,200 ms in all, never 100 ms without progress.
+        for (let i = 0; i < 20; i++) {
+          await clock.sleep(60, ctx.signal);
+          ctx.progress();
+        }
+        if (kind === 'stalls') await clock.sleep(10_000, ctx.signal); // then nothing more arrives
+        return kind;
+      },
+    });
+    await pool.submit('keeps-going');
+    await pool.submit('stalls');
+    const done = pool.close();
+    await advanceUntil(clock, () => results.length === 2, 10);
+    await done;
+    const by = new Map(results.map((r) => [r.task, r]));
+    assert.equal(by.get('keeps-going')!.status, 'ok');
+    assert.equal(by.get('keeps-going')!.durationMs, 1200);
+    const stalled = by.get('stalls')!;
+    assert.ok(stalled.status === 'error' && stalled.error instanceof TaskTimeoutError && stalled.error.madeProgress);
+    assert.match((stalled as { error: Error }).error.message, /no progress for 100 ms/);
+    assert.equal(stalled.endedAt, 1300, 'timed out 100 ms after its last progress, not 100 ms after its start');
+    assert.equal(clock.pendingTimers(), 0);
+  });
+
   it('records worker id, start/end and duration on every result', async () => {
     const clock = new FakeClock();
     const results: PoolResult<number, number>[] = [];

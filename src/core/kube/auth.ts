@@ -11,8 +11,9 @@
  * Static credentials (token, client certs, basic) are applied once. Exec plugins and auth providers
  * are re-applied at most every `refreshMs` and immediately after a 401 (`headers(true)`); client-node
  * caches exec credentials until their expirationTimestamp, so this costs no extra plugin runs.
- * A cluster with `proxy-url` keeps client-node's proxy agent (hpagent/socks), which we cannot make
- * keep-alive ourselves.
+ * Proxies: the caller resolves the proxy (proxy.ts: the cluster's proxy-url, else HTTPS_PROXY /
+ * NO_PROXY as kubectl) and an http(s):// proxy gets our own keep-alive CONNECT-tunnel agent
+ * (tunnel.ts). Only a socks proxy-url keeps client-node's own agent, which is not keep-alive.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -20,6 +21,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../clock';
 import { KubeConfigError } from './errors';
 import type { KubeContext } from './kubeconfig';
+import { makeTunnelAgent } from './tunnel';
+
+/** Whether our tunnel agent can reach the API server through this proxy (else client-node's agent). */
+export function tunnels(proxy: URL | undefined): proxy is URL {
+  return !!proxy && (proxy.protocol === 'http:' || proxy.protocol === 'https:');
+}
 
 export interface RequestAuth {
   /** The one agent every request of this transport goes through. */
@@ -74,7 +81,8 @@ function authConfig(ctx: KubeContext): KubeConfig {
   return kc;
 }
 
-export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshMs = 30_000): Promise<RequestAuth> {
+/** `proxy`: the resolved proxy of the cluster (see proxy.ts), undefined for a direct connection. */
+export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshMs = 30_000, proxy?: URL): Promise<RequestAuth> {
   const kc = authConfig(ctx);
   const secure = ctx.server.startsWith('https:');
   const apply = async (): Promise<https.RequestOptions> => {
@@ -89,7 +97,9 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshM
   };
   const first = await apply();
   const makeAgent = (tls: Tls): http.Agent =>
-    first.agent && ctx.cluster.proxyUrl
+    tunnels(proxy)
+      ? makeTunnelAgent(secure, tls, proxy.href)
+      : first.agent && ctx.cluster.proxyUrl
       ? (first.agent as http.Agent)
       : secure
         ? new https.Agent({ keepAlive: true, ...tls })

@@ -11,9 +11,18 @@
  *   client.close();                                               // no socket outlives it
  *
  * Every operation takes an AbortSignal that aborts its in-flight request at once.
+ *
+ * Discovery: each request has a deadline (discoveryTimeoutMs, default 32 s); with `discoveryCache`
+ * it is kept on disk as kubectl keeps it (discoveryCache.ts; off unless asked: the CLI and the
+ * extension ask). Only a client's first discovery may come from the disk (a process's one load, a
+ * VS Code session's first); later ones ask the server, so a Refresh sees CRDs made since. A cached
+ * discovery is refreshed on a miss: discover({ fresh: true }) bypasses it, and a list that answers
+ * 404 (the type went away since) invalidates the entry.
  */
-import { discover, type DiscoverOptions } from './discovery';
+import { discover, DEFAULT_DISCOVERY_TIMEOUT_MS, type DiscoverOptions } from './discovery';
+import { DiscoveryCache, type DiscoveryCacheOptions } from './discoveryCache';
 import type { Discovery } from './discoveryParse';
+import { KubeApiError } from './errors';
 import { loadKubeContext, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
 import { listAll, type ListHooks, type ListOptions, type ListResult } from './list';
 import { KubeTransport, type TransportOptions } from './transport';
@@ -21,15 +30,33 @@ import type { GroupVersionResource } from './types';
 import { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, type AccessReview, type ResourceAttributes, type RulesReview } from './access';
 import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './watch';
 
-export class KubeClient {
-  private constructor(readonly transport: KubeTransport) {}
+export interface ClientOptions extends TransportOptions {
+  /** Deadline of each discovery request, ms (0 = none); default 32 s. */
+  discoveryTimeoutMs?: number;
+  /** Keep discovery on disk (true: in the default folder with kubectl's 6 h TTL). Default off. */
+  discoveryCache?: boolean | DiscoveryCacheOptions;
+}
 
-  static async connect(context: KubeContext, opts: TransportOptions = {}): Promise<KubeClient> {
-    return new KubeClient(await KubeTransport.create(context, opts));
+export class KubeClient {
+  /** The disk cache of discovery, when on. */
+  readonly discoveryCache: DiscoveryCache | undefined;
+  private servedFromCache = false;
+  private discovered = false;
+
+  private constructor(
+    readonly transport: KubeTransport,
+    private readonly opts: ClientOptions,
+  ) {
+    const c = opts.discoveryCache;
+    this.discoveryCache = c ? new DiscoveryCache(transport.context, c === true ? {} : c) : undefined;
+  }
+
+  static async connect(context: KubeContext, opts: ClientOptions = {}): Promise<KubeClient> {
+    return new KubeClient(await KubeTransport.create(context, opts), opts);
   }
 
   /** loadKubeContext + connect. Throws KubeConfigError for configuration problems. */
-  static async fromKubeconfig(load: LoadKubeContextOptions, opts: TransportOptions = {}): Promise<KubeClient> {
+  static async fromKubeconfig(load: LoadKubeContextOptions, opts: ClientOptions = {}): Promise<KubeClient> {
     return KubeClient.connect(loadKubeContext(load), opts);
   }
 
@@ -41,12 +68,39 @@ export class KubeClient {
     return this.transport.context.server;
   }
 
-  discover(opts: DiscoverOptions = {}): Promise<Discovery> {
-    return discover(this.transport, opts);
+  /** `fresh`: ask the server even when the disk cache has an entry (and store the answer). */
+  async discover(opts: DiscoverOptions & { fresh?: boolean } = {}): Promise<Discovery> {
+    const { fresh, ...o } = opts;
+    // Only the default form is cached (aggregated, falling back to every legacy version).
+    const cache = o.legacyOnly || o.preferredOnly ? undefined : this.discoveryCache;
+    if (cache && !fresh && !this.discovered) {
+      const hit = await cache.read();
+      if (hit) {
+        this.servedFromCache = this.discovered = true;
+        return { ...hit.discovery, cachedAgeMs: hit.ageMs };
+      }
+    }
+    const d = await discover(this.transport, { timeoutMs: this.opts.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS, ...o });
+    this.discovered = true;
+    if (cache) {
+      this.servedFromCache = false;
+      await cache.write(d);
+    }
+    return d;
   }
 
-  list(gvr: GroupVersionResource, opts: ListOptions = {}, hooks: ListHooks = {}): Promise<ListResult> {
-    return listAll(this.transport, gvr, opts, hooks);
+  async list(gvr: GroupVersionResource, opts: ListOptions = {}, hooks: ListHooks = {}): Promise<ListResult> {
+    try {
+      return await listAll(this.transport, gvr, opts, hooks);
+    } catch (e) {
+      // A type planned from cached discovery is gone: the entry is out of date (kubectl, too,
+      // invalidates its cache on such a miss); the next discovery asks the server.
+      if (this.servedFromCache && e instanceof KubeApiError && e.status === 404) {
+        this.servedFromCache = false;
+        await this.discoveryCache?.invalidate();
+      }
+      throw e;
+    }
   }
 
   watch(gvr: GroupVersionResource, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {

@@ -10,7 +10,13 @@
  *
  * Errors: failing to read /api or /apis at all throws (nothing can be loaded; the caller reports a
  * fatal error). A group version that fails, or is marked Stale, is a DiscoveryFailure value.
+ *
+ * Deadlines: every discovery request has one (`timeoutMs`, default 32 s as client-go's discovery
+ * client), covering its retries. A group version that never answers (a hung aggregated APIService
+ * behind /apis/{g}/{v}) is one DiscoveryFailure after its deadline, and the rest of discovery, and
+ * the load, go on; a root (/api, /apis) that never answers fails discovery after its deadline.
  */
+import { abortReason } from '../clock';
 import { WorkerPool } from '../pool';
 import type { KubeTransport } from './transport';
 import { KubeApiError } from './errors';
@@ -43,13 +49,45 @@ export interface DiscoverOptions {
   preferredOnly?: boolean;
   /** Legacy mode: parallel group-version fetches. Default 8. */
   concurrency?: number;
+  /** Deadline of each discovery request (its retries included), ms; 0 = none. Default 32 s. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 32_000;
+
+/** The reason a discovery request is given up on at its deadline. */
+export class DiscoveryTimeoutError extends Error {
+  override readonly name = 'DiscoveryTimeoutError';
+  constructor(
+    readonly path: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`GET ${path}: no answer within the discovery deadline of ${timeoutMs} ms`);
+  }
+}
+
+/** GET a discovery document, given up on (its request aborted) at the deadline. */
+async function getWithDeadline<T>(t: KubeTransport, path: string, accept: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  if (!(timeoutMs > 0)) return (await t.getJson<T>({ path, accept, signal })).body;
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(abortReason(signal!));
+  if (signal?.aborted) throw abortReason(signal);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = t.clock.setTimer(timeoutMs, () => ac.abort(new DiscoveryTimeoutError(path, timeoutMs)));
+  try {
+    return (await t.getJson<T>({ path, accept, signal: ac.signal })).body;
+  } finally {
+    timer.cancel();
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Promise<Discovery> {
   const accept = opts.legacyOnly ? 'application/json' : AGGREGATED_DISCOVERY_ACCEPT;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
   const [api, apis] = await Promise.all([
-    t.getJson({ path: '/api', accept, signal: opts.signal }),
-    t.getJson({ path: '/apis', accept, signal: opts.signal }),
+    getWithDeadline(t, '/api', accept, timeoutMs, opts.signal).then((body) => ({ body })),
+    getWithDeadline(t, '/apis', accept, timeoutMs, opts.signal).then((body) => ({ body })),
   ]);
   const groups: ApiGroup[] = [];
   const failures: DiscoveryFailure[] = [];
@@ -79,8 +117,8 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
       signal: opts.signal,
       run: async (f, ctx) => {
         const path = f.group ? `/apis/${f.group}/${f.version}` : `/api/${f.version}`;
-        const res = await t.getJson({ path, signal: ctx.signal });
-        const resources = parseResourceList(res.body, f.group, f.version);
+        const body = await getWithDeadline(t, path, undefined, timeoutMs, ctx.signal);
+        const resources = parseResourceList(body, f.group, f.version);
         let g = byGroup.get(f.group);
         if (!g) byGroup.set(f.group, (g = { name: f.group, preferredVersion: f.preferred, versions: [] }));
         g.versions.push({ version: f.version, stale: false, resources });

@@ -48,6 +48,8 @@ export interface Discovery {
   mode: 'aggregated' | 'legacy';
   groups: ApiGroup[];
   failures: DiscoveryFailure[];
+  /** Set when this came from the disk cache (discoveryCache.ts): how old the entry is, ms. */
+  cachedAgeMs?: number;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -48,7 +48,8 @@ export class KubeTransportError extends Error {
 export function classifyTransportError(err: NodeJS.ErrnoException, path: string): KubeTransportError {
   const code = err.code ?? '';
   let kind: TransportFailure = 'reset';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) kind = 'connect';
+  // EPROXY: the proxy refused or botched the CONNECT tunnel (tunnel.ts)
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL', 'EPROXY'].includes(code)) kind = 'connect';
   else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO/.test(code)) kind = 'tls';
   else if (code.startsWith('HPE_')) kind = 'protocol';
   const what = kind === 'reset' ? 'connection reset' : kind === 'connect' ? 'cannot connect' : kind === 'tls' ? 'TLS failure' : 'HTTP protocol error';

@@ -2,14 +2,15 @@
  * The Kubernetes client of core: kubeconfig per context, one keep-alive transport with auth, rate
  * limit and bounded retries, discovery, paged list and watch. Start with KubeClient (client.ts).
  */
-export { KubeClient } from './client';
+export { KubeClient, type ClientOptions } from './client';
+export { DiscoveryCache, defaultDiscoveryCacheDir, discoveryCacheLocation, DEFAULT_DISCOVERY_CACHE_TTL_MS, type DiscoveryCacheOptions } from './discoveryCache';
 export { prestartIoThread, discardPrestartedIoThread } from './ioThread';
 export { loadKubeContext, listContextNames, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
 export { KubeTransport, buildUrl, type TransportOptions, type RequestSpec, type RetryInfo, type JsonResponse, type TransportStats } from './transport';
 export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter, apiErrorFromResponse, type TransportFailure } from './errors';
 export { TokenBucket, createRateLimiter, DEFAULT_QPS, DEFAULT_BURST, type RateLimiter } from './rateLimiter';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry';
-export { discover, AGGREGATED_DISCOVERY_ACCEPT, type DiscoverOptions } from './discovery';
+export { discover, AGGREGATED_DISCOVERY_ACCEPT, DEFAULT_DISCOVERY_TIMEOUT_MS, DiscoveryTimeoutError, type DiscoverOptions } from './discovery';
 export {
   listableResources,
   parseAggregated,

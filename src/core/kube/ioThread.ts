@@ -20,8 +20,12 @@
 import { Worker } from 'node:worker_threads';
 import type { Tls } from './auth';
 import { ioWorkerMain, type FromWorker, type IoWorkerData, type ToWorker } from './ioWorker';
+import { tunnelAgentFactory } from './tunnel';
 
-export type StreamMessage = Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer } | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>;
+export type StreamMessage =
+  | (Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer })
+  | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>
+  | Omit<Extract<FromWorker, { t: 'progress' }>, 'id'>;
 
 export interface ListStreamRequest {
   /** First page's URL, and the URL a continue token is appended to. */
@@ -45,7 +49,7 @@ function cloneableTls(tls: Tls): Tls {
 
 // `__name`: bundlers that keep function names (esbuild's keepNames, as tsx uses) wrap functions in
 // a helper of the bundle's scope; the worker's copy of the source gets a no-op one.
-const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require);`;
+const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require, (${tunnelAgentFactory.toString()})(require));`;
 
 /**
  * A worker started ahead of need (prestartIoThread), kept on globalThis so that another bundle of
@@ -113,20 +117,24 @@ export class IoThread {
   /** Set when the worker died: no new stream is opened on it. */
   failed: Error | undefined;
 
-  /** A running thread, or undefined where worker threads are not available (lists then stay here). */
-  static start(secure: boolean): IoThread | undefined {
+  /**
+   * A running thread, or undefined where worker threads are not available (lists then stay here).
+   * `proxy`: an http(s) proxy URL every connection of the thread tunnels through (tunnel.ts).
+   */
+  static start(secure: boolean, proxy?: string): IoThread | undefined {
     try {
-      return new IoThread(secure);
+      return new IoThread(secure, proxy);
     } catch {
       return undefined;
     }
   }
 
-  private constructor(secure: boolean) {
+  private constructor(secure: boolean, proxy?: string) {
     const early = takePrestarted();
     this.worker = early ?? spawnWorker(secure);
     // a prestarted worker was told `secure: true`; messages are ordered, so this precedes any list
     if (early && !secure) this.worker.postMessage({ t: 'secure', secure } satisfies ToWorker);
+    if (proxy) this.worker.postMessage({ t: 'proxy', url: proxy } satisfies ToWorker);
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(e));
@@ -194,6 +202,8 @@ export class IoThread {
     if (m.t === 'page') {
       const { id: _id, body, ...rest } = m;
       deliver({ ...rest, body: Buffer.from(body, 0, m.length) });
+    } else if (m.t === 'progress') {
+      deliver({ t: 'progress' });
     } else {
       const { id: _id, ...rest } = m;
       deliver(rest);

@@ -12,13 +12,21 @@
  * that is not 2xx (posted with its status, headers and body), after a failure (connection, reset,
  * timeout), or when the token cannot be read from a page's leading bytes (the main thread then
  * parses the page and goes on by itself).
+ *
+ * A gzip answer (the transport asks for gzip) is inflated here by zlib's streaming inflater, so the
+ * loading thread gets plain JSON and never inflates; a page says how many bytes it took on the wire.
+ * While a body arrives, the stream posts `progress` at most every PROGRESS_MS, so idle timeouts on
+ * the main thread see a long page that is still arriving.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Tls } from './auth';
+import type { TunnelAgentMaker } from './tunnel';
 
 export type ToWorker =
   | { t: 'tls'; tls: Tls }
   | { t: 'secure'; secure: boolean }
+  /** Tunnel every connection through this http(s) proxy (sent before any list). */
+  | { t: 'proxy'; url: string }
   | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
   | { t: 'cancel'; id: number }
@@ -26,18 +34,22 @@ export type ToWorker =
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
-  | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; ascii: boolean; token: string | null; sent: number; end: boolean }
-  | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout'; code?: string; message: string; sent: number; end: true };
+  | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; wire: number; gzip: boolean; ascii: boolean; token: string | null; sent: number; end: boolean }
+  | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string; sent: number; end: true }
+  | { t: 'progress'; id: number; end?: undefined };
 
 export interface IoWorkerData {
   secure: boolean;
 }
 
-export function ioWorkerMain(load: (id: string) => any): void {
+/** `makeTunnel`: tunnel.ts's factory, shipped alongside (for a cluster behind a proxy). */
+export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentMaker): void {
   const { parentPort, workerData } = load('node:worker_threads');
   const { isAscii } = load('node:buffer');
   const http = load('node:http');
   const https = load('node:https');
+  const zlib = load('node:zlib');
+  const PROGRESS_MS = 250;
   // set at start, or by a 'secure' message when a thread started ahead of need is taken (before any list)
   let secure = (workerData as IoWorkerData).secure;
   let tlsNow: Tls = {};
@@ -45,7 +57,9 @@ export function ioWorkerMain(load: (id: string) => any): void {
   // list's metadata first); a page whose token is not found there ends the stream (token null).
   const SCAN = 64 * 1024;
   const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
-  const makeAgent = (tls: Tls) => (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  let proxyHref: string | undefined;
+  const makeAgent = (tls: Tls) =>
+    proxyHref ? makeTunnel(secure, tls, proxyHref) : secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
   let agent = makeAgent({});
   const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
 
@@ -58,13 +72,17 @@ export function ioWorkerMain(load: (id: string) => any): void {
     body?: Buffer;
     chunks: Buffer[];
     size: number;
+    /** Body bytes as received (compressed when gzip). */
+    wire: number;
+    gzip: boolean;
     head: string;
     /** undefined: not known yet; null: cannot be read; '': the last page. */
     token?: string | null;
     done: boolean;
     /** The page after this one has been requested. */
     followed: boolean;
-    failure?: { kind: 'connect' | 'reset' | 'timeout'; code?: string; message: string };
+    failure?: { kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string };
+    inflater?: { destroy(): void };
   }
   interface Stream {
     id: number;
@@ -78,6 +96,8 @@ export function ioWorkerMain(load: (id: string) => any): void {
     /** The page requested last (possibly posted already). */
     newest?: Fetch;
     sent: number;
+    /** When `progress` was last posted (ms). */
+    progressAt: number;
   }
   const streams = new Map<number, Stream>();
   // Body buffers the main thread has decoded and sent back: reused, so bodies cost no fresh memory
@@ -111,6 +131,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
       f.done = true;
       if (f.timer) clearTimeout(f.timer);
       f.req?.destroy(); // the server sees the connection go
+      f.inflater?.destroy();
     }
     s.fetches.length = 0;
   };
@@ -142,7 +163,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
       const ab = body.buffer as ArrayBuffer;
       if (end) stop(s);
       // Whether the body is pure ASCII is checked here, off the parsing thread (see decodeBody).
-      post({ t: 'page', id: s.id, status: f.status, headers: ok ? {} : f.headers, body: ab, length: f.size, ascii: isAscii(body), token: ok ? (f.token ?? null) : null, sent, end }, [ab]);
+      post({ t: 'page', id: s.id, status: f.status, headers: ok ? {} : f.headers, body: ab, length: f.size, wire: f.wire, gzip: f.gzip, ascii: isAscii(body), token: ok ? (f.token ?? null) : null, sent, end }, [ab]);
     }
   };
 
@@ -158,7 +179,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
   const launch = (s: Stream, url: string) => {
     s.grants--;
     s.sent++;
-    const f: Fetch = { status: 0, headers: {}, chunks: [], size: 0, head: '', done: false, followed: false };
+    const f: Fetch = { status: 0, headers: {}, chunks: [], size: 0, wire: 0, gzip: false, head: '', done: false, followed: false };
     s.fetches.push(f);
     s.newest = f;
     const fail = (failure: NonNullable<Fetch['failure']>) => {
@@ -167,6 +188,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
       f.failure = failure;
       if (f.timer) clearTimeout(f.timer);
       f.req?.destroy();
+      f.inflater?.destroy();
       flush(s);
     };
     const req = (secure ? https : http).request(url, { method: 'GET', agent, headers: s.headers });
@@ -177,9 +199,29 @@ export function ioWorkerMain(load: (id: string) => any): void {
       f.status = res.statusCode ?? 0;
       f.headers = res.headers;
       const ok = isOk(f);
-      const declared = Number(res.headers['content-length']);
+      const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+      f.gzip = enc === 'gzip' || enc === 'x-gzip';
+      if (!f.gzip && enc !== '' && enc !== 'identity') return fail({ kind: 'malformed', message: `unsupported Content-Encoding ${enc}` });
+      // The announced length is the body's on the wire: the decoded size only without gzip.
+      const declared = f.gzip ? NaN : Number(res.headers['content-length']);
       if (Number.isSafeInteger(declared) && declared > 0 && declared <= 1 << 30) f.body = bodyBuffer(declared);
       res.on('data', (c: Buffer) => {
+        f.wire += c.length;
+        const now = Date.now();
+        if (now - s.progressAt >= PROGRESS_MS && streams.has(s.id)) {
+          s.progressAt = now;
+          post({ t: 'progress', id: s.id });
+        }
+      });
+      let body: import('node:stream').Readable = res;
+      if (f.gzip) {
+        const gz = zlib.createGunzip();
+        f.inflater = gz;
+        res.pipe(gz);
+        gz.on('error', (e: Error) => fail({ kind: 'malformed', message: `gzip body does not inflate (${e.message})` }));
+        body = gz;
+      }
+      body.on('data', (c: Buffer) => {
         if (f.done) return;
         if (f.body && f.size + c.length <= f.body.length) c.copy(f.body, f.size);
         else {
@@ -193,7 +235,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
           if (f.token !== undefined) follow(s);
         }
       });
-      res.on('end', () => {
+      body.on('end', () => {
         if (f.done) return;
         if (f.timer) clearTimeout(f.timer);
         if (ok && f.token === undefined) f.token = tokenOf(f.head) ?? null;
@@ -212,7 +254,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
 
   parentPort.on('message', (m: ToWorker) => {
     if (m.t === 'list') {
-      const s: Stream = { id: m.id, next: m.next, headers: m.headers, grants: m.grants, prefetch: m.prefetch, timeoutMs: m.timeoutMs, fetches: [], sent: 0 };
+      const s: Stream = { id: m.id, next: m.next, headers: m.headers, grants: m.grants, prefetch: m.prefetch, timeoutMs: m.timeoutMs, fetches: [], sent: 0, progressAt: Date.now() };
       streams.set(m.id, s);
       launch(s, m.url);
     } else if (m.t === 'grant') {
@@ -226,6 +268,10 @@ export function ioWorkerMain(load: (id: string) => any): void {
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);
+    } else if (m.t === 'proxy') {
+      proxyHref = m.url;
+      agent.destroy();
+      agent = makeAgent(tlsNow);
     } else if (m.t === 'secure') {
       secure = m.secure;
       agent.destroy();

@@ -56,6 +56,8 @@ export interface ListHooks {
   sink?: KubeObject[];
   onPage?: (page: { index: number; items: number; bytes: number; more: boolean }) => void;
   onRetry?: (info: RetryInfo) => void;
+  /** Called as the body of any page arrives (every chunk here, about once a second per stream on the I/O thread). */
+  onProgress?: () => void;
   /** Called when a 410 on a continuation makes the list fall back to one full list. */
   onFallback?: (error: KubeApiError) => void;
 }
@@ -160,7 +162,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
         }
       : undefined;
     f.promise = t
-      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek }, prior)
+      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress }, prior)
       .then((res) => toPage(res.body, res.bytes))
       .finally(() => outer?.removeEventListener('abort', onAbort));
     f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
@@ -202,7 +204,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   let isContinuation = false;
   // Full objects only: metadata pages parse quickly, and there the thread costs more than it saves
   // (measured: metadata-only load of 100k objects 0.82 s on this thread, 0.96 s on the I/O thread).
-  const stream = limit !== undefined && !opts.metadataOnly ? await t.openListStream({ path, query: from, nextQuery: { ...selectors, limit }, accept, signal: hooks.signal, prefetch, timeoutMs: opts.requestTimeoutMs }) : undefined;
+  const stream = limit !== undefined && !opts.metadataOnly ? await t.openListStream({ path, query: from, nextQuery: { ...selectors, limit }, accept, signal: hooks.signal, prefetch, timeoutMs: opts.requestTimeoutMs, onProgress: hooks.onProgress }) : undefined;
   if (stream) {
     try {
       for (;;) {

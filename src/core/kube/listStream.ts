@@ -33,6 +33,8 @@ export interface ListStreamSpec {
   timeoutMs: number;
   /** Request page N+1 as soon as page N's first bytes show its token (else when page N has ended). */
   prefetch: boolean;
+  /** Called while pages arrive (about every 250 ms of a body, and per page), for idle timeouts. */
+  onProgress?: () => void;
 }
 
 export interface StreamedPage {
@@ -51,7 +53,7 @@ export interface StreamHost {
   io: IoThread;
   auth: RequestAuth;
   limiter: RateLimiter;
-  stats: { requests: number; bytesReceived: number; inFlight: number; streamedPages: number };
+  stats: { requests: number; bytesReceived: number; wireBytes: number; gzipResponses: number; inFlight: number; streamedPages: number };
   headersFor(accept: string): Promise<Record<string, string>>;
   /** Text of a JSON body; `ascii` when the body is known to be pure ASCII. */
   decode(body: Buffer, ascii?: boolean): string;
@@ -72,8 +74,9 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
   }
   h.io.useTls(h.auth.tls, h.auth.tlsVersion);
 
-  const queue: StreamMessage[] = [];
-  let waiter: { resolve: (m: StreamMessage) => void; reject: (e: unknown) => void } | undefined;
+  type Delivered = Exclude<StreamMessage, { t: 'progress' }>;
+  const queue: Delivered[] = [];
+  let waiter: { resolve: (m: Delivered) => void; reject: (e: unknown) => void } | undefined;
   let sent = 0;
   let open = true;
   let failed: unknown;
@@ -96,6 +99,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     waiter = undefined;
   };
   const id: number = h.io.openList({ url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs }, (m) => {
+    if (m.t === 'progress') return spec.onProgress?.();
     sent += m.sent;
     h.stats.requests += m.sent;
     if (m.end) end();
@@ -108,14 +112,16 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
   h.stats.inFlight++;
   signal?.addEventListener('abort', onAbort, { once: true });
 
-  const toPage = (m: StreamMessage): StreamedPage => {
+  const toPage = (m: Delivered): StreamedPage => {
     if (m.t === 'fail') {
-      if (m.kind === 'timeout') throw new KubeTransportError('timeout', `GET ${path}: ${m.message}`, path);
-      if (m.kind === 'reset') throw new KubeTransportError('reset', `GET ${path}: ${m.message}`, path);
+      if (m.kind === 'timeout' || m.kind === 'reset' || m.kind === 'malformed') throw new KubeTransportError(m.kind, `GET ${path}: ${m.message}`, path);
       throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
     }
+    spec.onProgress?.();
     const bytes = m.body.length;
     h.stats.bytesReceived += bytes;
+    h.stats.wireBytes += m.wire;
+    if (m.gzip) h.stats.gzipResponses++;
     if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
     let body: unknown;
     try {
@@ -139,7 +145,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
   return {
     next(): Promise<StreamedPage> {
       if (failed !== undefined) return Promise.reject(failed);
-      const settle = (m: StreamMessage) => {
+      const settle = (m: Delivered) => {
         try {
           return toPage(m);
         } catch (e) {
@@ -151,7 +157,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
       const m = queue.shift();
       if (m) return Promise.resolve().then(() => settle(m));
       if (!open) return Promise.reject(new KubeTransportError('reset', `GET ${path}: list stream already ended`, path));
-      return new Promise<StreamMessage>((resolve, reject) => (waiter = { resolve, reject })).then(settle);
+      return new Promise<Delivered>((resolve, reject) => (waiter = { resolve, reject })).then(settle);
     },
     close,
   };

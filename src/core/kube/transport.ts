@@ -14,15 +14,24 @@
  *   body and Retry-After); a reset connection, a per-request timeout or a body that is not JSON
  *   become KubeTransportError. Retries follow retry.ts and are bounded.
  * - A JSON body is collected as Buffer chunks and parsed once; the raw bytes are not retained.
+ * - Compression: every request asks for gzip (`Accept-Encoding: gzip`, as client-go's transport
+ *   does; kube-apiserver compresses answers above 128 KiB) unless `disableCompression`. A gzip body
+ *   is inflated by zlib's streaming inflater, which runs in libuv's thread pool in small steps: no
+ *   synchronous inflate ever blocks this thread. Paged lists are inflated on the I/O thread. A body
+ *   that does not inflate is a 'malformed' failure; an encoding we did not ask for is one too.
+ *   stats.wireBytes counts body bytes as they came off the socket, stats.bytesReceived the decoded.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
-import { createRequestAuth, type RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError } from './errors';
+import { createRequestAuth, tunnels, type RequestAuth } from './auth';
+import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError } from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
+import { proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
 
@@ -37,9 +46,17 @@ export interface TransportOptions {
   userAgent?: string;
   /**
    * Walk paged lists on an I/O thread (default: true unless a clock other than the real one is
-   * given, since the thread keeps real time; never for a cluster reached through a proxy).
+   * given, since the thread keeps real time). A cluster behind an http(s) proxy keeps it (the
+   * thread tunnels through the proxy too); only a socks proxy-url turns it off.
    */
   ioThread?: boolean;
+  /**
+   * Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their lower-case forms) are read; default
+   * process.env. The cluster's proxy-url takes precedence (see proxy.ts).
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Do not ask for gzip (kubectl's --disable-compression / the kubeconfig's disable-compression). */
+  disableCompression?: boolean;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -60,7 +77,12 @@ export interface RequestSpec {
    * the list's leading metadata and request the next page early.
    */
   peek?: (head: string) => boolean;
+  /** Called for every chunk of the body received (progress for idle timeouts). Must be cheap. */
+  onProgress?: () => void;
 }
+
+/** A streaming body (a watch): the decoded bytes; `complete` once the whole response has arrived. */
+export type StreamBody = Readable & { readonly complete: boolean };
 
 export interface RetryInfo {
   attempt: number; // 1 for the first retry
@@ -80,10 +102,21 @@ export interface JsonResponse<T> {
 export interface TransportStats {
   requests: number;
   retries: number;
+  /** Body bytes after decoding (inflated), of complete non-streaming answers, both threads. */
   bytesReceived: number;
+  /** The same bodies' bytes as received on the wire (compressed when gzip; = bytesReceived otherwise). */
+  wireBytes: number;
+  /** Answers that came gzip-encoded (of those counted above). */
+  gzipResponses: number;
   inFlight: number;
   /** List pages delivered by the I/O thread (the rest came through this thread). */
   streamedPages: number;
+}
+
+/** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
+export function contentCoding(headers: http.IncomingHttpHeaders): string {
+  const v = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+  return v === '' || v === 'identity' ? 'identity' : v === 'x-gzip' ? 'gzip' : v;
 }
 
 const USER_AGENT = 'kubeloop/0.1 (node)';
@@ -115,8 +148,8 @@ interface Raw {
 
 export class KubeTransport {
   readonly server: URL;
-  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, inFlight: 0, streamedPages: 0 };
-  private readonly clock: Clock;
+  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, wireBytes: 0, gzipResponses: 0, inFlight: 0, streamedPages: 0 };
+  readonly clock: Clock;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
   private closed = false;
@@ -126,6 +159,8 @@ export class KubeTransport {
     private readonly auth: RequestAuth,
     private readonly opts: TransportOptions,
     private readonly io: IoThread | undefined,
+    /** The proxy every request goes through (see proxy.ts); undefined: direct. */
+    readonly proxy: URL | undefined,
   ) {
     this.server = new URL(context.server);
     this.clock = opts.clock ?? realClock;
@@ -137,10 +172,16 @@ export class KubeTransport {
   static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
     // The I/O thread boots while the credentials are applied and discovery runs: started at the
     // first list, its boot would delay every list of a load.
-    const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
-    const io = wanted && !context.cluster.proxyUrl ? IoThread.start(context.server.startsWith('https:')) : undefined;
+    let proxy: URL | undefined;
     try {
-      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock), opts, io);
+      proxy = resolveProxy(new URL(context.server), context.cluster.proxyUrl, proxyEnvironment(opts.env ?? process.env));
+    } catch (e) {
+      throw new KubeConfigError(`context "${context.name}": ${(e as Error).message} (from ${context.cluster.proxyUrl ? 'the cluster\'s proxy-url' : 'HTTPS_PROXY / HTTP_PROXY'})`);
+    }
+    const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
+    const io = wanted && (!proxy || tunnels(proxy)) ? IoThread.start(context.server.startsWith('https:'), proxy?.href) : undefined;
+    try {
+      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, undefined, proxy), opts, io, proxy);
     } catch (e) {
       io?.close();
       throw e;
@@ -229,7 +270,7 @@ export class KubeTransport {
    * below); the caller's reflector owns relisting. Resolves once a 2xx status arrives; the caller
    * reads `res` and must end by destroying it or aborting the signal. Non-2xx rejects with KubeApiError.
    */
-  async openStream(spec: RequestSpec): Promise<http.IncomingMessage> {
+  async openStream(spec: RequestSpec): Promise<StreamBody> {
     // Two answers are retried here, as client-go's Request.Watch retries them, so that a watch
     // resumes across a rolling apiserver restart instead of failing into a relist:
     // - a request sent on a keep-alive socket that the server closed while it sat idle (an
@@ -254,7 +295,7 @@ export class KubeTransport {
     }
   }
 
-  private async openStreamOnce(spec: RequestSpec): Promise<http.IncomingMessage> {
+  private async openStreamOnce(spec: RequestSpec): Promise<StreamBody> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
     const headers = await this.headersFor(spec, false);
@@ -294,13 +335,28 @@ export class KubeTransport {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
           settled = true;
-          resolve(res);
-          return;
+          const coding = contentCoding(res.headers);
+          if (coding === 'identity') return resolve(res);
+          if (coding !== 'gzip') {
+            res.destroy();
+            return reject(new KubeTransportError('malformed', `GET ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
+          }
+          // Inflated as it streams (libuv's pool); destroying the result destroys the response.
+          const gz = zlib.createGunzip();
+          pipeline(res, gz, () => {});
+          Object.defineProperty(gz, 'complete', { get: () => res.complete });
+          return resolve(gz as unknown as StreamBody);
         }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          if (!settled) (settled = true), reject(apiErrorFromResponse(status, res.headers, Buffer.concat(chunks), spec.path));
+          if (settled) return;
+          const body = Buffer.concat(chunks);
+          // An error Status is small (never compressed by kube-apiserver), but a proxy may have.
+          if (contentCoding(res.headers) !== 'gzip') return void ((settled = true), reject(apiErrorFromResponse(status, res.headers, body, spec.path)));
+          zlib.gunzip(body, (e, plain) => {
+            if (!settled) (settled = true), reject(apiErrorFromResponse(status, res.headers, e ? body : plain, spec.path));
+          });
         });
         res.on('error', (e: NodeJS.ErrnoException) => {
           if (!settled) (settled = true), reject(classify(e, spec.path));
@@ -330,11 +386,13 @@ export class KubeTransport {
   }
 
   private async headersFor(spec: RequestSpec, forceAuth: boolean): Promise<Record<string, string>> {
-    return {
+    const h: Record<string, string> = {
       ...(await this.auth.headers(forceAuth)),
       Accept: spec.accept ?? 'application/json',
       'User-Agent': this.opts.userAgent ?? USER_AGENT,
     };
+    if (!this.opts.disableCompression) h['Accept-Encoding'] = 'gzip';
+    return h;
   }
 
   /** One rate-limited request, body fully read. */
@@ -352,6 +410,7 @@ export class KubeTransport {
       this.stats.inFlight++;
       let finished = false;
       let timer: TimerHandle | undefined;
+      let inflater: zlib.Gunzip | undefined;
       const finish = (err: unknown, raw?: Raw) => {
         if (finished) return;
         finished = true;
@@ -360,6 +419,7 @@ export class KubeTransport {
         signal?.removeEventListener('abort', onAbort);
         if (err !== undefined) {
           req.destroy(); // really close the socket: the server sees the connection go
+          inflater?.destroy();
           reject(err);
         } else resolve(raw!);
       };
@@ -372,10 +432,27 @@ export class KubeTransport {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let wire = 0;
         const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
         let peeking = ok && !!spec.peek;
         let head = '';
+        const coding = contentCoding(res.headers);
+        if (coding !== 'identity' && coding !== 'gzip') {
+          return finish(new KubeTransportError('malformed', `GET ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
+        }
+        // The decoded body: the response itself, or its inflation (zlib's async streaming inflate).
+        let body: Readable = res;
+        if (coding === 'gzip') {
+          body = inflater = zlib.createGunzip();
+          res.pipe(inflater);
+          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `GET ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
+        }
+        const onProgress = spec.onProgress;
         res.on('data', (c: Buffer) => {
+          wire += c.length;
+          onProgress?.();
+        });
+        body.on('data', (c: Buffer) => {
           chunks.push(c);
           size += c.length;
           if (peeking) {
@@ -387,8 +464,10 @@ export class KubeTransport {
             }
           }
         });
-        res.on('end', () => {
+        body.on('end', () => {
           this.stats.bytesReceived += size;
+          this.stats.wireBytes += wire;
+          if (coding === 'gzip') this.stats.gzipResponses++;
           finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
         });
         res.on('aborted', () => finish(new KubeTransportError('reset', `GET ${spec.path}: connection reset while reading the response`, spec.path)));

@@ -10,7 +10,9 @@
  *   signal, feeds the pool; the pool aborts every running task's signal; that signal destroys the
  *   in-flight HTTP request. Tasks still queued become 'cancelled' results at once.
  * - kyverno#17049 (timer per loop iteration, loop that never ends): the per-task deadline is one
- *   pool timer per running task, cancelled when the task settles; there is no polling loop.
+ *   pool timer per running task, cancelled when the task settles; there is no polling loop. It is
+ *   an idle deadline: every page and every body chunk received counts as progress, so a long list
+ *   over a slow link is not killed while it keeps receiving; one that stalls is.
  * - PR #17166 (one failing RESTMapping empties the whole load; partial pages thrown away): a
  *   failing type is one 'error' result with its HTTP status and message, the items it did receive
  *   (marked partial), and the rest of the load goes on.
@@ -140,8 +142,13 @@ export class ClusterLoader {
       // The reviews do not depend on discovery: both go out at once.
       const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal, { clock: this.clock });
       reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
-      const discovery = await this.client.discover({ signal });
-      const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      let discovery = await this.client.discover({ signal });
+      let { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      if (unmatched.length > 0 && discovery.cachedAgeMs !== undefined) {
+        // A cached discovery that misses a type asked for may be out of date: ask the server, once.
+        discovery = await this.client.discover({ signal, fresh: true });
+        ({ selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude));
+      }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
       loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback };
     } catch (e) {
@@ -197,7 +204,7 @@ export class ClusterLoader {
       signal,
       taskTimeoutMs: o.taskTimeoutMs,
       onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
-      run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress),
+      run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress, ctx.progress),
       onResult: (r) => {
         outstanding--;
         const result = this.toResult(r, progress.get(r.task.id));
@@ -274,7 +281,8 @@ export class ClusterLoader {
     return { accessReview: (a, opts) => c.accessReview!(a, opts), rulesReview: (ns, opts) => c.rulesReview!(ns, opts) };
   }
 
-  private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>): Promise<void> {
+  /** `alive`: the task made progress (a page, a body chunk); the per-task timeout counts from the last one. */
+  private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>, alive: () => void): Promise<void> {
     const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
     const transform = this.options.transform;
     progress.set(task.id, p);
@@ -285,7 +293,9 @@ export class ClusterLoader {
       {
         signal,
         sink: p.sink,
+        onProgress: alive,
         onPage: (page) => {
+          alive();
           // The page's objects are the sink's last page.items entries: transform them in place.
           if (transform) {
             const from = p.sink.length - page.items;

@@ -7,7 +7,9 @@
  * are how tests exercise continue tokens; 20000 stays the ceiling because a bigger page is one big
  * body to buffer and parse, which is what paging exists to avoid.
  * Task timeout: default 300 s per task (upstream hard-codes 5 minutes per *result wait*; ours is a
- * real deadline on each list, aborting its request), 0 = none.
+ * real deadline on each list, aborting its request), 0 = none. It counts progress: the list is
+ * aborted after this long without receiving anything (a page or a body chunk), not after this
+ * long in all, so a big list over a slow link that keeps arriving is never cut off.
  */
 import type { KubeObject } from '../kube/types';
 import type { LoaderTaskEvent } from '../timeline/events';
@@ -39,7 +41,7 @@ export interface ClusterLoaderOptions {
   exclude?: string[];
   /** Ask for PartialObjectMetadataList and keep only metadata. */
   metadataOnly?: boolean;
-  /** Per-task deadline, ms; 0 = none. */
+  /** Per-task idle deadline, ms: aborted after this long without a page or a body chunk; 0 = none. */
   taskTimeoutMs?: number;
   /** Per-request deadline, ms (a timed-out page is retried); 0/unset = none. */
   requestTimeoutMs?: number;

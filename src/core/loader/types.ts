@@ -103,7 +103,8 @@ export interface LoadSummary {
 export interface LoaderClient extends Partial<AccessReviewer> {
   /** The kubeconfig context; its namespace is where a load falls back to (see scope.ts). */
   readonly context?: { name?: string; namespace?: string };
-  discover(opts: { signal?: AbortSignal }): Promise<Discovery>;
+  /** `fresh`: bypass a discovery cache (the loader asks so once when a cached discovery misses a type). */
+  discover(opts: { signal?: AbortSignal; fresh?: boolean }): Promise<Discovery>;
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
   readonly transport?: { stats: { requests: number } };

@@ -10,10 +10,16 @@ export class PoolClosedError extends Error {
   }
 }
 
-/** The reason a task's signal is aborted when its per-task deadline passes. */
+/**
+ * The reason a task's signal is aborted when its per-task deadline passes: taskTimeoutMs without
+ * progress (`madeProgress`: it had reported some before it stalled).
+ */
 export class TaskTimeoutError extends Error {
   override readonly name = 'TaskTimeoutError';
-  constructor(readonly timeoutMs: number) {
-    super(`task timed out after ${timeoutMs} ms`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly madeProgress = false,
+  ) {
+    super(madeProgress ? `task made no progress for ${timeoutMs} ms` : `task timed out after ${timeoutMs} ms`);
   }
 }

@@ -19,6 +19,11 @@
  *    worker can block on a full result queue and close() always completes.
  * 5. After the pool is closed nothing of it is left: no timers (per-task deadlines and abort-grace
  *    timers are cancelled when their task settles), no listener on the caller's signal.
+ * 6. The per-task deadline counts progress: a task that calls ctx.progress() (the loader does on
+ *    every page and every body chunk) is aborted only after taskTimeoutMs *without* progress, so a
+ *    long list that keeps receiving is never killed, while one that stalls still is. A task that
+ *    never reports progress sees a fixed deadline. Still one timer per running task: progress only
+ *    records the time, and the timer, when it fires early, re-arms itself for the rest.
  */
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { AsyncQueue } from './asyncQueue';
@@ -34,6 +39,8 @@ export interface TaskContext {
   signal: AbortSignal;
   workerId: number;
   taskId: number;
+  /** The task made progress (a page, a body chunk): its deadline starts again from now (guarantee 6). Cheap. */
+  progress(): void;
 }
 
 interface PoolResultBase<T> {
@@ -73,7 +80,10 @@ export interface WorkerPoolOptions<T, R> {
   /** The caller's signal: aborting it aborts the pool. */
   signal?: AbortSignal;
   clock?: Clock;
-  /** Per-task deadline in ms; the task's signal aborts with TaskTimeoutError. 0 or unset: none. */
+  /**
+   * Per-task idle deadline in ms: the task's signal aborts with TaskTimeoutError after this long
+   * without ctx.progress() (from its start when it never calls it). 0 or unset: none.
+   */
   taskTimeoutMs?: number;
   /** How long an aborted task may take to settle before the pool gives up on it. Default 2000 ms. */
   abortGraceMs?: number;
@@ -94,6 +104,8 @@ interface Running<T> {
   startedAt: number;
   ac: AbortController;
   deadline?: TimerHandle;
+  /** Clock time of the last ctx.progress() (the start, before any). */
+  lastProgress: number;
   grace?: TimerHandle;
   timedOut: boolean;
   settled: boolean;
@@ -259,18 +271,27 @@ export class WorkerPool<T, R> {
   }
 
   private start(entry: Entry<T>, workerId: number): void {
-    const r: Running<T> = { entry, workerId, startedAt: this.clock.now(), ac: new AbortController(), timedOut: false, settled: false };
+    const startedAt = this.clock.now();
+    const r: Running<T> = { entry, workerId, startedAt, lastProgress: startedAt, ac: new AbortController(), timedOut: false, settled: false };
     this.running.set(entry.taskId, r);
     const timeoutMs = this.opts.taskTimeoutMs;
     if (timeoutMs) {
       // Upstream defect kyverno#17049 (a time.After per loop iteration leaked timers, and `break`
       // inside select never left the loop): one deadline timer per task, cancelled in settle().
-      r.deadline = this.clock.setTimer(timeoutMs, () => {
-        r.deadline = undefined;
-        r.timedOut = true;
-        r.ac.abort(new TaskTimeoutError(timeoutMs));
-        this.armGrace(r);
-      });
+      // Progress does not touch the timer (a page or a chunk may come thousands of times a
+      // second); the timer, when it fires, re-arms itself for the idle time still owed.
+      const arm = (ms: number) => {
+        r.deadline = this.clock.setTimer(ms, () => {
+          r.deadline = undefined;
+          if (r.settled) return;
+          const idle = this.clock.now() - r.lastProgress;
+          if (idle < timeoutMs) return arm(timeoutMs - idle);
+          r.timedOut = true;
+          r.ac.abort(new TaskTimeoutError(timeoutMs, r.lastProgress > r.startedAt));
+          this.armGrace(r);
+        });
+      };
+      arm(timeoutMs);
     }
     try {
       this.opts.onStart?.({ taskId: entry.taskId, task: entry.task, workerId, startedAt: r.startedAt });
@@ -279,7 +300,10 @@ export class WorkerPool<T, R> {
     }
     let p: Promise<R>;
     try {
-      p = Promise.resolve(this.opts.run(entry.task, { signal: r.ac.signal, workerId, taskId: entry.taskId }));
+      const progress = () => {
+        if (!r.timedOut && !r.settled) r.lastProgress = this.clock.now();
+      };
+      p = Promise.resolve(this.opts.run(entry.task, { signal: r.ac.signal, workerId, taskId: entry.taskId, progress }));
     } catch (e) {
       p = Promise.reject(e);
     }

@@ -3,12 +3,35 @@
  * the JSON writing, so request-wide effects (HEAD, the malformed-body fault, counters) live in one place.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzip } from 'node:zlib';
+import type { ServerStats } from './stats';
 import type { RequestInfo } from './requestinfo';
 import { load as loadYaml } from 'js-yaml';
 import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufUnsupported } from './protobuf';
 import { ApiError, badRequest, type Status } from './status';
 
 export const JSON_TYPE = 'application/json';
+
+/**
+ * As kube-apiserver (APIResponseCompression, on by default since 1.16): an answer is gzipped when
+ * the client accepts gzip and the body is larger than 128 KiB (responsewriters'
+ * defaultGzipThresholdBytes), at level 1 (defaultGzipContentEncodingLevel), with Vary: Accept-Encoding.
+ * Watches are not compressed. The demo compresses in zlib's thread pool (async): never on its loop.
+ */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+const GZIP_LEVEL = 1;
+
+/** Whether an Accept-Encoding header admits gzip (a `gzip;q=0` entry refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const v = Array.isArray(header) ? header.join(',') : header ?? '';
+  for (const part of v.split(',')) {
+    const [coding, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    if (coding !== 'gzip' && coding !== 'x-gzip') continue;
+    const q = params.find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
 
 /** Largest request body accepted (the apiserver's limit is 3 MiB per object; we allow more for lists). */
 const MAX_BODY = 16 * 1024 * 1024;
@@ -22,6 +45,8 @@ export class Exchange {
   expireContinue = false;
   readonly query: URLSearchParams;
   user = 'system:anonymous';
+  /** The server's counters (body bytes sent); set by the router. */
+  stats?: ServerStats;
 
   constructor(
     readonly req: IncomingMessage,
@@ -97,9 +122,31 @@ export class Exchange {
       code = 200;
     }
     const buf = Buffer.from(text, 'utf8');
-    this.res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private', ...headers });
-    if (this.req.method === 'HEAD') this.res.end();
-    else this.res.end(buf);
+    const head = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
+    if (this.req.method === 'HEAD') {
+      this.res.writeHead(code, { ...head, 'Content-Length': String(buf.length) });
+      this.res.end();
+      return;
+    }
+    if (buf.length > GZIP_THRESHOLD_BYTES && acceptsGzip(this.req.headers['accept-encoding'])) {
+      gzip(buf, { level: GZIP_LEVEL }, (err, zipped) => {
+        if (this.closed) return;
+        if (err) return this.send(code, head, buf, false);
+        this.send(code, { ...head, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }, zipped, true, buf.length);
+      });
+      return;
+    }
+    this.send(code, head, buf, false);
+  }
+
+  private send(code: number, head: Record<string, string>, body: Buffer, gzipped: boolean, plainBytes = body.length): void {
+    this.res.writeHead(code, { ...head, 'Content-Length': String(body.length) });
+    this.res.end(body);
+    if (this.stats) {
+      this.stats.bodyBytesSent += body.length;
+      this.stats.bodyBytesUncompressed += plainBytes;
+      if (gzipped) this.stats.gzipResponses++;
+    }
   }
 
   status(s: Status, headers: Record<string, string> = {}): void {

@@ -58,6 +58,7 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
   }
   const info = parseRequestInfo(req.method ?? 'GET', url);
   const x = new Exchange(req, res, url, info);
+  x.stats = stats;
   const admin = url.pathname.startsWith('/_demo/');
   const verbLabel = admin ? 'admin' : info.isResourceRequest ? String(info.verb) : 'discovery';
   stats.requests++;

@@ -31,6 +31,12 @@ export interface ServerStats {
   faultsApplied: number;
   /** Responses by HTTP status code. */
   responsesByCode: Record<string, number>;
+  /** Response body bytes written, as sent (gzip-compressed where the answer was): JSON answers and watch events. */
+  bodyBytesSent: number;
+  /** The same bodies before compression (= bodyBytesSent when nothing was compressed). */
+  bodyBytesUncompressed: number;
+  /** Answers sent gzip-encoded (the client asked, and the body was over the 128 KiB threshold). */
+  gzipResponses: number;
 }
 
 export function newStats(): ServerStats {
@@ -47,6 +53,9 @@ export function newStats(): ServerStats {
     watchesClosedByClient: 0,
     faultsApplied: 0,
     responsesByCode: {},
+    bodyBytesSent: 0,
+    bodyBytesUncompressed: 0,
+    gzipResponses: 0,
   };
 }
 

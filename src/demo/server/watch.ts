@@ -77,7 +77,13 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   };
   const send = (type: WireType, object: unknown): void => {
     if (ended) return;
-    res.write(`${JSON.stringify({ type, object })}\n`);
+    const line = `${JSON.stringify({ type, object })}\n`;
+    res.write(line);
+    if (x.stats) {
+      const n = Buffer.byteLength(line);
+      x.stats.bodyBytesSent += n;
+      x.stats.bodyBytesUncompressed += n;
+    }
     if (res.writableLength > MAX_UNSENT) end();
   };
   const deliver = (e: Pick<StoreEvent, 'type' | 'object' | 'rv' | 'prevObject'>): void => {

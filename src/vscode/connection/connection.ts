@@ -83,7 +83,7 @@ export interface OpenConnection {
 export class Connections {
   private current: { target: ConnectionTarget; opening: Promise<OpenConnection> } | undefined;
 
-  constructor(private readonly options: () => { requestTimeoutMs: number }) {}
+  constructor(private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean }) {}
 
   /** The open connection for `target` (opening it, or replacing another target's). Throws KubeConfigError. */
   get(target: ConnectionTarget): Promise<OpenConnection> {
@@ -91,7 +91,8 @@ export class Connections {
     this.close();
     const opening = (async (): Promise<OpenConnection> => {
       const context = loadContext(target);
-      const client = await KubeClient.connect(context, { requestTimeoutMs: this.options().requestTimeoutMs });
+      const o = this.options();
+      const client = await KubeClient.connect(context, { requestTimeoutMs: o.requestTimeoutMs, discoveryCache: o.discoveryCache ?? false });
       return { target, context, client };
     })();
     const entry = { target, opening };
