@@ -6,6 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, KubeTransport, selfSubjectAccessReview, selfSubjectRulesReview, whoAmI } from '../../src/core/kube';
 import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
@@ -73,6 +74,27 @@ describe('access reviews', () => {
     });
     await assert.rejects(selfSubjectRulesReview(t, ''), (e: unknown) => e instanceof KubeApiError && e.status === 400 && e.message === 'no namespace on request');
     assert.equal(calls, 2, 'the 400 was not retried');
+  });
+
+  it('a gzip answer (the transport asks for gzip) is inflated and counted as wire and decoded bytes', async () => {
+    let asked: string | undefined;
+    const { t } = await setup(async (req, res) => {
+      const doc = await body(req);
+      asked = req.headers['accept-encoding'] as string | undefined;
+      // Rules long enough that a server above its compression threshold would gzip them.
+      const rules = Array.from({ length: 2000 }, (_, i) => ({ verbs: ['list'], apiGroups: [''], resources: [`r${i}`] }));
+      const raw = Buffer.from(JSON.stringify({ ...doc, status: { resourceRules: rules, nonResourceRules: [], incomplete: false } }));
+      const gz = gzipSync(raw);
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(gz.length) });
+      res.end(gz);
+    });
+    const before = { ...t.stats };
+    const r = await selfSubjectRulesReview(t, 'team-a');
+    assert.equal(asked, 'gzip');
+    assert.equal(r.resourceRules.length, 2000);
+    assert.equal(r.resourceRules[1999]!.resources[0], 'r1999');
+    assert.equal(t.stats.gzipResponses - before.gzipResponses, 1);
+    assert.ok(t.stats.wireBytes - before.wireBytes < t.stats.bytesReceived - before.bytesReceived, 'fewer bytes on the wire than decoded');
   });
 
   it('429 with Retry-After is waited out (on the clock) and retried; whoAmI reads the user name and says undefined on a failure', async () => {

@@ -540,12 +540,28 @@ export class KubeTransport {
       if (timeoutMs > 0) timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
       req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
       req.on('response', (res) => {
+        const coding = contentCoding(res.headers);
+        if (coding !== 'identity' && coding !== 'gzip') {
+          return finish(new KubeTransportError('malformed', `${method} ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
+        }
+        // We ask for gzip (headersFor): inflate like attempt() does, with zlib's async inflater.
+        let body: Readable = res;
+        if (coding === 'gzip') {
+          const inflater = zlib.createGunzip();
+          body = inflater;
+          res.pipe(inflater);
+          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `${method} ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
+        }
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          this.stats.bytesReceived += body.length;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body });
+        let wire = 0;
+        res.on('data', (c: Buffer) => (wire += c.length));
+        body.on('data', (c: Buffer) => chunks.push(c));
+        body.on('end', () => {
+          const data = Buffer.concat(chunks);
+          this.stats.bytesReceived += data.length;
+          this.stats.wireBytes += wire;
+          if (coding === 'gzip') this.stats.gzipResponses++;
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: data });
         });
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
         res.on('close', () => {
