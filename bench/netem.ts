@@ -44,13 +44,18 @@ export interface NetemStats {
   up: number;
   /** Bytes relayed server -> client. */
   down: number;
+  /** Connections accepted so far. */
   connections: number;
+  /** Connections still open (either side). */
+  live: number;
 }
 
 export interface Netem {
   host: string;
   port: number;
   stats(): NetemStats;
+  /** Resolves true once no connection is open, false if that takes longer than `timeoutMs`. */
+  idle(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -165,6 +170,7 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
   const highWater = opts.highWaterBytes ?? Math.max(1 << 20, Number.isFinite(bytesPerMs) && bytesPerMs > 0 ? 4 * bytesPerMs * opts.latencyMs : 0);
   const totals = { up: 0, down: 0, connections: 0 };
   const live = new Set<{ a: net.Socket; b: net.Socket; pipes: Pipe[] }>();
+  const idleWaiters = new Set<() => void>();
 
   let closing: Promise<void> | undefined;
   const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) => {
@@ -194,6 +200,7 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
       live.delete(conn);
       client.destroy();
       upstream.destroy();
+      if (live.size === 0) for (const w of [...idleWaiters]) w();
     };
     // Either side failing ends both; both sides closed (each direction ended) ends the pair.
     client.on('error', finish);
@@ -239,8 +246,20 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
         u += c.pipes[0]!.bytes;
         d += c.pipes[1]!.bytes;
       }
-      return { up: u, down: d, connections: totals.connections };
+      return { up: u, down: d, connections: totals.connections, live: live.size };
     },
+    idle: (timeoutMs) =>
+      new Promise<boolean>((resolve) => {
+        if (live.size === 0) return resolve(true);
+        const done = (v: boolean) => {
+          clearTimeout(timer);
+          idleWaiters.delete(onIdle);
+          resolve(v);
+        };
+        const onIdle = () => done(true);
+        const timer = setTimeout(() => done(false), timeoutMs);
+        idleWaiters.add(onIdle);
+      }),
     close,
   };
 }

@@ -89,8 +89,9 @@ describe('netem relay', () => {
     const [got, gotBack] = await Promise.all([back, back.then(() => received!)]);
     assert.ok(gotBack.data.equals(up), 'server received the client\'s bytes unchanged and in order');
     assert.ok(got.data.equals(down), 'client received the server\'s bytes unchanged and in order');
+    assert.equal(await n.idle(10_000), true, 'both sides ended: the connection is done');
+    assert.deepEqual(n.stats(), { up: up.length, down: down.length, connections: 1, live: 0 });
     c.destroy();
-    assert.deepEqual(n.stats(), { up: up.length, down: down.length, connections: 1 });
   });
 
   it('delays every chunk by at least the latency, each way, and the first by a handshake more', async () => {
