@@ -11,15 +11,15 @@
 //   [--demo-objects 100000] [--apiserver-objects 20000] [--repeats 3] [--kubectl-timeout 300] [--json FILE]
 // --quick: 10,000 demo objects only, one run each (a smoke run); --apiserver-objects 0 / --demo-objects 0
 // skip that target.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { load, dump } from 'js-yaml';
 import { benchArg, measure, objectsOf, printChecks, type Check, type Measurement } from './measure';
 import { startDemoProcess } from './demo';
 import { startNetem, type Netem } from './netem';
+import { kubeconfigViaRelay, serverOf } from './relay-kubeconfig';
 import { startSeededControlPlane } from './realserver';
 import { discoverTypes, getJson, kubectlName, listPath, requestBase, type BenchType } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
@@ -49,22 +49,6 @@ interface Spec {
   cmd: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
-}
-
-/**
- * A copy of `kubeconfig` whose clusters point at the relay. The relay listens on the server's own
- * loopback address, so only the port changes and the serving certificate (issued for 127.0.0.1 by
- * both the demo cluster and kube-apiserver) still matches; a non-loopback server is refused.
- */
-function viaRelay(kubeconfig: string, relay: Netem, out: string): void {
-  const doc = load(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
-  for (const c of doc.clusters) {
-    const u = new URL(c.cluster.server);
-    if (u.hostname !== relay.host && `[${relay.host}]` !== u.hostname) throw new Error(`${kubeconfig}: server ${u.href} is not on the relay's address ${relay.host}`);
-    u.port = String(relay.port);
-    c.cluster.server = u.href.replace(/\/$/, '');
-  }
-  writeFileSync(out, dump(doc, { lineWidth: -1 }), { mode: 0o600 });
 }
 
 /** One measured run through the relay, with the bytes it moved (counted once all its connections have closed). */
@@ -114,7 +98,7 @@ const wall = (m: Measurement) => (timedOut(m) ? `> ${kubectlTimeoutS}` : (m.wall
 async function benchTarget(label: string, kubeconfig: string, stop: () => Promise<void>) {
   console.log(`\n## ${label}, through the relay: ${latencyMs} ms each way, ${rateMbit} Mbit/s each direction`);
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-remote-'));
-  const server = new URL((load(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] }).clusters[0]!.cluster.server);
+  const server = serverOf(kubeconfig);
   let relay: Netem | undefined;
   try {
     relay = await startNetem({ target: { host: server.hostname, port: Number(server.port) }, latencyMs, rateBitsPerSec: rateMbit * 1e6 });
@@ -124,7 +108,7 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     const onServer = await countOnServer(kubeconfig, types);
     console.log(`${server.origin}: ${types.length} listable resource types, ${onServer.toLocaleString('en')} objects; relay on ${relay.host}:${relay.port}`);
     const far = join(dir, 'kubeconfig-remote');
-    viaRelay(kubeconfig, relay, far);
+    kubeconfigViaRelay(kubeconfig, relay, far);
 
     const node = process.execPath;
     const kl = ['dist/cli.js', 'load', '--kubeconfig', far, '--concurrency', String(CONCURRENCY), '--page-size', String(PAGE), '--json'];
