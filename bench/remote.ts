@@ -91,6 +91,15 @@ async function countOnServer(kubeconfig: string, types: BenchType[]): Promise<nu
   }
 }
 
+/** How many list pages KubeLoop's --json says it fetched. */
+function pagesOf(m: Measurement): number | undefined {
+  try {
+    return (JSON.parse(m.stdout.trim().split('\n').pop() ?? '').types as { pages: number }[]).reduce((n, t) => n + t.pages, 0);
+  } catch {
+    return undefined;
+  }
+}
+
 const timedOut = (m: Measurement) => m.exitCode === TIMED_OUT;
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const wall = (m: Measurement) => (timedOut(m) ? `> ${kubectlTimeoutS}` : (m.wallMs / 1000).toFixed(2));
@@ -160,6 +169,11 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     ];
     printChecks(checks);
     const link = (rateMbit * 1e6) / 8;
+    const pages = pagesOf(base);
+    if (pages !== undefined) {
+      const floor = Math.ceil(pages / CONCURRENCY) * 2 * latencyMs;
+      console.log(`info: KubeLoop listed ${pages} pages, ${CONCURRENCY} at a time: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`);
+    }
     console.log(`info: naive / KubeLoop = ${(results.naive!.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive!.connections} connections, KubeLoop ${base.connections}, kubectl ${kube.connections}`);
     console.log(`info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`);
     return {
