@@ -35,8 +35,8 @@ const kubectlTimeoutS = Number(arg('--kubectl-timeout', '300'));
 const outFile = arg('--json', '.bench/remote.json');
 const PAGE = 500;
 const CONCURRENCY = 4;
-/** `timeout`'s exit status when it had to kill the command. */
-const TIMED_OUT = 124;
+/** `timeout`'s exit status when the command outlived its time (124: ended by TERM; 137: by KILL 5 s later). */
+const TIMED_OUT = [124, 137];
 
 interface Run extends Measurement {
   up: number;
@@ -100,7 +100,7 @@ function pagesOf(m: Measurement): number | undefined {
   }
 }
 
-const timedOut = (m: Measurement) => m.exitCode === TIMED_OUT;
+const timedOut = (m: Measurement) => TIMED_OUT.includes(m.exitCode);
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const wall = (m: Measurement) => (timedOut(m) ? `> ${kubectlTimeoutS}` : (m.wallMs / 1000).toFixed(2));
 
@@ -136,7 +136,7 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     const kube = await measured(relay, {
       name: `kubectl v1.34 get -A -o json --chunk-size=${PAGE}`,
       cmd: 'timeout',
-      args: ['-s', 'KILL', String(kubectlTimeoutS), kubectl, '--kubeconfig', far, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`],
+      args: ['-k', '5', String(kubectlTimeoutS), kubectl, '--kubeconfig', far, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`],
       env: kenv,
     });
     if (kube.exitCode !== 0 && !timedOut(kube)) console.error(`  kubectl failed (exit ${kube.exitCode}):\n${kube.stderr.slice(0, 2000)}`);
