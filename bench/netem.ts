@@ -18,7 +18,7 @@
  *  - Memory: a side is paused once more than `highWaterBytes` of its bytes wait in the relay
  *    (queued or in the other socket's write buffer) and resumed below it, so a fast sender is
  *    slowed to the link's pace by TCP's own flow control instead of filling the relay's heap.
- *    The default is above the link's bandwidth-delay product, so the cap, not the buffer, limits.
+ *    The default is twice the link's bandwidth-delay product, so the cap, not the buffer, limits.
  *
  * Not modelled: loss, jitter, reordering, and the client's own TCP window (its peer is loopback).
  * Counters: bytes relayed each way and connections accepted, readable at any time (stats()).
@@ -48,6 +48,8 @@ export interface NetemStats {
   connections: number;
   /** Connections still open (either side). */
   live: number;
+  /** Bytes held by the relay now: queued, or in a socket's write buffer (the `highWaterBytes` measure). */
+  held: number;
 }
 
 export interface Netem {
@@ -107,7 +109,7 @@ class Pipe {
     this.queue.push({ due, chunk });
     if (chunk) {
       this.queued += chunk.length;
-      if (!this.paused && this.queued + this.dst.writableLength > this.highWater) {
+      if (!this.paused && this.held() > this.highWater) {
         this.paused = true;
         this.src.pause();
       }
@@ -146,10 +148,15 @@ class Pipe {
   }
 
   private maybeResume(): void {
-    if (this.paused && this.queued + this.dst.writableLength <= this.highWater) {
+    if (this.paused && this.held() <= this.highWater) {
       this.paused = false;
       this.src.resume();
     }
+  }
+
+  /** Bytes of this direction the relay holds (what `highWater` bounds). */
+  held(): number {
+    return this.queued + this.dst.writableLength;
   }
 
   stop(): void {
@@ -166,8 +173,10 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
   const bytesPerMs = opts.rateBitsPerSec / 8 / 1000;
   const up = new Link(bytesPerMs);
   const down = new Link(bytesPerMs);
-  // Twice the bandwidth-delay product of one direction, at least 1 MiB.
-  const highWater = opts.highWaterBytes ?? Math.max(1 << 20, Number.isFinite(bytesPerMs) && bytesPerMs > 0 ? 4 * bytesPerMs * opts.latencyMs : 0);
+  // Capped: twice the bandwidth-delay product of a round trip (4 x rate x latency), at least 1 MiB.
+  // Uncapped, no product bounds it: 64 MiB, enough that the buffer is not what limits a loopback sender.
+  const capped = Number.isFinite(bytesPerMs) && bytesPerMs > 0;
+  const highWater = opts.highWaterBytes ?? (capped ? Math.max(1 << 20, 4 * bytesPerMs * opts.latencyMs) : 64 << 20);
   const totals = { up: 0, down: 0, connections: 0 };
   const live = new Set<{ a: net.Socket; b: net.Socket; pipes: Pipe[] }>();
   const idleWaiters = new Set<() => void>();
@@ -242,11 +251,13 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
     stats: () => {
       let u = totals.up;
       let d = totals.down;
+      let held = 0;
       for (const c of live) {
         u += c.pipes[0]!.bytes;
         d += c.pipes[1]!.bytes;
+        held += c.pipes[0]!.held() + c.pipes[1]!.held();
       }
-      return { up: u, down: d, connections: totals.connections, live: live.size };
+      return { up: u, down: d, connections: totals.connections, live: live.size, held };
     },
     idle: (timeoutMs) =>
       new Promise<boolean>((resolve) => {

@@ -90,7 +90,7 @@ describe('netem relay', () => {
     assert.ok(gotBack.data.equals(up), 'server received the client\'s bytes unchanged and in order');
     assert.ok(got.data.equals(down), 'client received the server\'s bytes unchanged and in order');
     assert.equal(await n.idle(10_000), true, 'both sides ended: the connection is done');
-    assert.deepEqual(n.stats(), { up: up.length, down: down.length, connections: 1, live: 0 });
+    assert.deepEqual(n.stats(), { up: up.length, down: down.length, connections: 1, live: 0, held: 0 });
     c.destroy();
   });
 
@@ -178,6 +178,45 @@ describe('netem relay', () => {
     assert.equal(n.stats().connections, 2);
     a.destroy();
     b.destroy();
+  });
+
+  it('holds no more than its high-water mark of a sender\'s bytes when the receiver stops reading', async () => {
+    const highWaterBytes = 256 * 1024;
+    const size = 32 << 20; // far more than the relay and the kernel's socket buffers hold together
+    const data = randomBytes(size);
+    let serverSide!: net.Socket;
+    let accepted!: () => void;
+    const gotConn = new Promise<void>((r) => (accepted = r));
+    const port = await server((s) => {
+      serverSide = s;
+      s.pause(); // reads nothing until told
+      accepted();
+    });
+    const n = await startNetem({ target: { host: '127.0.0.1', port }, latencyMs: 1, rateBitsPerSec: 0, highWaterBytes });
+    closers.push(() => n.close());
+    const c = await connect(n);
+    c.write(data);
+    c.end();
+    await gotConn;
+    // Wait (on state, polled) until the relay has stopped taking bytes: it holds its mark or more.
+    const poll = () => new Promise((r) => setTimeout(r, 5));
+    const deadline = Date.now() + 20_000;
+    while (n.stats().held <= highWaterBytes) {
+      assert.ok(Date.now() < deadline, `the relay never filled: holds ${n.stats().held}`);
+      await poll();
+    }
+    // While the receiver still reads nothing, the relay stays within its mark plus one read (64 KiB).
+    for (let i = 0; i < 20; i++) {
+      const held = n.stats().held;
+      assert.ok(held <= highWaterBytes + 65_536, `the relay holds ${held} bytes, mark ${highWaterBytes}`);
+      assert.ok(c.writableLength > 0, 'the sender is held back (its own buffer is not empty)');
+      await poll();
+    }
+    const received = readAll(serverSide);
+    serverSide.resume();
+    const got = await received;
+    assert.ok(got.data.equals(data), 'every byte arrived, in order, after the pause');
+    c.destroy();
   });
 
   it('closes every connection through it on close() or its signal, and refuses bad settings', async () => {
