@@ -16,7 +16,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { benchArg, measure, objectsOf, printChecks, type Check, type Measurement } from './measure';
+import { benchArg, measure, median, objectsOf, printChecks, type Check, type Measurement } from './measure';
 import { startDemoProcess } from './demo';
 import { startNetem, type Netem } from './netem';
 import { kubeconfigViaRelay, serverOf } from './relay-kubeconfig';
@@ -68,10 +68,7 @@ async function interleaved<K extends string>(relay: Netem, n: number, specs: Rec
   for (let i = 0; i < n; i++) for (const k of keys) runs.get(k)!.push(await measured(relay, specs[k]));
   const out = {} as Record<K, Run>;
   for (const k of keys) {
-    const all = runs.get(k)!;
-    const ok = all.filter((r) => r.exitCode === 0);
-    const sorted = [...(ok.length ? ok : all)].sort((a, b) => a.wallMs - b.wallMs);
-    const m = { ...sorted[Math.floor(sorted.length / 2)]!, peakMB: Math.max(...(ok.length ? ok : all).map((r) => r.peakMB)) };
+    const m = median(runs.get(k)!);
     if (m.exitCode !== 0) console.error(`  ${m.name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
     out[k] = m;
   }
@@ -190,7 +187,15 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
 }
 
 async function main() {
-  if (!(latencyMs >= 0) || !(rateMbit > 0)) throw new Error(`--latency-ms must be >= 0 and --rate-mbit > 0 (got ${latencyMs}, ${rateMbit})`);
+  const bad = [
+    ['--latency-ms', latencyMs, latencyMs >= 0],
+    ['--rate-mbit', rateMbit, rateMbit > 0],
+    ['--demo-objects', demoObjects, Number.isInteger(demoObjects) && demoObjects >= 0],
+    ['--apiserver-objects', apiserverObjects, Number.isInteger(apiserverObjects) && apiserverObjects >= 0],
+    ['--repeats', repeats, Number.isInteger(repeats) && repeats >= 1],
+    ['--kubectl-timeout', kubectlTimeoutS, kubectlTimeoutS > 0],
+  ].filter(([, , ok]) => !ok);
+  if (bad.length) throw new Error(`bad arguments: ${bad.map(([flag, v]) => `${flag} ${v}`).join(', ')} (latency >= 0, rate > 0, object counts and repeats whole numbers, timeout > 0 s)`);
   const all = [];
   if (apiserverObjects > 0) {
     console.log(`\n(starting a real kube-apiserver + etcd and creating about ${apiserverObjects.toLocaleString('en')} objects)`);
