@@ -10,9 +10,8 @@ import { join, resolve } from 'node:path';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
 import { discoverTypes, kubectlName, listPath } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
-import { startControlPlane } from '../test/apiserver/controlplane';
-import { NAMESPACED, seed } from '../test/apiserver/objects';
-import { Api, mapLimit } from '../test/apiserver/support';
+import { mapLimit } from '../test/apiserver/support';
+import { startSeededControlPlane } from './realserver';
 
 const arg = benchArg;
 const sizes = arg('--sizes', '5000,20000').split(',').map(Number);
@@ -20,21 +19,12 @@ const repeats = Number(arg('--repeats', '3'));
 const outFile = arg('--json', '.bench/apiserver.json');
 const PAGE = 500;
 const CONCURRENCY = 4;
-const NAMESPACES = 20;
 
 async function benchSize(objects: number) {
   console.log(`\n## about ${objects.toLocaleString('en')} objects on a real kube-apiserver`);
-  const cp = await startControlPlane();
-  const api = Api.admin(cp, 48);
+  const server = await startSeededControlPlane(objects);
+  const { cp, api } = server;
   try {
-    // Creating is the slow part on a real server (admission, etcd writes): many at once.
-    const perNamespace = Math.max(1, Math.round(objects / (NAMESPACES * NAMESPACED.length)));
-    const t0 = Date.now();
-    const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-${String(i).padStart(2, '0')}`);
-    const created = await seed(api, { namespaces, perNamespace, cluster: 25, concurrency: 48 });
-    const seconds = (Date.now() - t0) / 1000;
-    console.log(`created ${created.total.toLocaleString('en')} objects in ${seconds.toFixed(1)} s (${Math.round(created.total / seconds)}/s)`);
-
     const types = await discoverTypes(cp.kubeconfigPath);
     const dir = resolve('.bench');
     mkdirSync(dir, { recursive: true });
@@ -65,12 +55,11 @@ async function benchSize(objects: number) {
       ['every count equals the server\'s (plain GET per type)', seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
     ]);
     return {
-      objects: onServer, created: created.total, createPerSecond: Math.round(created.total / seconds), types: types.length, counts: seen,
+      objects: onServer, created: server.created, createPerSecond: server.createPerSecond, types: types.length, counts: seen,
       results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }])),
     };
   } finally {
-    api.close();
-    await cp.stop();
+    await server.stop();
   }
 }
 

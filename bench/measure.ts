@@ -57,7 +57,7 @@ export function measure(name: string, cmd: string, args: string[], opts: { env?:
 }
 
 /** The median run by wall time (failed runs are left out unless all failed); peak memory is the worst run's. */
-export function median(ms: Measurement[]): Measurement {
+export function median<M extends Measurement>(ms: M[]): M {
   const ok = ms.filter((m) => m.exitCode === 0);
   if (ok.length === 0) return ms[0]!;
   const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
