@@ -55,6 +55,17 @@ export function classifyTransportError(err: NodeJS.ErrnoException, path: string)
   return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
 }
 
+/**
+ * What to say about a body JSON.parse refused. Never the parser's own message: V8 quotes the input
+ * around the error (`Unexpected token '<', ..."c2VjcmV0",<html>" is not valid JSON`), and a body
+ * may be a Secret list. Only sizes and the byte offset where parsing stopped are given.
+ */
+export function malformedJson(e: unknown, bytes: number, contentType?: string): string {
+  const at = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined;
+  const where = at !== undefined ? `parsing stopped at byte ${at} of ${bytes}` : `${bytes} bytes`;
+  return `response is not valid JSON (${where}${contentType !== undefined ? `, content-type ${contentType || 'none'}` : ''})`;
+}
+
 /** A kubeconfig problem: missing file, broken YAML, unknown context, no current context, bad entry. */
 export class KubeConfigError extends Error {
   override readonly name = 'KubeConfigError';

@@ -18,7 +18,7 @@
  *   destroyed. close() ends the stream at any time (idempotent; the caller must call it).
  */
 import type { RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError, KubeTransportError } from './errors';
+import { apiErrorFromResponse, classifyTransportError, KubeTransportError, malformedJson } from './errors';
 import type { IoThread, StreamMessage } from './ioThread';
 import type { RateLimiter } from './rateLimiter';
 import { abortReason } from '../clock';
@@ -123,7 +123,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
       h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
       body = JSON.parse(text);
     } catch (e) {
-      throw new KubeTransportError('malformed', `GET ${path}: response is not valid JSON (${(e as Error).message}; ${bytes} bytes)`, path);
+      throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes)}`, path);
     }
     if (open) {
       // One more request for the one this page freed, when the rate limiter allows.

@@ -19,7 +19,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { createRequestAuth, type RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError } from './errors';
+import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError, malformedJson } from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
@@ -204,7 +204,7 @@ export class KubeTransport {
           try {
             body = JSON.parse(raw.body.toString('utf8')) as T;
           } catch (e) {
-            throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid JSON (${(e as Error).message}; ${raw.body.length} bytes, content-type ${contentType || 'none'})`, spec.path);
+            throw new KubeTransportError('malformed', `GET ${spec.path}: ${malformedJson(e, raw.body.length, contentType)}`, spec.path);
           }
           return { status: raw.status, contentType, body, bytes: raw.body.length, retries };
         }
