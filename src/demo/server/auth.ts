@@ -8,6 +8,10 @@
  * - Authorization: the default user may not touch the group/resources in `forbidden`
  *   ('group/resource', core as '/pods', '*' as a wildcard on either side); other users may do
  *   anything. Discovery is never forbidden (upstream's system:discovery role).
+ * - Impersonation (Impersonate-User, -Uid, -Group, -Extra-*), as kube-apiserver reads the headers:
+ *   the request acts as that identity, which has what `forbidden` leaves (as the default user); any
+ *   authenticated user may impersonate (the demo has no impersonate RBAC). Uid, groups or extra
+ *   without a user is a 400, as upstream refuses it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +20,33 @@ import { ApiError } from './status';
 import { qualifiedResource } from '../store';
 
 export const DEFAULT_USER = 'kubeloop-demo';
+
+/** user.Info as kube-apiserver's impersonation filter builds it from the headers. */
+export interface Identity {
+  user: string;
+  uid?: string;
+  groups: string[];
+  extra: Record<string, string[]>;
+}
+
+/** The identity the Impersonate-* headers ask for; undefined when there are none. */
+export function impersonation(req: IncomingMessage): Identity | undefined {
+  const all = req.headersDistinct;
+  const user = all['impersonate-user']?.[0];
+  const uid = all['impersonate-uid']?.[0];
+  const groups = all['impersonate-group'] ?? [];
+  const extra: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(all)) {
+    if (!k.startsWith('impersonate-extra-') || !v) continue;
+    // the key is percent-encoded on the wire (client-go's headerKeyEscape); header names arrive lower-cased
+    extra[decodeURIComponent(k.slice('impersonate-extra-'.length))] = v;
+  }
+  if (!user) {
+    if (uid || groups.length || Object.keys(extra).length) throw new ApiError(400, 'BadRequest', 'requested uid, groups or user-extra without impersonating a user');
+    return undefined;
+  }
+  return { user, uid, groups, extra };
+}
 
 export class Authenticator {
   private readonly tokens = new Map<string, string>();
@@ -68,8 +99,8 @@ export class Authorizer {
   }
 
   /** Throws the apiserver's 403 when the user may not do this. */
-  authorize(user: string, info: RequestInfo): void {
-    if (!info.isResourceRequest || user !== DEFAULT_USER) return;
+  authorize(user: string, info: RequestInfo, impersonated = false): void {
+    if (!info.isResourceRequest || (user !== DEFAULT_USER && !impersonated)) return;
     const hit = this.rules.some((r) => (r.group === '*' || r.group === info.group) && (r.resource === '*' || r.resource === info.resource));
     if (!hit) return;
     const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;

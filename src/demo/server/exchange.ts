@@ -3,6 +3,7 @@
  * the JSON writing, so request-wide effects (HEAD, the malformed-body fault, counters) live in one place.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Identity } from './auth';
 import type { RequestInfo } from './requestinfo';
 import { load as loadYaml } from 'js-yaml';
 import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufUnsupported } from './protobuf';
@@ -22,6 +23,8 @@ export class Exchange {
   expireContinue = false;
   readonly query: URLSearchParams;
   user = 'system:anonymous';
+  /** Set when the request impersonates (Impersonate-* headers): the identity it acts as. */
+  impersonated?: Identity;
 
   constructor(
     readonly req: IncomingMessage,

@@ -20,9 +20,12 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer): P
   const body = (await x.readJson(t.type.kind)) as Obj | null;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${t.type.kind})`);
   const metadata = { ...((body.metadata as Obj | undefined) ?? {}), creationTimestamp: null };
-  const groups = x.user === DEFAULT_USER || x.user.startsWith('system:') ? ['system:authenticated'] : ['system:masters', 'system:authenticated'];
+  const groups = x.impersonated ? [...x.impersonated.groups, 'system:authenticated'] : x.user === DEFAULT_USER || x.user.startsWith('system:') ? ['system:authenticated'] : ['system:masters', 'system:authenticated'];
   if (t.resource === 'selfsubjectreviews') {
-    x.json(201, { kind: 'SelfSubjectReview', apiVersion: t.apiVersion, metadata, status: { userInfo: { username: x.user, groups } } });
+    const userInfo: Record<string, unknown> = { username: x.user, groups };
+    if (x.impersonated?.uid) userInfo.uid = x.impersonated.uid;
+    if (x.impersonated && Object.keys(x.impersonated.extra).length) userInfo.extra = x.impersonated.extra;
+    x.json(201, { kind: 'SelfSubjectReview', apiVersion: t.apiVersion, metadata, status: { userInfo } });
     return;
   }
   const spec = (body.spec as Obj | undefined) ?? {};
@@ -43,7 +46,7 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer): P
       parts: [],
     };
     try {
-      authz.authorize(x.user, info);
+      authz.authorize(x.user, info, !!x.impersonated);
     } catch {
       // RBAC gives no reason for a denial; kubectl then prints a plain "no".
       allowed = false;

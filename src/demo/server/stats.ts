@@ -26,6 +26,8 @@ export interface ServerStats {
   faultsApplied: number;
   /** Responses by HTTP status code. */
   responsesByCode: Record<string, number>;
+  /** The identity the last impersonating request asked for (Impersonate-* headers), as the server read it. */
+  lastImpersonation?: import('./auth').Identity;
 }
 
 export function newStats(): ServerStats {
