@@ -14,13 +14,13 @@
  * parses the page and goes on by itself).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Tls } from './auth';
+import type { HeaderMap, Tls } from './auth';
 
 export type ToWorker =
   | { t: 'tls'; tls: Tls }
   | { t: 'secure'; secure: boolean }
-  | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
-  | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
+  | { t: 'list'; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
+  | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer };
 
@@ -69,7 +69,7 @@ export function ioWorkerMain(load: (id: string) => any): void {
   interface Stream {
     id: number;
     next: string;
-    headers: Record<string, string>;
+    headers: HeaderMap;
     grants: number;
     prefetch: boolean;
     timeoutMs: number;

@@ -18,7 +18,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
-import { createRequestAuth, type RequestAuth } from './auth';
+import { createRequestAuth, type HeaderMap, type RequestAuth } from './auth';
 import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeTransportError, malformedJson } from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
@@ -111,6 +111,8 @@ interface Raw {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /** The auth generation whose credential the request carried. */
+  authGeneration: number;
 }
 
 export class KubeTransport {
@@ -162,7 +164,7 @@ export class KubeTransport {
         auth: this.auth,
         limiter: this.limiter,
         stats: this.stats,
-        headersFor: (accept) => this.headersFor({ path: spec.path, accept }, false),
+        headersFor: (accept) => this.headersFor({ path: spec.path, accept }, undefined),
         decode: decodeBody,
       },
       { ...spec, url: buildUrl(this.server, spec.path, spec.query), next: buildUrl(this.server, spec.path, spec.nextQuery), timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0 },
@@ -177,10 +179,11 @@ export class KubeTransport {
     const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
     let retries = 0;
     let authRefreshed = false;
-    let forceAuth = false;
+    let refused: number | undefined; // the auth generation a 401 refused
     let prior = firstFailure;
     for (;;) {
       let err: KubeApiError;
+      let used: number | undefined; // the auth generation of the answer in hand
       if (prior instanceof KubeApiError) {
         err = prior;
         prior = undefined;
@@ -188,8 +191,9 @@ export class KubeTransport {
         let raw: Raw;
         try {
           if (prior) throw prior;
-          raw = await this.attempt(spec, forceAuth);
-          forceAuth = false;
+          raw = await this.attempt(spec, refused);
+          refused = undefined;
+          used = raw.authGeneration;
         } catch (e) {
           prior = undefined;
           const d = e instanceof KubeTransportError ? decideRetry(e, state, this.policy) : { retry: false as const };
@@ -212,7 +216,8 @@ export class KubeTransport {
       }
       if (err.status === 401 && !authRefreshed) {
         // Expired exec/auth-provider credentials: refresh once and try again (free for static auth: same headers).
-        authRefreshed = forceAuth = true;
+        authRefreshed = true;
+        refused = used ?? this.auth.generation;
         retries++;
         await this.pause(spec, { attempt: retries, delayMs: 0, kind: 'auth', error: err });
         continue;
@@ -257,7 +262,7 @@ export class KubeTransport {
   private async openStreamOnce(spec: RequestSpec): Promise<http.IncomingMessage> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
-    const headers = await this.headersFor(spec, false);
+    const headers = await this.headersFor(spec, undefined);
     const signal = spec.signal;
     if (signal?.aborted) throw abortReason(signal);
     const url = buildUrl(this.server, spec.path, spec.query);
@@ -329,19 +334,21 @@ export class KubeTransport {
     else if (spec.signal?.aborted) throw abortReason(spec.signal);
   }
 
-  private async headersFor(spec: RequestSpec, forceAuth: boolean): Promise<Record<string, string>> {
+  /** `refused`: the auth generation a 401 refused (its dynamic credential is fetched anew), if any. */
+  private async headersFor(spec: RequestSpec, refused: number | undefined): Promise<HeaderMap> {
     return {
-      ...(await this.auth.headers(forceAuth)),
+      ...(await this.auth.headers(refused !== undefined, refused)),
       Accept: spec.accept ?? 'application/json',
       'User-Agent': this.opts.userAgent ?? USER_AGENT,
     };
   }
 
   /** One rate-limited request, body fully read. */
-  private async attempt(spec: RequestSpec, forceAuth: boolean): Promise<Raw> {
+  private async attempt(spec: RequestSpec, refused: number | undefined): Promise<Raw> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
-    const headers = await this.headersFor(spec, forceAuth);
+    const headers = await this.headersFor(spec, refused);
+    const authGeneration = this.auth.generation;
     const signal = spec.signal;
     if (signal?.aborted) throw abortReason(signal);
     const url = buildUrl(this.server, spec.path, spec.query);
@@ -389,7 +396,7 @@ export class KubeTransport {
         });
         res.on('end', () => {
           this.stats.bytesReceived += size;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), authGeneration });
         });
         res.on('aborted', () => finish(new KubeTransportError('reset', `GET ${spec.path}: connection reset while reading the response`, spec.path)));
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
