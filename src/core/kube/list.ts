@@ -17,9 +17,11 @@
  *   error, as upstream.
  * - Items are pushed into the caller's `sink` page by page, in order, so on a failure the caller
  *   still holds what was received (marked partial by the loader) and the page's raw bytes are gone.
- * - Pipelining: the continue token sits in the list's leading metadata, so page N+1 is requested as
- *   soon as page N's first bytes arrive (continueFromHead), overlapping the server's work on N+1
- *   with the transfer and parse of N. At most one page is in flight ahead of the one being consumed;
+ * - Pipelining: the continue token sits in a typed list's leading metadata, so page N+1 is requested
+ *   as soon as page N's first bytes arrive (continueFromHead); for a custom resource's list (items
+ *   first) the I/O thread requests it when page N's body has ended, before N is parsed. Either way
+ *   the server's work on N+1 overlaps the transfer and parse of N. At most one page is in flight
+ *   ahead of the one being consumed;
  *   a prefetched page that turns out unneeded (error, token mismatch) is aborted. Set pipeline:false
  *   for strictly sequential pages.
  * - Where the transport has an I/O thread, that thread walks the pages (listStream.ts) and this one
@@ -97,15 +99,18 @@ export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFiel
 }
 
 /**
- * The continue token of a list response, read from the first bytes of its body: Kubernetes encodes
- * a list as kind, apiVersion, metadata, then items, so the token is known long before the items
- * have arrived. Returns the token ('' = this is the last page) once `"items"` is in view, or
- * undefined while it cannot tell (or the server orders its keys differently: then nothing is
- * prefetched and paging is simply sequential).
+ * The continue token of a list response, read from the first bytes of its body: kube-apiserver
+ * encodes a typed list (every built-in type) as kind, apiVersion, metadata, then items, so the token
+ * is known long before the items have arrived. Returns the token ('' = this is the last page) once
+ * `"items"` is in view, or undefined while it cannot tell. An unstructured list (custom resources:
+ * a Go map, keys sorted: apiVersion, items, kind, metadata) has its token at the end: undefined
+ * here (the I/O thread reads it from the body's tail and requests the next page before parsing).
  */
 export function continueFromHead(head: string): string | undefined {
   const itemsAt = head.indexOf('"items"');
   if (itemsAt < 0) return undefined;
+  // Items before metadata (an unstructured list: custom resources, keys sorted): the token is at the end.
+  if (head.lastIndexOf('"metadata"', itemsAt) < 0) return undefined;
   const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(head.slice(0, itemsAt));
   if (!m) return '';
   try {
