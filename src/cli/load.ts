@@ -135,6 +135,7 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     retries: summary.retries,
     discoveryMode: summary.discoveryMode ?? null,
     discoveryFailures: summary.discoveryFailures,
+    skipped: summary.skippedTypes,
     failed: sorted
       .filter((r) => r.outcome === 'error')
       .map((r) => ({ ...r.task.gvr, namespace: r.task.namespace ?? null, status: r.status ?? null, reason: r.reason ?? null, message: r.message ?? '' })),
@@ -246,6 +247,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
       return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
     }
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
+    for (const s of summary.skippedTypes) io.stderr.write(`note: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason}\n`);
     for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
     if (flags.json) {
       io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results)) + '\n');

@@ -110,7 +110,7 @@ export class ClusterLoader {
     const t0 = this.clock.now();
     const summary: LoadSummary = {
       outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, partialObjects: 0, durationMs: 0,
-      discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0,
+      discoveryFailures: [], unmatchedFilters: [], skippedTypes: [], retries: 0, bytes: 0,
     };
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
     const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
@@ -124,14 +124,15 @@ export class ClusterLoader {
     let loadPlan: LoadPlan;
     try {
       const discovery = await this.client.discover({ signal });
-      const { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
-      loadPlan = { discovery, types: selected, tasks: planTasks(selected, o), unmatchedFilters: unmatched };
+      const { selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      loadPlan = { discovery, types: selected, tasks: planTasks(selected, o), unmatchedFilters: unmatched, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
     }
     summary.discoveryMode = loadPlan.discovery.mode;
     summary.discoveryFailures = loadPlan.discovery.failures;
     summary.unmatchedFilters = loadPlan.unmatchedFilters;
+    summary.skippedTypes = loadPlan.skippedTypes;
     summary.resourceTypes = loadPlan.types.length;
     summary.tasks = loadPlan.tasks.length;
     onPlan(loadPlan);

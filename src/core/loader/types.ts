@@ -5,6 +5,7 @@
  * worker it ran, and a failure carries the HTTP status and message of the request that failed.
  */
 import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
+import type { SkippedType } from './plan';
 
 export interface LoadTask {
   /** Index in the plan, 0-based; also the pool's task id. */
@@ -53,6 +54,8 @@ export interface LoadPlan {
   tasks: LoadTask[];
   /** include/exclude entries that matched no type (likely typos). */
   unmatchedFilters: string[];
+  /** Types left out because a selected type serves the same objects (events.events.k8s.io for events). */
+  skippedTypes: SkippedType[];
 }
 
 export interface LoadSummary {
@@ -74,6 +77,8 @@ export interface LoadSummary {
   discoveryMode?: 'aggregated' | 'legacy';
   discoveryFailures: DiscoveryFailure[];
   unmatchedFilters: string[];
+  /** As LoadPlan.skippedTypes. */
+  skippedTypes: SkippedType[];
   requests?: number;
   retries: number;
   bytes: number;
