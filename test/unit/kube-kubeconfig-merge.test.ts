@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { KubeConfigError, KubeTransport, listContextNames, loadKubeContext } from '../../src/core/kube';
+import { listContexts, loadContext } from '../../src/vscode/connection/connection';
 import { b64, json, makePki, startServer, tempDir, type TestServer } from './kube-helpers';
 
 const t = tempDir();
@@ -89,6 +90,21 @@ contexts:
     assert.equal(ctx.user?.token?.trim(), 'token-from-one', 'the first file\'s user, its token-file read');
     assert.deepEqual(listContextNames({ env }), { names: ['shared-ctx', 'second-ctx', 'third-ctx'], current: 'second-ctx' });
     assert.equal(loadKubeContext({ env }).name, 'second-ctx');
+  });
+
+  it('the extension resolves a target through the same loader (process KUBECONFIG, same merge and paths)', () => {
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = env.KUBECONFIG;
+    try {
+      assert.deepEqual(listContexts({}), listContextNames({ env }));
+      const viaExtension = loadContext({ context: 'second-ctx' });
+      assert.equal(viaExtension.server, 'https://only-second.example');
+      assert.equal(viaExtension.cluster.caFile, join(t.dir, 'two', 'ca', 'other.crt'));
+      assert.equal(loadContext({ context: 'shared-ctx' }).user?.token?.trim(), 'token-from-one');
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
   });
 
   it('preferences: each field from the first file that sets it, extensions by name', () => {
