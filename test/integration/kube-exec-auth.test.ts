@@ -148,11 +148,14 @@ describe('credentials against the demo cluster (TLS, token)', () => {
   });
 
   it('a plugin that never answers is killed after the timeout, with a message that says so', async () => {
-    const s = setup(undefined, [{ hang: true }]);
+    const s = setup(undefined);
     const ctx = loadKubeContext({ kubeconfig: s.file });
-    const p = new ExecCredentialProvider({ ...execUser(s.dir).exec, args: [join(root, 'plugin.js'), s.dir], env: [], provideClusterInfo: false, interactiveMode: 'Never' }, { server: ctx.server }, { timeoutMs: 400 });
-    await assert.rejects(p.get(), (e: unknown) => e instanceof KubeConfigError && /no credential within 400 ms \(killed\)/.test(e.message));
-    const pid = Number(readFileSync(join(s.dir, 'pid-1'), 'utf8'));
+    // A shell that records its pid, then becomes a sleep that would outlive the test (same pid).
+    const hang = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `echo $$ > "${join(s.dir, 'pid')}"; exec sleep 600`], env: [], provideClusterInfo: false, interactiveMode: 'Never' as const };
+    const p = new ExecCredentialProvider(hang, { server: ctx.server }, { timeoutMs: 1500 });
+    await assert.rejects(p.get(), (e: unknown) => e instanceof KubeConfigError && /no credential within 1500 ms \(killed\)/.test(e.message));
+    const pid = Number(readFileSync(join(s.dir, 'pid'), 'utf8'));
+    assert.ok(pid > 0);
     const alive = () => {
       try {
         process.kill(pid, 0);
@@ -161,7 +164,8 @@ describe('credentials against the demo cluster (TLS, token)', () => {
         return false;
       }
     };
-    for (let i = 0; alive() && i < 500; i++) await new Promise((r) => setImmediate(r));
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     assert.equal(alive(), false, 'the plugin process is gone');
   });
 
