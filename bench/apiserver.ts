@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
-import { discoverTypes, kubectlName, listPath } from './types';
+import { discoverTypes, kubectlName, listPath, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { startControlPlane } from '../test/apiserver/controlplane';
 import { NAMESPACED, seed } from '../test/apiserver/objects';
@@ -35,7 +35,7 @@ async function benchSize(objects: number) {
     const seconds = (Date.now() - t0) / 1000;
     console.log(`created ${created.total.toLocaleString('en')} objects in ${seconds.toFixed(1)} s (${Math.round(created.total / seconds)}/s)`);
 
-    const types = await discoverTypes(cp.kubeconfigPath);
+    const types = withoutEventAlias(await discoverTypes(cp.kubeconfigPath));
     const dir = resolve('.bench');
     mkdirSync(dir, { recursive: true });
     const typesFile = join(dir, 'apiserver-types.json');
