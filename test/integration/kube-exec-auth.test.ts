@@ -169,6 +169,24 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     assert.equal(alive(), false, 'the plugin process is gone');
   });
 
+  it('a caller\'s abort ends its own wait at once; the shared run goes on and serves the others', async () => {
+    const s = setup(undefined);
+    const ctx = loadKubeContext({ kubeconfig: s.file });
+    const cred = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: TOKEN } });
+    // The plugin answers only once the test has seen the aborted wait end (a file it waits for).
+    const go = join(s.dir, 'go');
+    const slow = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `while [ ! -e "${go}" ]; do sleep 0.02; done; printf '%s' '${cred}'`], env: [], provideClusterInfo: false, interactiveMode: 'Never' as const };
+    const p = new ExecCredentialProvider(slow, { server: ctx.server }, { timeoutMs: 30_000 });
+    const ac = new AbortController();
+    const aborted = p.get(ac.signal);
+    const other = p.get();
+    ac.abort(new Error('user cancelled'));
+    await assert.rejects(aborted, /user cancelled/);
+    writeFileSync(go, '');
+    assert.equal((await other).token, TOKEN);
+    assert.equal(p.runs, 1, 'one run for both callers');
+  });
+
   it('a refresh that fails in the middle of a streamed list fails that list clearly, never an unhandled rejection', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);

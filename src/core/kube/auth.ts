@@ -42,9 +42,10 @@ export interface RequestAuth {
   /**
    * Headers to send (Authorization, Impersonate-*). `force`: a request got 401 with the credential
    * of `usedGeneration` (default: the current one): dynamic credentials are fetched anew, once per
-   * refused credential, however many requests report it.
+   * refused credential, however many requests report it. `signal` ends the wait for a plugin run
+   * at once (the run itself goes on for other requests).
    */
-  headers(force?: boolean, usedGeneration?: number): Promise<HeaderMap>;
+  headers(force?: boolean, usedGeneration?: number, signal?: AbortSignal): Promise<HeaderMap>;
   /** Destroys the agent(s): no socket outlives the transport. */
   close(): void;
 }
@@ -138,9 +139,9 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
 
   /** The dynamic part: an exec credential, or an auth-provider's header. */
-  const dynamicPart = async (): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
+  const dynamicPart = async (signal?: AbortSignal): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
     if (exec) {
-      const c = await exec.get();
+      const c = await exec.get(signal);
       return {
         headers: c.token ? { Authorization: `Bearer ${c.token}` } : {},
         cert: c.clientCertificateData ? Buffer.from(c.clientCertificateData) : undefined,
@@ -206,11 +207,11 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
     get generation() {
       return generation;
     },
-    async headers(force = false, usedGeneration = generation) {
+    async headers(force = false, usedGeneration = generation, signal?: AbortSignal) {
       if (exec) {
         if (force) exec.invalidate(usedGeneration);
         // Cheap when the credential is still valid; one shared run when it is not.
-        const d = await dynamicPart();
+        const d = await dynamicPart(signal);
         if (exec.currentGeneration !== generation) {
           generation = exec.currentGeneration;
           adopt(d);

@@ -164,7 +164,7 @@ export class KubeTransport {
         auth: this.auth,
         limiter: this.limiter,
         stats: this.stats,
-        headersFor: (accept) => this.headersFor({ path: spec.path, accept }, undefined),
+        headersFor: (accept) => this.headersFor({ path: spec.path, accept, signal: spec.signal }, undefined),
         decode: decodeBody,
       },
       { ...spec, url: buildUrl(this.server, spec.path, spec.query), next: buildUrl(this.server, spec.path, spec.nextQuery), timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0 },
@@ -337,7 +337,7 @@ export class KubeTransport {
   /** `refused`: the auth generation a 401 refused (its dynamic credential is fetched anew), if any. */
   private async headersFor(spec: RequestSpec, refused: number | undefined): Promise<HeaderMap> {
     return {
-      ...(await this.auth.headers(refused !== undefined, refused)),
+      ...(await this.auth.headers(refused !== undefined, refused, spec.signal)),
       Accept: spec.accept ?? 'application/json',
       'User-Agent': this.opts.userAgent ?? USER_AGENT,
     };
