@@ -219,7 +219,7 @@ export class ClusterLoader {
         onFallback: (e) => {
           p.fellBack = true;
           p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
-          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; falling back to one full list` });
+          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; restarting the paged list` });
         },
       },
     );
