@@ -100,7 +100,7 @@ describe('ClusterLoader under injected faults', () => {
       assert.equal(uids.size, r.items.length, `${r.task.gvr.resource}: nothing kept twice`);
     }
     const twice = [...seen].filter(([k, n]) => k.startsWith('configmaps/') && n > 1).length;
-    assert.ok(twice >= 100, `the pages before the 410 were transformed again in the full list (${twice} objects)`);
+    assert.ok(twice >= 100, `the pages before the 410 were transformed again in the restarted list (${twice} objects)`);
     assert.ok([...seen].every(([k, n]) => k.startsWith('configmaps/') || n === 1), 'other types: every object exactly once');
   });
 
