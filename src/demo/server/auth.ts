@@ -39,7 +39,13 @@ export function impersonation(req: IncomingMessage): Identity | undefined {
   for (const [k, v] of Object.entries(all)) {
     if (!k.startsWith('impersonate-extra-') || !v) continue;
     // the key is percent-encoded on the wire (client-go's headerKeyEscape); header names arrive lower-cased
-    extra[decodeURIComponent(k.slice('impersonate-extra-'.length))] = v;
+    let key: string;
+    try {
+      key = decodeURIComponent(k.slice('impersonate-extra-'.length));
+    } catch {
+      throw new ApiError(400, 'BadRequest', `invalid ${k} header: the key is not valid percent-encoding`);
+    }
+    extra[key] = v;
   }
   if (!user) {
     if (uid || groups.length || Object.keys(extra).length) throw new ApiError(400, 'BadRequest', 'requested uid, groups or user-extra without impersonating a user');
