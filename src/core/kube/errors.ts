@@ -61,9 +61,13 @@ export function classifyTransportError(err: NodeJS.ErrnoException, path: string)
  * may be a Secret list. Only sizes and the byte offset where parsing stopped are given.
  */
 export function malformedJson(e: unknown, bytes: number, contentType?: string): string {
+  return `response is not valid JSON (${whereParsingStopped(e, bytes)}${contentType !== undefined ? `, content-type ${contentType || 'none'}` : ''})`;
+}
+
+/** "parsing stopped at byte N of M" (or "M bytes"): all that is said of a JSON.parse failure. */
+export function whereParsingStopped(e: unknown, bytes: number): string {
   const at = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined;
-  const where = at !== undefined ? `parsing stopped at byte ${at} of ${bytes}` : `${bytes} bytes`;
-  return `response is not valid JSON (${where}${contentType !== undefined ? `, content-type ${contentType || 'none'}` : ''})`;
+  return at !== undefined ? `parsing stopped at byte ${at} of ${bytes}` : `${bytes} bytes`;
 }
 
 /** A kubeconfig problem: missing file, broken YAML, unknown context, no current context, bad entry. */
