@@ -129,6 +129,18 @@ contexts:
     assert.equal(loadKubeContext({ env: e, context: 'p' }).exec?.command, 'cred-helper');
   });
 
+  it('exec entries are checked as client-go checks them: apiVersion, v1 needs interactiveMode, v1beta1 defaults it', () => {
+    const f = write('execcheck/config', `clusters:\n- name: c\n  cluster: { server: "https://x.example" }\nusers:
+- name: v1-no-mode\n  user: { exec: { apiVersion: client.authentication.k8s.io/v1, command: cred } }
+- name: beta\n  user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: cred, provideClusterInfo: true, env: [{ name: A, value: b }] } }
+- name: alpha\n  user: { exec: { apiVersion: client.authentication.k8s.io/v1alpha1, command: cred } }
+contexts:\n- name: v1-no-mode\n  context: { cluster: c, user: v1-no-mode }\n- name: beta\n  context: { cluster: c, user: beta }\n- name: alpha\n  context: { cluster: c, user: alpha }\n`);
+    assert.throws(() => loadKubeContext({ kubeconfig: f, context: 'v1-no-mode' }), (err: unknown) => err instanceof KubeConfigError && /interactiveMode must be Never, IfAvailable or Always \(v1 requires it\)/.test(err.message));
+    assert.throws(() => loadKubeContext({ kubeconfig: f, context: 'alpha' }), (err: unknown) => err instanceof KubeConfigError && /v1alpha1" is not supported/.test(err.message));
+    const beta = loadKubeContext({ kubeconfig: f, context: 'beta' }).exec;
+    assert.deepEqual([beta?.interactiveMode, beta?.provideClusterInfo, beta?.env], ['IfAvailable', true, [{ name: 'A', value: 'b' }]]);
+  });
+
   it('as-uid, as-groups and as-user-extra are read with as; without as they are refused, never dropped', () => {
     const f = write('imp/config', `clusters:\n- name: c\n  cluster: { server: "https://x.example" }\nusers:\n- name: u\n  user: { token: t, as: jane, as-uid: "42", as-groups: [dev, ops], as-user-extra: { scopes: [a, b] } }\n- name: v\n  user: { token: t, as-groups: [dev] }\ncontexts:\n- name: u\n  context: { cluster: c, user: u }\n- name: v\n  context: { cluster: c, user: v }\n`);
     assert.deepEqual(loadKubeContext({ kubeconfig: f, context: 'u' }).impersonate, { user: 'jane', uid: '42', groups: ['dev', 'ops'], extra: { scopes: ['a', 'b'] } });
