@@ -71,6 +71,7 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     const kc = load(cluster.kubeconfig()) as any;
+    kc.clusters[0].cluster.extensions = [{ name: 'client.authentication.k8s.io/exec', extension: { audience: 'kubeloop-test', region: 'lab-1' } }];
     const user = typeof entry === 'function' ? entry(dir) : entry;
     if (user === undefined) delete kc.contexts[0].context.user;
     else kc.users[0].user = user;
@@ -99,6 +100,7 @@ describe('credentials against the demo cluster (TLS, token)', () => {
       assert.equal(info.spec.cluster.server, cluster.url);
       const ca = (load(cluster.kubeconfig()) as any).clusters[0].cluster['certificate-authority-data'];
       assert.equal(info.spec.cluster['certificate-authority-data'], ca);
+      assert.deepEqual(info.spec.cluster.config, { audience: 'kubeloop-test', region: 'lab-1' }, "the cluster's exec extension");
 
       const b = setup((dir) => ({ exec: { ...execUser(dir).exec, apiVersion } }), [{ token: TOKEN, apiVersion }]);
       await (await connect(b.file)).list(namespaces);

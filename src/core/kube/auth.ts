@@ -95,9 +95,9 @@ function clusterInfo(ctx: KubeContext, ca: Buffer | undefined): ExecClusterInfo 
   if (c.skipTLSVerify) info['insecure-skip-tls-verify'] = true;
   if (ca) info['certificate-authority-data'] = ca.toString('base64');
   if (c.proxyUrl) info['proxy-url'] = c.proxyUrl;
+  if (ctx.execClusterExtras?.disableCompression) info['disable-compression'] = true;
   // clientcmd passes the cluster's extension of this name to the plugin as spec.cluster.config
-  const ext = (ctx.cluster as { extensions?: { name: string; extension: unknown }[] }).extensions?.find((e) => e.name === 'client.authentication.k8s.io/exec');
-  if (ext) info.config = ext.extension;
+  if (ctx.execClusterExtras?.config !== undefined) info.config = ctx.execClusterExtras.config;
   return info;
 }
 

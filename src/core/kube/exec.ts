@@ -19,8 +19,8 @@
  *   Always) is refused up front, as client-go refuses it without a terminal.
  * - The plugin gets KUBERNETES_EXEC_INFO: an ExecCredential of the configured apiVersion with
  *   spec.interactive=false and, when provideClusterInfo is set, spec.cluster (server,
- *   tls-server-name, insecure-skip-tls-verify, certificate-authority-data, proxy-url and the
- *   cluster's client.authentication.k8s.io/exec extension as config). The kubeconfig's exec.env is
+ *   tls-server-name, insecure-skip-tls-verify, certificate-authority-data, proxy-url,
+ *   disable-compression and the cluster's client.authentication.k8s.io/exec extension as config). The kubeconfig's exec.env is
  *   added to this process's environment.
  * - A command with a path separator was made absolute against its kubeconfig's folder when the file
  *   was read (kubeconfig.ts); a bare name is looked up on PATH.
@@ -52,6 +52,7 @@ export interface ExecClusterInfo {
   /** Base64 of the CA bundle (as []byte encodes in JSON). */
   'certificate-authority-data'?: string;
   'proxy-url'?: string;
+  'disable-compression'?: boolean;
   config?: unknown;
 }
 

@@ -62,6 +62,11 @@ export interface KubeContext {
   impersonate?: Impersonation;
   /** Set when the user entry runs an exec credential plugin. */
   exec?: ExecConfig;
+  /**
+   * What an exec plugin with provideClusterInfo learns beyond client-node's Cluster: the cluster's
+   * `client.authentication.k8s.io/exec` extension (spec.cluster.config) and disable-compression.
+   */
+  execClusterExtras?: { config?: unknown; disableCompression?: boolean };
   /** The merged `preferences` (kubectl's; nothing here acts on them). */
   preferences: Record<string, unknown>;
   /** A KubeConfig holding only this context (current-context = name). */
@@ -290,7 +295,10 @@ export function loadKubeContext(opts: LoadKubeContextOptions = {}): KubeContext 
     throw new KubeConfigError(`${m.source}: context "${name}": ${msg}`);
   }
   const ns = typeof context.body.namespace === 'string' && context.body.namespace ? context.body.namespace : undefined;
-  return { name, server: server.replace(/\/+$/, ''), cluster: kc.getCurrentCluster()!, user: kc.getCurrentUser() ?? undefined, namespace: ns, impersonate, exec, preferences: m.preferences, kc, source: m.source };
+  const extensions = Array.isArray(cluster.body.extensions) ? cluster.body.extensions : [];
+  const execExt = extensions.find((e): e is Obj => isObj(e) && e.name === 'client.authentication.k8s.io/exec');
+  const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
+  return { name, server: server.replace(/\/+$/, ''), cluster: kc.getCurrentCluster()!, user: kc.getCurrentUser() ?? undefined, namespace: ns, impersonate, exec, execClusterExtras, preferences: m.preferences, kc, source: m.source };
 }
 
 function inClusterContext(m: Merged, name: string): KubeContext {
