@@ -217,8 +217,14 @@ describe('credentials against the demo cluster (TLS, token)', () => {
   it('impersonation: user, uid, every group and every extra value arrive; a 403 names the impersonated user', async () => {
     const s = setup({ token: TOKEN, as: 'jane', 'as-uid': 'uid-42', 'as-groups': ['dev', 'ops'], 'as-user-extra': { scopes: ['read', 'write'], 'example.com/team': ['blue'] } });
     const c = await connect(s.file);
+    const want = { user: 'jane', uid: 'uid-42', groups: ['dev', 'ops'], extra: { scopes: ['read', 'write'], 'example.com/team': ['blue'] } };
     await c.list(namespaces);
-    assert.deepEqual(cluster.stats.lastImpersonation, { user: 'jane', uid: 'uid-42', groups: ['dev', 'ops'], extra: { scopes: ['read', 'write'], 'example.com/team': ['blue'] } });
+    assert.deepEqual(cluster.stats.lastImpersonation, want, 'a request of the calling thread');
+    cluster.stats.lastImpersonation = undefined;
+    const before = c.transport.stats.streamedPages;
+    await c.list(configmaps, { namespace: 'default', limit: 100 });
+    assert.ok(c.transport.stats.streamedPages - before >= 9, 'pages walked by the I/O thread');
+    assert.deepEqual(cluster.stats.lastImpersonation, want, 'the I/O thread\'s requests carry it too');
     await assert.rejects(c.list(secrets), (e: unknown) => e instanceof KubeApiError && e.status === 403 && /User "jane" cannot list resource "secrets"/.test(e.message));
     const bad = setup({ token: TOKEN, 'as-groups': ['dev'] });
     assert.throws(() => loadKubeContext({ kubeconfig: bad.file }), (e: unknown) => e instanceof KubeConfigError && /impersonate only together with "as"/.test(e.message));
