@@ -8,15 +8,17 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { KubeConfigError, KubeTransport, listContextNames, loadKubeContext } from '../../src/core/kube';
+import { KubeClient, KubeConfigError, KubeTransport, listContextNames, loadKubeContext } from '../../src/core/kube';
 import { listContexts, loadContext } from '../../src/vscode/connection/connection';
 import { b64, json, makePki, startServer, tempDir, type TestServer } from './kube-helpers';
 
 const t = tempDir();
 const servers: TestServer[] = [];
 const transports: KubeTransport[] = [];
+const clients: KubeClient[] = [];
 after(async () => {
   transports.forEach((x) => x.close());
+  clients.forEach((x) => x.close());
   await Promise.all(servers.map((s) => s.close()));
   t.cleanup();
 });
@@ -187,12 +189,21 @@ describe('a context without a user keeps its cluster\'s TLS settings', () => {
 describe('exec plugin client certificates', () => {
   it('a client certificate from the plugin is presented to the server', async () => {
     const pki = makePki();
-    const s = await startServer((req, res) => json(res, { cn: (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN ?? null }), { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true });
+    const s = await startServer((req, res) => {
+      const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN ?? null;
+      json(res, req.url?.startsWith('/api/v1/pods') ? { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [{ metadata: { name: cn } }] } : { cn });
+    }, { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true });
     servers.push(s);
     const script = write('certplugin/cred.js', `process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1beta1',kind:'ExecCredential',status:{clientCertificateData:${JSON.stringify(pki.clientCert)},clientKeyData:${JSON.stringify(pki.clientKey)}}}))`);
     const f = write('certplugin/config', `clusters:\n- name: c\n  cluster:\n    server: ${s.url}\n    certificate-authority-data: ${b64(pki.ca)}\nusers:\n- name: u\n  user:\n    exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}] }\ncontexts:\n- name: ctx\n  context: { cluster: c, user: u }\ncurrent-context: ctx\n`);
     const tr = await KubeTransport.create(loadKubeContext({ kubeconfig: f }), { qps: 0, ioThread: false });
     transports.push(tr);
     assert.equal((await tr.getJson<{ cn: string }>({ path: '/api' })).body.cn, 'tester');
+    // ...and by the I/O thread, which walks paged lists on its own connections
+    const c = await KubeClient.connect(loadKubeContext({ kubeconfig: f }), { qps: 0 });
+    clients.push(c);
+    const l = await c.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 10 });
+    assert.equal(c.transport.stats.streamedPages, 1);
+    assert.equal(l.items[0].metadata.name, 'tester');
   });
 });
