@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
-import { discoverTypes, kubectlName, listPath } from './types';
+import { discoverTypes, kubectlName, listPath, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { mapLimit } from '../test/apiserver/support';
 import { startSeededControlPlane } from './realserver';
@@ -25,7 +25,7 @@ async function benchSize(objects: number) {
   const server = await startSeededControlPlane(objects);
   const { cp, api } = server;
   try {
-    const types = await discoverTypes(cp.kubeconfigPath);
+    const types = withoutEventAlias(await discoverTypes(cp.kubeconfigPath));
     const dir = resolve('.bench');
     mkdirSync(dir, { recursive: true });
     const typesFile = join(dir, 'apiserver-types.json');

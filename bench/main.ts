@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, runN, runSizes, type Check } from './measure';
 import { startDemoProcess } from './demo';
-import { discoverTypes, kubectlName } from './types';
+import { discoverTypes, kubectlName, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 
 const arg = benchArg;
@@ -20,7 +20,7 @@ async function benchSize(objects: number) {
   console.log(`\n## ${objects.toLocaleString('en')} objects`);
   const demo = await startDemoProcess(objects, 7, ['--no-kubelet']);
   try {
-    const types = await discoverTypes(demo.kubeconfig);
+    const types = withoutEventAlias(await discoverTypes(demo.kubeconfig));
     const dir = resolve('.bench');
     mkdirSync(dir, { recursive: true });
     const typesFile = join(dir, 'types.json');

@@ -164,6 +164,7 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     transport: wire
       ? { requests: wire.stats.requests, wireBytes: wire.stats.wireBytes, bytesReceived: wire.stats.bytesReceived, gzipResponses: wire.stats.gzipResponses, streamedPages: wire.stats.streamedPages, proxied: wire.proxied }
       : null,
+    skipped: summary.skippedTypes,
     failed: sorted
       .filter((r) => r.outcome === 'error')
       .map((r) => ({
@@ -298,6 +299,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
       return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
     }
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
+    for (const s of summary.skippedTypes) io.stderr.write(`note: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason}\n`);
     for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
     if (flags.json) {
       const wire = { stats: client.transport.stats, discoveryCached: plan?.discovery.cachedAgeMs !== undefined, proxied: !!client.transport.proxy };

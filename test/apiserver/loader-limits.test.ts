@@ -49,7 +49,7 @@ describe('the loader against a real server that expires continue tokens and thro
     assert.deepEqual(new Set(got), new Set(want), `objects of ${r.task.gvr.resource}`);
   };
 
-  it('a continue token that outlives compaction gets a real 410; the loader falls back to a full list, exact count', async (t) => {
+  it('a continue token that outlives compaction gets a real 410; the loader restarts a paged list, exact count', async (t) => {
     // The loader's requests wait on a client-side rate limit driven by a fake clock: the test lets
     // them out one at a time, and holds them while it compacts etcd after the first page.
     const fake = new FakeClock();
@@ -99,11 +99,13 @@ describe('the loader against a real server that expires continue tokens and thro
       const summary = await run.done;
       assert.equal(summary.outcome, 'ok');
       const cm = results[0]!;
-      assert.equal(cm.fellBackToFullList, true, 'fell back to one full list');
+      assert.equal(cm.fellBackToFullList, true, 'the list was restarted');
       await exact(cm);
-      assert.ok(cm.items.some((o) => o.metadata.name === 'after-first-page'), 'the full list is the current state');
+      assert.ok(cm.items.some((o) => o.metadata.name === 'after-first-page'), 'the restarted list is the current state');
+      assert.ok(cm.pages >= 1 + Math.ceil(cm.count / 7), `the first page, then the restarted list's pages (${cm.pages} pages for ${cm.count})`);
+      assert.ok(events.filter((e) => e.phase === 'page').every((e) => (e.count ?? 0) <= 7), 'pages of 7 all along, never one unpaged list');
       const retry = events.find((e) => e.phase === 'retry');
-      assert.match(retry?.message ?? '', /^410 Expired: continue token expired; falling back to one full list$/);
+      assert.match(retry?.message ?? '', /^410 Expired: continue token expired; restarting the paged list$/);
     } finally {
       client.close();
     }

@@ -40,8 +40,12 @@ describe('ClusterLoader on the demo cluster', () => {
     }
     assert.equal(summary.objects, total);
     // Every object the cluster holds, of every type that can be listed (resources served only by a
-    // non-preferred version included), is loaded exactly once.
-    const storeTotal = fx.cluster.store.types().filter((t) => t.verbs.includes('list')).reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0);
+    // non-preferred version included), is loaded exactly once; events.events.k8s.io is left out as
+    // the same objects as core events (kube-apiserver's one Event storage; the demo keeps the two
+    // apart, so here its objects are simply not counted).
+    assert.deepEqual(summary.skippedTypes.map((s) => `${s.resource}.${s.group}`), ['events.events.k8s.io']);
+    assert.ok(!results.some((r) => r.task.gvr.group === 'events.k8s.io'));
+    const storeTotal = fx.cluster.store.types().filter((t) => t.verbs.includes('list') && !(t.group === 'events.k8s.io' && t.resource === 'events')).reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0);
     assert.equal(total, storeTotal);
     // The timeline: every task started and finished once, pages add up, lanes within concurrency.
     const finishes = events.filter((e) => e.phase === 'finish');

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterLoader, type ClusterLoaderOptions, type LoadSummary, type LoadTaskResult } from '../../src/core/loader';
+import { MAX_LIST_RESTARTS } from '../../src/core/kube';
 import type { FaultRule } from '../../src/demo';
 import { demo, until, type Fixture } from './loader-helpers';
 
@@ -59,20 +60,22 @@ describe('ClusterLoader under injected faults', () => {
     assert.equal(summary.failed, 1);
   });
 
-  it('410 Expired on a continue token mid-list: falls back to one full list, exact count', async () => {
-    // Every continuation answered 410: one page, then the full list.
+  it('410 Expired on a continue token mid-list: restarts a paged list (bounded), exact count', async () => {
+    // Every continuation answered 410: the first page, then MAX_LIST_RESTARTS restarts, then a clear error.
     const always = await loadWith({ kind: 'expire-continue' });
     const cm = always.by.get('configmaps')!;
-    exact(cm);
-    assert.equal(cm.fellBackToFullList, true);
-    assert.equal(cm.pages, 2, 'one page, then the full list');
+    assert.deepEqual([cm.outcome, cm.status], ['error', 410]);
+    assert.match(cm.message!, new RegExp(`restarted ${MAX_LIST_RESTARTS} times`));
+    assert.equal(cm.pages, MAX_LIST_RESTARTS + 1, 'one first page per walk, never one unpaged list');
+    restIsExact(always.by, always.summary);
     // A later continuation expires once: the pages already held are discarded, nothing is doubled.
     const once = await loadWith({ kind: 'expire-continue', every: 2, times: 1 });
     assert.equal(once.state?.applied, 1);
     const cm2 = once.by.get('configmaps')!;
     exact(cm2);
     assert.equal(cm2.fellBackToFullList, true);
-    assert.ok(cm2.pages >= 2);
+    const want = fx.cluster.store.list('', 'configmaps').items.length;
+    assert.equal(cm2.pages, 2 + Math.ceil(want / 50), 'two pages before the 410, then every page of the restart');
   });
 
   it('a transform sees every object once per list, keeps what it returns, and counts what it lets go (also across a 410 fallback)', async () => {
@@ -97,7 +100,7 @@ describe('ClusterLoader under injected faults', () => {
       assert.equal(uids.size, r.items.length, `${r.task.gvr.resource}: nothing kept twice`);
     }
     const twice = [...seen].filter(([k, n]) => k.startsWith('configmaps/') && n > 1).length;
-    assert.ok(twice >= 100, `the pages before the 410 were transformed again in the full list (${twice} objects)`);
+    assert.ok(twice >= 100, `the pages before the 410 were transformed again in the restarted list (${twice} objects)`);
     assert.ok([...seen].every(([k, n]) => k.startsWith('configmaps/') || n === 1), 'other types: every object exactly once');
   });
 

@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import fc from 'fast-check';
-import { KubeClient, KubeApiError, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
+import { KubeClient, KubeApiError, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
 import { contextFor, json, startServer, status, until, type TestServer } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
@@ -13,6 +13,8 @@ interface ListServerOpts {
   emptyEvery?: number;
   /** Answer 410 Expired to the k-th continuation request (1-based), once. */
   expireAt?: number;
+  /** Answer 410 Expired to every continuation request. */
+  expireAll?: boolean;
 }
 
 /** A list endpoint with the API server's paging rules, over a fixed set of pods. */
@@ -33,7 +35,7 @@ function listServer(o: ListServerOpts) {
     let hop = 0;
     if (q.get('continue')) {
       continuations++;
-      if (o.expireAt === continuations) return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      if (o.expireAll || o.expireAt === continuations) return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
       [start, hop] = Buffer.from(q.get('continue')!, 'base64').toString().split(':').map(Number);
     }
     const limit = Number(q.get('limit') ?? 0) || o.n;
@@ -104,7 +106,7 @@ describe('paged list', () => {
     }
   });
 
-  it('on 410 Expired mid-list falls back to one full list and discards the pages it had (client-go pager)', async () => {
+  it('on 410 Expired mid-list restarts a fresh paged list, discarding the pages it had (never one unpaged list)', async () => {
     const { s, c } = await setup({ n: 23, expireAt: 2 });
     const sink: KubeObject[] = [];
     let fellBack: KubeApiError | undefined;
@@ -112,12 +114,39 @@ describe('paged list', () => {
     assert.equal(r.items, sink);
     assert.deepEqual(names(r.items), Array.from({ length: 23 }, (_, i) => `p${i}`));
     assert.equal(r.fellBackToFullList, true);
+    assert.equal(r.restarts, 1);
     assert.equal(fellBack?.status, 410);
-    const last = new URL(s.seen.at(-1)!.url, 'http://x').searchParams;
-    assert.equal(last.get('limit'), null, 'the fallback is one unpaged list');
-    assert.equal(last.get('continue'), null);
-    assert.equal(last.get('resourceVersion'), '0', 'at the originally requested resourceVersion');
-    assert.equal(r.pages, 3);
+    const qs = s.seen.map((x) => new URL(x.url, 'http://x').searchParams);
+    for (const q of qs) assert.equal(q.get('limit'), '5', 'every request is a page: no unpaged fallback');
+    const firsts = qs.filter((q) => !q.get('continue'));
+    assert.equal(firsts.length, 2, 'the first page, then the restart');
+    assert.equal(firsts[1].get('resourceVersion'), '0', 'the restart reads at the requested resourceVersion');
+    assert.equal(r.pages, 2 + 5, 'two pages before the 410, then the five pages of the restart');
+  });
+
+  it('restarts at most MAX_LIST_RESTARTS times, then fails with a message that says so', async () => {
+    const { s, c } = await setup({ n: 23, expireAll: true });
+    const sink: KubeObject[] = [];
+    let restarts = 0;
+    await assert.rejects(c.list(pods, { limit: 5 }, { sink, onFallback: () => restarts++ }), (e: unknown) => {
+      assert.ok(e instanceof KubeApiError && e.status === 410, String(e));
+      assert.match((e as Error).message, new RegExp(`expired ${MAX_LIST_RESTARTS + 1} times in a row; the list was restarted ${MAX_LIST_RESTARTS} times`));
+      return true;
+    });
+    assert.equal(restarts, MAX_LIST_RESTARTS);
+    const qs = s.seen.map((x) => new URL(x.url, 'http://x').searchParams);
+    assert.equal(qs.filter((q) => !q.get('continue')).length, MAX_LIST_RESTARTS + 1);
+    for (const q of qs) assert.equal(q.get('limit'), '5');
+    assert.deepEqual(names(sink), ['p0', 'p1', 'p2', 'p3', 'p4'], 'only the last walk\'s first page is held');
+  });
+
+  it('a restart after an exact resourceVersion read asks for the most recent state (as the reflector relists)', async () => {
+    const { s, c } = await setup({ n: 12, expireAt: 1 });
+    const r = await c.list(pods, { limit: 5, resourceVersion: '100' });
+    assert.equal(r.items.length, 12);
+    const firsts = s.seen.map((x) => new URL(x.url, 'http://x').searchParams).filter((q) => !q.get('continue'));
+    assert.equal(firsts[0].get('resourceVersion'), '100');
+    assert.equal(firsts[1].get('resourceVersion'), null);
   });
 
   it('a 410 on the first page is an error, as upstream', async () => {
@@ -161,7 +190,9 @@ describe('paged list', () => {
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"abc=="},"items":[{"metadata":{"continue":"no"}}'), 'abc==');
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"continue":"no"}]}'), '');
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","contin'), undefined);
-    assert.equal(continueFromHead('{"items":[],"metadata":{"continue":"late"}}'), '');
+    // items first (an unstructured list: custom resources): the head cannot tell, never "last page"
+    assert.equal(continueFromHead('{"items":[],"metadata":{"continue":"late"}}'), undefined);
+    assert.equal(continueFromHead('{"apiVersion":"example.com/v1","items":[{"metadata":{"name":"a"}}'), undefined);
     assert.equal(continueFromHead('{"metadata":{"continue":"a\\u0041b"},"items":[]}'), 'aAb');
   });
 

@@ -98,11 +98,13 @@ describe('paged list on the I/O thread', () => {
     assert.equal(r.retries, 1);
   });
 
-  it('a 410 on a continuation falls back to one full list; a 403 fails with its status and keeps the pages received', async () => {
+  it('a 410 on a continuation restarts a paged list; a 403 fails with its status and keeps the pages received', async () => {
     const gone = await setup(listServer(12, (k) => (k === 1 ? 'gone' : 'none')));
     const r = await gone.c.list(pods, { limit: 5 });
     assert.equal(r.fellBackToFullList, true);
+    assert.equal(r.restarts, 1);
     assert.deepEqual(names(r.items), expected(12));
+    for (const x of gone.s.seen) assert.equal(new URL(x.url, 'http://x').searchParams.get('limit'), '5', 'the restart is paged too');
     const forbidden = await setup(listServer(12, (k) => (k === 2 ? 'forbidden' : 'none')));
     const sink: KubeObject[] = [];
     await assert.rejects(forbidden.c.list(pods, { limit: 5 }, { sink }), (e: unknown) => e instanceof KubeApiError && e.status === 403);

@@ -22,6 +22,20 @@ async function setup(handler: (req: http.IncomingMessage, res: http.ServerRespon
 const ev = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { kind: 'Pod', metadata: { name, resourceVersion: rv, managedFields: [1] } } }) + '\n';
 
 describe('watch', () => {
+  it('a malformed event line ends the watch with an error that quotes none of the line (it may be a Secret)', async () => {
+    const secretLine = '{"type":"ADDED","object":{"kind":"Secret","metadata":{"name":"db"},"data":{"password":"c3VwZXItc2VjcmV0LXZhbHVl"}},<html>\n';
+    const { c } = await setup((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(ev('ADDED', 'a', '11') + secretLine);
+    });
+    const end = await c.watch({ group: '', version: 'v1', resource: 'secrets' }, { resourceVersion: '10' }, () => {});
+    assert.equal(end.kind, 'error');
+    const msg = (end as { error: Error }).error.message;
+    assert.match(msg, /^watch \/api\/v1\/secrets: malformed event \(parsing stopped at byte \d+ of \d+\)$/);
+    for (let i = 0; i + 8 <= msg.length; i++) assert.ok(!secretLine.includes(msg.slice(i, i + 8)), `quotes the line: ${msg}`);
+  });
+
+
   it('streams newline-delimited events in order, even when a line is split across chunks, until the server closes', async () => {
     const { s, c } = await setup((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

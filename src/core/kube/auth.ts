@@ -1,25 +1,31 @@
 /**
- * RequestAuth: client-node's authentication applied to our own keep-alive transport.
+ * RequestAuth: a context's TLS material and credentials, applied to our own keep-alive transport.
  *
- * client-node 1.4.0 offers `kc.applyToHTTPSOptions(opts)` (fills ca/cert/key/rejectUnauthorized/
- * servername and headers — bearer token, exec plugin, auth-provider, impersonation — and sets
- * opts.auth for basic auth) and `applyToFetchOptions` (the same, for node-fetch). Both also create
- * a fresh https.Agent *without keep-alive* on every call. We use applyToHTTPSOptions for the auth
- * material and build one keep-alive Agent per load from it, so every request of a load reuses
- * the same connections (the agent client-node made is dropped unused).
+ * What is applied, from the context (kubeconfig.ts):
+ * - The cluster's TLS, whatever the user entry holds (none, empty or full): certificate-authority
+ *   (file or data), insecure-skip-tls-verify, tls-server-name. client-node's applyToHTTPSOptions
+ *   skips all three when the context has no user, so they are applied here.
+ * - The user's static credentials: client certificate and key (file or data), bearer token (or
+ *   token-file, read when the file was loaded), basic auth.
+ * - An exec plugin through ExecCredentialProvider (exec.ts): token and/or client certificate; a
+ *   rotated certificate gives new connections (`tls`, `tlsVersion`).
+ * - A legacy auth-provider (oidc, azure, gcp) through client-node, which still owns those.
+ * - Impersonation: Impersonate-User, Impersonate-Uid, one Impersonate-Group line per group and
+ *   Impersonate-Extra-<key> (key percent-encoded as client-go does), one line per value. Nothing of
+ *   it is dropped: what cannot be sent is a KubeConfigError when the file is read.
  *
- * Static credentials (token, client certs, basic) are applied once. Exec plugins and auth providers
- * are re-applied at most every `refreshMs` and immediately after a 401 (`headers(true)`); client-node
- * caches exec credentials until their expirationTimestamp, so this costs no extra plugin runs.
+ * One keep-alive Agent per transport carries every request.
  * Proxies: the caller resolves the proxy (proxy.ts: the cluster's proxy-url, else HTTPS_PROXY /
  * NO_PROXY as kubectl) and an http(s):// proxy gets our own keep-alive CONNECT-tunnel agent
  * (tunnel.ts). Only a socks proxy-url keeps client-node's own agent, which is not keep-alive.
  */
+import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../clock';
 import { KubeConfigError } from './errors';
+import { ExecCredentialProvider, type ExecClusterInfo } from './exec';
 import type { KubeContext } from './kubeconfig';
 import { makeTunnelAgent } from './tunnel';
 
@@ -27,6 +33,9 @@ import { makeTunnelAgent } from './tunnel';
 export function tunnels(proxy: URL | undefined): proxy is URL {
   return !!proxy && (proxy.protocol === 'http:' || proxy.protocol === 'https:');
 }
+
+/** Request headers; a list is sent as one header line per value (Impersonate-Group, Impersonate-Extra-*). */
+export type HeaderMap = Record<string, string | string[]>;
 
 export interface RequestAuth {
   /** The one agent every request of this transport goes through. */
@@ -36,81 +45,168 @@ export interface RequestAuth {
   readonly tls: Tls;
   /** Changes whenever `tls` does (an exec plugin rotated the client certificate). */
   readonly tlsVersion: number;
-  /** Headers to send (Authorization, Impersonate-User). `force` re-applies dynamic credentials. */
-  headers(force?: boolean): Promise<Record<string, string>>;
+  /** Identifies the credential `headers()` hands out now; a 401 to it is reported with this. */
+  readonly generation: number;
+  /**
+   * Headers to send (Authorization, Impersonate-*). `force`: a request got 401 with the credential
+   * of `usedGeneration` (default: the current one): dynamic credentials are fetched anew, once per
+   * refused credential, however many requests report it. `signal` ends the wait for a plugin run
+   * at once (the run itself goes on for other requests).
+   */
+  headers(force?: boolean, usedGeneration?: number, signal?: AbortSignal): Promise<HeaderMap>;
   /** Destroys the agent(s): no socket outlives the transport. */
   close(): void;
 }
 
 export type Tls = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
 
-function tlsOf(o: https.RequestOptions): Tls {
-  const t: Tls = { ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase, servername: o.servername };
-  if (o.rejectUnauthorized !== undefined) t.rejectUnauthorized = o.rejectUnauthorized;
-  return t;
-}
-
 function sameTls(a: Tls, b: Tls): boolean {
   const eq = (x: unknown, y: unknown) => (Buffer.isBuffer(x) && Buffer.isBuffer(y) ? x.equals(y) : x === y);
   return eq(a.cert, b.cert) && eq(a.key, b.key);
 }
 
-function headersOf(o: https.RequestOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries((o.headers ?? {}) as Record<string, unknown>)) {
-    if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
-    else if (Array.isArray(v)) out[k] = v.join(', ');
+/** kubeconfig *-data is base64; a file is read as it is. */
+function material(where: string, what: string, file: string | undefined | null, data: string | undefined | null): Buffer | undefined {
+  if (data) return Buffer.from(data, 'base64');
+  if (!file) return undefined;
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new KubeConfigError(`${where}: cannot read ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  if (o.auth) out.Authorization = 'Basic ' + Buffer.from(o.auth).toString('base64');
-  return out;
 }
 
-/**
- * client-node refuses to build an agent for an http:// server unless insecure-skip-tls-verify is set;
- * plain HTTP has no TLS to skip, so for auth computation we hand it a copy that says so.
- */
-function authConfig(ctx: KubeContext): KubeConfig {
-  if (!ctx.server.startsWith('http:') || ctx.cluster.skipTLSVerify) return ctx.kc;
+/** client-go's headerKeyEscape: Impersonate-Extra-<key> keeps token characters, percent-encodes the rest. */
+export function extraHeaderName(key: string): string {
+  let out = '';
+  for (const b of Buffer.from(key, 'utf8')) {
+    const c = String.fromCharCode(b);
+    out += b < 0x80 && /[A-Za-z0-9!#$&'*+\-.^_`|~]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return `Impersonate-Extra-${out}`;
+}
+
+function impersonationHeaders(ctx: KubeContext): HeaderMap {
+  const imp = ctx.impersonate;
+  if (!imp) return {};
+  const h: HeaderMap = { 'Impersonate-User': imp.user };
+  if (imp.uid) h['Impersonate-Uid'] = imp.uid;
+  if (imp.groups.length) h['Impersonate-Group'] = [...imp.groups];
+  for (const [k, v] of Object.entries(imp.extra)) if (v.length) h[extraHeaderName(k)] = [...v];
+  return h;
+}
+
+function clusterInfo(ctx: KubeContext, ca: Buffer | undefined): ExecClusterInfo {
+  const c = ctx.cluster;
+  const info: ExecClusterInfo = { server: c.server };
+  if (c.tlsServerName) info['tls-server-name'] = c.tlsServerName;
+  if (c.skipTLSVerify) info['insecure-skip-tls-verify'] = true;
+  if (ca) info['certificate-authority-data'] = ca.toString('base64');
+  if (c.proxyUrl) info['proxy-url'] = c.proxyUrl;
+  if (ctx.execClusterExtras?.disableCompression) info['disable-compression'] = true;
+  // clientcmd passes the cluster's extension of this name to the plugin as spec.cluster.config
+  if (ctx.execClusterExtras?.config !== undefined) info.config = ctx.execClusterExtras.config;
+  return info;
+}
+
+/** client-node's proxy agent for a proxy-url cluster (it needs a user entry to apply anything). */
+async function proxyAgent(ctx: KubeContext): Promise<http.Agent | undefined> {
+  if (!ctx.cluster.proxyUrl) return undefined;
   const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ ...ctx.cluster, skipTLSVerify: true }],
-    users: ctx.user ? [ctx.user] : [],
-    contexts: ctx.kc.getContexts(),
-    currentContext: ctx.name,
-  });
-  return kc;
+  kc.loadFromOptions({ clusters: [{ ...ctx.cluster, skipTLSVerify: ctx.cluster.skipTLSVerify || ctx.server.startsWith('http:') }], users: [ctx.user ?? { name: 'proxy' }], contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: ctx.user?.name ?? 'proxy' }], currentContext: ctx.name });
+  const o: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(o);
+  return o.agent as http.Agent | undefined;
 }
 
-/** `proxy`: the resolved proxy of the cluster (see proxy.ts), undefined for a direct connection. */
-export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshMs = 30_000, proxy?: URL): Promise<RequestAuth> {
-  const kc = authConfig(ctx);
+export interface RequestAuthOptions {
+  /** Auth-provider credentials (client-node) are re-applied at most this often, and after a 401. Default 30 s. */
+  refreshMs?: number;
+  /** Exec plugin run timeout. Default 60 s. */
+  execTimeoutMs?: number;
+  /** The resolved proxy of the cluster (see proxy.ts), undefined for a direct connection. */
+  proxy?: URL;
+}
+
+export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshOrOpts: number | RequestAuthOptions = {}): Promise<RequestAuth> {
+  const o: RequestAuthOptions = typeof refreshOrOpts === 'number' ? { refreshMs: refreshOrOpts } : refreshOrOpts;
+  const refreshMs = o.refreshMs ?? 30_000;
+  const proxy = o.proxy;
+  const where = `context "${ctx.name}"`;
   const secure = ctx.server.startsWith('https:');
-  const apply = async (): Promise<https.RequestOptions> => {
-    const o: https.RequestOptions = { headers: {} };
-    try {
-      await kc.applyToHTTPSOptions(o);
-    } catch (e) {
-      // e.g. an exec plugin that is missing or fails, an unreadable certificate file
-      throw new KubeConfigError(`context "${ctx.name}": cannot apply credentials: ${e instanceof Error ? e.message : String(e)}`);
+  const user = ctx.user;
+  const ca = material(where, 'certificate-authority', ctx.cluster.caFile, ctx.cluster.caData);
+  const base: Tls = {};
+  if (ca) base.ca = ca;
+  if (ctx.cluster.skipTLSVerify) base.rejectUnauthorized = false;
+  if (ctx.cluster.tlsServerName) base.servername = ctx.cluster.tlsServerName;
+  const staticCert = material(where, 'client-certificate', user?.certFile, user?.certData);
+  const staticKey = material(where, 'client-key', user?.keyFile, user?.keyData);
+  const fixed: HeaderMap = impersonationHeaders(ctx);
+  if (user?.token) fixed.Authorization = `Bearer ${user.token.trim()}`;
+  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
+
+  const exec = ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
+  const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
+
+  /** The dynamic part: an exec credential, or an auth-provider's header. */
+  const dynamicPart = async (signal?: AbortSignal): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
+    if (exec) {
+      const c = await exec.get(signal);
+      return {
+        headers: c.token ? { Authorization: `Bearer ${c.token}` } : {},
+        cert: c.clientCertificateData ? Buffer.from(c.clientCertificateData) : undefined,
+        key: c.clientKeyData ? Buffer.from(c.clientKeyData) : undefined,
+      };
     }
-    return o;
+    if (authProvider) {
+      const r: https.RequestOptions = { headers: {} };
+      try {
+        await authProvider.applyToHTTPSOptions(r);
+      } catch (e) {
+        throw new KubeConfigError(`${where}: cannot apply credentials: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const a = (r.headers as Record<string, unknown>).Authorization ?? (r.headers as Record<string, unknown>).authorization;
+      return { headers: typeof a === 'string' ? { Authorization: a } : {} };
+    }
+    return { headers: {} };
   };
-  const first = await apply();
+  const tlsWith = (cert?: Buffer, key?: Buffer): Tls => {
+    const t: Tls = { ...base };
+    const c = cert ?? staticCert;
+    const k = key ?? staticKey;
+    if (c) t.cert = c;
+    if (k) t.key = k;
+    return t;
+  };
+
+  const first = await dynamicPart();
+  // An http(s) proxy: our own keep-alive CONNECT tunnel; a socks proxy-url: client-node's agent.
+  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx);
   const makeAgent = (tls: Tls): http.Agent =>
     tunnels(proxy)
       ? makeTunnelAgent(secure, tls, proxy.href)
-      : first.agent && ctx.cluster.proxyUrl
-      ? (first.agent as http.Agent)
-      : secure
-        ? new https.Agent({ keepAlive: true, ...tls })
-        : new http.Agent({ keepAlive: true });
-  let tls = tlsOf(first);
+      : proxied ?? (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  let tls = tlsWith(first.cert, first.key);
   let tlsVersion = 0;
   let agent = makeAgent(tls);
   const retired: http.Agent[] = [];
-  let cached = headersOf(first);
+  let cached: HeaderMap = { ...fixed, ...first.headers };
   let cachedAt = clock.now();
-  const dynamic = !!(ctx.user?.exec || ctx.user?.authProvider);
+  let generation = exec?.currentGeneration ?? 0;
+
+  const adopt = (d: { headers: HeaderMap; cert?: Buffer; key?: Buffer }) => {
+    const next = tlsWith(d.cert, d.key);
+    if (!sameTls(tls, next)) {
+      // The plugin rotated the client certificate: new connections must use it.
+      retired.push(agent);
+      tls = next;
+      tlsVersion++;
+      agent = makeAgent(tls);
+    }
+    cached = { ...fixed, ...d.headers };
+    cachedAt = clock.now();
+  };
 
   return {
     get agent() {
@@ -123,19 +219,23 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshM
     get tlsVersion() {
       return tlsVersion;
     },
-    async headers(force = false) {
-      if (!dynamic || (!force && clock.now() - cachedAt < refreshMs)) return cached;
-      const o = await apply();
-      const nextTls = tlsOf(o);
-      if (!sameTls(tls, nextTls)) {
-        // An exec plugin rotated the client certificate: new connections must use it.
-        retired.push(agent);
-        tls = nextTls;
-        tlsVersion++;
-        agent = makeAgent(tls);
+    get generation() {
+      return generation;
+    },
+    async headers(force = false, usedGeneration = generation, signal?: AbortSignal) {
+      if (exec) {
+        if (force) exec.invalidate(usedGeneration);
+        // Cheap when the credential is still valid; one shared run when it is not.
+        const d = await dynamicPart(signal);
+        if (exec.currentGeneration !== generation) {
+          generation = exec.currentGeneration;
+          adopt(d);
+        }
+        return cached;
       }
-      cached = headersOf(o);
-      cachedAt = clock.now();
+      if (!authProvider || (!force && clock.now() - cachedAt < refreshMs)) return cached;
+      adopt(await dynamicPart());
+      generation++;
       return cached;
     },
     close() {

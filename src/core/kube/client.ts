@@ -5,7 +5,7 @@
  *   const client = await KubeClient.connect(loadKubeContext({ kubeconfig, context }), { qps, burst });
  *   const d = await client.discover({ signal });                  // groups, resources, failures
  *   const types = listableResources(d);                           // preferred versions, `list` verb
- *   const l = await client.list(gvr, { limit: 500 }, { signal }); // all pages; 410 -> full list
+ *   const l = await client.list(gvr, { limit: 500 }, { signal }); // all pages; 410 -> a fresh paged list (bounded)
  *   const end = await client.watch(gvr, { resourceVersion: l.resourceVersion, allowWatchBookmarks: true },
  *                                  (ev) => ..., signal);          // resolves with how it ended
  *   client.close();                                               // no socket outlives it

@@ -56,6 +56,21 @@ export function classifyTransportError(err: NodeJS.ErrnoException, path: string)
   return new KubeTransportError(kind, `GET ${path}: ${what}: ${err.message}${code && !err.message.includes(code) ? ` (${code})` : ''}`, path, { cause: err });
 }
 
+/**
+ * What to say about a body JSON.parse refused. Never the parser's own message: V8 quotes the input
+ * around the error (`Unexpected token '<', ..."c2VjcmV0",<html>" is not valid JSON`), and a body
+ * may be a Secret list. Only sizes and the byte offset where parsing stopped are given.
+ */
+export function malformedJson(e: unknown, bytes: number, contentType?: string): string {
+  return `response is not valid JSON (${whereParsingStopped(e, bytes)}${contentType !== undefined ? `, content-type ${contentType || 'none'}` : ''})`;
+}
+
+/** "parsing stopped at byte N of M" (or "M bytes"): all that is said of a JSON.parse failure. */
+export function whereParsingStopped(e: unknown, bytes: number): string {
+  const at = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined;
+  return at !== undefined ? `parsing stopped at byte ${at} of ${bytes}` : `${bytes} bytes`;
+}
+
 /** A kubeconfig problem: missing file, broken YAML, unknown context, no current context, bad entry. */
 export class KubeConfigError extends Error {
   override readonly name = 'KubeConfigError';

@@ -26,7 +26,7 @@ export {
   type DiscoveryFailure,
   type VersionChoice,
 } from './discoveryParse';
-export { listAll, compactItem, continueFromHead, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
+export { listAll, compactItem, continueFromHead, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
 export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
 export { resourcePath, gvrName } from './paths';
 export { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, ruleAllows, rulesAllow, type ResourceAttributes, type ResourceRule, type RulesReview, type AccessReview } from './access';

@@ -18,7 +18,7 @@
  *   policy on the calling thread) and `failed` is set, so no new stream is opened on it.
  */
 import { Worker } from 'node:worker_threads';
-import type { Tls } from './auth';
+import type { HeaderMap, Tls } from './auth';
 import { ioWorkerMain, type FromWorker, type IoWorkerData, type ToWorker } from './ioWorker';
 import { tunnelAgentFactory } from './tunnel';
 
@@ -31,7 +31,7 @@ export interface ListStreamRequest {
   /** First page's URL, and the URL a continue token is appended to. */
   url: string;
   next: string;
-  headers: Record<string, string>;
+  headers: HeaderMap;
   grants: number;
   prefetch: boolean;
   timeoutMs: number;
@@ -164,7 +164,7 @@ export class IoThread {
     return id;
   }
 
-  grant(id: number, grants: number, headers: Record<string, string>): void {
+  grant(id: number, grants: number, headers: HeaderMap): void {
     if (this.streams.has(id)) this.post({ t: 'grant', id, grants, headers });
   }
 

@@ -19,7 +19,7 @@
  * the main thread see a long page that is still arriving.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Tls } from './auth';
+import type { HeaderMap, Tls } from './auth';
 import type { TunnelAgentMaker } from './tunnel';
 
 export type ToWorker =
@@ -27,8 +27,8 @@ export type ToWorker =
   | { t: 'secure'; secure: boolean }
   /** Tunnel every connection through this http(s) proxy (sent before any list). */
   | { t: 'proxy'; url: string }
-  | { t: 'list'; id: number; url: string; next: string; headers: Record<string, string>; grants: number; prefetch: boolean; timeoutMs: number }
-  | { t: 'grant'; id: number; grants: number; headers: Record<string, string> }
+  | { t: 'list'; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
+  | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer };
 
@@ -53,9 +53,13 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   // set at start, or by a 'secure' message when a thread started ahead of need is taken (before any list)
   let secure = (workerData as IoWorkerData).secure;
   let tlsNow: Tls = {};
-  // A list's continue token is looked for in its first 64 KB, before `"items"` (Kubernetes writes a
-  // list's metadata first); a page whose token is not found there ends the stream (token null).
+  // A list's continue token is looked for in its first 64 KB, before `"items"` (a typed list, every
+  // built-in type, writes its metadata first); a page whose token is not found there ends the stream
+  // (token null). An unstructured list (custom resources: a Go map, keys sorted) writes apiVersion,
+  // items, kind, metadata: its token is read from the last TAIL bytes when the body has ended, and
+  // the next page is requested then, before the page is posted and parsed.
   const SCAN = 64 * 1024;
+  const TAIL = 4096;
   const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
   let proxyHref: string | undefined;
   const makeAgent = (tls: Tls) =>
@@ -78,6 +82,8 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     head: string;
     /** undefined: not known yet; null: cannot be read; '': the last page. */
     token?: string | null;
+    /** The list writes its items before its metadata: the token is in the body's tail. */
+    atTail?: boolean;
     done: boolean;
     /** The page after this one has been requested. */
     followed: boolean;
@@ -87,7 +93,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   interface Stream {
     id: number;
     next: string;
-    headers: Record<string, string>;
+    headers: HeaderMap;
     grants: number;
     prefetch: boolean;
     timeoutMs: number;
@@ -112,11 +118,33 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   };
   const isOk = (f: Fetch) => f.status >= 200 && f.status < 300;
 
-  /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined). */
-  const tokenOf = (head: string): string | null | undefined => {
+  /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined); 'tail' for items-first lists. */
+  const tokenOf = (head: string): string | null | undefined | 'tail' => {
     const at = head.indexOf('"items"');
     if (at < 0) return head.length >= SCAN ? null : undefined;
+    if (head.lastIndexOf('"metadata"', at) < 0) return 'tail'; // a typed list always writes metadata first
     const m = CONTINUE.exec(head.slice(0, at));
+    if (!m) return '';
+    try {
+      return JSON.parse(`"${m[1]}"`) as string;
+    } catch {
+      return null;
+    }
+  };
+
+  /** The token of an items-first list from its last bytes: the list's metadata is its last key. */
+  const tailTokenOf = (f: Fetch): string | null => {
+    let tail: string;
+    if (f.body) tail = f.body.toString('latin1', Math.max(0, f.size - TAIL), f.size);
+    else {
+      const last: Buffer[] = [];
+      for (let i = f.chunks.length - 1, n = 0; i >= 0 && n < TAIL; i--) (last.unshift(f.chunks[i]), (n += f.chunks[i].length));
+      const b = Buffer.concat(last);
+      tail = b.toString('latin1', Math.max(0, b.length - TAIL));
+    }
+    const at = tail.lastIndexOf('"metadata":');
+    if (at < 0) return null;
+    const m = CONTINUE.exec(tail.slice(at));
     if (!m) return '';
     try {
       return JSON.parse(`"${m[1]}"`) as string;
@@ -229,16 +257,20 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
           f.chunks.push(c);
         }
         f.size += c.length;
-        if (ok && f.token === undefined) {
+        if (ok && f.token === undefined && !f.atTail) {
           f.head += c.toString('latin1', 0, Math.min(c.length, SCAN - f.head.length));
-          f.token = tokenOf(f.head);
-          if (f.token !== undefined) follow(s);
+          const t = tokenOf(f.head);
+          if (t === 'tail') f.atTail = true;
+          else if ((f.token = t) !== undefined) follow(s);
         }
       });
       body.on('end', () => {
         if (f.done) return;
         if (f.timer) clearTimeout(f.timer);
-        if (ok && f.token === undefined) f.token = tokenOf(f.head) ?? null;
+        if (ok && f.token === undefined) {
+          const t = f.atTail ? 'tail' : tokenOf(f.head);
+          f.token = t === 'tail' ? tailTokenOf(f) : (t ?? null);
+        }
         f.done = true;
         follow(s); // without prefetch, the next page is requested now, before this one is posted
         flush(s);

@@ -14,11 +14,13 @@
  * - Rate limit: every request the I/O thread sends was granted a token first: the first at once,
  *   up to `window - 1` more if the bucket has them now, then one per page taken. Tokens granted for
  *   requests never sent are refunded when the stream ends.
+ * - Credentials fetched for a later page (an exec plugin run) that fail end the stream: next()
+ *   rejects with that error (a KubeConfigError naming the plugin), never an unhandled rejection.
  * - The caller's signal aborts the stream: next() rejects with its reason and the requests are
  *   destroyed. close() ends the stream at any time (idempotent; the caller must call it).
  */
-import type { RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError, KubeTransportError } from './errors';
+import type { HeaderMap, RequestAuth } from './auth';
+import { apiErrorFromResponse, classifyTransportError, KubeTransportError, malformedJson } from './errors';
 import type { IoThread, StreamMessage } from './ioThread';
 import type { RateLimiter } from './rateLimiter';
 import { abortReason } from '../clock';
@@ -54,7 +56,7 @@ export interface StreamHost {
   auth: RequestAuth;
   limiter: RateLimiter;
   stats: { requests: number; bytesReceived: number; wireBytes: number; gzipResponses: number; inFlight: number; streamedPages: number };
-  headersFor(accept: string): Promise<Record<string, string>>;
+  headersFor(accept: string): Promise<HeaderMap>;
   /** Text of a JSON body; `ascii` when the body is known to be pure ASCII. */
   decode(body: Buffer, ascii?: boolean): string;
 }
@@ -67,7 +69,13 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
   await h.limiter.take(signal);
   let granted = 1;
   while (granted < STREAM_WINDOW && h.limiter.tryTake()) granted++;
-  const headers = await h.headersFor(spec.accept);
+  let headers: HeaderMap;
+  try {
+    headers = await h.headersFor(spec.accept);
+  } catch (e) {
+    h.limiter.refund(granted);
+    throw e;
+  }
   if (signal?.aborted) {
     h.limiter.refund(granted);
     throw abortReason(signal);
@@ -96,6 +104,13 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     close();
     failed ??= reason;
     waiter?.reject(reason);
+    waiter = undefined;
+  };
+  const credentialsFailed = (e: unknown) => {
+    if (!open || failed !== undefined) return;
+    close();
+    failed = e;
+    waiter?.reject(e);
     waiter = undefined;
   };
   const id: number = h.io.openList({ url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs }, (m) => {
@@ -129,12 +144,21 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
       h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
       body = JSON.parse(text);
     } catch (e) {
-      throw new KubeTransportError('malformed', `GET ${path}: response is not valid JSON (${(e as Error).message}; ${bytes} bytes)`, path);
+      throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes)}`, path);
     }
     if (open) {
-      // One more request for the one this page freed, when the rate limiter allows.
+      // One more request for the one this page freed, when the rate limiter allows. Fresh headers
+      // may mean a credential refresh (an exec plugin run) that fails: that ends the stream with
+      // its error, which the next next() gives the caller (never an unhandled rejection).
       h.limiter.take(signal).then(
-        () => (open ? (granted++, h.headersFor(spec.accept).then((hd) => h.io.grant(id, 1, hd))) : h.limiter.refund(1)),
+        () => {
+          if (!open) return h.limiter.refund(1);
+          granted++;
+          return h.headersFor(spec.accept).then(
+            (hd) => h.io.grant(id, 1, hd),
+            (e: unknown) => credentialsFailed(e),
+          );
+        },
         () => {},
       );
     }

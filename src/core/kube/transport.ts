@@ -26,8 +26,8 @@ import * as https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
-import { createRequestAuth, tunnels, type RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError } from './errors';
+import { createRequestAuth, tunnels, type HeaderMap, type RequestAuth } from './auth';
+import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError, malformedJson } from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
@@ -144,6 +144,8 @@ interface Raw {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
+  /** The auth generation whose credential the request carried. */
+  authGeneration: number;
 }
 
 export class KubeTransport {
@@ -181,7 +183,7 @@ export class KubeTransport {
     const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
     const io = wanted && (!proxy || tunnels(proxy)) ? IoThread.start(context.server.startsWith('https:'), proxy?.href) : undefined;
     try {
-      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, undefined, proxy), opts, io, proxy);
+      return new KubeTransport(context, await createRequestAuth(context, opts.clock ?? realClock, { proxy }), opts, io, proxy);
     } catch (e) {
       io?.close();
       throw e;
@@ -203,7 +205,7 @@ export class KubeTransport {
         auth: this.auth,
         limiter: this.limiter,
         stats: this.stats,
-        headersFor: (accept) => this.headersFor({ path: spec.path, accept }, false),
+        headersFor: (accept) => this.headersFor({ path: spec.path, accept, signal: spec.signal }, undefined),
         decode: decodeBody,
       },
       { ...spec, url: buildUrl(this.server, spec.path, spec.query), next: buildUrl(this.server, spec.path, spec.nextQuery), timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0 },
@@ -218,10 +220,11 @@ export class KubeTransport {
     const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
     let retries = 0;
     let authRefreshed = false;
-    let forceAuth = false;
+    let refused: number | undefined; // the auth generation a 401 refused
     let prior = firstFailure;
     for (;;) {
       let err: KubeApiError;
+      let used: number | undefined; // the auth generation of the answer in hand
       if (prior instanceof KubeApiError) {
         err = prior;
         prior = undefined;
@@ -229,8 +232,9 @@ export class KubeTransport {
         let raw: Raw;
         try {
           if (prior) throw prior;
-          raw = await this.attempt(spec, forceAuth);
-          forceAuth = false;
+          raw = await this.attempt(spec, refused);
+          refused = undefined;
+          used = raw.authGeneration;
         } catch (e) {
           prior = undefined;
           const d = e instanceof KubeTransportError ? decideRetry(e, state, this.policy) : { retry: false as const };
@@ -245,7 +249,7 @@ export class KubeTransport {
           try {
             body = JSON.parse(raw.body.toString('utf8')) as T;
           } catch (e) {
-            throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid JSON (${(e as Error).message}; ${raw.body.length} bytes, content-type ${contentType || 'none'})`, spec.path);
+            throw new KubeTransportError('malformed', `GET ${spec.path}: ${malformedJson(e, raw.body.length, contentType)}`, spec.path);
           }
           return { status: raw.status, contentType, body, bytes: raw.body.length, retries };
         }
@@ -253,7 +257,8 @@ export class KubeTransport {
       }
       if (err.status === 401 && !authRefreshed) {
         // Expired exec/auth-provider credentials: refresh once and try again (free for static auth: same headers).
-        authRefreshed = forceAuth = true;
+        authRefreshed = true;
+        refused = used ?? this.auth.generation;
         retries++;
         await this.pause(spec, { attempt: retries, delayMs: 0, kind: 'auth', error: err });
         continue;
@@ -298,7 +303,7 @@ export class KubeTransport {
   private async openStreamOnce(spec: RequestSpec): Promise<StreamBody> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
-    const headers = await this.headersFor(spec, false);
+    const headers = await this.headersFor(spec, undefined);
     const signal = spec.signal;
     if (signal?.aborted) throw abortReason(signal);
     const url = buildUrl(this.server, spec.path, spec.query);
@@ -385,9 +390,10 @@ export class KubeTransport {
     else if (spec.signal?.aborted) throw abortReason(spec.signal);
   }
 
-  private async headersFor(spec: RequestSpec, forceAuth: boolean): Promise<Record<string, string>> {
-    const h: Record<string, string> = {
-      ...(await this.auth.headers(forceAuth)),
+  /** `refused`: the auth generation a 401 refused (its dynamic credential is fetched anew), if any. */
+  private async headersFor(spec: RequestSpec, refused: number | undefined): Promise<HeaderMap> {
+    const h: HeaderMap = {
+      ...(await this.auth.headers(refused !== undefined, refused, spec.signal)),
       Accept: spec.accept ?? 'application/json',
       'User-Agent': this.opts.userAgent ?? USER_AGENT,
     };
@@ -396,10 +402,11 @@ export class KubeTransport {
   }
 
   /** One rate-limited request, body fully read. */
-  private async attempt(spec: RequestSpec, forceAuth: boolean): Promise<Raw> {
+  private async attempt(spec: RequestSpec, refused: number | undefined): Promise<Raw> {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
-    const headers = await this.headersFor(spec, forceAuth);
+    const headers = await this.headersFor(spec, refused);
+    const authGeneration = this.auth.generation;
     const signal = spec.signal;
     if (signal?.aborted) throw abortReason(signal);
     const url = buildUrl(this.server, spec.path, spec.query);
@@ -468,7 +475,7 @@ export class KubeTransport {
           this.stats.bytesReceived += size;
           this.stats.wireBytes += wire;
           if (coding === 'gzip') this.stats.gzipResponses++;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) });
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), authGeneration });
         });
         res.on('aborted', () => finish(new KubeTransportError('reset', `GET ${spec.path}: connection reset while reading the response`, spec.path)));
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
@@ -493,13 +500,13 @@ export class KubeTransport {
       try {
         this.ensureOpen();
         await this.limiter.take(spec.signal);
-        const headers = { ...(await this.headersFor({ path: spec.path }, false)), 'Content-Type': 'application/json', 'Content-Length': String(data.length) };
+        const headers = { ...(await this.headersFor({ path: spec.path, signal: spec.signal }, undefined)), 'Content-Type': 'application/json', 'Content-Length': String(data.length) };
         const raw = await this.send('POST', spec, headers, data);
         if (raw.status >= 200 && raw.status < 300) {
           try {
             return { status: raw.status, contentType: String(raw.headers['content-type'] ?? ''), body: JSON.parse(raw.body.toString('utf8')) as T, bytes: raw.body.length, retries };
           } catch (e) {
-            throw new KubeTransportError('malformed', `POST ${spec.path}: response is not valid JSON (${(e as Error).message})`, spec.path);
+            throw new KubeTransportError('malformed', `POST ${spec.path}: ${malformedJson(e, raw.body.length)}`, spec.path);
           }
         }
         err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
@@ -518,6 +525,7 @@ export class KubeTransport {
     const signal = spec.signal;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
+    const authGeneration = this.auth.generation;
     return new Promise<Raw>((resolve, reject) => {
       const req = (this.auth.secure ? https : http).request(buildUrl(this.server, spec.path), { method, agent: this.auth.agent, headers });
       this.stats.requests++;
@@ -561,7 +569,7 @@ export class KubeTransport {
           this.stats.bytesReceived += data.length;
           this.stats.wireBytes += wire;
           if (coding === 'gzip') this.stats.gzipResponses++;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: data });
+          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: data, authGeneration });
         });
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
         res.on('close', () => {

@@ -15,7 +15,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { abortReason } from '../clock';
-import { KubeApiError, KubeTransportError } from './errors';
+import { KubeApiError, KubeTransportError, whereParsingStopped } from './errors';
 import { compactItem } from './list';
 import { resourcePath } from './paths';
 import type { KubeTransport } from './transport';
@@ -100,7 +100,8 @@ export async function watch(
       try {
         ev = JSON.parse(line);
       } catch (e) {
-        end({ kind: 'error', events, error: new KubeTransportError('malformed', `watch ${path}: malformed event (${(e as Error).message})`, path) });
+        // never the parser's message: it quotes the line, which may be a Secret
+        end({ kind: 'error', events, error: new KubeTransportError('malformed', `watch ${path}: malformed event (${whereParsingStopped(e, Buffer.byteLength(line))})`, path) });
         return false;
       }
       if (ev.type === 'ERROR') {

@@ -125,7 +125,7 @@ export class ClusterLoader {
     const t0 = this.clock.now();
     const summary: LoadSummary = {
       outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, partialObjects: 0, durationMs: 0,
-      discoveryFailures: [], unmatchedFilters: [], retries: 0, bytes: 0, forbidden: 0, narrowed: 0,
+      discoveryFailures: [], unmatchedFilters: [], skippedTypes: [], retries: 0, bytes: 0, forbidden: 0, narrowed: 0,
     };
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
     const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
@@ -143,20 +143,21 @@ export class ClusterLoader {
       const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal, { clock: this.clock });
       reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
       let discovery = await this.client.discover({ signal });
-      let { selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude);
+      let { selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude);
       if (unmatched.length > 0 && discovery.cachedAgeMs !== undefined) {
         // A cached discovery that misses a type asked for may be out of date: ask the server, once.
         discovery = await this.client.discover({ signal, fresh: true });
-        ({ selected, unmatched } = selectTypes(listableResources(discovery), o.include, o.exclude));
+        ({ selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude));
       }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
-      loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback };
+      loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
     }
     summary.discoveryMode = loadPlan.discovery.mode;
     summary.discoveryFailures = loadPlan.discovery.failures;
     summary.unmatchedFilters = loadPlan.unmatchedFilters;
+    summary.skippedTypes = loadPlan.skippedTypes;
     summary.resourceTypes = loadPlan.types.length;
     summary.tasks = loadPlan.tasks.length;
     onPlan(loadPlan);
@@ -320,7 +321,7 @@ export class ClusterLoader {
         onFallback: (e) => {
           p.fellBack = true;
           p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
-          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; falling back to one full list` });
+          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; restarting the paged list` });
         },
       },
     );

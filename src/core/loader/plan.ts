@@ -5,6 +5,10 @@
  * (kind, any case), `pods.` + group (`deployments.apps`), or `resource.version.group`
  * (`deployments.v1.apps`). Matching is case-insensitive; a bare name that several groups define
  * means the first group's (see resolveTypeName).
+ * Aliases: some types serve the same stored objects under two names; core v1 `events` and
+ * `events.events.k8s.io` are one Event store (kube-apiserver serves both from it). Only the first of
+ * such a pair is loaded unless the other is asked for by a qualified name in include (e.g.
+ * `--include events.events.k8s.io`); the skipped one is named in the plan, with the reason.
  * Tasks: a namespaced type gets one all-namespaces task, or one task per requested namespace; a
  * cluster-scoped type gets one task whatever the namespaces. Order follows discovery order.
  */
@@ -35,12 +39,38 @@ export function resolveTypeName(types: ApiResource[], spec: string): ApiResource
   return hits.filter((r) => r.group === hits[0].group);
 }
 
-export function selectTypes(types: ApiResource[], include: string[], exclude: string[]): { selected: ApiResource[]; unmatched: string[] } {
+/** Pairs of [loaded by default, the same objects under another name] (group/resource). */
+export const TYPE_ALIASES: ReadonlyArray<readonly [primary: string, alias: string]> = [['/events', 'events.k8s.io/events']];
+
+/** A type left out because another loaded type serves the same objects. */
+export interface SkippedType {
+  group: string;
+  version: string;
+  resource: string;
+  /** group/resource of the type loaded instead ('' group for core). */
+  sameAs: string;
+  reason: string;
+}
+
+const gr = (r: ApiResource) => `${r.group}/${r.resource}`;
+const label = (r: ApiResource) => (r.group ? `${r.resource}.${r.group}` : r.resource);
+
+export function selectTypes(types: ApiResource[], include: string[], exclude: string[]): { selected: ApiResource[]; unmatched: string[]; skipped: SkippedType[] } {
   const unmatched = [...include, ...exclude].filter((spec) => resolveTypeName(types, spec).length === 0);
   const inc = new Set(include.flatMap((s) => resolveTypeName(types, s)));
   const exc = new Set(exclude.flatMap((s) => resolveTypeName(types, s)));
-  const selected = types.filter((r) => (include.length === 0 || inc.has(r)) && !exc.has(r));
-  return { selected, unmatched };
+  // an alias is loaded only when include names it by a qualified name (a bare name means the primary)
+  const asked = new Set(include.filter((s) => s.includes('.')).flatMap((s) => resolveTypeName(types, s)));
+  let selected = types.filter((r) => (include.length === 0 || inc.has(r)) && !exc.has(r));
+  const skipped: SkippedType[] = [];
+  for (const [primary, alias] of TYPE_ALIASES) {
+    const p = selected.find((r) => gr(r) === primary);
+    const a = selected.find((r) => gr(r) === alias);
+    if (!p || !a || asked.has(a)) continue;
+    selected = selected.filter((r) => r !== a);
+    skipped.push({ group: a.group, version: a.version, resource: a.resource, sameAs: primary, reason: `the same objects as ${label(p)}; add --include ${label(a)} to load it too` });
+  }
+  return { selected, unmatched, skipped };
 }
 
 export function planTasks(types: ApiResource[], opts: { namespaces?: string[]; labelSelector?: string } = {}): LoadTask[] {

@@ -6,6 +6,7 @@
  */
 import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
 import type { AccessFacts, AccessReviewer } from './scope';
+import type { SkippedType } from './plan';
 
 export interface LoadTask {
   /**
@@ -69,6 +70,8 @@ export interface LoadPlan {
   /** What the access reviews said (see scope.ts); the namespaces a 403 across namespaces falls back to. */
   access: AccessFacts;
   fallbackNamespaces: string[];
+  /** Types left out because a selected type serves the same objects (events.events.k8s.io for events). */
+  skippedTypes: SkippedType[];
 }
 
 export interface LoadSummary {
@@ -94,6 +97,8 @@ export interface LoadSummary {
   discoveryMode?: 'aggregated' | 'legacy';
   discoveryFailures: DiscoveryFailure[];
   unmatchedFilters: string[];
+  /** As LoadPlan.skippedTypes. */
+  skippedTypes: SkippedType[];
   requests?: number;
   retries: number;
   bytes: number;

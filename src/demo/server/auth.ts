@@ -8,6 +8,10 @@
  * - Authorization (Authorizer, below): users with RBAC-style grants, the default user with a deny
  *   list (`forbidden`: 'group/resource', core as '/pods', '*' as a wildcard on either side), and
  *   other users who may do anything. Discovery is never forbidden (upstream's system:discovery role).
+ * - Impersonation (Impersonate-User, -Uid, -Group, -Extra-*), as kube-apiserver reads the headers:
+ *   the request acts as that identity: its grants when it has some, else what `forbidden` leaves
+ *   (as the default user); any authenticated user may impersonate (the demo has no impersonate
+ *   RBAC). Uid, groups or extra without a user is a 400, as upstream refuses it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +20,39 @@ import { ApiError } from './status';
 import { qualifiedResource } from '../store';
 
 export const DEFAULT_USER = 'kubeloop-demo';
+
+/** user.Info as kube-apiserver's impersonation filter builds it from the headers. */
+export interface Identity {
+  user: string;
+  uid?: string;
+  groups: string[];
+  extra: Record<string, string[]>;
+}
+
+/** The identity the Impersonate-* headers ask for; undefined when there are none. */
+export function impersonation(req: IncomingMessage): Identity | undefined {
+  const all = req.headersDistinct;
+  const user = all['impersonate-user']?.[0];
+  const uid = all['impersonate-uid']?.[0];
+  const groups = all['impersonate-group'] ?? [];
+  const extra: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(all)) {
+    if (!k.startsWith('impersonate-extra-') || !v) continue;
+    // the key is percent-encoded on the wire (client-go's headerKeyEscape); header names arrive lower-cased
+    let key: string;
+    try {
+      key = decodeURIComponent(k.slice('impersonate-extra-'.length));
+    } catch {
+      throw new ApiError(400, 'BadRequest', `invalid ${k} header: the key is not valid percent-encoding`);
+    }
+    extra[key] = v;
+  }
+  if (!user) {
+    if (uid || groups.length || Object.keys(extra).length) throw new ApiError(400, 'BadRequest', 'requested uid, groups or user-extra without impersonating a user');
+    return undefined;
+  }
+  return { user, uid, groups, extra };
+}
 
 export class Authenticator {
   private readonly tokens = new Map<string, string>();
@@ -98,7 +135,8 @@ const matches = (list: string[], v: string) => list.includes('*') || list.includ
  *   authorizer: a namespaced grant covers requests in its namespace only, so a list across all
  *   namespaces ("at the cluster scope") is denied; a cluster-wide grant covers every namespace;
  *   nothing else is allowed but system:basic-user's self reviews.
- * - the default user: everything but the `forbidden` group/resources.
+ * - the default user (and an impersonated identity without grants): everything but the
+ *   `forbidden` group/resources.
  * - any other user: everything (as system:masters).
  */
 export class Authorizer {
@@ -120,21 +158,22 @@ export class Authorizer {
   }
 
   /** Whether the user may do this (a SelfSubjectAccessReview's answer). `*` matches as RBAC's wildcard. */
-  allows(user: string, info: Pick<RequestInfo, 'verb' | 'group' | 'resource' | 'subresource' | 'namespace'>): boolean {
+  allows(user: string, info: Pick<RequestInfo, 'verb' | 'group' | 'resource' | 'subresource' | 'namespace'>, impersonated = false): boolean {
     const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
     const grants = this.grants.get(user);
     if (grants) {
       if (BASIC_USER_RULES.some((r) => ruleCovers(r, info.verb, info.group, res))) return true;
       return grants.some((g) => (g.namespace === undefined || g.namespace === info.namespace) && ruleCovers(g, info.verb, info.group, res));
     }
-    if (user !== DEFAULT_USER) return true;
+    // An impersonated identity without grants is restricted as the default user is.
+    if (user !== DEFAULT_USER && !impersonated) return true;
     const wild = (a: string, b: string) => a === '*' || b === '*' || a === b;
     return !this.rules.some((r) => wild(r.group, info.group) && wild(r.resource, info.resource));
   }
 
   /** Throws the apiserver's 403 when the user may not do this. */
-  authorize(user: string, info: RequestInfo): void {
-    if (!info.isResourceRequest || this.allows(user, info)) return;
+  authorize(user: string, info: RequestInfo, impersonated = false): void {
+    if (!info.isResourceRequest || this.allows(user, info, impersonated)) return;
     const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
     const what = info.name ? `${qualifiedResource(info.group, info.resource)} "${info.name}"` : qualifiedResource(info.group, info.resource);
     const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip } from 'node:zlib';
 import type { ServerStats } from './stats';
+import type { Identity } from './auth';
 import type { RequestInfo } from './requestinfo';
 import { load as loadYaml } from 'js-yaml';
 import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufUnsupported } from './protobuf';
@@ -47,6 +48,8 @@ export class Exchange {
   user = 'system:anonymous';
   /** The server's counters (body bytes sent); set by the router. */
   stats?: ServerStats;
+  /** Set when the request impersonates (Impersonate-* headers): the identity it acts as. */
+  impersonated?: Identity;
 
   constructor(
     readonly req: IncomingMessage,
@@ -117,8 +120,10 @@ export class Exchange {
     if (this.closed) return;
     let text = json;
     if (this.malformBody) {
-      // Cut the document in half and leave it unterminated: a client must fail to parse it.
-      text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      // Cut the document in its first half where a value starts and splice in a stray '<html>' (as a
+      // proxy's error page would): a client must fail to parse it, and a parser that quotes its input
+      // in its message (V8's "Unexpected token") would quote the bytes before the cut.
+      text = malform(text);
       code = 200;
     }
     const buf = Buffer.from(text, 'utf8');
@@ -193,4 +198,13 @@ export function encodeListItem(o: { apiVersion?: unknown; kind?: unknown }): str
     encodedItems.set(o, s);
   }
   return s;
+}
+
+/** The first half of a JSON document, cut just after a property name's colon, then '<html>'. */
+function malform(text: string): string {
+  const half = Math.max(1, Math.floor(text.length / 2));
+  for (let i = half; i > 0; i--) {
+    if (text[i] === ':' && text[i - 1] === '"' && text[i - 2] !== '\\') return `${text.slice(0, i + 1)}<html>`;
+  }
+  return text.slice(0, half);
 }

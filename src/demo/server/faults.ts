@@ -6,7 +6,8 @@
  * applies to every matching request, or only every `every`-th one, and at most `times` times.
  * Kinds: latency (delay, then answer normally), throttle (429 with Retry-After), error (a 5xx
  * Status), reset (destroy the socket), hang (never answer until the client goes away), malformed
- * (200 with a cut-off JSON body), expire-continue (410 Expired on continue tokens), drop-events
+ * (200 with a JSON body cut short where a value starts and '<html>' spliced in), expire-continue
+ * (410 Expired on continue tokens), drop-events
  * (a watch silently skips live events: the first `dropCount`, a `dropFraction` spread evenly, or
  * every `dropEveryNth`; never the initial ADDED events or BOOKMARKs).
  *

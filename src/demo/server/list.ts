@@ -125,11 +125,25 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   } else {
     // Items come from per-object JSON caches. Built-in types' items carry no apiVersion and kind (a
     // typed list, as upstream encodes it); custom resources' carry both, in the version served.
+    // The list's own keys are in kube-apiserver's order: a typed list (built-in types) writes kind,
+    // apiVersion, metadata, items; an unstructured list (custom resources) is a Go map encoded with
+    // sorted keys: apiVersion, items, kind, metadata, so its continue token comes after the items.
     const builtin = ctx.catalog.isBuiltin(t.group, t.resource);
     const items = page.map((o) => (builtin ? encodeListItem(o) : o.apiVersion === t.apiVersion ? encodeStored(o) : JSON.stringify(served(t, o))));
-    const head = JSON.stringify({ kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta });
-    x.jsonText(200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`, ct);
+    if (builtin) {
+      const head = JSON.stringify({ kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta });
+      x.jsonText(200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`, ct);
+    } else {
+      x.jsonText(200, `{"apiVersion":${JSON.stringify(t.apiVersion)},"items":[${items.join(',')}],"kind":${JSON.stringify(t.type.listKind)},"metadata":${JSON.stringify(sortedKeys(meta))}}`, ct);
+    }
   }
+}
+
+/** ListMeta as a Go map encodes it (keys sorted: continue, remainingItemCount, resourceVersion). */
+function sortedKeys(m: ListMeta): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(m).sort()) out[k] = (m as unknown as Record<string, unknown>)[k];
+  return out;
 }
 
 function nameKey(o: KubeObject): string {

@@ -22,9 +22,12 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer, ct
   const body = (await x.readJson(t.type.kind)) as Obj | null;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${t.type.kind})`);
   const metadata = { ...((body.metadata as Obj | undefined) ?? {}), creationTimestamp: null };
-  const groups = x.user === DEFAULT_USER || x.user.startsWith('system:') ? ['system:authenticated'] : ['system:masters', 'system:authenticated'];
+  const groups = x.impersonated ? [...x.impersonated.groups, 'system:authenticated'] : x.user === DEFAULT_USER || x.user.startsWith('system:') ? ['system:authenticated'] : ['system:masters', 'system:authenticated'];
   if (t.resource === 'selfsubjectreviews') {
-    x.json(201, { kind: 'SelfSubjectReview', apiVersion: t.apiVersion, metadata, status: { userInfo: { username: x.user, groups } } });
+    const userInfo: Record<string, unknown> = { username: x.user, groups };
+    if (x.impersonated?.uid) userInfo.uid = x.impersonated.uid;
+    if (x.impersonated && Object.keys(x.impersonated.extra).length) userInfo.extra = x.impersonated.extra;
+    x.json(201, { kind: 'SelfSubjectReview', apiVersion: t.apiVersion, metadata, status: { userInfo } });
     return;
   }
   const spec = (body.spec as Obj | undefined) ?? {};
@@ -60,7 +63,7 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer, ct
       parts: [],
     };
     // RBAC gives no reason for a denial; kubectl then prints a plain "no".
-    allowed = authz.allows(x.user, info);
+    allowed = authz.allows(x.user, info, !!x.impersonated);
   }
   x.json(201, { kind: 'SelfSubjectAccessReview', apiVersion: t.apiVersion, metadata, spec, status: { allowed } });
 }

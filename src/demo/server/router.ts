@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleAdmin } from './admin';
-import type { Authenticator, Authorizer } from './auth';
+import { impersonation, type Authenticator, type Authorizer } from './auth';
 import type { ServerContext } from './context';
 import { aggregatedContentType, aggregatedList, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, wantsAggregated } from './discovery';
 import { Exchange } from './exchange';
@@ -81,10 +81,15 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
 
   try {
     x.user = d.authn.authenticate(req);
+    x.impersonated = impersonation(req);
+    if (x.impersonated) {
+      x.user = x.impersonated.user;
+      stats.lastImpersonation = x.impersonated;
+    }
     if (admin) return await handleAdmin(x, d.faults, stats);
     const fired = d.faults.pick({ method: req.method ?? 'GET', verb: String(info.verb), group: info.group, resource: info.resource, namespace: info.namespace, path: url.pathname, hasContinue: !!url.searchParams.get('continue') });
     if (fired.length && (await applyFaults(d, x, fired))) return;
-    d.authz.authorize(x.user, info);
+    d.authz.authorize(x.user, info, !!x.impersonated);
     await dispatch(d, x);
   } catch (e) {
     x.error(toApiError(e));

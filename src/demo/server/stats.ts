@@ -37,6 +37,8 @@ export interface ServerStats {
   bodyBytesUncompressed: number;
   /** Answers sent gzip-encoded (the client asked, and the body was over the 128 KiB threshold). */
   gzipResponses: number;
+  /** The identity the last impersonating request asked for (Impersonate-* headers), as the server read it. */
+  lastImpersonation?: import('./auth').Identity;
 }
 
 export function newStats(): ServerStats {

@@ -142,6 +142,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
       progress.typesTotal = plan.types.length;
       progress.tasksTotal = plan.tasks.length;
       for (const u of plan.unmatchedFilters) req.log.warn(`loader: include/exclude "${u}" matches no resource type`);
+      for (const s of plan.skippedTypes) req.log.info(`loader: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason} (kubeloop.includeTypes)`);
       for (const f of plan.discovery.failures) req.log.warn(`loader: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}`);
       req.onProgress?.({ ...progress });
     },
