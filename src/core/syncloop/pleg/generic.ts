@@ -16,6 +16,10 @@ import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } fro
  *
  * Memory: one record per pod present in the last relist; a pod gone from a relist yields its final
  * events and its record is dropped.
+ *
+ * Cost: a pod whose object is the same reference as at the previous relist (the store replaces an
+ * object on every change and never mutates one) is not re-read, so relisting a quiet store of N
+ * pods is N map look-ups, and only changed pods have their container states recomputed.
  */
 export type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
 
@@ -64,6 +68,8 @@ export function containerStates(pod: Pod | undefined): Map<string, PlegContainer
 
 interface PodRecord {
   key: string;
+  /** The object the states were read from: the same reference next time means nothing to diff. */
+  obj: Pod;
   containers: Map<string, PlegContainerState>;
 }
 
@@ -82,24 +88,29 @@ export class GenericPLEG {
     const events: PodLifecycleEvent[] = [];
     const keys = new Map<string, string>();
     const next = new Map<string, PodRecord>();
-    for (const pod of pods) {
-      const uid = pod.metadata.uid;
-      next.set(uid, { key: objectKey(pod), containers: containerStates(pod) });
-    }
-    const uids = new Set([...this.records.keys(), ...next.keys()]);
-    for (const uid of uids) {
-      const before = this.records.get(uid)?.containers ?? new Map<string, PlegContainerState>();
-      const rec = next.get(uid) ?? this.records.get(uid)!;
-      const after = next.get(uid)?.containers ?? new Map<string, PlegContainerState>();
+    const none = new Map<string, PlegContainerState>();
+    const diff = (uid: string, key: string, before: Map<string, PlegContainerState>, after: Map<string, PlegContainerState>) => {
       const cids = new Set([...before.keys(), ...after.keys()]);
       for (const cid of cids) {
         for (const e of generateEvents(uid, cid, before.get(cid) ?? 'non-existent', after.get(cid) ?? 'non-existent')) {
           if (e.type === 'ContainerChanged') continue;
           events.push(e);
-          keys.set(uid, rec.key);
+          keys.set(uid, key);
         }
       }
+    };
+    for (const pod of pods) {
+      const uid = pod.metadata.uid;
+      const prev = this.records.get(uid);
+      if (prev && prev.obj === pod) {
+        next.set(uid, prev);
+        continue;
+      }
+      const rec = { key: objectKey(pod), obj: pod, containers: containerStates(pod) };
+      next.set(uid, rec);
+      diff(uid, rec.key, prev?.containers ?? none, rec.containers);
     }
+    for (const [uid, prev] of this.records) if (!next.has(uid)) diff(uid, prev.key, prev.containers, none);
     this.records = next;
     return { events, keys };
   }
