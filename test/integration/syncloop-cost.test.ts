@@ -69,6 +69,29 @@ describe('the sync loop does not poll the API server', () => {
       client.close();
     }
   });
+
+  it('the only lists are the consistency check\'s, one per period (shortened here from 5 minutes)', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const sync = new ClusterSync({ client, consistencyPeriodMs: 700 });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources listed and watching');
+      const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
+      const before = lists();
+      const checks = sync.stats().consistency.lists;
+      await until(() => sync.stats().consistency.lists >= checks + 3, 'three consistency lists');
+      // The server counts a list when it arrives, the check when its answer is read: one may be in flight.
+      const extra = lists() - before - (sync.stats().consistency.lists - checks);
+      assert.ok(extra === 0 || extra === 1, `lists besides the consistency check's: ${extra}`);
+      assert.equal(sync.stats().consistency.relists, 0, 'nothing was missed');
+      assert.ok(sync.stats().reflectors.every((r) => r.lists === 1), JSON.stringify(sync.stats().reflectors));
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
 });
 
 describe('node scope', () => {

@@ -8,7 +8,8 @@ import type { ListWatchClient, Reflector } from './reflector';
  * connection the server did not notice, a proxy, the demo's drop-events fault) leaves the config
  * source's storage behind the API, and nothing in the watch says so. So every `periodMs` (5 min by
  * default) the pods are listed once more, from the API server's watch cache (resourceVersion="0":
- * no etcd read, no quorum), and compared with what the source holds:
+ * no etcd read, no quorum), as metadata only (PartialObjectMetadataList: uid and resourceVersion
+ * are all the comparison reads), and compared with what the source holds:
  *
  *   listed, not held        "+uid@rv"  a missed ADD (or a delete the list predates)
  *   held, not listed        "-uid@rv"  a missed DELETE (unless the held copy is newer than the list)
@@ -137,7 +138,8 @@ export class ConsistencyLister {
       try {
         const l = await o.client.list(
           o.gvr,
-          { ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize },
+          // Metadata only: the comparison reads uid and resourceVersion, nothing else.
+          { ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize, metadataOnly: true },
           { signal },
         );
         this.lists++;
