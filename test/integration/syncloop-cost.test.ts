@@ -214,3 +214,54 @@ describe('PLEG health', () => {
     }
   });
 });
+
+describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fallback', () => {
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    for (const name of ['w1', 'w2', 'w3']) assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const run = async (check: (sync: ClusterSync) => Promise<void>) => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const sync = new ClusterSync({ client, namespaces: ['default'] });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      await check(sync);
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  };
+
+  it('syncs every source by watch-list: no LIST request at all, the initial events are the state, later events follow on the same stream', async () => {
+    const lists = t.cluster.stats.requestsByVerb.list ?? 0;
+    await run(async (sync) => {
+      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3']);
+      for (const r of sync.running) assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('w4') })).status, 201);
+      await until(() => sync.kl.actual.get('default/w4') !== undefined, 'w4 from the watch');
+      assert.equal(sync.running.find((r) => r.source === 'api/default')!.reflector.stats.watches, 1, 'on the same stream');
+    });
+    assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
+  });
+
+  it('a server that rejects the watch-list (422) is listed instead, from then on', async () => {
+    const id = t.cluster.faults.add({ kind: 'error', status: 422, verb: 'watch', resource: 'pods', times: 1 });
+    await run(async (sync) => {
+      const pods = sync.running.find((r) => r.source === 'api/default')!.reflector;
+      assert.equal(t.cluster.faults.list().find((r) => r.id === id)?.applied, 1);
+      assert.deepEqual([pods.stats.watchListFallbacks, pods.stats.listRequests, pods.stats.watchLists], [1, 1, 0]);
+      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3', 'default/w4']);
+      pods.relist('test: relist');
+      await until(() => pods.stats.listRequests === 2 && pods.state === 'watching', 'relisted by LIST');
+      assert.equal(pods.stats.watchLists, 0);
+    });
+  });
+});
