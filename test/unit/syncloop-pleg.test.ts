@@ -65,6 +65,22 @@ describe('GenericPLEG.relist', () => {
     assert.equal(pleg.podCount, 0);
   });
 
+  it('bounded work: past maxDiffs changed pods the rest wait for the next relist, late but not lost, and never reported removed', () => {
+    const pleg = new GenericPLEG(2);
+    const pods = Array.from({ length: 5 }, (_, i) => pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }));
+    const r1 = pleg.relist(pods);
+    assert.deepEqual([r1.events.length, r1.deferred], [2, 3]);
+    const r2 = pleg.relist(pods);
+    assert.deepEqual([r2.events.length, r2.deferred], [2, 1]);
+    const r3 = pleg.relist(pods);
+    assert.deepEqual([r3.events.length, r3.deferred], [1, 0]);
+    const all = [...r1.events, ...r2.events, ...r3.events];
+    assert.deepEqual(all.map((e) => e.type), Array(5).fill('ContainerStarted'));
+    assert.deepEqual(new Set(all.map((e) => e.id)), new Set(['0', '1', '2', '3', '4']));
+    assert.deepEqual(pleg.relist(pods).events, []);
+    assert.equal(pleg.podCount, 5);
+  });
+
   it('property: relisting the same pods twice yields nothing the second time, and records only the pods of the last relist', () => {
     const statusArb = fc.record({
       id: fc.constantFrom('a', 'b', 'c', 'd'),

@@ -71,23 +71,41 @@ interface PodRecord {
   /** The object the states were read from: the same reference next time means nothing to diff. */
   obj: Pod;
   containers: Map<string, PlegContainerState>;
+  /** The relist that last saw the pod. */
+  seen: number;
 }
 
 export interface RelistResult {
   /** Events to send, in order; ContainerChanged already filtered out. */
   events: PodLifecycleEvent[];
+  /** Changed pods left for the next relist (more than maxDiffs changed). */
+  deferred: number;
   /** The pod key for each pod UID that produced events (the loop looks pods up by UID). */
   keys: Map<string, string>;
 }
 
+/** Changed pods one relist diffs at most (about 10 µs each): the rest wait for the next relist. */
+export const PLEG_MAX_DIFFS_PER_RELIST = 2000;
+
 export class GenericPLEG {
   private records = new Map<string, PodRecord>();
 
-  /** Diffs `pods` (the whole observed set) with the previous relist and returns the events. */
-  relist(pods: readonly Pod[]): RelistResult {
+  /** maxDiffs bounds one relist's work, so a store that changed wholesale (a first list of 10,000 pods) never blocks the thread for long. */
+  constructor(readonly maxDiffs = PLEG_MAX_DIFFS_PER_RELIST) {}
+
+  private generation = 0;
+
+  /**
+   * Diffs `pods` (the whole observed set) with the previous relist and returns the events. The
+   * records are updated in place: a relist of unchanged objects allocates nothing per pod. Past
+   * `maxDiffs` changed pods, the others keep their old record (or none) and are diffed by a later
+   * relist: their events are late, never lost, and a pod is never reported removed for it.
+   * `pods` may throw, but only before yielding a pod (records are then untouched).
+   */
+  relist(pods: Iterable<Pod>): RelistResult {
     const events: PodLifecycleEvent[] = [];
     const keys = new Map<string, string>();
-    const next = new Map<string, PodRecord>();
+    const gen = ++this.generation;
     const none = new Map<string, PlegContainerState>();
     const diff = (uid: string, key: string, before: Map<string, PlegContainerState>, after: Map<string, PlegContainerState>) => {
       const cids = new Set([...before.keys(), ...after.keys()]);
@@ -99,20 +117,31 @@ export class GenericPLEG {
         }
       }
     };
+    let diffs = 0;
+    let deferred = 0;
     for (const pod of pods) {
       const uid = pod.metadata.uid;
       const prev = this.records.get(uid);
       if (prev && prev.obj === pod) {
-        next.set(uid, prev);
+        prev.seen = gen;
         continue;
       }
-      const rec = { key: objectKey(pod), obj: pod, containers: containerStates(pod) };
-      next.set(uid, rec);
+      if (diffs >= this.maxDiffs) {
+        deferred++;
+        if (prev) prev.seen = gen; // a pod first seen past the bound gets its record next time
+        continue;
+      }
+      diffs++;
+      const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: containerStates(pod), seen: gen };
+      this.records.set(uid, rec);
       diff(uid, rec.key, prev?.containers ?? none, rec.containers);
     }
-    for (const [uid, prev] of this.records) if (!next.has(uid)) diff(uid, prev.key, prev.containers, none);
-    this.records = next;
-    return { events, keys };
+    for (const [uid, rec] of this.records) {
+      if (rec.seen === gen) continue;
+      this.records.delete(uid);
+      diff(uid, rec.key, rec.containers, none);
+    }
+    return { events, keys, deferred };
   }
 
   get podCount(): number {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
 import { Channel } from '../channel';
-import { objectKey, type Pod, type PodLifecycleEvent } from '../types';
+import type { Pod, PodLifecycleEvent } from '../types';
 import { GenericPLEG } from './generic';
 
 /** Upstream plegChannelCapacity. */
@@ -47,8 +47,6 @@ export interface PlegHealth {
  */
 export class PlegRelister {
   readonly pleg = new GenericPLEG();
-  /** Pod UID -> key for the pods of the last relist (the loop's fallback lookup). */
-  keys = new Map<string, string>();
   discarded = 0;
   relists = 0;
   errors = 0;
@@ -70,18 +68,16 @@ export class PlegRelister {
 
   /** One relist: read, diff, send. Returns false when the read failed. Synchronous: no I/O. */
   relistOnce(): boolean {
-    let pods: Pod[];
+    let events: PodLifecycleEvent[];
     try {
-      pods = [...this.readPods()];
+      // Read and diff in one pass; a read that throws midway leaves the records as they were for
+      // the pods not reached yet, and a failed relist removes nothing (removal comes after the pass).
+      events = this.pleg.relist(this.readPods()).events;
     } catch (e) {
       this.errors++;
       this.lastError = e;
       return false;
     }
-    const { events } = this.pleg.relist(pods);
-    const keys = new Map<string, string>();
-    for (const p of pods) keys.set(p.metadata.uid, objectKey(p));
-    this.keys = keys;
     for (const e of events) {
       if (this.eventChannel.closed) break;
       if (!this.eventChannel.trySend(e)) this.discarded++;
