@@ -6,7 +6,8 @@
 // apiserver_watch_events_sizes_sum (watch bytes), for pods and events only (the bench's own writes
 // are PATCH/POST and are left out; no controller or kubelet runs, so nothing else reads pods).
 // Contenders run one after the other on the same server; each has a start (spawn until both its
-// watches are open), an idle window and a churn window of --seconds each.
+// watches are open and the server has stopped sending), an idle window and a churn window of
+// --seconds each.
 // Usage: node --import tsx bench/apicost.ts [--pods 10000] [--namespaces 100] [--seconds 120] [--rate 50] [--json FILE]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -164,6 +165,17 @@ async function main() {
         const s = await scrape(api);
         return RESOURCES.every((r) => openWatches(s, r) > baseline[r]!);
       }, `${name} watching pods and events`, 120_000, 250);
+      // And synced: a watch-list's initial events flow on an open watch, so wait until the server
+      // has stopped sending (two scrapes a second apart with the same byte counts; nothing churns yet).
+      let bytes = -1;
+      await until(async () => {
+        await new Promise((r) => setTimeout(r, 1000));
+        const c = costOf(await scrape(api));
+        const now = total(c, 'listBytes') + total(c, 'watchBytes');
+        const still = now === bytes;
+        bytes = now;
+        return still;
+      }, `${name} synced`, 120_000, 0);
       const s1 = await scrape(api);
       const startSeconds = (Date.now() - started) / 1000;
       console.log(`  watching after ${startSeconds.toFixed(1)} s; idle ${SECONDS} s ...`);

@@ -265,3 +265,40 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
     });
   });
 });
+
+describe('a watch gone silent', () => {
+  let t: TestCluster;
+  before(async () => {
+    // No periodic bookmarks: a quiet type's watch says nothing at all, like a quiet resource's on kube-apiserver.
+    t = await startTestCluster({ kubelet: false, bookmarkIntervalMs: 0 });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const lines: string[] = [];
+    const sync = new ClusterSync({ client, namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      const lists = t.cluster.stats.requestsByVerb.list ?? 0;
+      const events = sync.running.find((r) => r.reflector.opts.name === 'events/default')!.reflector;
+      const watches = events.stats.watches;
+      await until(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', 'two rewatches of the silent events watch');
+      assert.ok(events.stats.watches >= watches + 2, 'a new watch each time');
+      assert.deepEqual([events.stats.lists, events.stats.relistRequests], [1, 0], 'no relist');
+      assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
+      assert.ok(lines.some((l) => l.startsWith('Reflector rewatch requested reflector="events/default" reason="watch silent"')), lines.join('\n'));
+      // The reopened pods watch still delivers.
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('after-silence') })).status, 201);
+      await until(() => sync.kl.actual.get('default/after-silence') !== undefined, 'a pod created after the rewatches');
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+});

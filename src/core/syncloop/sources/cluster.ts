@@ -34,7 +34,7 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   consistencyPeriodMs?: number;
   /** A difference seen once is confirmed by a list this much later before the source is relisted. Default 2 s. */
   consistencyConfirmMs?: number;
-  /** A watch silent for this long (no event, no bookmark) is restarted by housekeeping. Default 3 min. */
+  /** A watch silent for this long (no event, no bookmark) is reopened by housekeeping, from its last resourceVersion (no list). Default 3 min. */
   stallAfterMs?: number;
   /** Reflectors failing this many times in a row make the loop back off (the API is unreachable). */
   unreachableAfterErrors?: number;
@@ -71,7 +71,8 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  * normally resumes from its last resourceVersion, no list), plus one pods list from the watch cache
  * per consistency period. The PLEG and the loop never poll the API.
  *
- * Housekeeping's hook restarts reflectors whose loop died or whose watch went silent, and reports
+ * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
+ * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
  * an unhealthy PLEG (its pods watches down for longer than the threshold) as the kubelet words it.
  * While every reflector keeps failing, the loop reports a runtime error and backs off, as the
  * kubelet does when its runtime is down.
@@ -195,7 +196,7 @@ export class ClusterSync {
         r.promise = reflector.run(life.signal);
         continue;
       }
-      if (reflector.stalled()) reflector.relist('watch silent');
+      if (reflector.stalled()) reflector.rewatch('watch silent');
     }
     this.checkPlegHealth();
   }

@@ -76,10 +76,11 @@ export class Reflector {
   /** Clock time of the last thing heard from the server (list, event, bookmark, clean close). */
   lastHeardAt: number | undefined;
   /** lists counts full syncs, by LIST or by watch-list (watchLists of them); listRequests only the LISTs. */
-  readonly stats = { lists: 0, watchLists: 0, watchListFallbacks: 0, listRequests: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, consecutiveErrors: 0 };
+  readonly stats = { lists: 0, watchLists: 0, watchListFallbacks: 0, listRequests: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, rewatchRequests: 0, consecutiveErrors: 0 };
   lastError: string | undefined;
   private current: AbortController | undefined;
   private relistRequested = false;
+  private rewatchRequested = false;
   private backoff = REFLECTOR_BACKOFF_BASE_MS;
   /** False once the server has rejected a watch-list (or the options said no). */
   private watchListSupported: boolean;
@@ -100,6 +101,20 @@ export class Reflector {
     this.current?.abort(new Error(`relist: ${reason}`));
   }
 
+  /**
+   * Ends the current watch and opens a new one from the last resourceVersion seen: no list. For a
+   * watch gone silent (a dead connection nobody noticed): a new watch finds out cheaply, and
+   * relists only if the server answers 410. A no-op unless watching.
+   */
+  rewatch(reason: string): void {
+    if (this.state !== 'watching') return;
+    this.stats.rewatchRequests++;
+    this.rewatchRequested = true;
+    this.heard(); // the new watch gets its own stallAfterMs
+    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`);
+    this.current?.abort(new Error(`rewatch: ${reason}`));
+  }
+
   /** Watching, but silent for longer than stallAfterMs. */
   stalled(): boolean {
     const after = this.opts.stallAfterMs;
@@ -112,6 +127,7 @@ export class Reflector {
     const random = this.opts.random ?? Math.random;
     while (!signal.aborted) {
       this.relistRequested = false;
+      this.rewatchRequested = false;
       const attempt = this.child(signal);
       try {
         this.state = 'listing';
@@ -281,6 +297,10 @@ export class Reflector {
           log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`);
           return 'relist';
         case 'aborted':
+          if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
+            this.rewatchRequested = false;
+            continue; // rewatch(): resume from the last resourceVersion
+          }
           return 'relist';
         case 'error':
           this.lastError = end.error.message;
