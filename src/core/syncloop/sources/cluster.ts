@@ -67,9 +67,10 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  *   ConsistencyLister per pods source: every 5 min, a list from the watch cache (consistency.ts)
  *   syncLoop ticks syncCh (1 s) and housekeepingCh (2 s)
  *
- * Requests: one list and one watch per (type, namespace) while the watches hold (a watch that ends
- * normally resumes from its last resourceVersion, no list), plus one pods list from the watch cache
- * per consistency period. The PLEG and the loop never poll the API.
+ * Requests: one watch per (type, namespace) while the watches hold (a streaming watch-list where
+ * the server has it, else a list and a watch; a watch that ends normally resumes from its last
+ * resourceVersion, no list), plus one metadata-only pods list from the watch cache per consistency
+ * period. The PLEG and the loop never poll the API.
  *
  * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
  * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
