@@ -21,7 +21,7 @@ import { startDemoProcess } from './demo';
 import { startNetem, type Netem } from './netem';
 import { kubeconfigViaRelay, serverOf } from './relay-kubeconfig';
 import { startSeededControlPlane } from './realserver';
-import { discoverTypes, getJson, kubectlName, listPath, requestBase, type BenchType } from './types';
+import { discoverTypes, getJson, kubectlName, listPath, requestBase, withoutEventAlias, type BenchType } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 
 const arg = benchArg;
@@ -108,7 +108,7 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
   let relay: Netem | undefined;
   try {
     relay = await startNetem({ target: { host: server.hostname, port: Number(server.port) }, latencyMs, rateBitsPerSec: rateMbit * 1e6 });
-    const types = await discoverTypes(kubeconfig);
+    const types = withoutEventAlias(await discoverTypes(kubeconfig));
     const typesFile = join(dir, 'types.json');
     writeFileSync(typesFile, JSON.stringify(types));
     const onServer = await countOnServer(kubeconfig, types);

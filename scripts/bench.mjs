@@ -6,6 +6,8 @@
 //   podworkers  updates per second into the pod workers and how many syncs coalescing saves (issue 4)
 //   apiserver  the loader vs kubectl and the peers on a real kube-apiserver + etcd (issue 6)
 //   remote     the same loads through a relay adding WAN latency and a bandwidth cap; bytes each way (issue 9)
+//   apicost   requests and bytes per minute `kubeloop sync` costs a real kube-apiserver with 10,000
+//             pods, idle and under churn, next to a client-go-style informer floor (issue 10)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -17,10 +19,10 @@ const sh = (args) => {
 };
 sh(['esbuild.config.mjs', '--production']);
 await esbuild.build({
-  entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts', 'bench/peers/decode.ts'],
+  entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts', 'bench/peers/decode.ts', 'bench/peers/informer.ts'],
   outdir: '.bench/peers', bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, logLevel: 'warning',
 });
-const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts', timeline: 'bench/timeline.ts', apiserver: 'bench/apiserver.ts', remote: 'bench/remote.ts' };
+const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts', timeline: 'bench/timeline.ts', apiserver: 'bench/apiserver.ts', remote: 'bench/remote.ts', apicost: 'bench/apicost.ts' };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);
 else for (const file of Object.values(sections)) sh(['--expose-gc', '--import', 'tsx', file, ...process.argv.slice(2)]);

@@ -56,7 +56,7 @@ function barDuration(bar: Bar, end: number): number {
 export function describeItem(item: Item, now: number): Description {
   if (item.type === 'mark') {
     const e = item.event;
-    return { title: `${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}`, rows: eventDetailRows(e) };
+    return { title: `${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}${e.node ? ` · node ${e.node}` : ''}`, rows: eventDetailRows(e) };
   }
   const bar = item;
   const end = itemEnd(bar, now);

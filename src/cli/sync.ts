@@ -1,12 +1,15 @@
 /**
  * `kubeloop sync`: runs the sync loop headless against a cluster, printing what every iteration did.
  *
- *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--duration SECONDS] [--json]
+ *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
+ *                 [--consistency-period SECONDS] [--duration SECONDS] [--json]
  *
- * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr).
+ * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr,
+ * among them "PLEG is not healthy: ..." while the pods watches are down for over 3 minutes).
  * With --json: one JSON object per iteration, one per line: t (ms since start), source, op, key,
- * handler, durationMs, outcome. Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when the
- * kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached).
+ * handler, durationMs, outcome, and when present message and node. --node scopes the pods to one
+ * node (fieldSelector spec.nodeName). Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when
+ * the kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached).
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
@@ -28,8 +31,13 @@ const HELP = `usage: kubeloop sync [flags]
   --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
   --context NAME        context to use (default: the current context)
   --namespace NS, -n NS watch namespace NS; repeatable (default: all namespaces)
+  --node NAME           only pods bound to node NAME, as that node's kubelet sees them (default: all nodes)
+  --consistency-period SECONDS
+                        how often pods are listed again from the watch cache to catch missed
+                        watch events (default: 300)
   --duration SECONDS    stop after this long (default: until Ctrl-C)
   --json                one JSON object per iteration: t, source, op, key, handler, durationMs, outcome
+                        (and message, node when present)
 `;
 
 export function processIo(): SyncIo {
@@ -45,6 +53,8 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
         namespace: { type: 'string', short: 'n', multiple: true },
+        node: { type: 'string' },
+        'consistency-period': { type: 'string' },
         duration: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -68,6 +78,21 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     }
     durationMs = s * 1000;
   }
+  let consistencyPeriodMs: number | undefined;
+  if (values['consistency-period'] !== undefined) {
+    const s = Number(values['consistency-period']);
+    if (!Number.isFinite(s) || s <= 0) {
+      io.stderr(`kubeloop sync: --consistency-period must be a positive number of seconds, got "${values['consistency-period']}"`);
+      return 1;
+    }
+    consistencyPeriodMs = s * 1000;
+  }
+  const node = values.node;
+  // A DNS-1123 subdomain, as node names are; anything else would only be a confusing field selector.
+  if (node !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(node)) {
+    io.stderr(`kubeloop sync: --node must be a node name (lower-case letters, digits, '-' and '.'), got "${node}"`);
+    return 1;
+  }
 
   let client: KubeClient;
   try {
@@ -84,7 +109,13 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     timeline.subscribe((e) => {
       if (e.kind !== 'iteration') return;
       const it: SyncIterationEvent = e;
-      io.stdout(JSON.stringify({ t: it.t, source: it.source, op: it.op, key: it.key, handler: it.handler, durationMs: it.durationMs, outcome: it.outcome }));
+      io.stdout(
+        JSON.stringify({
+          t: it.t, source: it.source, op: it.op, key: it.key, handler: it.handler, durationMs: it.durationMs, outcome: it.outcome,
+          ...(it.message ? { message: it.message } : {}),
+          ...(it.node ? { node: it.node } : {}),
+        }),
+      );
     });
   }
   const sync = new ClusterSync({
@@ -92,6 +123,8 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     clock,
     timeline,
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
+    ...(node ? { node } : {}),
+    ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
     logger: { info: (l) => (json ? undefined : io.stdout(l)), error: (l) => io.stderr(l) },
   });
 

@@ -21,6 +21,7 @@ export const COMMANDS = {
   cancelLoad: { id: 'kubeloop.cancelLoad', title: 'Cancel Load', icon: '$(debug-stop)' },
   startSyncLoop: { id: 'kubeloop.startSyncLoop', title: 'Start Sync Loop', icon: '$(play)' },
   stopSyncLoop: { id: 'kubeloop.stopSyncLoop', title: 'Stop Sync Loop', icon: '$(debug-pause)' },
+  chooseSyncNode: { id: 'kubeloop.chooseSyncNode', title: 'Sync Loop: Choose Node', icon: '$(server)' },
   showTimeline: { id: 'kubeloop.showTimeline', title: 'Show Timeline', icon: '$(graph-line)' },
   selectContext: { id: 'kubeloop.selectContext', title: 'Select Context', icon: undefined },
   selectNamespaces: { id: 'kubeloop.selectNamespaces', title: 'Select Namespaces', icon: '$(symbol-namespace)' },

@@ -100,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     objects: model.objectCount,
     ...(loads.progress ? { loading: loads.progress } : {}),
     sync: sync.state,
+    ...(sync.node ? { syncNode: sync.node } : {}),
+    ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
   }));
   context.subscriptions.push(statusBar, model.onChange(() => statusBar?.update()) as unknown as vscode.Disposable);
@@ -112,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
       log.info(`target: ${t.demo ? 'the embedded demo cluster' : `context ${t.context ?? '(current-context)'} of ${t.kubeconfig ?? 'the default kubeconfig'}`}`);
       loads.dispose();
       void sync.stop('the cluster changed');
+      sync.node = undefined; // a node of the old cluster means nothing on the new one
       connections.close();
       tree.tree.contextDescription = '';
       model.reset(undefined);
@@ -148,6 +151,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     cancelLoad: () => loads.cancel(),
     startSyncLoop: () => sync.start(),
     stopSyncLoop: () => sync.stop(),
+    chooseSyncNode: () => sync.chooseNode(),
     showTimeline: () => void TimelinePanel.show(timelineOptions),
     revealInTimeline: (arg) => revealInTimeline(s, arg, (key) => TimelinePanel.reveal(timelineOptions, key)),
     selectContext: async () => {

@@ -52,6 +52,7 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('clearFilter'), when: `${view} && ${CONTEXT_KEYS.filtered}`, group: '1_cluster@3' },
       { command: id('startSyncLoop'), when: `${view} && !${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
       { command: id('stopSyncLoop'), when: `${view} && ${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
+      { command: id('chooseSyncNode'), when: view, group: '3_sync@2' },
       { command: id('startDemoCluster'), when: `${view} && !${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('stopDemoCluster'), when: `${view} && ${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('showLogs'), when: view, group: '5_logs@1' },

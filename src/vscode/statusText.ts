@@ -13,6 +13,10 @@ export interface StatusState {
   objects: number;
   loading?: LoadProgress;
   sync: SyncState;
+  /** The node the sync loop is scoped to (absent: all nodes). */
+  syncNode?: string;
+  /** "PLEG is not healthy: ..." while the sync loop's PLEG is unhealthy. */
+  plegProblem?: string;
   filter?: string;
 }
 
@@ -25,14 +29,16 @@ export function statusBarText(s: StatusState): { text: string; tooltip: string }
   const name = `${s.context}${s.demo ? ' (demo)' : ''}`;
   const parts = [s.loading ? `$(loading~spin) ${name}` : `$(server-environment) ${name}`];
   parts.push(s.loading && s.loading.typesTotal > 0 ? `${s.loading.typesDone}/${s.loading.typesTotal} types` : `${fmt(s.objects)} objects`);
-  if (s.sync === 'running') parts.push('$(sync) syncing');
-  if (s.sync === 'starting') parts.push('$(sync~spin) sync starting');
+  const on = s.syncNode ? ` ${s.syncNode}` : '';
+  if (s.sync === 'running') parts.push(s.plegProblem ? `$(warning) syncing${on}, PLEG unhealthy` : `$(sync) syncing${on}`);
+  if (s.sync === 'starting') parts.push(`$(sync~spin) sync starting${on}`);
   const tooltip = [
     `KubeLoop: context "${s.context}"${s.demo ? ' (embedded demo cluster)' : ''}`,
     s.server ? `Server: ${s.server}` : undefined,
     `${fmt(s.objects)} objects in the tree${s.filter ? ` (filter "${s.filter}")` : ''}`,
     s.loading ? `Loading: ${s.loading.typesDone}/${s.loading.typesTotal} types, ${fmt(s.loading.objects)} objects` : undefined,
-    `Sync loop: ${s.sync === 'off' ? 'stopped' : s.sync === 'starting' ? 'starting (waiting for the first lists)' : 'running'}`,
+    `Sync loop: ${s.sync === 'off' ? 'stopped' : s.sync === 'starting' ? 'starting (waiting for the first lists)' : 'running'}${s.syncNode ? `, pods of node ${s.syncNode}` : ''}`,
+    s.sync !== 'off' ? s.plegProblem : undefined,
     'Click to show the timeline.',
   ]
     .filter(Boolean)

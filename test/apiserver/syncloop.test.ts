@@ -221,6 +221,22 @@ describe('the sync loop against a real kube-apiserver', () => {
 
   const podObject = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } });
 
+  it('v1.36 serves the streaming watch-list: every source syncs by it (no LIST, no fallback), and the PLEG sees pods from the watched store', async () => {
+    const r = await startSync(cp.kubeconfigPath);
+    try {
+      await until(() => r.sync.running.every((x) => x.reflector.state === 'watching'), 'every reflector watching');
+      for (const x of r.sync.running) {
+        const st = x.reflector.stats;
+        assert.deepEqual([st.watchLists, st.watchListFallbacks, st.listRequests], [1, 0, 0], `${x.reflector.opts.name}: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
+      }
+      await api.must('POST', '/api/v1/namespaces/default/pods', podObject('watch-listed'), [201]);
+      await until(() => r.sync.kl.actual.get('default/watch-listed'), 'a new pod in the model');
+      await until(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, 'the PLEG holds the watched pods');
+    } finally {
+      await r.stop();
+    }
+  });
+
   it('a watch the server ends (rolling apiserver restart) is resumed from the last resourceVersion, without a relist', async () => {
     const r = await startSync(cp.kubeconfigPath);
     try {

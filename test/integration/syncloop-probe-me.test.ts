@@ -97,7 +97,7 @@ describe('kubeloop sync', () => {
     await t.close();
   });
 
-  it('--json prints one object per iteration with exactly t, source, op, key, handler, durationMs, outcome', async () => {
+  it('--json prints one object per iteration with t, source, op, key, handler, durationMs, outcome (then message, node when present)', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runSync(['--kubeconfig', t.kubeconfig, '--namespace', 'default', '--duration', '2.5', '--json'], {
@@ -106,7 +106,11 @@ describe('kubeloop sync', () => {
     });
     assert.equal(code, 0, err.join('\n'));
     const objs = out.map((l) => JSON.parse(l));
-    for (const o of objs) assert.deepEqual(Object.keys(o), ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome']);
+    const fields = ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome'];
+    for (const o of objs) {
+      assert.deepEqual(Object.keys(o).slice(0, 7), fields);
+      assert.deepEqual(Object.keys(o).slice(7), ['message', 'node'].filter((k) => k in o));
+    }
     assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key === 'default/web' && o.handler === 'HandlePodAdditions'));
     assert.ok(objs.some((o) => o.source === 'sync' && o.op === 'tick'));
     assert.ok(objs.some((o) => o.source === 'housekeeping' && o.outcome === 'ok'));

@@ -1,8 +1,9 @@
 /**
  * Missed events are repaired (issue 4): the demo cluster drops watch events, breaks a watch, and
- * answers a watch with 410; each time the model converges with the API again, within two
- * housekeeping periods of the PLEG having listed the change, and the timeline shows how (the
- * housekeeping pass, the relist, the config updates it produced).
+ * answers a watch with 410; each time the model converges with the API again, within one
+ * consistency period (the watch-cache list that catches missed events; shortened here from its
+ * 5 minutes) plus its confirmation, and the timeline shows how (the relist, the config updates it
+ * produced).
  * The kubelet simulation is off, so pods never change after a write: nothing but the repair
  * machinery can bring a missed event back.
  */
@@ -11,15 +12,16 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import type { Reflector } from '../../src/core/syncloop/sources/reflector';
-import { HOUSEKEEPING_PERIOD_MS } from '../../src/core/syncloop/syncloop';
-import { PLEG_RELIST_PERIOD_MS } from '../../src/core/syncloop/pleg/relister';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import type { FaultRule } from '../../src/demo/index';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 
-/** Two housekeeping periods after the PLEG listed the change, plus scheduling slack on a busy machine. */
-const REPAIR_BUDGET_MS = PLEG_RELIST_PERIOD_MS + 2 * HOUSEKEEPING_PERIOD_MS + 2500;
+/** The consistency check's period and confirmation, shortened for the test. */
+const CONSISTENCY_PERIOD_MS = 1500;
+const CONSISTENCY_CONFIRM_MS = 1000;
+/** One period plus the confirmation after the change, plus scheduling slack on a busy machine. */
+const REPAIR_BUDGET_MS = CONSISTENCY_PERIOD_MS + CONSISTENCY_CONFIRM_MS + 2500;
 
 async function until(pred: () => boolean, what: string, ms: number): Promise<number> {
   const start = Date.now();
@@ -70,7 +72,7 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'pods', dropCount: 2, times: 1 });
     client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     timeline = new TimelineStore(50_000);
-    sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    sync = new ClusterSync({ client, timeline, consistencyPeriodMs: CONSISTENCY_PERIOD_MS, consistencyConfirmMs: CONSISTENCY_CONFIRM_MS, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
     running = sync.run(stop.signal);
     pods = sync.running.find((r) => r.source === 'api')!.reflector;
     await until(() => sync.kl.allSourcesReady() && pods.state === 'watching', 'sources listed and watching', 10_000);
@@ -82,7 +84,7 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     await t.close();
   });
 
-  it('dropped ADDED events: the PLEG list exposes them, housekeeping relists, the objects appear', async () => {
+  it('dropped ADDED events: the consistency list exposes them, the source relists, the objects appear', async () => {
     const relists = pods.stats.relistRequests;
     await create('a');
     await create('b');
@@ -90,11 +92,12 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     const took = await until(() => ['a', 'b', 'c'].every(modelHas), 'a, b and c in the model', REPAIR_BUDGET_MS);
     assert.ok(pods.stats.relistRequests > relists, 'the pods source was relisted');
     assert.ok(lines.some((l) => l.startsWith('Reflector relist requested') && l.includes('watch missed events')), lines.join('\n'));
-    // The timeline shows how: a housekeeping pass, then the ADD the relist's SET produced.
+    // The timeline shows how: the ADD the relist's SET produced, after c's own ADD from the watch.
     const it = timeline.toArray() as SyncIterationEvent[];
     const addA = it.findIndex((e) => e.source === 'config' && e.op === 'ADD' && e.key.split(',').includes('default/a'));
-    assert.ok(addA > 0);
-    assert.ok(it.slice(0, addA).some((e) => e.source === 'housekeeping' && e.outcome === 'ok'));
+    const addC = it.findIndex((e) => e.source === 'config' && e.op === 'ADD' && e.key.split(',').includes('default/c'));
+    assert.ok(addC >= 0 && addA > addC, 'a came back after the watch delivered c');
+    assert.ok(sync.stats().consistency.relists >= 1, 'found by the consistency check');
     assert.ok(took <= REPAIR_BUDGET_MS);
   });
 

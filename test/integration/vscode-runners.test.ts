@@ -149,4 +149,28 @@ describe('load and sync runners on the demo cluster', () => {
     }
     assert.equal(runner.running, false);
   });
+  it('a loop scoped to one node adds that node\'s pods and leaves other nodes\' pods in the tree', async () => {
+    const pinned = (name: string, nodeName: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'c', image: 'nginx:1.27' }] } });
+    assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('elsewhere', 'node-other') })).status, 201);
+    const model = new ResourceModel();
+    await load(model);
+    assert.ok(model.object('default', 'pods', 'elsewhere'), 'loaded');
+    const log = recordingLog();
+    const runner = new SyncRunner({
+      client, contextName: 'kubeloop-demo', namespaces: ['default'], node: 'node-scoped', types: [], syncPeriodSeconds: 10, pageSize: 500,
+      model, timeline: new TimelineStore(), log, origin: 0, reconcileEveryMs: 60_000,
+    });
+    try {
+      await until('every source to list', () => runner.sourcesReady());
+      assert.ok(log.lines.some((l) => l.includes('pods of node node-scoped')), log.lines.join('\n'));
+      assert.equal(runner.reconcile(), 0, 'nothing the scoped loop cannot see is removed');
+      assert.ok(model.object('default', 'pods', 'elsewhere'), 'still in the tree');
+      assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('here', 'node-scoped') })).status, 201);
+      await until('the scoped node\'s new pod in the tree', () => !!model.object('default', 'pods', 'here'));
+      assert.equal(runner.sync.kl.desired.has('default/elsewhere'), false, 'the loop does not watch other nodes\' pods');
+      assert.ok(runner.plegHealth().healthy);
+    } finally {
+      await runner.stop();
+    }
+  });
 });

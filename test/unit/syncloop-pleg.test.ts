@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { Channel } from '../../src/core/syncloop/channel';
 import { containerStates, generateEvents, GenericPLEG, type PlegContainerState } from '../../src/core/syncloop/pleg/generic';
-import { PlegRelister } from '../../src/core/syncloop/pleg/relister';
+import { goDuration, PlegRelister, PodsNotSynced } from '../../src/core/syncloop/pleg/relister';
+import { PodStorage } from '../../src/core/syncloop/config/storage';
 import type { ContainerStatus, Pod, PodLifecycleEvent } from '../../src/core/syncloop/types';
 
 const states: PlegContainerState[] = ['running', 'exited', 'unknown', 'non-existent'];
@@ -64,6 +65,22 @@ describe('GenericPLEG.relist', () => {
     assert.equal(pleg.podCount, 0);
   });
 
+  it('bounded work: past maxDiffs changed pods the rest wait for the next relist, late but not lost, and never reported removed', () => {
+    const pleg = new GenericPLEG(2);
+    const pods = Array.from({ length: 5 }, (_, i) => pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }));
+    const r1 = pleg.relist(pods);
+    assert.deepEqual([r1.events.length, r1.deferred], [2, 3]);
+    const r2 = pleg.relist(pods);
+    assert.deepEqual([r2.events.length, r2.deferred], [2, 1]);
+    const r3 = pleg.relist(pods);
+    assert.deepEqual([r3.events.length, r3.deferred], [1, 0]);
+    const all = [...r1.events, ...r2.events, ...r3.events];
+    assert.deepEqual(all.map((e) => e.type), Array(5).fill('ContainerStarted'));
+    assert.deepEqual(new Set(all.map((e) => e.id)), new Set(['0', '1', '2', '3', '4']));
+    assert.deepEqual(pleg.relist(pods).events, []);
+    assert.equal(pleg.podCount, 5);
+  });
+
   it('property: relisting the same pods twice yields nothing the second time, and records only the pods of the last relist', () => {
     const statusArb = fc.record({
       id: fc.constantFrom('a', 'b', 'c', 'd'),
@@ -96,33 +113,104 @@ describe('GenericPLEG.relist', () => {
   });
 });
 
-describe('PlegRelister', () => {
-  it('relists every period, discards (and counts) events when plegCh is full, and survives a failed list', async () => {
+describe('PlegRelister: relists the pod store the watches keep', () => {
+  it('diffs successive store states every period, discards (and counts) events when plegCh is full, and survives a failed read', async () => {
     const clock = new FakeClock();
-    let n = 0;
-    let fail = false;
-    const list = async () => {
-      if (fail) throw new Error('boom');
-      n++;
-      return Array.from({ length: n }, (_, i) => pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }));
+    const storage = new PodStorage();
+    let synced = true;
+    const read = () => {
+      if (!synced) throw new PodsNotSynced('pods watch down');
+      return storage.sourceValues('api') as Iterable<Pod>;
     };
+    const running = (i: number, rv: string) => ({ ...pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }), metadata: { name: `p-${i}`, namespace: 'default', uid: String(i), resourceVersion: rv } });
     const ch = new Channel<PodLifecycleEvent>(2, 'plegCh');
-    const r = new PlegRelister(list, clock, ch, 1000);
+    const take = () => {
+      const got = ch.tryRecv();
+      return got.ok ? got.value : undefined;
+    };
+    const r = new PlegRelister(read, clock, ch, 1000);
     const ac = new AbortController();
+    storage.merge('api', { op: 'SET', source: 'api', pods: [running(0, '1')] });
     const run = r.run(ac.signal);
     await clock.advance(0);
     assert.equal(r.relists, 1);
+    assert.deepEqual(take(), { id: '0', type: 'ContainerStarted', data: '0' });
+    // A watch event (ADD) changes the store; the next relist sees the new pod only.
+    storage.merge('api', { op: 'ADD', source: 'api', pods: [running(1, '2')] });
+    await clock.advance(1000);
     assert.equal(ch.length, 1);
+    storage.merge('api', { op: 'ADD', source: 'api', pods: [running(2, '3'), running(3, '4'), running(4, '5')] });
     await clock.advance(1000);
     assert.equal(ch.length, 2);
+    assert.equal(r.discarded, 2);
+    // A REMOVE: the pod's container dies and goes.
+    storage.merge('api', { op: 'REMOVE', source: 'api', pods: [running(0, '6')] });
+    while (ch.length) take();
     await clock.advance(1000);
-    assert.equal(r.discarded, 1);
-    fail = true;
+    assert.deepEqual([take()?.type, take()?.type], ['ContainerDied', 'ContainerRemoved']);
+    synced = false;
     await clock.advance(1000);
     assert.equal(r.errors, 1);
-    assert.equal(r.pleg.podCount, 3);
+    assert.equal(r.pleg.podCount, 4, 'a failed read keeps the records');
     ac.abort();
     await run;
     assert.equal(clock.pendingTimers(), 0);
+  });
+
+  it('a quiet store costs no diffing: unchanged objects are not re-read', () => {
+    const clock = new FakeClock();
+    const storage = new PodStorage();
+    let reads = 0;
+    const pods = Array.from({ length: 100 }, (_, i) => pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }));
+    // Count reads of each pod's status (what containerStates reads).
+    for (const p of pods) {
+      const status = p.status;
+      Object.defineProperty(p, 'status', { get: () => (reads++, status), enumerable: true });
+    }
+    storage.merge('api', { op: 'SET', source: 'api', pods });
+    const r = new PlegRelister(() => storage.sourceValues('api') as Iterable<Pod>, clock);
+    r.relistOnce();
+    const first = reads;
+    assert.ok(first >= 100);
+    r.relistOnce();
+    assert.equal(reads, first, 'the second relist of the same objects read no status');
+  });
+
+  it('health: unhealthy once relists have failed for longer than the threshold, in the kubelet\'s words; healthy again after one relist', async () => {
+    const clock = new FakeClock();
+    let synced = true;
+    const r = new PlegRelister(() => {
+      if (!synced) throw new PodsNotSynced('down');
+      return [];
+    }, clock, undefined, 1000, 180_000);
+    assert.deepEqual(r.health(), { healthy: true, sinceLastRelistMs: 0 });
+    assert.ok(r.relistOnce());
+    synced = false;
+    await clock.advance(180_000);
+    assert.equal(r.relistOnce(), false);
+    assert.equal(r.healthy(), true, 'exactly at the threshold: still healthy');
+    await clock.advance(5_250);
+    assert.deepEqual(r.health(), { healthy: false, sinceLastRelistMs: 185_250, message: 'pleg was last seen active 3m5.25s ago; threshold is 3m0s' });
+    synced = true;
+    assert.ok(r.relistOnce());
+    assert.equal(r.healthy(), true);
+  });
+
+  it('health before the first relist counts from start: "pleg has yet to be successful"', async () => {
+    const clock = new FakeClock();
+    const r = new PlegRelister(() => {
+      throw new PodsNotSynced('never listed');
+    }, clock, undefined, 1000, 60_000);
+    r.relistOnce();
+    assert.ok(r.healthy());
+    await clock.advance(60_001);
+    assert.equal(r.health().message, 'pleg has yet to be successful; threshold is 1m0s');
+  });
+});
+
+describe('goDuration: Go\'s time.Duration.String', () => {
+  it('prints like Go', () => {
+    const cases: [number, string][] = [[0, '0s'], [450, '450ms'], [1500, '1.5s'], [180_000, '3m0s'], [185_250, '3m5.25s'], [3_723_000, '1h2m3s'], [3_600_000, '1h0m0s'], [0.5, '0.5ms']];
+    for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
   });
 });

@@ -48,6 +48,14 @@ describe('status bar and progress texts', () => {
     const loading = { typesDone: 12, typesTotal: 64, tasksDone: 12, tasksTotal: 64, objects: 3456, failed: 0 };
     assert.equal(statusBarText({ context: 'prod', demo: false, objects: 10, sync: 'off', loading }).text, '$(loading~spin) prod · 12/64 types');
     assert.match(statusBarText({ context: 'prod', server: 'https://x', demo: false, objects: 1, sync: 'starting' }).tooltip, /Server: https:\/\/x\n.*\nSync loop: starting/);
+    // node scope and PLEG health (issue 10)
+    const scoped = statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'running', syncNode: 'worker-2' });
+    assert.equal(scoped.text, '$(server-environment) prod · 1 objects · $(sync) syncing worker-2');
+    assert.match(scoped.tooltip, /Sync loop: running, pods of node worker-2/);
+    const sick = statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'running', plegProblem: 'PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s' });
+    assert.equal(sick.text, '$(server-environment) prod · 1 objects · $(warning) syncing, PLEG unhealthy');
+    assert.match(sick.tooltip, /\nPLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s\n/);
+    assert.doesNotMatch(statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'off', plegProblem: 'PLEG is not healthy: x' }).tooltip, /PLEG/);
     assert.equal(progressMessage(loading), '12/64 types, 3,456 objects');
     assert.equal(progressMessage({ ...loading, failed: 2 }), '12/64 types, 3,456 objects, 2 failed');
     assert.equal(progressMessage({ ...loading, typesTotal: 0 }), 'discovering resource types…');

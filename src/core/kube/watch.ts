@@ -28,6 +28,13 @@ export interface WatchOptions {
   /** Start after this resourceVersion (normally the list's). Unset = start from "now" with synthetic ADDs. */
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
+  /**
+   * Streaming watch-list (WatchList): the server first sends the current state as ADDED events,
+   * then a BOOKMARK annotated "k8s.io/initial-events-end", then changes. Needs resourceVersionMatch
+   * NotOlderThan (the server answers 422 without it) and bookmarks allowed.
+   */
+  sendInitialEvents?: boolean;
+  resourceVersionMatch?: 'NotOlderThan';
   /** Server-side end of the watch, seconds. */
   timeoutSeconds?: number;
   labelSelector?: string;
@@ -69,6 +76,8 @@ export async function watch(
         watch: 1,
         resourceVersion: opts.resourceVersion,
         allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+        sendInitialEvents: opts.sendInitialEvents ? 'true' : undefined,
+        resourceVersionMatch: opts.resourceVersionMatch,
         timeoutSeconds: opts.timeoutSeconds,
         labelSelector: opts.labelSelector,
         fieldSelector: opts.fieldSelector,

@@ -2,6 +2,7 @@ import type { SyncIterationEvent, SyncSource } from '../timeline/events';
 import { Channel } from './channel';
 import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
+import { iterationNode } from './node';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
 import { objectKey } from './types';
@@ -75,7 +76,8 @@ export async function syncLoopIteration(
     kl.logger.error(`SyncLoop iteration failed err=${q(out.message!)}`);
   }
   const durationMs = round3(kl.clock.now() - start);
-  kl.timeline?.append({ kind: 'iteration', t: round3(start - kl.origin), durationMs, ...out });
+  const node = iterationNode(kl, out.key);
+  kl.timeline?.append({ kind: 'iteration', t: round3(start - kl.origin), durationMs, ...out, ...(node ? { node } : {}) });
   return keepGoing;
 }
 

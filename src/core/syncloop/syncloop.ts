@@ -39,6 +39,8 @@ export interface SyncLoopOptions {
   channelCapacities?: { config?: number; pleg?: number; probe?: number };
   /** Housekeeping period (upstream housekeepingPeriod, 2 s); the extension's setting sets it. */
   housekeepingPeriodMs?: number;
+  /** The node the loop is scoped to (its sources only deliver pods bound there); named on every timeline event. */
+  node?: string;
 }
 
 /**

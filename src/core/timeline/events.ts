@@ -44,6 +44,8 @@ export interface SyncIterationEvent {
   durationMs: number;
   outcome: 'ok' | 'error' | 'skipped';
   message?: string;
+  /** The node the iteration belongs to: the loop's node when scoped to one, else the pods' spec.nodeName (absent when unknown or mixed). */
+  node?: string;
 }
 
 export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent;

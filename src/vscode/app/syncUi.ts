@@ -1,12 +1,14 @@
 /**
- * Start Sync Loop / Stop Sync Loop: core's sync loop for the current context and namespaces (via
- * ../sync/syncRunner.ts), keeping the loaded types converged. Glue only.
+ * Start Sync Loop / Stop Sync Loop / Sync Loop: Choose Node: core's sync loop for the current
+ * context, namespaces and node (via ../sync/syncRunner.ts), keeping the loaded types converged,
+ * with its PLEG health in the status bar. Glue only.
  */
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import { listNodes } from '../connection/connection';
 import type { SyncState } from '../statusText';
 import { SyncRunner } from '../sync/syncRunner';
-import { connect } from './connectionUi';
+import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 
 /** How long the loop may go without every source listing before the user is told. */
@@ -16,8 +18,51 @@ export class SyncController implements vscode.Disposable {
   private runner: SyncRunner | undefined;
   private readyCheck: ReturnType<typeof setInterval> | undefined;
   state: SyncState = 'off';
+  /** The node the loop is scoped to (Sync Loop: Choose Node); undefined = all nodes. Reset when the cluster changes. */
+  node: string | undefined;
+  /** "PLEG is not healthy: ..." while the running loop's PLEG is unhealthy. */
+  plegProblem: string | undefined;
 
   constructor(private readonly s: Services) {}
+
+  /**
+   * Quick pick of the cluster's nodes, plus "All nodes". A running loop restarts on the new scope.
+   * Resolves true when the scope changed.
+   */
+  async chooseNode(): Promise<boolean> {
+    const conn = await connect(this.s, () => this.chooseNode());
+    if (!conn) return false;
+    let names: string[];
+    try {
+      names = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'KubeLoop: listing nodes' }, () =>
+        listNodes(conn.client, AbortSignal.timeout(this.s.settings().requestTimeoutSeconds * 1000)),
+      );
+    } catch (e) {
+      void reportProblem(this.s, e, { context: conn.context.name, server: conn.context.server }, () => this.chooseNode());
+      return false;
+    }
+    const ALL = '$(globe) All nodes';
+    const items: vscode.QuickPickItem[] = [
+      { label: ALL, description: this.node === undefined ? 'selected' : 'every pod, scheduled or not' },
+      ...names.map((n) => ({ label: n, ...(n === this.node ? { description: 'selected' } : {}) })),
+    ];
+    if (this.node !== undefined && !names.includes(this.node)) items.push({ label: this.node, description: 'selected, not in the cluster' });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `KubeLoop: Sync Loop: Choose Node of "${conn.context.name}"`,
+      placeHolder: 'The sync loop watches the pods bound to this node (spec.nodeName), as its kubelet would',
+    });
+    if (!pick) return false;
+    const node = pick.label === ALL ? undefined : pick.label;
+    if (node === this.node) return false;
+    this.node = node;
+    this.s.log.info(`sync loop: node scope ${node ?? 'all nodes'}`);
+    this.s.statusChanged();
+    if (this.runner) {
+      await this.stop('the node scope changed');
+      await this.start();
+    }
+    return true;
+  }
 
   get running(): boolean {
     return !!this.runner;
@@ -45,6 +90,7 @@ export class SyncController implements vscode.Disposable {
       client: conn.client,
       contextName: conn.context.name,
       namespaces: settings.namespaces,
+      ...(this.node ? { node: this.node } : {}),
       types,
       syncPeriodSeconds: settings.syncPeriodSeconds,
       housekeepingPeriodSeconds: settings.housekeepingPeriodSeconds,
@@ -62,6 +108,13 @@ export class SyncController implements vscode.Disposable {
     let warned = false;
     this.readyCheck = setInterval(() => {
       if (this.runner !== runner) return;
+      const h = runner.plegHealth();
+      const problem = h.healthy ? undefined : `PLEG is not healthy: ${h.message}`;
+      if (problem !== this.plegProblem) {
+        // while unhealthy the message counts up ("last seen active 3m5s ago"): the tooltip follows
+        this.plegProblem = problem;
+        this.s.statusChanged();
+      }
       if (runner.sourcesReady()) {
         if (this.state !== 'running') {
           this.state = 'running';
@@ -93,6 +146,7 @@ export class SyncController implements vscode.Disposable {
     if (this.readyCheck) clearInterval(this.readyCheck);
     this.readyCheck = undefined;
     this.state = 'off';
+    this.plegProblem = undefined;
     setContextKey(CONTEXT_KEYS.syncRunning, false);
     this.s.statusChanged();
   }

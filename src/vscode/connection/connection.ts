@@ -118,6 +118,12 @@ export class Connections {
 }
 
 /** Names of the cluster's namespaces (one paged, metadata-only list). */
+/** The cluster's node names, sorted (one metadata-only list: the quick pick of Sync Loop: Choose Node). */
+export async function listNodes(client: KubeClient, signal: AbortSignal): Promise<string[]> {
+  const l = await client.list({ group: '', version: 'v1', resource: 'nodes' }, { limit: 500, metadataOnly: true }, { signal });
+  return l.items.map((o) => o.metadata.name ?? '').filter(Boolean).sort();
+}
+
 export async function listNamespaces(client: KubeClient, signal: AbortSignal): Promise<string[]> {
   const l = await client.list({ group: '', version: 'v1', resource: 'namespaces' }, { limit: 500, metadataOnly: true }, { signal });
   return l.items.map((o) => o.metadata.name ?? '').filter(Boolean).sort();

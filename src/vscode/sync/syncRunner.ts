@@ -14,6 +14,7 @@
  * - Objects the tree got from an earlier load but the API no longer has (deleted before the loop
  *   started, so no REMOVE ever names them) are removed once every source has listed, and again
  *   every `reconcileEveryMs`: the tree converges to the API, level-driven, like housekeeping.
+ *   A loop scoped to one node leaves other pods alone (it cannot tell gone from elsewhere).
  */
 import { realClock, type Clock, type TimerHandle } from '../../core/clock';
 import { ClusterSync } from '../../core/syncloop/sources/cluster';
@@ -52,6 +53,8 @@ export interface SyncRequest {
   contextName: string;
   /** Empty: all namespaces. */
   namespaces: string[];
+  /** Only pods bound to this node (spec.nodeName); unset: all nodes. */
+  node?: string;
   /** Types to keep converged besides pods (the loaded ones). */
   types: GroupVersionResource[];
   syncPeriodSeconds: number;
@@ -85,6 +88,7 @@ export class SyncRunner {
       timeline: req.timeline,
       origin: req.origin,
       namespaces: req.namespaces,
+      ...(req.node ? { node: req.node } : {}),
       types: req.types,
       pageSize: req.pageSize,
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
@@ -95,7 +99,9 @@ export class SyncRunner {
     this.unsubscribe = this.sync.kl.actual.subscribe((key, _old, view) => {
       req.model.applyView(key, view);
     });
-    req.log.info(`sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, watching ${this.watchedTypes.size} type(s)`);
+    req.log.info(
+      `sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, ${req.node ? `pods of node ${req.node}` : 'all nodes'}, watching ${this.watchedTypes.size} type(s)`,
+    );
     this.done = this.sync.run(this.life.signal).then(
       () => undefined,
       (e) => req.log.error(`sync loop: ended with an error: ${e instanceof Error ? e.message : String(e)}`),
@@ -112,6 +118,11 @@ export class SyncRunner {
     return this.sync.kl.allSourcesReady();
   }
 
+  /** The PLEG's health: unhealthy when the pods watches have been down past the threshold (the kubelet's wording). */
+  plegHealth(): { healthy: boolean; message?: string } {
+    return this.sync.plegHealth();
+  }
+
   /** Removes tree objects of watched types and namespaces that the API no longer has. */
   reconcile(): number {
     if (!this.sync.kl.allSourcesReady()) return 0;
@@ -120,6 +131,8 @@ export class SyncRunner {
     const removed = this.req.model.removeWhere(this.watchedTypes, (key) => {
       if (desired.has(key)) return true;
       const p = parseObjectKey(key);
+      // A node-scoped loop does not see other nodes' pods: their absence says nothing.
+      if (p?.typeKey === 'pods' && this.req.node) return true;
       return !!p && nss.length > 0 && (p.namespace === undefined || !nss.includes(p.namespace));
     });
     if (removed) this.req.log.info(`sync loop: removed ${removed} object(s) from the tree that the API server no longer lists`);

@@ -54,6 +54,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Sync loop iteration', `${e.source} / ${e.op}`],
           // the sync loop keys a pod `namespace/name`, another object `resource:namespace/name`
           ['Objects', e.key || '(none)'],
+          ['Node', e.node],
           ['Handler', e.handler],
           ['At', formatTime(e.t)],
           ['Duration', formatDuration(e.durationMs)],

@@ -125,6 +125,11 @@ export class PodStorage {
     return sources.every((s) => this.sourcesSeen.has(s));
   }
 
+  /** Objects held for a source, without copying (the PLEG reads these every second). Do not merge while iterating. */
+  sourceValues(source: string): IterableIterator<KubeObject> {
+    return (this.pods.get(source) ?? new Map<string, KubeObject>()).values();
+  }
+
   /** Objects held for a source (for tests and the wiring's relist). */
   sourcePods(source: string): KubeObject[] {
     return [...(this.pods.get(source)?.values() ?? [])];

@@ -16,6 +16,10 @@ import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } fro
  *
  * Memory: one record per pod present in the last relist; a pod gone from a relist yields its final
  * events and its record is dropped.
+ *
+ * Cost: a pod whose object is the same reference as at the previous relist (the store replaces an
+ * object on every change and never mutates one) is not re-read, so relisting a quiet store of N
+ * pods is N map look-ups, and only changed pods have their container states recomputed.
  */
 export type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
 
@@ -64,44 +68,80 @@ export function containerStates(pod: Pod | undefined): Map<string, PlegContainer
 
 interface PodRecord {
   key: string;
+  /** The object the states were read from: the same reference next time means nothing to diff. */
+  obj: Pod;
   containers: Map<string, PlegContainerState>;
+  /** The relist that last saw the pod. */
+  seen: number;
 }
 
 export interface RelistResult {
   /** Events to send, in order; ContainerChanged already filtered out. */
   events: PodLifecycleEvent[];
+  /** Changed pods left for the next relist (more than maxDiffs changed). */
+  deferred: number;
   /** The pod key for each pod UID that produced events (the loop looks pods up by UID). */
   keys: Map<string, string>;
 }
 
+/** Changed pods one relist diffs at most (about 10 µs each): the rest wait for the next relist. */
+export const PLEG_MAX_DIFFS_PER_RELIST = 2000;
+
 export class GenericPLEG {
   private records = new Map<string, PodRecord>();
 
-  /** Diffs `pods` (the whole observed set) with the previous relist and returns the events. */
-  relist(pods: readonly Pod[]): RelistResult {
+  /** maxDiffs bounds one relist's work, so a store that changed wholesale (a first list of 10,000 pods) never blocks the thread for long. */
+  constructor(readonly maxDiffs = PLEG_MAX_DIFFS_PER_RELIST) {}
+
+  private generation = 0;
+
+  /**
+   * Diffs `pods` (the whole observed set) with the previous relist and returns the events. The
+   * records are updated in place: a relist of unchanged objects allocates nothing per pod. Past
+   * `maxDiffs` changed pods, the others keep their old record (or none) and are diffed by a later
+   * relist: their events are late, never lost, and a pod is never reported removed for it.
+   * `pods` may throw, but only before yielding a pod (records are then untouched).
+   */
+  relist(pods: Iterable<Pod>): RelistResult {
     const events: PodLifecycleEvent[] = [];
     const keys = new Map<string, string>();
-    const next = new Map<string, PodRecord>();
-    for (const pod of pods) {
-      const uid = pod.metadata.uid;
-      next.set(uid, { key: objectKey(pod), containers: containerStates(pod) });
-    }
-    const uids = new Set([...this.records.keys(), ...next.keys()]);
-    for (const uid of uids) {
-      const before = this.records.get(uid)?.containers ?? new Map<string, PlegContainerState>();
-      const rec = next.get(uid) ?? this.records.get(uid)!;
-      const after = next.get(uid)?.containers ?? new Map<string, PlegContainerState>();
+    const gen = ++this.generation;
+    const none = new Map<string, PlegContainerState>();
+    const diff = (uid: string, key: string, before: Map<string, PlegContainerState>, after: Map<string, PlegContainerState>) => {
       const cids = new Set([...before.keys(), ...after.keys()]);
       for (const cid of cids) {
         for (const e of generateEvents(uid, cid, before.get(cid) ?? 'non-existent', after.get(cid) ?? 'non-existent')) {
           if (e.type === 'ContainerChanged') continue;
           events.push(e);
-          keys.set(uid, rec.key);
+          keys.set(uid, key);
         }
       }
+    };
+    let diffs = 0;
+    let deferred = 0;
+    for (const pod of pods) {
+      const uid = pod.metadata.uid;
+      const prev = this.records.get(uid);
+      if (prev && prev.obj === pod) {
+        prev.seen = gen;
+        continue;
+      }
+      if (diffs >= this.maxDiffs) {
+        deferred++;
+        if (prev) prev.seen = gen; // a pod first seen past the bound gets its record next time
+        continue;
+      }
+      diffs++;
+      const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: containerStates(pod), seen: gen };
+      this.records.set(uid, rec);
+      diff(uid, rec.key, prev?.containers ?? none, rec.containers);
     }
-    this.records = next;
-    return { events, keys };
+    for (const [uid, rec] of this.records) {
+      if (rec.seen === gen) continue;
+      this.records.delete(uid);
+      diff(uid, rec.key, rec.containers, none);
+    }
+    return { events, keys, deferred };
   }
 
   get podCount(): number {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
 import { Channel } from '../channel';
-import { objectKey, type Pod, type PodLifecycleEvent } from '../types';
+import type { Pod, PodLifecycleEvent } from '../types';
 import { GenericPLEG } from './generic';
 
 /** Upstream plegChannelCapacity. */
@@ -10,50 +10,74 @@ export const PLEG_RELIST_PERIOD_MS = 1000;
 /** Upstream relistThreshold: a PLEG that has not relisted for this long is unhealthy. */
 export const PLEG_RELIST_THRESHOLD_MS = 3 * 60 * 1000;
 
-export type ListPods = (signal: AbortSignal) => Promise<Pod[]>;
+/**
+ * Reads the observed set: every pod the watches hold now (local state, no request). Throws
+ * (PodsNotSynced) when that state cannot be trusted, e.g. a pods watch is down: the relist then
+ * fails like upstream's when the runtime does not answer, and the PLEG's health counts from the
+ * last relist that succeeded.
+ */
+export type ReadPods = () => Iterable<Pod>;
+
+export class PodsNotSynced extends Error {
+  override name = 'PodsNotSynced';
+}
+
+export interface PlegHealth {
+  healthy: boolean;
+  /** Upstream's wording when unhealthy: "pleg was last seen active 3m5s ago; threshold is 3m0s". */
+  message?: string;
+  /** ms since the last successful relist (or since the relister started, before the first). */
+  sinceLastRelistMs: number;
+}
 
 /**
  * PlegRelister: runs GenericPLEG.relist every period (sliding: the period counts from the end of the
  * previous relist, like wait.Until) and sends the events on plegCh.
  *
+ * The kubelet's PLEG relists its node's container runtime, which is local and cheap. Ours relists
+ * the pod store the watches already keep (readPods): it costs no request. GenericPLEG diffs only
+ * the pods whose object changed since the previous relist, so a relist of a large, quiet store is
+ * a walk over references.
+ *
  * Like upstream, the send is non-blocking: when plegCh is full the event is discarded and counted.
  * That keeps a stalled loop from stalling the relist; the sync tick and housekeeping re-sync every
  * pod anyway, so a lost PLEG event delays a sync, it never loses one.
- * A failed list is an error value (counted, logged), not "every pod vanished": the records are kept.
+ * A failed read is an error value (counted, kept in lastError), not "every pod vanished": the
+ * records are kept.
  */
 export class PlegRelister {
   readonly pleg = new GenericPLEG();
-  /** Pod UID -> key for the pods of the last relist (the loop's fallback lookup). */
-  keys = new Map<string, string>();
   discarded = 0;
   relists = 0;
   errors = 0;
   lastRelistTime: number | undefined;
   lastError: unknown;
+  /** When the relister was made: health before the first relist counts from here. */
+  readonly startedAt: number;
 
   constructor(
-    private readonly listPods: ListPods,
+    private readonly readPods: ReadPods,
     private readonly clock: Clock,
     /** plegCh; the loop owns it (SyncLoop.channels.pleg). */
     readonly eventChannel: Channel<PodLifecycleEvent> = new Channel<PodLifecycleEvent>(PLEG_CHANNEL_CAPACITY, 'plegCh'),
     readonly periodMs = PLEG_RELIST_PERIOD_MS,
-  ) {}
+    readonly thresholdMs = PLEG_RELIST_THRESHOLD_MS,
+  ) {
+    this.startedAt = clock.now();
+  }
 
-  /** One relist: list, diff, send. Resolves false when the list failed. */
-  async relistOnce(signal: AbortSignal): Promise<boolean> {
-    let pods: Pod[];
+  /** One relist: read, diff, send. Returns false when the read failed. Synchronous: no I/O. */
+  relistOnce(): boolean {
+    let events: PodLifecycleEvent[];
     try {
-      pods = await this.listPods(signal);
+      // Read and diff in one pass; a read that throws midway leaves the records as they were for
+      // the pods not reached yet, and a failed relist removes nothing (removal comes after the pass).
+      events = this.pleg.relist(this.readPods()).events;
     } catch (e) {
-      if (signal.aborted) throw e;
       this.errors++;
       this.lastError = e;
       return false;
     }
-    const { events } = this.pleg.relist(pods);
-    const keys = new Map<string, string>();
-    for (const p of pods) keys.set(p.metadata.uid, objectKey(p));
-    this.keys = keys;
     for (const e of events) {
       if (this.eventChannel.closed) break;
       if (!this.eventChannel.trySend(e)) this.discarded++;
@@ -67,7 +91,7 @@ export class PlegRelister {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        await this.relistOnce(signal);
+        this.relistOnce();
         await this.clock.sleep(this.periodMs, signal);
       } catch {
         if (signal.aborted) return;
@@ -75,8 +99,33 @@ export class PlegRelister {
     }
   }
 
-  /** Upstream Healthy(): relisted within the threshold (before the first relist: healthy). */
+  /** Upstream Healthy(): relisted within the threshold. Before the first relist: healthy until the threshold has passed since start. */
   healthy(): boolean {
-    return this.lastRelistTime === undefined || this.clock.now() - this.lastRelistTime <= PLEG_RELIST_THRESHOLD_MS;
+    return this.health().healthy;
   }
+
+  health(): PlegHealth {
+    const since = this.clock.now() - (this.lastRelistTime ?? this.startedAt);
+    if (since <= this.thresholdMs) return { healthy: true, sinceLastRelistMs: since };
+    const message =
+      this.lastRelistTime === undefined
+        ? `pleg has yet to be successful; threshold is ${goDuration(this.thresholdMs)}`
+        : `pleg was last seen active ${goDuration(since)} ago; threshold is ${goDuration(this.thresholdMs)}`;
+    return { healthy: false, message, sinceLastRelistMs: since };
+  }
+}
+
+/** A duration as Go's time.Duration prints it: "3m0s", "3m5.25s", "1h2m3s", "450ms". */
+export function goDuration(ms: number): string {
+  if (ms < 0) return `-${goDuration(-ms)}`;
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${trim(ms.toFixed(3))}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = trim(((ms % 60_000) / 1000).toFixed(3));
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
+
+function trim(fixed: string): string {
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }

@@ -3,11 +3,11 @@ import { realClock, type Clock } from '../../clock';
 import type { GroupVersionResource } from '../../timeline/events';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
-import { PlegRelister } from '../pleg/relister';
+import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
 import { ProbeInference } from '../prober/infer';
 import { SyncLoop, type SyncLoopOptions } from '../syncloop';
 import type { Pod } from '../types';
-import { ConsistencyCheck, type ListedSnapshot } from './consistency';
+import { ConsistencyCheck, ConsistencyLister } from './consistency';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 
@@ -22,8 +22,19 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   /** Types to keep in the model besides pods (the extension passes the loaded types). */
   types?: GroupVersionResource[];
   pageSize?: number;
+  /**
+   * Only pods bound to this node (fieldSelector spec.nodeName=NAME on the pods watch, as a real
+   * kubelet's API config source selects its own pods). Unset: every node (and unscheduled pods).
+   */
+  node?: string;
   plegPeriodMs?: number;
-  /** A watch silent for this long (no event, no bookmark) is restarted by housekeeping. Default 3 min. */
+  /** A PLEG that has not relisted (its pods watches down) for this long is unhealthy. Default 3 min (upstream). */
+  plegThresholdMs?: number;
+  /** How often the pods are listed again (from the watch cache) to catch missed watch events. Default 5 min. */
+  consistencyPeriodMs?: number;
+  /** A difference seen once is confirmed by a list this much later before the source is relisted. Default 2 s. */
+  consistencyConfirmMs?: number;
+  /** A watch silent for this long (no event, no bookmark) is reopened by housekeeping, from its last resourceVersion (no list). Default 3 min. */
   stallAfterMs?: number;
   /** Reflectors failing this many times in a row make the loop back off (the API is unreachable). */
   unreachableAfterErrors?: number;
@@ -38,10 +49,13 @@ export function sourceName(gvr: GroupVersionResource, namespace?: string): strin
 interface Running {
   reflector: Reflector;
   promise: Promise<void> | undefined;
-  /** For pods: which PLEG list snapshot to compare with. */
-  podsNamespace?: string | undefined;
+  /** For pods reflectors: the consistency check of their source. */
+  consistency?: ConsistencyLister;
   source?: string;
 }
+
+/** How often an unhealthy PLEG is logged again while it stays unhealthy. */
+const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
 
 /**
  * ClusterSync: the sync loop wired to a cluster (issue 4, phase 2).
@@ -49,13 +63,20 @@ interface Running {
  *   reflector per (type, namespace) --ConfigSink--> PodConfig.merge --> configCh
  *   reflector of pods                 --ProbeInference (flags, restarts)--> liveness/readiness/startup
  *   reflector of Events (Pod objects) --ProbeInference (Unhealthy, Killing)--> the same channels
- *   PlegRelister: paged list of pods every second --GenericPLEG--> plegCh
+ *   PlegRelister: every second, the pods the pods sources hold --GenericPLEG--> plegCh
+ *   ConsistencyLister per pods source: every 5 min, a list from the watch cache (consistency.ts)
  *   syncLoop ticks syncCh (1 s) and housekeepingCh (2 s)
  *
- * Housekeeping's hook restarts reflectors whose loop died or whose watch went silent, and relists
- * the pods source when the PLEG's list shows the watch missed something (consistency.ts). While
- * every reflector keeps failing, the loop reports a runtime error and backs off, as the kubelet
- * does when its runtime is down.
+ * Requests: one watch per (type, namespace) while the watches hold (a streaming watch-list where
+ * the server has it, else a list and a watch; a watch that ends normally resumes from its last
+ * resourceVersion, no list), plus one metadata-only pods list from the watch cache per consistency
+ * period. The PLEG and the loop never poll the API.
+ *
+ * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
+ * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
+ * an unhealthy PLEG (its pods watches down for longer than the threshold) as the kubelet words it.
+ * While every reflector keeps failing, the loop reports a runtime error and backs off, as the
+ * kubelet does when its runtime is down.
  */
 export class ClusterSync {
   readonly kl: SyncLoop;
@@ -63,8 +84,8 @@ export class ClusterSync {
   readonly relister: PlegRelister;
   readonly running: Running[] = [];
   readonly consistency = new ConsistencyCheck();
-  private readonly podLists = new Map<string, ListedSnapshot>();
-  private listSeq = 0;
+  private plegUnhealthySince: number | undefined;
+  private plegUnhealthyLoggedAt = 0;
   private readonly typesAndNamespaces: { types: GroupVersionResource[]; namespaces: (string | undefined)[] };
   private life: AbortController | undefined;
   private readonly clock: Clock;
@@ -82,7 +103,7 @@ export class ClusterSync {
       onHousekeeping: (signal) => this.housekeeping(signal),
       runtimeErrors: () => this.runtimeErrors(),
     });
-    this.relister = new PlegRelister((signal) => this.listPods(signal), this.clock, this.kl.channels.pleg, opts.plegPeriodMs);
+    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs);
     this.typesAndNamespaces = { types, namespaces };
   }
 
@@ -104,8 +125,25 @@ export class ClusterSync {
         const resource = { group: t.group, resource: t.resource };
         const isPods = t === PODS_GVR;
         const sink = new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns);
-        const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...(ns ? { namespace: ns } : {}), name: source });
-        this.running.push({ reflector, promise: undefined, source, ...(isPods ? { podsNamespace: ns ?? '' } : {}) });
+        const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
+        const scope = { ...(ns ? { namespace: ns } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
+        const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...scope, name: source });
+        const consistency = isPods
+          ? new ConsistencyLister({
+              client: this.opts.client,
+              clock: this.clock,
+              gvr: t,
+              ...scope,
+              pageSize: common.pageSize,
+              source,
+              reflector,
+              held: () => this.kl.podConfig.storage.sourcePods(source),
+              check: this.consistency,
+              ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
+              ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
+            })
+          : undefined;
+        this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
       }
     }
     for (const ns of namespaces) {
@@ -120,6 +158,7 @@ export class ClusterSync {
       this.running.push({ reflector, promise: undefined });
     }
     for (const r of this.running) r.promise = r.reflector.run(life.signal);
+    const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency.run(life.signal)] : []));
     const pleg = this.relister.run(life.signal);
     try {
       await syncLoop(this.kl, life.signal);
@@ -127,22 +166,27 @@ export class ClusterSync {
       life.abort(new Error('sync loop ended'));
       signal.removeEventListener('abort', onAbort);
       this.kl.podConfig.updates.close(); // sources blocked on a full configCh give up
-      await Promise.allSettled([pleg, ...this.running.map((r) => r.promise)]);
+      await Promise.allSettled([pleg, ...checks, ...this.running.map((r) => r.promise)]);
     }
   }
 
-  /** The PLEG's pod list: one paged list per namespace, remembered for the consistency check. */
-  private async listPods(signal: AbortSignal): Promise<Pod[]> {
-    const out: Pod[] = [];
-    for (const ns of this.typesAndNamespaces.namespaces) {
-      const l = await this.opts.client.list(PODS_GVR, { ...(ns ? { namespace: ns } : {}), limit: this.opts.pageSize ?? 500 }, { signal });
-      this.podLists.set(ns ?? '', { items: l.items as Pod[], resourceVersion: l.resourceVersion, seq: ++this.listSeq });
-      out.push(...(l.items as Pod[]));
-    }
-    return out;
+  /**
+   * The PLEG's observed set: the pods every pods source holds now (no request). Untrustworthy while
+   * a pods reflector is not watching (down, backing off, or relisting): the relist then fails.
+   */
+  private *readPods(): Generator<Pod> {
+    const pods = this.running.filter((r) => r.consistency);
+    const behind = pods.find((r) => r.reflector.state !== 'watching');
+    if (behind) throw new PodsNotSynced(`pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`);
+    for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
   }
 
-  /** Housekeeping's hook: restart dead or silent reflectors; relist pods sources that missed events. */
+  /** The PLEG's health (upstream Healthy()), for the status and the CLI. */
+  plegHealth(): PlegHealth {
+    return this.relister.health();
+  }
+
+  /** Housekeeping's hook: restart dead or silent reflectors; report an unhealthy PLEG. */
   private async housekeeping(signal: AbortSignal): Promise<void> {
     const life = this.life;
     if (!life || signal.aborted) return;
@@ -153,16 +197,32 @@ export class ClusterSync {
         r.promise = reflector.run(life.signal);
         continue;
       }
-      if (reflector.stalled()) {
-        reflector.relist('watch silent');
-        continue;
-      }
-      if (r.podsNamespace === undefined || !r.source || reflector.state !== 'watching') continue;
-      const listed = this.podLists.get(r.podsNamespace);
-      if (!listed) continue;
-      const missed = this.consistency.check(r.source, listed, this.kl.podConfig.storage.sourcePods(r.source));
-      if (missed) reflector.relist(`watch missed events: ${missed.slice(0, 5).join(' ')}${missed.length > 5 ? ` +${missed.length - 5}` : ''}`);
+      if (reflector.stalled()) reflector.rewatch('watch silent');
     }
+    this.checkPlegHealth();
+  }
+
+  /**
+   * Logs an unhealthy PLEG when it turns unhealthy and once a minute while it stays so, logs its
+   * recovery, and throws the kubelet's message so the housekeeping iteration carries it (outcome
+   * error) on the timeline.
+   */
+  private checkPlegHealth(): void {
+    const h = this.relister.health();
+    const now = this.clock.now();
+    if (h.healthy) {
+      if (this.plegUnhealthySince !== undefined) this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`);
+      this.plegUnhealthySince = undefined;
+      return;
+    }
+    const message = `PLEG is not healthy: ${h.message}`;
+    if (this.plegUnhealthySince === undefined || now - this.plegUnhealthyLoggedAt >= PLEG_UNHEALTHY_LOG_EVERY_MS) {
+      const cause = this.relister.lastError instanceof Error ? this.relister.lastError.message : undefined;
+      this.kl.logger.error(`${message}${kv({ cause })}`);
+      this.plegUnhealthyLoggedAt = now;
+    }
+    this.plegUnhealthySince ??= now;
+    throw new Error(message);
   }
 
   /** The loop's runtime check: every reflector failing repeatedly means the API server is unreachable. */
@@ -173,7 +233,12 @@ export class ClusterSync {
   }
 
   /** Counters for the CLI summary and tests. */
-  stats(): { reflectors: { name: string; state: string; lists: number; watches: number; expired: number; errors: number; relists: number }[]; pleg: { relists: number; errors: number; discarded: number } } {
+  stats(): {
+    reflectors: { name: string; state: string; lists: number; watches: number; expired: number; errors: number; relists: number }[];
+    pleg: { relists: number; errors: number; discarded: number; healthy: boolean };
+    consistency: { lists: number; errors: number; relists: number };
+  } {
+    const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency] : []));
     return {
       reflectors: this.running.map(({ reflector: r }) => ({
         name: r.opts.name,
@@ -184,7 +249,12 @@ export class ClusterSync {
         errors: r.stats.errors,
         relists: r.stats.relistRequests,
       })),
-      pleg: { relists: this.relister.relists, errors: this.relister.errors, discarded: this.relister.discarded },
+      pleg: { relists: this.relister.relists, errors: this.relister.errors, discarded: this.relister.discarded, healthy: this.relister.healthy() },
+      consistency: {
+        lists: checks.reduce((n, c) => n + c.lists, 0),
+        errors: checks.reduce((n, c) => n + c.errors, 0),
+        relists: checks.reduce((n, c) => n + c.relists, 0),
+      },
     };
   }
 }

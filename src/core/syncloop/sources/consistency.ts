@@ -1,23 +1,31 @@
+import type { Clock } from '../../clock';
+import type { GroupVersionResource } from '../../timeline/events';
 import type { KubeObject } from '../types';
+import type { ListWatchClient, Reflector } from './reflector';
 
 /**
  * Missed-watch-event detection for pods. A watch that silently skips an event (a dropped
  * connection the server did not notice, a proxy, the demo's drop-events fault) leaves the config
- * source's storage behind the API, and nothing in the watch says so. The PLEG relists every pod
- * every second anyway, so housekeeping compares that list with what the source holds:
+ * source's storage behind the API, and nothing in the watch says so. So every `periodMs` (5 min by
+ * default) the pods are listed once more, from the API server's watch cache (resourceVersion="0":
+ * no etcd read, no quorum), as metadata only (PartialObjectMetadataList: uid and resourceVersion
+ * are all the comparison reads), and compared with what the source holds:
  *
  *   listed, not held        "+uid@rv"  a missed ADD (or a delete the list predates)
  *   held, not listed        "-uid@rv"  a missed DELETE (unless the held copy is newer than the list)
  *   held older than listed  "~uid@rv"  a missed MODIFY (unless the held copy is newer)
  *
  * A difference can also be an event still in flight, so one sighting proves nothing; the same
- * difference seen again by the next housekeeping pass, on a newer list, means the watch missed
- * it, and the source is relisted (its SET then merges into exactly the missing updates). Repair
- * therefore takes at most two housekeeping periods after the PLEG has listed the change.
+ * difference seen again on a newer list, `confirmMs` later, means the watch missed it, and the
+ * source is relisted (its SET then merges into exactly the missing updates). Repair therefore
+ * takes at most periodMs + confirmMs (plus the lists' own time) after the change.
  *
  * resourceVersions are compared numerically only to tell "held copy is newer" apart; when they
  * are not integers the difference simply counts (at worst a harmless extra relist).
  */
+export const CONSISTENCY_PERIOD_MS = 5 * 60 * 1000;
+export const CONSISTENCY_CONFIRM_MS = 2000;
+
 export interface ListedSnapshot {
   items: readonly KubeObject[];
   resourceVersion: string;
@@ -72,7 +80,82 @@ export class ConsistencyCheck {
     return undefined;
   }
 
+  /** A first sighting waits for its confirmation. */
+  pending(source: string): boolean {
+    return this.prev.has(source);
+  }
+
   forget(source: string): void {
     this.prev.delete(source);
+  }
+}
+
+export interface ConsistencyListerOptions {
+  client: ListWatchClient;
+  clock: Clock;
+  gvr: GroupVersionResource;
+  namespace?: string;
+  fieldSelector?: string;
+  pageSize: number;
+  /** The config source the reflector feeds (the check's key). */
+  source: string;
+  reflector: Reflector;
+  /** What the source holds now. */
+  held: () => readonly KubeObject[];
+  check: ConsistencyCheck;
+  periodMs?: number;
+  confirmMs?: number;
+  /** Says which differences made it relist (the reflector logs the relist itself). */
+  onMissed?: (missed: string[]) => void;
+}
+
+/**
+ * ConsistencyLister: runs the check above for one reflector. Lists only while the reflector is
+ * watching (a reflector that is listing is repairing itself already); a failed list is counted and
+ * retried at the next period. Every request takes the run's signal; run() resolves when it aborts.
+ */
+export class ConsistencyLister {
+  lists = 0;
+  errors = 0;
+  relists = 0;
+  private seq = 0;
+
+  constructor(readonly opts: ConsistencyListerOptions) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    const o = this.opts;
+    const period = o.periodMs ?? CONSISTENCY_PERIOD_MS;
+    let wait = period;
+    while (!signal.aborted) {
+      try {
+        await o.clock.sleep(wait, signal);
+      } catch {
+        return;
+      }
+      wait = period;
+      if (o.reflector.state !== 'watching') continue;
+      let listed: ListedSnapshot;
+      try {
+        const l = await o.client.list(
+          o.gvr,
+          // Metadata only: the comparison reads uid and resourceVersion, nothing else.
+          { ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize, metadataOnly: true },
+          { signal },
+        );
+        this.lists++;
+        listed = { items: l.items as KubeObject[], resourceVersion: l.resourceVersion, seq: ++this.seq };
+      } catch {
+        if (signal.aborted) return;
+        this.errors++;
+        continue;
+      }
+      if (o.reflector.state !== 'watching') continue;
+      const missed = o.check.check(o.source, listed, o.held());
+      if (missed) {
+        this.relists++;
+        o.onMissed?.(missed);
+        o.reflector.relist(`watch missed events: ${missed.slice(0, 5).join(' ')}${missed.length > 5 ? ` +${missed.length - 5}` : ''}`);
+      } else if (o.check.pending(o.source)) wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+    }
   }
 }

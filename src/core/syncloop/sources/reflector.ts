@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock';
+import { KubeApiError } from '../../kube/errors';
 import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
 import type { KubeObject as WireObject } from '../../kube/types';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
@@ -34,7 +35,15 @@ export interface ReflectorOptions {
   /** A watching reflector that has heard nothing (not even a bookmark) for this long is stalled. */
   stallAfterMs?: number;
   random?: () => number;
+  /**
+   * Sync by streaming watch-list (sendInitialEvents) instead of LIST, where the server supports it.
+   * Default true; a server that rejects it (400, 422) is listed from then on.
+   */
+  watchList?: boolean;
 }
+
+/** The annotation on the BOOKMARK that ends a watch-list's initial events. */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped';
 
@@ -43,7 +52,13 @@ export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
 
 /**
  * Reflector: client-go's tools/cache reflector for one type (and namespace) — list, then watch from
- * the list's resourceVersion, feeding a sink.
+ * the list's resourceVersion, feeding a sink. Where the server supports it (WatchList, v1.32+
+ * and the demo cluster) the list is a streaming watch-list instead, as client-go's reflector does
+ * with WatchListClient: one watch with sendInitialEvents=true, resourceVersionMatch=NotOlderThan
+ * and bookmarks, whose ADDED events up to the BOOKMARK annotated "k8s.io/initial-events-end" are
+ * the full state (one SET into the sink), and which then goes on as the watch. A watch-list that
+ * ends in any way before that bookmark falls back to LIST + watch for that attempt (and for good
+ * when the server rejects the request: 400 or 422), as client-go falls back.
  *
  * Guarantees:
  * - Events reach the sink in stream order, one at a time, each awaited (the sink's backpressure).
@@ -60,16 +75,23 @@ export class Reflector {
   lastResourceVersion = '';
   /** Clock time of the last thing heard from the server (list, event, bookmark, clean close). */
   lastHeardAt: number | undefined;
-  readonly stats = { lists: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, consecutiveErrors: 0 };
+  /** lists counts full syncs, by LIST or by watch-list (watchLists of them); listRequests only the LISTs. */
+  readonly stats = { lists: 0, watchLists: 0, watchListFallbacks: 0, listRequests: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, rewatchRequests: 0, consecutiveErrors: 0 };
   lastError: string | undefined;
   private current: AbortController | undefined;
   private relistRequested = false;
+  private rewatchRequested = false;
+  private backoff = REFLECTOR_BACKOFF_BASE_MS;
+  /** False once the server has rejected a watch-list (or the options said no). */
+  private watchListSupported: boolean;
 
   constructor(
     private readonly client: ListWatchClient,
     private readonly sink: ReflectorSink,
     readonly opts: ReflectorOptions,
-  ) {}
+  ) {
+    this.watchListSupported = opts.watchList !== false;
+  }
 
   /** Restarts from a fresh list now (used by housekeeping for dead or inconsistent watches). */
   relist(reason: string): void {
@@ -77,6 +99,20 @@ export class Reflector {
     this.relistRequested = true;
     (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`);
     this.current?.abort(new Error(`relist: ${reason}`));
+  }
+
+  /**
+   * Ends the current watch and opens a new one from the last resourceVersion seen: no list. For a
+   * watch gone silent (a dead connection nobody noticed): a new watch finds out cheaply, and
+   * relists only if the server answers 410. A no-op unless watching.
+   */
+  rewatch(reason: string): void {
+    if (this.state !== 'watching') return;
+    this.stats.rewatchRequests++;
+    this.rewatchRequested = true;
+    this.heard(); // the new watch gets its own stallAfterMs
+    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`);
+    this.current?.abort(new Error(`rewatch: ${reason}`));
   }
 
   /** Watching, but silent for longer than stallAfterMs. */
@@ -87,25 +123,30 @@ export class Reflector {
 
   async run(signal: AbortSignal): Promise<void> {
     const log = this.opts.logger ?? silentLogger;
-    let backoff = REFLECTOR_BACKOFF_BASE_MS;
+    this.backoff = REFLECTOR_BACKOFF_BASE_MS;
     const random = this.opts.random ?? Math.random;
     while (!signal.aborted) {
       this.relistRequested = false;
+      this.rewatchRequested = false;
       const attempt = this.child(signal);
       try {
         this.state = 'listing';
+        if (this.watchListSupported) {
+          const end = await this.watchLoop(attempt, signal, true);
+          if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
+          if (end !== 'fallback') continue;
+          this.stats.watchListFallbacks++;
+          log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`);
+          if (signal.aborted) break;
+        }
         const listed = await this.client.list(
           this.opts.gvr,
           { ...this.scope(), limit: this.opts.pageSize ?? 500 },
           { signal: attempt.signal },
         );
-        this.stats.lists++;
-        this.heard();
-        this.lastResourceVersion = listed.resourceVersion;
-        await this.sink.replace(listed.items as KubeObject[], listed.resourceVersion);
-        this.stats.consecutiveErrors = 0;
-        backoff = REFLECTOR_BACKOFF_BASE_MS;
-        const end = await this.watchLoop(attempt, signal);
+        this.stats.listRequests++;
+        await this.synced(listed.items as KubeObject[], listed.resourceVersion);
+        const end = await this.watchLoop(attempt, signal, false);
         if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
       } catch (e) {
         if (signal.aborted) break;
@@ -113,17 +154,17 @@ export class Reflector {
           this.stats.errors++;
           this.stats.consecutiveErrors++;
           this.lastError = e instanceof Error ? e.message : String(e);
-          log.error(`Reflector failed, retrying${kv({ reflector: this.opts.name, err: this.lastError, backoff: `${Math.round(backoff)}ms` })}`);
+          log.error(`Reflector failed, retrying${kv({ reflector: this.opts.name, err: this.lastError, backoff: `${Math.round(this.backoff)}ms` })}`);
           this.state = 'backoff';
           const wait = this.child(signal);
           try {
-            await this.opts.clock.sleep(backoff * (1 + random()), wait.signal);
+            await this.opts.clock.sleep(this.backoff * (1 + random()), wait.signal);
           } catch {
             if (signal.aborted) break;
           } finally {
             wait.abort(new Error('backoff over')); // releases its listener on the loop's signal
           }
-          backoff = Math.min(REFLECTOR_BACKOFF_MAX_MS, backoff * 2);
+          this.backoff = Math.min(REFLECTOR_BACKOFF_MAX_MS, this.backoff * 2);
         }
       } finally {
         attempt.abort(new Error('attempt over')); // releases its listener on the loop's signal
@@ -132,14 +173,32 @@ export class Reflector {
     this.state = 'stopped';
   }
 
-  /** Watches until a relist is needed ('relist'), the watch failed ('error'), or we stop. */
-  private async watchLoop(attempt: AbortController, signal: AbortSignal): Promise<'relist' | 'error' | 'stopped'> {
+  /** The full state is in (a list, or a watch-list's initial events): one SET into the sink. */
+  private async synced(items: KubeObject[], resourceVersion: string): Promise<void> {
+    this.stats.lists++;
+    this.heard();
+    this.lastResourceVersion = resourceVersion;
+    await this.sink.replace(items, resourceVersion);
+    this.stats.consecutiveErrors = 0;
+    this.backoff = REFLECTOR_BACKOFF_BASE_MS;
+  }
+
+  /**
+   * Watches until a relist is needed ('relist'), the watch failed ('error'), or we stop. With
+   * `initial`, the first watch is a watch-list: its events up to the initial-events-end bookmark
+   * are the full state; a stream that ends before that bookmark returns 'fallback'.
+   */
+  private async watchLoop(attempt: AbortController, signal: AbortSignal, initial: boolean): Promise<'relist' | 'error' | 'stopped' | 'fallback'> {
     const log = this.opts.logger ?? silentLogger;
     const max = this.opts.maxQueuedEvents ?? 1000;
+    let syncing = initial;
     for (;;) {
       if (signal.aborted) return 'stopped';
       if (this.relistRequested || attempt.signal.aborted) return 'relist';
-      this.state = 'watching';
+      this.state = syncing ? 'listing' : 'watching';
+      const streaming = syncing;
+      // The watch-list's state so far, by UID (the initial events are ADDED; anything else is applied to it).
+      const state = new Map<string, KubeObject>();
       const watchAbort = this.child(attempt.signal);
       const queue: WatchEvent[] = [];
       let wake: (() => void) | undefined;
@@ -167,6 +226,20 @@ export class Reflector {
           }
           if (overflow || watchAbort.signal.aborted) return;
           const rv = (e.object as WireObject).metadata?.resourceVersion;
+          if (syncing) {
+            const obj = e.object as KubeObject;
+            if (e.type === 'BOOKMARK') {
+              if ((e.object as WireObject).metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+                syncing = false;
+                this.stats.watchLists++;
+                await this.synced([...state.values()], rv ?? '');
+                state.clear();
+                this.state = 'watching';
+              }
+            } else if (e.type === 'DELETED') state.delete(obj.metadata.uid);
+            else state.set(obj.metadata.uid, obj);
+            continue;
+          }
           if (e.type !== 'BOOKMARK') {
             this.stats.events++;
             await this.sink.apply(e.type, e.object as KubeObject);
@@ -179,7 +252,8 @@ export class Reflector {
         this.opts.gvr,
         {
           ...this.scope(),
-          resourceVersion: this.lastResourceVersion,
+          // A watch-list starts from the current state (NotOlderThan ""), a watch from what we hold.
+          ...(streaming ? { resourceVersion: '', sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' as const } : { resourceVersion: this.lastResourceVersion }),
           allowWatchBookmarks: true,
           // Like client-go: a random 5..10 min server-side timeout, so no watch lives forever.
           timeoutSeconds: Math.floor(300 * (1 + (this.opts.random ?? Math.random)())),
@@ -195,6 +269,20 @@ export class Reflector {
       });
       watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
       if (signal.aborted) return 'stopped';
+      if (syncing) {
+        // Ended before its initial-events-end bookmark: not a state to resume from.
+        if (this.relistRequested || attempt.signal.aborted) return 'relist';
+        if (overflow) this.stats.overflows++;
+        if (end.kind === 'expired') {
+          this.stats.expired++;
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`);
+        }
+        if (end.kind === 'error' || end.kind === 'expired') {
+          this.lastError = end.error.message;
+          if (end.error instanceof KubeApiError && (end.error.status === 400 || end.error.status === 422)) this.watchListSupported = false;
+        } else this.lastError = `watch-list ended (${end.kind}) before its initial events`;
+        return 'fallback';
+      }
       if (overflow) {
         this.stats.overflows++;
         log.error(`Reflector watch dropped, relisting${kv({ reflector: this.opts.name, reason: 'events outran the loop' })}`);
@@ -209,6 +297,10 @@ export class Reflector {
           log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`);
           return 'relist';
         case 'aborted':
+          if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
+            this.rewatchRequested = false;
+            continue; // rewatch(): resume from the last resourceVersion
+          }
           return 'relist';
         case 'error':
           this.lastError = end.error.message;

@@ -1,0 +1,304 @@
+/**
+ * What the sync loop costs the API server (issue 10): the PLEG relists the pod store the watches
+ * keep, so a running loop makes no list requests of its own (the demo cluster counts every request
+ * by verb), and still sees containers start. Node scope: `--node` / ClusterSync.node selects the
+ * pods bound to one node (fieldSelector spec.nodeName) and names the node on every iteration.
+ * PLEG health: pods watches down for longer than the threshold make the PLEG unhealthy, said in
+ * the kubelet's words in the log and on the housekeeping iteration, and healthy again after.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { runSync } from '../../src/cli/sync';
+import { KubeClient } from '../../src/core/kube/client';
+import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import type { SyncIterationEvent } from '../../src/core/timeline/events';
+import { TimelineStore } from '../../src/core/timeline/store';
+import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
+import { api, startTestCluster, type TestCluster } from './demo-support';
+
+async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function pod(name: string, nodeName?: string) {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'nginx' }] } };
+}
+
+const iterations = (tl: TimelineStore) => tl.toArray().filter((e): e is SyncIterationEvent => e.kind === 'iteration');
+
+describe('the sync loop does not poll the API server', () => {
+  let t: TestCluster;
+  let kubelet: Kubelet;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    kubelet = startKubelet(t.cluster.store, { speed: 10 });
+  });
+  after(async () => {
+    kubelet.stop();
+    await t.close();
+  });
+
+  it('no list requests while it runs (the PLEG relists the watched store), and the PLEG still sees ContainerStarted', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const timeline = new TimelineStore(10_000);
+    const lines: string[] = [];
+    const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources listed and watching');
+      const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
+      const before = lists();
+      const relists = sync.relister.relists;
+      const errors = sync.stats().pleg.errors;
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('cost-1') })).status, 201);
+      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/cost-1'), 'PLEG ContainerStarted for cost-1');
+      // At least five relist periods (a one-second relist by LIST would have made five lists by now).
+      await until(() => sync.relister.relists >= relists + 5, 'five PLEG relists');
+      assert.equal(lists() - before, 0, 'list requests while running');
+      assert.equal(sync.stats().pleg.errors, errors, 'no failed relist once the pods watch is up');
+      assert.ok(sync.plegHealth().healthy);
+      assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+
+  it('the only lists are the consistency check\'s, one per period (shortened here from 5 minutes)', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const sync = new ClusterSync({ client, consistencyPeriodMs: 700 });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources listed and watching');
+      const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
+      const before = lists();
+      const checks = sync.stats().consistency.lists;
+      await until(() => sync.stats().consistency.lists >= checks + 3, 'three consistency lists');
+      // The server counts a list when it arrives, the check when its answer is read: one may be in flight.
+      const extra = lists() - before - (sync.stats().consistency.lists - checks);
+      assert.ok(extra === 0 || extra === 1, `lists besides the consistency check's: ${extra}`);
+      assert.equal(sync.stats().consistency.relists, 0, 'nothing was missed');
+      assert.ok(sync.stats().reflectors.every((r) => r.lists === 1), JSON.stringify(sync.stats().reflectors));
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+});
+
+describe('node scope', () => {
+  let t: TestCluster;
+  let kubelet: Kubelet;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    kubelet = startKubelet(t.cluster.store, { speed: 10 });
+    // Two nodes: the kubelet simulation registers a node when a pod names it.
+    for (const [name, node] of [['on-a', 'node-a'], ['on-b', 'node-b']] as const) {
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name, node) })).status, 201);
+    }
+  });
+  after(async () => {
+    kubelet.stop();
+    await t.close();
+  });
+
+  it('a loop scoped to node-a sees only node-a\'s pods, names node-a on every iteration, and gets its PLEG events', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const timeline = new TimelineStore(10_000);
+    const sync = new ClusterSync({ client, timeline, node: 'node-a' });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-a', 'node-a') })).status, 201);
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-b', 'node-b') })).status, 201);
+      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), 'PLEG ContainerStarted for later-a');
+      const nodes = await api(t.cluster, '/api/v1/nodes');
+      const names = (nodes.body.items as { metadata: { name: string } }[]).map((n) => n.metadata.name);
+      assert.ok(names.includes('node-a') && names.includes('node-b'), names.join(','));
+      const pods = [...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort();
+      assert.deepEqual(pods, ['default/later-a', 'default/on-a']);
+      const its = iterations(timeline);
+      assert.ok(its.length > 0);
+      for (const e of its) assert.equal(e.node, 'node-a', JSON.stringify(e));
+      assert.ok(!its.some((e) => e.key.includes('on-b') || e.key.includes('later-b')));
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+
+  it('all nodes (the default): both pods, each pod\'s iterations name its node', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const timeline = new TimelineStore(10_000);
+    const sync = new ClusterSync({ client, timeline, namespaces: ['default'] });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('third-b', 'node-b') })).status, 201);
+      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), 'a PLEG event for third-b');
+      const its = iterations(timeline);
+      const of = (key: string) => its.filter((e) => e.key === key);
+      assert.ok(of('default/third-b').length > 0);
+      for (const e of of('default/third-b')) assert.equal(e.node, 'node-b', JSON.stringify(e));
+      for (const e of of('default/on-a')) assert.equal(e.node, 'node-a', JSON.stringify(e));
+      assert.ok(its.some((e) => e.source === 'sync' && e.key === '' && e.node === undefined), 'a tick that touched nothing names no node');
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+
+  it('kubeloop sync --node NAME: only that node\'s pods, "node" in every --json line; a bad name is exit 1', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSync(['--kubeconfig', t.kubeconfig, '--node', 'node-b', '--duration', '2.5', '--json'], { stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+    assert.equal(code, 0, err.join('\n'));
+    const objs = out.map((l) => JSON.parse(l));
+    assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key.split(',').includes('default/on-b')), out.join('\n'));
+    assert.ok(!objs.some((o) => o.key.includes('on-a') || o.key.includes('later-a')));
+    for (const o of objs) assert.equal(o.node, 'node-b');
+    const bad: string[] = [];
+    assert.equal(await runSync(['--kubeconfig', t.kubeconfig, '--node', 'Node A,x'], { stdout: () => undefined, stderr: (l) => bad.push(l) }), 1);
+    assert.match(bad.join('\n'), /--node must be a node name/);
+  });
+});
+
+describe('PLEG health', () => {
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('pods watches down past the threshold: "PLEG is not healthy: pleg was last seen active ...", on the timeline too; healthy again once they are back', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const timeline = new TimelineStore(10_000);
+    const lines: string[] = [];
+    const sync = new ClusterSync({ client, timeline, plegThresholdMs: 1500, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.relister.relists > 0, 'sources listed, the PLEG relisted');
+      const pods = sync.running.find((r) => r.source === 'api')!.reflector;
+      const faults = [
+        t.cluster.faults.add({ kind: 'error', status: 503, verb: 'list', resource: 'pods', times: 100_000 }),
+        t.cluster.faults.add({ kind: 'error', status: 503, verb: 'watch', resource: 'pods', times: 100_000 }),
+      ];
+      pods.relist('test: the pods API goes down');
+      await until(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), 'the unhealthy line', 20_000);
+      assert.equal(sync.plegHealth().healthy, false);
+      assert.match(sync.plegHealth().message ?? '', /^pleg was last seen active/);
+      await until(() => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')), 'a housekeeping iteration carrying it');
+      for (const id of faults) t.cluster.faults.remove(id);
+      pods.relist('test: the pods API is back'); // cuts the reflector's backoff short
+      await until(() => lines.some((l) => l.startsWith('PLEG is healthy again')), 'recovery', 40_000);
+      assert.ok(sync.plegHealth().healthy);
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+});
+
+describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fallback', () => {
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    for (const name of ['w1', 'w2', 'w3']) assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const run = async (check: (sync: ClusterSync) => Promise<void>) => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const sync = new ClusterSync({ client, namespaces: ['default'] });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      await check(sync);
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  };
+
+  it('syncs every source by watch-list: no LIST request at all, the initial events are the state, later events follow on the same stream', async () => {
+    const lists = t.cluster.stats.requestsByVerb.list ?? 0;
+    await run(async (sync) => {
+      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3']);
+      for (const r of sync.running) assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('w4') })).status, 201);
+      await until(() => sync.kl.actual.get('default/w4') !== undefined, 'w4 from the watch');
+      assert.equal(sync.running.find((r) => r.source === 'api/default')!.reflector.stats.watches, 1, 'on the same stream');
+    });
+    assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
+  });
+
+  it('a server that rejects the watch-list (422) is listed instead, from then on', async () => {
+    const id = t.cluster.faults.add({ kind: 'error', status: 422, verb: 'watch', resource: 'pods', times: 1 });
+    await run(async (sync) => {
+      const pods = sync.running.find((r) => r.source === 'api/default')!.reflector;
+      assert.equal(t.cluster.faults.list().find((r) => r.id === id)?.applied, 1);
+      assert.deepEqual([pods.stats.watchListFallbacks, pods.stats.listRequests, pods.stats.watchLists], [1, 1, 0]);
+      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3', 'default/w4']);
+      pods.relist('test: relist');
+      await until(() => pods.stats.listRequests === 2 && pods.state === 'watching', 'relisted by LIST');
+      assert.equal(pods.stats.watchLists, 0);
+    });
+  });
+});
+
+describe('a watch gone silent', () => {
+  let t: TestCluster;
+  before(async () => {
+    // No periodic bookmarks: a quiet type's watch says nothing at all, like a quiet resource's on kube-apiserver.
+    t = await startTestCluster({ kubelet: false, bookmarkIntervalMs: 0 });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    const lines: string[] = [];
+    const sync = new ClusterSync({ client, namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      const lists = t.cluster.stats.requestsByVerb.list ?? 0;
+      const events = sync.running.find((r) => r.reflector.opts.name === 'events/default')!.reflector;
+      const watches = events.stats.watches;
+      await until(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', 'two rewatches of the silent events watch');
+      assert.ok(events.stats.watches >= watches + 2, 'a new watch each time');
+      assert.deepEqual([events.stats.lists, events.stats.relistRequests], [1, 0], 'no relist');
+      assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
+      assert.ok(lines.some((l) => l.startsWith('Reflector rewatch requested reflector="events/default" reason="watch silent"')), lines.join('\n'));
+      // The reopened pods watch still delivers.
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('after-silence') })).status, 201);
+      await until(() => sync.kl.actual.get('default/after-silence') !== undefined, 'a pod created after the rewatches');
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
+  });
+});
