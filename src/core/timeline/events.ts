@@ -44,6 +44,11 @@ export interface SyncIterationEvent {
   durationMs: number;
   outcome: 'ok' | 'error' | 'skipped';
   message?: string;
+  /** The pod's UID: two incarnations of one name (recreated, force-deleted) are told apart by it. */
+  uid?: string;
+  /** True when the workstation inferred what a kubelet would know (a probe result counted from
+   * Events, a liveness kill read from an exit code, termination of a pod that vanished). */
+  inferred?: boolean;
 }
 
 export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent;
