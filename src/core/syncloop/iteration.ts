@@ -4,7 +4,9 @@ import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
-import { objectKey } from './types';
+import { allContainerStatuses, isPodResource, objectKey, type Pod } from './types';
+import { containerIdOf } from './pleg/generic';
+import { describeExit } from './prober/exits';
 
 /**
  * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
@@ -26,7 +28,7 @@ import { objectKey } from './types';
  */
 const NEVER = new Channel<never>(1, 'never');
 
-type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & { message?: string };
+type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred'>>;
 
 export async function syncLoopIteration(
   kl: SyncLoop,
@@ -89,13 +91,24 @@ const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; ru
 };
 
 function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
+  if (u.op !== 'SET' && !isPodResource(u.resource)) {
+    const out = handleInformer(kl, u);
+    kl.sourcesSeenByLoop.add(u.source);
+    return out;
+  }
   const keys = u.pods.map((p) => objectKey(p, u.resource));
   let out: Outcome;
   const h = u.op === 'SET' ? undefined : configHandlers[u.op];
   if (h) {
     kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`);
-    h.run(kl, u);
-    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok' };
+    const synced = h.run(kl, u);
+    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok', ...uidOf(u) };
+    if (u.op === 'RECONCILE') {
+      // Upstream syncs a reconciled pod only when its readiness needs reconciling.
+      const n = (synced as string[]).length;
+      if (n === 0) out = { ...out, outcome: 'skipped', message: 'pod manager updated; readiness needs no reconciling: no sync' };
+      else out = { ...out, message: `readiness needs reconciling: SyncPodSync ${kobjs(synced as string[])}` };
+    }
   } else if (u.op === 'SET') {
     kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
     out = { source: 'config', op: u.op, key: joinKeys(keys), handler: 'none', outcome: 'error', message: 'snapshot not supported' };
@@ -108,6 +121,19 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
   return out;
 }
 
+/** A non-pod kind's change: its informer's handler, not HandlePodAdditions/Updates (the kubelet never sees a ConfigMap there). */
+function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
+  const { handler, keys } = kl.handleInformerUpdate(u);
+  const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
+  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);
+  return { source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' };
+}
+
+/** A single pod's UID on its iteration, so two incarnations of one name can be told apart. */
+function uidOf(u: PodUpdate): { uid?: string } {
+  return u.pods.length === 1 ? { uid: u.pods[0]!.metadata.uid } : {};
+}
+
 function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
   const d = kl.desired.getByUID(e.id);
   let out: Outcome;
@@ -117,7 +143,9 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
   } else if (d) {
     kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`);
     kl.handlePodSyncs([d.key]);
-    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok' };
+    // Why it died, as the runtime reports it: OOMKilled, an error exit, a kill (137/143), Completed.
+    const exit = e.type === 'ContainerDied' ? exitOf(d.obj as Pod, e.data) : undefined;
+    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: e.id, ...(exit ? { message: exit } : {}) };
   } else {
     kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`);
     out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
@@ -127,11 +155,12 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
 }
 
 function handleSyncTick(kl: SyncLoop): Outcome {
-  const keys = kl.workQueue.getWork().filter((k) => kl.desired.has(k));
+  const { keys, deadlineExceeded } = kl.podsToSync();
   if (keys.length === 0) return { source: 'sync', op: 'tick', key: '', handler: 'HandlePodSyncs', outcome: 'skipped' };
   kl.logger.info(`SyncLoop (SYNC) pods${kv({ total: keys.length })} pods=${kobjs(keys)}${kv({ handler: 'HandlePodSyncs' })}`);
   kl.handlePodSyncs(keys);
-  return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok' };
+  const message = deadlineExceeded.length ? `activeDeadlineSeconds exceeded: ${kobjs(deadlineExceeded)}` : undefined;
+  return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok', ...(message ? { message } : {}) };
 }
 
 function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
@@ -139,7 +168,7 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   let status: string;
   if (probe === 'liveness') {
     // Only failures matter: the sync restarts the container (for us: shows the failure).
-    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
+    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped', uid: u.podUID, ...(u.message ? { message: u.message } : {}) };
     status = 'unhealthy';
   } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : '';
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
@@ -150,7 +179,11 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   kl.recordProbeResult(d.key, u);
   kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`);
   kl.handlePodSyncs([d.key]);
-  return { source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', ...(u.message ? { message: u.message } : {}) };
+  return {
+    source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: u.podUID,
+    ...(u.message ? { message: u.message } : {}),
+    ...(u.inferred ? { inferred: true } : {}),
+  };
 }
 
 async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: number): Promise<Outcome> {
@@ -198,4 +231,16 @@ function sourceOf(index: number): SyncSource {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** The terminated state of the container `containerID` names, described (exit code, reason, cause). */
+function exitOf(pod: Pod, containerID: string): string | undefined {
+  for (const c of allContainerStatuses(pod)) {
+    for (const t of [c.state?.terminated, c.lastState?.terminated]) {
+      if (t && (t.containerID ? containerIdOf(t.containerID) === containerID : c.containerID && containerIdOf(c.containerID) === containerID)) {
+        return `${c.name}: ${describeExit(t)}`;
+      }
+    }
+  }
+  return undefined;
 }

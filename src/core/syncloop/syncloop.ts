@@ -4,7 +4,10 @@ import { Channel } from './channel';
 import { PodConfig } from './config/podconfig';
 import { containerIdOf } from './pleg/generic';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
-import { PodWorkers, type SyncPodType } from './podworkers';
+import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
+import type { ProbeProgress } from './prober/infer';
+import type { PodWorkerDetails } from '../timeline/events';
+import { computeObjectView, type ObjectView } from './state/view';
 import { PROBE_CHANNEL_CAPACITY } from './prober/infer';
 import { Selector } from './select';
 import { ActualStateOfWorld } from './state/actual';
@@ -13,7 +16,7 @@ import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { silentLogger, type SyncLogger } from './log';
 import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import { allContainerStatuses, objectKey } from './types';
+import { allContainerStatuses, isPodResource, objectKey } from './types';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */
@@ -39,6 +42,10 @@ export interface SyncLoopOptions {
   channelCapacities?: { config?: number; pleg?: number; probe?: number };
   /** Housekeeping period (upstream housekeepingPeriod, 2 s); the extension's setting sets it. */
   housekeepingPeriodMs?: number;
+  /** Wall-clock ms (default Date.now), for activeDeadlineSeconds against status.startTime. */
+  wallNow?: () => number;
+  /** The prober's progress for a pod UID ("failure n of failureThreshold"), for the pod-worker lane. */
+  probeProgress?: (uid: string) => ProbeProgress[];
 }
 
 /**
@@ -93,6 +100,7 @@ export class SyncLoop {
       ...(opts.resyncIntervalMs !== undefined ? { resyncIntervalMs: opts.resyncIntervalMs } : {}),
       ...(opts.backOffPeriodMs !== undefined ? { backOffPeriodMs: opts.backOffPeriodMs } : {}),
       ...(opts.random ? { random: opts.random } : {}),
+      onSynced: (r) => this.recordWorkerSync(r),
       onSyncError: (key, err) => this.logger.error(`Error syncing pod, skipping pod="${key}" err=${JSON.stringify(String((err as Error)?.message ?? err))}`),
     });
   }
@@ -104,36 +112,67 @@ export class SyncLoop {
 
   // ---- SyncHandler (upstream kubelet.go HandlePod*) ----
 
-  /** New objects: record them as desired and start their workers, oldest first (upstream sorts by creation time). */
+  /** New pods: record them as desired and start their workers, oldest first (upstream sorts by creation time). */
   handlePodAdditions(u: PodUpdate): string[] {
     const pods = [...u.pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
     return this.record(u, pods, 'create');
   }
 
-  /** Changed objects (and DELETE: a graceful deletion is an update carrying a deletion timestamp). */
+  /** Changed pods (and DELETE: a graceful deletion is an update carrying a deletion timestamp). */
   handlePodUpdates(u: PodUpdate): string[] {
     return this.record(u, u.pods, 'update');
   }
 
-  /** Only the status changed. Upstream's kubelet owns pod status, so it only re-checks readiness
-   * there; here status is what the view shows, so the object is synced like any other change. */
+  /**
+   * Only the status changed (upstream HandlePodReconcile): the pod manager takes the new pod, and
+   * the pod is synced only when its readiness needs reconciling (NeedToReconcilePodReadiness).
+   * Most RECONCILEs are the kubelet's own status writes coming back; the PLEG and the prober
+   * report what they mean. Upstream compares the Ready condition with the one the kubelet would
+   * generate (readiness gates); a workstation compares it with what its model shows. Returns the
+   * keys synced.
+   */
   handlePodReconcile(u: PodUpdate): string[] {
-    return this.record(u, u.pods, 'sync');
+    const synced: string[] = [];
+    for (const obj of u.pods) {
+      const key = objectKey(obj, u.resource);
+      this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
+      const shown = this.actual.get(key);
+      if (!needToReconcilePodReadiness(obj as Pod, shown)) {
+        // No sync. The tree's row still shows the API's latest status (as kubectl would), refreshed
+        // in place while its worker has not terminated: a model update, not a pod-worker sync.
+        const state = this.podWorkers.state(obj.metadata.uid);
+        if (shown?.uid === obj.metadata.uid && (state === 'syncing' || state === 'terminating')) {
+          this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(key)));
+        }
+        continue;
+      }
+      synced.push(key);
+      this.podWorkers.UpdatePod({ updateType: 'sync', key, obj, ...(u.resource ? { resource: u.resource } : {}) });
+    }
+    return synced;
   }
 
-  /** Objects gone from the API: no longer desired; their workers terminate them. */
+  /** Pods gone from the API: no longer desired; their workers terminate them (a finished one is cleaned up here). */
   handlePodRemoves(u: PodUpdate): string[] {
     const keys: string[] = [];
     for (const obj of u.pods) {
       const key = objectKey(obj, u.resource);
+      const uid = obj.metadata.uid;
       keys.push(key);
-      this.desired.remove(key, obj.metadata.uid);
+      this.desired.remove(key, uid);
+      const state = this.podWorkers.state(uid);
+      if (state === undefined || this.podWorkers.isFinished(uid)) {
+        // Its containers had already stopped (a completed pod, a graceful deletion): nothing runs.
+        this.actual.delete(key, uid);
+        if (!this.desired.has(key)) this.probeResults.delete(key);
+        continue;
+      }
       this.podWorkers.UpdatePod({ updateType: 'kill', key, obj, ...(u.resource ? { resource: u.resource } : {}) });
     }
     return keys;
   }
 
-  /** Syncs desired objects by key (the sync tick, PLEG and probe cases). Unknown keys are skipped. */
+  /** Syncs desired pods by key (the sync tick, PLEG and probe cases). Unknown keys are skipped. */
   handlePodSyncs(keys: readonly string[]): string[] {
     const done: string[] = [];
     for (const key of keys) {
@@ -143,6 +182,49 @@ export class SyncLoop {
       this.podWorkers.UpdatePod({ updateType: 'sync', key, obj: d.obj, ...(d.resource ? { resource: d.resource } : {}) });
     }
     return done;
+  }
+
+  /**
+   * The sync tick's pods (upstream getPodsToSync): those whose work-queue deadline passed, and
+   * those a PodSyncLoopHandler wants synced — the activeDeadlineHandler: a pod past its
+   * spec.activeDeadlineSeconds since status.startTime, not yet terminal.
+   */
+  podsToSync(): { keys: string[]; deadlineExceeded: string[] } {
+    const due = new Set(this.workQueue.getWork());
+    const keys: string[] = [];
+    const deadlineExceeded: string[] = [];
+    const wallNow = (this.opts.wallNow ?? Date.now)();
+    for (const d of this.desired.values()) {
+      if (!isPodResource(d.resource)) continue;
+      if (due.has(d.obj.metadata.uid)) keys.push(d.key);
+      else if (activeDeadlinePassed(d.obj as Pod, wallNow)) {
+        keys.push(d.key);
+        deadlineExceeded.push(d.key);
+      }
+    }
+    return { keys, deadlineExceeded };
+  }
+
+  /**
+   * A non-pod object changed (a ConfigMap, a Deployment, ...): the kubelet's config sources never
+   * deliver these; they are kept live by their own informer, whose handler updates the model
+   * directly (client-go ResourceEventHandler OnAdd / OnUpdate / OnDelete), without pod workers.
+   */
+  handleInformerUpdate(u: PodUpdate): { handler: 'OnAdd' | 'OnUpdate' | 'OnDelete'; keys: string[] } {
+    const handler = u.op === 'ADD' ? 'OnAdd' : u.op === 'REMOVE' ? 'OnDelete' : 'OnUpdate';
+    const keys: string[] = [];
+    for (const obj of u.pods) {
+      const key = objectKey(obj, u.resource);
+      keys.push(key);
+      if (handler === 'OnDelete') {
+        this.desired.remove(key, obj.metadata.uid);
+        this.actual.delete(key, obj.metadata.uid);
+        continue;
+      }
+      this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
+      this.actual.set(computeObjectView(key, obj, u.resource));
+    }
+    return { handler, keys };
   }
 
   /** PLEG said a container died: drop its recorded probe results (upstream cleans up the container). */
@@ -170,6 +252,66 @@ export class SyncLoop {
     }
     return keys;
   }
+
+  /** A finished pod-worker sync as one 'podworker' mark on the timeline. */
+  private recordWorkerSync(r: PodWorkerSyncRecord): void {
+    if (!this.timeline) return;
+    const handler = { syncing: 'SyncPod', terminating: 'SyncTerminatingPod', terminated: 'SyncTerminatedPod' }[r.work];
+    const probes = this.opts.probeProgress?.(r.uid)
+      .filter((p) => p.failures > 0 || p.result === 'Failure')
+      .map((p) => `${p.container} ${p.probe}: ${p.onHold || p.result === 'Failure' ? `Failure (${p.containerId.slice(0, 12)})` : `failure ${p.failures} of failureThreshold ${p.failureThreshold}`}`);
+    const worker: PodWorkerDetails = {
+      state: r.state,
+      coalesced: r.coalesced,
+      ...(r.nextDueAt !== undefined ? { nextDueT: round3(r.nextDueAt - this.origin) } : {}),
+      ...(r.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: r.gracePeriodSeconds } : {}),
+      ...(probes && probes.length ? { probes } : {}),
+    };
+    const parts = [r.work !== r.state ? `${r.work} -> ${r.state}` : r.state];
+    if (r.coalesced) parts.push(`${r.coalesced + 1} updates coalesced into one sync`);
+    if (r.error) parts.push(r.error);
+    if (r.inferred) parts.push('containers not seen stopping (the pod vanished): terminated is inferred');
+    this.timeline.append({
+      kind: 'iteration',
+      t: round3(r.startedAt - this.origin),
+      durationMs: round3(r.durationMs),
+      source: 'podworker',
+      op: r.updateType === 'kill' ? 'kill' : r.work,
+      key: r.key,
+      uid: r.uid,
+      handler,
+      outcome: r.outcome === 'ok' ? 'ok' : r.outcome === 'error' ? 'error' : 'skipped',
+      message: parts.join('; '),
+      worker,
+      ...(r.inferred ? { inferred: true } : {}),
+    });
+  }
+}
+
+/**
+ * NeedToReconcilePodReadiness, from a workstation: the readiness the pod's status reports (its
+ * READY column, ready containers of all) differs from what the model shows. Upstream compares the
+ * Ready condition with the one the kubelet would generate (readiness gates); the workstation's
+ * model is the generated side. A pod the model does not show yet needs no reconciling: its ADD
+ * shows it.
+ */
+export function needToReconcilePodReadiness(pod: Pod, shown: ObjectView | undefined): boolean {
+  if (!shown) return false;
+  return computeObjectView(shown.key, pod, undefined).ready !== shown.ready;
+}
+
+/** Upstream activeDeadlineHandler.ShouldSync: spec.activeDeadlineSeconds passed since status.startTime. */
+export function activeDeadlinePassed(pod: Pod, wallNowMs: number): boolean {
+  const ads = (pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
+  if (typeof ads !== 'number' || ads <= 0) return false;
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return false;
+  const start = Date.parse((pod.status?.startTime as string | undefined) ?? '');
+  return !Number.isNaN(start) && wallNowMs - start >= ads * 1000;
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
 }
 
 /** The container name a container ID (runtime ID or name) refers to, from the pod's statuses. */

@@ -81,6 +81,7 @@ export class ClusterSync {
       sources,
       onHousekeeping: (signal) => this.housekeeping(signal),
       runtimeErrors: () => this.runtimeErrors(),
+      probeProgress: (uid) => this.probes.progress(uid),
     });
     this.relister = new PlegRelister((signal) => this.listPods(signal), this.clock, this.kl.channels.pleg, opts.plegPeriodMs);
     this.typesAndNamespaces = { types, namespaces };
