@@ -106,7 +106,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const clockStart = clock.now();
   const wallNow = () => wallStart + (clock.now() - clockStart);
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
-  const recorder = new EventRecorder(store, wallNow, onError);
+  const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
   const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError);
   const workers = new Map<string, PodWorker>();
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);

@@ -88,6 +88,9 @@ export class PodWorker {
   private readonly epochSim: number;
   private stopped = false;
   private terminating = false;
+  /** Simulated instant the termination began and its grace period (only ever shortened). */
+  private termStartSim = 0;
+  private graceMs = 0;
   private flushQueued = false;
 
   constructor(
@@ -133,7 +136,14 @@ export class PodWorker {
   update(pod: KubeObject): void {
     if (this.stopped || pod.metadata.uid !== this.uid) return;
     this.pod = pod;
-    if (pod.metadata.deletionTimestamp) this.terminate();
+    if (!pod.metadata.deletionTimestamp) return;
+    if (!this.terminating) return this.terminate();
+    const grace = this.gracePeriodMs();
+    if (grace < this.graceMs) {
+      // Upstream: a shorter grace period replaces the running one's; never a longer one.
+      this.graceMs = grace;
+      this.scheduleStops();
+    }
   }
 
   stop(): void {
@@ -276,7 +286,8 @@ export class PodWorker {
     const plan = planProcess(c.spec, this.restartPolicy, c.init && !c.sidecar);
     c.files = plan.files;
     const exit = plan.exit;
-    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode));
+    c.ignoresSigterm = plan.ignoresSigterm === true;
+    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason));
     c.probes.clear();
     if (!c.init || c.sidecar) {
       for (const type of PROBE_TYPES) {
@@ -418,7 +429,15 @@ export class PodWorker {
     this.startContainer(c);
   }
 
-  /** Graceful deletion: stop every container, report the terminal status, then remove the pod. */
+  /**
+   * Graceful deletion (upstream killPod): SIGTERM to every running container, SIGKILL to those still
+   * running when the grace period (deletionGracePeriodSeconds, else terminationGracePeriodSeconds,
+   * else 30 s) ends. A container that handles SIGTERM stops promptly (exit 0); one whose PID 1
+   * ignores it (a shell script, a bare sleep) runs until the SIGKILL (exit 137). Once every
+   * container has stopped the kubelet reports the terminal phase, then deletes the pod from the API.
+   * A shorter grace period arriving meanwhile (kubectl delete --grace-period=0 --force after a
+   * plain delete) brings the SIGKILL forward.
+   */
   private terminate(): void {
     if (this.terminating || this.stopped) return;
     this.terminating = true;
@@ -426,23 +445,47 @@ export class PodWorker {
     for (const c of this.all) c.timers.cancelAll();
     const running = this.all.filter((c) => c.state.kind === 'running');
     for (const c of running) this.ctx.recorder.record(this.ref(c), 'Normal', 'Killing', `Stopping container ${c.name}`, this.source);
+    this.termStartSim = this.ctx.simNow();
+    this.graceMs = this.gracePeriodMs();
+    this.scheduleStops();
+    if (running.length === 0) this.finishTermination();
+  }
+
+  private gracePeriodMs(): number {
     const spec = (this.pod.spec ?? {}) as PodSpec;
-    const grace = (this.pod.metadata.deletionGracePeriodSeconds as number | undefined) ?? spec.terminationGracePeriodSeconds ?? 30;
-    this.timers.after(grace <= 0 ? 0 : TERMINATE_MS, () => {
-      for (const c of running) this.containerExited(c, 0);
-      const failed = this.all.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0);
-      this.forcedPhase = failed ? 'Failed' : 'Succeeded';
-      this.flush();
-      const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
-      if (cur && cur.metadata.uid === this.uid && !this.stopped) {
-        try {
-          this.ctx.store.delete('', 'pods', this.namespace, this.name);
-        } catch (e) {
-          this.ctx.onError(e);
-        }
+    const g = (this.pod.metadata.deletionGracePeriodSeconds as number | undefined) ?? spec.terminationGracePeriodSeconds ?? 30;
+    return Math.max(0, g) * 1000;
+  }
+
+  /** (Re)schedules each running container's stop for the current grace period. */
+  private scheduleStops(): void {
+    for (const c of this.all) {
+      if (c.state.kind !== 'running') continue;
+      c.timers.cancelAll();
+      const killAt = this.termStartSim + this.graceMs;
+      const termAt = c.ignoresSigterm ? killAt : Math.min(this.termStartSim + TERMINATE_MS, killAt);
+      const sigkill = c.ignoresSigterm || termAt >= killAt && this.graceMs < TERMINATE_MS;
+      c.timers.after(Math.max(0, termAt - this.ctx.simNow()), () => {
+        this.containerExited(c, sigkill ? 137 : 0, sigkill ? 'Error' : 'Completed');
+        if (this.all.every((x) => x.state.kind !== 'running')) this.finishTermination();
+      });
+    }
+  }
+
+  private finishTermination(): void {
+    if (this.stopped) return;
+    const failed = this.all.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0);
+    this.forcedPhase = failed ? 'Failed' : 'Succeeded';
+    this.flush();
+    const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
+    if (cur && cur.metadata.uid === this.uid) {
+      try {
+        this.ctx.store.delete('', 'pods', this.namespace, this.name);
+      } catch (e) {
+        this.ctx.onError(e);
       }
-      this.stop();
-    });
+    }
+    this.stop();
   }
 
   private get source() {
