@@ -110,7 +110,7 @@ describe('kubeloop sync', () => {
     await t.close();
   });
 
-  it('--json prints one object per iteration with exactly t, source, op, key, handler, durationMs, outcome', async () => {
+  it('--json prints one object per iteration with exactly t, source, op, key, handler, durationMs, outcome (and uid, inferred when known)', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runSync(['--kubeconfig', t.kubeconfig, '--namespace', 'default', '--duration', '2.5', '--json'], {
@@ -119,7 +119,11 @@ describe('kubeloop sync', () => {
     });
     assert.equal(code, 0, err.join('\n'));
     const objs = out.map((l) => JSON.parse(l));
-    for (const o of objs) assert.deepEqual(Object.keys(o), ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome']);
+    const keys = ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome'];
+    for (const o of objs) assert.deepEqual(Object.keys(o).filter((k) => k !== 'uid' && k !== 'inferred'), keys);
+    for (const o of objs) assert.ok(Object.keys(o).length === keys.length || o.uid !== undefined || o.inferred === true);
+    assert.ok(objs.some((o) => o.key === 'default/web' && typeof o.uid === 'string'), 'a single pod\'s iterations carry its UID');
+    assert.ok(!objs.some((o) => o.source === 'podworker'), 'iterations only');
     assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key === 'default/web' && o.handler === 'HandlePodAdditions'));
     assert.ok(objs.some((o) => o.source === 'sync' && o.op === 'tick'));
     assert.ok(objs.some((o) => o.source === 'housekeeping' && o.outcome === 'ok'));
