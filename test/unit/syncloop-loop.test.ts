@@ -288,6 +288,20 @@ describe('pod lifecycle as upstream', () => {
     assert.equal(h.kl.podWorkers.size, 0, 'no pod worker for a ConfigMap');
     await h.stop();
   });
+
+  it('a non-pod kind never enters configCh: its informer keeps the model even while the loop does not run', async () => {
+    const kl = new SyncLoop({ clock: new FakeClock(), sources: ['api:configmaps'] });
+    const resource = { group: '', resource: 'configmaps' };
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', uid: 'cm1', resourceVersion: '1' }, data: {} };
+    await kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm] });
+    assert.equal(kl.channels.config.length, 0, 'nothing on configCh');
+    assert.equal(kl.actual.get('configmaps:default/cfg')?.uid, 'cm1');
+    assert.equal(kl.allSourcesReady(), true);
+    // A pod does go through configCh (and waits there, as nothing runs the loop).
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('p1', { phase: 'Pending' })] });
+    assert.equal(kl.channels.config.length, 1);
+    assert.equal(kl.actual.get('default/probe-me'), undefined);
+  });
 });
 
 function pick(v: ObjectView) {

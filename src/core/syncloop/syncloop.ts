@@ -14,7 +14,7 @@ import { ActualStateOfWorld } from './state/actual';
 import { DesiredStateOfWorld } from './state/desired';
 import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
-import { silentLogger, type SyncLogger } from './log';
+import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
 import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
 import { allContainerStatuses, isPodResource, objectKey } from './types';
 import { WorkQueue } from './workqueue';
@@ -95,6 +95,7 @@ export class SyncLoop {
       readiness: new Channel<ProbeUpdate>(probeCap, 'readinessManager'),
       startup: new Channel<ProbeUpdate>(probeCap, 'startupManager'),
     };
+    this.podConfig.informer = (u) => this.runInformer(u);
     this.workQueue = new WorkQueue(opts.clock);
     this.podWorkers = new PodWorkers(new ModelSyncer(this.desired, this.actual, this.probeResults), this.workQueue, opts.clock, {
       ...(opts.resyncIntervalMs !== undefined ? { resyncIntervalMs: opts.resyncIntervalMs } : {}),
@@ -225,6 +226,20 @@ export class SyncLoop {
       this.actual.set(computeObjectView(key, obj, u.resource));
     }
     return { handler, keys };
+  }
+
+  /**
+   * One informer event batch (a non-pod kind's merged update): its handler runs at once, outside
+   * the loop's select (an informer calls its handlers from its own goroutine), logs one line and
+   * appends one 'informer' mark to the timeline. The source counts as seen for housekeeping.
+   */
+  runInformer(u: PodUpdate): void {
+    const start = this.clock.now();
+    const { handler, keys } = this.handleInformerUpdate(u);
+    const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
+    this.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);
+    this.sourcesSeenByLoop.add(u.source);
+    this.timeline?.append({ kind: 'iteration', t: round3(start - this.origin), durationMs: round3(this.clock.now() - start), source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' });
   }
 
   /** PLEG said a container died: drop its recorded probe results (upstream cleans up the container). */
