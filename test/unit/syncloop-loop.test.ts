@@ -218,6 +218,9 @@ describe('pod lifecycle as upstream', () => {
     const fresh = probeMe('gen-2', { phase: 'Pending' }, { rv: '7' });
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
     await drain();
+    await h.kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await drain();
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
     // A StatefulSet pod deleted and recreated: the watch says DELETED then ADDED.
     await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [old] });
     await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [fresh] });
@@ -225,6 +228,7 @@ describe('pod lifecycle as upstream', () => {
     assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me').sort(), ['gen-1', 'gen-2']);
     assert.equal(h.kl.podWorkers.state('gen-2'), 'syncing');
     assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined, 'the new incarnation does not inherit the old one\'s probe results');
     const uids = new Set(h.workerMarks().map((e) => e.uid));
     assert.deepEqual([...uids].sort(), ['gen-1', 'gen-2']);
     const configUids = h.iterations().filter((e) => e.source === 'config').map((e) => `${e.op}:${e.uid}`);
@@ -232,6 +236,27 @@ describe('pod lifecycle as upstream', () => {
     await h.clock.advance(2000);
     await drain();
     assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me'), ['gen-2'], 'housekeeping forgot the old incarnation');
+    await h.stop();
+  });
+
+  it('a new incarnation never inherits the old one\'s probe results, even when the old one\'s DELETED was missed', async () => {
+    const h = harness();
+    const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
+    await drain();
+    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await drain();
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure' } });
+    // The watch dropped the DELETED; the new pod's ADDED arrives.
+    await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [probeMe('gen-2', { phase: 'Running', containerStatuses: [running(0, 'n')] }, { rv: '9' })] });
+    await drain();
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined);
+    // Housekeeping terminates the orphaned old worker and drops its results.
+    await h.clock.advance(2000);
+    await drain();
+    assert.deepEqual([...h.kl.probeResults.keys()], []);
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2', 'the old worker\'s termination leaves the new view alone');
     await h.stop();
   });
 

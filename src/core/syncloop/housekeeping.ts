@@ -78,7 +78,7 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
     }
   }
 
-  for (const key of [...kl.probeResults.keys()]) if (!desiredUIDs.has(key)) kl.probeResults.delete(key);
+  for (const uid of [...kl.probeResults.keys()]) if (!desiredPods.has(uid)) kl.probeResults.delete(uid);
 
   if (kl.opts.onHousekeeping) {
     try {

@@ -48,8 +48,7 @@ export class ModelSyncer implements PodSyncer {
   async syncTerminatedPod(ctx: SyncContext): Promise<void> {
     if (this.current(ctx)) return; // still in the API: the view stays
     this.actual.delete(ctx.key, ctx.uid);
-    const d = this.desired.get(ctx.key);
-    if (!d) this.probes.delete(ctx.key);
+    this.probes.delete(ctx.uid);
   }
 
   /** The desired object of this UID, or undefined when the API no longer has it. */
@@ -63,7 +62,7 @@ export class ModelSyncer implements PodSyncer {
     const shown = this.actual.get(key);
     const d = this.desired.get(key);
     if (shown && shown.uid !== ctx.uid && d && d.obj.metadata.uid !== ctx.uid) return;
-    this.actual.set(computeObjectView(key, obj, ctx.resource, this.probes.get(key)));
+    this.actual.set(computeObjectView(key, obj, ctx.resource, this.probes.get(ctx.uid)));
   }
 }
 

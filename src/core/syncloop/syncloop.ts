@@ -143,7 +143,7 @@ export class SyncLoop {
         // in place while its worker has not terminated: a model update, not a pod-worker sync.
         const state = this.podWorkers.state(obj.metadata.uid);
         if (shown?.uid === obj.metadata.uid && (state === 'syncing' || state === 'terminating')) {
-          this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(key)));
+          this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
         }
         continue;
       }
@@ -165,7 +165,7 @@ export class SyncLoop {
       if (state === undefined || this.podWorkers.isFinished(uid)) {
         // Its containers had already stopped (a completed pod, a graceful deletion): nothing runs.
         this.actual.delete(key, uid);
-        if (!this.desired.has(key)) this.probeResults.delete(key);
+        this.probeResults.delete(uid);
         continue;
       }
       this.podWorkers.UpdatePod({ updateType: 'kill', key, obj, ...(u.resource ? { resource: u.resource } : {}) });
@@ -247,14 +247,14 @@ export class SyncLoop {
     const d = this.desired.getByUID(podUID);
     if (!d) return;
     const name = containerNameFor(d.obj as Pod, containerID);
-    if (name) this.probeResults.deleteContainer(d.key, name);
+    if (name) this.probeResults.deleteContainer(podUID, name);
   }
 
   /** Readiness / startup results are recorded before the sync that reads them (upstream statusManager). */
   recordProbeResult(key: string, u: ProbeUpdate): void {
     const d = this.desired.get(key);
     const name = (d && containerNameFor(d.obj as Pod, u.containerId)) ?? u.containerId;
-    this.probeResults.set(key, name, u.probe, u.result);
+    this.probeResults.set(u.podUID, name, u.probe, u.result);
   }
 
   private record(u: PodUpdate, pods: readonly KubeObject[], updateType: SyncPodType): string[] {
