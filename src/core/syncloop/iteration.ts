@@ -12,19 +12,25 @@ import { describeExit } from './prober/exits';
  * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
  *
  *   configCh        PodUpdate          ADD -> HandlePodAdditions, UPDATE -> HandlePodUpdates,
- *                                      REMOVE -> HandlePodRemoves, RECONCILE -> HandlePodReconcile,
- *                                      DELETE -> HandlePodUpdates, SET -> error; then the source is seen
+ *                                      REMOVE -> HandlePodRemoves, RECONCILE -> HandlePodReconcile
+ *                                      (a sync only when readiness needs reconciling: else 'skipped'),
+ *                                      DELETE -> HandlePodUpdates, SET -> error; then the source is seen.
+ *                                      Pods only: other kinds go to their informer (PodConfig.informer);
+ *                                      one that arrives here anyway is handled as an informer's.
  *   plegCh          PodLifecycleEvent  unless ContainerRemoved: HandlePodSyncs; ContainerDied also
- *                                      cleans up that container
- *   syncCh          tick (1 s)         keys whose work-queue deadline passed -> HandlePodSyncs
+ *                                      cleans up that container and names why it died (exit code,
+ *                                      reason: OOMKilled, Error, Completed, Killed)
+ *   syncCh          tick (1 s)         pods whose work-queue deadline (by UID) passed, and pods past
+ *                                      activeDeadlineSeconds -> HandlePodSyncs
  *   liveness        probe Update       Failure only -> HandlePodSyncs
  *   readiness       probe Update       record the result, then HandlePodSyncs
  *   startup         probe Update       record the result, then HandlePodSyncs
  *   housekeepingCh  tick (2 s)         skipped until all sources are seen; HandlePodCleanups; warn > 1 s
  *
  * The select is fair (select.ts): no source can starve another. Every iteration appends exactly one
- * SyncIterationEvent to the timeline and every handler that runs logs one line naming the objects
- * and the handler. Returns false only when configCh is closed (the loop exits, as upstream).
+ * SyncIterationEvent to the timeline (with the pod's UID when it names one pod, and `inferred` when
+ * a probe result was inferred) and every handler that runs logs one line naming the objects and the
+ * handler. Returns false only when configCh is closed (the loop exits, as upstream).
  */
 const NEVER = new Channel<never>(1, 'never');
 
@@ -123,6 +129,7 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
 
 /** A non-pod kind's change: its informer's handler, not HandlePodAdditions/Updates (the kubelet never sees a ConfigMap there). */
 function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
+  // A non-pod update sent straight onto configCh (PodConfig hands them to the informer itself).
   const { handler, keys } = kl.handleInformerUpdate(u);
   const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
   kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);

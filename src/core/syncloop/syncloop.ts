@@ -54,8 +54,10 @@ export interface SyncLoopOptions {
  * and the SyncHandler methods syncLoopIteration dispatches to (iteration.ts), housekeeping
  * (housekeeping.ts) and the loop with its error backoff (loop.ts).
  *
- * The handlers only record desired state and hand keys to the pod workers; they never sync inline
- * and never decide anything from the operation type beyond what upstream does (kill on REMOVE).
+ * The handlers only record desired state and hand pods to the pod workers (keyed by UID); they never
+ * sync inline and never decide anything from the operation type beyond what upstream does (kill on
+ * REMOVE; RECONCILE syncs only when readiness needs reconciling). Other kinds never reach them:
+ * their informer (runInformer) keeps the model.
  */
 export class SyncLoop {
   readonly clock: Clock;
