@@ -301,6 +301,9 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     assert.deepEqual(await view(page), v0, 'anchored');
     await page.locator('button', { hasText: 'Follow' }).click();
     await post(page, { type: 'append', events: [later(TOTAL + 1, 60_000)] });
+    // The webview takes the message when it gets to it (a loaded machine can take longer than two
+    // frames): wait until it holds the event, then read the view it followed to.
+    await waitFor('the appended event taken in', async () => ((await page.locator('#timeline-status').innerText()).startsWith(`${TOTAL + 2} of`) ? true : undefined));
     await frames(page);
     const v1 = await view(page);
     assert.ok(v1[1] > (last.event.t as number) + 60_000, `follows the newest event: ${v0} -> ${v1}, last t ${last.event.t}`);
