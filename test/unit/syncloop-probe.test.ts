@@ -185,6 +185,18 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     assert.deepEqual(brief(inf.observePod(probeMe({ ...restarted(1, { exitCode: 0, reason: 'Completed' }, 20) }, p))), ['readiness Failure c1']);
   });
 
+  it('readiness Unhealthy Events count attempts (the lane\'s "failure n of failureThreshold") and a ready flag ends the run', () => {
+    const inf = new ProbeInference();
+    const p = { readiness: true };
+    inf.observePod(probeMe({}, p));
+    const failed = (count: number, at: number) => event('r', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503', count, at);
+    assert.deepEqual(inf.observeEvent(failed(1, 5)), [], 'the flag, not the Events, is the result');
+    inf.observeEvent(failed(2, 10));
+    assert.equal(inf.progress('pm-uid')[0]!.failures, 2);
+    inf.observePod(probeMe({ ready: true }, p));
+    assert.equal(inf.progress('pm-uid')[0]!.failures, 0);
+  });
+
   it('startup: started -> Success once; a container that never started and was killed is a startup failure', () => {
     const inf = new ProbeInference();
     inf.observePod(probeMe({ started: false }, { startup: true }));

@@ -136,6 +136,9 @@ export class ProbeInference {
         if (this.managers.readiness.set(cur.containerId, r)) {
           out.push({ probe: 'readiness', result: r, podUID: uid, containerId: cur.containerId, message: `ready ${before.ready} -> ${cur.ready}` });
         }
+        // Ready again: the probe succeeded, so the run of failed attempts is over.
+        const run = cur.runs.get('readiness');
+        if (cur.ready && run) run.failures = 0;
       }
       if (probes.has('startup') && cur.started && this.managers.startup.set(cur.containerId, 'Success')) {
         out.push({ probe: 'startup', result: 'Success', podUID: uid, containerId: cur.containerId, message: 'started' });
