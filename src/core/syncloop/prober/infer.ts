@@ -1,13 +1,14 @@
 import { containerIdOf } from '../pleg/generic';
 import { allContainerStatuses, objectKey, type Container, type ContainerStatus, type KubeEvent, type Pod, type ProbeResult, type ProbeType, type ProbeUpdate } from '../types';
+import { containerNameOf, countOf, isProbeEvent, parseTime, probeOfEvent, stripCombined } from './events';
 import { describeExit, exitCause } from './exits';
 import { INITIAL_RESULT, ResultsManager, thresholdsOf, type ProbeThresholds } from './results';
+
+export { COMBINED_PREFIX, probeOfEvent } from './events';
 
 /** Upstream probe results channels are buffered 20 each (prober/results manager). */
 export const PROBE_CHANNEL_CAPACITY = 20;
 
-/** client-go's EventCorrelator prefix on an Event that aggregates similar ones (EventAggregatorByReasonMessageFunc). */
-export const COMBINED_PREFIX = '(combined from similar events): ';
 
 /**
  * ProbeInference: the kubelet's prober workers and results managers, reconstructed from what the
@@ -77,8 +78,6 @@ export interface ProbeProgress {
   onHold: boolean;
 }
 
-const UNHEALTHY = /^(Liveness|Readiness|Startup) probe (failed|errored)/;
-const KILLING = /failed (liveness|startup) probe/;
 const PROBES: readonly ProbeType[] = ['liveness', 'readiness', 'startup'];
 
 export class ProbeInference {
@@ -288,44 +287,6 @@ export class ProbeInference {
     this.eventCounts.set(uid, count);
     while (this.eventCounts.size > this.maxEvents) this.eventCounts.delete(this.eventCounts.keys().next().value!);
   }
-}
-
-function isProbeEvent(ev: KubeEvent): boolean {
-  return ev.reason === 'Unhealthy' || ev.reason === 'Killing';
-}
-
-function countOf(ev: KubeEvent): number {
-  return ev.series?.count ?? ev.count ?? 1;
-}
-
-function stripCombined(msg: string): string {
-  return msg.startsWith(COMBINED_PREFIX) ? msg.slice(COMBINED_PREFIX.length) : msg;
-}
-
-/** The probe an Unhealthy or Killing Event names, in its plain or aggregated form. */
-export function probeOfEvent(ev: KubeEvent): ProbeType | undefined {
-  const msg = stripCombined(ev.message ?? '');
-  if (ev.reason === 'Unhealthy') {
-    const m = UNHEALTHY.exec(msg);
-    return m ? (m[1]!.toLowerCase() as ProbeType) : undefined;
-  }
-  if (ev.reason === 'Killing') {
-    const m = KILLING.exec(msg);
-    return m ? (m[1] as ProbeType) : undefined;
-  }
-  return undefined;
-}
-
-/** "spec.containers{probe-me}" -> "probe-me". */
-function containerNameOf(fieldPath: string | undefined): string | undefined {
-  const m = /\{([^}]+)\}/.exec(fieldPath ?? '');
-  return m?.[1];
-}
-
-function parseTime(t: string | undefined | null): number | undefined {
-  if (!t) return undefined;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 function freshRuns(probes: Map<ProbeType, ProbeThresholds>): Map<ProbeType, ProbeRun> {
