@@ -5,9 +5,10 @@ import { PodConfig } from './config/podconfig';
 import { containerIdOf } from './pleg/generic';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
 import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
+import { podWorkerMark } from './podworkerlane';
+import { activeDeadlinePassed, needToReconcilePodReadiness } from './podstatus';
 import type { ProbeProgress } from './prober/infer';
-import type { PodWorkerDetails } from '../timeline/events';
-import { computeObjectView, type ObjectView } from './state/view';
+import { computeObjectView } from './state/view';
 import { PROBE_CHANNEL_CAPACITY } from './prober/infer';
 import { Selector } from './select';
 import { ActualStateOfWorld } from './state/actual';
@@ -272,59 +273,8 @@ export class SyncLoop {
 
   /** A finished pod-worker sync as one 'podworker' mark on the timeline. */
   private recordWorkerSync(r: PodWorkerSyncRecord): void {
-    if (!this.timeline) return;
-    const handler = { syncing: 'SyncPod', terminating: 'SyncTerminatingPod', terminated: 'SyncTerminatedPod' }[r.work];
-    const probes = this.opts.probeProgress?.(r.uid)
-      .filter((p) => p.failures > 0 || p.result === 'Failure')
-      .map((p) => `${p.container} ${p.probe}: ${p.onHold || p.result === 'Failure' ? `Failure (${p.containerId.slice(0, 12)})` : `failure ${p.failures} of failureThreshold ${p.failureThreshold}`}`);
-    const worker: PodWorkerDetails = {
-      state: r.state,
-      coalesced: r.coalesced,
-      ...(r.nextDueAt !== undefined ? { nextDueT: round3(r.nextDueAt - this.origin) } : {}),
-      ...(r.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: r.gracePeriodSeconds } : {}),
-      ...(probes && probes.length ? { probes } : {}),
-    };
-    const parts = [r.work !== r.state ? `${r.work} -> ${r.state}` : r.state];
-    if (r.coalesced) parts.push(`${r.coalesced + 1} updates coalesced into one sync`);
-    if (r.error) parts.push(r.error);
-    if (r.inferred) parts.push('containers not seen stopping (the pod vanished): terminated is inferred');
-    this.timeline.append({
-      kind: 'iteration',
-      t: round3(r.startedAt - this.origin),
-      durationMs: round3(r.durationMs),
-      source: 'podworker',
-      op: r.updateType === 'kill' ? 'kill' : r.work,
-      key: r.key,
-      uid: r.uid,
-      handler,
-      outcome: r.outcome === 'ok' ? 'ok' : r.outcome === 'error' ? 'error' : 'skipped',
-      message: parts.join('; '),
-      worker,
-      ...(r.inferred ? { inferred: true } : {}),
-    });
+    this.timeline?.append(podWorkerMark(r, this.origin, this.opts.probeProgress?.(r.uid)));
   }
-}
-
-/**
- * NeedToReconcilePodReadiness, from a workstation: the readiness the pod's status reports (its
- * READY column, ready containers of all) differs from what the model shows. Upstream compares the
- * Ready condition with the one the kubelet would generate (readiness gates); the workstation's
- * model is the generated side. A pod the model does not show yet needs no reconciling: its ADD
- * shows it.
- */
-export function needToReconcilePodReadiness(pod: Pod, shown: ObjectView | undefined): boolean {
-  if (!shown) return false;
-  return computeObjectView(shown.key, pod, undefined).ready !== shown.ready;
-}
-
-/** Upstream activeDeadlineHandler.ShouldSync: spec.activeDeadlineSeconds passed since status.startTime. */
-export function activeDeadlinePassed(pod: Pod, wallNowMs: number): boolean {
-  const ads = (pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
-  if (typeof ads !== 'number' || ads <= 0) return false;
-  const phase = pod.status?.phase;
-  if (phase === 'Succeeded' || phase === 'Failed') return false;
-  const start = Date.parse((pod.status?.startTime as string | undefined) ?? '');
-  return !Number.isNaN(start) && wallNowMs - start >= ads * 1000;
 }
 
 function round3(n: number): number {
