@@ -191,7 +191,14 @@ describe('pod lifecycle as upstream', () => {
     await h.clock.advance(2000);
     await drain();
     assert.equal(h.kl.podWorkers.size, 1);
-    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [done] });
+    // Its worker takes no more updates; the row still follows the object (a label change, rv 3).
+    const syncs = h.kl.podWorkers.stats.syncs;
+    const relabelled = { ...done, metadata: { ...done.metadata, resourceVersion: '3', labels: { done: 'yes' } } };
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [relabelled] });
+    await drain();
+    assert.equal(h.kl.podWorkers.stats.syncs, syncs, 'no sync of a finished worker');
+    assert.equal(h.kl.actual.get('default/job')?.resourceVersion, '3');
+    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [relabelled] });
     await drain();
     assert.equal(h.kl.actual.get('default/job'), undefined);
     await h.stop();

@@ -267,6 +267,11 @@ export class SyncLoop {
       keys.push(key);
       this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
       this.podWorkers.UpdatePod({ updateType, key, obj, ...(u.resource ? { resource: u.resource } : {}) });
+      // A finished worker (a completed pod) takes no more updates, as upstream; its row still shows
+      // the object as the API has it now (a model update, not a sync).
+      if (this.podWorkers.isFinished(obj.metadata.uid) && this.actual.get(key)?.uid === obj.metadata.uid) {
+        this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
+      }
     }
     return keys;
   }
