@@ -3,7 +3,8 @@
  * watches and kubectl: an OOMKilled container is not a liveness failure; a completed pod leaves
  * "syncing" (terminating -> terminated) and stays shown; a force delete ends a worker whose
  * containers were never seen stopping (marked inferred); a pod recreated under the same name is a
- * second worker with its own UID; a ConfigMap goes through its informer, not the pod handlers.
+ * second worker with its own UID; a pod past activeDeadlineSeconds is failed by the kubelet and
+ * terminates; a ConfigMap goes through its informer, not the pod handlers.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,6 +84,19 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     assert.equal(sync.kl.actual.get('default/pi')?.status, 'Completed');
     await t.kubectlOk(['delete', 'pod', 'pi']);
     await until(() => sync.kl.actual.get('default/pi') === undefined, 'gone from the model after the delete');
+  });
+
+  it('a pod past activeDeadlineSeconds: the kubelet fails it (DeadlineExceeded), its worker goes terminating -> terminated, it stays shown', async () => {
+    await t.kubectlOk(['apply', '-f', '-'], pod('deadline', { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'nginx:1.27' }] }));
+    await until(() => sync.kl.actual.get('default/deadline')?.status === 'Running', 'Running in the model');
+    const uid = sync.kl.actual.get('default/deadline')!.uid;
+    await until(() => sync.kl.podWorkers.state(uid) === 'terminated', 'the worker terminated', 20_000);
+    const st = JSON.parse(await t.kubectlOk(['get', 'pod', 'deadline', '-o', 'json'])).status;
+    assert.deepEqual([st.phase, st.reason], ['Failed', 'DeadlineExceeded']);
+    assert.equal(sync.kl.actual.get('default/deadline')?.phase, 'Failed');
+    assert.equal(sync.kl.podWorkers.snapshot(uid)!.terminal, true);
+    await t.kubectlOk(['delete', 'pod', 'deadline']);
+    await until(() => sync.kl.actual.get('default/deadline') === undefined, 'gone after the delete');
   });
 
   it('a force delete: the worker terminates without seeing the containers stop, and the timeline says so (inferred)', async () => {

@@ -109,6 +109,25 @@ describe('kubelet simulation: grace periods', () => {
   });
 });
 
+describe('kubelet simulation: activeDeadlineSeconds', () => {
+  it('past the deadline the kubelet fails the pod (DeadlineExceeded) at its next sync, stops its containers within the grace period, and leaves it in the API', async () => {
+    const h = harness();
+    h.create('deadline', { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 2, restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }] });
+    await h.at(5_500);
+    assert.equal(h.status('deadline').phase, 'Running', 'not before the deadline and the next sync tick');
+    await h.at(7_000);
+    const st = h.status('deadline');
+    assert.deepEqual([st.phase, st.reason, st.message], ['Failed', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.ok(running(h, 'deadline'), 'its container gets the grace period');
+    await h.at(9_100);
+    assert.equal(h.status('deadline').containerStatuses[0].state.terminated.exitCode, 137, 'a shell ignores SIGTERM: SIGKILL at the end of the grace period');
+    assert.ok(h.pod('deadline'), 'still in the API: nothing deleted it');
+    assert.equal(h.clock.pendingTimers(), 0);
+    assert.deepEqual(h.errors, []);
+    h.kubelet.stop();
+  });
+});
+
 describe("client-go's EventCorrelator, as the demo kubelet's recorder uses it", () => {
   const ev = (reason: string, message: string): CorrelatedEvent => ({
     source: { component: 'kubelet', host: 'demo-node-1' },

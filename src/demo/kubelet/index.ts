@@ -83,6 +83,8 @@ export function isSettled(pod: KubeObject): boolean {
   const st = pod.status as { phase?: string; podIP?: string; containerStatuses?: any[]; initContainerStatuses?: any[] } | undefined;
   if (!st) return false;
   if (st.phase === 'Succeeded' || st.phase === 'Failed') return true;
+  // A deadline (activeDeadlineSeconds) is something to simulate.
+  if ((pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds !== undefined) return false;
   if (st.phase !== 'Running' || !st.podIP) return false;
   const spec = (pod.spec ?? {}) as { containers?: ContainerSpec[]; initContainers?: ContainerSpec[]; restartPolicy?: string };
   const policy = spec.restartPolicy ?? 'Always';

@@ -88,6 +88,10 @@ export class PodWorker {
   private readonly epochSim: number;
   private stopped = false;
   private terminating = false;
+  /** Whether the API object is deleted once the containers stop (a deletion: yes; a deadline: no). */
+  private deleteWhenStopped = true;
+  /** status.reason / status.message of a pod the kubelet failed itself (DeadlineExceeded). */
+  private statusReason?: { reason: string; message: string };
   /** Simulated instant the termination began and its grace period (only ever shortened). */
   private termStartSim = 0;
   private graceMs = 0;
@@ -130,6 +134,7 @@ export class PodWorker {
     if (st.podIP && Array.isArray(st.containerStatuses) && st.containerStatuses.length > 0) this.adopt();
     else this.fresh();
     if (this.pod.metadata.deletionTimestamp) this.terminate();
+    else this.scheduleActiveDeadline();
   }
 
   /** The latest pod object; a deletionTimestamp starts termination. */
@@ -138,6 +143,11 @@ export class PodWorker {
     this.pod = pod;
     if (!pod.metadata.deletionTimestamp) return;
     if (!this.terminating) return this.terminate();
+    if (!this.deleteWhenStopped) {
+      // Deleted while the deadline's kill runs (or after it): the kubelet deletes it once stopped.
+      this.deleteWhenStopped = true;
+      if (this.all.every((c) => c.state.kind !== 'running')) return this.finishTermination();
+    }
     const grace = this.gracePeriodMs();
     if (grace < this.graceMs) {
       // Upstream: a shorter grace period replaces the running one's; never a longer one.
@@ -472,10 +482,44 @@ export class PodWorker {
     }
   }
 
+  /**
+   * upstream activeDeadlineHandler: once spec.activeDeadlineSeconds have passed since
+   * status.startTime (wall clock, as the kubelet compares them), the kubelet's next sync (its 1 s
+   * tick) fails the pod: phase Failed, reason DeadlineExceeded, and stops its containers within
+   * the grace period. The pod stays in the API (nothing deleted it).
+   */
+  private scheduleActiveDeadline(): void {
+    const ads = (this.pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
+    if (typeof ads !== 'number' || ads <= 0) return;
+    const start = Date.parse(this.startTime) || this.ctx.wallNow();
+    const realDelay = Math.max(0, start + ads * 1000 - this.ctx.wallNow());
+    // The next whole sync tick after the deadline; timers count simulated ms, the deadline is wall time.
+    const tick = Math.ceil(realDelay / 1000) * 1000 + 1000;
+    this.timers.after(tick * this.ctx.speed, () => this.deadlineExceeded());
+  }
+
+  private deadlineExceeded(): void {
+    if (this.terminating || this.stopped || this.forcedPhase) return;
+    this.terminating = true;
+    this.deleteWhenStopped = false;
+    this.timers.cancelAll();
+    for (const c of this.all) c.timers.cancelAll();
+    this.forcedPhase = 'Failed';
+    this.statusReason = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' };
+    const running = this.all.filter((c) => c.state.kind === 'running');
+    for (const c of running) this.ctx.recorder.record(this.ref(c), 'Normal', 'Killing', `Stopping container ${c.name}`, this.source);
+    this.termStartSim = this.ctx.simNow();
+    const spec = (this.pod.spec ?? {}) as PodSpec;
+    this.graceMs = Math.max(0, spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    this.markDirty();
+    this.scheduleStops();
+  }
+
   private finishTermination(): void {
     if (this.stopped) return;
+    if (!this.deleteWhenStopped) return this.markDirty(); // the deadline's kill: the pod stays, Failed
     const failed = this.all.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0);
-    this.forcedPhase = failed ? 'Failed' : 'Succeeded';
+    this.forcedPhase = this.statusReason ? 'Failed' : failed ? 'Failed' : 'Succeeded';
     this.flush();
     const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
     if (cur && cur.metadata.uid === this.uid) {
@@ -519,6 +563,7 @@ export class PodWorker {
         containers: this.containers, initContainers: this.initContainers, restartPolicy: this.restartPolicy,
         hostIP: this.hostIP, podIP: this.podIP, sandboxReady: this.sandboxReady, startTime: this.startTime,
         qosClass: this.qosClass, forcedPhase: this.forcedPhase, now: this.ctx.timestamp(),
+        ...(this.statusReason ? { reason: this.statusReason } : {}),
       });
       if (JSON.stringify(status) === JSON.stringify(previous)) return;
       this.ctx.store.update('', 'pods', { ...cur, status }, { subresource: 'status' });
