@@ -359,8 +359,11 @@ describe('syncLoopIteration cases', () => {
     ]);
     assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.includes('SyncLoop (probe) probe="startup" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'));
+    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
+    await drain();
+    assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="not ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.some((l) => l.startsWith('SyncLoop (PLEG): pod does not exist, ignore irrelevant event')));
-    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Success', startup: 'Failure' } });
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure', startup: 'Failure' } }, 'the latest readiness result');
     for (const e of h.iterations()) assert.equal(typeof e.durationMs, 'number');
     await h.stop();
   });

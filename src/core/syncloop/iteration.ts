@@ -177,7 +177,7 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
     // Only failures matter: the sync restarts the container (for us: shows the failure).
     if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped', uid: u.podUID, ...(u.message ? { message: u.message } : {}) };
     status = 'unhealthy';
-  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : '';
+  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
     kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`);
