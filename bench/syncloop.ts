@@ -10,6 +10,7 @@ import { requestBase } from './types';
 import { startDemoProcess } from './demo';
 import { benchArg } from './measure';
 import * as http from 'node:http';
+import * as https from 'node:https';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const PODS = arg('--pods', 500);
@@ -26,10 +27,12 @@ function pod(name: string) {
 async function main() {
   const demo = await startDemoProcess(0, 1);
   const base = await requestBase(demo.kubeconfig);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  // The demo process may serve HTTPS (token auth): speak whatever its kubeconfig says.
+  const tls = base.server.protocol === 'https:';
+  const agent = tls ? new https.Agent({ keepAlive: true, maxSockets: 8 }) : new http.Agent({ keepAlive: true, maxSockets: 8 });
   const call = (method: string, path: string, body?: unknown) =>
     new Promise<number>((resolve) => {
-      const req = http.request(new URL(path, base.server), { ...base.options, method, agent, headers: { ...(base.options.headers as object), 'content-type': 'application/json' } }, (res) => {
+      const req = (tls ? https : http).request(new URL(path, base.server), { ...base.options, method, agent, headers: { ...(base.options.headers as object), 'content-type': 'application/json' } }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       });
@@ -41,6 +44,11 @@ async function main() {
 
   const client = await KubeClient.fromKubeconfig({ kubeconfig: demo.kubeconfig });
   const timeline = new TimelineStore(10_000);
+  // The loop's iterations only: the pod workers' own marks (one per sync) share the timeline.
+  let loopIterations = 0;
+  timeline.subscribe((e) => {
+    if (e.kind === 'iteration' && e.source !== 'podworker') loopIterations++;
+  });
   const sync = new ClusterSync({ client, timeline, namespaces: ['bench'], logger: { info: () => {}, error: () => {} } });
   const ac = new AbortController();
   const t0 = performance.now();
@@ -72,7 +80,7 @@ async function main() {
   const secs = (performance.now() - t0) / 1000;
   const model = [...sync.kl.actual.keys()].filter((k) => k.startsWith('bench/')).sort();
   const want = live.map((n) => `bench/${n}`).sort();
-  const iterations = timeline.length + timeline.dropped;
+  const iterations = loopIterations;
   const syncs = sync.kl.podWorkers.stats.syncs;
   ac.abort();
   await running;

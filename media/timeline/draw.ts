@@ -63,6 +63,13 @@ export function drawFrame(ctx: Canvas2D, frame: Frame, palette: Palette, dpr: nu
   for (const style of STYLES) {
     const r = frame.rects[style];
     if (r.length === 0) continue;
+    if (style === 'mark-inferred') {
+      // Inferred marks keep their outcome's fill and get an outline of their own.
+      ctx.strokeStyle = palette.styles[style];
+      ctx.lineWidth = 2;
+      for (let i = 0; i < r.length; i += 4) ctx.strokeRect(r[i]! - 1, r[i + 1]! + 1, r[i + 2]! + 2, r[i + 3]! - 2);
+      continue;
+    }
     ctx.fillStyle = palette.styles[style];
     for (let i = 0; i < r.length; i += 4) ctx.fillRect(r[i]!, r[i + 1]!, r[i + 2]!, r[i + 3]!);
     if (palette.contrastBorder && !style.startsWith('page')) {

@@ -20,7 +20,7 @@ export function eventLabel(e: TimelineEvent): string {
     return `${fmtTime(e.t)}  worker ${e.worker}  ${e.phase} ${gvr}${where}${extra}`;
   }
   const key = e.key ? ` ${e.key}` : '';
-  return `${fmtTime(e.t)}  ${e.source}  ${e.op}${key} -> ${e.handler} ${e.outcome}, ${e.durationMs} ms`;
+  return `${fmtTime(e.t)}  ${e.source}  ${e.op}${key} -> ${e.handler} ${e.outcome}${e.inferred ? ' (inferred)' : ''}, ${e.durationMs} ms`;
 }
 
 function fmtTime(ms: number): string {

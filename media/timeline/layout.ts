@@ -38,9 +38,11 @@ export interface LaneRow {
 export type Style =
   | 'bar-ok' | 'bar-running' | 'bar-cancelled' | 'bar-error'
   | 'mark-skipped' | 'mark-ok' | 'mark-error'
+  /** An outline around a mark the workstation inferred (drawn stroked, not filled). */
+  | 'mark-inferred'
   | 'retry' | 'page';
 
-export const STYLES: readonly Style[] = ['bar-ok', 'bar-running', 'bar-cancelled', 'bar-error', 'mark-skipped', 'mark-ok', 'mark-error', 'page', 'retry'];
+export const STYLES: readonly Style[] = ['bar-ok', 'bar-running', 'bar-cancelled', 'bar-error', 'mark-skipped', 'mark-ok', 'mark-error', 'mark-inferred', 'page', 'retry'];
 
 /** Styles by severity code (model.ts SEVERITY): index = item.sev. */
 const BAR_STYLE: (Style | undefined)[] = [undefined, 'bar-ok', 'bar-running', 'bar-cancelled', 'bar-error'];
@@ -188,6 +190,7 @@ function drawIndividual(frame: Frame, item: Item, x0: number, x1: number, left: 
   const sev = item.sev;
   if (item.type === 'mark') {
     frame.rects[MARK_STYLE[sev]!].push(left + cx0, y, w, h);
+    if (item.event.inferred) frame.rects['mark-inferred'].push(left + cx0, y, w, h);
     return;
   }
   frame.rects[BAR_STYLE[sev]!].push(left + cx0, y, w, h);

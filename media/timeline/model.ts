@@ -18,7 +18,7 @@
 import type { GroupVersionResource, LoaderTaskEvent, SyncIterationEvent, SyncSource } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 
-export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping'];
+export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 /** The filterable sources: the loader's tasks, and each sync-loop source. */
 export type SourceName = 'loader' | SyncSource;
 export const SOURCES: readonly SourceName[] = ['loader', ...SYNC_SOURCES];

@@ -80,6 +80,7 @@ export function readPalette(cssVar: (name: string) => string, theme: ThemeClass)
       'mark-ok': green,
       'mark-skipped': muted,
       'mark-error': red,
+      'mark-inferred': yellow,
       page: background,
       retry: yellow,
     },

@@ -37,7 +37,7 @@ const HELP = `usage: kubeloop sync [flags]
                         watch events (default: 300)
   --duration SECONDS    stop after this long (default: until Ctrl-C)
   --json                one JSON object per iteration: t, source, op, key, handler, durationMs, outcome
-                        (and message, node when present)
+                        (and message, node, uid, inferred when known)
 `;
 
 export function processIo(): SyncIo {
@@ -107,13 +107,16 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
   const timeline = new TimelineStore(10_000);
   if (json) {
     timeline.subscribe((e) => {
-      if (e.kind !== 'iteration') return;
+      // Loop iterations only: the pod workers' own marks are the timeline's, not the loop's.
+      if (e.kind !== 'iteration' || e.source === 'podworker') return;
       const it: SyncIterationEvent = e;
       io.stdout(
         JSON.stringify({
           t: it.t, source: it.source, op: it.op, key: it.key, handler: it.handler, durationMs: it.durationMs, outcome: it.outcome,
           ...(it.message ? { message: it.message } : {}),
           ...(it.node ? { node: it.node } : {}),
+          ...(it.uid ? { uid: it.uid } : {}),
+          ...(it.inferred ? { inferred: true } : {}),
         }),
       );
     });

@@ -27,12 +27,15 @@ function harness(opts: Partial<SyncLoopOptions> & { clock?: FakeClock } = {}) {
   });
   const ac = new AbortController();
   const done = syncLoop(kl, ac.signal);
-  const iterations = () => timeline.toArray() as SyncIterationEvent[];
+  const all = () => timeline.toArray() as SyncIterationEvent[];
+  /** The loop's iterations (without the pod workers' own marks). */
+  const iterations = () => all().filter((e) => e.source !== 'podworker');
+  const workerMarks = () => all().filter((e) => e.source === 'podworker');
   const stop = async () => {
     ac.abort();
     await done;
   };
-  return { clock, timeline, lines, kl, ac, done, iterations, stop };
+  return { clock, timeline, lines, kl, ac, done, iterations, workerMarks, stop };
 }
 
 function probeMe(uid: string, status: Pod['status'], extra: { deleting?: boolean; rv?: string } = {}): Pod {
@@ -62,13 +65,18 @@ const running = (restarts: number, id: string): ContainerStatus => ({
 });
 
 describe('syncLoopIteration: the study guide scenario, one handler per case', () => {
-  it('config ADD, PLEG ContainerStarted, liveness failures as probe syncs, restarts, deletion and housekeeping cleanup', async () => {
+  it('config ADD, PLEG ContainerStarted, one liveness failure per threshold crossing, restarts, deletion (terminated before the API delete) and housekeeping cleanup', async () => {
     const h = harness();
     const { kl, clock, lines } = h;
     const changes: [string, string | undefined, string | undefined][] = [];
     kl.actual.subscribe((key, o, n) => changes.push([key, o?.status, n?.status]));
     // The PLEG relists the store the api source's watch keeps: no list of its own.
     const relister = new PlegRelister(() => kl.podConfig.storage.sourceValues('api') as Iterable<Pod>, clock, kl.channels.pleg);
+    // A relist of that store once the pod's new state is in it (the argument says which state, for the reader).
+    const pleg = async (_state: Pod) => {
+      assert.ok(relister.relistOnce());
+      await drain();
+    };
 
     // The api source lists (empty), then the pod is created.
     await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
@@ -78,46 +86,62 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
     assert.ok(lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'));
     assert.equal(kl.actual.get('default/probe-me')?.status, 'ContainerCreating');
 
-    // The container starts: status changes (RECONCILE) and the PLEG relist sees it running.
+    // The container starts: the kubelet's status write comes back (RECONCILE) and the PLEG sees it running.
     const up = probeMe('pm-1', { phase: 'Running', containerStatuses: [running(0, 'c0')] }, { rv: '2' });
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [up] });
-    assert.ok(relister.relistOnce());
-    await drain();
+    await pleg(up);
     assert.ok(lines.includes('SyncLoop RECONCILE source="api" pods=["default/probe-me"] handler="HandlePodReconcile"'));
     assert.ok(lines.includes('SyncLoop (PLEG): event for pod pod="default/probe-me" event={"ID":"pm-1","Type":"ContainerStarted","Data":"c0"} handler="HandlePodSyncs"'));
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 0 });
 
-    // Liveness fails (inferred from Unhealthy events), twice: each failure is a probe sync.
-    for (let i = 0; i < 2; i++) {
-      await kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'pm-1', containerId: 'c0', message: 'Liveness probe failed: connection refused' });
-    }
+    // Liveness crosses failureThreshold: the prober sends one Failure (not one per Unhealthy Event).
+    await kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'pm-1', containerId: 'c0', inferred: true, message: 'Liveness probe failed: connection refused (failure 2 of failureThreshold 2)' });
     await drain();
-    const probeLines = lines.filter((l) => l.startsWith('SyncLoop (probe)'));
-    assert.deepEqual(probeLines, Array(2).fill('SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'));
+    assert.deepEqual(lines.filter((l) => l.startsWith('SyncLoop (probe)')), ['SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"']);
+    const probeIt = h.iterations().find((e) => e.source === 'probe')!;
+    assert.equal(probeIt.inferred, true, 'counted from Events: marked inferred on the timeline');
+    assert.equal(probeIt.uid, 'pm-1');
     assert.deepEqual(kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
 
-    // The kubelet restarts it: the restart count shows, PLEG sees one container die and one start.
-    const restarted = probeMe('pm-1', { phase: 'Running', containerStatuses: [{ ...running(1, 'c1'), lastState: { terminated: { exitCode: 2, reason: 'Error', containerID: 'containerd://c0' } } }] }, { rv: '3' });
+    // The kubelet restarts it (exit 137 after its kill): a status-only RECONCILE that needs no
+    // readiness reconciling is not a sync (the row still follows the API); the PLEG syncs.
+    const restarted = probeMe('pm-1', { phase: 'Running', containerStatuses: [{ ...running(1, 'c1'), lastState: { terminated: { exitCode: 137, reason: 'Error', containerID: 'containerd://c0' } } }] }, { rv: '3' });
+    const syncsBefore = kl.podWorkers.stats.syncs;
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [restarted] });
-    assert.ok(relister.relistOnce());
     await drain();
+    const reconcile = h.iterations().filter((e) => e.op === 'RECONCILE').at(-1)!;
+    assert.deepEqual([reconcile.handler, reconcile.outcome], ['HandlePodReconcile', 'skipped']);
+    assert.match(reconcile.message!, /no sync/);
+    assert.equal(kl.podWorkers.stats.syncs, syncsBefore, 'no pod-worker sync for the status write');
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 1 });
-    const pleg = h.iterations().filter((e) => e.source === 'pleg').map((e) => `${e.op}:${e.handler}`);
-    assert.deepEqual(pleg, ['ContainerStarted:HandlePodSyncs', 'ContainerDied:HandlePodSyncs', 'ContainerStarted:HandlePodSyncs']);
+    await pleg(restarted);
+    const plegIts = h.iterations().filter((e) => e.source === 'pleg');
+    assert.deepEqual(plegIts.map((e) => `${e.op}:${e.handler}`), ['ContainerStarted:HandlePodSyncs', 'ContainerDied:HandlePodSyncs', 'ContainerStarted:HandlePodSyncs']);
+    assert.equal(plegIts[1]!.message, 'probe-me: exitCode=137 reason="Error" cause=Killed', 'the PLEG names why it died');
     // ContainerDied cleaned up the dead container's probe results
     assert.equal(kl.actual.get('default/probe-me')!.probes, undefined);
 
-    // kubectl delete: graceful deletion (DELETE -> HandlePodUpdates), then the object is gone (REMOVE).
+    // kubectl delete: graceful deletion (DELETE -> HandlePodUpdates): the worker is terminating.
     const deleting = probeMe('pm-1', restarted.status, { deleting: true, rv: '4' });
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [deleting] });
     await drain();
     assert.ok(lines.includes('SyncLoop DELETE source="api" pods=["default/probe-me"] handler="HandlePodUpdates"'));
     assert.equal(kl.actual.get('default/probe-me')?.status, 'Terminating');
-    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [deleting] });
+    assert.equal(kl.podWorkers.state('pm-1'), 'terminating');
+    // The containers stop (the kubelet's write, then the PLEG): terminated, while the API still has the pod.
+    const stopped = probeMe('pm-1', { phase: 'Running', containerStatuses: [{ ...running(1, 'c1'), ready: false, state: { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://c1' } } }] }, { deleting: true, rv: '5' });
+    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [stopped] });
+    await pleg(stopped);
+    assert.equal(kl.podWorkers.state('pm-1'), 'terminated');
+    assert.equal(kl.podWorkers.isFinished('pm-1'), true);
+    assert.ok(kl.actual.get('default/probe-me'), 'still shown: the API object is not deleted yet');
+    const states = h.workerMarks().map((e) => e.worker!.state);
+    assert.deepEqual(states.slice(-3), ['terminating', 'terminated', 'terminated']);
+    // The kubelet's final delete: REMOVE; the finished worker has nothing left to do, the row goes.
+    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [stopped] });
     await drain();
     assert.ok(lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'));
     assert.equal(kl.actual.get('default/probe-me'), undefined);
-    assert.equal(kl.podWorkers.isFinished('default/probe-me'), true);
 
     // Housekeeping forgets the finished worker.
     await clock.advance(2000);
@@ -129,17 +153,186 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
     assert.ok(lines.includes('SyncLoop (housekeeping) handler="HandlePodCleanups"'));
     assert.equal(kl.podWorkers.size, 0);
 
-    assert.deepEqual(changes, [
-      ['default/probe-me', undefined, 'ContainerCreating'],
-      ['default/probe-me', 'ContainerCreating', 'Running'],
-      ['default/probe-me', 'Running', 'Running'], // liveness result recorded
-      ['default/probe-me', 'Running', 'Running'], // restart count 1 (RECONCILE)
-      ['default/probe-me', 'Running', 'Running'], // PLEG ContainerDied cleaned up the dead container's probe results
-      ['default/probe-me', 'Running', 'Terminating'],
-      ['default/probe-me', 'Terminating', undefined],
+    assert.deepEqual(changes.map(([, o, n]) => `${o} -> ${n}`), [
+      'undefined -> ContainerCreating',
+      'ContainerCreating -> Running',
+      'Running -> Running', // liveness result recorded
+      'Running -> Running', // restart count 1 (the row follows the RECONCILE without a sync)
+      'Running -> Running', // PLEG ContainerDied cleaned up the dead container's probe results
+      'Running -> Terminating',
+      'Terminating -> Terminating', // the containers stopped
+      'Terminating -> undefined',
     ]);
     await h.stop();
     assert.equal(clock.pendingTimers(), 0);
+  });
+});
+
+describe('pod lifecycle as upstream', () => {
+  const job = (uid: string, phase: string, state: ContainerStatus['state'], rv: string): Pod => ({
+    ...probeMe(uid, { phase, containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, containerID: `containerd://${uid}-c`, state }] }, { rv }),
+    metadata: { ...probeMe(uid, {}).metadata, name: 'job', resourceVersion: rv },
+  });
+
+  it('a pod that reaches Succeeded (a finished Job) leaves syncing: terminating -> terminated, and stays shown until deleted', async () => {
+    const h = harness();
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [job('j1', 'Running', { running: {} }, '1')] });
+    await drain();
+    assert.equal(h.kl.podWorkers.state('j1'), 'syncing');
+    const done = job('j1', 'Succeeded', { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://j1-c' } }, '2');
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [done] });
+    await h.kl.channels.pleg.send({ id: 'j1', type: 'ContainerDied', data: 'j1-c' });
+    await drain();
+    assert.equal(h.kl.podWorkers.state('j1'), 'terminated');
+    assert.equal(h.kl.podWorkers.snapshot('j1')!.terminal, true);
+    assert.equal(h.kl.actual.get('default/job')?.status, 'Completed');
+    assert.match(h.iterations().find((e) => e.source === 'pleg')!.message!, /cause=Completed/);
+    // Housekeeping keeps the finished worker of a pod that is still desired, and syncs nothing for it.
+    await h.clock.advance(2000);
+    await drain();
+    assert.equal(h.kl.podWorkers.size, 1);
+    // Its worker takes no more updates; the row still follows the object (a label change, rv 3).
+    const syncs = h.kl.podWorkers.stats.syncs;
+    const relabelled = { ...done, metadata: { ...done.metadata, resourceVersion: '3', labels: { done: 'yes' } } };
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [relabelled] });
+    await drain();
+    assert.equal(h.kl.podWorkers.stats.syncs, syncs, 'no sync of a finished worker');
+    assert.equal(h.kl.actual.get('default/job')?.resourceVersion, '3');
+    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [relabelled] });
+    await drain();
+    assert.equal(h.kl.actual.get('default/job'), undefined);
+    await h.stop();
+  });
+
+  it('a force delete (gone while running): terminated is marked inferred, the workstation never saw the containers stop', async () => {
+    const h = harness();
+    const p = probeMe('f1', { phase: 'Running', containerStatuses: [running(0, 'f')] });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
+    await drain();
+    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [p] });
+    await drain();
+    const marks = h.workerMarks().filter((e) => e.uid === 'f1');
+    const term = marks.find((e) => e.op === 'kill' || e.worker!.state === 'terminated' && e.handler === 'SyncTerminatingPod')!;
+    assert.equal(term.inferred, true, JSON.stringify(marks));
+    assert.equal(h.kl.actual.get('default/probe-me'), undefined);
+    assert.equal(h.kl.podWorkers.isFinished('f1'), true);
+    await h.stop();
+  });
+
+  it('a pod recreated under the same name is a second worker with its own UID on the timeline', async () => {
+    const h = harness();
+    const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
+    const fresh = probeMe('gen-2', { phase: 'Pending' }, { rv: '7' });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
+    await drain();
+    await h.kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await drain();
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
+    // A StatefulSet pod deleted and recreated: the watch says DELETED then ADDED.
+    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [old] });
+    await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [fresh] });
+    await drain();
+    assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me').sort(), ['gen-1', 'gen-2']);
+    assert.equal(h.kl.podWorkers.state('gen-2'), 'syncing');
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined, 'the new incarnation does not inherit the old one\'s probe results');
+    const uids = new Set(h.workerMarks().map((e) => e.uid));
+    assert.deepEqual([...uids].sort(), ['gen-1', 'gen-2']);
+    const configUids = h.iterations().filter((e) => e.source === 'config').map((e) => `${e.op}:${e.uid}`);
+    assert.deepEqual(configUids, ['ADD:gen-1', 'REMOVE:gen-1', 'ADD:gen-2']);
+    await h.clock.advance(2000);
+    await drain();
+    assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me'), ['gen-2'], 'housekeeping forgot the old incarnation');
+    await h.stop();
+  });
+
+  it('a new incarnation never inherits the old one\'s probe results, even when the old one\'s DELETED was missed', async () => {
+    const h = harness();
+    const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
+    await drain();
+    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await drain();
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure' } });
+    // The watch dropped the DELETED; the new pod's ADDED arrives.
+    await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [probeMe('gen-2', { phase: 'Running', containerStatuses: [running(0, 'n')] }, { rv: '9' })] });
+    await drain();
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined);
+    // Housekeeping terminates the orphaned old worker and drops its results.
+    await h.clock.advance(2000);
+    await drain();
+    assert.deepEqual([...h.kl.probeResults.keys()], []);
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2', 'the old worker\'s termination leaves the new view alone');
+    await h.stop();
+  });
+
+  it('a RECONCILE whose readiness changed is synced (NeedToReconcilePodReadiness); one that changed nothing shown is not', async () => {
+    const h = harness();
+    const p = (ready: boolean, rv: string, ip?: string) => probeMe('r1', { phase: 'Running', ...(ip ? { podIP: ip } : {}), containerStatuses: [{ ...running(0, 'r'), ready }] }, { rv });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p(true, '1')] });
+    await drain();
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(true, '2', '10.0.0.9')] });
+    await drain();
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(false, '3', '10.0.0.9')] });
+    await drain();
+    const rec = h.iterations().filter((e) => e.op === 'RECONCILE').map((e) => e.outcome);
+    assert.deepEqual(rec, ['skipped', 'ok']);
+    assert.equal(h.kl.actual.get('default/probe-me')!.ready, '0/1');
+    await h.stop();
+  });
+
+  it('the sync tick also syncs pods past spec.activeDeadlineSeconds (the activeDeadlineHandler)', async () => {
+    let wall = Date.parse('2026-01-01T00:00:00Z');
+    const h = harness({ wallNow: () => wall });
+    const p = probeMe('d1', { phase: 'Running', startTime: '2026-01-01T00:00:00Z', containerStatuses: [running(0, 'd')] });
+    (p.spec as Record<string, unknown>).activeDeadlineSeconds = 5;
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
+    await drain();
+    await h.clock.advance(1000);
+    await drain();
+    assert.equal(h.iterations().filter((e) => e.source === 'sync' && e.outcome === 'ok').length, 0);
+    wall += 6000;
+    await h.clock.advance(1000);
+    await drain();
+    const tick = h.iterations().filter((e) => e.source === 'sync' && e.outcome === 'ok')[0]!;
+    assert.equal(tick.key, 'default/probe-me');
+    assert.match(tick.message!, /activeDeadlineSeconds exceeded/);
+    await h.stop();
+  });
+
+  it('non-pod kinds are kept by their own informer: logged as OnAdd/OnUpdate/OnDelete, never HandlePodAdditions', async () => {
+    const h = harness({ sources: ['api', 'api:configmaps'] });
+    const cm = (rv: string, data: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', uid: 'cm1', resourceVersion: rv }, data: { k: data } });
+    const resource = { group: '', resource: 'configmaps' };
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    await h.kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm('1', 'a')] });
+    await h.kl.podConfig.merge('api:configmaps', { op: 'UPDATE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
+    await drain();
+    assert.equal(h.kl.actual.get('configmaps:default/cfg')!.resourceVersion, '2');
+    await h.kl.podConfig.merge('api:configmaps', { op: 'REMOVE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
+    await drain();
+    assert.equal(h.kl.actual.get('configmaps:default/cfg'), undefined);
+    const inf = h.iterations().filter((e) => e.key === 'configmaps:default/cfg').map((e) => `${e.source} ${e.op} ${e.handler}`);
+    assert.deepEqual(inf, ['informer ADD OnAdd', 'informer UPDATE OnUpdate', 'informer REMOVE OnDelete']);
+    assert.ok(h.lines.includes('Informer OnAdd resource="configmaps" source="api:configmaps" objects=["configmaps:default/cfg"]'));
+    assert.ok(!h.lines.some((l) => l.includes('configmaps') && l.includes('HandlePod')));
+    assert.equal(h.kl.podWorkers.size, 0, 'no pod worker for a ConfigMap');
+    await h.stop();
+  });
+
+  it('a non-pod kind never enters configCh: its informer keeps the model even while the loop does not run', async () => {
+    const kl = new SyncLoop({ clock: new FakeClock(), sources: ['api:configmaps'] });
+    const resource = { group: '', resource: 'configmaps' };
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', uid: 'cm1', resourceVersion: '1' }, data: {} };
+    await kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm] });
+    assert.equal(kl.channels.config.length, 0, 'nothing on configCh');
+    assert.equal(kl.actual.get('configmaps:default/cfg')?.uid, 'cm1');
+    assert.equal(kl.allSourcesReady(), true);
+    // A pod does go through configCh (and waits there, as nothing runs the loop).
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('p1', { phase: 'Pending' })] });
+    assert.equal(kl.channels.config.length, 1);
+    assert.equal(kl.actual.get('default/probe-me'), undefined);
   });
 });
 
@@ -166,8 +359,11 @@ describe('syncLoopIteration cases', () => {
     ]);
     assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.includes('SyncLoop (probe) probe="startup" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'));
+    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
+    await drain();
+    assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="not ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.some((l) => l.startsWith('SyncLoop (PLEG): pod does not exist, ignore irrelevant event')));
-    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Success', startup: 'Failure' } });
+    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure', startup: 'Failure' } }, 'the latest readiness result');
     for (const e of h.iterations()) assert.equal(typeof e.durationMs, 'number');
     await h.stop();
   });

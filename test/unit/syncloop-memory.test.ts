@@ -74,9 +74,14 @@ async function churn(K: number, steps: number, seed: number, timelineCap: number
     else await new Promise<void>((r) => setImmediate(r)); // every microtask chain (the loop, the workers) runs first
 
     maxWorkers = Math.max(maxWorkers, kl.podWorkers.size);
-    assert.ok(kl.podWorkers.pendingCount <= K, 'one pending slot per key at most');
-    assert.ok(kl.workQueue.size <= K, 'one work-queue entry per key at most');
-    assert.ok(kl.podWorkers.size <= K, 'one worker per key');
+    // Workers are per UID: a removed incarnation's worker stays (terminated, finished) until the next
+    // housekeeping forgets it, so the bound is the live names plus the incarnations removed since.
+    const desiredUids = new Set([...kl.desired.values()].map((d) => d.obj.metadata.uid));
+    const workers = kl.podWorkers.snapshots();
+    assert.ok(workers.filter((w) => desiredUids.has(w.uid)).length <= K, 'one worker per live pod');
+    assert.ok(workers.filter((w) => !desiredUids.has(w.uid)).every((w) => w.state !== 'syncing' || w.deleted), 'the others are being torn down');
+    assert.ok(kl.podWorkers.pendingCount <= kl.podWorkers.size, 'one pending slot per worker at most');
+    assert.ok(kl.workQueue.size <= kl.podWorkers.size, 'one work-queue entry per worker at most');
     assert.ok(kl.desired.size <= K && kl.actual.size <= K && kl.probeResults.size <= K);
     assert.ok(kl.podConfig.storage.objectCount <= K);
     assert.ok(timeline.length <= timelineCap);
@@ -89,6 +94,7 @@ async function churn(K: number, steps: number, seed: number, timelineCap: number
   const desiredKeys = [...live.keys()].map((i) => `churn/p${i}`).sort();
   assert.deepEqual([...kl.desired.keys()].sort(), desiredKeys);
   assert.deepEqual([...kl.actual.keys()].sort(), desiredKeys);
+  assert.equal(kl.podWorkers.size, live.size, 'housekeeping forgot every removed incarnation');
   for (const [i, st] of live) {
     const v = kl.actual.get(`churn/p${i}`)!;
     assert.equal(v.uid, `u${i}-${st.gen}`);

@@ -111,9 +111,10 @@ describe('podWorkers properties (fake clock, random schedules)', () => {
         });
         const desired = new Map<string, KubeObject>();
         let rv = 0;
-        // The kubelet's half of the contract: each sync tick re-dispatches due keys with the latest object.
+        // The kubelet's half of the contract: each sync tick re-dispatches due pods (by UID) with the latest object.
         const tick = () => {
-          for (const k of queue.getWork()) if (desired.has(k)) workers.UpdatePod({ updateType: 'sync', key: k, obj: desired.get(k)! });
+          const due = new Set(queue.getWork());
+          for (const [k, o] of desired) if (due.has(o.metadata.uid)) workers.UpdatePod({ updateType: 'sync', key: k, obj: o });
         };
         let nextTick = 1000;
         const advanceTo = async (t: number) => {
@@ -140,7 +141,7 @@ describe('podWorkers properties (fake clock, random schedules)', () => {
         assert.equal(syncer.maxInFlightPerKey, 1);
         for (const [key, o] of desired) {
           assert.equal(syncer.lastSynced.get(key), o.metadata.resourceVersion, `last update of ${key} synced`);
-          assert.ok(queue.has(key), `${key} is on the work queue`);
+          assert.ok(queue.has(o.metadata.uid), `${key} is on the work queue`);
         }
         assert.equal(workers.pendingCount, 0);
         assert.equal(workers.inFlightCount, 0);
@@ -169,18 +170,19 @@ describe('podWorkers properties (fake clock, random schedules)', () => {
     const { clock, queue, workers, syncer } = setup({ fail: () => fail, random: () => 1 });
     workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 1) });
     await drain();
-    assert.equal(queue.deadline('a'), 90_000);
+    assert.equal(queue.deadline('uid-a'), 90_000, 'the work queue is keyed by UID');
     fail = true;
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', 2) });
     await drain();
-    assert.equal(queue.deadline('a'), 15_000);
+    assert.equal(queue.deadline('uid-a'), 15_000);
     fail = false;
     syncer.gone.add('a');
     workers.UpdatePod({ updateType: 'kill', key: 'a' });
-    await drain();
-    // terminating (gone) -> terminated -> finished: the transition re-queued at +0
-    assert.equal(queue.deadline('a'), clock.now());
-    assert.equal(workers.isFinished('a'), true);
+    await clock.advance(0);
+    // terminating (gone) -> terminated: the transition queued at +0; finished: off the queue
+    assert.equal(workers.isFinished('uid-a'), true);
+    assert.equal(queue.has('uid-a'), false);
+    assert.deepEqual(syncer.calls.slice(-2), ['terminating:a:2', 'terminated:a:2']);
   });
 });
 
@@ -195,7 +197,7 @@ describe('podWorkers lifecycle', () => {
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', 3, 'uid-a', true) });
     await clock.advance(0);
     assert.deepEqual(syncer.aborted, ['a']);
-    assert.equal(workers.state('a'), 'terminating');
+    assert.equal(workers.state('uid-a'), 'terminating');
     // the next work for the key is the termination, with the latest object
     assert.equal(syncer.calls.at(-1), 'terminating:a:3');
     assert.equal(syncer.maxInFlightPerKey, 1);
@@ -207,12 +209,12 @@ describe('podWorkers lifecycle', () => {
     await drain();
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', 2, 'uid-a', true) });
     await drain();
-    assert.equal(workers.state('a'), 'terminating');
+    assert.equal(workers.state('uid-a'), 'terminating');
     syncer.gone.add('a');
     workers.UpdatePod({ updateType: 'kill', key: 'a' });
     await drain();
     assert.deepEqual(syncer.calls, ['sync:a:1', 'terminating:a:2', 'terminating:a:2', 'terminated:a:2']);
-    assert.equal(workers.isFinished('a'), true);
+    assert.equal(workers.isFinished('uid-a'), true);
     workers.UpdatePod({ updateType: 'sync', key: 'a', obj: obj('a', 3) });
     await drain();
     assert.equal(syncer.calls.length, 4);
@@ -228,26 +230,96 @@ describe('podWorkers lifecycle', () => {
     await drain();
     syncer.gone.add('a');
     const known = workers.SyncKnownPods(new Map());
-    assert.deepEqual(known.get('a'), { state: 'terminating', orphan: true, hasConfig: true });
+    assert.deepEqual(known.get('uid-a'), { key: 'a', state: 'terminating', orphan: true, hasConfig: true });
     await drain();
-    assert.equal(workers.isFinished('a'), true);
+    assert.equal(workers.isFinished('uid-a'), true);
     workers.SyncKnownPods(new Map());
     assert.equal(workers.size, 0);
   });
 
-  it('a new object under the same name waits for the old one to terminate, then starts', async () => {
-    const { syncer, workers } = setup({ delay: () => 100 });
-    const { clock } = { clock: (syncer as unknown as { clock: FakeClock }).clock };
+  it('two incarnations of one name are two workers (keyed by UID): the old one terminates while the new one syncs', async () => {
+    const { clock, syncer, workers } = setup({ delay: () => 100 });
     workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 1, 'old') });
     await clock.advance(10);
-    syncer.gone.add('a');
+    // A force delete and a new pod under the same name (a StatefulSet pod recreated).
     workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 2, 'new') });
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', 3, 'new') });
+    syncer.gone.add('a');
+    workers.UpdatePod({ updateType: 'kill', key: 'a', obj: obj('a', 1, 'old') });
     for (let i = 0; i < 10; i++) await clock.advance(100);
     await drain();
-    assert.deepEqual(syncer.calls, ['sync:a:1', 'terminating:a:1', 'terminated:a:1', 'sync:a:3']);
-    assert.equal(workers.state('a'), 'syncing');
-    assert.equal(syncer.maxInFlightPerKey, 1);
+    assert.equal(workers.state('new'), 'syncing');
+    assert.equal(workers.isFinished('old'), true);
+    assert.deepEqual(workers.uidsOf('a').sort(), ['new', 'old']);
+    // The new one did not wait for the old one: its sync ran while the old one was still terminating.
+    assert.ok(syncer.calls.indexOf('sync:a:3') < syncer.calls.indexOf('terminated:a:1'), syncer.calls.join(' '));
+    assert.equal(syncer.lastSynced.get('a'), '3');
+    // A stale kill naming only the key reaches the live incarnation, never a finished one.
+    assert.equal(workers.snapshot('new')!.coalesced, 0);
+  });
+
+  it('the single pending slot: updates replaced before a sync took it are counted as coalesced', async () => {
+    const records: { coalesced: number; work: string }[] = [];
+    const clock = new FakeClock();
+    const syncer = new FakeSyncer(clock, () => 1000);
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0, onSynced: (r) => records.push({ coalesced: r.coalesced, work: r.work }) });
+    workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 1) });
+    await clock.advance(0);
+    for (let rv = 2; rv <= 5; rv++) workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', rv) });
+    assert.equal(workers.snapshot('uid-a')!.coalesced, 3, 'rv 2..4 were replaced by rv 5');
+    await clock.advance(1000);
+    await clock.advance(1000);
+    assert.deepEqual(records, [{ coalesced: 0, work: 'syncing' }, { coalesced: 3, work: 'syncing' }]);
+    assert.equal(workers.snapshot('uid-a')!.nextDueAt, 2000 + 60_000);
+  });
+
+  it('a terminal phase (syncPod says isTerminal) goes terminating -> terminated without any deletion, and stays until the object is gone', async () => {
+    const clock = new FakeClock();
+    const syncer = new FakeSyncer(clock);
+    let terminal = false;
+    const orig = syncer.syncPod.bind(syncer);
+    (syncer as PodSyncer).syncPod = async (ctx) => {
+      await orig(ctx);
+      return terminal;
+    };
+    syncer.gone.add('job');
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
+    workers.UpdatePod({ updateType: 'create', key: 'job', obj: obj('job', 1, 'j1') });
+    await drain();
+    terminal = true;
+    workers.UpdatePod({ updateType: 'sync', key: 'job', obj: obj('job', 2, 'j1') });
+    await drain();
+    assert.deepEqual(syncer.calls, ['sync:job:1', 'sync:job:2', 'terminating:job:2', 'terminated:job:2']);
+    const snap = workers.snapshot('j1')!;
+    assert.equal(snap.state, 'terminated');
+    assert.equal(snap.terminal, true);
+    assert.equal(snap.deleted, false, 'nothing deleted it');
+    // Still desired: housekeeping keeps the finished worker; once not desired it is forgotten.
+    assert.equal(workers.SyncKnownPods(new Map([['j1', 'job']])).size, 1);
+    assert.equal(workers.SyncKnownPods(new Map()).size, 0);
+  });
+
+  it('a shorter grace period cancels the running termination and restarts it with the shorter one', async () => {
+    const clock = new FakeClock();
+    const syncer = new FakeSyncer(clock, () => 5000);
+    const graces: (number | undefined)[] = [];
+    const orig = syncer.syncTerminatingPod.bind(syncer);
+    syncer.syncTerminatingPod = async (ctx) => {
+      graces.push(ctx.gracePeriodSeconds);
+      return orig(ctx);
+    };
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
+    const deleting = (rv: number, grace: number): KubeObject => ({ metadata: { ...obj('a', rv).metadata, deletionTimestamp: 't', deletionGracePeriodSeconds: grace } });
+    workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(1, 30) });
+    await clock.advance(100);
+    workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(2, 45) });
+    await clock.advance(100);
+    assert.deepEqual(syncer.aborted, [], 'a longer grace period changes nothing');
+    workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(3, 0) });
+    await clock.advance(0);
+    assert.deepEqual(syncer.aborted, ['a'], 'kubectl delete --grace-period=0 --force cut the 30 s one short');
+    assert.equal(workers.snapshot('uid-a')!.gracePeriodSeconds, 0);
+    assert.deepEqual(graces, [30, 0]);
   });
 
   it('a kill for a key never seen does nothing; stop() aborts in-flight syncs', async () => {

@@ -83,6 +83,16 @@ describe('per-pixel aggregation', () => {
     assert.ok(Math.abs(x - (geom.gutter + 500 * plotW / 10_000)) <= 2, 'Math.abs(x - (geom.gutter + 500 * plotW / 10_000)) <= 2');
   });
 
+  it('outlines a mark the workstation inferred (its fill stays its outcome\'s), and only that one', () => {
+    const m = new TimelineModel();
+    const ev = (t: number, inferred: boolean): SyncIterationEvent => ({ kind: 'iteration', t, source: 'probe', op: 'liveness', key: 'default/probe-me', handler: 'HandlePodSyncs', durationMs: 1, outcome: 'ok', ...(inferred ? { inferred } : {}) });
+    m.add([{ id: 0, event: ev(100, false) }, { id: 1, event: ev(200, true) }]);
+    const f = layoutFrame(m, { start: 50, end: 250 }, geom, laneRows(m, geom));
+    assert.equal(f.rects['mark-ok'].length / 4, 2);
+    assert.equal(f.rects['mark-inferred'].length / 4, 1);
+    assert.equal(f.rects['mark-inferred'][0], f.rects['mark-ok'][4], 'the outline sits on the inferred mark');
+  });
+
   it('draws items at least AGG_PX wide one by one, with labels on wide bars', () => {
     const v: Viewport = { start: 2000, end: 2400 };
     const f = layoutFrame(big, v, geom, laneRows(big, geom));

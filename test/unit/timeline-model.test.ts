@@ -20,15 +20,15 @@ function items(...events: (LoaderTaskEvent | SyncIterationEvent)[]): TimelineIte
 }
 
 describe('TimelineModel lanes', () => {
-  it('has the five sync-source lanes before any event, in upstream order', () => {
+  it('has the five sync-source lanes before any event, in upstream order, then the informers and the pod workers', () => {
     const m = new TimelineModel();
-    assert.deepEqual(m.lanes().map((l) => l.key), ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping']);
+    assert.deepEqual(m.lanes().map((l) => l.key), ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker']);
   });
 
   it('adds one lane per worker seen, workers first and ascending', () => {
     const m = new TimelineModel();
     m.add(items(task(1, 'start', 0, { worker: 3 }), task(2, 'start', 0, { worker: 0 }), task(3, 'start', 1, { worker: 3 })));
-    assert.deepEqual(m.lanes().map((l) => l.label), ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping']);
+    assert.deepEqual(m.lanes().map((l) => l.label), ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
     assert.equal(m.lanes()[1]!.items.length, 2);
   });
 });

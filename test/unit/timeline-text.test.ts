@@ -138,3 +138,25 @@ describe('theme', () => {
     assert.equal(fitText('x', 3, 7), '');
   });
 });
+
+describe('details of a pod-worker mark', () => {
+  it('shows the UID, the worker state, the coalesced pending slot, the next due time, the probes and the inferred flag', () => {
+    const m = new TimelineModel();
+    const e: SyncIterationEvent = {
+      kind: 'iteration', t: 1500, source: 'podworker', op: 'syncing', key: 'default/probe-me', uid: 'uid-2', handler: 'SyncPod',
+      durationMs: 0.2, outcome: 'ok', inferred: true, message: 'syncing; 3 updates coalesced into one sync',
+      worker: { state: 'syncing', coalesced: 2, nextDueT: 61_500, probes: ['probe-me liveness: failure 1 of failureThreshold 2'] },
+    };
+    m.add([{ id: 0, event: e }]);
+    const d = describeItem(m.byId(0)! as Mark, 0);
+    const rows = Object.fromEntries(d.rows);
+    assert.equal(rows['Pod worker sync'], 'podworker / syncing');
+    assert.equal(rows.UID, 'uid-2');
+    assert.equal(rows['Worker state'], 'syncing');
+    assert.equal(rows['Pending slot'], '3 updates coalesced into this sync');
+    assert.equal(rows['Next due'], '61.500 s (work queue)');
+    assert.equal(rows.Probes, 'probe-me liveness: failure 1 of failureThreshold 2');
+    assert.match(rows.Inferred!, /^yes/);
+    assert.match(itemLabel(m.byId(0)!), /\(inferred\)/);
+  });
+});

@@ -1,16 +1,19 @@
 import type { SyncLoop } from './syncloop';
+import { computeObjectView } from './state/view';
+import { isPodResource } from './types';
 
 /**
  * HandlePodCleanups: upstream kubelet_pods.go, the case that catches what the others missed. It
  * compares the two sets and the workers and repairs every gap, whatever caused it:
  *
- * 1. Workers of keys no longer desired (or desired as a new incarnation) are driven to termination,
- *    and finished ones are forgotten (podWorkers.SyncKnownPods).
+ * 1. Workers of pod UIDs no longer desired are driven to termination, and finished ones are
+ *    forgotten (podWorkers.SyncKnownPods).
  * 2. Views in the actual state that no desired object and no worker accounts for are removed (a
  *    REMOVE that never arrived, a worker forgotten with its view still shown).
  * 3. Desired keys without a worker get one (work dropped before it started).
- * 4. Desired keys whose worker is idle with no work queued, or whose view is missing or older than
- *    the desired object, are synced again (work dropped after it started).
+ * 4. Desired pods whose worker is idle with no work queued, or whose view is missing, are synced
+ *    again (work dropped after it started). Non-pod objects (kept by their informers) whose view is
+ *    missing or older than the object get it recomputed.
  * 5. Probe results of keys no longer desired are dropped.
  * 6. The wiring's hook runs (it restarts dead watches and relists).
  *
@@ -30,36 +33,52 @@ export interface HousekeepingReport {
 
 export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Promise<HousekeepingReport> {
   const report: HousekeepingReport = { removed: [], forgotten: [], terminating: [], readded: [], resynced: [] };
-  const desiredUIDs = new Map<string, string>();
-  for (const d of kl.desired.values()) desiredUIDs.set(d.key, d.obj.metadata.uid);
+  const desiredUIDs = new Map<string, string>(); // key -> uid
+  const desiredPods = new Map<string, string>(); // pod uid -> key (what the pod workers are reconciled with)
+  for (const d of kl.desired.values()) {
+    desiredUIDs.set(d.key, d.obj.metadata.uid);
+    if (isPodResource(d.resource)) desiredPods.set(d.obj.metadata.uid, d.key);
+  }
 
-  const workers = kl.podWorkers.SyncKnownPods(desiredUIDs, report.forgotten);
-  for (const [key, w] of workers) if (w.orphan && w.state !== 'terminated') report.terminating.push(key);
+  const workers = kl.podWorkers.SyncKnownPods(desiredPods, report.forgotten);
+  for (const w of workers.values()) if (w.orphan && w.state !== 'terminated') report.terminating.push(w.key);
 
   for (const view of [...kl.actual.values()]) {
     const uid = desiredUIDs.get(view.key);
-    if (uid === view.uid || workers.has(view.key)) continue;
+    if (uid === view.uid || workers.has(view.uid)) continue;
     if (kl.actual.delete(view.key, view.uid)) report.removed.push(view.key);
   }
 
   for (const d of kl.desired.values()) {
-    const w = workers.get(d.key);
+    const uid = d.obj.metadata.uid;
+    if (!isPodResource(d.resource)) {
+      // Kept by its informer: a view missing or older than the object is recomputed here.
+      const view = kl.actual.get(d.key);
+      if (!view || view.uid !== uid || view.resourceVersion !== d.obj.metadata.resourceVersion) {
+        kl.actual.set(computeObjectView(d.key, d.obj, d.resource));
+        report.resynced.push(d.key);
+      }
+      continue;
+    }
+    const w = workers.get(uid);
     const base = { key: d.key, obj: d.obj, ...(d.resource ? { resource: d.resource } : {}) };
     if (!w) {
       kl.podWorkers.UpdatePod({ ...base, updateType: 'create' });
       report.readded.push(d.key);
       continue;
     }
-    if (w.orphan || kl.podWorkers.isWorking(d.key) || kl.podWorkers.isFinished(d.key)) continue;
+    if (w.orphan || kl.podWorkers.isWorking(uid) || kl.podWorkers.isFinished(uid)) continue;
+    // Work dropped after it started: a view missing, or a worker with nothing queued. (A view older
+    // than the pod is not work lost: status-only changes wait for the PLEG, the prober or the resync,
+    // as upstream's RECONCILE does.)
     const view = kl.actual.get(d.key);
-    const stale = !view || view.uid !== d.obj.metadata.uid || view.resourceVersion !== d.obj.metadata.resourceVersion;
-    if (stale || !kl.workQueue.has(d.key)) {
+    if (!view || view.uid !== uid || !kl.workQueue.has(uid)) {
       kl.podWorkers.UpdatePod({ ...base, updateType: 'sync' });
       report.resynced.push(d.key);
     }
   }
 
-  for (const key of [...kl.probeResults.keys()]) if (!desiredUIDs.has(key)) kl.probeResults.delete(key);
+  for (const uid of [...kl.probeResults.keys()]) if (!desiredPods.has(uid)) kl.probeResults.delete(uid);
 
   if (kl.opts.onHousekeeping) {
     try {

@@ -5,29 +5,37 @@ import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { iterationNode } from './node';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
-import { objectKey } from './types';
+import { allContainerStatuses, isPodResource, objectKey, type Pod } from './types';
+import { containerIdOf } from './pleg/generic';
+import { describeExit } from './prober/exits';
 
 /**
  * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
  *
  *   configCh        PodUpdate          ADD -> HandlePodAdditions, UPDATE -> HandlePodUpdates,
- *                                      REMOVE -> HandlePodRemoves, RECONCILE -> HandlePodReconcile,
- *                                      DELETE -> HandlePodUpdates, SET -> error; then the source is seen
+ *                                      REMOVE -> HandlePodRemoves, RECONCILE -> HandlePodReconcile
+ *                                      (a sync only when readiness needs reconciling: else 'skipped'),
+ *                                      DELETE -> HandlePodUpdates, SET -> error; then the source is seen.
+ *                                      Pods only: other kinds go to their informer (PodConfig.informer);
+ *                                      one that arrives here anyway is handled as an informer's.
  *   plegCh          PodLifecycleEvent  unless ContainerRemoved: HandlePodSyncs; ContainerDied also
- *                                      cleans up that container
- *   syncCh          tick (1 s)         keys whose work-queue deadline passed -> HandlePodSyncs
+ *                                      cleans up that container and names why it died (exit code,
+ *                                      reason: OOMKilled, Error, Completed, Killed)
+ *   syncCh          tick (1 s)         pods whose work-queue deadline (by UID) passed, and pods past
+ *                                      activeDeadlineSeconds -> HandlePodSyncs
  *   liveness        probe Update       Failure only -> HandlePodSyncs
  *   readiness       probe Update       record the result, then HandlePodSyncs
  *   startup         probe Update       record the result, then HandlePodSyncs
  *   housekeepingCh  tick (2 s)         skipped until all sources are seen; HandlePodCleanups; warn > 1 s
  *
  * The select is fair (select.ts): no source can starve another. Every iteration appends exactly one
- * SyncIterationEvent to the timeline and every handler that runs logs one line naming the objects
- * and the handler. Returns false only when configCh is closed (the loop exits, as upstream).
+ * SyncIterationEvent to the timeline (with the pod's UID when it names one pod, and `inferred` when
+ * a probe result was inferred) and every handler that runs logs one line naming the objects and the
+ * handler. Returns false only when configCh is closed (the loop exits, as upstream).
  */
 const NEVER = new Channel<never>(1, 'never');
 
-type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & { message?: string };
+type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred'>>;
 
 export async function syncLoopIteration(
   kl: SyncLoop,
@@ -91,13 +99,24 @@ const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; ru
 };
 
 function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
+  if (u.op !== 'SET' && !isPodResource(u.resource)) {
+    const out = handleInformer(kl, u);
+    kl.sourcesSeenByLoop.add(u.source);
+    return out;
+  }
   const keys = u.pods.map((p) => objectKey(p, u.resource));
   let out: Outcome;
   const h = u.op === 'SET' ? undefined : configHandlers[u.op];
   if (h) {
     kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`);
-    h.run(kl, u);
-    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok' };
+    const synced = h.run(kl, u);
+    out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok', ...uidOf(u) };
+    if (u.op === 'RECONCILE') {
+      // Upstream syncs a reconciled pod only when its readiness needs reconciling.
+      const n = (synced as string[]).length;
+      if (n === 0) out = { ...out, outcome: 'skipped', message: 'pod manager updated; readiness needs no reconciling: no sync' };
+      else out = { ...out, message: `readiness needs reconciling: SyncPodSync ${kobjs(synced as string[])}` };
+    }
   } else if (u.op === 'SET') {
     kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
     out = { source: 'config', op: u.op, key: joinKeys(keys), handler: 'none', outcome: 'error', message: 'snapshot not supported' };
@@ -110,6 +129,20 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
   return out;
 }
 
+/** A non-pod kind's change: its informer's handler, not HandlePodAdditions/Updates (the kubelet never sees a ConfigMap there). */
+function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
+  // A non-pod update sent straight onto configCh (PodConfig hands them to the informer itself).
+  const { handler, keys } = kl.handleInformerUpdate(u);
+  const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
+  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);
+  return { source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' };
+}
+
+/** A single pod's UID on its iteration, so two incarnations of one name can be told apart. */
+function uidOf(u: PodUpdate): { uid?: string } {
+  return u.pods.length === 1 ? { uid: u.pods[0]!.metadata.uid } : {};
+}
+
 function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
   const d = kl.desired.getByUID(e.id);
   let out: Outcome;
@@ -119,7 +152,9 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
   } else if (d) {
     kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`);
     kl.handlePodSyncs([d.key]);
-    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok' };
+    // Why it died, as the runtime reports it: OOMKilled, an error exit, a kill (137/143), Completed.
+    const exit = e.type === 'ContainerDied' ? exitOf(d.obj as Pod, e.data) : undefined;
+    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: e.id, ...(exit ? { message: exit } : {}) };
   } else {
     kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`);
     out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
@@ -129,11 +164,12 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
 }
 
 function handleSyncTick(kl: SyncLoop): Outcome {
-  const keys = kl.workQueue.getWork().filter((k) => kl.desired.has(k));
+  const { keys, deadlineExceeded } = kl.podsToSync();
   if (keys.length === 0) return { source: 'sync', op: 'tick', key: '', handler: 'HandlePodSyncs', outcome: 'skipped' };
   kl.logger.info(`SyncLoop (SYNC) pods${kv({ total: keys.length })} pods=${kobjs(keys)}${kv({ handler: 'HandlePodSyncs' })}`);
   kl.handlePodSyncs(keys);
-  return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok' };
+  const message = deadlineExceeded.length ? `activeDeadlineSeconds exceeded: ${kobjs(deadlineExceeded)}` : undefined;
+  return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok', ...(message ? { message } : {}) };
 }
 
 function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
@@ -141,9 +177,9 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   let status: string;
   if (probe === 'liveness') {
     // Only failures matter: the sync restarts the container (for us: shows the failure).
-    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
+    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped', uid: u.podUID, ...(u.message ? { message: u.message } : {}) };
     status = 'unhealthy';
-  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : '';
+  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
     kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`);
@@ -152,7 +188,11 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   kl.recordProbeResult(d.key, u);
   kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`);
   kl.handlePodSyncs([d.key]);
-  return { source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', ...(u.message ? { message: u.message } : {}) };
+  return {
+    source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: u.podUID,
+    ...(u.message ? { message: u.message } : {}),
+    ...(u.inferred ? { inferred: true } : {}),
+  };
 }
 
 async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: number): Promise<Outcome> {
@@ -200,4 +240,16 @@ function sourceOf(index: number): SyncSource {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** The terminated state of the container `containerID` names, described (exit code, reason, cause). */
+function exitOf(pod: Pod, containerID: string): string | undefined {
+  for (const c of allContainerStatuses(pod)) {
+    for (const t of [c.state?.terminated, c.lastState?.terminated]) {
+      if (t && (t.containerID ? containerIdOf(t.containerID) === containerID : c.containerID && containerIdOf(c.containerID) === containerID)) {
+        return `${c.name}: ${describeExit(t)}`;
+      }
+    }
+  }
+  return undefined;
 }

@@ -5,57 +5,94 @@ import { jitter, WorkQueue } from './workqueue';
 /**
  * podWorkers: upstream pkg/kubelet/pod_workers.go, the concurrency guarantee of the loop.
  *
- * Every key (an object's namespace/name) has at most one worker. A worker drives its object through
- * three states — syncing (the object exists: keep its view current), terminating (it is being
- * deleted or is gone: show that, wait until it is gone), terminated (clean up its view) — and then
- * is finished until housekeeping forgets it.
+ * Every object UID has at most one worker (as upstream: two incarnations of one name — a
+ * StatefulSet pod recreated, a force delete and a new pod — are two workers, with their own
+ * results and their own timeline). A worker drives its object through three states — syncing (keep
+ * its view current), terminating (its containers are stopping: it is being deleted, or it reached a
+ * terminal phase), terminated (its containers have stopped; clean up) — and is then finished until
+ * housekeeping forgets it, once the object is no longer desired.
  *
  *   UpdatePod ──> pendingUpdate (one slot) ──worker──> activeUpdate ──> syncPod / syncTerminatingPod /
  *                                                                       syncTerminatedPod
  *
  * Guarantees (each kept by the code named):
- * - At most one sync per key is in flight: one worker loop per key (`running`), which takes one
+ * - At most one sync per UID is in flight: one worker loop per UID (`running`), which takes one
  *   pending update at a time (podWorkerLoop).
  * - Only the latest state is guaranteed to be synced, not every intermediate one: UpdatePod
- *   overwrites the single pendingUpdate slot, so a slow sync delays its own key's next sync and
- *   nobody else's, and memory per key is one pending update whatever the update rate.
- * - No key is lost: a worker never leaves a pending update behind (the loop re-checks the slot after
- *   every sync), and after every sync the key is put back on the work queue: on success after the
- *   resync interval (+0..50 % jitter), on error after the backoff period (+0..50 %), on a phase
+ *   overwrites the single pendingUpdate slot (`coalesced` counts the updates it replaced), so a slow
+ *   sync delays its own pod's next sync and nobody else's; memory per UID is one pending update.
+ * - No pod is lost: a worker never leaves a pending update behind (the loop re-checks the slot
+ *   after every sync), and after every sync the UID is put back on the work queue: on success after
+ *   the resync interval (+0..50 % jitter), on error after the backoff period (+0..50 %), on a phase
  *   transition immediately.
- * - Only termination cancels an in-flight sync: the worker's AbortSignal is aborted when the key
- *   becomes terminating (deleted, removed, orphaned) and by stop(); a plain update waits its turn.
- * - A terminating key never syncs as running again. A new object under the same key (new UID)
- *   while the old one terminates is kept in one restart slot and admitted once the old one is
- *   terminated (upstream keys workers by UID; keying by name makes this step explicit).
+ * - Only termination cancels an in-flight sync: the worker's AbortSignal is aborted when the pod
+ *   becomes terminating (deleted, removed, orphaned), when a terminating pod's grace period is
+ *   shortened (the termination restarts with the shorter one), and by stop().
+ * - A terminating pod never syncs as running again. syncPod reporting a terminal phase (Succeeded,
+ *   Failed: upstream isTerminal) starts termination without any deletion: terminated is reached
+ *   when the containers have stopped, before (and independently of) the API delete.
  */
 export type SyncPodType = 'create' | 'update' | 'sync' | 'kill';
 export type PodWorkerState = 'syncing' | 'terminating' | 'terminated';
 
 export interface UpdatePodOptions {
   updateType: SyncPodType;
+  /** The object's key (namespace/name), for the syncer and logs. */
   key: string;
   /** The object; required except for a kill of an object the worker already knows. */
   obj?: KubeObject;
+  /** The UID (default: obj.metadata.uid; a kill without either finds the live worker of `key`). */
+  uid?: string;
   resource?: ResourceRef;
 }
 
 export interface SyncContext {
   signal: AbortSignal;
   key: string;
+  uid: string;
   obj: KubeObject;
   resource?: ResourceRef;
   updateType: SyncPodType;
+  /** While terminating: the grace period the termination runs with (seconds), if known. */
+  gracePeriodSeconds?: number;
+}
+
+/** The result of a terminating sync: done once the containers have stopped. */
+export interface TerminationResult {
+  done: boolean;
+  /** True when the workstation could not see the containers stop and assumed it (the pod vanished). */
+  inferred?: boolean;
 }
 
 /** The three sync functions the workers call (upstream podSyncer). Errors are retried with backoff. */
 export interface PodSyncer {
-  /** Makes the model reflect the object. Returns true when the object reached a terminal state. */
+  /** Makes the model reflect the object. Returns true when the pod reached a terminal phase (isTerminal). */
   syncPod(ctx: SyncContext): Promise<boolean | void>;
-  /** Shows the object as terminating. Returns true once it is gone (termination complete). */
-  syncTerminatingPod(ctx: SyncContext): Promise<boolean>;
-  /** Removes what the model holds for the object. */
+  /** Follows the termination. Returns true (or done) once the containers have stopped. */
+  syncTerminatingPod(ctx: SyncContext): Promise<boolean | TerminationResult>;
+  /** Cleans up after the containers stopped. */
   syncTerminatedPod(ctx: SyncContext): Promise<void>;
+}
+
+/** One finished sync of one worker (the timeline's pod-worker lane). */
+export interface PodWorkerSyncRecord {
+  key: string;
+  uid: string;
+  /** The state the sync ran in. */
+  work: PodWorkerState;
+  /** The state after it. */
+  state: PodWorkerState;
+  updateType: SyncPodType;
+  startedAt: number;
+  durationMs: number;
+  outcome: 'ok' | 'error' | 'cancelled';
+  /** Updates the pending slot replaced before this sync took it: this sync stood for coalesced + 1. */
+  coalesced: number;
+  /** When the work queue next makes it due (clock ms), if queued. */
+  nextDueAt: number | undefined;
+  gracePeriodSeconds?: number;
+  inferred?: boolean;
+  error?: string;
 }
 
 export interface PodWorkersOptions {
@@ -65,6 +102,8 @@ export interface PodWorkersOptions {
   backOffPeriodMs?: number;
   random?: () => number;
   onSyncError?: (key: string, err: unknown) => void;
+  /** Called after every sync a worker finishes (the pod-worker lane). Must not throw. */
+  onSynced?: (r: PodWorkerSyncRecord) => void;
 }
 
 export const RESYNC_INTERVAL_MS = 60_000;
@@ -73,25 +112,29 @@ export const JITTER_FACTOR = 0.5;
 
 interface PodSyncStatus {
   key: string;
-  uid: string | undefined;
+  uid: string;
   abort: AbortController | undefined;
-  /** A worker loop is running (or about to) for this key. */
+  /** A worker loop is running (or about to) for this UID. */
   running: boolean;
   /** An update is pending or being worked. */
   working: boolean;
   inFlight: boolean;
   pendingUpdate: UpdatePodOptions | undefined;
+  /** Updates the pending slot replaced since a sync last took it. */
+  coalesced: number;
   activeUpdate: UpdatePodOptions | undefined;
-  restartUpdate: UpdatePodOptions | undefined;
   syncedAt: number;
   startedAt: number | undefined;
   terminatingAt: number | undefined;
   terminatedAt: number | undefined;
-  /** The worker has seen the termination (no more syncPod for this incarnation). */
-  startedTerminating: boolean;
-  /** Termination came from the API (deleted, removed) or from being orphaned. */
+  /** The grace period of the termination (seconds): only ever shortened. */
+  gracePeriodSeconds: number | undefined;
+  /** Termination came from the API (deleted, removed) or from being orphaned, not a terminal phase. */
   deleted: boolean;
+  /** Termination came from a terminal phase (Succeeded / Failed). */
+  terminal: boolean;
   finished: boolean;
+  syncs: number;
 }
 
 function workType(s: PodSyncStatus): PodWorkerState {
@@ -101,20 +144,29 @@ function workType(s: PodSyncStatus): PodWorkerState {
 }
 
 export interface PodSyncSnapshot {
+  key: string;
+  uid: string;
   state: PodWorkerState;
-  uid: string | undefined;
   working: boolean;
   inFlight: boolean;
+  /** The pending slot holds an update. */
+  pending: boolean;
+  /** Updates replaced in the slot since the last sync took one. */
+  coalesced: number;
   syncedAt: number;
   startedAt: number | undefined;
   terminatingAt: number | undefined;
   terminatedAt: number | undefined;
+  gracePeriodSeconds: number | undefined;
   deleted: boolean;
+  terminal: boolean;
   finished: boolean;
-  restartPending: boolean;
+  syncs: number;
+  nextDueAt: number | undefined;
 }
 
 export interface PodWorkerSync {
+  key: string;
   state: PodWorkerState;
   orphan: boolean;
   hasConfig: boolean;
@@ -140,68 +192,67 @@ export class PodWorkers {
     this.random = opts.random ?? Math.random;
   }
 
-  /** Carries a change or a termination to a key's worker. Never blocks; never syncs inline. */
+  /** Carries a change or a termination to a pod's worker. Never blocks; never syncs inline. */
   UpdatePod(options: UpdatePodOptions): void {
     if (this.stopped) return;
     const now = this.clock.now();
-    const uid = options.obj?.metadata.uid;
-    let status = this.podSyncStatuses.get(options.key);
+    const uid = options.uid ?? options.obj?.metadata.uid ?? this.liveUidOf(options.key);
+    if (uid === undefined) return;
+    let status = this.podSyncStatuses.get(uid);
     if (!status) {
-      if (!options.obj) return; // a kill for a key we never knew: nothing to terminate
+      if (!options.obj) return; // a kill for a pod we never knew: nothing to terminate
       status = newStatus(options.key, uid, now);
-      this.podSyncStatuses.set(options.key, status);
-    }
-
-    if (uid !== undefined && status.uid !== undefined && uid !== status.uid) {
-      if (options.updateType === 'kill') return; // a stale removal of an incarnation we no longer track
-      // A new incarnation under this name: the old one must terminate first.
-      status.restartUpdate = { ...options, updateType: 'create' };
-      if (status.finished) return this.admitRestart(status);
-      if (status.terminatingAt === undefined) {
-        status.terminatingAt = now;
-        status.deleted = true;
-        this.requeueLastPodUpdate(status);
-        status.abort?.abort(new Error(`terminating ${options.key}: replaced by a new object`));
-      }
-      return;
+      this.podSyncStatuses.set(uid, status);
     }
     if (status.finished) return; // finished until housekeeping forgets it
 
+    const meta = options.obj?.metadata;
+    const grace = typeof meta?.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : undefined;
     let becameTerminating = false;
+    let shortened = false;
     if (status.terminatingAt === undefined) {
-      if (options.updateType === 'kill' || options.obj?.metadata.deletionTimestamp != null) {
+      if (options.updateType === 'kill' || meta?.deletionTimestamp != null) {
         status.terminatingAt = now;
         status.deleted = true;
+        status.gracePeriodSeconds = grace;
         becameTerminating = true;
       }
+    } else if (grace !== undefined && (status.gracePeriodSeconds === undefined || grace < status.gracePeriodSeconds)) {
+      // Upstream: a shorter grace period replaces the running termination's (never a longer one).
+      shortened = status.gracePeriodSeconds !== undefined && status.terminatedAt === undefined;
+      status.gracePeriodSeconds = grace;
+      status.deleted = true;
+    } else if (options.updateType === 'kill' || meta?.deletionTimestamp != null) {
+      status.deleted = true;
     }
 
     // The single slot: the newest update replaces the pending one; a kill without an object keeps
     // the last object we know of.
     const obj = options.obj ?? status.pendingUpdate?.obj ?? status.activeUpdate?.obj;
     const resource = options.resource ?? status.pendingUpdate?.resource ?? status.activeUpdate?.resource;
-    status.pendingUpdate = { ...options, ...(obj ? { obj } : {}), ...(resource ? { resource } : {}) };
-    status.uid ??= uid;
+    if (status.pendingUpdate) status.coalesced++;
+    status.pendingUpdate = { ...options, uid, ...(obj ? { obj } : {}), ...(resource ? { resource } : {}) };
     status.working = true;
     this.ensureWorker(status);
 
     if (becameTerminating) status.abort?.abort(new Error(`terminating ${options.key}`));
+    else if (shortened && status.inFlight) status.abort?.abort(new Error(`terminating ${options.key}: grace period shortened to ${grace}s`));
   }
 
   /**
-   * Housekeeping's reconciliation with the desired set (key -> UID). Workers of keys no longer
-   * desired (or desired under another UID) are driven to termination; finished ones are forgotten.
-   * Returns the workers that remain; the caller re-adds desired keys missing from it.
+   * Housekeeping's reconciliation with the desired set (UID -> key). Workers of UIDs no longer
+   * desired are driven to termination; finished ones are forgotten. Returns the workers that
+   * remain, by UID; the caller re-adds desired UIDs missing from it.
    */
   SyncKnownPods(desired: ReadonlyMap<string, string>, forgotten?: string[]): Map<string, PodWorkerSync> {
     const out = new Map<string, PodWorkerSync>();
     for (const status of [...this.podSyncStatuses.values()]) {
-      const orphan = desired.get(status.key) !== status.uid;
+      const orphan = !desired.has(status.uid);
       if (orphan && this.removeTerminatedWorker(status)) {
         forgotten?.push(status.key);
         continue;
       }
-      out.set(status.key, { state: workType(status), orphan, hasConfig: !!(status.activeUpdate?.obj ?? status.pendingUpdate?.obj) });
+      out.set(status.uid, { key: status.key, state: workType(status), orphan, hasConfig: !!(status.activeUpdate?.obj ?? status.pendingUpdate?.obj) });
     }
     return out;
   }
@@ -212,39 +263,38 @@ export class PodWorkers {
     for (const s of this.podSyncStatuses.values()) s.abort?.abort(new Error('pod workers stopped'));
   }
 
-  state(key: string): PodWorkerState | undefined {
-    const s = this.podSyncStatuses.get(key);
+  state(uid: string): PodWorkerState | undefined {
+    const s = this.podSyncStatuses.get(uid);
     return s ? workType(s) : undefined;
   }
 
-  /** A read-only snapshot of a key's podSyncStatus (for the timeline and tree tooltips). */
-  snapshot(key: string): PodSyncSnapshot | undefined {
-    const s = this.podSyncStatuses.get(key);
-    if (!s) return undefined;
-    return {
-      state: workType(s),
-      uid: s.uid,
-      working: s.working,
-      inFlight: s.inFlight,
-      syncedAt: s.syncedAt,
-      startedAt: s.startedAt,
-      terminatingAt: s.terminatingAt,
-      terminatedAt: s.terminatedAt,
-      deleted: s.deleted,
-      finished: s.finished,
-      restartPending: s.restartUpdate !== undefined,
-    };
+  /** A read-only snapshot of a worker's podSyncStatus (the timeline's pod-worker lane, tests). */
+  snapshot(uid: string): PodSyncSnapshot | undefined {
+    const s = this.podSyncStatuses.get(uid);
+    return s ? this.snap(s) : undefined;
   }
 
-  isWorking(key: string): boolean {
-    return this.podSyncStatuses.get(key)?.working ?? false;
+  /** Every worker's snapshot, oldest first. */
+  snapshots(): PodSyncSnapshot[] {
+    return [...this.podSyncStatuses.values()].map((s) => this.snap(s));
   }
 
-  isFinished(key: string): boolean {
-    return this.podSyncStatuses.get(key)?.finished ?? false;
+  /** The UIDs of the workers of one key (two while one incarnation terminates and the next syncs). */
+  uidsOf(key: string): string[] {
+    const out: string[] = [];
+    for (const s of this.podSyncStatuses.values()) if (s.key === key) out.push(s.uid);
+    return out;
   }
 
-  /** Pending-update slots in use (each key has at most one). */
+  isWorking(uid: string): boolean {
+    return this.podSyncStatuses.get(uid)?.working ?? false;
+  }
+
+  isFinished(uid: string): boolean {
+    return this.podSyncStatuses.get(uid)?.finished ?? false;
+  }
+
+  /** Pending-update slots in use (each UID has at most one). */
   get pendingCount(): number {
     let n = 0;
     for (const s of this.podSyncStatuses.values()) if (s.pendingUpdate) n++;
@@ -267,6 +317,35 @@ export class PodWorkers {
     return true;
   }
 
+  private snap(s: PodSyncStatus): PodSyncSnapshot {
+    return {
+      key: s.key,
+      uid: s.uid,
+      state: workType(s),
+      working: s.working,
+      inFlight: s.inFlight,
+      pending: s.pendingUpdate !== undefined,
+      coalesced: s.coalesced,
+      syncedAt: s.syncedAt,
+      startedAt: s.startedAt,
+      terminatingAt: s.terminatingAt,
+      terminatedAt: s.terminatedAt,
+      gracePeriodSeconds: s.gracePeriodSeconds,
+      deleted: s.deleted,
+      terminal: s.terminal,
+      finished: s.finished,
+      syncs: s.syncs,
+      nextDueAt: this.workQueue.deadline(s.uid),
+    };
+  }
+
+  /** The UID of the one unfinished worker of `key` (a kill that names only the key). */
+  private liveUidOf(key: string): string | undefined {
+    let found: string | undefined;
+    for (const s of this.podSyncStatuses.values()) if (s.key === key && !s.finished) found = s.uid;
+    return found;
+  }
+
   private ensureWorker(status: PodSyncStatus): void {
     if (status.running) return;
     status.running = true;
@@ -274,21 +353,31 @@ export class PodWorkers {
   }
 
   /** Consumes the pending update; undefined when there is none or the worker was forgotten. */
-  private startPodSync(status: PodSyncStatus): { work: PodWorkerState; ctx: SyncContext } | undefined {
-    if (this.podSyncStatuses.get(status.key) !== status || this.stopped) return undefined;
+  private startPodSync(status: PodSyncStatus): { work: PodWorkerState; ctx: SyncContext; coalesced: number } | undefined {
+    if (this.podSyncStatuses.get(status.uid) !== status || this.stopped) return undefined;
     const update = status.pendingUpdate;
     if (!update) {
       status.working = false;
       return undefined;
     }
     status.pendingUpdate = undefined;
+    const coalesced = status.coalesced;
+    status.coalesced = 0;
     const work = workType(status);
     if (!status.abort || status.abort.signal.aborted) status.abort = new AbortController();
     status.startedAt ??= this.clock.now();
     status.activeUpdate = update;
-    if (work !== 'syncing') status.startedTerminating = true;
     const obj = update.obj!;
-    return { work, ctx: { signal: status.abort.signal, key: status.key, obj, updateType: update.updateType, ...(update.resource ? { resource: update.resource } : {}) } };
+    const ctx: SyncContext = {
+      signal: status.abort.signal,
+      key: status.key,
+      uid: status.uid,
+      obj,
+      updateType: update.updateType,
+      ...(update.resource ? { resource: update.resource } : {}),
+      ...(work !== 'syncing' && status.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: status.gracePeriodSeconds } : {}),
+    };
+    return { work, ctx, coalesced };
   }
 
   private async podWorkerLoop(status: PodSyncStatus): Promise<void> {
@@ -299,16 +388,20 @@ export class PodWorkers {
       for (;;) {
         const next = this.startPodSync(status);
         if (!next) return;
-        const { work, ctx } = next;
+        const { work, ctx, coalesced } = next;
+        const began = this.clock.now();
         let err: unknown;
         let terminal = false;
-        let terminated = false;
+        let terminated: TerminationResult = { done: false };
         status.inFlight = true;
         this.stats.syncs++;
+        status.syncs++;
         try {
           if (work === 'terminated') await this.syncer.syncTerminatedPod(ctx);
-          else if (work === 'terminating') terminated = await this.syncer.syncTerminatingPod(ctx);
-          else terminal = (await this.syncer.syncPod(ctx)) === true;
+          else if (work === 'terminating') {
+            const r = await this.syncer.syncTerminatingPod(ctx);
+            terminated = typeof r === 'boolean' ? { done: r } : r;
+          } else terminal = (await this.syncer.syncPod(ctx)) === true;
         } catch (e) {
           err = e;
         } finally {
@@ -316,37 +409,66 @@ export class PodWorkers {
         }
 
         let phaseTransition = false;
-        if (err !== undefined && ctx.signal.aborted) {
-          this.stats.cancelled++; // termination cancelled it; the kill is already pending
+        let finishedNow = false;
+        const cancelled = err !== undefined && ctx.signal.aborted;
+        if (cancelled) {
+          this.stats.cancelled++; // termination (or a shorter grace period) cancelled it; the next work is pending
         } else if (err !== undefined) {
           this.stats.errors++;
           this.opts.onSyncError?.(status.key, err);
         } else if (work === 'terminated') {
           this.completeTerminated(status);
-          return;
-        } else if (work === 'terminating' && terminated) {
+          finishedNow = true;
+        } else if (work === 'terminating' && terminated.done) {
           status.terminatedAt = this.clock.now();
           this.requeueLastPodUpdate(status);
           phaseTransition = true;
         } else if (terminal && status.terminatingAt === undefined) {
           status.terminatingAt = this.clock.now();
+          status.terminal = true;
           this.requeueLastPodUpdate(status);
           phaseTransition = true;
         }
-        this.completeWork(status, phaseTransition, err);
+        if (!finishedNow) this.completeWork(status, phaseTransition, err);
+        this.report(status, work, ctx, began, coalesced, cancelled ? 'cancelled' : err !== undefined ? 'error' : 'ok', err, terminated.inferred);
+        if (finishedNow) return;
       }
     } finally {
       status.running = false;
       // An update that raced the loop's exit (none can in one thread, but stay safe) gets a worker.
-      if (status.pendingUpdate && this.podSyncStatuses.get(status.key) === status && !this.stopped) this.ensureWorker(status);
+      if (status.pendingUpdate && this.podSyncStatuses.get(status.uid) === status && !this.stopped) this.ensureWorker(status);
+    }
+  }
+
+  private report(status: PodSyncStatus, work: PodWorkerState, ctx: SyncContext, began: number, coalesced: number, outcome: PodWorkerSyncRecord['outcome'], err: unknown, inferred: boolean | undefined): void {
+    const cb = this.opts.onSynced;
+    if (!cb) return;
+    try {
+      cb({
+        key: status.key,
+        uid: status.uid,
+        work,
+        state: workType(status),
+        updateType: ctx.updateType,
+        startedAt: began,
+        durationMs: this.clock.now() - began,
+        outcome,
+        coalesced,
+        nextDueAt: this.workQueue.deadline(status.uid),
+        ...(ctx.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: ctx.gracePeriodSeconds } : {}),
+        ...(inferred ? { inferred } : {}),
+        ...(err !== undefined && outcome === 'error' ? { error: err instanceof Error ? err.message : String(err) } : {}),
+      });
+    } catch {
+      // the lane's failure is its own
     }
   }
 
   private completeWork(status: PodSyncStatus, phaseTransition: boolean, err: unknown): void {
-    if (this.podSyncStatuses.get(status.key) !== status) return;
-    if (phaseTransition) this.workQueue.enqueue(status.key, 0);
-    else if (err === undefined) this.workQueue.enqueue(status.key, jitter(this.resyncIntervalMs, JITTER_FACTOR, this.random));
-    else this.workQueue.enqueue(status.key, jitter(this.backOffPeriodMs, JITTER_FACTOR, this.random));
+    if (this.podSyncStatuses.get(status.uid) !== status) return;
+    if (phaseTransition) this.workQueue.enqueue(status.uid, 0);
+    else if (err === undefined) this.workQueue.enqueue(status.uid, jitter(this.resyncIntervalMs, JITTER_FACTOR, this.random));
+    else this.workQueue.enqueue(status.uid, jitter(this.backOffPeriodMs, JITTER_FACTOR, this.random));
     if (!status.pendingUpdate) status.working = false;
   }
 
@@ -354,14 +476,7 @@ export class PodWorkers {
     status.finished = true;
     status.working = false;
     status.pendingUpdate = undefined;
-    if (status.restartUpdate) this.admitRestart(status);
-  }
-
-  /** The old incarnation is finished: forget it and start the new one from its restart slot. */
-  private admitRestart(status: PodSyncStatus): void {
-    const next = status.restartUpdate!;
-    this.podSyncStatuses.delete(status.key);
-    this.UpdatePod(next);
+    this.workQueue.forget(status.uid);
   }
 
   /** Replays the last update so the worker runs the next phase even without a new message. */
@@ -386,15 +501,13 @@ export class PodWorkers {
         return false;
       }
     }
-    this.podSyncStatuses.delete(status.key);
-    this.workQueue.forget(status.key);
-    // A new incarnation waiting for this one starts now (the caller sees it as a desired key to re-add).
-    if (status.restartUpdate) this.UpdatePod(status.restartUpdate);
+    this.podSyncStatuses.delete(status.uid);
+    this.workQueue.forget(status.uid);
     return true;
   }
 }
 
-function newStatus(key: string, uid: string | undefined, now: number): PodSyncStatus {
+function newStatus(key: string, uid: string, now: number): PodSyncStatus {
   return {
     key,
     uid,
@@ -403,15 +516,17 @@ function newStatus(key: string, uid: string | undefined, now: number): PodSyncSt
     working: false,
     inFlight: false,
     pendingUpdate: undefined,
+    coalesced: 0,
     activeUpdate: undefined,
-    restartUpdate: undefined,
     syncedAt: now,
     startedAt: undefined,
     terminatingAt: undefined,
     terminatedAt: undefined,
-    startedTerminating: false,
+    gracePeriodSeconds: undefined,
     deleted: false,
+    terminal: false,
     finished: false,
+    syncs: 0,
   };
 }
 

@@ -4,16 +4,20 @@ import { Channel } from './channel';
 import { PodConfig } from './config/podconfig';
 import { containerIdOf } from './pleg/generic';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
-import { PodWorkers, type SyncPodType } from './podworkers';
+import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
+import { podWorkerMark } from './podworkerlane';
+import { activeDeadlinePassed, needToReconcilePodReadiness } from './podstatus';
+import type { ProbeProgress } from './prober/infer';
+import { computeObjectView } from './state/view';
 import { PROBE_CHANNEL_CAPACITY } from './prober/infer';
 import { Selector } from './select';
 import { ActualStateOfWorld } from './state/actual';
 import { DesiredStateOfWorld } from './state/desired';
 import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
-import { silentLogger, type SyncLogger } from './log';
+import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
 import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import { allContainerStatuses, objectKey } from './types';
+import { allContainerStatuses, isPodResource, objectKey } from './types';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */
@@ -41,6 +45,10 @@ export interface SyncLoopOptions {
   housekeepingPeriodMs?: number;
   /** The node the loop is scoped to (its sources only deliver pods bound there); named on every timeline event. */
   node?: string;
+  /** Wall-clock ms (default Date.now), for activeDeadlineSeconds against status.startTime. */
+  wallNow?: () => number;
+  /** The prober's progress for a pod UID ("failure n of failureThreshold"), for the pod-worker lane. */
+  probeProgress?: (uid: string) => ProbeProgress[];
 }
 
 /**
@@ -49,8 +57,10 @@ export interface SyncLoopOptions {
  * and the SyncHandler methods syncLoopIteration dispatches to (iteration.ts), housekeeping
  * (housekeeping.ts) and the loop with its error backoff (loop.ts).
  *
- * The handlers only record desired state and hand keys to the pod workers; they never sync inline
- * and never decide anything from the operation type beyond what upstream does (kill on REMOVE).
+ * The handlers only record desired state and hand pods to the pod workers (keyed by UID); they never
+ * sync inline and never decide anything from the operation type beyond what upstream does (kill on
+ * REMOVE; RECONCILE syncs only when readiness needs reconciling). Other kinds never reach them:
+ * their informer (runInformer) keeps the model.
  */
 export class SyncLoop {
   readonly clock: Clock;
@@ -90,11 +100,13 @@ export class SyncLoop {
       readiness: new Channel<ProbeUpdate>(probeCap, 'readinessManager'),
       startup: new Channel<ProbeUpdate>(probeCap, 'startupManager'),
     };
+    this.podConfig.informer = (u) => this.runInformer(u);
     this.workQueue = new WorkQueue(opts.clock);
     this.podWorkers = new PodWorkers(new ModelSyncer(this.desired, this.actual, this.probeResults), this.workQueue, opts.clock, {
       ...(opts.resyncIntervalMs !== undefined ? { resyncIntervalMs: opts.resyncIntervalMs } : {}),
       ...(opts.backOffPeriodMs !== undefined ? { backOffPeriodMs: opts.backOffPeriodMs } : {}),
       ...(opts.random ? { random: opts.random } : {}),
+      onSynced: (r) => this.recordWorkerSync(r),
       onSyncError: (key, err) => this.logger.error(`Error syncing pod, skipping pod="${key}" err=${JSON.stringify(String((err as Error)?.message ?? err))}`),
     });
   }
@@ -106,36 +118,67 @@ export class SyncLoop {
 
   // ---- SyncHandler (upstream kubelet.go HandlePod*) ----
 
-  /** New objects: record them as desired and start their workers, oldest first (upstream sorts by creation time). */
+  /** New pods: record them as desired and start their workers, oldest first (upstream sorts by creation time). */
   handlePodAdditions(u: PodUpdate): string[] {
     const pods = [...u.pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
     return this.record(u, pods, 'create');
   }
 
-  /** Changed objects (and DELETE: a graceful deletion is an update carrying a deletion timestamp). */
+  /** Changed pods (and DELETE: a graceful deletion is an update carrying a deletion timestamp). */
   handlePodUpdates(u: PodUpdate): string[] {
     return this.record(u, u.pods, 'update');
   }
 
-  /** Only the status changed. Upstream's kubelet owns pod status, so it only re-checks readiness
-   * there; here status is what the view shows, so the object is synced like any other change. */
+  /**
+   * Only the status changed (upstream HandlePodReconcile): the pod manager takes the new pod, and
+   * the pod is synced only when its readiness needs reconciling (NeedToReconcilePodReadiness).
+   * Most RECONCILEs are the kubelet's own status writes coming back; the PLEG and the prober
+   * report what they mean. Upstream compares the Ready condition with the one the kubelet would
+   * generate (readiness gates); a workstation compares it with what its model shows. Returns the
+   * keys synced.
+   */
   handlePodReconcile(u: PodUpdate): string[] {
-    return this.record(u, u.pods, 'sync');
+    const synced: string[] = [];
+    for (const obj of u.pods) {
+      const key = objectKey(obj, u.resource);
+      this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
+      const shown = this.actual.get(key);
+      if (!needToReconcilePodReadiness(obj as Pod, shown)) {
+        // No sync. The tree's row still shows the API's latest status (as kubectl would), refreshed
+        // in place while its worker has not terminated: a model update, not a pod-worker sync.
+        const state = this.podWorkers.state(obj.metadata.uid);
+        if (shown?.uid === obj.metadata.uid && (state === 'syncing' || state === 'terminating')) {
+          this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
+        }
+        continue;
+      }
+      synced.push(key);
+      this.podWorkers.UpdatePod({ updateType: 'sync', key, obj, ...(u.resource ? { resource: u.resource } : {}) });
+    }
+    return synced;
   }
 
-  /** Objects gone from the API: no longer desired; their workers terminate them. */
+  /** Pods gone from the API: no longer desired; their workers terminate them (a finished one is cleaned up here). */
   handlePodRemoves(u: PodUpdate): string[] {
     const keys: string[] = [];
     for (const obj of u.pods) {
       const key = objectKey(obj, u.resource);
+      const uid = obj.metadata.uid;
       keys.push(key);
-      this.desired.remove(key, obj.metadata.uid);
+      this.desired.remove(key, uid);
+      const state = this.podWorkers.state(uid);
+      if (state === undefined || this.podWorkers.isFinished(uid)) {
+        // Its containers had already stopped (a completed pod, a graceful deletion): nothing runs.
+        this.actual.delete(key, uid);
+        this.probeResults.delete(uid);
+        continue;
+      }
       this.podWorkers.UpdatePod({ updateType: 'kill', key, obj, ...(u.resource ? { resource: u.resource } : {}) });
     }
     return keys;
   }
 
-  /** Syncs desired objects by key (the sync tick, PLEG and probe cases). Unknown keys are skipped. */
+  /** Syncs desired pods by key (the sync tick, PLEG and probe cases). Unknown keys are skipped. */
   handlePodSyncs(keys: readonly string[]): string[] {
     const done: string[] = [];
     for (const key of keys) {
@@ -147,19 +190,76 @@ export class SyncLoop {
     return done;
   }
 
+  /**
+   * The sync tick's pods (upstream getPodsToSync): those whose work-queue deadline passed, and
+   * those a PodSyncLoopHandler wants synced — the activeDeadlineHandler: a pod past its
+   * spec.activeDeadlineSeconds since status.startTime, not yet terminal.
+   */
+  podsToSync(): { keys: string[]; deadlineExceeded: string[] } {
+    const due = new Set(this.workQueue.getWork());
+    const keys: string[] = [];
+    const deadlineExceeded: string[] = [];
+    const wallNow = (this.opts.wallNow ?? Date.now)();
+    for (const d of this.desired.values()) {
+      if (!isPodResource(d.resource)) continue;
+      if (due.has(d.obj.metadata.uid)) keys.push(d.key);
+      else if (activeDeadlinePassed(d.obj as Pod, wallNow)) {
+        keys.push(d.key);
+        deadlineExceeded.push(d.key);
+      }
+    }
+    return { keys, deadlineExceeded };
+  }
+
+  /**
+   * A non-pod object changed (a ConfigMap, a Deployment, ...): the kubelet's config sources never
+   * deliver these; they are kept live by their own informer, whose handler updates the model
+   * directly (client-go ResourceEventHandler OnAdd / OnUpdate / OnDelete), without pod workers.
+   */
+  handleInformerUpdate(u: PodUpdate): { handler: 'OnAdd' | 'OnUpdate' | 'OnDelete'; keys: string[] } {
+    const handler = u.op === 'ADD' ? 'OnAdd' : u.op === 'REMOVE' ? 'OnDelete' : 'OnUpdate';
+    const keys: string[] = [];
+    for (const obj of u.pods) {
+      const key = objectKey(obj, u.resource);
+      keys.push(key);
+      if (handler === 'OnDelete') {
+        this.desired.remove(key, obj.metadata.uid);
+        this.actual.delete(key, obj.metadata.uid);
+        continue;
+      }
+      this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
+      this.actual.set(computeObjectView(key, obj, u.resource));
+    }
+    return { handler, keys };
+  }
+
+  /**
+   * One informer event batch (a non-pod kind's merged update): its handler runs at once, outside
+   * the loop's select (an informer calls its handlers from its own goroutine), logs one line and
+   * appends one 'informer' mark to the timeline. The source counts as seen for housekeeping.
+   */
+  runInformer(u: PodUpdate): void {
+    const start = this.clock.now();
+    const { handler, keys } = this.handleInformerUpdate(u);
+    const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
+    this.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);
+    this.sourcesSeenByLoop.add(u.source);
+    this.timeline?.append({ kind: 'iteration', t: round3(start - this.origin), durationMs: round3(this.clock.now() - start), source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' });
+  }
+
   /** PLEG said a container died: drop its recorded probe results (upstream cleans up the container). */
   cleanUpContainerInPod(podUID: string, containerID: string): void {
     const d = this.desired.getByUID(podUID);
     if (!d) return;
     const name = containerNameFor(d.obj as Pod, containerID);
-    if (name) this.probeResults.deleteContainer(d.key, name);
+    if (name) this.probeResults.deleteContainer(podUID, name);
   }
 
   /** Readiness / startup results are recorded before the sync that reads them (upstream statusManager). */
   recordProbeResult(key: string, u: ProbeUpdate): void {
     const d = this.desired.get(key);
     const name = (d && containerNameFor(d.obj as Pod, u.containerId)) ?? u.containerId;
-    this.probeResults.set(key, name, u.probe, u.result);
+    this.probeResults.set(u.podUID, name, u.probe, u.result);
   }
 
   private record(u: PodUpdate, pods: readonly KubeObject[], updateType: SyncPodType): string[] {
@@ -169,9 +269,23 @@ export class SyncLoop {
       keys.push(key);
       this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
       this.podWorkers.UpdatePod({ updateType, key, obj, ...(u.resource ? { resource: u.resource } : {}) });
+      // A finished worker (a completed pod) takes no more updates, as upstream; its row still shows
+      // the object as the API has it now (a model update, not a sync).
+      if (this.podWorkers.isFinished(obj.metadata.uid) && this.actual.get(key)?.uid === obj.metadata.uid) {
+        this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
+      }
     }
     return keys;
   }
+
+  /** A finished pod-worker sync as one 'podworker' mark on the timeline. */
+  private recordWorkerSync(r: PodWorkerSyncRecord): void {
+    this.timeline?.append(podWorkerMark(r, this.origin, this.opts.probeProgress?.(r.uid)));
+  }
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
 }
 
 /** The container name a container ID (runtime ID or name) refers to, from the pod's statuses. */

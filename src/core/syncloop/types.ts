@@ -99,6 +99,9 @@ export interface KubeEvent extends KubeObject {
   count?: number;
   /** events.k8s.io style series (newer recorders); count lives here when present. */
   series?: { count?: number };
+  /** When the last occurrence was recorded (RFC 3339, second precision). */
+  lastTimestamp?: string;
+  eventTime?: string | null;
 }
 
 /** Upstream kubetypes.PodOperation. */
@@ -143,6 +146,8 @@ export interface ProbeUpdate {
   probe: ProbeType;
   /** What the inference saw (an Event message, a flag change); for logs only. */
   message?: string;
+  /** True when the workstation inferred the result (a kubelet would know it): see prober/infer.ts. */
+  inferred?: boolean;
 }
 
 /** The key everything in the loop is indexed by: "namespace/name" for pods (as klog.KObj prints it),

@@ -30,7 +30,21 @@ export interface LoaderTaskEvent {
   message?: string;
 }
 
-export type SyncSource = 'config' | 'pleg' | 'sync' | 'probe' | 'housekeeping';
+/** The loop's sources, plus 'informer' (non-pod kinds, kept live by their own informers, never by
+ * the pod handlers) and 'podworker' (one mark per finished pod-worker sync). */
+export type SyncSource = 'config' | 'pleg' | 'sync' | 'probe' | 'housekeeping' | 'informer' | 'podworker';
+
+/** A pod worker as one of its syncs left it (the pod-worker lane's details). */
+export interface PodWorkerDetails {
+  state: 'syncing' | 'terminating' | 'terminated';
+  /** Updates the single pending slot replaced before this sync took it (this sync stood for n + 1). */
+  coalesced: number;
+  /** When the work queue makes the pod due again, on the timeline's clock (ms), if queued. */
+  nextDueT?: number;
+  gracePeriodSeconds?: number;
+  /** Each probe's progress, e.g. "probe-me liveness: failure 1 of failureThreshold 2". */
+  probes?: string[];
+}
 
 /** One syncLoopIteration: one message taken from one source and handled. */
 export interface SyncIterationEvent {
@@ -46,6 +60,13 @@ export interface SyncIterationEvent {
   message?: string;
   /** The node the iteration belongs to: the loop's node when scoped to one, else the pods' spec.nodeName (absent when unknown or mixed). */
   node?: string;
+  /** The pod's UID: two incarnations of one name (recreated, force-deleted) are told apart by it. */
+  uid?: string;
+  /** True when the workstation inferred what a kubelet would know (a probe result counted from
+   * Events, a liveness kill read from an exit code, termination of a pod that vanished). */
+  inferred?: boolean;
+  /** On 'podworker' marks: the worker's state after the sync. */
+  worker?: PodWorkerDetails;
 }
 
 export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent;

@@ -48,6 +48,8 @@ export class ContainerRuntime {
   /** Upstream flowcontrol.Backoff entry: current delay and when it was last raised (simulated ms). */
   backoff?: { ms: number; lastUpdateSim: number };
   readonly probes = new Map<ProbeType, ProbeWorkerState>();
+  /** The current instance's PID 1 ignores SIGTERM: a deletion stops it only at the grace period's end (137). */
+  ignoresSigterm = false;
   /** Files the current instance's script creates and removes over time. */
   files: FileTimeline = new Map();
 

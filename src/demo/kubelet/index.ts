@@ -83,6 +83,8 @@ export function isSettled(pod: KubeObject): boolean {
   const st = pod.status as { phase?: string; podIP?: string; containerStatuses?: any[]; initContainerStatuses?: any[] } | undefined;
   if (!st) return false;
   if (st.phase === 'Succeeded' || st.phase === 'Failed') return true;
+  // A deadline (activeDeadlineSeconds) is something to simulate.
+  if ((pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds !== undefined) return false;
   if (st.phase !== 'Running' || !st.podIP) return false;
   const spec = (pod.spec ?? {}) as { containers?: ContainerSpec[]; initContainers?: ContainerSpec[]; restartPolicy?: string };
   const policy = spec.restartPolicy ?? 'Always';
@@ -106,7 +108,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const clockStart = clock.now();
   const wallNow = () => wallStart + (clock.now() - clockStart);
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
-  const recorder = new EventRecorder(store, wallNow, onError);
+  const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
   const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError);
   const workers = new Map<string, PodWorker>();
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);

@@ -88,6 +88,13 @@ export class PodWorker {
   private readonly epochSim: number;
   private stopped = false;
   private terminating = false;
+  /** Whether the API object is deleted once the containers stop (a deletion: yes; a deadline: no). */
+  private deleteWhenStopped = true;
+  /** status.reason / status.message of a pod the kubelet failed itself (DeadlineExceeded). */
+  private statusReason?: { reason: string; message: string };
+  /** Simulated instant the termination began and its grace period (only ever shortened). */
+  private termStartSim = 0;
+  private graceMs = 0;
   private flushQueued = false;
 
   constructor(
@@ -127,13 +134,26 @@ export class PodWorker {
     if (st.podIP && Array.isArray(st.containerStatuses) && st.containerStatuses.length > 0) this.adopt();
     else this.fresh();
     if (this.pod.metadata.deletionTimestamp) this.terminate();
+    else this.scheduleActiveDeadline();
   }
 
   /** The latest pod object; a deletionTimestamp starts termination. */
   update(pod: KubeObject): void {
     if (this.stopped || pod.metadata.uid !== this.uid) return;
     this.pod = pod;
-    if (pod.metadata.deletionTimestamp) this.terminate();
+    if (!pod.metadata.deletionTimestamp) return;
+    if (!this.terminating) return this.terminate();
+    if (!this.deleteWhenStopped) {
+      // Deleted while the deadline's kill runs (or after it): the kubelet deletes it once stopped.
+      this.deleteWhenStopped = true;
+      if (this.all.every((c) => c.state.kind !== 'running')) return this.finishTermination();
+    }
+    const grace = this.gracePeriodMs();
+    if (grace < this.graceMs) {
+      // Upstream: a shorter grace period replaces the running one's; never a longer one.
+      this.graceMs = grace;
+      this.scheduleStops();
+    }
   }
 
   stop(): void {
@@ -276,7 +296,8 @@ export class PodWorker {
     const plan = planProcess(c.spec, this.restartPolicy, c.init && !c.sidecar);
     c.files = plan.files;
     const exit = plan.exit;
-    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode));
+    c.ignoresSigterm = plan.ignoresSigterm === true;
+    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason));
     c.probes.clear();
     if (!c.init || c.sidecar) {
       for (const type of PROBE_TYPES) {
@@ -418,7 +439,15 @@ export class PodWorker {
     this.startContainer(c);
   }
 
-  /** Graceful deletion: stop every container, report the terminal status, then remove the pod. */
+  /**
+   * Graceful deletion (upstream killPod): SIGTERM to every running container, SIGKILL to those still
+   * running when the grace period (deletionGracePeriodSeconds, else terminationGracePeriodSeconds,
+   * else 30 s) ends. A container that handles SIGTERM stops promptly (exit 0); one whose PID 1
+   * ignores it (a shell script, a bare sleep) runs until the SIGKILL (exit 137). Once every
+   * container has stopped the kubelet reports the terminal phase, then deletes the pod from the API.
+   * A shorter grace period arriving meanwhile (kubectl delete --grace-period=0 --force after a
+   * plain delete) brings the SIGKILL forward.
+   */
   private terminate(): void {
     if (this.terminating || this.stopped) return;
     this.terminating = true;
@@ -426,23 +455,81 @@ export class PodWorker {
     for (const c of this.all) c.timers.cancelAll();
     const running = this.all.filter((c) => c.state.kind === 'running');
     for (const c of running) this.ctx.recorder.record(this.ref(c), 'Normal', 'Killing', `Stopping container ${c.name}`, this.source);
+    this.termStartSim = this.ctx.simNow();
+    this.graceMs = this.gracePeriodMs();
+    this.scheduleStops();
+    if (running.length === 0) this.finishTermination();
+  }
+
+  private gracePeriodMs(): number {
     const spec = (this.pod.spec ?? {}) as PodSpec;
-    const grace = (this.pod.metadata.deletionGracePeriodSeconds as number | undefined) ?? spec.terminationGracePeriodSeconds ?? 30;
-    this.timers.after(grace <= 0 ? 0 : TERMINATE_MS, () => {
-      for (const c of running) this.containerExited(c, 0);
-      const failed = this.all.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0);
-      this.forcedPhase = failed ? 'Failed' : 'Succeeded';
-      this.flush();
-      const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
-      if (cur && cur.metadata.uid === this.uid && !this.stopped) {
-        try {
-          this.ctx.store.delete('', 'pods', this.namespace, this.name);
-        } catch (e) {
-          this.ctx.onError(e);
-        }
+    const g = (this.pod.metadata.deletionGracePeriodSeconds as number | undefined) ?? spec.terminationGracePeriodSeconds ?? 30;
+    return Math.max(0, g) * 1000;
+  }
+
+  /** (Re)schedules each running container's stop for the current grace period. */
+  private scheduleStops(): void {
+    for (const c of this.all) {
+      if (c.state.kind !== 'running') continue;
+      c.timers.cancelAll();
+      const killAt = this.termStartSim + this.graceMs;
+      const termAt = c.ignoresSigterm ? killAt : Math.min(this.termStartSim + TERMINATE_MS, killAt);
+      const sigkill = c.ignoresSigterm || termAt >= killAt && this.graceMs < TERMINATE_MS;
+      c.timers.after(Math.max(0, termAt - this.ctx.simNow()), () => {
+        this.containerExited(c, sigkill ? 137 : 0, sigkill ? 'Error' : 'Completed');
+        if (this.all.every((x) => x.state.kind !== 'running')) this.finishTermination();
+      });
+    }
+  }
+
+  /**
+   * upstream activeDeadlineHandler: once spec.activeDeadlineSeconds have passed since
+   * status.startTime (wall clock, as the kubelet compares them), the kubelet's next sync (its 1 s
+   * tick) fails the pod: phase Failed, reason DeadlineExceeded, and stops its containers within
+   * the grace period. The pod stays in the API (nothing deleted it).
+   */
+  private scheduleActiveDeadline(): void {
+    const ads = (this.pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
+    if (typeof ads !== 'number' || ads <= 0) return;
+    const start = Date.parse(this.startTime) || this.ctx.wallNow();
+    const realDelay = Math.max(0, start + ads * 1000 - this.ctx.wallNow());
+    // The next whole sync tick after the deadline; timers count simulated ms, the deadline is wall time.
+    const tick = Math.ceil(realDelay / 1000) * 1000 + 1000;
+    this.timers.after(tick * this.ctx.speed, () => this.deadlineExceeded());
+  }
+
+  private deadlineExceeded(): void {
+    if (this.terminating || this.stopped || this.forcedPhase) return;
+    this.terminating = true;
+    this.deleteWhenStopped = false;
+    this.timers.cancelAll();
+    for (const c of this.all) c.timers.cancelAll();
+    this.forcedPhase = 'Failed';
+    this.statusReason = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' };
+    const running = this.all.filter((c) => c.state.kind === 'running');
+    for (const c of running) this.ctx.recorder.record(this.ref(c), 'Normal', 'Killing', `Stopping container ${c.name}`, this.source);
+    this.termStartSim = this.ctx.simNow();
+    const spec = (this.pod.spec ?? {}) as PodSpec;
+    this.graceMs = Math.max(0, spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    this.markDirty();
+    this.scheduleStops();
+  }
+
+  private finishTermination(): void {
+    if (this.stopped) return;
+    if (!this.deleteWhenStopped) return this.markDirty(); // the deadline's kill: the pod stays, Failed
+    const failed = this.all.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0);
+    this.forcedPhase = this.statusReason ? 'Failed' : failed ? 'Failed' : 'Succeeded';
+    this.flush();
+    const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
+    if (cur && cur.metadata.uid === this.uid) {
+      try {
+        this.ctx.store.delete('', 'pods', this.namespace, this.name);
+      } catch (e) {
+        this.ctx.onError(e);
       }
-      this.stop();
-    });
+    }
+    this.stop();
   }
 
   private get source() {
@@ -476,6 +563,7 @@ export class PodWorker {
         containers: this.containers, initContainers: this.initContainers, restartPolicy: this.restartPolicy,
         hostIP: this.hostIP, podIP: this.podIP, sandboxReady: this.sandboxReady, startTime: this.startTime,
         qosClass: this.qosClass, forcedPhase: this.forcedPhase, now: this.ctx.timestamp(),
+        ...(this.statusReason ? { reason: this.statusReason } : {}),
       });
       if (JSON.stringify(status) === JSON.stringify(previous)) return;
       this.ctx.store.update('', 'pods', { ...cur, status }, { subresource: 'status' });

@@ -2,13 +2,16 @@
  * EventRecorder: writes core/v1 Events the way client-go's recorder does for the kubelet.
  *
  * Guarantees:
- * - A repeat of the same event (same object, fieldPath, type, reason, message and source) within
- *   the aggregation window updates the existing Event: count + 1 and a new lastTimestamp, like the
- *   upstream EventCorrelator; otherwise a new Event named `<object>.<hex nanoseconds>` is created.
- * - The memory of recent events is bounded (an LRU of 4096 keys, upstream's cache size).
+ * - Every Event goes through the EventCorrelator (correlator.ts), as client-go's broadcaster
+ *   does: rate-limited per source and object (burst 25, then one per 5 minutes; the rest are
+ *   dropped), aggregated from the 10th distinct message of one reason within 10 minutes
+ *   ("(combined from similar events): ..."), and a repeat updates its Event (count + 1, new
+ *   lastTimestamp) instead of creating one.
+ * - The memory of written events is bounded (an LRU of 4096 keys, upstream's cache size).
  * - Recording never throws: a failed write is reported to onError and the event is dropped.
  */
 import type { KubeObject, ObjectStore } from '../store';
+import { EventCorrelator, MAX_LRU_CACHE_ENTRIES } from './correlator';
 
 export interface InvolvedObject {
   kind: string;
@@ -25,18 +28,19 @@ export interface EventSource {
   host?: string;
 }
 
-const MAX_KEYS = 4096;
-/** Upstream aggregates identical events seen within ten minutes. */
-const WINDOW_MS = 10 * 60 * 1000;
-
 export class EventRecorder {
-  private readonly recent = new Map<string, { name: string; namespace: string; lastMs: number }>();
+  private readonly written = new Map<string, { name: string; namespace: string }>();
+  private readonly correlator = new EventCorrelator();
   private lastNanos = 0n;
+  /** Events the spam filter dropped (tests, and the demo's own curiosity). */
+  dropped = 0;
 
   constructor(
     private readonly store: ObjectStore,
     private readonly wallNow: () => number,
     private readonly onError: (e: unknown) => void,
+    /** The correlator's clock (simulated ms: a faster demo refills its token buckets faster). */
+    private readonly simNow: () => number = wallNow,
   ) {}
 
   private get enabled(): boolean {
@@ -46,27 +50,30 @@ export class EventRecorder {
   record(obj: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string, source: EventSource, extra: { action?: string } = {}): void {
     if (!this.enabled) return;
     const namespace = obj.namespace ?? 'default';
-    const key = [obj.uid ?? obj.name, obj.fieldPath ?? '', type, reason, message, source.component, source.host ?? ''].join('\u0000');
-    const nowMs = this.wallNow();
-    const ts = kubeTimestamp(nowMs);
+    const c = this.correlator.correlate({ source, involvedObject: obj, type, reason, message }, this.simNow());
+    if (c.skip) {
+      this.dropped++;
+      return;
+    }
+    const ts = kubeTimestamp(this.wallNow());
     try {
-      const seen = this.recent.get(key);
-      if (seen && nowMs - seen.lastMs <= WINDOW_MS) {
+      const seen = this.written.get(c.key);
+      if (seen) {
         const old = this.store.get('', 'events', seen.namespace, seen.name);
         if (old) {
-          this.touch(key, { ...seen, lastMs: nowMs });
-          this.store.update('', 'events', { ...old, count: ((old.count as number) ?? 1) + 1, lastTimestamp: ts, metadata: { ...old.metadata } });
+          this.touch(c.key, seen);
+          this.store.update('', 'events', { ...old, message: c.message, count: ((old.count as number) ?? 1) + 1, lastTimestamp: ts, metadata: { ...old.metadata } });
           return;
         }
       }
-      const name = `${obj.name}.${this.nextNanos(nowMs).toString(16)}`;
+      const name = `${obj.name}.${this.nextNanos(this.wallNow()).toString(16)}`;
       const event: KubeObject = {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: { name, namespace },
         involvedObject: { ...obj },
         reason,
-        message,
+        message: c.message,
         source: { ...source },
         firstTimestamp: ts,
         lastTimestamp: ts,
@@ -78,7 +85,7 @@ export class EventRecorder {
         ...(extra.action ? { action: extra.action } : {}),
       };
       this.store.create('', 'events', event);
-      this.touch(key, { name, namespace, lastMs: nowMs });
+      this.touch(c.key, { name, namespace });
     } catch (e) {
       this.onError(e);
     }
@@ -92,10 +99,10 @@ export class EventRecorder {
     return n;
   }
 
-  private touch(key: string, v: { name: string; namespace: string; lastMs: number }): void {
-    this.recent.delete(key);
-    this.recent.set(key, v);
-    if (this.recent.size > MAX_KEYS) this.recent.delete(this.recent.keys().next().value!);
+  private touch(key: string, v: { name: string; namespace: string }): void {
+    this.written.delete(key);
+    this.written.set(key, v);
+    if (this.written.size > MAX_LRU_CACHE_ENTRIES) this.written.delete(this.written.keys().next().value!);
   }
 }
 

@@ -12,6 +12,8 @@ export interface ExitPlan {
   /** Simulated milliseconds from start to exit. */
   afterMs: number;
   exitCode: number;
+  /** The runtime's reason when it is not the exit code's (OOMKilled). */
+  reason?: string;
 }
 
 /** When a file exists, in simulated ms since the container started (`to` undefined: until the end). */
@@ -20,6 +22,8 @@ export type FileTimeline = Map<string, { from: number; to?: number }[]>;
 export interface ProcessPlan {
   exit?: ExitPlan;
   files: FileTimeline;
+  /** PID 1 ignores SIGTERM (a shell without a trap, a bare sleep): only the grace period's SIGKILL stops it. */
+  ignoresSigterm?: boolean;
 }
 
 /** How long a short-lived program runs before it exits, in simulated milliseconds. */
@@ -50,8 +54,45 @@ function seconds(arg: string | undefined): number | undefined {
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 
+/** Bytes of a Kubernetes quantity ("100Mi", "1G", "128974848") or a stress size ("250M" = MiB), or undefined. */
+export function parseBytes(q: unknown, binary = false): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([KMGT]i?|[kmgt]|[BbEP]?)?$/.exec(String(q ?? '').trim());
+  if (!m) return undefined;
+  const unit = m[2] ?? '';
+  const pow = { k: 1, K: 1, M: 2, G: 3, T: 4 }[unit[0] as 'k'] ?? 0;
+  const base = unit.endsWith('i') || binary ? 1024 : 1000;
+  return Number(m[1]) * base ** pow;
+}
+
+/**
+ * A memory hog over its limit: `stress --vm-bytes 250M` (or stress-ng's) in a container whose
+ * resources.limits.memory is smaller. The kernel's OOM killer ends it: exit code 137, reason
+ * OOMKilled (the docs' memory-limit example).
+ */
+function oomPlan(argv: readonly string[], c: ContainerSpec): ExitPlan | undefined {
+  const limit = parseBytes(c.resources?.limits?.memory);
+  if (limit === undefined) return undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const v = a.startsWith('--vm-bytes=') ? a.slice('--vm-bytes='.length) : a === '--vm-bytes' ? argv[i + 1] : undefined;
+    const bytes = v === undefined ? undefined : parseBytes(v, true);
+    if (bytes !== undefined && bytes > limit) return { afterMs: SHORT_RUN_MS, exitCode: 137, reason: 'OOMKilled' };
+  }
+  return undefined;
+}
+
 export function planProcess(c: ContainerSpec, restartPolicy: string, isInit: boolean): ProcessPlan {
   const argv = [...(c.command ?? []), ...(c.args ?? [])].map(String);
+  const oom = oomPlan(argv, c);
+  if (oom) return { files: new Map(), exit: oom };
+  const plan = planArgv(argv, c, restartPolicy, isInit);
+  const first = argv[0]?.slice(argv[0].lastIndexOf('/') + 1) ?? '';
+  const script = argv.indexOf('-c') >= 0 && SHELLS.test(argv[0] ?? '');
+  if ((script && !argv.join(' ').includes('trap')) || first === 'sleep') plan.ignoresSigterm = true;
+  return plan;
+}
+
+function planArgv(argv: string[], c: ContainerSpec, restartPolicy: string, isInit: boolean): ProcessPlan {
   const files: FileTimeline = new Map();
   const jobLike = (isInit && c.restartPolicy !== 'Always') || restartPolicy !== 'Always';
   const serves = argv.includes('netexec') || argv.includes('serve-hostname') || (c.ports?.length ?? 0) > 0;

@@ -19,6 +19,8 @@ export interface PodStatusInput {
   qosClass: string;
   /** A terminal phase decided outside getPhase (init failure with restartPolicy Never, deletion). */
   forcedPhase?: 'Failed' | 'Succeeded';
+  /** status.reason and status.message of a pod the kubelet failed itself (DeadlineExceeded). */
+  reason?: { reason: string; message: string };
   now: string;
 }
 
@@ -124,6 +126,10 @@ export function buildPodStatus(previous: Json | undefined, p: PodStatusInput): J
   if (p.initContainers.length) status.initContainerStatuses = p.initContainers.map(containerStatusJSON);
   status.containerStatuses = p.containers.map(containerStatusJSON);
   status.qosClass = p.qosClass;
+  if (p.reason) {
+    status.reason = p.reason.reason;
+    status.message = p.reason.message;
+  }
   return status;
 }
 

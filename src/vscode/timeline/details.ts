@@ -51,14 +51,21 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Message', e.message],
         ]
       : [
-          ['Sync loop iteration', `${e.source} / ${e.op}`],
+          [e.source === 'podworker' ? 'Pod worker sync' : 'Sync loop iteration', `${e.source} / ${e.op}`],
           // the sync loop keys a pod `namespace/name`, another object `resource:namespace/name`
           ['Objects', e.key || '(none)'],
           ['Node', e.node],
+          ['UID', e.uid],
           ['Handler', e.handler],
           ['At', formatTime(e.t)],
           ['Duration', formatDuration(e.durationMs)],
           ['Outcome', e.outcome],
+          ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes or a vanished pod' : undefined],
+          ['Worker state', e.worker?.state],
+          ['Pending slot', e.worker ? (e.worker.coalesced ? `${e.worker.coalesced + 1} updates coalesced into this sync` : 'one update, none coalesced') : undefined],
+          ['Next due', e.worker?.nextDueT === undefined ? undefined : `${formatTime(e.worker.nextDueT)} (work queue)`],
+          ['Grace period', e.worker?.gracePeriodSeconds === undefined ? undefined : `${e.worker.gracePeriodSeconds} s`],
+          ['Probes', e.worker?.probes?.join('; ')],
           ['Message', e.message],
         ],
   );

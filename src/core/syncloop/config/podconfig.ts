@@ -1,5 +1,5 @@
-import { Channel } from '../channel';
-import type { PodUpdate } from '../types';
+import { Channel, ChannelClosedError } from '../channel';
+import { isPodResource, type PodUpdate } from '../types';
 import { PodStorage } from './storage';
 
 /** Upstream's configCh buffer (NewPodConfig: make(chan kubetypes.PodUpdate, 50)). */
@@ -16,12 +16,18 @@ export const CONFIG_CHANNEL_CAPACITY = 50;
  * - A caller must await each merge before the next (a watch loop does) so the chain of pending
  *   merges stays bounded by the number of sources.
  * - A source is "seen" once it has sent a SET and that SET's updates are in the channel.
+ * - Only pods go to configCh, as upstream (the kubelet's config sources deliver pods only). Another
+ *   kind's merged updates go to `informer`, the handler of that kind's informer, called in merge
+ *   order like client-go's ResourceEventHandler; without one they go to configCh as before. Once
+ *   configCh is closed (the loop stopped) an informer merge rejects like a pod merge would.
  */
 export class PodConfig {
   readonly updates: Channel<PodUpdate>;
   readonly storage = new PodStorage();
   private readonly sources = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
+  /** The informer handler for non-pod kinds (set by the SyncLoop). */
+  informer: ((u: PodUpdate) => void) | undefined;
 
   constructor(capacity = CONFIG_CHANNEL_CAPACITY) {
     this.updates = new Channel<PodUpdate>(capacity, 'configCh');
@@ -45,7 +51,12 @@ export class PodConfig {
   merge(source: string, change: PodUpdate, signal?: AbortSignal): Promise<void> {
     this.sources.add(source);
     const run = async () => {
-      for (const u of this.storage.mergeToUpdates(source, change)) await this.updates.send(u, signal);
+      for (const u of this.storage.mergeToUpdates(source, change)) {
+        if (this.informer && !isPodResource(u.resource)) {
+          if (this.updates.closed) throw new ChannelClosedError(this.updates.name);
+          this.informer(u);
+        } else await this.updates.send(u, signal);
+      }
     };
     const next = this.tail.then(run, run);
     this.tail = next.catch(() => undefined);

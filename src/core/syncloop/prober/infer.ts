@@ -1,48 +1,94 @@
 import { containerIdOf } from '../pleg/generic';
-import { allContainerStatuses, objectKey, type Container, type KubeEvent, type Pod, type ProbeType, type ProbeUpdate } from '../types';
+import { allContainerStatuses, objectKey, type Container, type ContainerStatus, type KubeEvent, type Pod, type ProbeResult, type ProbeType, type ProbeUpdate } from '../types';
+import { containerNameOf, countOf, isProbeEvent, parseTime, probeOfEvent, stripCombined } from './events';
+import { describeExit, exitCause } from './exits';
+import { INITIAL_RESULT, ResultsManager, thresholdsOf, type ProbeThresholds } from './results';
+
+export { COMBINED_PREFIX, probeOfEvent } from './events';
 
 /** Upstream probe results channels are buffered 20 each (prober/results manager). */
 export const PROBE_CHANNEL_CAPACITY = 20;
 
+
 /**
- * ProbeInference: reconstructs the prober's results (upstream liveness / readiness / startup
- * managers) from what the API shows, since we cannot run the probes ourselves.
+ * ProbeInference: the kubelet's prober workers and results managers, reconstructed from what the
+ * API shows (a workstation cannot run the probes).
  *
- * From pods (changes between two observations of the same UID; the first observation is a baseline):
- * - readiness: a container with a readinessProbe turns ready -> Success; a running container that
- *   was ready turns not ready -> Failure (not ready because it stopped is PLEG's business).
- * - startup: a container with a startupProbe turns started -> Success.
- * - liveness: restartCount rises on a container with a livenessProbe and no liveness failure was
- *   seen since the last restart -> Failure (the Events that would say so were missed).
- * From Events (a new event, or a repeat: its count rose; events present at start are a baseline):
- * - reason Unhealthy, "Liveness|Readiness|Startup probe failed|errored: ..." -> that probe, Failure;
- * - reason Killing, "... failed liveness|startup probe, will be restarted" -> that probe, Failure.
+ * Guarantees, as upstream (prober/worker.go doProbe, results/results_manager.go):
+ * - Results are kept per container ID and probe type; an update is sent only when the result
+ *   changes. A probe attempt is not a result: one Unhealthy occurrence is one failed attempt, and
+ *   the result turns Failure only after failureThreshold consecutive failures. After a liveness or
+ *   startup Failure the worker is on hold (no more results) until a new container ID appears.
+ * - A new container ID gets the probe's initial result (liveness Success, readiness Failure,
+ *   startup Unknown), sent as an update, and the old ID's result is dropped.
+ * - readiness and startup results are read from the kubelet's own report: the `ready` and
+ *   `started` flags (they are the results, after the thresholds).
+ * - A restart is a liveness (or startup) kill only when the kubelet's Killing Event says so
+ *   ("failed liveness probe"), or, when that Event was not seen, when the exit code says the
+ *   container was killed by a signal (137/143) and the reason is not OOMKilled. OOMKilled and error
+ *   exits are never probe failures.
  *
- * Memory: per observed pod its containers' last flags (forgetPod on removal), and per probe Event
- * its last count, capped at `maxEvents` (oldest forgotten first).
+ * What the workstation cannot know is marked `inferred`: a Failure from counting Unhealthy Events
+ * (a success between two failures leaves no Event, so "consecutive" is read from the Events'
+ * timing), and a liveness kill read from an exit code. The Killing Event and the flags are not.
+ *
+ * Events: a new one, or a repeat (its count rose by n: n more attempts); client-go's aggregated
+ * form "(combined from similar events): ..." is parsed like the plain one. Its spam filter (burst
+ * 25 per source and object, then one per 5 minutes) drops Events: a gap is expected, and the exit
+ * code inference covers a kill whose Events were dropped. Events present at start are a baseline.
+ *
+ * Memory: per observed pod its containers' last state (forgetPod on removal), per container ID one
+ * result per probe, and per probe Event its last count, capped at `maxEvents` (oldest first).
  */
+interface ProbeRun {
+  thresholds: ProbeThresholds;
+  /** Consecutive failed attempts seen for the current container. */
+  failures: number;
+  /** Event time (ms) of the last failed attempt, to tell consecutive failures from interrupted ones. */
+  lastFailureAt: number | undefined;
+  /** Liveness/startup after a Failure: no results until a new container (upstream onHold). */
+  onHold: boolean;
+}
+
 interface ContainerRecord {
+  name: string;
   ready: boolean;
   started: boolean;
   restartCount: number;
+  /** '' while no container exists yet. */
   containerId: string;
-  livenessSinceRestart: boolean;
+  startedAtMs: number | undefined;
+  runs: Map<ProbeType, ProbeRun>;
 }
 
 interface PodRecord {
   key: string;
   uid: string;
-  probes: Map<string, { liveness: boolean; readiness: boolean; startup: boolean }>;
   containers: Map<string, ContainerRecord>;
 }
 
-const UNHEALTHY = /^(Liveness|Readiness|Startup) probe (failed|errored)/;
-const KILLING = /failed (liveness|startup) probe/;
+/** One probe's progress for the pod-worker lane: "failure 1 of failureThreshold 2". */
+export interface ProbeProgress {
+  container: string;
+  containerId: string;
+  probe: ProbeType;
+  result: ProbeResult | undefined;
+  failures: number;
+  failureThreshold: number;
+  onHold: boolean;
+}
+
+const PROBES: readonly ProbeType[] = ['liveness', 'readiness', 'startup'];
 
 export class ProbeInference {
   private readonly pods = new Map<string, PodRecord>();
   private readonly byKey = new Map<string, string>();
   private readonly eventCounts = new Map<string, number>();
+  readonly managers: Record<ProbeType, ResultsManager> = {
+    liveness: new ResultsManager('liveness'),
+    readiness: new ResultsManager('readiness'),
+    startup: new ResultsManager('startup'),
+  };
 
   constructor(readonly maxEvents = 10_000) {}
 
@@ -50,32 +96,51 @@ export class ProbeInference {
     const uid = pod.metadata.uid;
     const key = objectKey(pod);
     const prev = this.pods.get(uid);
-    const rec: PodRecord = { key, uid, probes: probesOf(pod), containers: new Map() };
+    const specs = probeSpecs(pod);
+    const rec: PodRecord = { key, uid, containers: new Map() };
     const out: ProbeUpdate[] = [];
     for (const s of allContainerStatuses(pod)) {
+      const probes = specs.get(s.name) ?? new Map<ProbeType, ProbeThresholds>();
       const before = prev?.containers.get(s.name);
       const cur: ContainerRecord = {
+        name: s.name,
         ready: !!s.ready,
         started: !!s.started,
         restartCount: s.restartCount ?? 0,
-        containerId: s.containerID ? containerIdOf(s.containerID) : s.name,
-        livenessSinceRestart: before?.livenessSinceRestart ?? false,
+        containerId: s.containerID ? containerIdOf(s.containerID) : '',
+        startedAtMs: parseTime(s.state?.running?.startedAt),
+        runs: before && before.containerId === (s.containerID ? containerIdOf(s.containerID) : '') ? before.runs : freshRuns(probes),
       };
       rec.containers.set(s.name, cur);
-      if (!before) continue; // baseline: we infer transitions we saw, not history
-      const probes = rec.probes.get(s.name);
-      const running = !!s.state?.running;
-      if (probes?.readiness && cur.ready !== before.ready && (cur.ready || running)) {
-        out.push({ probe: 'readiness', result: cur.ready ? 'Success' : 'Failure', podUID: uid, containerId: cur.containerId, message: `ready ${before.ready} -> ${cur.ready}` });
+      if (!before) {
+        // Baseline: the results the kubelet holds now, without updates (we did not see them change).
+        this.baseline(cur, probes);
+        continue;
       }
-      if (probes?.startup && cur.started && !before.started) {
-        out.push({ probe: 'startup', result: 'Success', podUID: uid, containerId: cur.containerId, message: 'started' });
-      }
-      if (cur.restartCount > before.restartCount) {
-        if (probes?.liveness && !before.livenessSinceRestart) {
-          out.push({ probe: 'liveness', result: 'Failure', podUID: uid, containerId: cur.containerId, message: `restartCount ${before.restartCount} -> ${cur.restartCount}` });
+      if (cur.restartCount > before.restartCount) out.push(...this.attributeRestart(uid, before, s, probes));
+      if (cur.containerId !== before.containerId) {
+        for (const t of PROBES) if (before.containerId) this.managers[t].remove(before.containerId);
+        if (cur.containerId) {
+          for (const t of probes.keys()) {
+            if (this.managers[t].set(cur.containerId, INITIAL_RESULT[t])) {
+              out.push({ probe: t, result: INITIAL_RESULT[t], podUID: uid, containerId: cur.containerId, message: 'new container: initial result' });
+            }
+          }
         }
-        cur.livenessSinceRestart = false;
+      }
+      if (!cur.containerId) continue;
+      const running = !!s.state?.running;
+      if (probes.has('readiness') && (cur.ready || running)) {
+        const r: ProbeResult = cur.ready ? 'Success' : 'Failure';
+        if (this.managers.readiness.set(cur.containerId, r)) {
+          out.push({ probe: 'readiness', result: r, podUID: uid, containerId: cur.containerId, message: `ready ${before.ready} -> ${cur.ready}` });
+        }
+        // Ready again: the probe succeeded, so the run of failed attempts is over.
+        const run = cur.runs.get('readiness');
+        if (cur.ready && run) run.failures = 0;
+      }
+      if (probes.has('startup') && cur.started && this.managers.startup.set(cur.containerId, 'Success')) {
+        out.push({ probe: 'startup', result: 'Success', podUID: uid, containerId: cur.containerId, message: 'started' });
       }
     }
     this.pods.set(uid, rec);
@@ -86,6 +151,7 @@ export class ProbeInference {
   forgetPod(uid: string): void {
     const rec = this.pods.get(uid);
     if (!rec) return;
+    for (const c of rec.containers.values()) if (c.containerId) for (const t of PROBES) this.managers[t].remove(c.containerId);
     this.pods.delete(uid);
     if (this.byKey.get(rec.key) === uid) this.byKey.delete(rec.key);
   }
@@ -107,13 +173,14 @@ export class ProbeInference {
     if (isProbeEvent(ev)) this.remember(ev.metadata.uid, countOf(ev));
   }
 
-  /** An Event was added or modified. Returns the probe failure it reports, if it is a new occurrence. */
+  /** An Event was added or modified: its new occurrences are probe attempts (Unhealthy) or kills (Killing). */
   observeEvent(ev: KubeEvent): ProbeUpdate[] {
     if (!isProbeEvent(ev)) return [];
     const count = countOf(ev);
     const seen = this.eventCounts.get(ev.metadata.uid);
     if (seen !== undefined && count <= seen) return [];
     this.remember(ev.metadata.uid, count);
+    const attempts = count - (seen ?? 0);
     const probe = probeOfEvent(ev);
     if (!probe) return [];
     const io = ev.involvedObject;
@@ -121,12 +188,58 @@ export class ProbeInference {
     if (!uid) return [];
     const name = containerNameOf(io.fieldPath);
     const c = name ? this.pods.get(uid)?.containers.get(name) : undefined;
-    if (probe === 'liveness' && c) c.livenessSinceRestart = true;
-    return [{ probe, result: 'Failure', podUID: uid, containerId: c?.containerId ?? name ?? '', message: ev.message }];
+    if (!c || !c.containerId) return []; // no container to attribute it to (its restart inference will tell)
+    const at = parseTime(ev.lastTimestamp as string | undefined) ?? parseTime((ev as { eventTime?: string }).eventTime);
+    // An Event about the container before this one (it restarted since): the restart already said it.
+    if (at !== undefined && c.startedAtMs !== undefined && at < c.startedAtMs) return [];
+    const run = c.runs.get(probe);
+    if (!run || run.onHold) return [];
+    const message = stripCombined(ev.message ?? '');
+    if (ev.reason === 'Killing') {
+      // The kubelet says it killed the container for this probe: the result is Failure, no inference.
+      run.onHold = true;
+      run.failures = 0;
+      if (!this.managers[probe].set(c.containerId, 'Failure')) return [];
+      return [{ probe, result: 'Failure', podUID: uid, containerId: c.containerId, message }];
+    }
+    // Unhealthy: `attempts` more failed attempts. A gap longer than two periods since the last one
+    // means an attempt in between succeeded (successes leave no Event): the run starts over.
+    const gapMs = 2 * run.thresholds.periodSeconds * 1000 + 1000;
+    if (attempts === 1 && at !== undefined && run.lastFailureAt !== undefined && at - run.lastFailureAt > gapMs) run.failures = 0;
+    run.failures += attempts;
+    if (at !== undefined) run.lastFailureAt = at;
+    // readiness results are the kubelet's `ready` flag (observePod); its Events only count attempts.
+    if (probe === 'readiness' || run.failures < run.thresholds.failureThreshold) return [];
+    const n = run.failures;
+    run.onHold = true; // liveness or startup: the kubelet kills the container now
+    run.failures = 0;
+    if (!this.managers[probe].set(c.containerId, 'Failure')) return [];
+    return [{ probe, result: 'Failure', podUID: uid, containerId: c.containerId, inferred: true, message: `${message} (failure ${n} of failureThreshold ${run.thresholds.failureThreshold})` }];
   }
 
   forgetEvent(uid: string): void {
     this.eventCounts.delete(uid);
+  }
+
+  /** Each probe's progress for a pod (the pod-worker lane's "failure n of failureThreshold"). */
+  progress(uid: string): ProbeProgress[] {
+    const rec = this.pods.get(uid);
+    if (!rec) return [];
+    const out: ProbeProgress[] = [];
+    for (const c of rec.containers.values()) {
+      for (const [probe, run] of c.runs) {
+        out.push({
+          container: c.name,
+          containerId: c.containerId,
+          probe,
+          result: c.containerId ? this.managers[probe].get(c.containerId) : undefined,
+          failures: run.failures,
+          failureThreshold: run.thresholds.failureThreshold,
+          onHold: run.onHold,
+        });
+      }
+    }
+    return out;
   }
 
   get podCount(): number {
@@ -137,6 +250,38 @@ export class ProbeInference {
     return this.eventCounts.size;
   }
 
+  private baseline(c: ContainerRecord, probes: Map<ProbeType, ProbeThresholds>): void {
+    if (!c.containerId) return;
+    if (probes.has('liveness')) this.managers.liveness.set(c.containerId, 'Success');
+    if (probes.has('readiness')) this.managers.readiness.set(c.containerId, c.ready ? 'Success' : 'Failure');
+    if (probes.has('startup')) this.managers.startup.set(c.containerId, c.started ? 'Success' : 'Unknown');
+  }
+
+  /**
+   * The container restarted. Liveness (or startup) failed only if the kubelet killed it: a Killing
+   * Event already set Failure for the old container (nothing to add), or the exit code says a
+   * signal killed it and it was not OOMKilled (inferred).
+   */
+  private attributeRestart(uid: string, before: ContainerRecord, s: ContainerStatus, probes: Map<ProbeType, ProbeThresholds>): ProbeUpdate[] {
+    const last = s.lastState?.terminated;
+    const oldId = before.containerId;
+    if (!last || !oldId) return [];
+    if (last.containerID && containerIdOf(last.containerID) !== oldId) return []; // more than one restart between observations
+    if (exitCause(last) !== 'Killed') return [];
+    // A container that never reported started was killed by its startup probe, otherwise by liveness.
+    const probe: ProbeType | undefined = probes.has('startup') && !before.started ? 'startup' : probes.has('liveness') ? 'liveness' : undefined;
+    if (!probe || this.managers[probe].get(oldId) === 'Failure') return [];
+    this.managers[probe].set(oldId, 'Failure');
+    return [{
+      probe,
+      result: 'Failure',
+      podUID: uid,
+      containerId: oldId,
+      inferred: true,
+      message: `restartCount ${before.restartCount} -> ${s.restartCount}, ${describeExit(last)}: killed by a signal, no Killing Event seen`,
+    }];
+  }
+
   private remember(uid: string, count: number): void {
     this.eventCounts.delete(uid);
     this.eventCounts.set(uid, count);
@@ -144,36 +289,21 @@ export class ProbeInference {
   }
 }
 
-function isProbeEvent(ev: KubeEvent): boolean {
-  return ev.reason === 'Unhealthy' || ev.reason === 'Killing';
+function freshRuns(probes: Map<ProbeType, ProbeThresholds>): Map<ProbeType, ProbeRun> {
+  const runs = new Map<ProbeType, ProbeRun>();
+  for (const [t, thresholds] of probes) runs.set(t, { thresholds, failures: 0, lastFailureAt: undefined, onHold: false });
+  return runs;
 }
 
-function countOf(ev: KubeEvent): number {
-  return ev.series?.count ?? ev.count ?? 1;
-}
-
-export function probeOfEvent(ev: KubeEvent): ProbeType | undefined {
-  const msg = ev.message ?? '';
-  if (ev.reason === 'Unhealthy') {
-    const m = UNHEALTHY.exec(msg);
-    return m ? (m[1]!.toLowerCase() as ProbeType) : undefined;
-  }
-  if (ev.reason === 'Killing') {
-    const m = KILLING.exec(msg);
-    return m ? (m[1] as ProbeType) : undefined;
-  }
-  return undefined;
-}
-
-/** "spec.containers{probe-me}" -> "probe-me". */
-function containerNameOf(fieldPath: string | undefined): string | undefined {
-  const m = /\{([^}]+)\}/.exec(fieldPath ?? '');
-  return m?.[1];
-}
-
-function probesOf(pod: Pod): PodRecord['probes'] {
-  const out: PodRecord['probes'] = new Map();
+function probeSpecs(pod: Pod): Map<string, Map<ProbeType, ProbeThresholds>> {
+  const out = new Map<string, Map<ProbeType, ProbeThresholds>>();
   const all: Container[] = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  for (const c of all) out.set(c.name, { liveness: !!c.livenessProbe, readiness: !!c.readinessProbe, startup: !!c.startupProbe });
+  for (const c of all) {
+    const m = new Map<ProbeType, ProbeThresholds>();
+    if (c.livenessProbe) m.set('liveness', thresholdsOf(c.livenessProbe, 'liveness'));
+    if (c.readinessProbe) m.set('readiness', thresholdsOf(c.readinessProbe, 'readiness'));
+    if (c.startupProbe) m.set('startup', thresholdsOf(c.startupProbe, 'startup'));
+    out.set(c.name, m);
+  }
   return out;
 }

@@ -102,6 +102,7 @@ export class ClusterSync {
       sources,
       onHousekeeping: (signal) => this.housekeeping(signal),
       runtimeErrors: () => this.runtimeErrors(),
+      probeProgress: (uid) => this.probes.progress(uid),
     });
     this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs);
     this.typesAndNamespaces = { types, namespaces };

@@ -1,0 +1,28 @@
+import type { ContainerStateTerminated } from '../types';
+
+/**
+ * Why a container stopped, from its terminated state as the runtime reports it:
+ *
+ *   reason OOMKilled          -> 'OOMKilled' (the kernel killed it for memory; never a probe)
+ *   exit code 0               -> 'Completed'
+ *   exit code 137 or 143      -> 'Killed' (SIGKILL / SIGTERM: 128 + signal; what a kubelet kill
+ *                                 leaves, after the grace period or at once)
+ *   any other exit code       -> 'Error'
+ *
+ * Only 'Killed' can be the kubelet's liveness (or startup) kill, and even then the workstation
+ * cannot know who sent the signal: a restart is attributed to liveness from the exit code only as
+ * an inference (the Killing Event, when seen, says it outright).
+ */
+export type ExitCause = 'OOMKilled' | 'Completed' | 'Killed' | 'Error';
+
+export function exitCause(t: Pick<ContainerStateTerminated, 'exitCode' | 'reason' | 'signal'>): ExitCause {
+  if (t.reason === 'OOMKilled') return 'OOMKilled';
+  if (t.exitCode === 0) return 'Completed';
+  if (t.exitCode === 137 || t.exitCode === 143 || t.signal === 9 || t.signal === 15) return 'Killed';
+  return 'Error';
+}
+
+/** For logs and the timeline: `exitCode=137 reason="Error" cause=Killed`. */
+export function describeExit(t: Pick<ContainerStateTerminated, 'exitCode' | 'reason' | 'signal'>): string {
+  return `exitCode=${t.exitCode}${t.reason ? ` reason=${JSON.stringify(t.reason)}` : ''} cause=${exitCause(t)}`;
+}
