@@ -6,6 +6,7 @@ import { containerIdOf } from './pleg/generic';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
 import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
 import { podWorkerMark } from './podworkerlane';
+import { iterationNode } from './node';
 import { activeDeadlinePassed, needToReconcilePodReadiness } from './podstatus';
 import type { ProbeProgress } from './prober/infer';
 import { computeObjectView } from './state/view';
@@ -280,7 +281,11 @@ export class SyncLoop {
 
   /** A finished pod-worker sync as one 'podworker' mark on the timeline. */
   private recordWorkerSync(r: PodWorkerSyncRecord): void {
-    this.timeline?.append(podWorkerMark(r, this.origin, this.opts.probeProgress?.(r.uid)));
+    const mark = podWorkerMark(r, this.origin, this.opts.probeProgress?.(r.uid));
+    // The worker's pod is on one node (or none yet): its marks name it as the iterations do.
+    const node = iterationNode(this, r.key);
+    if (node) mark.node = node;
+    this.timeline?.append(mark);
   }
 }
 
