@@ -20,6 +20,7 @@ import { runKubectl } from '../support/kubectl';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { seed } from './objects';
 import { Api, bindClusterRole, bindRole, collectionPath, kubeconfigFor, mapLimit } from './support';
+import { capture } from '../support/capture';
 
 const USERS = [
   { name: 'alice', token: 'alice-token-7c1e9b44a2' },
@@ -30,19 +31,6 @@ const READ = ['get', 'list', 'watch'];
 /** The same grants, written for the demo cluster. */
 const DEMO_GRANTS = ['alice:team-a:get,list,watch:*:*', 'bob:*:get,list,watch::pods', 'bob:team-a:get,list,watch::configmaps'];
 
-function capture() {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
-    get out() {
-      return out;
-    },
-    get err() {
-      return err;
-    },
-  };
-}
 
 describe('limited rights on a real kube-apiserver (RBAC)', () => {
   let cp: ControlPlane;

@@ -10,20 +10,8 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { runLoad } from '../../src/cli/load';
 import { demo, until, type Fixture } from './loader-helpers';
+import { capture } from '../support/capture';
 
-function capture() {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
-    get out() {
-      return out;
-    },
-    get err() {
-      return err;
-    },
-  };
-}
 
 function run(cmd: string, args: string[], onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
   return new Promise((resolve) => {

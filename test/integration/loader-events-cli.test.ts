@@ -7,11 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runLoad } from '../../src/cli/load';
 import { demo, type Fixture } from './loader-helpers';
+import { capture } from '../support/capture';
 
-function capture() {
-  const c = { out: '', err: '' };
-  return { c, io: { stdout: { write: (s: string) => (c.out += s) }, stderr: { write: (s: string) => (c.err += s) } } };
-}
 
 describe('kubeloop load: Events loaded once', () => {
   let fx: Fixture;
@@ -23,19 +20,19 @@ describe('kubeloop load: Events loaded once', () => {
   });
 
   it('by default: core events only, with a note and a "skipped" entry in --json', async () => {
-    const { c, io } = capture();
-    const code = await runLoad(['--kubeconfig', fx.kubeconfig, '--include', 'events,events.events.k8s.io,configmaps', '--exclude', 'configmaps', '--json'], io);
+    const c = capture();
+    const code = await runLoad(['--kubeconfig', fx.kubeconfig, '--include', 'events,events.events.k8s.io,configmaps', '--exclude', 'configmaps', '--json'], c.io);
     assert.equal(code, 0, c.err);
     const both = JSON.parse(c.out);
     assert.deepEqual(both.skipped, [], 'named by a qualified name: both are loaded');
     assert.deepEqual(both.types.map((t: { resource: string; group: string }) => `${t.resource}.${t.group}`).sort(), ['events.', 'events.events.k8s.io']);
 
     const d = capture();
-    assert.equal(await runLoad(['--kubeconfig', fx.kubeconfig, '--json'], d.io), 0, d.c.err);
-    const j = JSON.parse(d.c.out);
+    assert.equal(await runLoad(['--kubeconfig', fx.kubeconfig, '--json'], d.io), 0, d.err);
+    const j = JSON.parse(d.out);
     assert.deepEqual(j.skipped.map((s: { group: string; resource: string }) => `${s.resource}.${s.group}`), ['events.events.k8s.io']);
     assert.ok(j.types.some((t: { group: string; resource: string }) => t.group === '' && t.resource === 'events'));
     assert.ok(!j.types.some((t: { group: string }) => t.group === 'events.k8s.io'));
-    assert.match(d.c.err, /note: not loading events\.events\.k8s\.io: the same objects as events; add --include events\.events\.k8s\.io to load it too/);
+    assert.match(d.err, /note: not loading events\.events\.k8s\.io: the same objects as events; add --include events\.events\.k8s\.io to load it too/);
   });
 });

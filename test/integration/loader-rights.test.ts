@@ -22,6 +22,7 @@ import { TreeModel } from '../../src/vscode/tree/treeModel';
 import type { ResourceNode } from '../../src/vscode/tree/node';
 import { runKubectl } from '../support/kubectl';
 import { demo, type Fixture } from './loader-helpers';
+import { capture } from '../support/capture';
 
 const GRANTS = [
   // alice: a Role with get/list/watch of everything, bound in team-a only.
@@ -33,19 +34,6 @@ const GRANTS = [
   'carol:elsewhere:get,list,watch:*:*',
 ];
 
-function capture() {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
-    get out() {
-      return out;
-    },
-    get err() {
-      return err;
-    },
-  };
-}
 
 describe('the loader with limited rights (demo cluster RBAC)', () => {
   let fx: Fixture;

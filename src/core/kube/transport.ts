@@ -406,13 +406,22 @@ export class KubeTransport {
     this.ensureOpen();
     await this.limiter.take(spec.signal);
     const headers = await this.headersFor(spec, refused);
+    if (spec.signal?.aborted) throw abortReason(spec.signal);
+    return this.exchange('GET', spec, headers);
+  }
+
+  /**
+   * One request (a GET, or a POST with `data`), its body read whole and inflated when gzip; aborts
+   * with the signal and times out after the spec's deadline, destroying the socket either way.
+   */
+  private exchange(method: 'GET' | 'POST', spec: RequestSpec, headers: HeaderMap, data?: Buffer): Promise<Raw> {
     const authGeneration = this.auth.generation;
     const signal = spec.signal;
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const url = buildUrl(this.server, spec.path, spec.query);
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
     return new Promise<Raw>((resolve, reject) => {
-      const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
+      const req = (this.auth.secure ? https : http).request(url, { method, agent: this.auth.agent, headers });
       this.stats.requests++;
       this.stats.inFlight++;
       let finished = false;
@@ -433,7 +442,7 @@ export class KubeTransport {
       const onAbort = () => finish(abortReason(signal!));
       signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs > 0) {
-        timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `GET ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
+        timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
       }
       req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
       req.on('response', (res) => {
@@ -445,14 +454,14 @@ export class KubeTransport {
         let head = '';
         const coding = contentCoding(res.headers);
         if (coding !== 'identity' && coding !== 'gzip') {
-          return finish(new KubeTransportError('malformed', `GET ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
+          return finish(new KubeTransportError('malformed', `${method} ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
         }
         // The decoded body: the response itself, or its inflation (zlib's async streaming inflate).
         let body: Readable = res;
         if (coding === 'gzip') {
           body = inflater = zlib.createGunzip();
           res.pipe(inflater);
-          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `GET ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
+          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `${method} ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
         }
         const onProgress = spec.onProgress;
         res.on('data', (c: Buffer) => {
@@ -477,15 +486,16 @@ export class KubeTransport {
           if (coding === 'gzip') this.stats.gzipResponses++;
           finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), authGeneration });
         });
-        res.on('aborted', () => finish(new KubeTransportError('reset', `GET ${spec.path}: connection reset while reading the response`, spec.path)));
+        res.on('aborted', () => finish(new KubeTransportError('reset', `${method} ${spec.path}: connection reset while reading the response`, spec.path)));
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
         res.on('close', () => {
-          if (!res.complete) finish(new KubeTransportError('reset', `GET ${spec.path}: connection closed before the response was complete`, spec.path));
+          if (!res.complete) finish(new KubeTransportError('reset', `${method} ${spec.path}: connection closed before the response was complete`, spec.path));
         });
       });
-      req.end();
+      req.end(data);
     });
   }
+
   /**
    * POST a JSON body and parse the JSON answer: for create-only review requests
    * (SelfSubjectAccessReview, SelfSubjectRulesReview), which change nothing on the server. One
@@ -501,7 +511,7 @@ export class KubeTransport {
         this.ensureOpen();
         await this.limiter.take(spec.signal);
         const headers = { ...(await this.headersFor({ path: spec.path, signal: spec.signal }, undefined)), 'Content-Type': 'application/json', 'Content-Length': String(data.length) };
-        const raw = await this.send('POST', spec, headers, data);
+        const raw = await this.exchange('POST', spec, headers, data);
         if (raw.status >= 200 && raw.status < 300) {
           try {
             return { status: raw.status, contentType: String(raw.headers['content-type'] ?? ''), body: JSON.parse(raw.body.toString('utf8')) as T, bytes: raw.body.length, retries };
@@ -518,65 +528,5 @@ export class KubeTransport {
       if (!d.retry) throw err;
       await this.pause(spec, { attempt: retries + 1, delayMs: d.delayMs, kind: d.kind, error: err });
     }
-  }
-
-  /** One request with a body, read whole; aborts and times out like attempt(). */
-  private send(method: string, spec: { path: string; signal?: AbortSignal; timeoutMs?: number }, headers: Record<string, string>, data: Buffer): Promise<Raw> {
-    const signal = spec.signal;
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
-    const authGeneration = this.auth.generation;
-    return new Promise<Raw>((resolve, reject) => {
-      const req = (this.auth.secure ? https : http).request(buildUrl(this.server, spec.path), { method, agent: this.auth.agent, headers });
-      this.stats.requests++;
-      this.stats.inFlight++;
-      let finished = false;
-      let timer: TimerHandle | undefined;
-      const finish = (err: unknown, raw?: Raw) => {
-        if (finished) return;
-        finished = true;
-        this.stats.inFlight--;
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-        if (err !== undefined) {
-          req.destroy();
-          reject(err);
-        } else resolve(raw!);
-      };
-      const onAbort = () => finish(abortReason(signal!));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs > 0) timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
-      req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
-      req.on('response', (res) => {
-        const coding = contentCoding(res.headers);
-        if (coding !== 'identity' && coding !== 'gzip') {
-          return finish(new KubeTransportError('malformed', `${method} ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
-        }
-        // We ask for gzip (headersFor): inflate like attempt() does, with zlib's async inflater.
-        let body: Readable = res;
-        if (coding === 'gzip') {
-          const inflater = zlib.createGunzip();
-          body = inflater;
-          res.pipe(inflater);
-          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `${method} ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
-        }
-        const chunks: Buffer[] = [];
-        let wire = 0;
-        res.on('data', (c: Buffer) => (wire += c.length));
-        body.on('data', (c: Buffer) => chunks.push(c));
-        body.on('end', () => {
-          const data = Buffer.concat(chunks);
-          this.stats.bytesReceived += data.length;
-          this.stats.wireBytes += wire;
-          if (coding === 'gzip') this.stats.gzipResponses++;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: data, authGeneration });
-        });
-        res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
-        res.on('close', () => {
-          if (!res.complete) finish(new KubeTransportError('reset', `${method} ${spec.path}: connection closed before the response was complete`, spec.path));
-        });
-      });
-      req.end(data);
-    });
   }
 }
