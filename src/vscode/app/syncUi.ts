@@ -85,13 +85,15 @@ export class SyncController implements vscode.Disposable {
     // Types that failed to load (403, timeout) would only fail again as watches, and types without
     // the watch verb (componentstatuses) cannot be watched at all: leave both out.
     const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
-    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => t.gvr);
+    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
     const runner = new SyncRunner({
       client: conn.client,
       contextName: conn.context.name,
       namespaces: settings.namespaces,
       ...(this.node ? { node: this.node } : {}),
       types,
+      reviewer: conn.client,
+      ...(conn.context.namespace ? { contextNamespace: conn.context.namespace } : {}),
       syncPeriodSeconds: settings.syncPeriodSeconds,
       housekeepingPeriodSeconds: settings.housekeepingPeriodSeconds,
       pageSize: settings.pageSize,
