@@ -5,7 +5,8 @@
  * ContainerStarted) without one cluster-wide pods request; a type it may not watch anywhere is
  * reported once (warning, one housekeeping error on the timeline) and never requested; without the
  * reviews a cluster-wide 403 narrows the watch to the context namespace once; `list` without
- * `watch` is not enough; `kubeloop sync` with pods forbidden says so and exits 3.
+ * `watch` is not enough; `kubeloop sync` with pods forbidden says so and exits 3. The extension's
+ * sync runner (as Start Sync Loop wires it) keeps the tree live for team-a.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,11 @@ import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
 import type { KubeObject } from '../../src/demo/store';
+import { createLogger } from '../../src/vscode/logger';
+import { runLoad as runExtensionLoad } from '../../src/vscode/load/loadRunner';
+import { ResourceModel } from '../../src/vscode/model/resourceModel';
+import { defaultSettings } from '../../src/vscode/settings';
+import { SyncRunner } from '../../src/vscode/sync/syncRunner';
 import { demo, until, type Fixture } from './loader-helpers';
 
 const GRANTS = [
@@ -198,5 +204,54 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     }
     assert.equal(await p, 0, err.join('\n'));
     assert.ok(!err.some((l) => /forbidden|403/i.test(l)), err.join('\n'));
+  });
+
+  it("the extension's sync runner as alice (Start Sync Loop): the tree stays live for team-a, nothing cluster-wide is asked, nothing refused", async () => {
+    const ctx = loadKubeContext({ kubeconfig: kc.alice });
+    const client = await KubeClient.connect(ctx);
+    const lines: string[] = [];
+    const log = createLogger({ trace: () => undefined, debug: () => undefined, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) }, () => 'info');
+    const model = new ResourceModel();
+    const store = fx.cluster.store;
+    for (let i = 0; i < 3; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `ext-cm-${i}`, namespace: 'team-a' }, data: {} } as KubeObject);
+    await runExtensionLoad({ client, contextName: 'alice@kubeloop-demo', settings: defaultSettings(), model, timeline: new TimelineStore(), log, origin: 0, loadId: 't', signal: new AbortController().signal });
+    assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 3);
+    // The types as syncUi passes them: loaded, watchable, not failed, with their scope.
+    const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
+    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    assert.ok(types.length > 5 && types.some((t) => t.resource === 'configmaps'), JSON.stringify(types));
+    const before = { ...fx.cluster.stats.requestsByScope };
+    const refused = forbiddenAnswers();
+    const runner = new SyncRunner({
+      client,
+      contextName: 'alice@kubeloop-demo',
+      namespaces: [],
+      types,
+      reviewer: client,
+      ...(ctx.namespace ? { contextNamespace: ctx.namespace } : {}),
+      syncPeriodSeconds: 10,
+      pageSize: 500,
+      model,
+      timeline: new TimelineStore(),
+      log,
+      origin: 0,
+      reconcileEveryMs: 200,
+    });
+    try {
+      await until(() => runner.sourcesReady(), 20_000, 'every source to list');
+      store.create('', 'pods', pod('ext-1'));
+      await until(() => !!model.object('team-a', 'pods', 'ext-1'), 20_000, 'the new pod in the tree');
+      await until(() => model.object('team-a', 'pods', 'ext-1')?.view.status === 'Running', 20_000, 'the pod Running in the tree');
+      store.delete('', 'configmaps', 'team-a', 'ext-cm-0');
+      await until(() => !model.object('team-a', 'configmaps', 'ext-cm-0'), 20_000, 'the deleted ConfigMap to leave the tree');
+      assert.ok(!!model.object('team-a', 'configmaps', 'ext-cm-1'), 'the others stay');
+      const asked = since(before);
+      assert.ok(!Object.keys(asked).some((k) => /^(list|watch) .*@\*$/.test(k)), `cluster-wide requests: ${JSON.stringify(asked)}`);
+      assert.equal(forbiddenAnswers() - refused, 0, 'no request was refused');
+      assert.ok(!lines.some((l) => l.startsWith('error ') || l.startsWith('warn ')), lines.filter((l) => !l.startsWith('info ')).join('\n'));
+    } finally {
+      await runner.stop();
+      client.close();
+    }
   });
 });
