@@ -21,6 +21,8 @@
  * 4. Where the reviews cannot tell (a review failed; an authorizer whose rules are `incomplete`, such
  *    as a webhook), the type gets its all-namespaces task, and ClusterLoader replaces a task that
  *    answers 403 by one task per namespace in `fallback` (each (type, namespace) at most once).
+ * The sync loop asks the same reviews for list AND watch (`verbs`: one SSAR per verb in step 1, and a
+ * rule allows a type only if it allows every verb asked); see ../syncloop/sources/watchscope.ts.
  * With namespaces chosen, a namespaced type gets one task per chosen namespace where its rules allow
  * it (or cannot tell), and a forbidden task for each namespace where they do not.
  */

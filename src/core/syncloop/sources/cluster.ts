@@ -96,7 +96,12 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  * Requests: one watch per (type, namespace) while the watches hold (a streaming watch-list where
  * the server has it, else a list and a watch; a watch that ends normally resumes from its last
  * resourceVersion, no list), plus one metadata-only pods list from the watch cache per consistency
- * period. The PLEG and the loop never poll the API.
+ * period. The PLEG and the loop never poll the API. With no namespaces chosen and a reviewer, the
+ * run starts with the access reviews (SSAR list and watch at the cluster scope, else rules reviews;
+ * watchscope.ts): each type is then watched across all namespaces, in the context's namespace, or
+ * not at all (forbidden: logged at warning level and put on the timeline once, never requested).
+ * A cluster-wide 403 narrows a namespaced type to the context's namespace once; any other 403
+ * makes the type forbidden. One forbidden type never stops the loop.
  *
  * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
  * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
