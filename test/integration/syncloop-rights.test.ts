@@ -109,6 +109,9 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       }
       assert.ok((asked['watch pods@team-a'] ?? 0) >= 1 && (asked['watch events@team-a'] ?? 0) >= 1, JSON.stringify(asked));
       assert.equal(forbiddenAnswers() - refused, 0, 'no request was refused');
+      // The reviews, once per start: one SSAR per verb (list, watch), rules in team-a and in the probe namespace.
+      const reviews = (r: string) => Object.entries(asked).filter(([k]) => k.startsWith(`create ${r}.authorization.k8s.io@`)).reduce((n, [, v]) => n + v, 0);
+      assert.deepEqual([reviews('selfsubjectaccessreviews'), reviews('selfsubjectrulesreviews')], [2, 2], JSON.stringify(asked));
       assert.ok(!iterations(r.timeline).some((e) => e.key === 'default/elsewhere'), 'a pod outside team-a is not seen');
       assert.deepEqual(r.sync.forbidden, []);
       assert.equal(r.sync.watchScope({ group: '', resource: 'pods' }), 'team-a');
