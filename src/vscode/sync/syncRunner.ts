@@ -143,8 +143,9 @@ export class SyncRunner {
       const p = parseObjectKey(key);
       // A node-scoped loop does not see other nodes' pods: their absence says nothing.
       if (p?.typeKey === 'pods' && this.req.node) return true;
-      // A type watched in one namespace (the user's rights) or not at all says nothing of the others.
-      const scope = p ? this.scopeOfType(p.typeKey) : undefined;
+      // With no namespaces chosen, a type watched in one namespace (the user's rights) or not at all
+      // says nothing of the others.
+      const scope = p && nss.length === 0 ? this.scopeOfType(p.typeKey) : undefined;
       if (scope === 'forbidden' || (scope !== undefined && p!.namespace !== scope)) return true;
       return !!p && nss.length > 0 && (p.namespace === undefined || !nss.includes(p.namespace));
     });
