@@ -9,7 +9,12 @@
  * With --json: one JSON object per iteration, one per line: t (ms since start), source, op, key,
  * handler, durationMs, outcome, and when present message and node. --node scopes the pods to one
  * node (fieldSelector spec.nodeName). Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when
- * the kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached).
+ * the kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached),
+ * 3 when the user may not list and watch pods anywhere the loop looks (it ends at once, saying so).
+ *
+ * With no --namespace, each type is watched where the user's rights allow (one access review at
+ * start, see core/syncloop/sources/watchscope.ts): across all namespaces, else in the context's
+ * namespace; a type forbidden everywhere is named once on stderr and not watched.
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
@@ -121,17 +126,29 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
       );
     });
   }
+  const stop = new AbortController();
+  let podsForbidden: string | undefined;
+  const forbiddenPods: string[] = [];
   const sync = new ClusterSync({
     client,
+    reviewer: client,
+    ...(client.context.namespace ? { contextNamespace: client.context.namespace } : {}),
+    onForbidden: (f) => {
+      if (f.gvr.group !== '' || f.gvr.resource !== 'pods') return;
+      forbiddenPods.push(f.message);
+      if (forbiddenPods.length < (values.namespace?.length || 1)) return;
+      // No pods source left: nothing to sync. End now, saying so, rather than show an empty loop.
+      podsForbidden = forbiddenPods.join('; ');
+      stop.abort(new Error('pods are forbidden'));
+    },
     clock,
     timeline,
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
     ...(node ? { node } : {}),
     ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
-    logger: { info: (l) => (json ? undefined : io.stdout(l)), error: (l) => io.stderr(l) },
+    logger: { info: (l) => (json ? undefined : io.stdout(l)), warn: (l) => io.stderr(`W ${l}`), error: (l) => io.stderr(l) },
   });
 
-  const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('interrupted'));
   const external = io.signal;
   if (external) {
@@ -150,6 +167,13 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     client.close();
+  }
+  if (podsForbidden !== undefined) {
+    const ctx = client.context;
+    io.stderr(
+      `kubeloop sync: the user of context "${ctx.name}" may not list and watch pods in the namespaces the loop looks at, so there is nothing to sync: ${podsForbidden}. Ask for a Role (namespace) or ClusterRole with get/list/watch on pods, or choose another context or --namespace.`,
+    );
+    return 3;
   }
   if (!sync.kl.allSourcesReady()) {
     io.stderr('kubeloop sync: the sources never listed (API server unreachable or forbidden)');

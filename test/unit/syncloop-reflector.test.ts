@@ -135,3 +135,48 @@ describe('Reflector: streaming watch-list', () => {
     await run;
   });
 });
+
+describe('Reflector: 403 Forbidden', () => {
+  const forbidden = (where: string): Script => async () => ({ kind: 'error', events: 0, error: new KubeApiError(403, 'Forbidden', `pods is forbidden: User "alice" cannot watch resource "pods" in API group "" ${where}`) });
+  const listedIn = (ns: string): Script => async (opts, emit, signal) => {
+    emit({ type: 'ADDED', object: { metadata: { name: 'p', namespace: ns, uid: 'p', resourceVersion: '7' } } as never });
+    emit(end('8'));
+    return hang(opts, emit, signal);
+  };
+
+  it('a cluster-wide 403 narrows to narrowTo once, at once (no backoff, no LIST), and the watch-list goes on there', async () => {
+    const clock = new FakeClock();
+    const client = new ScriptedClient([forbidden('at the cluster scope'), listedIn('team-a')]);
+    const sink = new RecordingSink();
+    const warned: string[] = [];
+    const r = new Reflector(client, sink, { gvr: GVR, name: 'api', clock, random: () => 0, narrowTo: 'team-a', logger: { info: () => undefined, warn: (l) => warned.push(l), error: (l) => warned.push(`E ${l}`) } });
+    const stop = new AbortController();
+    const running = r.run(stop.signal);
+    await settle(clock, () => r.state === 'watching');
+    assert.deepEqual(client.watches.map((w) => w.namespace), [undefined, 'team-a']);
+    assert.equal(client.lists, 0, 'a 403 is not followed by a LIST');
+    assert.deepEqual(sink.log, ['SET p @8']);
+    assert.equal(r.narrowed, 1);
+    assert.equal(r.stats.errors, 0, 'no backoff');
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!, /^Reflector forbidden across all namespaces, narrowing to the context namespace reflector="api" namespace="team-a"/);
+    stop.abort();
+    await running;
+  });
+
+  it('a 403 where it may not narrow: reported once, state forbidden, never retried however long we wait', async () => {
+    const clock = new FakeClock();
+    const client = new ScriptedClient([forbidden('at the cluster scope'), forbidden('in the namespace "team-a"'), listedIn('team-a')]);
+    const heard: [string, string | undefined][] = [];
+    const r = new Reflector(client, new RecordingSink(), { gvr: GVR, name: 'api', clock, random: () => 0, narrowTo: 'team-a', onForbidden: (m, ns) => heard.push([m, ns]) });
+    const done = r.run(new AbortController().signal);
+    await settle(clock, () => r.state === 'forbidden');
+    await done; // run() ends by itself
+    await clock.advance(10 * 60_000);
+    assert.equal(client.watches.length, 2, 'the cluster-wide watch, the team-a one, nothing more');
+    assert.equal(client.lists, 0);
+    assert.equal(heard.length, 1);
+    assert.equal(heard[0]![1], 'team-a');
+    assert.match(heard[0]![0], /cannot watch resource "pods" in API group "" in the namespace "team-a"/);
+  });
+});

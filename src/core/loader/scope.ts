@@ -21,6 +21,8 @@
  * 4. Where the reviews cannot tell (a review failed; an authorizer whose rules are `incomplete`, such
  *    as a webhook), the type gets its all-namespaces task, and ClusterLoader replaces a task that
  *    answers 403 by one task per namespace in `fallback` (each (type, namespace) at most once).
+ * The sync loop asks the same reviews for list AND watch (`verbs`: one SSAR per verb in step 1, and a
+ * rule allows a type only if it allows every verb asked); see ../syncloop/sources/watchscope.ts.
  * With namespaces chosen, a namespaced type gets one task per chosen namespace where its rules allow
  * it (or cannot tell), and a forbidden task for each namespace where they do not.
  */
@@ -46,8 +48,13 @@ export interface ScopeInput {
 
 /** What the reviews said; `undefined` fields: not asked, or the review failed. */
 export interface AccessFacts {
-  /** The user may list every resource at the cluster scope (SSAR: list of every resource). */
+  /**
+   * The user may do every verb asked (default: list) on every resource at the cluster scope (one
+   * SSAR per verb: list, and for the sync loop watch too).
+   */
   listEverything?: boolean;
+  /** The verbs the reviews were asked for; a rule allows a type only if it allows all of them. Unset: list. */
+  verbs?: string[];
   /** Rules per candidate namespace (only the reviews that answered). */
   rules: RulesReview[];
   /** The cluster-wide rules: the rules review of CLUSTER_RULES_PROBE (see step 2 above). */
@@ -66,7 +73,7 @@ export interface ScopePlan {
   access: AccessFacts;
 }
 
-type Verdict = 'allowed' | 'denied' | 'unknown';
+export type Verdict = 'allowed' | 'denied' | 'unknown';
 
 export const DEFAULT_NAMESPACE = 'default';
 
@@ -85,9 +92,10 @@ export async function reviewAccess(
   reviewer: AccessReviewer | undefined,
   candidates: string[],
   signal?: AbortSignal,
-  opts: { clock?: Clock; timeoutMs?: number } = {},
+  opts: { clock?: Clock; timeoutMs?: number; verbs?: string[] } = {},
 ): Promise<AccessFacts> {
-  const facts: AccessFacts = { rules: [], reviewErrors: [] };
+  const verbs = opts.verbs?.length ? [...new Set(opts.verbs)] : ['list'];
+  const facts: AccessFacts = { rules: [], reviewErrors: [], ...(opts.verbs ? { verbs } : {}) };
   if (!reviewer) return facts;
   const ac = new AbortController();
   const onAbort = () => ac.abort(abortReason(signal!));
@@ -101,9 +109,10 @@ export async function reviewAccess(
   };
   try {
     try {
-      facts.listEverything = (await reviewer.accessReview({ verb: 'list', group: '*', resource: '*' }, { signal: ac.signal })).allowed;
+      const answers = await Promise.all(verbs.map((verb) => reviewer.accessReview({ verb, group: '*', resource: '*' }, { signal: ac.signal })));
+      facts.listEverything = answers.every((a) => a.allowed);
     } catch (e) {
-      note('SelfSubjectAccessReview (list of every resource at the cluster scope)', e);
+      note(`SelfSubjectAccessReview (${verbs.join('+')} of every resource at the cluster scope)`, e);
     }
     if (facts.listEverything || ac.signal.aborted) return facts;
     const answers = await Promise.all(
@@ -127,18 +136,18 @@ export async function reviewAccess(
 /** Whether the facts say the user may list `r` in `namespace`. */
 export function verdictIn(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>, namespace: string): Verdict {
   if (facts.listEverything) return 'allowed';
-  return verdictOf(facts.rules.find((x) => x.namespace === namespace), r);
+  return verdictOf(facts.rules.find((x) => x.namespace === namespace), r, facts.verbs);
 }
 
 /** Whether the facts say the user may list `r` across all namespaces (or at the cluster scope). */
 export function verdictAcross(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>): Verdict {
   if (facts.listEverything) return 'allowed';
-  return verdictOf(facts.clusterRules, r);
+  return verdictOf(facts.clusterRules, r, facts.verbs);
 }
 
-function verdictOf(rules: RulesReview | undefined, r: Pick<ApiResource, 'group' | 'resource'>): Verdict {
+function verdictOf(rules: RulesReview | undefined, r: Pick<ApiResource, 'group' | 'resource'>, verbs: string[] = ['list']): Verdict {
   if (!rules) return 'unknown';
-  if (rulesAllow(rules.resourceRules, 'list', r.group, r.resource)) return 'allowed';
+  if (verbs.every((v) => rulesAllow(rules.resourceRules, v, r.group, r.resource))) return 'allowed';
   return rules.incomplete ? 'unknown' : 'denied';
 }
 

@@ -14,6 +14,8 @@ import type { PodLifecycleEvent } from './types';
  */
 export interface SyncLogger {
   info(line: string): void;
+  /** Warnings (a forbidden type); a logger without it gets them at error level. */
+  warn?(line: string): void;
   error(line: string): void;
 }
 

@@ -85,13 +85,15 @@ export class SyncController implements vscode.Disposable {
     // Types that failed to load (403, timeout) would only fail again as watches, and types without
     // the watch verb (componentstatuses) cannot be watched at all: leave both out.
     const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
-    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => t.gvr);
+    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
     const runner = new SyncRunner({
       client: conn.client,
       contextName: conn.context.name,
       namespaces: settings.namespaces,
       ...(this.node ? { node: this.node } : {}),
       types,
+      reviewer: conn.client,
+      ...(conn.context.namespace ? { contextNamespace: conn.context.namespace } : {}),
       syncPeriodSeconds: settings.syncPeriodSeconds,
       housekeepingPeriodSeconds: settings.housekeepingPeriodSeconds,
       pageSize: settings.pageSize,
@@ -106,6 +108,7 @@ export class SyncController implements vscode.Disposable {
     this.s.statusChanged();
     const started = Date.now();
     let warned = false;
+    let forbiddenShown = 0;
     this.readyCheck = setInterval(() => {
       if (this.runner !== runner) return;
       const h = runner.plegHealth();
@@ -114,6 +117,21 @@ export class SyncController implements vscode.Disposable {
         // while unhealthy the message counts up ("last seen active 3m5s ago"): the tooltip follows
         this.plegProblem = problem;
         this.s.statusChanged();
+      }
+      const forbidden = runner.sync.forbidden;
+      if (forbidden.length > forbiddenShown) {
+        // Once per type: the user may not watch it where the loop looks (the log has the details).
+        const names = forbidden.slice(forbiddenShown).map((f) => `${f.gvr.group ? `${f.gvr.resource}.${f.gvr.group}` : f.gvr.resource}${f.namespace ? ` in "${f.namespace}"` : ''}`);
+        forbiddenShown = forbidden.length;
+        const pods = forbidden.some((f) => f.gvr.group === '' && f.gvr.resource === 'pods');
+        void vscode.window.showWarningMessage(
+          pods
+            ? `KubeLoop: you may not list and watch pods in "${conn.context.name}" where the sync loop looks, so it has no pods to sync (403 Forbidden). Choose a namespace you may watch, or another context.`
+            : `KubeLoop: the sync loop does not watch ${names.join(', ')}: 403 Forbidden for your user; those rows stay as loaded.`,
+          'Show Logs',
+        ).then((c) => {
+          if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+        });
       }
       if (runner.sourcesReady()) {
         if (this.state !== 'running') {

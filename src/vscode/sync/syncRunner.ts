@@ -20,7 +20,8 @@ import { realClock, type Clock, type TimerHandle } from '../../core/clock';
 import { ClusterSync } from '../../core/syncloop/sources/cluster';
 import type { ListWatchClient } from '../../core/syncloop/sources/reflector';
 import type { SyncLogger } from '../../core/syncloop/log';
-import type { GroupVersionResource } from '../../core/timeline/events';
+import type { AccessReviewer } from '../../core/loader/scope';
+import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../logger';
 import { parseObjectKey, typeKeyOf } from '../model/keys';
@@ -44,6 +45,7 @@ export function clip(line: string, max = MAX_LOG_LINE): string {
 export function syncLogger(log: Logger): SyncLogger {
   return {
     info: (line) => (syncLineLevel(line) === 'debug' ? log.debug(clip(line)) : log.info(clip(line))),
+    warn: (line) => log.warn(clip(line)),
     error: (line) => log.error(clip(line)),
   };
 }
@@ -55,8 +57,12 @@ export interface SyncRequest {
   namespaces: string[];
   /** Only pods bound to this node (spec.nodeName); unset: all nodes. */
   node?: string;
-  /** Types to keep converged besides pods (the loaded ones). */
-  types: GroupVersionResource[];
+  /** Types to keep converged besides pods (the loaded ones); `namespaced: false` for cluster-scoped ones. */
+  types: WatchedType[];
+  /** With no namespaces chosen: the access review that decides where each type is watched (the connection's client). */
+  reviewer?: AccessReviewer;
+  /** The context's namespace: where a type the user may not watch across namespaces is watched. */
+  contextNamespace?: string;
   syncPeriodSeconds: number;
   housekeepingPeriodSeconds?: number;
   pageSize: number;
@@ -90,6 +96,10 @@ export class SyncRunner {
       namespaces: req.namespaces,
       ...(req.node ? { node: req.node } : {}),
       types: req.types,
+      ...(req.reviewer ? { reviewer: req.reviewer } : {}),
+      ...(req.contextNamespace ? { contextNamespace: req.contextNamespace } : {}),
+      onForbidden: (f) =>
+        req.log.warn(`sync loop: not watching ${typeKeyOf(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: the user may not list and watch it there (${f.by === 'review' ? 'access review' : '403 Forbidden'}); its tree rows stay as loaded`),
       pageSize: req.pageSize,
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
       housekeepingPeriodMs: req.housekeepingPeriodSeconds !== undefined ? req.housekeepingPeriodSeconds * 1000 : undefined,
@@ -133,10 +143,20 @@ export class SyncRunner {
       const p = parseObjectKey(key);
       // A node-scoped loop does not see other nodes' pods: their absence says nothing.
       if (p?.typeKey === 'pods' && this.req.node) return true;
+      // With no namespaces chosen, a type watched in one namespace (the user's rights) or not at all
+      // says nothing of the others.
+      const scope = p && nss.length === 0 ? this.scopeOfType(p.typeKey) : undefined;
+      if (scope === 'forbidden' || (scope !== undefined && p!.namespace !== scope)) return true;
       return !!p && nss.length > 0 && (p.namespace === undefined || !nss.includes(p.namespace));
     });
     if (removed) this.req.log.info(`sync loop: removed ${removed} object(s) from the tree that the API server no longer lists`);
     return removed;
+  }
+
+  /** Where the loop watches a tree type now (see ClusterSync.watchScope). */
+  private scopeOfType(typeKey: string): string | undefined | 'forbidden' {
+    const t = typeKey === 'pods' ? { group: '', resource: 'pods' } : this.req.types.find((x) => typeKeyOf(x) === typeKey);
+    return t ? this.sync.watchScope(t) : undefined;
   }
 
   async stop(reason = 'stopped'): Promise<void> {

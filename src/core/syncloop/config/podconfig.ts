@@ -38,6 +38,11 @@ export class PodConfig {
     this.sources.add(source);
   }
 
+  /** Undeclares a source that will never send (a forbidden type): housekeeping stops waiting for it. */
+  removeSource(source: string): void {
+    this.sources.delete(source);
+  }
+
   get sourceNames(): string[] {
     return [...this.sources];
   }

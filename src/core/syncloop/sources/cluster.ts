@@ -10,8 +10,14 @@ import type { Pod } from '../types';
 import { ConsistencyCheck, ConsistencyLister } from './consistency';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
+import type { AccessReviewer } from '../../loader/scope';
+import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
 
 export const PODS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'pods' });
+function typeName(g: Pick<GroupVersionResource, 'group' | 'resource'>): string {
+  return g.group ? `${g.resource}.${g.group}` : g.resource;
+}
+
 export const EVENTS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'events' });
 
 export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sources' | 'onHousekeeping' | 'runtimeErrors'> {
@@ -19,8 +25,18 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   clock?: Clock;
   /** Namespaces to watch; empty or unset = all namespaces. */
   namespaces?: string[];
-  /** Types to keep in the model besides pods (the extension passes the loaded types). */
-  types?: GroupVersionResource[];
+  /** Types to keep in the model besides pods (the extension passes the loaded types); `namespaced: false` for cluster-scoped ones. */
+  types?: WatchedType[];
+  /**
+   * With no namespaces chosen: asked once per run, before the first watch, whether the user may
+   * list+watch each type across all namespaces (see watchscope.ts). Unset: no review; a cluster-wide
+   * 403 at run time narrows a namespaced type to the context namespace once.
+   */
+  reviewer?: AccessReviewer;
+  /** The kubeconfig context's namespace (default 'default', as kubectl): where a type the user may not watch across namespaces is watched. */
+  contextNamespace?: string;
+  /** Called once per type (and namespace) that is forbidden: not watched, not retried. */
+  onForbidden?: (f: ForbiddenType) => void;
   pageSize?: number;
   /**
    * Only pods bound to this node (fieldSelector spec.nodeName=NAME on the pods watch, as a real
@@ -44,6 +60,16 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
 export function sourceName(gvr: GroupVersionResource, namespace?: string): string {
   const type = gvr.group === '' && gvr.resource === 'pods' ? '' : `:${gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource}`;
   return `api${type}${namespace ? `/${namespace}` : ''}`;
+}
+
+/** A type the loop does not watch because the user may not: named once in the log, the timeline and here. */
+export interface ForbiddenType {
+  gvr: GroupVersionResource;
+  /** Where it was refused; undefined: across all namespaces (or at the cluster scope). */
+  namespace: string | undefined;
+  message: string;
+  /** 'review': planned out by the access review, no request made; 'request': the server answered 403. */
+  by: 'review' | 'request';
 }
 
 interface Running {
@@ -70,7 +96,12 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  * Requests: one watch per (type, namespace) while the watches hold (a streaming watch-list where
  * the server has it, else a list and a watch; a watch that ends normally resumes from its last
  * resourceVersion, no list), plus one metadata-only pods list from the watch cache per consistency
- * period. The PLEG and the loop never poll the API.
+ * period. The PLEG and the loop never poll the API. With no namespaces chosen and a reviewer, the
+ * run starts with the access reviews (SSAR list and watch at the cluster scope, else rules reviews;
+ * watchscope.ts): each type is then watched across all namespaces, in the context's namespace, or
+ * not at all (forbidden: logged at warning level and put on the timeline once, never requested).
+ * A cluster-wide 403 narrows a namespaced type to the context's namespace once; any other 403
+ * makes the type forbidden. One forbidden type never stops the loop.
  *
  * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
  * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
@@ -86,14 +117,18 @@ export class ClusterSync {
   readonly consistency = new ConsistencyCheck();
   private plegUnhealthySince: number | undefined;
   private plegUnhealthyLoggedAt = 0;
-  private readonly typesAndNamespaces: { types: GroupVersionResource[]; namespaces: (string | undefined)[] };
+  private readonly typesAndNamespaces: { types: WatchedType[]; namespaces: (string | undefined)[] };
+  /** The types the user may not watch, in the order found. */
+  readonly forbidden: ForbiddenType[] = [];
+  /** Forbidden-type messages housekeeping has yet to put on the timeline (once each). */
+  private unreported: string[] = [];
   private life: AbortController | undefined;
   private readonly clock: Clock;
 
   constructor(readonly opts: ClusterSyncOptions) {
     this.clock = opts.clock ?? realClock;
     const namespaces = opts.namespaces?.length ? opts.namespaces : [undefined];
-    const types = [PODS_GVR, ...(opts.types ?? []).filter((t) => !(t.group === '' && t.resource === 'pods'))];
+    const types: WatchedType[] = [PODS_GVR, ...(opts.types ?? []).filter((t) => !(t.group === '' && t.resource === 'pods'))];
     const sources: string[] = [];
     for (const t of types) for (const ns of namespaces) sources.push(sourceName(t, ns));
     this.kl = new SyncLoop({
@@ -119,16 +154,33 @@ export class ClusterSync {
     if (signal.aborted) life.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const { types, namespaces } = this.typesAndNamespaces;
+    // With no namespaces chosen, each type's scope follows the user's rights (one review per run).
+    let scopes: Map<WatchedType, WatchScope> | undefined;
+    if (namespaces[0] === undefined) {
+      try {
+        scopes = await this.planScopes([...types, EVENTS_GVR], life.signal);
+      } catch (e) {
+        signal.removeEventListener('abort', onAbort);
+        if (life.signal.aborted) return;
+        throw e;
+      }
+    }
+    const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : scopes?.get(t) ?? {});
     const common = { clock: this.clock, logger: this.kl.logger, pageSize: this.opts.pageSize ?? 500, stallAfterMs: this.opts.stallAfterMs ?? 180_000, ...(this.opts.random ? { random: this.opts.random } : {}) };
     for (const t of types) {
       for (const ns of namespaces) {
         const source = sourceName(t, ns);
         const resource = { group: t.group, resource: t.resource };
         const isPods = t === PODS_GVR;
+        const planned = scopeOf(t, ns);
+        if (planned.forbidden !== undefined) {
+          this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+          continue;
+        }
         const sink = new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns);
         const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
-        const scope = { ...(ns ? { namespace: ns } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-        const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...scope, name: source });
+        const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
+        const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...scope, name: source, ...this.narrowing(source, t, planned) });
         const consistency = isPods
           ? new ConsistencyLister({
               client: this.opts.client,
@@ -148,13 +200,20 @@ export class ClusterSync {
       }
     }
     for (const ns of namespaces) {
+      const name = `events${ns ? `/${ns}` : ''}`;
+      const planned = scopeOf(EVENTS_GVR, ns);
+      if (planned.forbidden !== undefined) {
+        this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+        continue;
+      }
       const sink = new EventsSink(this.kl, this.probes, life.signal);
       const reflector = new Reflector(this.opts.client, sink, {
         ...common,
         gvr: EVENTS_GVR,
-        ...(ns ? { namespace: ns } : {}),
+        ...(planned.namespace ? { namespace: planned.namespace } : {}),
         fieldSelector: 'involvedObject.kind=Pod',
-        name: `events${ns ? `/${ns}` : ''}`,
+        name,
+        ...this.narrowing(undefined, EVENTS_GVR, planned),
       });
       this.running.push({ reflector, promise: undefined });
     }
@@ -171,12 +230,59 @@ export class ClusterSync {
     }
   }
 
+  /** The review's plan per type (logged: where each narrowed type is watched), or undefined without a reviewer. */
+  private async planScopes(types: WatchedType[], signal: AbortSignal): Promise<Map<WatchedType, WatchScope>> {
+    const ctx = this.opts.contextNamespace || 'default';
+    const facts = this.opts.reviewer ? await reviewWatchAccess(this.opts.reviewer, ctx, signal, this.clock) : undefined;
+    for (const e of facts?.reviewErrors ?? []) this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`);
+    const plan = planWatchScopes(types, ctx, facts);
+    const out = new Map<WatchedType, WatchScope>();
+    types.forEach((t, i) => {
+      const p = plan[i]!;
+      out.set(t, p);
+      if (p.namespace !== undefined && p.forbidden === undefined) {
+        this.kl.logger.info(`Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`);
+      }
+    });
+    return out;
+  }
+
+  /** The reflector options that narrow a cluster-wide 403 once and report a forbidden type once. */
+  private narrowing(source: string | undefined, gvr: GroupVersionResource, planned: WatchScope): { narrowTo?: string; onForbidden: (message: string, namespace: string | undefined) => void } {
+    return {
+      ...(planned.narrowTo && !planned.namespace ? { narrowTo: planned.narrowTo } : {}),
+      onForbidden: (message, namespace) => this.forbid(source, { gvr, namespace, message, by: 'request' }, false),
+    };
+  }
+
+  /**
+   * Records a forbidden type once: the config source stops being waited for, the warning is logged
+   * (the reflector has logged its own for a 403), the next housekeeping iteration carries it on the
+   * timeline as an error, and onForbidden hears of it.
+   */
+  private forbid(source: string | undefined, f: ForbiddenType, log = true): void {
+    this.forbidden.push(f);
+    if (source) this.kl.podConfig.removeSource(source);
+    const line = `Not watching ${typeName(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: ${f.message}`;
+    if (log) (this.kl.logger.warn ?? this.kl.logger.error).call(this.kl.logger, `Reflector forbidden, not watched${kv({ type: typeName(f.gvr), namespace: f.namespace ?? '(all namespaces)', err: f.message })}`);
+    this.unreported.push(line);
+    this.opts.onForbidden?.(f);
+  }
+
+  /** Where a type is watched now: its namespace, undefined for all namespaces, 'forbidden' when it is not watched. */
+  watchScope(gvr: Pick<GroupVersionResource, 'group' | 'resource'>): string | undefined | 'forbidden' {
+    const same = (g: Pick<GroupVersionResource, 'group' | 'resource'>) => g.group === gvr.group && g.resource === gvr.resource;
+    const r = this.running.find((x) => same(x.reflector.opts.gvr) && x.reflector.state !== 'forbidden');
+    if (r) return r.reflector.namespace;
+    return this.forbidden.some((f) => same(f.gvr)) ? 'forbidden' : undefined;
+  }
+
   /**
    * The PLEG's observed set: the pods every pods source holds now (no request). Untrustworthy while
    * a pods reflector is not watching (down, backing off, or relisting): the relist then fails.
    */
   private *readPods(): Generator<Pod> {
-    const pods = this.running.filter((r) => r.consistency);
+    const pods = this.running.filter((r) => r.consistency && r.reflector.state !== 'forbidden');
     const behind = pods.find((r) => r.reflector.state !== 'watching');
     if (behind) throw new PodsNotSynced(`pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`);
     for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
@@ -193,6 +299,7 @@ export class ClusterSync {
     if (!life || signal.aborted) return;
     for (const r of this.running) {
       const { reflector } = r;
+      if (reflector.state === 'forbidden') continue; // reported once; a forbidden request is not retried
       if (reflector.state === 'stopped' && !life.signal.aborted) {
         this.kl.logger.error(`Reflector stopped unexpectedly, restarting${kv({ reflector: reflector.opts.name })}`);
         r.promise = reflector.run(life.signal);
@@ -200,7 +307,19 @@ export class ClusterSync {
       }
       if (reflector.stalled()) reflector.rewatch('watch silent');
     }
-    this.checkPlegHealth();
+    let pleg: unknown;
+    try {
+      this.checkPlegHealth();
+    } catch (e) {
+      pleg = e;
+    }
+    if (this.unreported.length) {
+      // Once: this housekeeping iteration is the timeline's error for these types.
+      const lines = [...this.unreported, ...(pleg instanceof Error ? [pleg.message] : [])];
+      this.unreported = [];
+      throw new Error(lines.join('; '));
+    }
+    if (pleg !== undefined) throw pleg;
   }
 
   /**
@@ -229,8 +348,9 @@ export class ClusterSync {
   /** The loop's runtime check: every reflector failing repeatedly means the API server is unreachable. */
   private runtimeErrors(): Error | undefined {
     const n = this.opts.unreachableAfterErrors ?? 3;
-    if (this.running.length === 0 || !this.running.every((r) => r.reflector.stats.consecutiveErrors >= n)) return undefined;
-    return new Error(`API server unreachable: ${this.running[0]!.reflector.lastError ?? 'watches failing'}`);
+    const live = this.running.filter((r) => r.reflector.state !== 'forbidden');
+    if (live.length === 0 || !live.every((r) => r.reflector.stats.consecutiveErrors >= n)) return undefined;
+    return new Error(`API server unreachable: ${live[0]!.reflector.lastError ?? 'watches failing'}`);
   }
 
   /** Counters for the CLI summary and tests. */

@@ -94,6 +94,7 @@ export interface ConsistencyListerOptions {
   client: ListWatchClient;
   clock: Clock;
   gvr: GroupVersionResource;
+  /** Where to list when the reflector watches everywhere; a reflector's own (narrowed) namespace wins. */
   namespace?: string;
   fieldSelector?: string;
   pageSize: number;
@@ -139,7 +140,7 @@ export class ConsistencyLister {
         const l = await o.client.list(
           o.gvr,
           // Metadata only: the comparison reads uid and resourceVersion, nothing else.
-          { ...(o.namespace ? { namespace: o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize, metadataOnly: true },
+          { ...((o.reflector.namespace ?? o.namespace) ? { namespace: o.reflector.namespace ?? o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize, metadataOnly: true },
           { signal },
         );
         this.lists++;

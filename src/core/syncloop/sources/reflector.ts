@@ -40,12 +40,20 @@ export interface ReflectorOptions {
    * Default true; a server that rejects it (400, 422) is listed from then on.
    */
   watchList?: boolean;
+  /**
+   * A namespaced type watched across all namespaces: where a 403 narrows the watch to, once (the
+   * loader's fallback). Unset: a 403 makes the type forbidden.
+   */
+  narrowTo?: string;
+  /** Called once when the server answers 403 where the reflector may not narrow further; the reflector then stops. */
+  onForbidden?: (message: string, namespace: string | undefined) => void;
 }
 
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
-export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped';
+/** 'forbidden': the server answered 403 where the reflector could not narrow; it stopped for good (not restarted). */
+export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped' | 'forbidden';
 
 export const REFLECTOR_BACKOFF_BASE_MS = 800;
 export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
@@ -68,7 +76,11 @@ export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
  * - Memory: at most `maxQueuedEvents` undelivered events; a watch that outruns the sink is dropped
  *   and replaced by a relist (whose SET the merge turns into the same minimal updates).
  * - relist() (housekeeping's restart) aborts the current list or watch and lists again at once.
- * - run() never rejects; it resolves when its signal aborts.
+ * - A 403 across all namespaces with `narrowTo` set narrows the reflector to that namespace once
+ *   (logged at warning level) and lists there at once, without backoff. Any other 403 is reported
+ *   once (a warning and onForbidden) and ends run() in state 'forbidden': a forbidden request is
+ *   never retried.
+ * - run() never rejects; it resolves when its signal aborts (or the type is forbidden).
  */
 export class Reflector {
   state: ReflectorState = 'idle';
@@ -78,6 +90,10 @@ export class Reflector {
   /** lists counts full syncs, by LIST or by watch-list (watchLists of them); listRequests only the LISTs. */
   readonly stats = { lists: 0, watchLists: 0, watchListFallbacks: 0, listRequests: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, rewatchRequests: 0, consecutiveErrors: 0 };
   lastError: string | undefined;
+  /** The namespace watched now: the options', or `narrowTo` after a cluster-wide 403. */
+  namespace: string | undefined;
+  /** Times a cluster-wide 403 narrowed the watch (0 or 1). */
+  narrowed = 0;
   private current: AbortController | undefined;
   private relistRequested = false;
   private rewatchRequested = false;
@@ -91,6 +107,7 @@ export class Reflector {
     readonly opts: ReflectorOptions,
   ) {
     this.watchListSupported = opts.watchList !== false;
+    this.namespace = opts.namespace;
   }
 
   /** Restarts from a fresh list now (used by housekeeping for dead or inconsistent watches). */
@@ -150,6 +167,20 @@ export class Reflector {
         if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
       } catch (e) {
         if (signal.aborted) break;
+        if (isForbidden(e) && !this.relistRequested) {
+          const message = (e as Error).message;
+          this.lastError = message;
+          if (this.namespace === undefined && this.opts.narrowTo) {
+            this.namespace = this.opts.narrowTo;
+            this.narrowed++;
+            warn(log)(`Reflector forbidden across all namespaces, narrowing to the context namespace${kv({ reflector: this.opts.name, namespace: this.namespace, err: message })}`);
+            continue;
+          }
+          this.state = 'forbidden';
+          warn(log)(`Reflector forbidden, not retrying${kv({ reflector: this.opts.name, type: typeName(this.opts.gvr), namespace: this.namespace ?? '(all namespaces)', err: message })}`);
+          this.opts.onForbidden?.(message, this.namespace);
+          return;
+        }
         if (!this.relistRequested) {
           this.stats.errors++;
           this.stats.consecutiveErrors++;
@@ -277,6 +308,7 @@ export class Reflector {
           this.stats.expired++;
           log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`);
         }
+        if (end.kind === 'error' && isForbidden(end.error)) throw end.error; // a LIST would only be refused too
         if (end.kind === 'error' || end.kind === 'expired') {
           this.lastError = end.error.message;
           if (end.error instanceof KubeApiError && (end.error.status === 400 || end.error.status === 422)) this.watchListSupported = false;
@@ -304,13 +336,14 @@ export class Reflector {
           return 'relist';
         case 'error':
           this.lastError = end.error.message;
+          if (isForbidden(end.error)) throw end.error;
           return 'error';
       }
     }
   }
 
   private scope(): { namespace?: string; fieldSelector?: string } {
-    return { ...(this.opts.namespace ? { namespace: this.opts.namespace } : {}), ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}) };
+    return { ...(this.namespace ? { namespace: this.namespace } : {}), ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}) };
   }
 
   private child(parent: AbortSignal): AbortController {
@@ -326,4 +359,17 @@ export class Reflector {
   private heard(): void {
     this.lastHeardAt = this.opts.clock.now();
   }
+}
+
+function isForbidden(e: unknown): boolean {
+  return e instanceof KubeApiError && e.status === 403;
+}
+
+function typeName(g: GroupVersionResource): string {
+  return g.group ? `${g.resource}.${g.group}` : g.resource;
+}
+
+/** The logger's warning level, or its error level for a logger without one. */
+function warn(log: SyncLogger): (line: string) => void {
+  return log.warn ? (l) => log.warn!(l) : (l) => log.error(l);
 }
