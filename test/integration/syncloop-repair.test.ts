@@ -74,6 +74,8 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     timeline = new TimelineStore(50_000);
     sync = new ClusterSync({ client, timeline, consistencyPeriodMs: CONSISTENCY_PERIOD_MS, consistencyConfirmMs: CONSISTENCY_CONFIRM_MS, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
     running = sync.run(stop.signal);
+    // The sources start once the loop has asked what the user may watch (an access review).
+    await until(() => sync.running.some((r) => r.source === 'api'), 'the pods source started', 10_000);
     pods = sync.running.find((r) => r.source === 'api')!.reflector;
     await until(() => sync.kl.allSourcesReady() && pods.state === 'watching', 'sources listed and watching', 10_000);
   });
