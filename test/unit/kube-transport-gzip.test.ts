@@ -88,4 +88,17 @@ describe('transport: gzip', () => {
     await c.transport.getJson({ path: '/api' });
     assert.equal(s.seen[0].headers['accept-encoding'], undefined);
   });
+
+  it('the kubeconfig cluster\'s disable-compression: true is honoured as client-go honours it; the option overrides it', async () => {
+    const s = await startServer((_q, res) => res.end('{}'));
+    servers.push(s);
+    const ctx = contextFor(s.url, {}, { 'disable-compression': true });
+    assert.equal(ctx.disableCompression, true);
+    const off = await KubeClient.connect(ctx, { qps: 0 });
+    const on = await KubeClient.connect(ctx, { qps: 0, disableCompression: false });
+    clients.push(off, on);
+    await off.transport.getJson({ path: '/api' });
+    await on.transport.getJson({ path: '/api' });
+    assert.deepEqual(s.seen.map((r) => r.headers['accept-encoding']), [undefined, 'gzip']);
+  });
 });

@@ -67,6 +67,8 @@ export interface KubeContext {
    * `client.authentication.k8s.io/exec` extension (spec.cluster.config) and disable-compression.
    */
   execClusterExtras?: { config?: unknown; disableCompression?: boolean };
+  /** The cluster entry's `disable-compression: true` (client-go's rest.Config.DisableCompression): never ask for gzip. */
+  disableCompression?: boolean;
   /** The merged `preferences` (kubectl's; nothing here acts on them). */
   preferences: Record<string, unknown>;
   /** A KubeConfig holding only this context (current-context = name). */
@@ -298,7 +300,8 @@ export function loadKubeContext(opts: LoadKubeContextOptions = {}): KubeContext 
   const extensions = Array.isArray(cluster.body.extensions) ? cluster.body.extensions : [];
   const execExt = extensions.find((e): e is Obj => isObj(e) && e.name === 'client.authentication.k8s.io/exec');
   const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
-  return { name, server: server.replace(/\/+$/, ''), cluster: kc.getCurrentCluster()!, user: kc.getCurrentUser() ?? undefined, namespace: ns, impersonate, exec, execClusterExtras, preferences: m.preferences, kc, source: m.source };
+  const disableCompression = cluster.body['disable-compression'] === true || undefined;
+  return { name, server: server.replace(/\/+$/, ''), cluster: kc.getCurrentCluster()!, user: kc.getCurrentUser() ?? undefined, namespace: ns, impersonate, exec, execClusterExtras, disableCompression, preferences: m.preferences, kc, source: m.source };
 }
 
 function inClusterContext(m: Merged, name: string): KubeContext {

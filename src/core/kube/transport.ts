@@ -397,7 +397,8 @@ export class KubeTransport {
       Accept: spec.accept ?? 'application/json',
       'User-Agent': this.opts.userAgent ?? USER_AGENT,
     };
-    if (!this.opts.disableCompression) h['Accept-Encoding'] = 'gzip';
+    // The option wins; else the kubeconfig cluster's disable-compression, as client-go reads it.
+    if (!(this.opts.disableCompression ?? this.context.disableCompression)) h['Accept-Encoding'] = 'gzip';
     return h;
   }
 
