@@ -34,6 +34,7 @@ import type { KubeContext } from './kubeconfig';
 import { proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
+import { observeRtt } from './rtt';
 
 export interface TransportOptions {
   clock?: Clock;
@@ -111,6 +112,11 @@ export interface TransportStats {
   inFlight: number;
   /** List pages delivered by the I/O thread (the rest came through this thread). */
   streamedPages: number;
+  /**
+   * The smallest round-trip time to the server seen so far, ms (see rtt.ts); undefined before the
+   * first sample. Never below the true RTT: every sample is a lower-bounded measure of it.
+   */
+  rttMs?: number;
 }
 
 /** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
@@ -309,6 +315,7 @@ export class KubeTransport {
     const url = buildUrl(this.server, spec.path, spec.query);
     return new Promise((resolve, reject) => {
       const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
+      observeRtt(req, this.stats);
       this.stats.requests++;
       this.stats.inFlight++;
       let settled = false;
@@ -422,6 +429,7 @@ export class KubeTransport {
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
     return new Promise<Raw>((resolve, reject) => {
       const req = (this.auth.secure ? https : http).request(url, { method, agent: this.auth.agent, headers });
+      observeRtt(req, this.stats);
       this.stats.requests++;
       this.stats.inFlight++;
       let finished = false;

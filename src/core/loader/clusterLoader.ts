@@ -36,6 +36,7 @@ import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOpt
 import { selectTypes } from './plan';
 import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
+import { autoConcurrency } from './autoConcurrency';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 interface Progress {
@@ -160,6 +161,14 @@ export class ClusterLoader {
     summary.skippedTypes = loadPlan.skippedTypes;
     summary.resourceTypes = loadPlan.types.length;
     summary.tasks = loadPlan.tasks.length;
+    // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts).
+    summary.concurrency = o.concurrency;
+    if (o.autoConcurrency) {
+      summary.concurrencyAuto = autoConcurrency(this.client.transport?.stats.rttMs);
+      summary.concurrency = summary.concurrencyAuto.lanes;
+    }
+    loadPlan.concurrency = summary.concurrency;
+    if (summary.concurrencyAuto) loadPlan.concurrencyAuto = summary.concurrencyAuto;
     onPlan(loadPlan);
 
     const count = (result: LoadTaskResult) => {
@@ -200,7 +209,7 @@ export class ClusterLoader {
 
     const progress = new Map<number, Progress>();
     const pool = new WorkerPool<LoadTask, void>({
-      concurrency: o.concurrency,
+      concurrency: summary.concurrency,
       clock: this.clock,
       signal,
       taskTimeoutMs: o.taskTimeoutMs,
