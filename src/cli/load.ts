@@ -38,7 +38,7 @@ flags:
   --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY}, used exactly. Default: from the
                         measured round-trip time, ${AUTO_BASE_LANES} on a LAN, widened far away so the
                         server still works on about ${AUTO_BASE_LANES} lists at once:
-                        round(${AUTO_BASE_LANES} x (1 + RTT / ${AUTO_SERVER_MS} ms)), ${AUTO_BASE_LANES}..${AUTO_MAX_LANES}
+                        floor(${AUTO_BASE_LANES} x (1 + RTT / ${AUTO_SERVER_MS} ms)), ${AUTO_BASE_LANES}..${AUTO_MAX_LANES}
   --page-size N         objects per page (limit), 1..${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})
   -n, --namespace NS    only this namespace (repeatable); cluster-scoped types are still loaded once.
                         Without it: all namespaces, and a type the user may not list across

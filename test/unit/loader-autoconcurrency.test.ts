@@ -79,6 +79,8 @@ describe('autoConcurrency: the rule', () => {
     assert.equal(autoConcurrency(0).lanes, 4);
     assert.equal(autoConcurrency(0.3).lanes, 4); // loopback
     assert.equal(autoConcurrency(3).lanes, 4); // a LAN, or a cloud region
+    assert.equal(autoConcurrency(6.2).lanes, 4); // less than a lane's worth of waiting (25 / 4 ms)
+    assert.equal(autoConcurrency(6.25).lanes, 5);
     assert.equal(autoConcurrency(25).lanes, 8); // a lane waits as long as the server works: twice the lanes
     assert.equal(autoConcurrency(50).lanes, 12);
     assert.equal(autoConcurrency(80).lanes, 16);

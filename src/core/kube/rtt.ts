@@ -4,10 +4,12 @@
  * Guarantee: every sample is at least one round trip, so `stats.rttMs` (the minimum seen) is never
  * below the true RTT; it comes down to it as cheap requests are answered. Samples:
  * - A request on a new socket: its TCP 'connect' (SYN .. SYN-ACK, before TLS) is one round trip to
- *   a server reached directly. Its first answer comes after at least 1 (TCP) + 1 or 2 (TLS: 1.3 or a
- *   resumed session 1, a full 1.2 handshake 2) + 1 (the request) round trips; that time divided by
- *   those rounds is also a bound from below, and one that a local hop in front of the server (an SSH
- *   forward, a relay: its 'connect' is loopback-fast) cannot bring down. The sample is the larger.
+ *   a server reached directly. A TLS socket is ready ('secureConnect') after at least 1 (TCP) + 1 or 2
+ *   (TLS: 1.3 or a resumed session 1, a full 1.2 handshake 2) round trips; that time divided by those
+ *   rounds is also a bound from below, and one that a local hop in front of the server (an SSH
+ *   forward, a relay: its 'connect' is loopback-fast) cannot bring down. It leaves out the server's
+ *   work on the request, which is what makes it small on a LAN. The sample is the larger of the two.
+ *   (Plain HTTP: the first answer, after 1 (TCP) + 1 (the request) round trips, stands in for the TLS time.)
  * - A request on a reused keep-alive socket: the time from sending to the answer's headers is one
  *   round trip plus the server's work (and any wait for a free socket): from above, so only its
  *   minimum over cheap requests (discovery, reviews) says much; it can never undercut the RTT.
@@ -42,9 +44,10 @@ export function observeRtt(req: http.ClientRequest, stats: RttStats, now: () => 
     }
     let connectMs = 0;
     socket.once('connect', () => (connectMs = now() - t0));
-    req.once('response', () => {
-      const rounds = 2 + (socket instanceof tls.TLSSocket ? tlsRounds(socket) : 0);
-      noteRtt(stats, Math.max(connectMs, (now() - t0) / rounds));
-    });
+    if (socket instanceof tls.TLSSocket) {
+      socket.once('secureConnect', () => noteRtt(stats, Math.max(connectMs, (now() - t0) / (1 + tlsRounds(socket)))));
+    } else {
+      req.once('response', () => noteRtt(stats, Math.max(connectMs, (now() - t0) / 2)));
+    }
   });
 }

@@ -378,6 +378,24 @@ export class KubeTransport {
     });
   }
 
+  /**
+   * One cheap request (GET /version, readable by every user) whose only use is an RTT sample
+   * (rtt.ts) taken while this thread has nothing else to do: the samples of a start are taken
+   * while the thread is busy starting up, and a late 'connect' or answer event counts the thread's
+   * lag as distance (seen: 6-9 ms on loopback). Sent on a kept-alive socket when there is one.
+   * Never throws but for an abort; any answer (even an error status) is a sample; no retries.
+   * Resolves with stats.rttMs.
+   */
+  async probeRtt(signal?: AbortSignal, timeoutMs = 10_000): Promise<number | undefined> {
+    try {
+      await this.attempt({ path: '/version', signal, timeoutMs }, undefined);
+    } catch (e) {
+      if (signal?.aborted) throw abortReason(signal);
+      void e; // no sample from a failed probe; the load goes on with what it has
+    }
+    return this.stats.rttMs;
+  }
+
   /** Destroys the agent and its sockets. Idempotent. In-flight requests fail with a reset. */
   close(): void {
     if (this.closed) return;

@@ -1,8 +1,10 @@
 /**
  * The loader's pool size when the user did not choose one: latency-aware.
  *
- * Rule: lanes = clamp(round(BASE * (1 + rtt / SERVER_MS)), BASE, MAX_AUTO), BASE = 4 (Kyverno's
- * default), SERVER_MS = 25 ms, MAX_AUTO = 16. No RTT known (no sample yet): BASE.
+ * Rule: lanes = clamp(floor(BASE * (1 + rtt / SERVER_MS)), BASE, MAX_AUTO), BASE = 4 (Kyverno's
+ * default), SERVER_MS = 25 ms, MAX_AUTO = 16. No RTT known (no sample yet): BASE. Rounded down: a
+ * lane is added only once the waiting adds up to a whole lane's work (SERVER_MS / BASE = 6.25 ms),
+ * so a LAN's few milliseconds (and TLS set-up counted in the RTT sample there) stay at 4 lanes.
  *
  * Why: a lane lists one page at a time. On a LAN a page costs the lane about the server's work
  * (SERVER_MS, a 500-object page), so 4 lanes keep ~4 LISTs at the server. Far away, each page
@@ -31,6 +33,6 @@ export interface ConcurrencyAuto {
 /** The rule above, for a measured RTT in ms (undefined: not known). */
 export function autoConcurrency(rttMs: number | undefined): ConcurrencyAuto {
   if (rttMs === undefined || !Number.isFinite(rttMs) || rttMs < 0) return { rttMs: null, lanes: AUTO_BASE_LANES };
-  const lanes = Math.min(AUTO_MAX_LANES, Math.max(AUTO_BASE_LANES, Math.round(AUTO_BASE_LANES * (1 + rttMs / AUTO_SERVER_MS))));
+  const lanes = Math.min(AUTO_MAX_LANES, Math.max(AUTO_BASE_LANES, Math.floor(AUTO_BASE_LANES * (1 + rttMs / AUTO_SERVER_MS))));
   return { rttMs: Math.round(rttMs * 10) / 10, lanes };
 }

@@ -36,7 +36,7 @@ import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOpt
 import { selectTypes } from './plan';
 import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
-import { autoConcurrency } from './autoConcurrency';
+import { AUTO_BASE_LANES, autoConcurrency } from './autoConcurrency';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 interface Progress {
@@ -151,6 +151,7 @@ export class ClusterLoader {
         ({ selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude));
       }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
+      if (o.autoConcurrency) await this.confirmRtt(signal);
       loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
@@ -276,6 +277,17 @@ export class ClusterLoader {
       return finish('cancelled', abortReason(signal));
     }
     return finish(summary.failed > 0 ? 'partial' : 'ok');
+  }
+
+  /**
+   * Before a widened pool: one idle-time RTT probe (KubeTransport.probeRtt). The samples taken so
+   * far are upper bounds that a busy start inflates, so they may only keep 4 lanes on their own;
+   * a wider pool needs the probe to agree. Costs one round trip, only when widening is in question.
+   */
+  private async confirmRtt(signal: AbortSignal): Promise<void> {
+    const t = this.client.transport;
+    if (!t?.probeRtt || autoConcurrency(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    await t.probeRtt(signal);
   }
 
   /** The candidate namespaces and the scope input of this load. */

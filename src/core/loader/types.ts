@@ -120,5 +120,9 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   discover(opts: { signal?: AbortSignal; fresh?: boolean }): Promise<Discovery>;
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
-  readonly transport?: { stats: { requests: number; rttMs?: number } };
+  readonly transport?: {
+    stats: { requests: number; rttMs?: number };
+    /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */
+    probeRtt?(signal?: AbortSignal): Promise<number | undefined>;
+  };
 }
