@@ -26,9 +26,19 @@ class GatedClient implements LoaderClient {
   running = 0;
   peak = 0;
   private gates: (() => void)[] = [];
-  readonly transport: { stats: { requests: number; rttMs?: number } };
-  constructor(private readonly types: number, rttMs: number | undefined) {
-    this.transport = { stats: { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) } };
+  probes = 0;
+  readonly transport: { stats: { requests: number; rttMs?: number }; probeRtt?: () => Promise<number | undefined> };
+  /** `probedMs`: what an idle-time probe would measure (a fake RTT); undefined: no probe offered. */
+  constructor(private readonly types: number, rttMs: number | undefined, probedMs?: number) {
+    const stats: { requests: number; rttMs?: number } = { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) };
+    this.transport = { stats };
+    if (probedMs !== undefined) {
+      this.transport.probeRtt = async () => {
+        this.probes++;
+        stats.rttMs = Math.min(stats.rttMs ?? Infinity, probedMs);
+        return stats.rttMs;
+      };
+    }
   }
   async discover(): Promise<Discovery> {
     return discovery(this.types);
@@ -57,8 +67,8 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 }
 
 /** Runs a load of `types` tasks; returns the most lists that ran at once, the summary and the plan's concurrency. */
-async function loadWith(rttMs: number | undefined, types: number, concurrency?: number) {
-  const client = new GatedClient(types, rttMs);
+async function loadWith(rttMs: number | undefined, types: number, concurrency?: number, probedMs?: number) {
+  const client = new GatedClient(types, rttMs, probedMs);
   const loader = new ClusterLoader(client, { clock: new FakeClock(), accessReview: false, ...(concurrency === undefined ? {} : { concurrency }) });
   const run = loader.start({ onResult: () => {} });
   const plan = await run.plan;
@@ -70,7 +80,7 @@ async function loadWith(rttMs: number | undefined, types: number, concurrency?: 
   const busy = client.running;
   while (!(await Promise.race([run.done.then(() => true), new Promise<false>((r) => setImmediate(() => r(false)))]))) client.releaseAll();
   const summary = await run.done;
-  return { busy, peak: client.peak, summary, plan };
+  return { busy, peak: client.peak, summary, plan, probes: client.probes };
 }
 
 describe('autoConcurrency: the rule', () => {
@@ -144,5 +154,25 @@ describe('ClusterLoader: the pool size', () => {
       assert.equal(r.peak, c);
       assert.equal(r.summary.results, 40);
     }
+  });
+
+  it('before widening, asks the transport for an idle-time probe; a probe that finds the server near keeps 4 lanes', async () => {
+    const near = await loadWith(9, 40, undefined, 0.8); // start-up samples said 9 ms, the idle probe 0.8 ms
+    assert.equal(near.probes, 1);
+    assert.deepEqual(near.summary.concurrencyAuto, { rttMs: 0.8, lanes: 4 });
+    assert.equal(near.peak, 4);
+    const far = await loadWith(104, 40, undefined, 101);
+    assert.equal(far.probes, 1);
+    assert.deepEqual(far.summary.concurrencyAuto, { rttMs: 101, lanes: 16 });
+    assert.equal(far.peak, 16);
+  });
+
+  it('sends no probe when the samples already keep 4 lanes, for a load of 4 lists or fewer, or with a concurrency given', async () => {
+    assert.equal((await loadWith(0.5, 40, undefined, 0.4)).probes, 0);
+    const small = await loadWith(104, 3, undefined, 101);
+    assert.equal(small.probes, 0);
+    assert.equal(small.summary.concurrency, 16); // the rule still names the size; only 3 lists run
+    assert.equal(small.peak, 3);
+    assert.equal((await loadWith(104, 40, 4, 101)).probes, 0);
   });
 });

@@ -151,7 +151,8 @@ export class ClusterLoader {
         ({ selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude));
       }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
-      if (o.autoConcurrency) await this.confirmRtt(signal);
+      // A load of at most 4 lists (a refresh of one type) runs the same on any pool: no probe.
+      if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal);
       loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
