@@ -34,6 +34,7 @@ const repeats = Number(arg('--repeats', quick ? '1' : '3'));
 const kubectlTimeoutS = Number(arg('--kubectl-timeout', '300'));
 const outFile = arg('--json', '.bench/remote.json');
 const PAGE = 500;
+/** The fixed-lanes row's concurrency (Kyverno's default); the KubeLoop rows run without --concurrency (the latency-aware default). */
 const CONCURRENCY = 4;
 /** `timeout`'s exit status when the command outlived its time (124: ended by TERM; 137: by KILL 5 s later). */
 const TIMED_OUT = [124, 137];
@@ -88,6 +89,16 @@ async function countOnServer(kubeconfig: string, types: BenchType[]): Promise<nu
   }
 }
 
+/** The concurrency KubeLoop's --json says it ran with, and what it chose it from when it chose. */
+function lanesOf(m: Measurement): { concurrency: number; auto: { rttMs: number | null; lanes: number } | null } | undefined {
+  try {
+    const j = JSON.parse(m.stdout.trim().split('\n').pop() ?? '') as { concurrency: number; concurrencyAuto: { rttMs: number | null; lanes: number } | null };
+    return { concurrency: j.concurrency, auto: j.concurrencyAuto ?? null };
+  } catch {
+    return undefined;
+  }
+}
+
 /** How many list pages KubeLoop's --json says it fetched. */
 function pagesOf(m: Measurement): number | undefined {
   try {
@@ -117,9 +128,10 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     kubeconfigViaRelay(kubeconfig, relay, far);
 
     const node = process.execPath;
-    const kl = ['dist/cli.js', 'load', '--kubeconfig', far, '--concurrency', String(CONCURRENCY), '--page-size', String(PAGE), '--json'];
+    const kl = ['dist/cli.js', 'load', '--kubeconfig', far, '--page-size', String(PAGE), '--json'];
     const fast = await interleaved(relay, repeats, {
-      kubeloop: { name: 'KubeLoop (full objects)', cmd: node, args: kl },
+      kubeloop: { name: 'KubeLoop (full objects, default lanes)', cmd: node, args: kl },
+      kubeloop4: { name: `KubeLoop (full objects, --concurrency ${CONCURRENCY})`, cmd: node, args: [...kl, '--concurrency', String(CONCURRENCY)] },
       kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
       naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', far, typesFile] },
     });
@@ -155,22 +167,25 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
         exit: r.exitCode,
       })),
     );
-    const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop!), meta: objectsOf(results.kubeloopMeta!), naive: objectsOf(results.naive!) };
+    const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop!), kubeloop4: objectsOf(results.kubeloop4!), meta: objectsOf(results.kubeloopMeta!), naive: objectsOf(results.naive!) };
     const speedup = kube.wallMs / base.wallMs;
     const bytes = wire(base) / wire(kube);
     const checks: Check[] = [
       [`kubectl / KubeLoop >= 10x (wall)`, speedup >= 10, `${timedOut(kube) ? '> ' : ''}${speedup.toFixed(2)}x`],
       [`KubeLoop bytes / kubectl bytes <= 1.2x (both directions)`, !timedOut(kube) && bytes <= 1.2, `${bytes.toFixed(2)}x (${mb(wire(base))} MB vs ${mb(wire(kube))} MB)${timedOut(kube) ? ', kubectl cut off' : ''}`],
       [`metadata-only bytes / kubectl bytes <= 1.2x`, !timedOut(kube) && wire(results.kubeloopMeta!) / wire(kube) <= 1.2, `${(wire(results.kubeloopMeta!) / wire(kube)).toFixed(2)}x`],
-      [`every count equals the server's (plain GET per type)`, seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
+      [`every count equals the server's (plain GET per type)`, seen.kubeloop === onServer && seen.kubeloop4 === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
     ];
     printChecks(checks);
     const link = (rateMbit * 1e6) / 8;
     const pages = pagesOf(base);
-    if (pages !== undefined) {
-      const floor = Math.ceil(pages / CONCURRENCY) * 2 * latencyMs;
-      console.log(`info: KubeLoop listed ${pages} pages, ${CONCURRENCY} at a time: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`);
+    const lanes = lanesOf(base);
+    if (pages !== undefined && lanes !== undefined) {
+      const floor = Math.ceil(pages / lanes.concurrency) * 2 * latencyMs;
+      const why = lanes.auto ? ` (chosen from a measured RTT of ${lanes.auto.rttMs} ms)` : '';
+      console.log(`info: KubeLoop listed ${pages} pages, ${lanes.concurrency} at a time${why}: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`);
     }
+    console.log(`info: default lanes / --concurrency ${CONCURRENCY} = ${(base.wallMs / results.kubeloop4!.wallMs).toFixed(2)}x (wall)`);
     console.log(`info: naive / KubeLoop = ${(results.naive!.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive!.connections} connections, KubeLoop ${base.connections}, kubectl ${kube.connections}`);
     console.log(`info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`);
     return {

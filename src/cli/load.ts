@@ -18,8 +18,8 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../core/pool';
+import { AUTO_BASE_LANES, AUTO_MAX_LANES, AUTO_SERVER_MS, ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import { MAX_CONCURRENCY } from '../core/pool';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -35,7 +35,10 @@ Loads every listable resource type (CRDs included) with a pool of workers and pr
 flags:
   --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
   --context NAME        context to use (default: the current context)
-  --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
+  --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY}, used exactly. Default: from the
+                        measured round-trip time, ${AUTO_BASE_LANES} on a LAN, widened far away so the
+                        server still works on about ${AUTO_BASE_LANES} lists at once:
+                        floor(${AUTO_BASE_LANES} x (1 + RTT / ${AUTO_SERVER_MS} ms)), ${AUTO_BASE_LANES}..${AUTO_MAX_LANES}
   --page-size N         objects per page (limit), 1..${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})
   -n, --namespace NS    only this namespace (repeatable); cluster-scoped types are still loaded once.
                         Without it: all namespaces, and a type the user may not list across
@@ -140,7 +143,9 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
   return {
     context: ctx.name,
     server: ctx.server,
-    concurrency: o.concurrency,
+    concurrency: summary.concurrency ?? o.concurrency,
+    // Set when --concurrency was not given: the measured RTT (ms) and the lanes chosen from it.
+    concurrencyAuto: summary.concurrencyAuto ?? null,
     pageSize: o.pageSize,
     metadataOnly: o.metadataOnly,
     namespaces: o.namespaces,
@@ -162,7 +167,7 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     forbidden: summary.forbidden,
     discoveryCached: wire?.discoveryCached ?? false,
     transport: wire
-      ? { requests: wire.stats.requests, wireBytes: wire.stats.wireBytes, bytesReceived: wire.stats.bytesReceived, gzipResponses: wire.stats.gzipResponses, streamedPages: wire.stats.streamedPages, proxied: wire.proxied }
+      ? { requests: wire.stats.requests, wireBytes: wire.stats.wireBytes, bytesReceived: wire.stats.bytesReceived, gzipResponses: wire.stats.gzipResponses, streamedPages: wire.stats.streamedPages, proxied: wire.proxied, rttMs: wire.stats.rttMs === undefined ? null : Math.round(wire.stats.rttMs * 10) / 10 }
       : null,
     skipped: summary.skippedTypes,
     failed: sorted
@@ -213,9 +218,16 @@ function table(results: LoadTaskResult[]): string {
   return [fmt(head), ...rows.map(fmt)].join('\n') + '\n';
 }
 
+/** "16 workers (auto: RTT 100 ms)", "4 workers". */
+function workers(s: LoadSummary, o: ClusterLoader['options']): string {
+  const n = `${s.concurrency ?? o.concurrency} workers`;
+  const a = s.concurrencyAuto;
+  return a ? `${n} (auto: ${a.rttMs === null ? 'no RTT measured' : `RTT ${a.rttMs} ms`})` : n;
+}
+
 function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
   const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
-  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${o.concurrency} workers, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
+  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
     case 'ok': return `Loaded ${what} in ${tail}.\n`;
     case 'partial': return `Loaded ${what}; ${s.failed} task(s) FAILED, in ${tail}.\n`;

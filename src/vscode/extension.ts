@@ -215,8 +215,14 @@ export async function deactivate(): Promise<void> {
 /** Reads and validates the settings; invalid values fall back to defaults, and `problems` says which ('' for none). */
 function readConfig(): { settings: KubeLoopSettings; problems: string } {
   const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  const { settings, problems } = readSettings((key) => cfg.get(key));
+  const { settings, problems } = readSettings((key) => cfg.get(key), (key) => isUserSet(cfg.inspect(key)));
   return { settings, problems: problems.join(' ') };
+}
+
+/** A value set in any scope (user, workspace, folder, or for a language), not the default. */
+function isUserSet(i: ReturnType<vscode.WorkspaceConfiguration['inspect']>): boolean {
+  if (!i) return false;
+  return [i.globalValue, i.workspaceValue, i.workspaceFolderValue, i.globalLanguageValue, i.workspaceLanguageValue, i.workspaceFolderLanguageValue].some((v) => v !== undefined);
 }
 
 function warnAbout(problems: string): void {

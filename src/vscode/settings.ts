@@ -25,7 +25,17 @@ export interface KubeLoopSettings {
   syncPeriodSeconds: number;
   housekeepingPeriodSeconds: number;
   logLevel: LogLevelName;
+  /**
+   * Whether the user set `kubeloop.concurrency` (any scope; WorkspaceConfiguration.inspect() tells a
+   * value set from the default). false: the loader picks the pool size from the measured RTT
+   * (core/loader/autoConcurrency.ts) and `concurrency` is only the base it starts from. Unknown
+   * (undefined): `concurrency` is used exactly.
+   */
+  concurrencyChosen?: boolean;
 }
+
+/** The keys that are VS Code settings (concurrencyChosen is derived, not a setting). */
+export type SettingKey = Exclude<keyof KubeLoopSettings, 'concurrencyChosen'>;
 
 type IntSpec = { type: 'integer'; default: number; minimum: number; maximum: number; description: string };
 type BoolSpec = { type: 'boolean'; default: boolean; description: string };
@@ -50,13 +60,13 @@ function checkKubeconfigPath(v: string): string | undefined {
   return 'must be an absolute path (or start with ~/), or empty for $KUBECONFIG / ~/.kube/config';
 }
 
-export const SETTINGS: { [K in keyof KubeLoopSettings]: SettingSpec } = {
+export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
   kubeconfig: { type: 'string', default: '', scope: 'machine', check: checkKubeconfigPath,
     description: 'The kubeconfig file to use. Empty: the files in `$KUBECONFIG`, else `~/.kube/config`.' },
   context: { type: 'string', default: '', scope: 'machine',
     description: 'The kubeconfig context to use (set by **KubeLoop: Select Context**). Empty: the kubeconfig\'s current-context.' },
   concurrency: { type: 'integer', default: 4, minimum: 1, maximum: 32,
-    description: 'How many list requests the cluster loader runs at once (its worker pool size).' },
+    description: 'How many list requests the cluster loader runs at once (its worker pool size), used exactly when set. Not set: chosen per load from the measured round-trip time to the cluster, 4 on a LAN and up to 16 far away (`floor(4 × (1 + RTT / 25 ms))`), so that a distant API server still works on about 4 lists at once; the log says what was chosen and why.' },
   pageSize: { type: 'integer', default: 500, minimum: 1, maximum: 10000,
     description: 'Items per page of a paged list (the `limit` parameter; kubectl uses 500).' },
   requestTimeoutSeconds: { type: 'integer', default: 30, minimum: 1, maximum: 600,
@@ -84,6 +94,7 @@ export const SETTINGS_SECTION = 'kubeloop';
 export function defaultSettings(): KubeLoopSettings {
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(SETTINGS)) out[key] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  out.concurrencyChosen = false;
   return out as unknown as KubeLoopSettings;
 }
 
@@ -130,11 +141,16 @@ function check(key: string, spec: SettingSpec, v: unknown): { ok: true; value: u
   }
 }
 
-/** Reads every setting through `get` (undefined = not set), validating each one on its own. */
-export function readSettings(get: (key: keyof KubeLoopSettings) => unknown): SettingsReadResult {
+/**
+ * Reads every setting through `get` (undefined = not set), validating each one on its own.
+ * `isSet`: whether the user set a key (VS Code's getter returns defaults, so the glue asks
+ * inspect()); without it, a key is set when `get` gives a value.
+ */
+export function readSettings(get: (key: SettingKey) => unknown, isSet?: (key: SettingKey) => boolean): SettingsReadResult {
   const settings = defaultSettings();
   const problems: string[] = [];
-  for (const key of Object.keys(SETTINGS) as (keyof KubeLoopSettings)[]) {
+  settings.concurrencyChosen = isSet ? isSet('concurrency') : get('concurrency') !== undefined && get('concurrency') !== null;
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
     const spec = SETTINGS[key];
     const raw = get(key);
     if (raw === undefined || raw === null) continue;

@@ -68,7 +68,7 @@ describe('kubeloop load', () => {
     assert.match(c.out, /^TYPE\s+VERSION\s+NAMESPACE\s+COUNT\s+PAGES\s+RETRIES\s+DURATION\s+WORKER\s+STATUS$/m);
     assert.match(c.out, /^pods\s+v1\s+default\s+\d+\s+1\s+0\s+[\d.]+s\s+\d\s+ok$/m);
     assert.match(c.out, /^nodes\s+v1\s+-\s+3\s+/m);
-    assert.match(c.out, /^Loaded [\d,]+ objects of \d+ task\(s\) over \d+ types in [\d.]+ s, 4 workers, page size 500, metadata only; \d+ requests, 0 retries\.$/m);
+    assert.match(c.out, /^Loaded [\d,]+ objects of \d+ task\(s\) over \d+ types in [\d.]+ s, 4 workers \(auto: RTT [\d.]+ ms\), page size 500, metadata only; \d+ requests, 0 retries\.$/m);
   });
 
   it('fatal errors exit 1 with a clear message: missing kubeconfig, broken YAML, unknown context, bad flag, unreachable server', async () => {

@@ -74,6 +74,20 @@ describe('load and sync runners on the demo cluster', () => {
     assert.ok(model.loadedTypes().find((t) => t.key === 'componentstatuses')?.watchable === false, 'a type without the watch verb is marked');
   });
 
+  it('an unset kubeloop.concurrency: the pool size comes from the RTT and the log says so; a set one is used as given', async () => {
+    const auto = recordingLog();
+    const r = await load(new ResourceModel(), { log: auto });
+    assert.equal(r.summary.concurrency, 4, JSON.stringify(r.summary.concurrencyAuto)); // loopback: as on a LAN
+    assert.equal(r.summary.concurrencyAuto?.lanes, 4);
+    assert.ok(auto.lines.some((l) => /^info loader: 4 workers, chosen from a round-trip time of [\d.]+ ms \(kubeloop\.concurrency not set/.test(l)), auto.lines.join('\n'));
+    const set = recordingLog();
+    const r2 = await load(new ResourceModel(), { log: set, settings: { ...defaultSettings(), concurrency: 3, concurrencyChosen: true } });
+    assert.equal(r2.summary.concurrency, 3);
+    assert.equal(r2.summary.concurrencyAuto, undefined);
+    assert.ok(set.lines.some((l) => l.includes('(3 workers, page size')), set.lines.join('\n'));
+    assert.ok(!set.lines.some((l) => l.includes('chosen from')));
+  });
+
   it('a cancel ends a load against a hanging cluster at once and keeps what finished', async () => {
     const id = tc.cluster.faults.add({ kind: 'hang', verb: 'list', resource: 'configmaps' });
     try {

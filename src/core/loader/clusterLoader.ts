@@ -36,6 +36,7 @@ import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOpt
 import { selectTypes } from './plan';
 import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
+import { AUTO_BASE_LANES, autoConcurrency } from './autoConcurrency';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 interface Progress {
@@ -150,6 +151,8 @@ export class ClusterLoader {
         ({ selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude));
       }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
+      // A load of at most 4 lists (a refresh of one type) runs the same on any pool: no probe.
+      if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal);
       loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
@@ -160,6 +163,14 @@ export class ClusterLoader {
     summary.skippedTypes = loadPlan.skippedTypes;
     summary.resourceTypes = loadPlan.types.length;
     summary.tasks = loadPlan.tasks.length;
+    // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts).
+    summary.concurrency = o.concurrency;
+    if (o.autoConcurrency) {
+      summary.concurrencyAuto = autoConcurrency(this.client.transport?.stats.rttMs);
+      summary.concurrency = summary.concurrencyAuto.lanes;
+    }
+    loadPlan.concurrency = summary.concurrency;
+    if (summary.concurrencyAuto) loadPlan.concurrencyAuto = summary.concurrencyAuto;
     onPlan(loadPlan);
 
     const count = (result: LoadTaskResult) => {
@@ -200,7 +211,7 @@ export class ClusterLoader {
 
     const progress = new Map<number, Progress>();
     const pool = new WorkerPool<LoadTask, void>({
-      concurrency: o.concurrency,
+      concurrency: summary.concurrency,
       clock: this.clock,
       signal,
       taskTimeoutMs: o.taskTimeoutMs,
@@ -267,6 +278,17 @@ export class ClusterLoader {
       return finish('cancelled', abortReason(signal));
     }
     return finish(summary.failed > 0 ? 'partial' : 'ok');
+  }
+
+  /**
+   * Before a widened pool: one idle-time RTT probe (KubeTransport.probeRtt). The samples taken so
+   * far are upper bounds that a busy start inflates, so they may only keep 4 lanes on their own;
+   * a wider pool needs the probe to agree. Costs one round trip, only when widening is in question.
+   */
+  private async confirmRtt(signal: AbortSignal): Promise<void> {
+    const t = this.client.transport;
+    if (!t?.probeRtt || autoConcurrency(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    await t.probeRtt(signal);
   }
 
   /** The candidate namespaces and the scope input of this load. */

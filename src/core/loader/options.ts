@@ -23,6 +23,10 @@ export const DEFAULT_PAGE_SIZE = 500;
 export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 
 export interface ClusterLoaderOptions {
+  /**
+   * Pool size, 1..32, honoured exactly. Unset: latency-aware, chosen after discovery and the
+   * reviews from the transport's measured RTT (autoConcurrency.ts): 4 on a LAN, up to 16 far away.
+   */
   concurrency?: number;
   pageSize?: number;
   /** Only these namespaces (namespaced types get one task per namespace). Empty/unset: all the user may list (see scope.ts). */
@@ -62,6 +66,10 @@ export interface ClusterLoaderOptions {
 }
 
 export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace'>> {
+  /** The concurrency given, or (when autoConcurrency) the base the rule starts from. */
+  concurrency: number;
+  /** No concurrency was given: the load picks it from the RTT (see autoConcurrency.ts). */
+  autoConcurrency: boolean;
   labelSelector?: string;
   contextNamespace?: string;
   transform?: ClusterLoaderOptions['transform'];
@@ -96,6 +104,7 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
   const labelSelector = o.labelSelector?.trim() || undefined;
   return {
     concurrency,
+    autoConcurrency: o.concurrency === undefined,
     pageSize,
     namespaces,
     contextNamespace: o.contextNamespace || undefined,

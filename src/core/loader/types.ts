@@ -7,6 +7,7 @@
 import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
 import type { AccessFacts, AccessReviewer } from './scope';
 import type { SkippedType } from './plan';
+import type { ConcurrencyAuto } from './autoConcurrency';
 
 export interface LoadTask {
   /**
@@ -72,6 +73,9 @@ export interface LoadPlan {
   fallbackNamespaces: string[];
   /** Types left out because a selected type serves the same objects (events.events.k8s.io for events). */
   skippedTypes: SkippedType[];
+  /** The pool size this load runs with, and (no concurrency given) what it was chosen from; set before onPlan. */
+  concurrency?: number;
+  concurrencyAuto?: ConcurrencyAuto;
 }
 
 export interface LoadSummary {
@@ -102,6 +106,10 @@ export interface LoadSummary {
   requests?: number;
   retries: number;
   bytes: number;
+  /** The pool size the load ran with (once the plan is known). */
+  concurrency?: number;
+  /** Set when no concurrency was given: the RTT the pool size was chosen from, and the size. */
+  concurrencyAuto?: ConcurrencyAuto;
 }
 
 /** What the loader needs from a Kubernetes client (KubeClient implements it). */
@@ -112,5 +120,9 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   discover(opts: { signal?: AbortSignal; fresh?: boolean }): Promise<Discovery>;
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
-  readonly transport?: { stats: { requests: number } };
+  readonly transport?: {
+    stats: { requests: number; rttMs?: number };
+    /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */
+    probeRtt?(signal?: AbortSignal): Promise<number | undefined>;
+  };
 }

@@ -25,6 +25,17 @@ describe('readSettings', () => {
     assert.deepEqual(r.problems, ['kubeloop.concurrency must be a whole number from 1 to 32; got 64. Using 4.']);
   });
 
+  it('tells a concurrency the user set (used exactly) from the default (chosen by RTT)', () => {
+    assert.equal(from({}).settings.concurrencyChosen, false);
+    assert.equal(from({ concurrency: 4 }).settings.concurrencyChosen, true);
+    // VS Code's getter gives the default for an unset key; inspect() (isSet) tells them apart.
+    const vscodeLike = (set: boolean) => readSettings((k) => (k === 'concurrency' ? 4 : undefined), (k) => k === 'concurrency' && set);
+    assert.equal(vscodeLike(false).settings.concurrencyChosen, false);
+    assert.equal(vscodeLike(false).settings.concurrency, 4);
+    assert.equal(vscodeLike(true).settings.concurrencyChosen, true);
+    assert.equal(vscodeLike(true).settings.concurrency, 4);
+  });
+
   it('rejects a namespace that is not a DNS label, quoting it', () => {
     const r = from({ namespaces: ['default', 'Not_A_Namespace'] });
     assert.deepEqual(r.settings.namespaces, []);
