@@ -100,12 +100,16 @@ describe('kubeloop load', () => {
       const c = capture();
       const p = runLoad(['--kubeconfig', fx.kubeconfig, '--include', 'configmaps,pods,nodes', '--concurrency', '3'], { ...c.io, signal: ac.signal });
       await until(() => fx.cluster.stats.inflight >= 1 && c.out === '' && fx.cluster.stats.requestsByResource['pods'] !== undefined, 10_000, 'the hung list');
-      await new Promise((r) => setTimeout(r, 100));
       ac.abort(new Error('interrupted by Ctrl-C'));
       assert.equal(await p, 130);
-      assert.match(c.out, /^Interrupted: loaded [\d,]+ objects of 2 task\(s\) over 3 types before the cancel; 1 task\(s\) cancelled/m);
+      // How many of pods and nodes finished before the cancel depends on the machine's speed; what
+      // is guaranteed: the hung list is cancelled, every task is accounted for, finished ones print.
+      const m = /^Interrupted: loaded [\d,]+ objects of (\d) task\(s\) over 3 types before the cancel; (\d) task\(s\) cancelled/m.exec(c.out);
+      assert.ok(m, c.out);
+      assert.equal(Number(m[1]) + Number(m[2]), 3);
+      assert.ok(Number(m[2]) >= 1, 'the hung list is among the cancelled');
       assert.match(c.out, /^configmaps\s+v1\s+\*\s+0\s+0\s+0\s+[\d.]+s\s+\d\s+cancelled$/m);
-      assert.match(c.out, /^pods\s+v1\s+\*\s+\d+\s+\d+\s+0\s+[\d.]+s\s+\d\s+ok$/m);
+      assert.match(c.out, /^pods\s+v1\s+\*\s+\d+\s+\d+\s+0\s+[\d.]+s\s+\d\s+(ok|cancelled)$/m);
     } finally {
       fx.cluster.faults.remove(id);
     }
