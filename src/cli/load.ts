@@ -5,7 +5,7 @@
  *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
  *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
  *                 [--metadata-only] [--timeout SECONDS] [--qps N] [--burst N] [--json]
- *                 [--no-discovery-cache] [--disable-compression]
+ *                 [--no-discovery-cache] [--compression auto|always|never]
  *
  * Discovery is kept on disk as kubectl keeps it ($XDG_CACHE_HOME/kubeloop/discovery, 6 hours;
  * --no-discovery-cache asks the server every time); proxies come from the kubeconfig's proxy-url or
@@ -54,7 +54,9 @@ flags:
   --json                print one JSON object instead of the table
   --no-discovery-cache  ask the server for discovery instead of the 6-hour disk cache
                         ($XDG_CACHE_HOME/kubeloop/discovery, as kubectl's ~/.kube/cache/discovery)
-  --disable-compression do not ask for gzip-compressed answers
+  --compression MODE    gzip: auto (default: asked for, but not of a server on this machine
+                        unless a round trip of 20 ms or more says it is a tunnel), always, never
+  --disable-compression the same as --compression never (kubectl's flag)
 
 proxies: the kubeconfig cluster's proxy-url, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as kubectl
 
@@ -119,6 +121,12 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       case '--json': f.json = true; break;
       case '--no-discovery-cache': f.noDiscoveryCache = true; break;
       case '--disable-compression': f.disableCompression = true; break;
+      case '--compression': {
+        const mode = value();
+        if (mode !== 'auto' && mode !== 'always' && mode !== 'never') throw new UsageError(`--compression must be auto, always or never, got "${mode}"`);
+        f.disableCompression = mode === 'auto' ? undefined : mode === 'never';
+        break;
+      }
       case '-h': case '--help': f.help = true; break;
       default: throw new UsageError(`unknown flag "${argv[i]}"`);
     }

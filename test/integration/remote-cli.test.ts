@@ -42,7 +42,8 @@ describe('kubeloop load: remote-cluster behaviour', () => {
 
   it('reports wire and decoded bytes; discovery is cached on disk for the next run, or bypassed', async () => {
     const n0 = discovery();
-    const first = await load();
+    // The demo cluster is on loopback, where auto asks for no gzip: this case is about gzip.
+    const first = await load('--compression', 'always');
     assert.equal(first.discoveryCached, false);
     assert.equal(discovery() - n0, 2);
     assert.ok(first.transport.gzipResponses > 0);
@@ -51,7 +52,7 @@ describe('kubeloop load: remote-cluster behaviour', () => {
     assert.ok(readdirSync(join(cacheHome, 'kubeloop', 'discovery')).length === 1);
 
     const n1 = discovery();
-    const second = await load();
+    const second = await load('--compression', 'always');
     assert.equal(second.discoveryCached, true);
     assert.equal(discovery() - n1, 0);
     assert.equal(second.objects, first.objects);
@@ -63,5 +64,15 @@ describe('kubeloop load: remote-cluster behaviour', () => {
     assert.equal(third.transport.gzipResponses, 0);
     assert.equal(third.transport.wireBytes, third.transport.bytesReceived);
     assert.equal(third.objects, first.objects);
+
+    // auto (the default), on loopback: nothing asked, nothing compressed; a bad mode is a usage error.
+    const fourth = await load();
+    assert.equal(fourth.transport.gzipResponses, 0);
+    assert.equal(fourth.transport.wireBytes, fourth.transport.bytesReceived);
+    assert.equal(fourth.objects, first.objects);
+    let err = '';
+    const bad = await runLoad(['--kubeconfig', fx.kubeconfig, '--compression', 'sometimes'], { stdout: { write: () => undefined }, stderr: { write: (s: string) => (err += s) } });
+    assert.equal(bad, 1);
+    assert.match(err, /--compression must be auto, always or never, got "sometimes"/);
   });
 });

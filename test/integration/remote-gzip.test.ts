@@ -41,7 +41,8 @@ describe('remote: gzip on the wire', () => {
 
   for (const ioThread of [true, false]) {
     it(`pages over 128 KiB come gzipped and are inflated exactly (${ioThread ? 'I/O thread' : 'loading thread'})`, async () => {
-      const client = await fx.client({ ioThread });
+      // Loopback: the transport would not ask on its own (see wantsGzip); these cases are about gzip.
+      const client = await fx.client({ ioThread, disableCompression: false });
       const { r, big, sent, plain, serverGzip } = await listCounting(client);
       const st = client.transport.stats;
       assert.equal(st.streamedPages > 0, ioThread, 'the pages came the way this case is about');
@@ -71,12 +72,21 @@ describe('remote: gzip on the wire', () => {
   });
 
   it('answers under the threshold are not compressed (discovery), and decode the same', async () => {
-    const client = await fx.client();
+    const client = await fx.client({ disableCompression: false });
     const s0 = fx.cluster.stats.gzipResponses;
     const res = await client.transport.getJson<{ resources: unknown[] }>({ path: '/api/v1' });
     assert.ok(res.bytes < GZIP_THRESHOLD_BYTES);
     assert.ok(Array.isArray(res.body.resources) && res.body.resources.length > 10);
     assert.equal(fx.cluster.stats.gzipResponses - s0, 0);
     assert.equal(client.transport.stats.gzipResponses, 0);
+  });
+
+  it('auto (the default) asks a server on this machine for nothing: compression would only cost both ends CPU', async () => {
+    const client = await fx.client();
+    assert.equal(client.transport.loopback, true);
+    const { r, sent, plain, serverGzip } = await listCounting(client);
+    assert.equal(serverGzip, 0);
+    assert.equal(sent, plain);
+    assert.deepEqual(new Set(r.items.map((o) => o.metadata.uid)), want());
   });
 });

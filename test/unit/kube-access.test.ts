@@ -26,10 +26,10 @@ function body(req: IncomingMessage): Promise<any> {
   });
 }
 
-async function setup(handler: Parameters<typeof startServer>[0], clock?: FakeClock) {
+async function setup(handler: Parameters<typeof startServer>[0], clock?: FakeClock, extra: { disableCompression?: boolean } = {}) {
   const s = await startServer(handler);
   servers.push(s);
-  const t = await KubeTransport.create(contextFor(s.url, { token: 'tok-123' }), { qps: 0, ...(clock ? { clock } : {}) });
+  const t = await KubeTransport.create(contextFor(s.url, { token: 'tok-123' }), { qps: 0, ...(clock ? { clock } : {}), ...extra });
   transports.push(t);
   return { s, t };
 }
@@ -87,7 +87,7 @@ describe('access reviews', () => {
       const gz = gzipSync(raw);
       res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(gz.length) });
       res.end(gz);
-    });
+    }, undefined, { disableCompression: false });
     const before = { ...t.stats };
     const r = await selfSubjectRulesReview(t, 'team-a');
     assert.equal(asked, 'gzip');

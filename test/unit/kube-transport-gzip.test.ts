@@ -9,6 +9,8 @@ import type * as http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { KubeApiError, KubeClient, KubeTransportError, type WatchEvent } from '../../src/core/kube';
 import { contextFor, startServer, type TestServer } from './kube-helpers';
+import { startNetem } from '../../bench/netem';
+import { LOOPBACK_GZIP_MIN_RTT_MS } from '../../src/core/kube/transport';
 
 const servers: TestServer[] = [];
 const clients: KubeClient[] = [];
@@ -19,7 +21,8 @@ after(async () => {
 async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, ioThread = false) {
   const s = await startServer(handler);
   servers.push(s);
-  const c = await KubeClient.connect(contextFor(s.url), { qps: 0, ioThread, retry: { maxBackoffRetries: 0 } });
+  // Loopback servers: asked for explicitly (auto would not ask a server on this machine).
+  const c = await KubeClient.connect(contextFor(s.url), { qps: 0, ioThread, retry: { maxBackoffRetries: 0 }, disableCompression: false });
   clients.push(c);
   return { s, c };
 }
@@ -100,5 +103,36 @@ describe('transport: gzip', () => {
     await off.transport.getJson({ path: '/api' });
     await on.transport.getJson({ path: '/api' });
     assert.deepEqual(s.seen.map((r) => r.headers['accept-encoding']), [undefined, 'gzip']);
+  });
+
+  it('auto: a server on this machine is not asked, until a measured round trip says it is a tunnel to somewhere far', async () => {
+    const s = await startServer((_q, res) => res.end('{}'));
+    servers.push(s);
+    const near = await KubeClient.connect(contextFor(s.url), { qps: 0 });
+    clients.push(near);
+    assert.equal(near.transport.loopback, true);
+    await near.transport.getJson({ path: '/api' });
+    await near.transport.probeRtt();
+    await near.transport.getJson({ path: '/api' });
+    // A relay adding 15 ms each way: a loopback address, a round trip of at least 30 ms.
+    const target = new URL(s.url);
+    const relay = await startNetem({ target: { host: target.hostname, port: Number(target.port) }, latencyMs: 15, rateBitsPerSec: 0 });
+    try {
+      const far = await KubeClient.connect(contextFor(`http://${relay.host}:${relay.port}`), { qps: 0 });
+      clients.push(far);
+      const asked: unknown[] = [];
+      const from = s.seen.length;
+      await far.transport.getJson({ path: '/api' });
+      const rtt = await far.transport.probeRtt();
+      assert.ok(rtt !== undefined && rtt >= LOOPBACK_GZIP_MIN_RTT_MS, `rtt ${rtt} ms`);
+      await far.transport.getJson({ path: '/api' });
+      far.close();
+      for (const r of s.seen.slice(from)) asked.push(r.headers['accept-encoding']);
+      assert.equal(asked.at(-1), 'gzip', 'asked once the round trip was measured');
+      assert.equal(asked[0], undefined, 'not before');
+    } finally {
+      await relay.close();
+    }
+    assert.deepEqual(s.seen.slice(0, 3).map((r) => r.headers['accept-encoding']), [undefined, undefined, undefined], 'the near client never asked');
   });
 });

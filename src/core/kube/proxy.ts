@@ -124,6 +124,11 @@ function normalizeIp(ip: string): string {
   }
 }
 
+/** localhost or a loopback IP (127.0.0.0/8, ::1; IPv6 in brackets or not). */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopback(host.replace(/^\[(.*)\]$/, '$1'));
+}
+
 function isLoopback(host: string): boolean {
   const v = isIP(host);
   if (v === 4) return host.startsWith('127.');
