@@ -411,15 +411,24 @@ export class TimelineView {
 
   // ---- saved state ---------------------------------------------------------------------------
 
+  /**
+   * Writes the saved state now. The root's data-saves counts the writes and data-save-pending says
+   * whether a throttled one is still due, so a reader (a test, a screenshot) can tell the state it
+   * sees has been saved without waiting on the throttle's clock.
+   */
   save(): void {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.st.scrollTop = this.dom.plot.scrollTop;
     this.port.setState(saveableState(this.st));
+    const ds = this.dom.root.dataset;
+    ds.saves = String(Number(ds.saves ?? 0) + 1);
+    ds.savePending = 'false';
   }
 
   /** For continuous input (drag, wheel): at most one setState per 150 ms, the last one always. */
   saveSoon(): void {
+    this.dom.root.dataset.savePending = 'true';
     this.saveTimer ??= setTimeout(() => this.save(), 150);
   }
 

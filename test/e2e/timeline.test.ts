@@ -99,11 +99,27 @@ async function view(page: Page): Promise<[number, number]> {
   return [a!, b!];
 }
 
+/** How many times the webview has written its saved state (the root's data-saves). */
+async function saves(target: Page | Frame): Promise<number> {
+  return Number((await target.locator('#timeline-root').getAttribute('data-saves')) ?? 0);
+}
+
+/**
+ * Waits until the webview has written its saved state since `after` saves and has no throttled
+ * save still due (data-save-pending), so what it shows now is what a restore will read.
+ */
+async function stateSaved(target: Page | Frame, after = 0): Promise<void> {
+  await waitFor('the view state to be saved', async () => {
+    const pending = await target.locator('#timeline-root').getAttribute('data-save-pending');
+    return pending !== 'true' && (await saves(target)) > after ? true : undefined;
+  });
+}
+
 /**
  * Waits until the view stops changing: Chromium may deliver one wheel gesture as several events,
  * after the call that sent it has returned.
  */
-async function settle(page: Page): Promise<void> {
+async function settle(page: Page | Frame): Promise<void> {
   let last = '';
   let same = 0;
   await waitFor('the view to settle', async () => {
@@ -116,7 +132,7 @@ async function settle(page: Page): Promise<void> {
 }
 
 /** Waits two animation frames, so a scheduled redraw has happened. */
-async function frames(page: Page): Promise<void> {
+async function frames(page: Page | Frame): Promise<void> {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
@@ -343,7 +359,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await page.mouse.move(box.x + 600, box.y + 300);
     await page.mouse.wheel(0, -200);
     await settle(page);
-    await page.waitForTimeout(300); // the saved state is written at most every 150 ms
+    await stateSaved(page);
     const saved = await page.evaluate(() => (window as unknown as { __state: unknown }).__state);
     const title = await page.locator('#timeline-details h2').innerText();
     const v = await view(page);
@@ -440,7 +456,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
         const v = await frame.locator('#timeline-root').getAttribute('data-view');
         return v !== null && v !== viewAtStart ? v : undefined;
       });
-      await new Promise((r) => setTimeout(r, 300)); // saved state is throttled to 150 ms
+      await stateSaved(frame);
       await s.step('hidden behind another editor', () => openAnotherEditor(s));
       frame = await s.step('shown again', async () => {
         await s.page.locator('.tab', { hasText: 'KubeLoop Timeline' }).click();
@@ -502,11 +518,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
       // zoom in at the task (the wheel keeps the time under the pointer), so its bar is wide
       await s.page.mouse.move(await xOfTime(frame, task.t), y);
       for (let i = 0; i < 4; i++) await s.page.mouse.wheel(0, -500);
-      await waitFor('the zoom to settle', async () => {
-        const before = await frame.locator('#timeline-root').getAttribute('data-view');
-        await new Promise((r) => setTimeout(r, 200));
-        return before === (await frame.locator('#timeline-root').getAttribute('data-view')) ? true : undefined;
-      });
+      await settle(frame);
       await s.page.mouse.click(await xOfTime(frame, task.t), y);
       await waitFor('the details of a task', async () => ((await frame.locator('#timeline-details dt').count()) > 0 ? true : undefined), 5000);
     });
@@ -537,8 +549,9 @@ describe('the timeline in a real VS Code (code-server)', () => {
       return;
     }
     let frame = await timelineFrame(s);
+    const savedBefore = await saves(frame);
     await frame.locator('#timeline-filter').fill('kube-system');
-    await new Promise((r) => setTimeout(r, 300));
+    await stateSaved(frame, savedBefore);
     frame = await s.step('window reloaded', async () => {
       // the way a user reloads: the workbench shuts down in order and saves the editors' state first
       await runExactCommand(s, 'Developer: Reload Window');
