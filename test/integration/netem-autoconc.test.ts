@@ -7,10 +7,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { startNetem, type Netem } from '../../bench/netem';
-import { kubeconfigViaRelay, serverOf } from '../../bench/relay-kubeconfig';
-import { demo, type Fixture } from './loader-helpers';
+import { resolve } from 'node:path';
+import { farDemo, type FarDemo } from './netem-support';
+import type { Fixture } from './loader-helpers';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const LATENCY_MS = 40;
@@ -40,19 +39,14 @@ function load(kubeconfig: string, extra: string[] = []): Promise<LoadJson> {
 
 describe('kubeloop load: the default concurrency follows the measured RTT', () => {
   let fx: Fixture;
-  let relay: Netem;
   let far: string;
+  let remote: FarDemo;
   before(async () => {
-    fx = await demo(3000, { token: 'autoconc-test-token' });
-    const server = serverOf(fx.kubeconfig);
-    assert.equal(server.protocol, 'https:');
-    relay = await startNetem({ target: { host: server.hostname, port: Number(server.port) }, latencyMs: LATENCY_MS, rateBitsPerSec: 400e6 });
-    far = join(fx.dir, 'kubeconfig-remote');
-    kubeconfigViaRelay(fx.kubeconfig, relay, far);
+    remote = await farDemo(3000, 'autoconc-test-token', LATENCY_MS);
+    ({ fx, far } = remote);
   });
   after(async () => {
-    await relay?.close();
-    await fx?.stop();
+    await remote?.close();
   });
 
   const exactCounts = (j: LoadJson) => {

@@ -9,10 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { startNetem, type Netem } from '../../bench/netem';
-import { kubeconfigViaRelay, serverOf } from '../../bench/relay-kubeconfig';
+import type { Netem } from '../../bench/netem';
+import { kubeconfigViaRelay } from '../../bench/relay-kubeconfig';
+import { farDemo, type FarDemo } from './netem-support';
 import { runKubectl } from '../support/kubectl';
-import { demo, type Fixture } from './loader-helpers';
+import type { Fixture } from './loader-helpers';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const LATENCY_MS = 5;
@@ -32,17 +33,13 @@ describe('kubeloop load through the netem relay', () => {
   let fx: Fixture;
   let relay: Netem;
   let far: string;
+  let remote: FarDemo;
   before(async () => {
-    fx = await demo(3000, { token: 'netem-test-token' });
-    const server = serverOf(fx.kubeconfig);
-    assert.equal(server.protocol, 'https:');
-    relay = await startNetem({ target: { host: server.hostname, port: Number(server.port) }, latencyMs: LATENCY_MS, rateBitsPerSec: 400e6 });
-    far = join(fx.dir, 'kubeconfig-remote');
-    kubeconfigViaRelay(fx.kubeconfig, relay, far);
+    remote = await farDemo(3000, 'netem-test-token', LATENCY_MS);
+    ({ fx, relay, far } = remote);
   });
   after(async () => {
-    await relay?.close();
-    await fx?.stop();
+    await remote?.close();
   });
 
   it('loads every object, full and metadata-only, with the counts the store holds', async () => {
