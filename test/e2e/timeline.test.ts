@@ -418,7 +418,12 @@ async function openAnotherEditor(s: Session): Promise<void> {
 async function clearFilters(frame: Frame): Promise<void> {
   await frame.locator('#timeline-filter').fill('');
   await frame.locator('#timeline-kind').selectOption('');
-  for (const b of await frame.locator('#timeline-sources button[aria-pressed="false"]').all()) await b.click();
+  // One at a time: each click changes which buttons the selector matches.
+  const hidden = frame.locator('#timeline-sources button[aria-pressed="false"]');
+  for (let n = await hidden.count(); n > 0; n--) {
+    await hidden.first().click();
+    await waitFor('the source shown again', async () => ((await hidden.count()) < n ? true : undefined));
+  }
   await frame.locator('button', { hasText: 'Fit' }).click();
 }
 
@@ -530,6 +535,8 @@ describe('the timeline in a real VS Code (code-server)', () => {
     if (await runOrNotReady(s, 'startSyncLoop')) return; // the loop is not wired yet: the load part stands
     await s.step('a sync-loop iteration selected', async () => {
       await frame.locator('#timeline-sources button[data-source="loader"]').click();
+      // pod-worker marks are marks too, with details of their own: this step is about an iteration
+      await frame.locator('#timeline-sources button[data-source="podworker"]').click();
       await frame.locator('button', { hasText: 'Fit' }).click(); // the view was zoomed in on the task
       await frame.locator('button', { hasText: 'List' }).click();
       await frame.locator('#timeline-events li[data-kind="mark"]').first().waitFor({ timeout: 60_000 });
