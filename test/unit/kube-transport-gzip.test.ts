@@ -112,7 +112,11 @@ describe('transport: gzip', () => {
     clients.push(near);
     assert.equal(near.transport.loopback, true);
     await near.transport.getJson({ path: '/api' });
-    await near.transport.probeRtt();
+    // The first sample (a new socket's first answer) can be tens of ms on a busy machine; cheap
+    // requests on the kept-alive socket bring the minimum down to the loopback's real RTT.
+    for (let i = 0; i < 20 && (near.transport.stats.rttMs ?? Infinity) >= LOOPBACK_GZIP_MIN_RTT_MS; i++) await near.transport.probeRtt();
+    assert.ok((near.transport.stats.rttMs ?? Infinity) < LOOPBACK_GZIP_MIN_RTT_MS, `near rtt ${near.transport.stats.rttMs} ms`);
+    const nearLast = s.seen.length;
     await near.transport.getJson({ path: '/api' });
     // A relay adding 15 ms each way: a loopback address, a round trip of at least 30 ms.
     const target = new URL(s.url);
@@ -133,6 +137,7 @@ describe('transport: gzip', () => {
     } finally {
       await relay.close();
     }
-    assert.deepEqual(s.seen.slice(0, 3).map((r) => r.headers['accept-encoding']), [undefined, undefined, undefined], 'the near client never asked');
+    assert.equal(s.seen[0]!.headers['accept-encoding'], undefined, 'the near client did not ask before a round trip was measured');
+    assert.equal(s.seen[nearLast]!.headers['accept-encoding'], undefined, 'nor once it was measured near');
   });
 });

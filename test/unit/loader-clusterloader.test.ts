@@ -136,9 +136,22 @@ describe('ClusterLoader: running a load', () => {
     assert.deepEqual(t1.map((e) => e.phase), ['start', 'page', 'page', 'page', 'finish']);
     assert.deepEqual(t1.filter((e) => e.phase === 'page').map((e) => e.count), [10, 10, 5]);
     const fin = t1.at(-1)!;
-    assert.deepEqual([fin.count, fin.pages, fin.outcome, fin.worker, fin.loadId, fin.durationMs], [25, 3, 'ok', 1, 'L1', 30]);
+    // things1 is the first namespaced type, so the first submitted (byLikelySize): worker 0.
+    assert.deepEqual([fin.count, fin.pages, fin.outcome, fin.worker, fin.loadId, fin.durationMs], [25, 3, 'ok', 0, 'L1', 30]);
     assert.ok(events.every((e) => e.worker === 0 || e.worker === 1));
     assert.equal(clock.pendingTimers(), 0);
+  });
+
+  it('submits likely-large lists first: namespaced types across namespaces, then cluster-scoped ones, discovery order within each', async () => {
+    const clock = new FakeClock();
+    const client = new FakeClient(clock, syntheticDiscovery(7), () => ({ objects: 5, pageLatencyMs: 10 }));
+    const events: LoaderTaskEvent[] = [];
+    const loader = new ClusterLoader(client, { clock, concurrency: 1, pageSize: 10, onEvent: (e) => events.push(e) });
+    const summary = await settle(clock, loader.start().done);
+    assert.equal(summary.ok, 7);
+    // things0, things3, things6 are cluster-scoped (i % 3 === 0).
+    const started = events.filter((e) => e.phase === 'start').map((e) => e.gvr.resource);
+    assert.deepEqual(started, ['things1', 'things2', 'things4', 'things5', 'things0', 'things3', 'things6']);
   });
 
   it('a failing type is one error result with its status and message (partial items kept); the rest loads', async () => {

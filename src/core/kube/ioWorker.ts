@@ -30,13 +30,17 @@ export type ToWorker =
   | { t: 'list'; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
-  | { t: 'recycle'; buffer: ArrayBuffer };
+  | { t: 'recycle'; buffer: ArrayBuffer }
+  /** Have `sockets` connections to `origin` open or opening (spare ones are connected now); see `warm` below. */
+  | { t: 'warm'; origin: string; sockets: number };
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
   | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; wire: number; gzip: boolean; ascii: boolean; token: string | null; sent: number; end: boolean }
   | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string; sent: number; end: true }
-  | { t: 'progress'; id: number; end?: undefined };
+  | { t: 'progress'; id: number; end?: undefined }
+  /** An RTT sample (rtt.ts's rule) from a connection's handshake on this thread. */
+  | { t: 'rtt'; ms: number; id?: undefined; end?: undefined };
 
 export interface IoWorkerData {
   secure: boolean;
@@ -49,7 +53,11 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const http = load('node:http');
   const https = load('node:https');
   const zlib = load('node:zlib');
+  const net = load('node:net');
+  const tls = load('node:tls');
   const PROGRESS_MS = 250;
+  /** A spare connection nobody took is closed after this long (unref'd: it never holds the thread). */
+  const SPARE_IDLE_MS = 30_000;
   // set at start, or by a 'secure' message when a thread started ahead of need is taken (before any list)
   let secure = (workerData as IoWorkerData).secure;
   let tlsNow: Tls = {};
@@ -62,9 +70,88 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const TAIL = 4096;
   const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
   let proxyHref: string | undefined;
-  const makeAgent = (tls: Tls) =>
-    proxyHref ? makeTunnel(secure, tls, proxyHref) : secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
+  // Spare connections (the `warm` message): opened ahead of the lists, while the main thread still
+  // waits for discovery and the access reviews, so a lane's first page does not also wait for a TCP
+  // and TLS handshake (two round trips far away). They belong to the agent that opened them; the
+  // agent's createConnection hands one out before it would dial. A spare is a connection, never a
+  // request: the server sees no request it would not have seen.
+  interface Spare {
+    socket: import('node:net').Socket;
+    owner: unknown;
+    key: string;
+    timer: ReturnType<typeof setTimeout>;
+  }
+  let spares: Spare[] = [];
+  const dropSpare = (sp: Spare) => {
+    clearTimeout(sp.timer);
+    spares = spares.filter((x) => x !== sp);
+  };
+  const takeSpare = (owner: unknown, key: string): import('node:net').Socket | undefined => {
+    const at = spares.findIndex((x) => x.owner === owner && x.key === key && !x.socket.destroyed);
+    if (at < 0) return undefined;
+    const sp = spares[at];
+    dropSpare(sp);
+    return sp.socket;
+  };
+  const destroySpares = () => {
+    const all = spares;
+    spares = [];
+    for (const sp of all) (clearTimeout(sp.timer), sp.socket.destroy());
+  };
+  const sparing = (a: any) => {
+    const dial = a.createConnection;
+    a.createConnection = function (this: unknown, options: { host?: string; port?: number | string }, cb: unknown) {
+      return takeSpare(a, `${options.host}:${options.port}`) ?? dial.call(this, options, cb);
+    };
+    a.dial = dial;
+    return a;
+  };
+  const makeAgent = (tls: Tls) => {
+    destroySpares();
+    return proxyHref ? makeTunnel(secure, tls, proxyHref) : sparing(secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  };
   let agent = makeAgent({});
+  /** Connections of the agent (busy, free) plus spares. */
+  const openSockets = (): number => {
+    let n = spares.length;
+    for (const pool of [agent.sockets, agent.freeSockets]) for (const list of Object.values(pool ?? {})) n += (list as unknown[]).length;
+    return n;
+  };
+  /** Opens spares until `sockets` connections are open or opening; posts each handshake's RTT sample. */
+  const warm = (origin: string, sockets: number) => {
+    if (proxyHref || typeof agent.dial !== 'function') return; // a tunnel's connections go through the proxy: not warmed
+    const u = new URL(origin);
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(u.port || (secure ? 443 : 80));
+    const key = `${host}:${port}`;
+    for (let n = openSockets(); n < sockets; n++) {
+      // The options the agent itself would dial with (its TLS material, keep-alive; SNI as Node
+      // derives it: the host name, none for an IP address).
+      const options = { ...agent.options, host, port, servername: net.isIP(host) ? '' : host, encoding: null };
+      const t0 = performance.now();
+      let connectMs = 0;
+      let socket: import('node:net').Socket;
+      try {
+        socket = agent.dial.call(agent, options);
+      } catch {
+        return; // the request will dial, and fail, in its own way
+      }
+      const sp: Spare = { socket, owner: agent, key, timer: setTimeout(() => (dropSpare(sp), socket.destroy()), SPARE_IDLE_MS) };
+      sp.timer.unref?.();
+      spares.push(sp);
+      socket.once('connect', () => (connectMs = performance.now() - t0));
+      if (secure && socket instanceof tls.TLSSocket) {
+        const s = socket as import('node:tls').TLSSocket;
+        s.once('secureConnect', () => {
+          const rounds = s.getProtocol() === 'TLSv1.3' || s.isSessionReused() ? 1 : 2;
+          post({ t: 'rtt', ms: Math.max(connectMs, (performance.now() - t0) / (1 + rounds)) });
+        });
+      } else socket.once('connect', () => post({ t: 'rtt', ms: connectMs }));
+      // A spare that fails is dropped; a list that needs a connection then dials its own.
+      socket.on('error', () => dropSpare(sp));
+      socket.once('close', () => dropSpare(sp));
+    }
+  };
   const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
 
   interface Fetch {
@@ -297,6 +384,8 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       follow(s);
     } else if (m.t === 'recycle') {
       if (pool.length < 16) pool.push(m.buffer);
+    } else if (m.t === 'warm') {
+      warm(m.origin, m.sockets);
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);

@@ -35,19 +35,23 @@ function tlsRounds(s: tls.TLSSocket): number {
 }
 
 /** Samples the RTT from `req` (call right after creating it, before it is sent). */
-export function observeRtt(req: http.ClientRequest, stats: RttStats, now: () => number = () => performance.now()): void {
+export function observeRtt(req: http.ClientRequest, stats: RttStats, now: () => number = () => performance.now(), onSample?: () => void): void {
+  const note = (ms: number) => {
+    noteRtt(stats, ms);
+    onSample?.();
+  };
   const t0 = now();
   req.once('socket', (socket: net.Socket) => {
     if (!socket.connecting) {
-      req.once('response', () => noteRtt(stats, now() - t0));
+      req.once('response', () => note(now() - t0));
       return;
     }
     let connectMs = 0;
     socket.once('connect', () => (connectMs = now() - t0));
     if (socket instanceof tls.TLSSocket) {
-      socket.once('secureConnect', () => noteRtt(stats, Math.max(connectMs, (now() - t0) / (1 + tlsRounds(socket)))));
+      socket.once('secureConnect', () => note(Math.max(connectMs, (now() - t0) / (1 + tlsRounds(socket)))));
     } else {
-      req.once('response', () => noteRtt(stats, Math.max(connectMs, (now() - t0) / 2)));
+      req.once('response', () => note(Math.max(connectMs, (now() - t0) / 2)));
     }
   });
 }

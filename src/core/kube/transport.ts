@@ -34,7 +34,7 @@ import type { KubeContext } from './kubeconfig';
 import { isLoopbackHost, proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
-import { observeRtt } from './rtt';
+import { noteRtt, observeRtt } from './rtt';
 
 export interface TransportOptions {
   clock?: Clock;
@@ -120,6 +120,8 @@ export interface TransportStats {
    * first sample. Never below the true RTT: every sample is a lower-bounded measure of it.
    */
   rttMs?: number;
+  /** RTT samples taken from the handshakes of connections warmed on the I/O thread (preconnect). */
+  warmSamples?: number;
 }
 
 /** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
@@ -159,6 +161,14 @@ interface Raw {
   authGeneration: number;
 }
 
+/** What KubeTransport.preconnect returns. */
+export interface Preconnect {
+  /** No more connections are dialled for this handle (those open stay for the lists). */
+  stop(): void;
+  /** True once `n` warmed handshakes gave RTT samples; false after `timeoutMs` without (or with no I/O thread). */
+  sampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+}
+
 export class KubeTransport {
   readonly server: URL;
   /** The server's host is this machine (localhost, 127.0.0.0/8, ::1). */
@@ -168,6 +178,8 @@ export class KubeTransport {
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
   private closed = false;
+  /** Called after every RTT sample (preconnect's re-checks). */
+  private readonly rttWatchers = new Set<() => void>();
 
   private constructor(
     readonly context: KubeContext,
@@ -182,6 +194,12 @@ export class KubeTransport {
     this.clock = opts.clock ?? realClock;
     this.limiter = createRateLimiter(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST, this.clock);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    if (io)
+      io.onRtt = (ms) => {
+        noteRtt(this.stats, ms);
+        this.stats.warmSamples = (this.stats.warmSamples ?? 0) + 1;
+        this.rttSampled();
+      };
   }
 
   /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
@@ -323,7 +341,7 @@ export class KubeTransport {
     const url = buildUrl(this.server, spec.path, spec.query);
     return new Promise((resolve, reject) => {
       const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
-      observeRtt(req, this.stats);
+      observeRtt(req, this.stats, undefined, this.rttSampled);
       this.stats.requests++;
       this.stats.inFlight++;
       let settled = false;
@@ -404,6 +422,52 @@ export class KubeTransport {
     return this.stats.rttMs;
   }
 
+  /**
+   * Keeps `want(rttMs)` connections of the I/O thread open or opening while the handle is live:
+   * dialled now, and more whenever an RTT sample makes `want` grow (the loader passes its lane
+   * count, so the pool's lanes find their connections up when it starts). Connections only: no
+   * request is sent, nothing is counted against the rate limiter. A no-op without the I/O thread
+   * (its lists would not use them) and through a proxy.
+   */
+  preconnect(want: (rttMs: number | undefined) => number): Preconnect {
+    const io = this.io;
+    if (!io || !this.listStreams || this.proxy) return { stop: () => undefined, sampled: async () => false };
+    io.useTls(this.auth.tls, this.auth.tlsVersion);
+    let asked = 0;
+    const check = () => {
+      const n = want(this.stats.rttMs);
+      if (n <= asked || !io.usable) return;
+      asked = n;
+      io.warm(this.server.origin, n);
+    };
+    this.rttWatchers.add(check);
+    check();
+    return { stop: () => this.rttWatchers.delete(check), sampled: (n, timeoutMs, signal) => this.warmSampled(n, timeoutMs, signal) };
+  }
+
+  /** Resolves true once `n` warmed handshakes gave samples, false after `timeoutMs`; rejects on abort. */
+  private warmSampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const enough = () => (this.stats.warmSamples ?? 0) >= n;
+    if (enough()) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise((resolve, reject) => {
+      const end = () => {
+        this.rttWatchers.delete(check);
+        timer.cancel();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const check = () => enough() && (end(), resolve(true));
+      const onAbort = () => (end(), reject(abortReason(signal!)));
+      const timer = this.clock.setTimer(timeoutMs, () => (end(), resolve(false)));
+      this.rttWatchers.add(check);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private readonly rttSampled = (): void => {
+    for (const w of this.rttWatchers) w();
+  };
+
   /** Destroys the agent and its sockets. Idempotent. In-flight requests fail with a reset. */
   close(): void {
     if (this.closed) return;
@@ -471,7 +535,7 @@ export class KubeTransport {
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
     return new Promise<Raw>((resolve, reject) => {
       const req = (this.auth.secure ? https : http).request(url, { method, agent: this.auth.agent, headers });
-      observeRtt(req, this.stats);
+      observeRtt(req, this.stats, undefined, this.rttSampled);
       this.stats.requests++;
       this.stats.inFlight++;
       let finished = false;

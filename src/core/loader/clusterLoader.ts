@@ -39,6 +39,19 @@ import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, autoConcurrency } from './autoConcurrency';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
+type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;
+/**
+ * Connections warmed per lane: a lane has up to two requests open, its page and, pipelined, the
+ * next one (listStream.ts), so a multi-page list uses two connections from its first page on.
+ */
+const CONNECTIONS_PER_LANE = 2;
+/** Handshake samples from warmed connections that stand in for the RTT probe (confirmRtt)... */
+const WARM_SAMPLES_FOR_WIDENING = 2;
+/** ...when they say the server is at least this far (ms): beyond a handshake's CPU noise... */
+const WARM_SAMPLES_MIN_RTT_MS = 20;
+/** ...and came within this long of being asked for (else the probe is sent). */
+const WARM_SAMPLES_WAIT_MS = 3000;
+
 interface Progress {
   sink: KubeObject[];
   /** Objects received that the transform let go (counted, not kept). */
@@ -138,9 +151,12 @@ export class ClusterLoader {
     };
 
     let loadPlan: LoadPlan;
+    let warming: Warming | undefined;
     try {
       const scope = this.scopeInput();
       // The reviews do not depend on discovery: both go out at once.
+      // While discovery and the reviews are out, the lanes' connections are dialled.
+      warming = this.preconnect(o.include.length > 0 ? o.include.length * Math.max(1, o.namespaces.length) : Infinity);
       const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal, { clock: this.clock });
       reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
       let discovery = await this.client.discover({ signal });
@@ -152,10 +168,12 @@ export class ClusterLoader {
       }
       const sp = planScopedTasks(selected, scope.input, await reviewing);
       // A load of at most 4 lists (a refresh of one type) runs the same on any pool: no probe.
-      if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal);
+      if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal, warming);
       loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
+    } finally {
+      warming?.stop();
     }
     summary.discoveryMode = loadPlan.discovery.mode;
     summary.discoveryFailures = loadPlan.discovery.failures;
@@ -185,7 +203,7 @@ export class ClusterLoader {
     };
     // The feeder's queue: the plan, then the per-namespace tasks that replace an all-namespaces
     // task the server refused (403). Each (type, namespace) is planned at most once per load.
-    const queue: LoadTask[] = [...loadPlan.tasks];
+    const queue: LoadTask[] = byLikelySize(loadPlan.tasks);
     const planned = new Set(loadPlan.tasks.map((t) => pairKey(t)));
     let nextId = loadPlan.tasks.length;
     let outstanding = 0;
@@ -285,10 +303,29 @@ export class ClusterLoader {
    * far are upper bounds that a busy start inflates, so they may only keep 4 lanes on their own;
    * a wider pool needs the probe to agree. Costs one round trip, only when widening is in question.
    */
-  private async confirmRtt(signal: AbortSignal): Promise<void> {
+  private async confirmRtt(signal: AbortSignal, warming: Warming | undefined): Promise<void> {
     const t = this.client.transport;
-    if (!t?.probeRtt || autoConcurrency(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    if (!t?.probeRtt) return;
+    // The warmed connections' handshakes (taken on the idle I/O thread) are the sample the probe
+    // would take, without its request; the lanes wait for those connections anyway. Far away they
+    // decide. Near, a handshake's CPU work (a few ms on a busy machine) is a large part of it: there
+    // only the probe may widen the pool.
+    if (warming && (await warming.sampled(WARM_SAMPLES_FOR_WIDENING, WARM_SAMPLES_WAIT_MS, signal)) && (t.stats.rttMs ?? 0) >= WARM_SAMPLES_MIN_RTT_MS) return;
+    if (autoConcurrency(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
     await t.probeRtt(signal);
+  }
+
+  /**
+   * Dials the pool's connections while discovery and the reviews are still out (see
+   * KubeTransport.preconnect): two per lane the pool will have (the latency-aware count follows
+   * the RTT as it is measured), a lane of no more than `types` (a refresh of one type dials two).
+   */
+  private preconnect(types: number): Warming | undefined {
+    const t = this.client.transport;
+    const o = this.options;
+    // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
+    if (!t?.preconnect || types === 0 || o.metadataOnly) return undefined;
+    return t.preconnect((rtt) => CONNECTIONS_PER_LANE * Math.min(types, o.autoConcurrency ? autoConcurrency(rtt).lanes : o.concurrency));
   }
 
   /** The candidate namespaces and the scope input of this load. */
@@ -406,4 +443,17 @@ export function describeError(e: unknown): { status?: number; reason: string; me
   if (e instanceof KubeTransportError) return { reason: e.kind, message: e.message };
   if (e instanceof TaskTimeoutError) return { reason: 'Timeout', message: `per-task timeout: ${e.message}` };
   return { reason: 'Error', message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * The order the feeder submits a plan in: likely-large lists first (longest-processing-time-first,
+ * which shortens a pool's makespan), else the plan's order. Sizes are not known before the lists,
+ * so the guess is by scope: a namespaced type across all namespaces holds the many objects of a
+ * cluster (pods, secrets, configmaps, events), one namespace's list fewer, a cluster-scoped type
+ * usually a handful. Measured far away (100 ms RTT, 16 lanes, 59 types): the last lane ends
+ * about 6% sooner than in discovery order (1.32 s vs 1.40 s, median of 5). Stable: equal guesses keep the plan's order.
+ */
+function byLikelySize(tasks: readonly LoadTask[]): LoadTask[] {
+  const rank = (t: LoadTask) => (t.forbidden !== undefined ? -1 : !t.namespaced ? 2 : t.namespace === undefined ? 0 : 1);
+  return tasks.map((t, i) => ({ t, i, r: rank(t) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.t);
 }

@@ -121,8 +121,14 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
   readonly transport?: {
-    stats: { requests: number; rttMs?: number };
+    stats: { requests: number; rttMs?: number; warmSamples?: number };
     /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */
     probeRtt?(signal?: AbortSignal): Promise<number | undefined>;
+    /** Connections dialled ahead of the lists, as many as `want` says (KubeTransport.preconnect). */
+    preconnect?(want: (rttMs: number | undefined) => number): {
+      stop(): void;
+      /** True once `n` handshakes of warmed connections gave RTT samples; false after `timeoutMs` without. */
+      sampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+    };
   };
 }
