@@ -6,12 +6,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { farDemo, type FarDemo } from './netem-support';
+import { cliLoadJson, farDemo, type FarDemo } from './netem-support';
 import type { Fixture } from './loader-helpers';
 
-const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const LATENCY_MS = 40;
 
 interface LoadJson {
@@ -23,19 +20,7 @@ interface LoadJson {
   types: { group: string; resource: string; count: number; worker: number }[];
 }
 
-function load(kubeconfig: string, extra: string[] = []): Promise<LoadJson> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', '--no-discovery-cache', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b));
-    child.stderr.on('data', (b: Buffer) => (err += b));
-    child.on('close', (code) => {
-      if (code !== 0) return rej(new Error(`kubeloop load exited ${code}: ${err}`));
-      res(JSON.parse(out.trim().split('\n').pop()!) as LoadJson);
-    });
-  });
-}
+const load = (kubeconfig: string, extra: string[] = []) => cliLoadJson<LoadJson>(kubeconfig, extra);
 
 describe('kubeloop load: the default concurrency follows the measured RTT', () => {
   let fx: Fixture;

@@ -5,7 +5,8 @@
  * matches). `close()` stops the relay, then the cluster.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { startNetem, type Netem } from '../../bench/netem';
 import { kubeconfigViaRelay, serverOf } from '../../bench/relay-kubeconfig';
 import { demo, type Fixture } from './loader-helpers';
@@ -34,4 +35,18 @@ export async function farDemo(objects: number, token: string, latencyMs: number)
       await fx.stop();
     },
   };
+}
+
+const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
+
+/** `kubeloop load --json` (dist/cli.js, page size 200, no discovery cache): its JSON, or a rejection with its stderr. */
+export function cliLoadJson<T>(kubeconfig: string, extra: string[] = []): Promise<T> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', '--no-discovery-cache', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b));
+    child.stderr.on('data', (b: Buffer) => (err += b));
+    child.on('close', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!) as T) : rej(new Error(`kubeloop load exited ${code}: ${err}`))));
+  });
 }

@@ -27,11 +27,30 @@ class GatedClient implements LoaderClient {
   peak = 0;
   private gates: (() => void)[] = [];
   probes = 0;
-  readonly transport: { stats: { requests: number; rttMs?: number }; probeRtt?: () => Promise<number | undefined> };
-  /** `probedMs`: what an idle-time probe would measure (a fake RTT); undefined: no probe offered. */
-  constructor(private readonly types: number, rttMs: number | undefined, probedMs?: number) {
+  warmProbes = 0;
+  /** The most connections a preconnect's `want` asked for. */
+  warmWanted = 0;
+  readonly transport: NonNullable<LoaderClient['transport']> & { stats: { requests: number; rttMs?: number } };
+  /**
+   * `probedMs`: what an idle-time probe would measure (a fake RTT); undefined: no probe offered.
+   * `warm`: the transport also warms connections, and its warm probe measures `warm.probeMs`.
+   */
+  constructor(private readonly types: number, rttMs: number | undefined, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
     const stats: { requests: number; rttMs?: number } = { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) };
-    this.transport = { stats };
+    this.transport = { stats, loopback: warm?.loopback };
+    if (warm) {
+      this.transport.preconnect = (want) => {
+        this.warmWanted = Math.max(this.warmWanted, want(stats.rttMs));
+        return {
+          stop: () => undefined,
+          probed: async () => {
+            this.warmProbes++;
+            stats.rttMs = Math.min(stats.rttMs ?? Infinity, warm.probeMs);
+            return true;
+          },
+        };
+      };
+    }
     if (probedMs !== undefined) {
       this.transport.probeRtt = async () => {
         this.probes++;
@@ -67,8 +86,8 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 }
 
 /** Runs a load of `types` tasks; returns the most lists that ran at once, the summary and the plan's concurrency. */
-async function loadWith(rttMs: number | undefined, types: number, concurrency?: number, probedMs?: number) {
-  const client = new GatedClient(types, rttMs, probedMs);
+async function loadWith(rttMs: number | undefined, types: number, concurrency?: number, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
+  const client = new GatedClient(types, rttMs, probedMs, warm);
   const loader = new ClusterLoader(client, { clock: new FakeClock(), accessReview: false, ...(concurrency === undefined ? {} : { concurrency }) });
   const run = loader.start({ onResult: () => {} });
   const plan = await run.plan;
@@ -80,7 +99,7 @@ async function loadWith(rttMs: number | undefined, types: number, concurrency?: 
   const busy = client.running;
   while (!(await Promise.race([run.done.then(() => true), new Promise<false>((r) => setImmediate(() => r(false)))]))) client.releaseAll();
   const summary = await run.done;
-  return { busy, peak: client.peak, summary, plan, probes: client.probes };
+  return { busy, peak: client.peak, summary, plan, probes: client.probes, warmProbes: client.warmProbes, warmWanted: client.warmWanted };
 }
 
 describe('autoConcurrency: the rule', () => {
@@ -98,6 +117,15 @@ describe('autoConcurrency: the rule', () => {
     assert.equal(autoConcurrency(5000).lanes, 16);
     assert.equal(autoConcurrency(Number.NaN).lanes, 4);
     assert.equal(autoConcurrency(-1).lanes, 4);
+  });
+
+  it('a loopback server is near until a round trip of 20 ms or more says it is a tunnel', () => {
+    assert.equal(autoConcurrency(9, { loopback: true }).lanes, 4); // a busy machine, not distance
+    assert.equal(autoConcurrency(19.9, { loopback: true }).lanes, 4);
+    assert.equal(autoConcurrency(9).lanes, 5);
+    assert.equal(autoConcurrency(20, { loopback: true }).lanes, autoConcurrency(20).lanes);
+    assert.equal(autoConcurrency(104, { loopback: true }).lanes, 16); // the remote bench's relay
+    assert.deepEqual(autoConcurrency(9.04, { loopback: true }), { rttMs: 9, lanes: 4 });
   });
 
   it('is monotone in the RTT and always within 4..16', () => {
@@ -165,6 +193,21 @@ describe('ClusterLoader: the pool size', () => {
     assert.equal(far.probes, 1);
     assert.deepEqual(far.summary.concurrencyAuto, { rttMs: 101, lanes: 16 });
     assert.equal(far.peak, 16);
+  });
+
+  it('warms two connections per lane; far away the warm probe decides, near (under 20 ms) the idle-time probe still checks it', async () => {
+    const far = await loadWith(104, 40, undefined, 101, { probeMs: 102 });
+    assert.deepEqual([far.warmProbes, far.probes], [1, 0]);
+    assert.deepEqual(far.summary.concurrencyAuto, { rttMs: 102, lanes: 16 });
+    assert.equal(far.warmWanted, 32);
+    const busyNear = await loadWith(21, 40, undefined, 0.9, { probeMs: 7 }); // a handshake and the warm probe met a busy server
+    assert.deepEqual([busyNear.warmProbes, busyNear.probes], [1, 1]);
+    assert.deepEqual(busyNear.summary.concurrencyAuto, { rttMs: 0.9, lanes: 4 });
+    const loopback = await loadWith(21, 40, undefined, 7, { probeMs: 7, loopback: true }); // even the idle probe says 7 ms: this machine is busy
+    assert.deepEqual(loopback.summary.concurrencyAuto, { rttMs: 7, lanes: 4 });
+    assert.equal(loopback.peak, 4);
+    const fixed = await loadWith(104, 40, 6, 101, { probeMs: 102 });
+    assert.deepEqual([fixed.warmProbes, fixed.probes, fixed.warmWanted], [0, 0, 12]);
   });
 
   it('sends no probe when the samples already keep 4 lanes, for a load of 4 lists or fewer, or with a concurrency given', async () => {

@@ -116,8 +116,10 @@ export class IoThread {
   private tlsVersion = -1;
   /** Set when the worker died: no new stream is opened on it. */
   failed: Error | undefined;
-  /** Gets each RTT sample the thread takes (the handshakes of its warmed connections). */
-  onRtt: ((ms: number) => void) | undefined;
+  /** Gets each RTT sample the thread takes (warmed connections' handshakes; `probe`: the warm probe's answer). */
+  onRtt: ((ms: number, probe: boolean) => void) | undefined;
+  /** The warm probe got no sample. */
+  onProbeFailed: (() => void) | undefined;
 
   /**
    * A running thread, or undefined where worker threads are not available (lists then stay here).
@@ -178,11 +180,12 @@ export class IoThread {
 
   /**
    * Asks the thread to have `sockets` connections to `origin` open or opening, dialled now (spares
-   * its agent hands out before it would dial). Connections only, no request; a spare unused for
-   * 30 s is closed. Not done through a proxy. Call useTls first.
+   * its agent hands out before it would dial). Connections only, no request, but for `probe`: one
+   * GET on the first connection that is up, for an idle-time RTT sample. A spare unused for 30 s
+   * is closed. Not done through a proxy. Call useTls first.
    */
-  warm(origin: string, sockets: number): void {
-    this.post({ t: 'warm', origin, sockets });
+  warm(origin: string, sockets: number, probe?: { url: string; headers: HeaderMap }): void {
+    this.post({ t: 'warm', origin, sockets, ...(probe ? { probe } : {}) });
   }
 
   cancel(id: number): void {
@@ -207,7 +210,8 @@ export class IoThread {
   }
 
   private onMessage(m: FromWorker): void {
-    if (m.t === 'rtt') return void this.onRtt?.(m.ms);
+    if (m.t === 'rtt') return void this.onRtt?.(m.ms, !!m.probe);
+    if (m.t === 'probeFailed') return void this.onProbeFailed?.();
     const deliver = this.streams.get(m.id);
     if (!deliver) return; // cancelled meanwhile
     if (m.end) this.forget(m.id);

@@ -31,16 +31,24 @@ export type ToWorker =
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer }
-  /** Have `sockets` connections to `origin` open or opening (spare ones are connected now); see `warm` below. */
-  | { t: 'warm'; origin: string; sockets: number };
+  /**
+   * Have `sockets` connections to `origin` open or opening (spare ones are dialled now); see `warm`
+   * below. `probe`: also GET this URL once on the first connection that is up (an RTT sample).
+   */
+  | { t: 'warm'; origin: string; sockets: number; probe?: { url: string; headers: HeaderMap } };
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
   | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; wire: number; gzip: boolean; ascii: boolean; token: string | null; sent: number; end: boolean }
   | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string; sent: number; end: true }
   | { t: 'progress'; id: number; end?: undefined }
-  /** An RTT sample (rtt.ts's rule) from a connection's handshake on this thread. */
-  | { t: 'rtt'; ms: number; id?: undefined; end?: undefined };
+  /**
+   * An RTT sample (rtt.ts's rule) taken on this thread: from a connection's handshake, or from the
+   * warm probe's answer on a connection that was already up (`probe`: then one request was sent).
+   */
+  | { t: 'rtt'; ms: number; probe?: boolean; id?: undefined; end?: undefined }
+  /** The warm probe was not answered (no sample; the caller probes in its own way). */
+  | { t: 'probeFailed'; id?: undefined; end?: undefined };
 
 export interface IoWorkerData {
   secure: boolean;
@@ -80,6 +88,8 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     owner: unknown;
     key: string;
     timer: ReturnType<typeof setTimeout>;
+    /** Its handshake is done. */
+    ready: boolean;
   }
   let spares: Spare[] = [];
   const dropSpare = (sp: Spare) => {
@@ -87,7 +97,9 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     spares = spares.filter((x) => x !== sp);
   };
   const takeSpare = (owner: unknown, key: string): import('node:net').Socket | undefined => {
-    const at = spares.findIndex((x) => x.owner === owner && x.key === key && !x.socket.destroyed);
+    const fits = (x: Spare) => x.owner === owner && x.key === key && !x.socket.destroyed;
+    let at = spares.findIndex((x) => fits(x) && x.ready);
+    if (at < 0) at = spares.findIndex(fits);
     if (at < 0) return undefined;
     const sp = spares[at];
     dropSpare(sp);
@@ -117,9 +129,48 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     for (const pool of [agent.sockets, agent.freeSockets]) for (const list of Object.values(pool ?? {})) n += (list as unknown[]).length;
     return n;
   };
+  /**
+   * The warm probe: one GET on a connection that is up, sent while nothing else runs here, so the
+   * time to its answer's headers is one round trip plus the server's (small) work, with none of a
+   * handshake's CPU in it, which near a busy server is most of a handshake sample. At most one per
+   * `warm` message; posts its sample, or probeFailed.
+   */
+  const sendProbe = (probe: { url: string; headers: HeaderMap }) => {
+    const t0 = performance.now();
+    let reused = false;
+    let settled = false;
+    const failed = () => settled || ((settled = true), post({ t: 'probeFailed' }));
+    const req = (secure ? https : http).request(probe.url, { method: 'GET', agent, headers: probe.headers });
+    req.setTimeout(10_000, () => req.destroy(new Error('probe timed out')));
+    req.once('socket', (sock: import('node:net').Socket) => (reused = !sock.connecting));
+    req.on('error', failed);
+    req.on('response', (res: import('node:http').IncomingMessage) => {
+      const ms = performance.now() - t0;
+      res.resume(); // the body is not read: only its timing matters
+      res.on('error', () => undefined);
+      if (settled) return;
+      settled = true;
+      post(reused ? { t: 'rtt', ms, probe: true } : { t: 'probeFailed' });
+    });
+    req.end();
+  };
+
   /** Opens spares until `sockets` connections are open or opening; posts each handshake's RTT sample. */
-  const warm = (origin: string, sockets: number) => {
-    if (proxyHref || typeof agent.dial !== 'function') return; // a tunnel's connections go through the proxy: not warmed
+  /** A probe asked for and not sent yet: it goes on the next connection that is up. */
+  let probing: { url: string; headers: HeaderMap } | undefined;
+  const up = () => {
+    const p = probing;
+    probing = undefined;
+    if (p) sendProbe(p);
+  };
+  const liveSpares = () => spares.filter((x) => x.owner === agent && !x.socket.destroyed);
+  const warm = (origin: string, sockets: number, probe?: { url: string; headers: HeaderMap }) => {
+    if (proxyHref || typeof agent.dial !== 'function') return void (probe && post({ t: 'probeFailed' })); // a tunnel's connections go through the proxy: not warmed
+    if (probe) {
+      probing = probe;
+      // A connection already up (a ready spare, a free socket of the agent) takes it at once.
+      if (liveSpares().some((x) => x.ready) || Object.values(agent.freeSockets ?? {}).some((l) => (l as unknown[]).length > 0)) up();
+    }
     const u = new URL(origin);
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const port = Number(u.port || (secure ? 443 : 80));
@@ -136,7 +187,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       } catch {
         return; // the request will dial, and fail, in its own way
       }
-      const sp: Spare = { socket, owner: agent, key, timer: setTimeout(() => (dropSpare(sp), socket.destroy()), SPARE_IDLE_MS) };
+      const sp: Spare = { socket, owner: agent, key, ready: false, timer: setTimeout(() => (dropSpare(sp), socket.destroy()), SPARE_IDLE_MS) };
       sp.timer.unref?.();
       spares.push(sp);
       socket.once('connect', () => (connectMs = performance.now() - t0));
@@ -145,12 +196,24 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
         s.once('secureConnect', () => {
           const rounds = s.getProtocol() === 'TLSv1.3' || s.isSessionReused() ? 1 : 2;
           post({ t: 'rtt', ms: Math.max(connectMs, (performance.now() - t0) / (1 + rounds)) });
+          sp.ready = true;
+          up();
         });
-      } else socket.once('connect', () => post({ t: 'rtt', ms: connectMs }));
+      } else
+        socket.once('connect', () => {
+          post({ t: 'rtt', ms: connectMs });
+          sp.ready = true;
+          up();
+        });
       // A spare that fails is dropped; a list that needs a connection then dials its own.
-      socket.on('error', () => dropSpare(sp));
+      socket.on('error', () => {
+        dropSpare(sp);
+        if (probing && liveSpares().length === 0) up(); // no spare left to carry it: the agent dials (and the sample is refused)
+      });
       socket.once('close', () => dropSpare(sp));
     }
+    // Nothing dialling (every connection busy): the probe takes its turn on the agent.
+    if (probing && liveSpares().length === 0) up();
   };
   const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
 
@@ -385,7 +448,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     } else if (m.t === 'recycle') {
       if (pool.length < 16) pool.push(m.buffer);
     } else if (m.t === 'warm') {
-      warm(m.origin, m.sockets);
+      warm(m.origin, m.sockets, m.probe);
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);

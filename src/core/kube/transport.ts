@@ -122,6 +122,8 @@ export interface TransportStats {
   rttMs?: number;
   /** RTT samples taken from the handshakes of connections warmed on the I/O thread (preconnect). */
   warmSamples?: number;
+  /** The warm probe (preconnect): sent, answered with a sample, or failed. */
+  warmProbe?: 'sent' | 'answered' | 'failed';
 }
 
 /** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
@@ -165,8 +167,12 @@ interface Raw {
 export interface Preconnect {
   /** No more connections are dialled for this handle (those open stay for the lists). */
   stop(): void;
-  /** True once `n` warmed handshakes gave RTT samples; false after `timeoutMs` without (or with no I/O thread). */
-  sampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Sends the warm probe now if it has not gone yet, and resolves true once it was answered on a
+   * connection that was already up (stats.rttMs then holds an idle-time sample), false when it
+   * failed, took over `timeoutMs`, or there is no I/O thread. Rejects on abort.
+   */
+  probed(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
 }
 
 export class KubeTransport {
@@ -194,12 +200,18 @@ export class KubeTransport {
     this.clock = opts.clock ?? realClock;
     this.limiter = createRateLimiter(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST, this.clock);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
-    if (io)
-      io.onRtt = (ms) => {
+    if (io) {
+      io.onRtt = (ms, probe) => {
         noteRtt(this.stats, ms);
-        this.stats.warmSamples = (this.stats.warmSamples ?? 0) + 1;
+        if (probe) this.stats.warmProbe = 'answered';
+        else this.stats.warmSamples = (this.stats.warmSamples ?? 0) + 1;
         this.rttSampled();
       };
+      io.onProbeFailed = () => {
+        this.stats.warmProbe = 'failed';
+        this.rttSampled();
+      };
+    }
   }
 
   /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
@@ -426,29 +438,56 @@ export class KubeTransport {
    * Keeps `want(rttMs)` connections of the I/O thread open or opening while the handle is live:
    * dialled now, and more whenever an RTT sample makes `want` grow (the loader passes its lane
    * count, so the pool's lanes find their connections up when it starts). Connections only: no
-   * request is sent, nothing is counted against the rate limiter. A no-op without the I/O thread
-   * (its lists would not use them) and through a proxy.
+   * request is sent, nothing is counted against the rate limiter; but for the warm probe, sent
+   * once `probeWhen(rttMs)` first holds (or `probed()` is called): one GET /version on the first
+   * connection that is up, while the I/O thread is idle (see KubeTransport.probeRtt for why an
+   * idle-time sample matters). A no-op without the I/O thread (its lists would not use them) and
+   * through a proxy.
    */
-  preconnect(want: (rttMs: number | undefined) => number): Preconnect {
+  preconnect(want: (rttMs: number | undefined) => number, probeWhen: (rttMs: number | undefined) => boolean = () => false): Preconnect {
     const io = this.io;
-    if (!io || !this.listStreams || this.proxy) return { stop: () => undefined, sampled: async () => false };
+    if (!io || !this.listStreams || this.proxy) return { stop: () => undefined, probed: async () => false };
     io.useTls(this.auth.tls, this.auth.tlsVersion);
     let asked = 0;
+    let probing: Promise<void> | undefined;
+    const probe = (signal?: AbortSignal) =>
+      (probing ??= (async () => {
+        try {
+          await this.limiter.take(signal);
+          const headers = await this.headersFor({ path: '/version', signal }, undefined);
+          this.stats.requests++;
+          this.stats.warmProbe = 'sent';
+          io.warm(this.server.origin, asked, { url: buildUrl(this.server, '/version', {}).href, headers });
+        } catch {
+          this.stats.warmProbe = 'failed';
+          this.rttSampled();
+        }
+      })());
     const check = () => {
-      const n = want(this.stats.rttMs);
-      if (n <= asked || !io.usable) return;
-      asked = n;
-      io.warm(this.server.origin, n);
+      const rtt = this.stats.rttMs;
+      const n = want(rtt);
+      if (n > asked && io.usable) {
+        asked = n;
+        io.warm(this.server.origin, n);
+      }
+      if (!probing && probeWhen(rtt)) void probe();
     };
     this.rttWatchers.add(check);
     check();
-    return { stop: () => this.rttWatchers.delete(check), sampled: (n, timeoutMs, signal) => this.warmSampled(n, timeoutMs, signal) };
+    return {
+      stop: () => this.rttWatchers.delete(check),
+      probed: (timeoutMs, signal) => {
+        void probe(signal);
+        return this.warmProbed(timeoutMs, signal);
+      },
+    };
   }
 
-  /** Resolves true once `n` warmed handshakes gave samples, false after `timeoutMs`; rejects on abort. */
-  private warmSampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    const enough = () => (this.stats.warmSamples ?? 0) >= n;
-    if (enough()) return Promise.resolve(true);
+  /** Resolves true once the warm probe was answered, false when it failed or after `timeoutMs`; rejects on abort. */
+  private warmProbed(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const state = () => this.stats.warmProbe;
+    if (state() === 'answered') return Promise.resolve(true);
+    if (state() === 'failed') return Promise.resolve(false);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
       const end = () => {
@@ -456,7 +495,9 @@ export class KubeTransport {
         timer.cancel();
         signal?.removeEventListener('abort', onAbort);
       };
-      const check = () => enough() && (end(), resolve(true));
+      const check = () => {
+        if (state() === 'answered' || state() === 'failed') (end(), resolve(state() === 'answered'));
+      };
       const onAbort = () => (end(), reject(abortReason(signal!)));
       const timer = this.clock.setTimer(timeoutMs, () => (end(), resolve(false)));
       this.rttWatchers.add(check);

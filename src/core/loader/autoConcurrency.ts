@@ -30,9 +30,18 @@ export interface ConcurrencyAuto {
   lanes: number;
 }
 
-/** The rule above, for a measured RTT in ms (undefined: not known). */
-export function autoConcurrency(rttMs: number | undefined): ConcurrencyAuto {
+/**
+ * A server on this machine's loopback is near unless its RTT is at least this (ms): then it is a
+ * tunnel to somewhere far (an SSH or port forward, a relay). Below it, what a loopback sample
+ * measures beyond ~1 ms is a busy machine (seen: 7 ms at a load average of 5), not distance.
+ * (The same threshold as the transport's gzip choice.)
+ */
+export const AUTO_LOOPBACK_FAR_MS = 20;
+
+/** The rule above, for a measured RTT in ms (undefined: not known); `loopback`: the server's address is this machine. */
+export function autoConcurrency(rttMs: number | undefined, opts: { loopback?: boolean } = {}): ConcurrencyAuto {
   if (rttMs === undefined || !Number.isFinite(rttMs) || rttMs < 0) return { rttMs: null, lanes: AUTO_BASE_LANES };
+  if (opts.loopback && rttMs < AUTO_LOOPBACK_FAR_MS) return { rttMs: Math.round(rttMs * 10) / 10, lanes: AUTO_BASE_LANES };
   const lanes = Math.min(AUTO_MAX_LANES, Math.max(AUTO_BASE_LANES, Math.floor(AUTO_BASE_LANES * (1 + rttMs / AUTO_SERVER_MS))));
   return { rttMs: Math.round(rttMs * 10) / 10, lanes };
 }

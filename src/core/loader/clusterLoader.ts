@@ -36,7 +36,7 @@ import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOpt
 import { selectTypes } from './plan';
 import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
-import { AUTO_BASE_LANES, autoConcurrency } from './autoConcurrency';
+import { AUTO_BASE_LANES, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;
@@ -45,12 +45,10 @@ type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['pr
  * next one (listStream.ts), so a multi-page list uses two connections from its first page on.
  */
 const CONNECTIONS_PER_LANE = 2;
-/** Handshake samples from warmed connections that stand in for the RTT probe (confirmRtt)... */
-const WARM_SAMPLES_FOR_WIDENING = 2;
-/** ...when they say the server is at least this far (ms): beyond a handshake's CPU noise... */
-const WARM_SAMPLES_MIN_RTT_MS = 20;
-/** ...and came within this long of being asked for (else the probe is sent). */
-const WARM_SAMPLES_WAIT_MS = 3000;
+/** How long confirmRtt waits for the warm probe's answer before it probes by itself. */
+const WARM_PROBE_WAIT_MS = 3000;
+/** The warm probe's figure that widens the pool by itself (ms): far beyond a busy server's delay. */
+const WARM_PROBE_DECIDES_MS = 20;
 
 interface Progress {
   sink: KubeObject[];
@@ -184,7 +182,7 @@ export class ClusterLoader {
     // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts).
     summary.concurrency = o.concurrency;
     if (o.autoConcurrency) {
-      summary.concurrencyAuto = autoConcurrency(this.client.transport?.stats.rttMs);
+      summary.concurrencyAuto = this.lanesFor(this.client.transport?.stats.rttMs);
       summary.concurrency = summary.concurrencyAuto.lanes;
     }
     loadPlan.concurrency = summary.concurrency;
@@ -305,14 +303,19 @@ export class ClusterLoader {
    */
   private async confirmRtt(signal: AbortSignal, warming: Warming | undefined): Promise<void> {
     const t = this.client.transport;
-    if (!t?.probeRtt) return;
-    // The warmed connections' handshakes (taken on the idle I/O thread) are the sample the probe
-    // would take, without its request; the lanes wait for those connections anyway. Far away they
-    // decide. Near, a handshake's CPU work (a few ms on a busy machine) is a large part of it: there
-    // only the probe may widen the pool.
-    if (warming && (await warming.sampled(WARM_SAMPLES_FOR_WIDENING, WARM_SAMPLES_WAIT_MS, signal)) && (t.stats.rttMs ?? 0) >= WARM_SAMPLES_MIN_RTT_MS) return;
-    if (autoConcurrency(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    if (!t?.probeRtt || this.lanesFor(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    // The I/O thread's probe on a warmed connection, sent as soon as a handshake put widening in
+    // question, is usually answered while the reviews are still out. Far away it decides. Near, it
+    // may have met the server busy with this load's discovery (seen: 7 ms on a busy loopback), so a
+    // figure under WARM_PROBE_DECIDES_MS is checked by the idle-time probe as before.
+    if (warming && (await warming.probed(WARM_PROBE_WAIT_MS, signal)) && (t.stats.rttMs ?? 0) >= WARM_PROBE_DECIDES_MS) return;
+    if (this.lanesFor(t.stats.rttMs).lanes === AUTO_BASE_LANES) return;
     await t.probeRtt(signal);
+  }
+
+  /** The latency-aware lane count for an RTT, to this client's server (near or far: autoConcurrency.ts). */
+  private lanesFor(rttMs: number | undefined): ConcurrencyAuto {
+    return autoConcurrency(rttMs, { loopback: this.client.transport?.loopback });
   }
 
   /**
@@ -325,7 +328,11 @@ export class ClusterLoader {
     const o = this.options;
     // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
     if (!t?.preconnect || types === 0 || o.metadataOnly) return undefined;
-    return t.preconnect((rtt) => CONNECTIONS_PER_LANE * Math.min(types, o.autoConcurrency ? autoConcurrency(rtt).lanes : o.concurrency));
+    const lanes = (rtt: number | undefined) => (o.autoConcurrency ? this.lanesFor(rtt).lanes : o.concurrency);
+    return t.preconnect(
+      (rtt) => CONNECTIONS_PER_LANE * Math.min(types, lanes(rtt)),
+      (rtt) => o.autoConcurrency && lanes(rtt) > AUTO_BASE_LANES,
+    );
   }
 
   /** The candidate namespaces and the scope input of this load. */

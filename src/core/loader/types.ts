@@ -122,13 +122,18 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   /** Optional request counters, reported in the summary. */
   readonly transport?: {
     stats: { requests: number; rttMs?: number; warmSamples?: number };
+    /** The server's address is this machine (localhost, 127.0.0.0/8, ::1). */
+    readonly loopback?: boolean;
     /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */
     probeRtt?(signal?: AbortSignal): Promise<number | undefined>;
     /** Connections dialled ahead of the lists, as many as `want` says (KubeTransport.preconnect). */
-    preconnect?(want: (rttMs: number | undefined) => number): {
+    preconnect?(
+      want: (rttMs: number | undefined) => number,
+      probeWhen?: (rttMs: number | undefined) => boolean,
+    ): {
       stop(): void;
-      /** True once `n` handshakes of warmed connections gave RTT samples; false after `timeoutMs` without. */
-      sampled(n: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+      /** True once the warm probe (sent now if not yet) was answered on an idle connection; false when it failed or after `timeoutMs`. */
+      probed(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
     };
   };
 }
