@@ -2,7 +2,12 @@
  * The object shapes the client hands out. Deliberately loose: the loader lists every type, CRDs
  * included, so only metadata has a known shape.
  */
-export type { GroupVersionResource } from '../timeline/events';
+/** A resource type's address in the API (client-go's schema.GroupVersionResource). */
+export interface GroupVersionResource {
+  group: string; // '' for the core group
+  version: string;
+  resource: string; // plural, e.g. 'pods'
+}
 
 export interface ObjectMeta {
   name?: string;

@@ -18,7 +18,7 @@ import { computeObjectView, type ObjectView } from '../../core/syncloop/state/vi
 import { deepEqual } from '../../core/syncloop/equal';
 import type { KubeObject as ApiObject } from '../../core/kube/types';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
-import type { GroupVersionResource } from '../../core/timeline/events';
+import type { GroupVersionResource } from '../../core/kube/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 
 export interface ResourceType {

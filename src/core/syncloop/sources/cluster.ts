@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../../clock';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
 import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 import type { KubeObject } from '../types';
 import type { ListWatchClient, Reflector } from './reflector';
 

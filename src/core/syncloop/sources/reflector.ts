@@ -3,7 +3,7 @@ import { KubeApiError } from '../../kube/errors';
 import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
 import type { KubeObject as WireObject } from '../../kube/types';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 import { kv, silentLogger, type SyncLogger } from '../log';
 import type { KubeObject } from '../types';
 
