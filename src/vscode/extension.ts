@@ -20,7 +20,7 @@ import { Connections } from './connection/connection';
 import { createLogger, type LogSink, type Logger } from './logger';
 import { ResourceModel } from './model/resourceModel';
 import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from './settings';
-import { formatEventDetails } from './timeline/details';
+import { formatEventDetails } from '../shared/details';
 import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
 import type { ResourceNode } from './tree/node';
 import { ResourceTreeProvider } from './tree/resourceTree';

@@ -16,7 +16,7 @@ import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
 import { TIMELINE_PANEL_TYPE } from '../commandIds';
 import type { Logger } from '../logger';
-import { formatEventDetails } from './details';
+import { formatEventDetails } from '../../shared/details';
 import { TimelineFeed } from './feed';
 import { makeNonce, timelineHtml } from './html';
 
