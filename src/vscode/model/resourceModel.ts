@@ -16,9 +16,8 @@
 import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
 import { computeObjectView, type ObjectView } from '../../core/syncloop/state/view';
 import { deepEqual } from '../../core/syncloop/equal';
-import type { KubeObject as ApiObject } from '../../core/kube/types';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
-import type { GroupVersionResource } from '../../core/kube/types';
+import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 
 export interface ResourceType {
@@ -91,13 +90,13 @@ type ViewCarrier = KubeObject & { [VIEW]?: ObjectView };
  * for their whole task; applyResult takes the view as it is. Same view as applyResult computes.
  */
 export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undefined {
-  const obj = raw as KubeObject;
-  if (!obj?.metadata?.name) return undefined; // applyResult skips it too
+  const obj = asStoredObject(raw);
+  if (!obj) return undefined; // applyResult skips it too
   const ref: ResourceRef = { group: task.gvr.group, resource: task.gvr.resource };
   const m = obj.metadata;
   const slim: ViewCarrier = { metadata: { name: m.name, uid: m.uid, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}) } };
   slim[VIEW] = computeObjectView(objectKey(obj, ref), obj, ref);
-  return slim as ApiObject;
+  return slim;
 }
 
 export class ResourceModel {
@@ -158,8 +157,9 @@ export class ResourceModel {
     }
     const ref: ResourceRef = { group: gvr.group, resource: gvr.resource };
     const byNs = new Map<string, ObjectEntry[]>();
-    for (const obj of r.items as KubeObject[]) {
-      if (!obj?.metadata?.name) continue;
+    for (const item of r.items) {
+      const obj = asStoredObject(item);
+      if (!obj) continue;
       const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
       const view = (obj as ViewCarrier)[VIEW] ?? computeObjectView(objectKey(obj, ref), obj, ref);
