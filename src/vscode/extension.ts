@@ -14,17 +14,17 @@ import { TargetState, type Services } from './app/services';
 import { StatusBar } from './app/statusBar';
 import { SyncController } from './app/syncUi';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
-import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from './commandIds';
+import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
-import { Connections } from './connection/connection';
-import { createLogger, type LogSink, type Logger } from './logger';
-import { ResourceModel } from './model/resourceModel';
-import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from './settings';
+import { Connections } from '../app/connection/connection';
+import { createLogger, type LogSink, type Logger } from '../app/logger';
+import { ResourceModel } from '../app/model/resourceModel';
+import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from '../app/settings';
 import { formatEventDetails } from '../shared/details';
 import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
-import type { ResourceNode } from './tree/node';
+import type { ResourceNode } from '../app/tree/node';
 import { ResourceTreeProvider } from './tree/resourceTree';
-import { YAML_SCHEME } from './yaml/address';
+import { YAML_SCHEME } from '../app/yaml/address';
 import { ResourceYamlProvider } from './yaml/provider';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
-import { parseObjectKey } from '../../src/vscode/model/keys';
-import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/vscode/model/resourceModel';
+import { parseObjectKey } from '../../src/app/model/keys';
+import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/app/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };

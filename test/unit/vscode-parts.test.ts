@@ -4,14 +4,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../src/core/kube/errors';
 import type { ObjectView } from '../../src/core/syncloop/state/view';
-import { describeConnectionError, expandHome, kubeconfigFiles } from '../../src/vscode/connection/connection';
-import { demoSettingsFromEnv, describeDemoSettings } from '../../src/vscode/demo/demoOptions';
-import { logTaskEvent, progressMessage } from '../../src/vscode/load/loadRunner';
-import { createLogger } from '../../src/vscode/logger';
-import { objectDescription, statusTone } from '../../src/vscode/model/objectStatus';
-import { readSettings } from '../../src/vscode/settings';
-import { statusBarText } from '../../src/vscode/statusText';
-import { clip, syncLineLevel } from '../../src/vscode/sync/syncRunner';
+import { describeConnectionError, expandHome, kubeconfigFiles } from '../../src/app/connection/connection';
+import { demoSettingsFromEnv, describeDemoSettings } from '../../src/app/demo/demoOptions';
+import { logTaskEvent, progressMessage } from '../../src/app/load/loadRunner';
+import { createLogger } from '../../src/app/logger';
+import { objectDescription, statusTone } from '../../src/app/model/objectStatus';
+import { readSettings } from '../../src/app/settings';
+import { statusBarText } from '../../src/app/statusText';
+import { clip, syncLineLevel } from '../../src/app/sync/syncRunner';
 
 const view = (v: Partial<ObjectView>): ObjectView => ({ key: 'k', uid: 'u', kind: 'Pod', name: 'n', status: 'Running', deleting: false, ...v });
 

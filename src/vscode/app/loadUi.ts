@@ -5,9 +5,9 @@
  * load itself is ../load/loadRunner.ts.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { noRightsText } from '../../core/loader/scope';
-import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../load/loadRunner';
+import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 

@@ -4,10 +4,10 @@
  * with its PLEG health in the status bar. Glue only.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
-import { listNodes } from '../connection/connection';
-import type { SyncState } from '../statusText';
-import { SyncRunner } from '../sync/syncRunner';
+import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
+import { listNodes } from '../../app/connection/connection';
+import type { SyncState } from '../../app/statusText';
+import { SyncRunner } from '../../app/sync/syncRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 

@@ -14,11 +14,11 @@ import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
-import { TIMELINE_PANEL_TYPE } from '../commandIds';
-import type { Logger } from '../logger';
+import { TIMELINE_PANEL_TYPE } from '../../app/commandIds';
+import type { Logger } from '../../app/logger';
 import { formatEventDetails } from '../../shared/details';
-import { TimelineFeed } from './feed';
-import { makeNonce, timelineHtml } from './html';
+import { TimelineFeed } from '../../app/timeline/feed';
+import { makeNonce, timelineHtml } from '../../app/timeline/html';
 
 export function themeKind(kind: vscode.ColorThemeKind): ThemeKind {
   switch (kind) {

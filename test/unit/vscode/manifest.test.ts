@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CATEGORY, COMMANDS, RESOURCES_VIEW_ID, VIEW_CONTAINER_ID } from '../../../src/vscode/commandIds';
-import { activationEvents, contributedCommands, contributedMenus } from '../../../src/vscode/manifest';
-import { configurationSchema } from '../../../src/vscode/settings';
+import { CATEGORY, COMMANDS, RESOURCES_VIEW_ID, VIEW_CONTAINER_ID } from '../../../src/app/commandIds';
+import { activationEvents, contributedCommands, contributedMenus } from '../../../src/app/manifest';
+import { configurationSchema } from '../../../src/app/settings';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
 const contributes = pkg.contributes;

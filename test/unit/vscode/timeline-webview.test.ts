@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { makeNonce, timelineHtml } from '../../../src/vscode/timeline/html';
+import { makeNonce, timelineHtml } from '../../../src/app/timeline/html';
 import { formatEventDetails } from '../../../src/shared/details';
 import { parseWebviewMessage } from '../../../src/shared/protocol';
 import { eventLabel } from '../../../media/timeline/format';
