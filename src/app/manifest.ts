@@ -1,7 +1,7 @@
 /**
  * The parts of package.json's `contributes` that follow from code: commands (from COMMANDS), menus
  * (which command shows where, by node kind and context key) and the settings schema (from SETTINGS).
- * A unit test holds package.json equal to these; `node --import tsx src/vscode/manifest.ts --write`
+ * A unit test holds package.json equal to these; `node --import tsx src/app/manifest.ts --write`
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */

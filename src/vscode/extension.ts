@@ -95,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(loads, sync);
   statusBar = new StatusBar(() => ({
     ...(model.context ? { context: model.context } : {}),
-    ...(tree.tree.contextDescription ? { server: tree.tree.contextDescription } : {}),
+    ...(model.server ? { server: model.server } : {}),
     demo: target.isDemo,
     objects: model.objectCount,
     ...(loads.progress ? { loading: loads.progress } : {}),
@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
   }));
-  context.subscriptions.push(statusBar, model.onChange(() => statusBar?.update()) as unknown as vscode.Disposable);
+  context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
 
   // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
   // tree empties, so it never shows one cluster's objects under another's name. Synchronous on
@@ -116,8 +116,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
       void sync.stop('the cluster changed');
       sync.node = undefined; // a node of the old cluster means nothing on the new one
       connections.close();
-      tree.tree.contextDescription = '';
-      model.reset(undefined);
+      model.retarget({ context: undefined });
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SETTINGS_SECTION)) reloadSettings();

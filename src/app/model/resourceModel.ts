@@ -120,6 +120,27 @@ export class ResourceModel {
     return () => this.listeners.delete(fn);
   }
 
+  /** The API server of the shown context (the context row's description); '' when none is shown. */
+  get server(): string {
+    return this.shownServer;
+  }
+  private shownServer = '';
+
+  /**
+   * Retargeting: the one writer of which cluster the tree shows (its context, server and namespace
+   * scope). A context other than the shown one, or with `namespaces` another namespace scope, empties
+   * the model first, so one cluster's (or scope's) objects never show under another's name. `server`
+   * replaces the server line; no context clears it. Returns whether the model was emptied.
+   */
+  retarget(t: { context: string | undefined; server?: string; namespaces?: readonly string[] }): boolean {
+    const scopeChanged = t.namespaces !== undefined && this.namespaceScope.join(',') !== t.namespaces.join(',');
+    const emptied = this.context !== t.context || scopeChanged;
+    if (emptied) this.reset(t.context);
+    if (t.namespaces) this.namespaceScope = [...t.namespaces];
+    if (t.server !== undefined || t.context === undefined) this.shownServer = t.server ?? '';
+    return emptied;
+  }
+
   /** Forgets everything (a new context); `context` names what the next loads fill in. */
   reset(context: string | undefined): void {
     this.context = context;
