@@ -113,7 +113,7 @@ export class Reflector {
   relist(reason: string): void {
     this.stats.relistRequests++;
     this.relistRequested = true;
-    (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`);
+    (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`, 2);
     this.current?.abort(new Error(`relist: ${reason}`));
   }
 
@@ -127,7 +127,7 @@ export class Reflector {
     this.stats.rewatchRequests++;
     this.rewatchRequested = true;
     this.heard(); // the new watch gets its own stallAfterMs
-    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`);
+    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`, 2);
     this.current?.abort(new Error(`rewatch: ${reason}`));
   }
 
@@ -152,7 +152,7 @@ export class Reflector {
           if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
           if (end !== 'fallback') continue;
           this.stats.watchListFallbacks++;
-          log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`);
+          log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`, 2);
           if (signal.aborted) break;
         }
         const listed = await this.client.list(
@@ -310,7 +310,7 @@ export class Reflector {
         if (overflow) this.stats.overflows++;
         if (end.kind === 'expired') {
           this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`);
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`, 2);
         }
         if (end.kind === 'error' && isForbidden(end.error)) throw end.error; // a LIST would only be refused too
         if (end.kind === 'error' || end.kind === 'expired') {
@@ -330,7 +330,7 @@ export class Reflector {
           continue; // a normal end: resume from the last resourceVersion
         case 'expired':
           this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`);
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`, 2);
           return 'relist';
         case 'aborted':
           if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
