@@ -16,7 +16,6 @@ import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
 import { TIMELINE_PANEL_TYPE } from '../../app/commandIds';
 import type { Logger } from '../../app/logger';
-import { formatEventDetails } from '../../shared/details';
 import { TimelineFeed } from '../../app/timeline/feed';
 import { makeNonce, timelineHtml } from '../../app/timeline/html';
 
@@ -154,11 +153,6 @@ export class TimelinePanel implements vscode.Disposable {
       case 'select': {
         const event = this.lookup(msg.eventId);
         if (event) this.opts.onSelect?.(msg.eventId, event);
-        break;
-      }
-      case 'requestDetails': {
-        const event = this.lookup(msg.eventId);
-        void this.post({ type: 'details', eventId: msg.eventId, text: event ? formatEventDetails(event) : undefined });
         break;
       }
     }
