@@ -18,7 +18,7 @@ import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
 import { realKubeletClock } from './kubelet/clock';
 
-export type { FaultRule, FaultKind, FaultRuleState } from './server/faults';
+export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
 export { ObjectStore } from './store';
