@@ -91,7 +91,6 @@ export function withGeneratedContributions<T extends PackageJson>(pkg: T): T {
 }
 
 if (require.main === module && process.argv.includes('--write')) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require('node:fs') as typeof import('node:fs');
   const path = require('node:path').join(__dirname, '..', '..', 'package.json') as string;
   const pkg = JSON.parse(fs.readFileSync(path, 'utf8')) as PackageJson;
