@@ -146,8 +146,7 @@ describe('ResourceModel', () => {
 
   it('namespaceScope hides namespaces outside the selected ones', () => {
     const m = new ResourceModel();
-    m.reset('ctx');
-    m.namespaceScope = ['a'];
+    m.retarget({ context: 'ctx', namespaces: ['a'] });
     m.applyResult(result(task({ group: '', version: 'v1', resource: 'namespaces' }, 'Namespace', false), [obj('Namespace', 'a'), obj('Namespace', 'b')]));
     assert.deepEqual(m.namespaces(), ['a']);
   });

@@ -100,10 +100,16 @@ export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undef
 }
 
 export class ResourceModel {
-  /** The context these objects come from; undefined before the first load. */
-  context: string | undefined;
-  /** When non-empty, only these namespaces are shown (the load was limited to them). */
-  namespaceScope: string[] = [];
+  /** The context these objects come from; undefined before the first load. Set by retarget (or reset). */
+  get context(): string | undefined {
+    return this.shownContext;
+  }
+  private shownContext: string | undefined;
+  /** When non-empty, only these namespaces are shown (the load was limited to them). Set by retarget. */
+  get namespaceScope(): readonly string[] {
+    return this.scope;
+  }
+  private scope: readonly string[] = [];
   private readonly types = new Map<string, ResourceType>([[PODS_TYPE.key, PODS_TYPE]]);
   /** namespace ('' = cluster-scoped) -> typeKey -> bucket */
   private readonly buckets = new Map<string, Map<string, Bucket>>();
@@ -136,15 +142,15 @@ export class ResourceModel {
     const scopeChanged = t.namespaces !== undefined && this.namespaceScope.join(',') !== t.namespaces.join(',');
     const emptied = this.context !== t.context || scopeChanged;
     if (emptied) this.reset(t.context);
-    if (t.namespaces) this.namespaceScope = [...t.namespaces];
+    if (t.namespaces) this.scope = [...t.namespaces];
     if (t.server !== undefined || t.context === undefined) this.shownServer = t.server ?? '';
     return emptied;
   }
 
   /** Forgets everything (a new context); `context` names what the next loads fill in. */
   reset(context: string | undefined): void {
-    this.context = context;
-    this.namespaceScope = [];
+    this.shownContext = context;
+    this.scope = [];
     this.buckets.clear();
     this.failed.clear();
     this.types.clear();
