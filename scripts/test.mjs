@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The project's test driver: `node scripts/test.mjs <tier>` with tier one of
-// unit | integration | apiserver | e2e | all.
+// lint | unit | integration | apiserver | e2e | all.
+// `lint` (also `npm run lint`) is eslint (the house's import boundaries and bug rules, eslint.config.mjs)
+// and knip (unused files, exports and dependencies, knip.json); `all` runs it first, as its own fast tier.
 // Every tier runs under Node's own test runner (node:test) with tsx for TypeScript.
 // `all` also type-checks and builds first, and ends with one aggregated line
 // "N passed, N failed" so a reader (and CI) sees the whole suite's verdict at the end.
@@ -85,7 +87,27 @@ function runGuarded(label, cmd, args, opts, limitMs) {
   });
 }
 
+/** The lint tier: each linter is one check, passed or failed. */
+const LINTERS = [
+  ['eslint', ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.']],
+  ['knip', ['node_modules/knip/bin/knip.js', '--no-progress']],
+];
+
+async function runLint() {
+  console.log(`\n== lint: ${LINTERS.map(([n]) => n).join(', ')}`);
+  let pass = 0;
+  let fail = 0;
+  for (const [label, args] of LINTERS) {
+    const status = await runGuarded(`lint ${label}`, process.execPath, args, {}, Number(process.env.KUBELOOP_TIER_LIMIT_MS) || 10 * 60_000);
+    console.log(`${status === 0 ? 'ok' : 'FAILED'}: ${label}`);
+    if (status === 0) pass++;
+    else fail++;
+  }
+  return { pass, fail, ok: fail === 0 };
+}
+
 async function runTier(name) {
+  if (name === 'lint') return runLint();
   const tier = TIERS[name];
   const files = findTests(tier.dir);
   if (files.length === 0) {
@@ -118,9 +140,9 @@ async function runTier(name) {
 }
 
 const which = process.argv[2] ?? 'all';
-const names = which === 'all' ? Object.keys(TIERS) : [which];
-if (!names.every((n) => n in TIERS)) {
-  console.error(`unknown tier ${which}; use one of ${Object.keys(TIERS).join(', ')}, all`);
+const names = which === 'all' ? ['lint', ...Object.keys(TIERS)] : [which];
+if (!names.every((n) => n === 'lint' || n in TIERS)) {
+  console.error(`unknown tier ${which}; use one of lint, ${Object.keys(TIERS).join(', ')}, all`);
   process.exit(1);
 }
 let ok = true;

@@ -15,8 +15,6 @@ export interface FilterSpec {
   name: string;
 }
 
-export const NO_FILTER: FilterSpec = { hiddenSources: [], kind: '', name: '' };
-
 /** The kinds an item is filtered by: a task's resource; the kinds of an iteration's objects (none for a bare tick). */
 export function itemKinds(item: Item): readonly string[] {
   return item.type === 'bar' ? [item.resource] : item.kinds;

@@ -4,7 +4,7 @@
  * cluster-supplied names are never parsed as HTML.
  */
 import type { TimelineEvent } from '../../src/core/timeline/events';
-import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, type DetailRow } from '../../src/vscode/timeline/details';
+import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, type DetailRow } from '../../src/shared/details';
 import { itemEnd, type Bar, type Item } from './model';
 
 export function eventLabel(e: TimelineEvent): string {

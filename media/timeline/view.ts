@@ -128,8 +128,6 @@ export class TimelineView {
           this.fitAll();
         }
         break;
-      case 'details':
-        break; // this webview renders details itself from the events it holds
     }
     if (msg?.type === 'init') this.ingestMs = 0;
     if (msg?.type === 'init' || msg?.type === 'chunk') {

@@ -14,11 +14,11 @@ import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
-import { ObjectStore, StoreError, type KubeObject } from './store';
+import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
 import { realKubeletClock } from './kubelet/clock';
 
-export type { FaultRule, FaultKind, FaultRuleState } from './server/faults';
+export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
 export { ObjectStore } from './store';
@@ -102,7 +102,7 @@ function ensureNamespace(store: ObjectStore, name: string): void {
       metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
-    } as KubeObject);
+    });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === 409)) throw e;
   }

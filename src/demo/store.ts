@@ -13,6 +13,7 @@
  *   events after rv may already have been dropped (the watch then answers 410 Gone, like a compacted etcd).
  */
 import { randomUUID } from 'node:crypto';
+import type { KubeObject as WireObject, ObjectMeta } from '../core/kube/types';
 
 export interface TypeInfo {
   group: string;
@@ -34,22 +35,14 @@ export interface TypeInfo {
   generation?: boolean;
 }
 
-export type KubeObject = {
+/**
+ * An object as the demo cluster serves it: the core/kube wire type with what every stored object
+ * here has (apiVersion, kind, name; the store assigns uid and resourceVersion on create).
+ */
+export type KubeObject = WireObject & {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
+  metadata: ObjectMeta & { name: string };
 };
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

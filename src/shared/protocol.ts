@@ -5,7 +5,7 @@
  *
  * Guarantees:
  * - Every event the host sends carries an `id` that is unique until the next `reset`; the webview
- *   refers to events only by that id (`select`, `requestDetails`), never by content.
+ *   refers to events only by that id (`select`), never by content.
  * - Messages from the webview are untrusted input to the host: `parseWebviewMessage` accepts only the
  *   shapes below and returns undefined for anything else.
  * - The history at `ready` arrives as one `init` followed, when it is large, by `chunk` messages in
@@ -70,14 +70,6 @@ export interface ThemeMessage {
   theme: ThemeKind;
 }
 
-/** The answer to `requestDetails`: a text rendering of one event (rendered as text, never as HTML). */
-export interface DetailsMessage {
-  type: 'details';
-  eventId: number;
-  /** undefined when the event is no longer known to the host (dropped or reset). */
-  text?: string;
-}
-
 /**
  * Show one object's iterations ("Reveal in Timeline" on a tree object): the name filter becomes its
  * sync-loop key, every source is shown, and the view fits what matches. Sent after the snapshot.
@@ -88,7 +80,7 @@ export interface RevealMessage {
   key: string;
 }
 
-export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | DetailsMessage | RevealMessage;
+export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | RevealMessage;
 
 // ---- webview -> host ---------------------------------------------------------------------------
 
@@ -103,13 +95,7 @@ export interface SelectMessage {
   eventId: number;
 }
 
-/** The webview wants the details of an event (answered with `details`). */
-export interface RequestDetailsMessage {
-  type: 'requestDetails';
-  eventId: number;
-}
-
-export type WebviewToHostMessage = ReadyMessage | SelectMessage | RequestDetailsMessage;
+export type WebviewToHostMessage = ReadyMessage | SelectMessage;
 
 /**
  * What the webview keeps with `getState`/`setState`, so it restores itself when hidden and shown and
@@ -148,8 +134,6 @@ export function parseWebviewMessage(raw: unknown): WebviewToHostMessage | undefi
       return { type: 'ready' };
     case 'select':
       return isEventId(m.eventId) ? { type: 'select', eventId: m.eventId } : undefined;
-    case 'requestDetails':
-      return isEventId(m.eventId) ? { type: 'requestDetails', eventId: m.eventId } : undefined;
     default:
       return undefined;
   }

@@ -6,8 +6,8 @@
  * rejection in the extension host.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, paletteTitle, type CommandName } from './commandIds';
-import type { Logger } from './logger';
+import { COMMANDS, paletteTitle, type CommandName } from '../app/commandIds';
+import type { Logger } from '../app/logger';
 
 export type CommandHandler = (...args: unknown[]) => unknown;
 export type CommandHandlers = Record<CommandName, CommandHandler>;

@@ -14,17 +14,17 @@ import { TargetState, type Services } from './app/services';
 import { StatusBar } from './app/statusBar';
 import { SyncController } from './app/syncUi';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
-import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from './commandIds';
+import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
-import { Connections } from './connection/connection';
-import { createLogger, type LogSink, type Logger } from './logger';
-import { ResourceModel } from './model/resourceModel';
-import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from './settings';
-import { formatEventDetails } from './timeline/details';
+import { Connections } from '../app/connection/connection';
+import { createLogger, type LogSink, type Logger } from '../app/logger';
+import { ResourceModel } from '../app/model/resourceModel';
+import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from '../app/settings';
+import { formatEventDetails } from '../shared/details';
 import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
-import type { ResourceNode } from './tree/node';
+import type { ResourceNode } from '../app/tree/node';
 import { ResourceTreeProvider } from './tree/resourceTree';
-import { YAML_SCHEME } from './yaml/address';
+import { YAML_SCHEME } from '../app/yaml/address';
 import { ResourceYamlProvider } from './yaml/provider';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
@@ -95,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(loads, sync);
   statusBar = new StatusBar(() => ({
     ...(model.context ? { context: model.context } : {}),
-    ...(tree.tree.contextDescription ? { server: tree.tree.contextDescription } : {}),
+    ...(model.server ? { server: model.server } : {}),
     demo: target.isDemo,
     objects: model.objectCount,
     ...(loads.progress ? { loading: loads.progress } : {}),
@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
   }));
-  context.subscriptions.push(statusBar, model.onChange(() => statusBar?.update()) as unknown as vscode.Disposable);
+  context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
 
   // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
   // tree empties, so it never shows one cluster's objects under another's name. Synchronous on
@@ -116,8 +116,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
       void sync.stop('the cluster changed');
       sync.node = undefined; // a node of the old cluster means nothing on the new one
       connections.close();
-      tree.tree.contextDescription = '';
-      model.reset(undefined);
+      model.retarget({ context: undefined });
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SETTINGS_SECTION)) reloadSettings();

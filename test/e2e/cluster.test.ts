@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { paletteTitle } from '../../src/vscode/commandIds';
+import { paletteTitle } from '../../src/app/commandIds';
 import { startVsCode, type Session } from './support/session';
 import { waitFor } from './support/workbench';
 

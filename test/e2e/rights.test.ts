@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
-import { paletteTitle } from '../../src/vscode/commandIds';
+import { paletteTitle } from '../../src/app/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { startVsCode, type Session } from './support/session';

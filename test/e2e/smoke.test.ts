@@ -2,7 +2,7 @@
 // what a user sees first, before any cluster is loaded.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { COMMANDS, paletteTitle } from '../../src/vscode/commandIds';
+import { COMMANDS, paletteTitle } from '../../src/app/commandIds';
 import { startVsCode, type Session } from './support/session';
 import { waitFor } from './support/workbench';
 

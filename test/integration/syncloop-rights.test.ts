@@ -18,11 +18,11 @@ import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
 import type { KubeObject } from '../../src/demo/store';
-import { createLogger } from '../../src/vscode/logger';
-import { runLoad as runExtensionLoad } from '../../src/vscode/load/loadRunner';
-import { ResourceModel } from '../../src/vscode/model/resourceModel';
-import { defaultSettings } from '../../src/vscode/settings';
-import { SyncRunner } from '../../src/vscode/sync/syncRunner';
+import { createLogger } from '../../src/app/logger';
+import { runLoad as runExtensionLoad } from '../../src/app/load/loadRunner';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import { defaultSettings } from '../../src/app/settings';
+import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { demo, until, type Fixture } from './loader-helpers';
 
 const GRANTS = [

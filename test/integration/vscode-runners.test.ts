@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
 import { loadKubeContext } from '../../src/core/kube/kubeconfig';
 import { TimelineStore } from '../../src/core/timeline/store';
-import { createLogger, type Logger } from '../../src/vscode/logger';
-import { runLoad, type LoadProgress } from '../../src/vscode/load/loadRunner';
-import { ResourceModel } from '../../src/vscode/model/resourceModel';
-import { defaultSettings } from '../../src/vscode/settings';
-import { SyncRunner } from '../../src/vscode/sync/syncRunner';
+import { createLogger, type Logger } from '../../src/app/logger';
+import { runLoad, type LoadProgress } from '../../src/app/load/loadRunner';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import { defaultSettings } from '../../src/app/settings';
+import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { api, configMap, startTestCluster, type TestCluster } from './demo-support';
 
 /** Polls until `probe` holds (every 20 ms), failing with `what` after `ms`. */

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { KubeClient, KubeConfigError, KubeTransport, listContextNames, loadKubeContext } from '../../src/core/kube';
-import { listContexts, loadContext } from '../../src/vscode/connection/connection';
+import { listContexts, loadContext } from '../../src/app/connection/connection';
 import { b64, json, makePki, startServer, tempDir, type TestServer } from './kube-helpers';
 
 const t = tempDir();

@@ -6,7 +6,7 @@ import { FakeClock } from '../../src/core/clock';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { TimelineEvent } from '../../src/core/timeline/events';
 import type { HostToWebviewMessage, TimelineItem } from '../../src/shared/protocol';
-import { TimelineFeed, APPEND_BATCH_MS, CHUNK_SIZE } from '../../src/vscode/timeline/feed';
+import { TimelineFeed, APPEND_BATCH_MS, CHUNK_SIZE } from '../../src/app/timeline/feed';
 import { syntheticTimeline } from './timeline-fixtures';
 
 /** A webview stand-in that records messages; `post` resolves on the next microtask, like a hand-over. */

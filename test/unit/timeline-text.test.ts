@@ -9,7 +9,7 @@ import { restoreState, saveableState } from '../../media/timeline/state';
 import { readPalette, themeClassOf } from '../../media/timeline/theme';
 import { fitText } from '../../media/timeline/draw';
 import { STYLES } from '../../media/timeline/layout';
-import { formatDuration } from '../../src/vscode/timeline/details';
+import { formatDuration } from '../../src/shared/details';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 
 const hostile = '<img src=x onerror=alert(1)>';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
-import { parseObjectKey } from '../../src/vscode/model/keys';
-import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/vscode/model/resourceModel';
+import { parseObjectKey } from '../../src/app/model/keys';
+import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/app/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -146,8 +146,7 @@ describe('ResourceModel', () => {
 
   it('namespaceScope hides namespaces outside the selected ones', () => {
     const m = new ResourceModel();
-    m.reset('ctx');
-    m.namespaceScope = ['a'];
+    m.retarget({ context: 'ctx', namespaces: ['a'] });
     m.applyResult(result(task({ group: '', version: 'v1', resource: 'namespaces' }, 'Namespace', false), [obj('Namespace', 'a'), obj('Namespace', 'b')]));
     assert.deepEqual(m.namespaces(), ['a']);
   });

@@ -4,14 +4,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../src/core/kube/errors';
 import type { ObjectView } from '../../src/core/syncloop/state/view';
-import { describeConnectionError, expandHome, kubeconfigFiles } from '../../src/vscode/connection/connection';
-import { demoSettingsFromEnv, describeDemoSettings } from '../../src/vscode/demo/demoOptions';
-import { logTaskEvent, progressMessage } from '../../src/vscode/load/loadRunner';
-import { createLogger } from '../../src/vscode/logger';
-import { objectDescription, statusTone } from '../../src/vscode/model/objectStatus';
-import { readSettings } from '../../src/vscode/settings';
-import { statusBarText } from '../../src/vscode/statusText';
-import { clip, syncLineLevel } from '../../src/vscode/sync/syncRunner';
+import { describeConnectionError, expandHome, kubeconfigFiles } from '../../src/app/connection/connection';
+import { demoSettingsFromEnv, describeDemoSettings } from '../../src/app/demo/demoOptions';
+import { logTaskEvent, progressMessage } from '../../src/app/load/loadRunner';
+import { createLogger } from '../../src/app/logger';
+import { objectDescription, statusTone } from '../../src/app/model/objectStatus';
+import { readSettings } from '../../src/app/settings';
+import { statusBarText } from '../../src/app/statusText';
+import { clip } from '../../src/app/sync/syncRunner';
 
 const view = (v: Partial<ObjectView>): ObjectView => ({ key: 'k', uid: 'u', kind: 'Pod', name: 'n', status: 'Running', deleting: false, ...v });
 
@@ -63,13 +63,7 @@ describe('status bar and progress texts', () => {
 });
 
 describe('log lines', () => {
-  it('writes the kubelet lines a user follows at info and the periodic ticks at debug', () => {
-    assert.equal(syncLineLevel('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), 'info');
-    assert.equal(syncLineLevel('SyncLoop (PLEG): event for pod pod="default/probe-me" event={} handler="HandlePodSyncs"'), 'info');
-    assert.equal(syncLineLevel('SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'), 'info');
-    assert.equal(syncLineLevel('SyncLoop (SYNC) pods total=3 pods=[] handler="HandlePodSyncs"'), 'debug');
-    assert.equal(syncLineLevel('SyncLoop (housekeeping) handler="HandlePodCleanups"'), 'debug');
-    assert.equal(syncLineLevel('SyncLoop (housekeeping) end duration="3ms" removed=["a/b"]'), 'info');
+  it('cuts a long line, saying how much it left out', () => {
     assert.equal(clip('x'.repeat(10), 4), 'xxxx… (6 more characters)');
   });
 

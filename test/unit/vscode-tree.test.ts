@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
-import { ResourceModel } from '../../src/vscode/model/resourceModel';
-import { RefreshCoalescer, withoutCovered } from '../../src/vscode/tree/coalesce';
-import type { ResourceNode } from '../../src/vscode/tree/node';
-import { TreeModel } from '../../src/vscode/tree/treeModel';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import { RefreshCoalescer, withoutCovered } from '../../src/app/tree/coalesce';
+import type { ResourceNode } from '../../src/app/tree/node';
+import { TreeModel } from '../../src/app/tree/treeModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };

@@ -5,9 +5,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import type { KubeObject } from '../../src/core/syncloop/types';
-import { ResourceModel } from '../../src/vscode/model/resourceModel';
-import type { ObjectAddress } from '../../src/vscode/yaml/address';
-import { LiveDocuments, lookupIn } from '../../src/vscode/yaml/live';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import type { ObjectAddress } from '../../src/app/yaml/address';
+import { LiveDocuments, lookupIn } from '../../src/app/yaml/live';
 import { pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };

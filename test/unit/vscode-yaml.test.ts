@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { load } from 'js-yaml';
-import { addressToPath, pathToAddress, type ObjectAddress } from '../../src/vscode/yaml/address';
-import { LAST_APPLIED, redactObject, renderObjectYaml } from '../../src/vscode/yaml/render';
+import { addressToPath, pathToAddress, type ObjectAddress } from '../../src/app/yaml/address';
+import { LAST_APPLIED, redactObject, renderObjectYaml } from '../../src/app/yaml/render';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const SECRETS = { group: '', resource: 'secrets' };

@@ -29,5 +29,6 @@ export {
 export { listAll, compactItem, continueFromHead, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
 export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
 export { resourcePath, gvrName } from './paths';
+export { asStoredObject } from './types';
 export { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, ruleAllows, rulesAllow, type ResourceAttributes, type ResourceRule, type RulesReview, type AccessReview } from './access';
-export type { GroupVersionResource, KubeObject, ObjectMeta, ListMeta } from './types';
+export type { GroupVersionResource, KubeObject, ObjectMeta, StoredObject, ListMeta } from './types';

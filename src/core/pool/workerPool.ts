@@ -159,7 +159,7 @@ export class WorkerPool<T, R> {
     const callerSignal = opts.signal;
     if (callerSignal) {
       if (callerSignal.aborted) {
-        this.abort(abortReason(callerSignal));
+        void this.abort(abortReason(callerSignal));
       } else {
         this.onCallerAbort = () => this.abort(abortReason(callerSignal));
         callerSignal.addEventListener('abort', this.onCallerAbort, { once: true });

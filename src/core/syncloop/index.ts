@@ -24,7 +24,7 @@ export { SyncLoop, SYNC_PERIOD_MS, HOUSEKEEPING_PERIOD_MS, HOUSEKEEPING_WARNING_
 export { syncLoopIteration } from './iteration';
 export { syncLoop, BACKOFF_BASE_MS, BACKOFF_MAX_MS } from './loop';
 export { handlePodCleanups, type HousekeepingReport } from './housekeeping';
-export { silentLogger, type SyncLogger } from './log';
+export { silentLogger, type SyncLogger, type Verbosity } from './log';
 export * from './types';
 export { ClusterSync, sourceName, PODS_GVR, EVENTS_GVR, type ClusterSyncOptions } from './sources/cluster';
 export { Reflector, type ListWatchClient, type ReflectorSink, type ReflectorOptions, type ReflectorState } from './sources/reflector';

@@ -108,7 +108,7 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
   let out: Outcome;
   const h = u.op === 'SET' ? undefined : configHandlers[u.op];
   if (h) {
-    kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`);
+    kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`, 2);
     const synced = h.run(kl, u);
     out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok', ...uidOf(u) };
     if (u.op === 'RECONCILE') {
@@ -134,7 +134,7 @@ function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
   // A non-pod update sent straight onto configCh (PodConfig hands them to the informer itself).
   const { handler, keys } = kl.handleInformerUpdate(u);
   const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
-  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`);
+  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 2);
   return { source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' };
 }
 
@@ -150,13 +150,13 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
     // Not sync-worthy (upstream isSyncPodWorthy): the container was already reported dead.
     out = { source: 'pleg', op: e.type, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
   } else if (d) {
-    kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`);
+    kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`, 2);
     kl.handlePodSyncs([d.key]);
     // Why it died, as the runtime reports it: OOMKilled, an error exit, a kill (137/143), Completed.
     const exit = e.type === 'ContainerDied' ? exitOf(d.obj as Pod, e.data) : undefined;
     out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: e.id, ...(exit ? { message: exit } : {}) };
   } else {
-    kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`);
+    kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`, 2);
     out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
   }
   if (e.type === 'ContainerDied') kl.cleanUpContainerInPod(e.id, e.data);
@@ -166,7 +166,7 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
 function handleSyncTick(kl: SyncLoop): Outcome {
   const { keys, deadlineExceeded } = kl.podsToSync();
   if (keys.length === 0) return { source: 'sync', op: 'tick', key: '', handler: 'HandlePodSyncs', outcome: 'skipped' };
-  kl.logger.info(`SyncLoop (SYNC) pods${kv({ total: keys.length })} pods=${kobjs(keys)}${kv({ handler: 'HandlePodSyncs' })}`);
+  kl.logger.info(`SyncLoop (SYNC) pods${kv({ total: keys.length })} pods=${kobjs(keys)}${kv({ handler: 'HandlePodSyncs' })}`, 4);
   kl.handlePodSyncs(keys);
   const message = deadlineExceeded.length ? `activeDeadlineSeconds exceeded: ${kobjs(deadlineExceeded)}` : undefined;
   return { source: 'sync', op: 'tick', key: joinKeys(keys), handler: 'HandlePodSyncs', outcome: 'ok', ...(message ? { message } : {}) };
@@ -182,11 +182,11 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
-    kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`);
+    kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`, 2);
     return { source: 'probe', op: probe, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
   }
   kl.recordProbeResult(d.key, u);
-  kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`);
+  kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`, 1);
   kl.handlePodSyncs([d.key]);
   return {
     source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: u.podUID,
@@ -198,10 +198,10 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
 async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: number): Promise<Outcome> {
   if (!kl.allSourcesReady()) {
     // Cleaning up now could remove objects of a source that has not listed yet.
-    kl.logger.info(`SyncLoop (housekeeping, skipped): sources aren't ready yet`);
+    kl.logger.info(`SyncLoop (housekeeping, skipped): sources aren't ready yet`, 4);
     return { source: 'housekeeping', op: 'tick', key: '', handler: 'HandlePodCleanups', outcome: 'skipped', message: "sources aren't ready yet" };
   }
-  kl.logger.info(`SyncLoop (housekeeping)${kv({ handler: 'HandlePodCleanups' })}`);
+  kl.logger.info(`SyncLoop (housekeeping)${kv({ handler: 'HandlePodCleanups' })}`, 4);
   const report = await handlePodCleanups(kl, signal);
   const took = kl.clock.now() - start;
   if (took > HOUSEKEEPING_WARNING_MS) {
@@ -211,7 +211,7 @@ async function handleHousekeeping(kl: SyncLoop, signal: AbortSignal, start: numb
   const summary = summarize(report);
   // Upstream logs the end every time; we log it when housekeeping repaired something, so the
   // output shows the repairs rather than a heartbeat.
-  if (summary) kl.logger.info(`SyncLoop (housekeeping) end${kv({ duration: `${Math.round(took)}ms` })} ${summary}`);
+  if (summary) kl.logger.info(`SyncLoop (housekeeping) end${kv({ duration: `${Math.round(took)}ms` })} ${summary}`, 2);
   return {
     source: 'housekeeping',
     op: 'tick',

@@ -12,8 +12,18 @@ import type { PodLifecycleEvent } from './types';
  * Each handler line ends with handler="..." naming the handler that ran (ours, not klog's).
  * Lines name objects and containers only; they never carry object contents (no Secret data).
  */
+/**
+ * A line's verbosity, as klog's V levels (`klog.V(v).InfoS`), chosen where the line is made, never
+ * read back from its text. 0: what an operator always wants (the loop started, a narrowed watch);
+ * 1-2: the steady-state lines a user follows a pod by (config ADD/UPDATE/REMOVE, PLEG events, probe
+ * results, relists, housekeeping that repaired something); 4: the periodic ticks that fire whether or
+ * not anything happened (SyncLoop (SYNC), housekeeping).
+ */
+export type Verbosity = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
 export interface SyncLogger {
-  info(line: string): void;
+  /** An info line at klog verbosity `v`. */
+  info(line: string, v: Verbosity): void;
   /** Warnings (a forbidden type); a logger without it gets them at error level. */
   warn?(line: string): void;
   error(line: string): void;

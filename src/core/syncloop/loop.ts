@@ -19,7 +19,7 @@ export const BACKOFF_FACTOR = 2;
  * and the pod workers' in-flight syncs are aborted, so no timer or sync outlives the loop.
  */
 export async function syncLoop(kl: SyncLoop, signal: AbortSignal): Promise<void> {
-  kl.logger.info('Starting kubelet main sync loop');
+  kl.logger.info('Starting kubelet main sync loop', 0);
   const syncTicker = new Ticker(kl.clock, SYNC_PERIOD_MS, 'syncCh');
   const housekeepingTicker = new Ticker(kl.clock, kl.opts.housekeepingPeriodMs ?? HOUSEKEEPING_PERIOD_MS, 'housekeepingCh');
   let duration = BACKOFF_BASE_MS;

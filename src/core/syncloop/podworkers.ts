@@ -529,8 +529,3 @@ function newStatus(key: string, uid: string, now: number): PodSyncStatus {
     syncs: 0,
   };
 }
-
-/** Upstream updateType names, for logs. */
-export function syncPodTypeName(t: SyncPodType): string {
-  return { create: 'SyncPodCreate', update: 'SyncPodUpdate', sync: 'SyncPodSync', kill: 'SyncPodKill' }[t];
-}

@@ -1,34 +1,19 @@
 /**
  * The messages that flow through the sync loop, named after the kubelet's
  * (pkg/kubelet/types PodUpdate, pkg/kubelet/pleg PodLifecycleEvent, pkg/kubelet/prober/results Update),
- * and the minimal wire shape of the Kubernetes objects they carry.
+ * and the kind-specific shapes (Pod, Event) of the core/kube objects they carry.
  *
  * Objects are plain JSON as the API server sends them (timestamps are RFC 3339 strings). The loop
  * handles any kind; pods get the pod-specific treatment (PLEG, probes, the kubectl STATUS view).
  */
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [k: string]: unknown;
-}
+import type { StoredObject } from '../kube/types';
 
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec?: unknown;
-  status?: unknown;
-  [k: string]: unknown;
-}
+/**
+ * The loop's objects: the core/kube wire type as the API server stores it (name and uid set),
+ * narrowed once by asStoredObject where objects enter the loop (the reflector and its consistency check).
+ */
+export type KubeObject = StoredObject;
 
 export interface ContainerStateWaiting { reason?: string; message?: string }
 export interface ContainerStateRunning { startedAt?: string }

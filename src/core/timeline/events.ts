@@ -4,11 +4,10 @@
  * Times are milliseconds on the emitter's Clock (see core/clock.ts), relative to `origin` of the store.
  */
 
-export interface GroupVersionResource {
-  group: string; // '' for the core group
-  version: string;
-  resource: string; // plural, e.g. 'pods'
-}
+import type { GroupVersionResource } from '../kube/types';
+
+/** The API client's resource address; re-exported so the page reads the event model from one place. */
+export type { GroupVersionResource };
 
 /** One loader task (one list of one resource type in one namespace or all namespaces). */
 export interface LoaderTaskEvent {

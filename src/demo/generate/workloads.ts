@@ -9,7 +9,7 @@
  */
 import { imageIDFor, normalizeImage } from '../kubelet/ids';
 import type { KubeObject } from '../store';
-import { refOf, type GenContext, type GenNode, type Obj, type Ref } from './context';
+import type { GenContext, GenNode, Obj, Ref } from './context';
 import { COMPONENTS, ENV_NAMES, IMAGES, TEAMS } from './names';
 
 export type Emit = (group: string, resource: string, obj: KubeObject) => KubeObject;
@@ -237,4 +237,3 @@ export function controllerRevision(ctx: GenContext, emit: Emit, t: Template, own
   });
 }
 
-export { refOf };

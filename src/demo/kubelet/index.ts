@@ -24,7 +24,7 @@ import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type P
 import { EventRecorder, kubeTimestamp } from './recorder';
 import { planProcess } from './runtime';
 
-export { realKubeletClock, type KubeletClock } from './clock';
+export type { KubeletClock } from './clock';
 
 export interface KubeletOptions {
   signal?: AbortSignal;

@@ -76,10 +76,6 @@ export function pathNotFound(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-export function methodNotAllowed(verb: string, group: string, resource: string): ApiError {
-  return new ApiError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualifiedResource(group, resource)}"`, {});
-}
-
 export function invalid(kind: string, name: string, group: string, causes: { field: string; reason: string; message: string }[]): ApiError {
   const summary = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
   const details: StatusDetails = { name, kind, causes: causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field })) };

@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../commandIds';
-import { describeConnectionError, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../connection/connection';
+import { COMMANDS } from '../../app/commandIds';
+import { describeConnectionError, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../../app/connection/connection';
 import { settingsTarget, type Services } from './services';
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
@@ -56,7 +56,7 @@ interface ContextItem extends vscode.QuickPickItem {
  * stored in `kubeloop.context` (user settings); the demo cluster is kept in memory only.
  * Resolves true when the target changed.
  */
-export async function selectContext(s: Services, demo: { name: string; url: string; target: () => import('../connection/connection').ConnectionTarget } | undefined): Promise<boolean> {
+export async function selectContext(s: Services, demo: { name: string; url: string; target: () => import('../../app/connection/connection').ConnectionTarget } | undefined): Promise<boolean> {
   const fromSettings = settingsTarget(s.settings());
   const items: ContextItem[] = [];
   let listed: { names: string[]; current: string } | undefined;

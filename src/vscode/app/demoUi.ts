@@ -8,9 +8,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { startDemoCluster, type DemoCluster } from '../../demo/index';
-import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
-import type { ConnectionTarget } from '../connection/connection';
-import { demoSettingsFromEnv, describeDemoSettings } from '../demo/demoOptions';
+import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
+import type { ConnectionTarget } from '../../app/connection/connection';
+import { demoSettingsFromEnv, describeDemoSettings } from '../../app/demo/demoOptions';
 import { setContextKey, type Services } from './services';
 
 /** The context name the demo cluster's kubeconfig defines (src/demo/kubeconfig.ts). */

@@ -5,10 +5,10 @@
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
-import type { Logger } from '../logger';
-import type { ResourceModel } from '../model/resourceModel';
-import { pathToAddress, YAML_SCHEME } from '../yaml/address';
-import { LiveDocuments, lookupIn } from '../yaml/live';
+import type { Logger } from '../../app/logger';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import { pathToAddress, YAML_SCHEME } from '../../app/yaml/address';
+import { LiveDocuments, lookupIn } from '../../app/yaml/live';
 import type { ResourceYamlProvider } from '../yaml/provider';
 
 export function keepYamlLive(model: ResourceModel, yaml: ResourceYamlProvider, log: Logger): vscode.Disposable {

@@ -5,9 +5,9 @@
  * load itself is ../load/loadRunner.ts.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
+import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { noRightsText } from '../../core/loader/scope';
-import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../load/loadRunner';
+import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 
@@ -38,7 +38,7 @@ export class LoadController implements vscode.Disposable {
     const ac = new AbortController();
     const loadId = `load-${++this.seq}`;
     const ctx = conn.context;
-    this.s.tree.tree.contextDescription = ctx.server;
+    this.s.model.retarget({ context: ctx.name, server: ctx.server, ...(opts.only ? {} : { namespaces: settings.namespaces }) });
     const title = opts.only ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}` : `KubeLoop: loading "${ctx.name}"`;
     const work = Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));

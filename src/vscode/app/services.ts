@@ -9,12 +9,12 @@
  */
 import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
-import { CONTEXT_KEYS } from '../commandIds';
-import { expandHome, sameTarget, type ConnectionTarget, type Connections } from '../connection/connection';
-import type { Logger } from '../logger';
-import type { ResourceModel } from '../model/resourceModel';
-import type { KubeLoopSettings } from '../settings';
-import type { ResourceNode } from '../tree/node';
+import { CONTEXT_KEYS } from '../../app/commandIds';
+import { expandHome, sameTarget, type ConnectionTarget, type Connections } from '../../app/connection/connection';
+import type { Logger } from '../../app/logger';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import type { KubeLoopSettings } from '../../app/settings';
+import type { ResourceNode } from '../../app/tree/node';
 import type { ResourceTreeProvider } from '../tree/resourceTree';
 
 export interface Services {

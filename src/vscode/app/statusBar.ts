@@ -4,8 +4,8 @@
  * only; the text is ../statusText.ts.
  */
 import * as vscode from 'vscode';
-import { COMMANDS } from '../commandIds';
-import { statusBarText, type StatusState } from '../statusText';
+import { COMMANDS } from '../../app/commandIds';
+import { statusBarText, type StatusState } from '../../app/statusText';
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kubeloop.status', vscode.StatusBarAlignment.Left, 50);

@@ -4,10 +4,10 @@
  * with its PLEG health in the status bar. Glue only.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, CONTEXT_KEYS } from '../commandIds';
-import { listNodes } from '../connection/connection';
-import type { SyncState } from '../statusText';
-import { SyncRunner } from '../sync/syncRunner';
+import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
+import { listNodes } from '../../app/connection/connection';
+import type { SyncState } from '../../app/statusText';
+import { SyncRunner } from '../../app/sync/syncRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 
@@ -77,11 +77,8 @@ export class SyncController implements vscode.Disposable {
     if (!conn || this.runner) return;
     const settings = this.s.settings();
     const { model } = this.s;
-    if (model.context !== conn.context.name) {
-      model.reset(conn.context.name);
-      model.namespaceScope = [...settings.namespaces];
-      this.s.tree.tree.contextDescription = conn.context.server;
-    }
+    // a loop on another context than the tree shows starts from an empty tree in the loop's scope
+    if (model.context !== conn.context.name) model.retarget({ context: conn.context.name, server: conn.context.server, namespaces: settings.namespaces });
     // Types that failed to load (403, timeout) would only fail again as watches, and types without
     // the watch verb (componentstatuses) cannot be watched at all: leave both out.
     const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));

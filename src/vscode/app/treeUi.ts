@@ -4,10 +4,10 @@
  * from the palette it uses the tree's selection. Glue only.
  */
 import * as vscode from 'vscode';
-import { CONTEXT_KEYS } from '../commandIds';
-import { CLUSTER } from '../model/resourceModel';
-import type { ResourceNode } from '../tree/node';
-import type { ObjectAddress } from '../yaml/address';
+import { CONTEXT_KEYS } from '../../app/commandIds';
+import { CLUSTER } from '../../app/model/resourceModel';
+import type { ResourceNode } from '../../app/tree/node';
+import type { ObjectAddress } from '../../app/yaml/address';
 import { yamlUri } from '../yaml/provider';
 import { setContextKey, type Services } from './services';
 

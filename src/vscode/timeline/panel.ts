@@ -14,11 +14,10 @@ import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
-import { TIMELINE_PANEL_TYPE } from '../commandIds';
-import type { Logger } from '../logger';
-import { formatEventDetails } from './details';
-import { TimelineFeed } from './feed';
-import { makeNonce, timelineHtml } from './html';
+import { TIMELINE_PANEL_TYPE } from '../../app/commandIds';
+import type { Logger } from '../../app/logger';
+import { TimelineFeed } from '../../app/timeline/feed';
+import { makeNonce, timelineHtml } from '../../app/timeline/html';
 
 export function themeKind(kind: vscode.ColorThemeKind): ThemeKind {
   switch (kind) {
@@ -154,11 +153,6 @@ export class TimelinePanel implements vscode.Disposable {
       case 'select': {
         const event = this.lookup(msg.eventId);
         if (event) this.opts.onSelect?.(msg.eventId, event);
-        break;
-      }
-      case 'requestDetails': {
-        const event = this.lookup(msg.eventId);
-        void this.post({ type: 'details', eventId: msg.eventId, text: event ? formatEventDetails(event) : undefined });
         break;
       }
     }

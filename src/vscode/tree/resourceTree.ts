@@ -8,12 +8,12 @@
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
-import { COMMANDS } from '../commandIds';
-import type { ResourceModel } from '../model/resourceModel';
-import type { StatusTone } from '../model/objectStatus';
-import { RefreshCoalescer } from './coalesce';
-import type { ResourceNode } from './node';
-import { TreeModel } from './treeModel';
+import { COMMANDS } from '../../app/commandIds';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import type { StatusTone } from '../../app/model/objectStatus';
+import { RefreshCoalescer } from '../../app/tree/coalesce';
+import type { ResourceNode } from '../../app/tree/node';
+import { TreeModel } from '../../app/tree/treeModel';
 
 /** Shape and colour both say the state, so it does not rest on colour alone. */
 const TONE_ICONS: Record<Exclude<StatusTone, 'none'>, [string, string]> = {

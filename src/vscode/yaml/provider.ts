@@ -7,10 +7,10 @@
 import * as vscode from 'vscode';
 import { resourcePath } from '../../core/kube/paths';
 import type { KubeClient } from '../../core/kube/client';
-import { describeConnectionError } from '../connection/connection';
-import type { Logger } from '../logger';
-import { addressToPath, pathToAddress, YAML_SCHEME, type ObjectAddress } from './address';
-import { renderFetchError, renderObjectYaml } from './render';
+import { describeConnectionError } from '../../app/connection/connection';
+import type { Logger } from '../../app/logger';
+import { addressToPath, pathToAddress, YAML_SCHEME, type ObjectAddress } from '../../app/yaml/address';
+import { renderFetchError, renderObjectYaml } from '../../app/yaml/render';
 
 export function yamlUri(a: ObjectAddress): vscode.Uri {
   return vscode.Uri.from({ scheme: YAML_SCHEME, path: addressToPath(a) });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, isLevelEnabled, type LogSink } from '../../../src/vscode/logger';
-import type { LogLevelName } from '../../../src/vscode/settings';
+import { createLogger, isLevelEnabled, type LogSink } from '../../../src/app/logger';
+import type { LogLevelName } from '../../../src/app/settings';
 
 function recordingSink(): LogSink & { lines: string[] } {
   const lines: string[] = [];

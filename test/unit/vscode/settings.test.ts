@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { defaultSettings, readSettings, SETTINGS, type KubeLoopSettings } from '../../../src/vscode/settings';
+import { defaultSettings, readSettings, SETTINGS, type KubeLoopSettings } from '../../../src/app/settings';
 
 const from = (values: Partial<Record<keyof KubeLoopSettings, unknown>>) => readSettings((k) => values[k]);
 

@@ -2,8 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { makeNonce, timelineHtml } from '../../../src/vscode/timeline/html';
-import { formatEventDetails } from '../../../src/vscode/timeline/details';
+import { makeNonce, timelineHtml } from '../../../src/app/timeline/html';
+import { formatEventDetails } from '../../../src/shared/details';
 import { parseWebviewMessage } from '../../../src/shared/protocol';
 import { eventLabel } from '../../../media/timeline/format';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../../src/core/timeline/events';

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../../clock';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
 import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
@@ -234,14 +234,14 @@ export class ClusterSync {
   private async planScopes(types: WatchedType[], signal: AbortSignal): Promise<Map<WatchedType, WatchScope>> {
     const ctx = this.opts.contextNamespace || 'default';
     const facts = this.opts.reviewer ? await reviewWatchAccess(this.opts.reviewer, ctx, signal, this.clock) : undefined;
-    for (const e of facts?.reviewErrors ?? []) this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`);
+    for (const e of facts?.reviewErrors ?? []) this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
     const plan = planWatchScopes(types, ctx, facts);
     const out = new Map<WatchedType, WatchScope>();
     types.forEach((t, i) => {
       const p = plan[i]!;
       out.set(t, p);
       if (p.namespace !== undefined && p.forbidden === undefined) {
-        this.kl.logger.info(`Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`);
+        this.kl.logger.info(`Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`, 0);
       }
     });
     return out;
@@ -331,7 +331,7 @@ export class ClusterSync {
     const h = this.relister.health();
     const now = this.clock.now();
     if (h.healthy) {
-      if (this.plegUnhealthySince !== undefined) this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`);
+      if (this.plegUnhealthySince !== undefined) this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
       this.plegUnhealthySince = undefined;
       return;
     }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 import type { KubeObject } from '../types';
-import type { ListWatchClient, Reflector } from './reflector';
+import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
 /**
  * Missed-watch-event detection for pods. A watch that silently skips an event (a dropped
@@ -144,7 +144,7 @@ export class ConsistencyLister {
           { signal },
         );
         this.lists++;
-        listed = { items: l.items as KubeObject[], resourceVersion: l.resourceVersion, seq: ++this.seq };
+        listed = { items: storedItems(l.items), resourceVersion: l.resourceVersion, seq: ++this.seq };
       } catch {
         if (signal.aborted) return;
         this.errors++;

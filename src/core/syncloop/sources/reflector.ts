@@ -1,9 +1,8 @@
 import type { Clock } from '../../clock';
 import { KubeApiError } from '../../kube/errors';
 import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
-import type { KubeObject as WireObject } from '../../kube/types';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
-import type { GroupVersionResource } from '../../timeline/events';
+import { asStoredObject, type GroupVersionResource } from '../../kube/types';
 import { kv, silentLogger, type SyncLogger } from '../log';
 import type { KubeObject } from '../types';
 
@@ -114,7 +113,7 @@ export class Reflector {
   relist(reason: string): void {
     this.stats.relistRequests++;
     this.relistRequested = true;
-    (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`);
+    (this.opts.logger ?? silentLogger).info(`Reflector relist requested${kv({ reflector: this.opts.name, reason })}`, 2);
     this.current?.abort(new Error(`relist: ${reason}`));
   }
 
@@ -128,7 +127,7 @@ export class Reflector {
     this.stats.rewatchRequests++;
     this.rewatchRequested = true;
     this.heard(); // the new watch gets its own stallAfterMs
-    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`);
+    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`, 2);
     this.current?.abort(new Error(`rewatch: ${reason}`));
   }
 
@@ -153,7 +152,7 @@ export class Reflector {
           if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
           if (end !== 'fallback') continue;
           this.stats.watchListFallbacks++;
-          log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`);
+          log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`, 2);
           if (signal.aborted) break;
         }
         const listed = await this.client.list(
@@ -162,7 +161,7 @@ export class Reflector {
           { signal: attempt.signal },
         );
         this.stats.listRequests++;
-        await this.synced(listed.items as KubeObject[], listed.resourceVersion);
+        await this.synced(storedItems(listed.items), listed.resourceVersion);
         const end = await this.watchLoop(attempt, signal, false);
         if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
       } catch (e) {
@@ -256,11 +255,16 @@ export class Reflector {
             continue;
           }
           if (overflow || watchAbort.signal.aborted) return;
-          const rv = (e.object as WireObject).metadata?.resourceVersion;
+          const rv = e.object.metadata?.resourceVersion;
+          // a bookmark carries only a resourceVersion; every other event an object the server stored
+          const obj = e.type === 'BOOKMARK' ? undefined : asStoredObject(e.object);
+          if (e.type !== 'BOOKMARK' && !obj) {
+            warn(log)(`Reflector skipped a watch event without a name or uid${kv({ reflector: this.opts.name, type: e.type })}`);
+            continue;
+          }
           if (syncing) {
-            const obj = e.object as KubeObject;
-            if (e.type === 'BOOKMARK') {
-              if ((e.object as WireObject).metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+            if (!obj) {
+              if (e.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
                 syncing = false;
                 this.stats.watchLists++;
                 await this.synced([...state.values()], rv ?? '');
@@ -271,9 +275,9 @@ export class Reflector {
             else state.set(obj.metadata.uid, obj);
             continue;
           }
-          if (e.type !== 'BOOKMARK') {
+          if (e.type !== 'BOOKMARK' && obj) {
             this.stats.events++;
-            await this.sink.apply(e.type, e.object as KubeObject);
+            await this.sink.apply(e.type, obj);
           }
           if (rv) this.lastResourceVersion = rv;
         }
@@ -306,7 +310,7 @@ export class Reflector {
         if (overflow) this.stats.overflows++;
         if (end.kind === 'expired') {
           this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`);
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`, 2);
         }
         if (end.kind === 'error' && isForbidden(end.error)) throw end.error; // a LIST would only be refused too
         if (end.kind === 'error' || end.kind === 'expired') {
@@ -326,7 +330,7 @@ export class Reflector {
           continue; // a normal end: resume from the last resourceVersion
         case 'expired':
           this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`);
+          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`, 2);
           return 'relist';
         case 'aborted':
           if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
@@ -363,6 +367,16 @@ export class Reflector {
 
 function isForbidden(e: unknown): boolean {
   return e instanceof KubeApiError && e.status === 403;
+}
+
+/** A list's items narrowed to stored objects; an item without a name or uid is skipped. */
+export function storedItems(items: readonly unknown[]): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const i of items) {
+    const o = asStoredObject(i);
+    if (o) out.push(o);
+  }
+  return out;
 }
 
 function typeName(g: GroupVersionResource): string {

@@ -15,7 +15,7 @@
  */
 import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessFacts, type AccessReviewer } from '../../loader/scope';
 import type { Clock } from '../../clock';
-import type { GroupVersionResource } from '../../timeline/events';
+import type { GroupVersionResource } from '../../kube/types';
 
 /** A watched type; `namespaced` unset means namespaced (every type the loop watches by default is). */
 export type WatchedType = GroupVersionResource & { namespaced?: boolean };

@@ -2,9 +2,9 @@
 // (for machines that can download VS Code; the offline CI path is the code-server test).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../../../../src/vscode/commandIds';
+import { COMMANDS } from '../../../../src/app/commandIds';
 import type { KubeLoopApi } from '../../../../src/vscode/extension';
-import type { ResourceNode } from '../../../../src/vscode/tree/node';
+import type { ResourceNode } from '../../../../src/app/tree/node';
 
 async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 // The smoke scenarios of test/e2e/smoke.test.ts, through the VS Code API inside the extension host.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { COMMANDS, TIMELINE_PANEL_TYPE } from '../../../../src/vscode/commandIds';
+import { COMMANDS, TIMELINE_PANEL_TYPE } from '../../../../src/app/commandIds';
 import type { KubeLoopApi } from '../../../../src/vscode/extension';
 
 const EXTENSION_ID = 'kubeloop.kubeloop';

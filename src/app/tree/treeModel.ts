@@ -48,8 +48,6 @@ export class TreeModel {
   private readonly filterCache = new WeakMap<readonly ObjectEntry[], { filter: string; entries: readonly ObjectEntry[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
   private shownNamespaces = '';
-  /** Shown under the context name (e.g. the server URL). */
-  contextDescription = '';
 
   constructor(
     readonly model: ResourceModel,
@@ -108,7 +106,7 @@ export class TreeModel {
   item(node: ResourceNode): NodeItem {
     switch (node.kind) {
       case 'context':
-        return { label: this.model.context ?? '', description: this.contextDescription || undefined, icon: 'server-environment', contextValue: ITEM_CONTEXT.context, collapsible: 'expanded' };
+        return { label: this.model.context ?? '', description: this.model.server || undefined, icon: 'server-environment', contextValue: ITEM_CONTEXT.context, collapsible: 'expanded' };
       case 'errors': {
         const n = this.model.failures().length;
         return { label: `Failed to load (${n})`, tooltip: 'Resource types whose list failed; their reasons are below.', icon: 'error', tone: 'error', contextValue: ITEM_CONTEXT.errors, collapsible: 'expanded' };

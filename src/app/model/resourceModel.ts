@@ -16,9 +16,8 @@
 import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
 import { computeObjectView, type ObjectView } from '../../core/syncloop/state/view';
 import { deepEqual } from '../../core/syncloop/equal';
-import type { KubeObject as ApiObject } from '../../core/kube/types';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
-import type { GroupVersionResource } from '../../core/timeline/events';
+import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 
 export interface ResourceType {
@@ -91,20 +90,26 @@ type ViewCarrier = KubeObject & { [VIEW]?: ObjectView };
  * for their whole task; applyResult takes the view as it is. Same view as applyResult computes.
  */
 export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undefined {
-  const obj = raw as KubeObject;
-  if (!obj?.metadata?.name) return undefined; // applyResult skips it too
+  const obj = asStoredObject(raw);
+  if (!obj) return undefined; // applyResult skips it too
   const ref: ResourceRef = { group: task.gvr.group, resource: task.gvr.resource };
   const m = obj.metadata;
   const slim: ViewCarrier = { metadata: { name: m.name, uid: m.uid, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}) } };
   slim[VIEW] = computeObjectView(objectKey(obj, ref), obj, ref);
-  return slim as ApiObject;
+  return slim;
 }
 
 export class ResourceModel {
-  /** The context these objects come from; undefined before the first load. */
-  context: string | undefined;
-  /** When non-empty, only these namespaces are shown (the load was limited to them). */
-  namespaceScope: string[] = [];
+  /** The context these objects come from; undefined before the first load. Set by retarget (or reset). */
+  get context(): string | undefined {
+    return this.shownContext;
+  }
+  private shownContext: string | undefined;
+  /** When non-empty, only these namespaces are shown (the load was limited to them). Set by retarget. */
+  get namespaceScope(): readonly string[] {
+    return this.scope;
+  }
+  private scope: readonly string[] = [];
   private readonly types = new Map<string, ResourceType>([[PODS_TYPE.key, PODS_TYPE]]);
   /** namespace ('' = cluster-scoped) -> typeKey -> bucket */
   private readonly buckets = new Map<string, Map<string, Bucket>>();
@@ -121,10 +126,31 @@ export class ResourceModel {
     return () => this.listeners.delete(fn);
   }
 
+  /** The API server of the shown context (the context row's description); '' when none is shown. */
+  get server(): string {
+    return this.shownServer;
+  }
+  private shownServer = '';
+
+  /**
+   * Retargeting: the one writer of which cluster the tree shows (its context, server and namespace
+   * scope). A context other than the shown one, or with `namespaces` another namespace scope, empties
+   * the model first, so one cluster's (or scope's) objects never show under another's name. `server`
+   * replaces the server line; no context clears it. Returns whether the model was emptied.
+   */
+  retarget(t: { context: string | undefined; server?: string; namespaces?: readonly string[] }): boolean {
+    const scopeChanged = t.namespaces !== undefined && this.namespaceScope.join(',') !== t.namespaces.join(',');
+    const emptied = this.context !== t.context || scopeChanged;
+    if (emptied) this.reset(t.context);
+    if (t.namespaces) this.scope = [...t.namespaces];
+    if (t.server !== undefined || t.context === undefined) this.shownServer = t.server ?? '';
+    return emptied;
+  }
+
   /** Forgets everything (a new context); `context` names what the next loads fill in. */
   reset(context: string | undefined): void {
-    this.context = context;
-    this.namespaceScope = [];
+    this.shownContext = context;
+    this.scope = [];
     this.buckets.clear();
     this.failed.clear();
     this.types.clear();
@@ -158,8 +184,9 @@ export class ResourceModel {
     }
     const ref: ResourceRef = { group: gvr.group, resource: gvr.resource };
     const byNs = new Map<string, ObjectEntry[]>();
-    for (const obj of r.items as KubeObject[]) {
-      if (!obj?.metadata?.name) continue;
+    for (const item of r.items) {
+      const obj = asStoredObject(item);
+      if (!obj) continue;
       const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
       const view = (obj as ViewCarrier)[VIEW] ?? computeObjectView(objectKey(obj, ref), obj, ref);

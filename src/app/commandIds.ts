@@ -39,7 +39,6 @@ export const COMMANDS = {
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
-export type CommandId = (typeof COMMANDS)[CommandName]['id'];
 
 /** What the palette shows, e.g. "KubeLoop: Show Logs". */
 export function paletteTitle(name: CommandName): string {

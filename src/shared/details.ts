@@ -4,7 +4,7 @@
  * The webview puts them in the DOM with textContent, so a name such as `<img src=x onerror=alert(1)>`
  * shows as those characters.
  */
-import type { GroupVersionResource, TimelineEvent } from '../../core/timeline/events';
+import type { GroupVersionResource, TimelineEvent } from '../core/timeline/events';
 
 /** One labelled value of a details pane. */
 export type DetailRow = [label: string, value: string];

@@ -30,14 +30,3 @@ export interface ResourceNode {
 export function nodeId(path: readonly string[]): string {
   return path.map((s) => encodeURIComponent(s)).join('/');
 }
-
-/** The parent's path, or undefined for a root node (what `getParent` needs for `reveal`). */
-export function parentPath(path: readonly string[]): readonly string[] | undefined {
-  return path.length > 1 ? path.slice(0, -1) : undefined;
-}
-
-/** Whether `a` is `b` or one of its ancestors. */
-export function isAncestorOrSelf(a: ResourceNode, b: ResourceNode): boolean {
-  if (a.path.length > b.path.length) return false;
-  return a.path.every((s, i) => b.path[i] === s);
-}

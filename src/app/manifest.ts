@@ -1,7 +1,7 @@
 /**
  * The parts of package.json's `contributes` that follow from code: commands (from COMMANDS), menus
  * (which command shows where, by node kind and context key) and the settings schema (from SETTINGS).
- * A unit test holds package.json equal to these; `node --import tsx src/vscode/manifest.ts --write`
+ * A unit test holds package.json equal to these; `node --import tsx src/app/manifest.ts --write`
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */
@@ -91,7 +91,6 @@ export function withGeneratedContributions<T extends PackageJson>(pkg: T): T {
 }
 
 if (require.main === module && process.argv.includes('--write')) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require('node:fs') as typeof import('node:fs');
   const path = require('node:path').join(__dirname, '..', '..', 'package.json') as string;
   const pkg = JSON.parse(fs.readFileSync(path, 'utf8')) as PackageJson;

@@ -128,9 +128,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   if (!only) {
     // A new context or a new namespace selection starts from an empty tree: objects of the old
     // scope would otherwise linger (hidden, but counted and kept in memory).
-    const scopeChanged = model.namespaceScope.join(',') !== [...s.namespaces].join(',');
-    if (model.context !== req.contextName || scopeChanged) model.reset(req.contextName);
-    model.namespaceScope = [...s.namespaces];
+    model.retarget({ context: req.contextName, namespaces: s.namespaces });
   }
   const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
   const remaining = new Map<string, number>();

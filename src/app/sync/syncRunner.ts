@@ -19,7 +19,7 @@
 import { realClock, type Clock, type TimerHandle } from '../../core/clock';
 import { ClusterSync } from '../../core/syncloop/sources/cluster';
 import type { ListWatchClient } from '../../core/syncloop/sources/reflector';
-import type { SyncLogger } from '../../core/syncloop/log';
+import type { SyncLogger, Verbosity } from '../../core/syncloop/log';
 import type { AccessReviewer } from '../../core/loader/scope';
 import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { TimelineStore } from '../../core/timeline/store';
@@ -30,12 +30,12 @@ import type { ResourceModel } from '../model/resourceModel';
 export const MAX_LOG_LINE = 2000;
 export const RECONCILE_EVERY_MS = 5000;
 
-/** Which level a sync-loop info line is written at (see the header). */
-export function syncLineLevel(line: string): 'debug' | 'info' {
-  if (line.startsWith('SyncLoop (SYNC)')) return 'debug';
-  if (line.startsWith('SyncLoop (housekeeping)') && !line.startsWith('SyncLoop (housekeeping) end')) return 'debug';
-  if (line.startsWith('SyncLoop (housekeeping, skipped)')) return 'debug';
-  return 'info';
+/**
+ * The extension's level for a sync-loop info line of klog verbosity `v` (see the header): like a
+ * kubelet run at -v=2, V(0)-V(2) lines are info and anything more verbose is debug.
+ */
+export function syncLineLevel(v: Verbosity): 'debug' | 'info' {
+  return v <= 2 ? 'info' : 'debug';
 }
 
 export function clip(line: string, max = MAX_LOG_LINE): string {
@@ -44,7 +44,7 @@ export function clip(line: string, max = MAX_LOG_LINE): string {
 
 export function syncLogger(log: Logger): SyncLogger {
   return {
-    info: (line) => (syncLineLevel(line) === 'debug' ? log.debug(clip(line)) : log.info(clip(line))),
+    info: (line, v) => (syncLineLevel(v) === 'debug' ? log.debug(clip(line)) : log.info(clip(line))),
     warn: (line) => log.warn(clip(line)),
     error: (line) => log.error(clip(line)),
   };

@@ -1,0 +1,81 @@
+// The house's dependency rules as one ESLint rule, `house/boundaries`: which folder may import
+// which. An import's target is resolved against the importing file, so a rule names folders, not
+// spellings of relative paths. Checked: import/export ... from, import(), require().
+//
+// Guarantees (each is a room in README's Layout section):
+// - media/ (the webview page) imports only media/, src/shared/ and src/core/timeline/;
+//   src/shared/ (what the page and the host share) only src/shared/ and src/core/timeline/.
+// - src/core/ imports nothing from src/app/, src/vscode/, src/cli/, src/demo/.
+// - src/app/ never imports src/vscode/.
+// - src/demo/ imports only types from src/core/, and nothing from src/app/, src/vscode/, src/cli/.
+// - Nothing but src/vscode/ (and the in-host test suite, test/e2e/electron/) imports 'vscode'.
+import { dirname, relative, resolve, sep } from 'node:path';
+
+/** Per room (a folder prefix, relative to the project root): what it may not import. */
+const ROOMS = [
+  { room: 'media/', only: ['media/', 'src/shared/', 'src/core/timeline/'] },
+  { room: 'src/shared/', only: ['src/shared/', 'src/core/timeline/'] },
+  { room: 'src/core/', never: ['src/app/', 'src/vscode/', 'src/cli/', 'src/demo/'] },
+  { room: 'src/app/', never: ['src/vscode/'] },
+  { room: 'src/demo/', never: ['src/app/', 'src/vscode/', 'src/cli/'], typesOnly: ['src/core/'] },
+];
+const VSCODE_ALLOWED = ['src/vscode/', 'test/e2e/electron/'];
+
+const posix = (p) => p.split(sep).join('/');
+const under = (p, dirs) => dirs.some((d) => p.startsWith(d));
+
+/** Whether an import statement brings in types only (`import type`, or every specifier `type`). */
+function typeOnly(node) {
+  if (node.importKind === 'type' || node.exportKind === 'type') return true;
+  const specs = node.specifiers ?? [];
+  return specs.length > 0 && specs.every((s) => s.importKind === 'type' || s.exportKind === 'type');
+}
+
+export const boundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps each folder of the house to the imports its room allows (README: Layout).' },
+    schema: [],
+    messages: {
+      vscode: "Only src/vscode/ imports 'vscode' ({{file}} is in another room).",
+      only: '{{room}} may import only {{allowed}}; {{target}} is outside.',
+      never: '{{room}} may not import {{target}} ({{forbidden}} sits above it).',
+      typesOnly: '{{room}} may import only types from {{target}}: write `import type`.',
+    },
+  },
+  create(context) {
+    const root = context.cwd;
+    const file = posix(relative(root, context.filename));
+    const rule = ROOMS.find((r) => file.startsWith(r.room));
+    const check = (node, source, isTypeOnly) => {
+      if (typeof source !== 'string') return;
+      if (source === 'vscode' || source.startsWith('vscode/')) {
+        // type-only too: a type from 'vscode' outside the glue means the room depends on VS Code
+        if (!under(file, VSCODE_ALLOWED)) context.report({ node, messageId: 'vscode', data: { file } });
+        return;
+      }
+      if (!rule || !source.startsWith('.')) return;
+      const target = posix(relative(root, resolve(dirname(context.filename), source)));
+      const data = { room: rule.room, target };
+      if (rule.only && !under(target + '/', rule.only)) {
+        context.report({ node, messageId: 'only', data: { ...data, allowed: rule.only.join(', ') } });
+      } else if (rule.never && under(target + '/', rule.never)) {
+        context.report({ node, messageId: 'never', data: { ...data, forbidden: rule.never.find((d) => (target + '/').startsWith(d)) } });
+      } else if (rule.typesOnly && under(target + '/', rule.typesOnly) && !isTypeOnly) {
+        context.report({ node, messageId: 'typesOnly', data });
+      }
+    };
+    return {
+      ImportDeclaration: (n) => check(n, n.source.value, typeOnly(n)),
+      ExportNamedDeclaration: (n) => n.source && check(n, n.source.value, typeOnly(n)),
+      ExportAllDeclaration: (n) => check(n, n.source.value, n.exportKind === 'type'),
+      ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value, false),
+      TSImportEqualsDeclaration: (n) => n.moduleReference.type === 'TSExternalModuleReference' && check(n, n.moduleReference.expression.value, n.importKind === 'type'),
+      CallExpression: (n) => {
+        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal') check(n, n.arguments[0].value, false);
+      },
+    };
+  },
+};
+
+export default { rules: { boundaries } };
