@@ -39,6 +39,7 @@ export class LoadController implements vscode.Disposable {
     const loadId = `load-${++this.seq}`;
     const ctx = conn.context;
     this.s.model.retarget({ context: ctx.name, server: ctx.server, ...(opts.only ? {} : { namespaces: settings.namespaces }) });
+    if (!opts.only) void this.revealView();
     const title = opts.only ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}` : `KubeLoop: loading "${ctx.name}"`;
     const work = Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
@@ -98,6 +99,23 @@ export class LoadController implements vscode.Disposable {
     }
     this.tell(result, ctx.name, ctx.server, opts);
     return result;
+  }
+
+  /**
+   * Shows the KubeLoop view when a load starts while it is hidden (a palette load from the
+   * Explorer): its context row, expanded, so the first types appear as they load. Never takes
+   * focus or selects: a user typing in an editor keeps typing there.
+   */
+  private async revealView(): Promise<void> {
+    if (this.s.view.visible) return;
+    this.s.tree.refreshAllNow();
+    const root = this.s.tree.getChildren()[0];
+    if (!root) return;
+    try {
+      await this.s.view.reveal(root, { select: false, focus: false, expand: true });
+    } catch (e) {
+      this.s.log.debug(`load: could not reveal the KubeLoop view: ${(e as Error).message}`);
+    }
   }
 
   /** Cancels the running load (the same as the notification's Cancel). */
