@@ -7,33 +7,14 @@
  * Usage: node --import tsx test/e2e/electron/runTests.ts   (VSCODE_VERSION=1.100.3 by default)
  */
 import { runTests } from '@vscode/test-electron';
-import * as esbuild from 'esbuild';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { artifactsDir, repoRoot } from '../support/paths';
+import { bundleSuites } from '../inhost/bundleSuites';
+import { repoRoot } from '../support/paths';
 
 async function main(): Promise<number> {
-  // The extension as VS Code loads it from the development path: dist/extension.js and dist/webview.
-  const build = spawnSync(process.execPath, ['esbuild.config.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  if (build.status !== 0) console.warn('runTests: the build reported errors; continuing if the extension bundles exist');
-
-  // The extension host loads extensionTestsPath with require(): bundle the TypeScript suites to CJS.
-  const outDir = join(artifactsDir, 'electron');
-  mkdirSync(outDir, { recursive: true });
-  const suiteIndex = join(outDir, 'index.js');
-  await esbuild.build({
-    entryPoints: [join(__dirname, 'suite', 'index.ts')],
-    outfile: suiteIndex,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: 'inline',
-    external: ['vscode', 'mocha'],
-    logLevel: 'warning',
-  });
+  const suiteIndex = await bundleSuites();
 
   const workspace = mkdtempSync(join(tmpdir(), 'kubeloop-electron-'));
   try {

@@ -37,9 +37,13 @@ describe('KubeLoop in the extension host', () => {
   it('Show Logs and Show Timeline run; the timeline opens as a webview panel', async () => {
     await vscode.commands.executeCommand(COMMANDS.showLogs.id);
     await vscode.commands.executeCommand(COMMANDS.showTimeline.id);
-    const webviews = vscode.window.tabGroups.all
-      .flatMap((g) => g.tabs)
-      .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(TIMELINE_PANEL_TYPE));
+    // The extension host's tab model follows the workbench's by an event, after the command returned.
+    const timelineTabs = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(TIMELINE_PANEL_TYPE));
+    await eventually('the timeline tab', () => timelineTabs().length > 0, 15_000);
+    const webviews = timelineTabs();
     assert.equal(webviews.length, 1);
     assert.equal(webviews[0]!.label, 'KubeLoop Timeline');
   });
