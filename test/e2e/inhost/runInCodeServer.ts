@@ -14,7 +14,7 @@
  * once codeAutomationExit was called; rejects on timeout or abort, naming what it waited for. The
  * browser, code-server and the temp profile are always cleaned up.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
@@ -99,17 +99,45 @@ export async function runInCodeServer(opts: InHostOptions = {}): Promise<InHostR
 
     const timeoutMs = opts.timeoutMs ?? 10 * 60_000;
     let timer: NodeJS.Timeout | undefined;
+    let done = false;
     const code = await Promise.race([
       exited,
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the extension host did not report the end of the in-host tests (codeAutomationExit) within ${timeoutMs} ms; code-server log: ${codeServer!.logFile}`)), timeoutMs);
         opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
       }),
-    ]).finally(() => clearTimeout(timer));
+      serverGaveUp(codeServer.logFile, () => done),
+    ]).finally(() => {
+      done = true;
+      clearTimeout(timer);
+    });
     return { code, output, runMs: Date.now() - started };
   } finally {
     await browser?.close().catch(() => undefined);
     await codeServer?.stop().catch(() => undefined);
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/**
+ * Rejects, with what the server said, when code-server shows the run cannot end in codeAutomationExit:
+ * it never loaded the development extension (the payload was not honoured: a code-server upgrade may
+ * change how the workbench takes it), or its extension host exited and the page did not report it.
+ * Waits on the log's lines, not on time alone; stops when `finished()` says the run is over.
+ */
+async function serverGaveUp(logFile: string, finished: () => boolean): Promise<never> {
+  const loadDeadline = Date.now() + 3 * 60_000;
+  let exitSeenAt: number | undefined;
+  while (!finished()) {
+    const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    if (/Extension Host Process exited/.test(log)) exitSeenAt ??= Date.now();
+    if (exitSeenAt !== undefined && Date.now() - exitSeenAt > 60_000) {
+      throw new Error(`code-server's extension host exited but the page never called codeAutomationExit; code-server log: ${logFile}`);
+    }
+    if (!/Loading development extension at /.test(log) && Date.now() > loadDeadline) {
+      throw new Error(`code-server did not load the development extension within 3 min (is the URL payload still honoured?); code-server log: ${logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return new Promise<never>(() => undefined); // the run ended another way: never settles
 }
