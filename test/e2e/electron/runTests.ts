@@ -2,7 +2,8 @@
  * The in-host path of the e2e tier, for machines that can download VS Code (it is not part of the
  * default run: these machines cannot). It starts a desktop VS Code through @vscode/test-electron with
  * this repository as the extension under development and runs the mocha suites in suite/ inside its
- * extension host, where they reach the extension through the VS Code API.
+ * extension host, where they reach the extension through the VS Code API. The same suites run in CI
+ * inside code-server's extension host (test/e2e/inhost.test.ts); both share inhost/bundleSuites.ts.
  *
  * Usage: node --import tsx test/e2e/electron/runTests.ts   (VSCODE_VERSION=1.100.3 by default)
  */

@@ -1,5 +1,5 @@
 // The cluster scenarios of test/e2e/cluster.test.ts through the VS Code API inside the extension host
-// (for machines that can download VS Code; the offline CI path is the code-server test).
+// (run in code-server's extension host by test/e2e/inhost.test.ts, and in desktop VS Code by ../runTests.ts).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../../src/app/commandIds';
