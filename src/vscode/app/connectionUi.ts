@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { describeConnectionError, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../connection/connection';
-import { settingsTarget, type Services } from './services';
+import type { Services } from './services';
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
 const RETRY = 'Retry';
@@ -57,7 +57,7 @@ interface ContextItem extends vscode.QuickPickItem {
  * Resolves true when the target changed.
  */
 export async function selectContext(s: Services, demo: { name: string; url: string; target: () => import('../connection/connection').ConnectionTarget } | undefined): Promise<boolean> {
-  const fromSettings = settingsTarget(s.settings());
+  const fromSettings = s.target.fromSettings();
   const items: ContextItem[] = [];
   let listed: { names: string[]; current: string } | undefined;
   try {
@@ -89,7 +89,9 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
     s.target.setDemo(demo!.target());
   } else {
     s.target.setDemo(undefined);
-    await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
+    // '' (the current-context) only when nothing followed (the Kubernetes extension's context) would override it
+    const followsContext = !s.settings().context && !!fromSettings.context;
+    await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current && !followsContext ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
     // now, not at VS Code's change event: the load that follows the pick must run on the new target
     s.reloadSettings();
     s.target.check(); // the demo cluster was left: the target changed even if the setting did not
