@@ -11,6 +11,7 @@ import { realClock } from '../../core/clock';
 import { COMMANDS } from '../commandIds';
 import type { ResourceModel } from '../model/resourceModel';
 import type { StatusTone } from '../model/objectStatus';
+import { accessibleLabel } from './accessibility';
 import { RefreshCoalescer } from './coalesce';
 import type { ResourceNode } from './node';
 import { TreeModel } from './treeModel';
@@ -86,6 +87,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     item.tooltip = it.tooltip;
     item.contextValue = it.contextValue;
     item.iconPath = icon(it.tone, it.icon);
+    const kind = node.kind === 'object' ? this.model.type(node.typeKey!)?.kind : undefined;
+    item.accessibilityInformation = { label: accessibleLabel(node, it, kind), role: 'treeitem' };
     if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
     return item;
   }
