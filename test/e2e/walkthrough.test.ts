@@ -176,4 +176,27 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     assert.ok(drawn.marks > 500, `drawn mark pixels: ${JSON.stringify(drawn)}`);
     assert.match(await hcFrame.locator('#timeline-status').innerText(), /^[\d,]+ of [\d,]+ events$/);
   });
+
+  it('timeline elements have accessible labels: the chart, every lane, and each event in the list with its outcome in words', async () => {
+    const frame = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
+    assert.match((await frame.locator('#timeline-canvas').getAttribute('aria-label')) ?? '', /^Timeline chart\. Arrow keys move the selection/);
+    const lanes = await frame.locator('#timeline-lanes li').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    assert.ok(lanes.includes('Lane worker 0: loader tasks'), lanes.join(' | '));
+    assert.ok(lanes.includes('Lane probe: sync loop probe iterations'), lanes.join(' | '));
+    for (const l of lanes) assert.match(l, /^Lane \S+( \d+)?: (loader tasks|sync loop \S+ iterations)$/);
+    for (const b of await frame.locator('#timeline-root button').all()) assert.ok((await b.getAttribute('aria-label')) || (await b.innerText()).trim(), 'every button has a name');
+    await frame.locator('button', { hasText: 'List' }).click();
+    const items = frame.locator('#timeline-events li[role="option"]');
+    await items.first().waitFor({ state: 'visible' });
+    const texts = await items.allInnerTexts();
+    assert.ok(texts.some((t) => /worker \d+\s+list \S+.*: ok, \d+ items/.test(t)), `a loader task says its outcome: ${texts.slice(0, 5).join(' | ')}`);
+    // loader tasks hidden, the list holds the sync loop's iterations
+    await frame.locator('#timeline-sources button[data-source="loader"]').click();
+    const iterations = await waitFor('the list to show sync-loop iterations', async () => {
+      const t = await items.allInnerTexts();
+      return t.length > 0 && t.every((x) => !/ worker \d+ /.test(x)) ? t : undefined;
+    });
+    assert.ok(iterations.some((t) => /(config|pleg|sync|probe|housekeeping|informer)\s+\S+.* -> \S+ (ok|error|skipped)/.test(t)), `an iteration says its handler and outcome: ${iterations.slice(0, 5).join(' | ')}`);
+    await s.workbench.screenshot('timeline-list');
+  });
 });
