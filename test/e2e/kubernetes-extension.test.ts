@@ -36,6 +36,7 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
   let cluster: DemoCluster;
   let dir: string;
   let kubeconfig: string;
+  let other: string;
 
   /** The KubeLoop output channel's whole log, as the extension host wrote it to disk. */
   const kubeloopLog = () => findFiles(join(s.userDataDir, 'logs'), 'KubeLoop.log').map((f) => readFileSync(f, 'utf8')).join('\n');
@@ -57,11 +58,22 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       ],
       'current-context': 'alpha',
     }));
+    // a second kubeconfig the user switches to in the Kubernetes extension (its knownKubeconfigs)
+    other = join(dir, 'other-config');
+    writeFileSync(other, dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: base.clusters,
+      users: base.users,
+      contexts: [{ name: 'gamma', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }],
+      'current-context': 'gamma',
+    }));
     const standin = await buildStandinKubernetesExtension({ contexts: ['alpha', 'beta'], namespaces: ['team-a'] });
     s = await startVsCode({
       name: 'k8sext',
       extensions: [standin],
       env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig', STANDIN_KUBECONFIG: kubeconfig },
+      settings: { 'vs-kubernetes': { 'vs-kubernetes.knownKubeconfigs': [kubeconfig, other] } },
     });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
     await s.workbench.openViewContainer('KubeLoop');
@@ -72,6 +84,21 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     await cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  /** Sets kubeloop.followKubernetesExtension as a user does: the Settings editor, found by its id, its checkbox. */
+  async function setFollowing(on: boolean): Promise<void> {
+    await s.step(`setting ${on ? 'on' : 'off'}`, async () => {
+      await s.workbench.runCommand('Preferences: Open Settings (UI)');
+      const search = s.page.locator('.settings-editor .suggest-input-container textarea, .settings-editor .settings-header input').first();
+      await search.waitFor({ state: 'visible' });
+      await search.fill('@id:kubeloop.followKubernetesExtension');
+      await s.page.locator('.settings-editor .setting-item-bool', { hasText: 'Follow Kubernetes Extension' }).first().waitFor({ state: 'visible' });
+      const checkbox = s.page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
+      assert.equal(await checkbox.getAttribute('aria-checked'), String(!on), `the setting is ${on ? 'off' : 'on'} before`);
+      await checkbox.click();
+      await waitFor('the checkbox to change', async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined));
+    });
+  }
 
   it('loads the kubeconfig the Kubernetes extension reports through its configuration API', async () => {
     await s.step('loaded through the followed kubeconfig', async () => {
@@ -111,18 +138,8 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
   });
 
   it('kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension\'s changes', async () => {
-    // as a user does: the Settings editor, the setting found by its id, its checkbox cleared
-    await s.step('setting found', async () => {
-      await s.workbench.runCommand('Preferences: Open Settings (UI)');
-      const search = s.page.locator('.settings-editor .suggest-input-container textarea, .settings-editor .settings-header input').first();
-      await search.waitFor({ state: 'visible' });
-      await search.fill('@id:kubeloop.followKubernetesExtension');
-      await s.page.locator('.settings-editor .setting-item-bool', { hasText: 'Follow Kubernetes Extension' }).first().waitFor({ state: 'visible' });
-    });
-    const checkbox = s.page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
-    assert.equal(await checkbox.getAttribute('aria-checked'), 'true', 'on by default');
-    await checkbox.click();
-    await s.step('following turned off', () => waitFor('the settings change to reach KubeLoop', async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined)));
+    await setFollowing(false);
+    await waitFor('the settings change to reach KubeLoop', async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined));
     await s.workbench.runCommand('Stand-in Kubernetes: Use Context alpha');
     // A load now runs on KubeLoop's own target: $KUBECONFIG, which names no file.
     const message = await s.step('load on its own settings', async () => {
@@ -131,5 +148,22 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     });
     assert.match(message, /KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
     assert.doesNotMatch(kubeloopLog(), /switched to context alpha/, 'the extension\'s context change was not followed');
+  });
+
+  it('following again, Select Context also offers the contexts of its other known kubeconfigs; picking one loads it', async () => {
+    await setFollowing(true);
+    await waitFor('the settings change to reach KubeLoop', async () => (/settings changed: .*"followKubernetesExtension":true/.test(kubeloopLog()) ? true : undefined));
+    await s.workbench.runCommand(paletteTitle('selectContext'));
+    const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.ok(offered.some((t) => t.startsWith('alpha')) && offered.some((t) => t.startsWith('beta')), offered.join(' | '));
+    assert.ok(offered.some((t) => t.startsWith('gamma') && t.includes(`in ${other} (vs-kubernetes.knownKubeconfigs)`)), offered.join(' | '));
+    assert.equal(offered.filter((t) => t.includes('knownKubeconfigs')).length, 1, 'the followed kubeconfig itself is not offered twice');
+    await s.step('gamma picked', async () => {
+      await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^gamma$/ }) }).first().click();
+      await waitFor('the tree to show context gamma, filled', async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+    });
+    await waitFor('the log to name the target', async () => (kubeloopLog().includes(`target: context gamma of ${other}`) ? true : undefined));
   });
 });

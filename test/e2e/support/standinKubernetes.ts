@@ -68,7 +68,8 @@ export async function buildStandinKubernetesExtension(o: { contexts: string[]; n
       engines: { vscode: '^1.100.0' },
       main: './extension.js',
       activationEvents: [],
-      contributes: { commands },
+      // the real extension's settings section: one object holding its `vs-kubernetes.*` keys
+      contributes: { commands, configuration: { title: 'Kubernetes', properties: { 'vs-kubernetes': { type: 'object', default: {}, description: 'Kubernetes settings' } } } },
     }, null, 2));
     writeFileSync(join(dir, 'extension.js'), EXTENSION_JS);
     writeFileSync(join(dir, 'README.md'), '# Stand-in\n\nA test stand-in for the Kubernetes extension\'s API.\n');
