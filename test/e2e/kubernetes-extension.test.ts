@@ -37,6 +37,7 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
   let dir: string;
   let kubeconfig: string;
   let other: string;
+  let evil: string;
 
   /** The KubeLoop output channel's whole log, as the extension host wrote it to disk. */
   const kubeloopLog = () => findFiles(join(s.userDataDir, 'logs'), 'KubeLoop.log').map((f) => readFileSync(f, 'utf8')).join('\n');
@@ -58,6 +59,8 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       ],
       'current-context': 'alpha',
     }));
+    evil = join(dir, 'workspace-chosen-config');
+    writeFileSync(evil, dump({ apiVersion: 'v1', kind: 'Config', clusters: base.clusters, users: base.users, contexts: [{ name: 'evil', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }], 'current-context': 'evil' }));
     // a second kubeconfig the user switches to in the Kubernetes extension (its knownKubeconfigs)
     other = join(dir, 'other-config');
     writeFileSync(other, dump({
@@ -74,6 +77,8 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       extensions: [standin],
       env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig', STANDIN_KUBECONFIG: kubeconfig },
       settings: { 'vs-kubernetes': { 'vs-kubernetes.knownKubeconfigs': [kubeconfig, other] } },
+      // a cloned repository's settings must not choose a kubeconfig (it could name an exec plugin)
+      files: { '.vscode/settings.json': JSON.stringify({ 'vs-kubernetes': { 'vs-kubernetes.kubeconfig': evil, 'vs-kubernetes.knownKubeconfigs': [evil] } }) },
     });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
     await s.workbench.openViewContainer('KubeLoop');
@@ -160,6 +165,8 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     assert.ok(offered.some((t) => t.startsWith('alpha')) && offered.some((t) => t.startsWith('beta')), offered.join(' | '));
     assert.ok(offered.some((t) => t.startsWith('gamma') && t.includes(`in ${other} (vs-kubernetes.knownKubeconfigs)`)), offered.join(' | '));
     assert.equal(offered.filter((t) => t.includes('knownKubeconfigs')).length, 1, 'the followed kubeconfig itself is not offered twice');
+    assert.ok(!offered.some((t) => t.startsWith('evil')), `a kubeconfig named by the workspace's settings is not offered: ${offered.join(' | ')}`);
+    assert.doesNotMatch(kubeloopLog(), /workspace-chosen-config/, 'nor followed');
     await s.step('gamma picked', async () => {
       await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^gamma$/ }) }).first().click();
       await waitFor('the tree to show context gamma, filled', async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);

@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { describeConnectionError, expandHome, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../connection/connection';
-import { KNOWN_KUBECONFIGS_KEY, KUBERNETES_SETTINGS_SECTION, kubernetesSettings } from '../ecosystem/kubernetesApi';
+import { KNOWN_KUBECONFIGS_KEY } from '../ecosystem/kubernetesApi';
+import { userKubernetesSettings } from '../ecosystem/kubernetesExtension';
 import type { Services } from './services';
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
@@ -63,7 +64,7 @@ function knownKubeconfigItems(s: Services, current: string | undefined): Context
   const settings = s.settings();
   if (!settings.followKubernetesExtension || settings.kubeconfig) return [];
   const items: ContextItem[] = [];
-  for (const file of kubernetesSettings(vscode.workspace.getConfiguration().get(KUBERNETES_SETTINGS_SECTION)).known) {
+  for (const file of userKubernetesSettings().known) {
     const path = expandHome(file);
     if (path === current) continue;
     try {

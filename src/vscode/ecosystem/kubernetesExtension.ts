@@ -25,6 +25,16 @@ import {
   type KubernetesConfiguration,
 } from './kubernetesApi';
 
+/**
+ * The Kubernetes extension's settings from the user's settings only (local or remote user settings),
+ * never a workspace's: a kubeconfig can name an exec plugin, so a cloned repository's
+ * .vscode/settings.json must not choose one through `vs-kubernetes.kubeconfig` either (the same reason
+ * `kubeloop.kubeconfig` is machine-scoped).
+ */
+export function userKubernetesSettings(): { kubeconfig?: string; known: string[] } {
+  return kubernetesSettings(vscode.workspace.getConfiguration().inspect(KUBERNETES_SETTINGS_SECTION)?.globalValue);
+}
+
 export class KubernetesFollower implements vscode.Disposable {
   private api: KubernetesConfiguration | undefined;
   private connecting: Promise<void> | undefined;
@@ -56,7 +66,7 @@ export class KubernetesFollower implements vscode.Disposable {
   /** What KubeLoop takes over now (only the parts its own settings leave unset). */
   followed(): Followed {
     const o = this.options();
-    const settings = kubernetesSettings(vscode.workspace.getConfiguration().get(KUBERNETES_SETTINGS_SECTION));
+    const settings = userKubernetesSettings();
     return followed({
       follow: o.follow,
       kubeloopKubeconfig: o.kubeconfig,

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './browser';
 import { ensureCodeServer, installExtension, startCodeServer, type CodeServer } from './codeServer';
@@ -72,7 +72,10 @@ export async function startVsCode(opts: SessionOptions): Promise<Session> {
     writeFileSync(join(dirs.userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
     if (opts.keybindings) writeFileSync(join(dirs.userDataDir, 'User', 'keybindings.json'), JSON.stringify(opts.keybindings, null, 2));
     mkdirSync(folder);
-    for (const [rel, content] of Object.entries(opts.files ?? {})) writeFileSync(join(folder, rel), content);
+    for (const [rel, content] of Object.entries(opts.files ?? {})) {
+      mkdirSync(dirname(join(folder, rel)), { recursive: true });
+      writeFileSync(join(folder, rel), content);
+    }
 
     const [vsix, exe] = await Promise.all([packageExtension(), ensureCodeServer()]);
     await installExtension(exe, vsix, dirs);
