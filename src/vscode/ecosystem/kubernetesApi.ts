@@ -124,7 +124,7 @@ export interface Followed {
 /**
  * What KubeLoop takes from the Kubernetes extension, applied only where KubeLoop's own setting is
  * unset. The kubeconfig: the API's path (what that extension actually uses), else
- * `vs-kubernetes.kubeconfig` (its active file, also when it is not running). `knownKubeconfigs`
+ * `vs-kubernetes.kubeconfig` (its active file, when its API gives none). `knownKubeconfigs`
  * never chooses a file: it is the list the user switches between, and the Kubernetes extension
  * itself uses $KUBECONFIG or ~/.kube/config while none of them is active. The context: the one the
  * extension switched to, unless `kubeloop.context` is set.

@@ -4,7 +4,8 @@
  *
  * Guarantees:
  * - Never required: without the extension (or with `kubeloop.followKubernetesExtension` off)
- *   `followed()` is `{}` and KubeLoop reads only its own settings, as before.
+ *   `followed()` is `{}` and KubeLoop reads only its own settings, as before; `vs-kubernetes.*`
+ *   settings left behind by an uninstalled extension are not read.
  * - Read-only towards it: KubeLoop reads its settings and listens to its events, never writes them.
  * - Its API is reached once per install (activate() when first needed; an extension installed or
  *   enabled later is picked up through `extensions.onDidChange`); a broken or foreign API is logged
@@ -32,6 +33,8 @@ import {
  * `kubeloop.kubeconfig` is machine-scoped).
  */
 export function userKubernetesSettings(): { kubeconfig?: string; known: string[] } {
+  // settings left behind by an uninstalled (or disabled) Kubernetes extension change nothing
+  if (!vscode.extensions.getExtension(KUBERNETES_EXTENSION_ID)) return { known: [] };
   return kubernetesSettings(vscode.workspace.getConfiguration().inspect(KUBERNETES_SETTINGS_SECTION)?.globalValue);
 }
 
@@ -56,7 +59,11 @@ export class KubernetesFollower implements vscode.Disposable {
   ) {
     this.last = this.followed();
     this.subscriptions.push(
-      vscode.extensions.onDidChange(() => void this.connect()),
+      vscode.extensions.onDidChange(() => {
+        if (!vscode.extensions.getExtension(KUBERNETES_EXTENSION_ID)) this.forget();
+        void this.connect();
+        this.update('the installed extensions changed');
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(KUBERNETES_SETTINGS_SECTION)) this.update('its settings changed');
       }),
@@ -123,6 +130,15 @@ export class KubernetesFollower implements vscode.Disposable {
       }
     })();
     return this.connecting;
+  }
+
+  /** The extension went away (uninstalled or disabled): nothing of it is followed any more. */
+  private forget(): void {
+    for (const d of this.apiSubscriptions) d.dispose();
+    this.apiSubscriptions = [];
+    this.api = undefined;
+    this.apiPath = undefined;
+    this.context = undefined;
   }
 
   /**
