@@ -131,15 +131,20 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
 
   // The Kubernetes extension switched context, kubeconfig or namespace: a tree that showed a cluster
   // (not the demo cluster, which it does not know) reloads on the new one.
-  const followChange = (namespace: boolean) => {
+  // A new namespace keeps the target: the running sync loop restarts on a fresh connection after the
+  // reload (as Select Namespaces does), since the context's namespace is read when connecting.
+  const followChange = async (namespace: boolean) => {
     const shown = model.context !== undefined && !target.isDemo;
-    if (namespace) connections.close(); // the context's namespace is read from the kubeconfig when connecting
+    const wasSyncing = namespace && shown && sync.running;
+    if (wasSyncing) await sync.stop('the Kubernetes extension switched namespace');
+    if (namespace && shown) connections.close();
     target.check();
-    if (shown) void loads.load();
+    if (shown) await loads.load();
+    if (wasSyncing) await sync.start();
   };
   context.subscriptions.push(
-    k8s.onDidChange(() => followChange(false)),
-    k8s.onDidChangeNamespace(() => followChange(true)),
+    k8s.onDidChange(() => void followChange(false)),
+    k8s.onDidChangeNamespace(() => void followChange(true)),
     trackWalkthrough(model),
   );
   void k8s.connect();
