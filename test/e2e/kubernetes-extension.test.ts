@@ -131,7 +131,12 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     assert.doesNotMatch(status, /alpha/);
   });
 
-  it('a namespace change there reloads the tree too', async () => {
+  it('a namespace change there reloads the tree too, and a running sync loop restarts on it', async () => {
+    const syncing = () => waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+    await s.step('sync loop started', async () => {
+      await s.workbench.runCommand(paletteTitle('startSyncLoop'));
+      await syncing();
+    });
     const loads = () => (kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length;
     const before = loads();
     await s.step('namespace switched there', async () => {
@@ -140,6 +145,9 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     });
     assert.match(kubeloopLog(), /Kubernetes extension: it switched to namespace team-a/); // logged before the reload's line
     await waitFor('the tree to fill again', async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+    await waitFor('the sync loop stopped for the namespace', async () => (/sync loop: the Kubernetes extension switched namespace/.test(kubeloopLog()) ? true : undefined));
+    await syncing();
+    await s.workbench.runCommand(paletteTitle('stopSyncLoop'));
   });
 
   it('kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension\'s changes', async () => {
