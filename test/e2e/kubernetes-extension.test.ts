@@ -145,9 +145,15 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     });
     assert.match(kubeloopLog(), /Kubernetes extension: it switched to namespace team-a/); // logged before the reload's line
     await waitFor('the tree to fill again', async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
-    await waitFor('the sync loop stopped for the namespace', async () => (/sync loop: the Kubernetes extension switched namespace/.test(kubeloopLog()) ? true : undefined));
+    const restarted = () => {
+      const log = kubeloopLog();
+      const stop = log.lastIndexOf('sync loop: the Kubernetes extension switched namespace');
+      return stop >= 0 && log.indexOf('sync loop: starting on "beta"', stop) > stop;
+    };
+    await waitFor('the sync loop stopped for the namespace and started again', async () => (restarted() ? true : undefined), 60_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\n--- KubeLoop log tail ---\n${kubeloopLog().split('\n').filter((l) => /sync loop|loader: loading|Kubernetes extension|target/.test(l)).slice(-15).join('\n')}`);
+    });
     await syncing();
-    await s.workbench.runCommand(paletteTitle('stopSyncLoop'));
   });
 
   it('kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension\'s changes', async () => {
