@@ -18,7 +18,7 @@
 
 export const KUBERNETES_EXTENSION_ID = 'ms-kubernetes-tools.vscode-kubernetes-tools';
 export const KUBERNETES_SETTINGS_SECTION = 'vs-kubernetes';
-export const KUBECONFIG_KEY = 'vs-kubernetes.kubeconfig';
+const KUBECONFIG_KEY = 'vs-kubernetes.kubeconfig';
 export const KNOWN_KUBECONFIGS_KEY = 'vs-kubernetes.knownKubeconfigs';
 
 /** vscode.Event, without importing 'vscode'. */
@@ -26,9 +26,9 @@ export type ApiEvent<T> = (listener: (e: T) => unknown) => { dispose(): unknown 
 
 export type KubeconfigPath = { readonly pathType: 'host'; readonly hostPath: string } | { readonly pathType: 'wsl'; readonly wslPath: string };
 
-export type ApiResult<T> = { readonly available: true; readonly api: T } | { readonly available: false; readonly reason: string };
+type ApiResult<T> = { readonly available: true; readonly api: T } | { readonly available: false; readonly reason: string };
 
-export interface ApiBroker {
+interface ApiBroker {
   get(component: string, version: string): ApiResult<unknown>;
 }
 
@@ -99,7 +99,7 @@ export function kubernetesSettings(section: unknown): { kubeconfig?: string; kno
   return { ...(kc ? { kubeconfig: kc } : {}), known: [...new Set(known)] };
 }
 
-export interface FollowInput {
+interface FollowInput {
   /** The `kubeloop.followKubernetesExtension` setting. */
   follow: boolean;
   /** `kubeloop.kubeconfig` ('' = unset). */

@@ -12,7 +12,7 @@ import type { StatusTone } from '../model/objectStatus';
 import type { ResourceNode } from './node';
 import type { NodeItem } from './treeModel';
 
-export const TONE_WORDS: Record<StatusTone, string> = {
+const TONE_WORDS: Record<StatusTone, string> = {
   ok: 'healthy',
   warning: 'needs attention',
   error: 'failing',

@@ -21,11 +21,6 @@ export const WALKTHROUGH_ID = 'gettingStarted';
 /** The pod the last step asks for, and where (the study guide's names). */
 export const PROBE_ME = { namespace: 'default', name: 'probe-me' } as const;
 
-/** The kubectl command of the probe-me exercise (the study guide's, with the demo node pinned). */
-export const PROBE_ME_KUBECTL =
-  'kubectl -n default run probe-me --image=registry.k8s.io/e2e-test-images/agnhost:2.47 ' +
-  `--overrides='{"spec":{"containers":[{"name":"probe-me","image":"registry.k8s.io/e2e-test-images/agnhost:2.47","args":["netexec","--http-port=8080"],"livenessProbe":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":5,"failureThreshold":2}}]}}'`;
-
 export interface WalkthroughStep {
   id: string;
   title: string;
