@@ -19,7 +19,7 @@ const out = outIdx > 0 ? process.argv[outIdx + 1] : `${pkg.name}-${pkg.version}.
 /** The bundles the .vsix carries: they must come out of this build. */
 const BUNDLES = ['dist/extension.js', 'dist/webview/timeline.js'];
 /** Everything the .vsix may contain (paths as `vsce ls` prints them). */
-const ALLOWED = [/^dist\/extension\.js$/, /^dist\/webview\/[\w.-]+\.js$/, /^media\/[\w./-]+\.(svg|png|css)$/, /^package\.json$/, /^README\.md$/i, /^LICENSE(\.txt)?$/i, /^demo\/[\w./-]+\.(json|ya?ml)$/];
+const ALLOWED = [/^dist\/extension\.js$/, /^dist\/webview\/[\w.-]+\.js$/, /^media\/[\w./-]+\.(svg|png|css|md)$/, /^package\.json$/, /^README\.md$/i, /^CHANGELOG\.md$/i, /^LICENSE(\.txt)?$/i, /^demo\/[\w./-]+\.(json|ya?ml)$/];
 
 function fail(msg) {
   console.error(`package-vsix: ${msg}`);
@@ -41,8 +41,9 @@ if (build.status !== 0) {
 for (const f of BUNDLES) if (!fresh(f)) fail(`the build did not produce a fresh ${f}`);
 
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-// --allow-missing-repository/--skip-license: otherwise vsce stops to ask a question (CI has no stdin).
-const flags = ['--no-dependencies', '--allow-missing-repository', '--skip-license'];
+// No --allow-missing-repository / --skip-license: package.json names the repository and LICENSE ships, so
+// vsce has nothing to ask (it would stop for an answer on stdin, which CI does not have: stdin is closed).
+const flags = ['--no-dependencies'];
 const ls = run([vsce, 'ls', '--no-dependencies']);
 if (ls.status !== 0) fail(`vsce ls failed:\n${ls.stderr}`);
 const files = ls.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -50,7 +51,9 @@ const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
 if (stray.length) fail(`files not on the allow-list would ship (fix .vscodeignore): ${stray.join(', ')}`);
 for (const f of [...BUNDLES, 'package.json']) if (!files.includes(f)) fail(`${f} would be missing from the .vsix`);
 
-const pack = run([vsce, 'package', ...flags, '-o', out], { stdio: ['ignore', 'pipe', 'inherit'] });
-if (pack.status !== 0) fail(`vsce package failed:\n${pack.stdout}`);
+const pack = run([vsce, 'package', ...flags, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+// vsce's own lines (its WARNINGs among them) go to stderr, where test/e2e/package.test.ts reads them.
+process.stderr.write(pack.stdout + pack.stderr);
+if (pack.status !== 0) fail('vsce package failed (see above)');
 console.error(`package-vsix: ${files.length} files: ${files.join(', ')}`);
 console.log(out);

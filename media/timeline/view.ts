@@ -349,7 +349,9 @@ export class TimelineView {
     this.laneSig = sig;
     this.dom.lanes.replaceChildren(
       ...this.rows.map((r) => {
-        const li = el('li', { textContent: r.lane.label, title: r.lane.kind === 'worker' ? `loader ${r.lane.label}` : `sync loop: ${r.lane.label} iterations` });
+        const title = r.lane.kind === 'worker' ? `loader ${r.lane.label}` : `sync loop: ${r.lane.label} iterations`;
+        // what a screen reader says for the lane: what its marks are, not only its short name
+        const li = el('li', { textContent: r.lane.label, title }, { 'aria-label': `Lane ${r.lane.label}: ${r.lane.kind === 'worker' ? 'loader tasks' : `sync loop ${r.lane.label} iterations`}` });
         li.dataset.lane = r.lane.key;
         li.style.top = `${r.y}px`;
         li.style.height = `${r.h}px`;

@@ -36,6 +36,7 @@ export const COMMANDS = {
   copyName: { id: 'kubeloop.copyName', title: 'Copy Name', icon: '$(copy)', palette: false },
   refreshType: { id: 'kubeloop.refreshType', title: 'Refresh This Type', icon: '$(refresh)', palette: false },
   showMore: { id: 'kubeloop.showMore', title: 'Show More Objects', icon: undefined, palette: false },
+  openDemoTerminal: { id: 'kubeloop.openDemoTerminal', title: 'Open Terminal on Demo Cluster', icon: '$(terminal)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

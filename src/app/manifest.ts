@@ -1,12 +1,14 @@
 /**
  * The parts of package.json's `contributes` that follow from code: commands (from COMMANDS), menus
- * (which command shows where, by node kind and context key) and the settings schema (from SETTINGS).
+ * (which command shows where, by node kind and context key), the settings schema (from SETTINGS), the
+ * keyboard shortcuts and the walkthrough (from walkthrough/walkthrough.ts).
  * A unit test holds package.json equal to these; `node --import tsx src/app/manifest.ts --write`
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */
 import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
 import { configurationSchema } from './settings';
+import { contributedKeybindings, contributedWalkthroughs } from './walkthrough/walkthrough';
 
 export interface ContributedCommand {
   command: string;
@@ -38,6 +40,7 @@ export function contributedMenus(): Record<string, MenuItem[]> {
     { command: id('stopSyncLoop'), when: CONTEXT_KEYS.syncRunning },
     { command: id('clearFilter'), when: CONTEXT_KEYS.filtered },
     { command: id('stopDemoCluster'), when: CONTEXT_KEYS.demoRunning },
+    { command: id('openDemoTerminal'), when: CONTEXT_KEYS.demoRunning },
   );
   return {
     commandPalette: palette,
@@ -77,7 +80,7 @@ export { configurationSchema };
 
 interface PackageJson {
   activationEvents?: string[];
-  contributes: { commands?: unknown; menus?: unknown; configuration?: { title?: string; properties?: unknown } };
+  contributes: { commands?: unknown; menus?: unknown; configuration?: { title?: string; properties?: unknown }; keybindings?: unknown; walkthroughs?: unknown };
 }
 
 /** package.json with the generated sections replaced; every other key keeps its value and order. */
@@ -87,6 +90,8 @@ export function withGeneratedContributions<T extends PackageJson>(pkg: T): T {
   out.contributes.commands = contributedCommands();
   out.contributes.menus = contributedMenus();
   out.contributes.configuration = { ...(out.contributes.configuration ?? {}), title: 'KubeLoop', properties: configurationSchema() };
+  out.contributes.keybindings = contributedKeybindings();
+  out.contributes.walkthroughs = contributedWalkthroughs();
   return out;
 }
 

@@ -25,6 +25,7 @@ export interface KubeLoopSettings {
   syncPeriodSeconds: number;
   housekeepingPeriodSeconds: number;
   logLevel: LogLevelName;
+  followKubernetesExtension: boolean;
   /**
    * Whether the user set `kubeloop.concurrency` (any scope; WorkspaceConfiguration.inspect() tells a
    * value set from the default). false: the loader picks the pool size from the measured RTT
@@ -87,6 +88,8 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
     description: 'How often the sync loop runs housekeeping (the kubelet\'s housekeepingPeriod), in seconds.' },
   logLevel: { type: 'string', default: 'info', enum: LOG_LEVELS,
     description: 'The least severe level written to the KubeLoop output channel.' },
+  followKubernetesExtension: { type: 'boolean', default: true,
+    description: 'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.' },
 };
 
 export const SETTINGS_SECTION = 'kubeloop';

@@ -26,6 +26,8 @@ import type { ResourceNode } from '../app/tree/node';
 import { ResourceTreeProvider } from './tree/resourceTree';
 import { YAML_SCHEME } from '../app/yaml/address';
 import { ResourceYamlProvider } from './yaml/provider';
+import { KubernetesFollower } from './ecosystem/kubernetesExtension';
+import { openDemoTerminal, trackWalkthrough } from './walkthrough/progress';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -49,8 +51,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   let reported = initial.problems;
   warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
-  const target = new TargetState(() => settings);
-  context.subscriptions.push(target);
+  // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
+  const k8s = new KubernetesFollower(() => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }), log);
+  const target = new TargetState(() => settings, () => k8s.followed());
+  context.subscriptions.push(k8s, target);
 
   const timeline = new TimelineStore();
   const origin = realClock.now();
@@ -73,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     if (!changed) return;
     settings = next;
     log.info(`settings changed: ${JSON.stringify(settings)}`);
+    k8s.settingsChanged();
     target.check();
   };
   const s: Services = {
@@ -123,6 +128,26 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     }),
   );
 
+  // The Kubernetes extension switched context, kubeconfig or namespace: a tree that showed a cluster
+  // (not the demo cluster, which it does not know) reloads on the new one.
+  // A new namespace keeps the target: the running sync loop restarts on a fresh connection after the
+  // reload (as Select Namespaces does), since the context's namespace is read when connecting.
+  const followChange = async (namespace: boolean) => {
+    const shown = model.context !== undefined && !target.isDemo;
+    const wasSyncing = namespace && shown && sync.running;
+    if (wasSyncing) await sync.stop('the Kubernetes extension switched namespace');
+    if (namespace && shown) connections.close();
+    target.check();
+    if (shown) await loads.load();
+    if (wasSyncing) await sync.start();
+  };
+  context.subscriptions.push(
+    k8s.onDidChange(() => void followChange(false)),
+    k8s.onDidChangeNamespace(() => void followChange(true)),
+    trackWalkthrough(model),
+  );
+  void k8s.connect();
+
   const yaml = new ResourceYamlProvider({
     client: async (name) => {
       const open = await connections.peek(target.current());
@@ -146,7 +171,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(registerTimelineSerializer(timelineOptions), { dispose: () => TimelinePanel.disposeCurrent() });
 
   const handlers: Record<CommandName, CommandHandler> = {
-    loadClusterResources: () => loads.load(),
+    loadClusterResources: async () => {
+      await k8s.connect(); // a load right after start-up uses the Kubernetes extension's kubeconfig, not the default
+      return loads.load();
+    },
     cancelLoad: () => loads.cancel(),
     startSyncLoop: () => sync.start(),
     stopSyncLoop: () => sync.stop(),
@@ -154,6 +182,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     showTimeline: () => void TimelinePanel.show(timelineOptions),
     revealInTimeline: (arg) => revealInTimeline(s, arg, (key) => TimelinePanel.reveal(timelineOptions, key)),
     selectContext: async () => {
+      await k8s.connect();
       if (await selectContext(s, demo.info)) void loads.load();
     },
     selectNamespaces: async () => {
@@ -182,6 +211,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     clearFilter: () => applyFilter(s, ''),
     copyName: (arg) => copyName(s, arg),
     showMore: (arg) => showMore(s, arg),
+    openDemoTerminal: () => {
+      const d = demo.info;
+      openDemoTerminal(d ? { name: d.name, kubeconfig: d.target().kubeconfig! } : undefined);
+    },
   };
   registerCommands(context, handlers, log);
 

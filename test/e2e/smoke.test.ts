@@ -11,7 +11,8 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
 
   before(async () => {
     // A kubeconfig that does not exist: the commands that need a cluster must say so, with a way out.
-    s = await startVsCode({ name: 'smoke', env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig' } });
+    // The Kubernetes extension is not installed: a kubeconfig its settings left behind changes nothing.
+    s = await startVsCode({ name: 'smoke', env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig' }, settings: { 'vs-kubernetes': { 'vs-kubernetes.kubeconfig': '/etc/hostname' } } });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
   });
 

@@ -7,8 +7,10 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../app/commandIds';
-import { describeConnectionError, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../../app/connection/connection';
-import { settingsTarget, type Services } from './services';
+import { describeConnectionError, expandHome, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../../app/connection/connection';
+import { KNOWN_KUBECONFIGS_KEY } from '../../app/ecosystem/kubernetesApi';
+import { userKubernetesSettings } from '../ecosystem/kubernetesExtension';
+import type { Services } from './services';
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
 const RETRY = 'Retry';
@@ -49,21 +51,47 @@ export async function connect(s: Services, retry?: () => unknown): Promise<OpenC
 interface ContextItem extends vscode.QuickPickItem {
   contextName: string;
   demo?: boolean;
+  /** A context of another kubeconfig (one of the Kubernetes extension's known kubeconfigs). */
+  kubeconfig?: string;
 }
 
 /**
- * Quick pick of the kubeconfig's contexts (plus the demo cluster while it runs). A picked context is
- * stored in `kubeloop.context` (user settings); the demo cluster is kept in memory only.
+ * The contexts of the Kubernetes extension's other known kubeconfigs (`vs-kubernetes.knownKubeconfigs`),
+ * offered while KubeLoop follows that extension and has no kubeconfig of its own. A file that cannot
+ * be read is logged and left out.
+ */
+function knownKubeconfigItems(s: Services, current: string | undefined): ContextItem[] {
+  const settings = s.settings();
+  if (!settings.followKubernetesExtension || settings.kubeconfig) return [];
+  const items: ContextItem[] = [];
+  for (const file of userKubernetesSettings().known) {
+    const path = expandHome(file);
+    if (path === current) continue;
+    try {
+      for (const name of listContexts({ kubeconfig: path }).names) items.push({ label: name, description: `in ${file} (${KNOWN_KUBECONFIGS_KEY})`, contextName: name, kubeconfig: path });
+    } catch (e) {
+      s.log.warn(`${KNOWN_KUBECONFIGS_KEY}: ${describeConnectionError(e).message}`);
+    }
+  }
+  return items;
+}
+
+/**
+ * Quick pick of the kubeconfig's contexts (plus the demo cluster while it runs, and the contexts of the
+ * Kubernetes extension's known kubeconfigs while KubeLoop follows it). A picked context is stored in
+ * `kubeloop.context` (user settings; one of another kubeconfig also sets `kubeloop.kubeconfig`); the
+ * demo cluster is kept in memory only.
  * Resolves true when the target changed.
  */
 export async function selectContext(s: Services, demo: { name: string; url: string; target: () => import('../../app/connection/connection').ConnectionTarget } | undefined): Promise<boolean> {
-  const fromSettings = settingsTarget(s.settings());
+  const fromSettings = s.target.fromSettings();
   const items: ContextItem[] = [];
+  const known = knownKubeconfigItems(s, fromSettings.kubeconfig);
   let listed: { names: string[]; current: string } | undefined;
   try {
     listed = listContexts(fromSettings);
   } catch (e) {
-    if (!demo) {
+    if (!demo && known.length === 0) {
       void reportProblem(s, e, {});
       return false;
     }
@@ -76,6 +104,7 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
     const selected = !s.target.isDemo && (chosen.context ? chosen.context === name : current);
     items.push({ label: name, description: [current ? 'current-context' : '', selected ? 'selected' : ''].filter(Boolean).join(', ') || undefined, contextName: name });
   }
+  items.push(...known);
   if (items.length === 0) {
     void vscode.window.showWarningMessage('KubeLoop: the kubeconfig defines no contexts. Start the demo cluster, or set kubeloop.kubeconfig.', 'Start Demo Cluster').then((c) => {
       if (c) void vscode.commands.executeCommand(COMMANDS.startDemoCluster.id);
@@ -87,9 +116,19 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
   const before = s.target.current();
   if (pick.demo) {
     s.target.setDemo(demo!.target());
+  } else if (pick.kubeconfig) {
+    // another kubeconfig: KubeLoop's own settings name it from now on (following the extension's file stops)
+    s.target.setDemo(undefined);
+    const cfg = vscode.workspace.getConfiguration('kubeloop');
+    await cfg.update('kubeconfig', pick.kubeconfig, vscode.ConfigurationTarget.Global);
+    await cfg.update('context', pick.contextName, vscode.ConfigurationTarget.Global);
+    s.reloadSettings();
+    s.target.check();
   } else {
     s.target.setDemo(undefined);
-    await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
+    // '' (the current-context) only when nothing followed (the Kubernetes extension's context) would override it
+    const followsContext = !s.settings().context && !!fromSettings.context;
+    await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current && !followsContext ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
     // now, not at VS Code's change event: the load that follows the pick must run on the new target
     s.reloadSettings();
     s.target.check(); // the demo cluster was left: the target changed even if the setting did not

@@ -43,19 +43,33 @@ export function settingsTarget(s: KubeLoopSettings): ConnectionTarget {
   return { ...(s.kubeconfig ? { kubeconfig: expandHome(s.kubeconfig) } : {}), ...(s.context ? { context: s.context } : {}) };
 }
 
-/** The current target, with one event when it changes (the glue then stops what ran on the old one). */
+/**
+ * The current target, with one event when it changes (the glue then stops what ran on the old one).
+ * `followed`: what the Kubernetes extension says (ecosystem/kubernetesExtension.ts), already reduced
+ * to the parts KubeLoop's own settings leave unset; call check() when it changes.
+ */
 export class TargetState implements vscode.Disposable {
   private demo: ConnectionTarget | undefined;
   private last: ConnectionTarget;
   private readonly emitter = new vscode.EventEmitter<ConnectionTarget>();
   readonly onDidChange = this.emitter.event;
 
-  constructor(private readonly settings: () => KubeLoopSettings) {
+  constructor(
+    private readonly settings: () => KubeLoopSettings,
+    private readonly followed: () => { kubeconfig?: string; context?: string } = () => ({}),
+  ) {
     this.last = this.current();
   }
 
   current(): ConnectionTarget {
-    return this.demo ?? settingsTarget(this.settings());
+    return this.demo ?? this.fromSettings();
+  }
+
+  /** The target the settings (and what they let KubeLoop follow) name, whether or not the demo cluster is current. */
+  fromSettings(): ConnectionTarget {
+    const f = this.followed();
+    const t = settingsTarget(this.settings());
+    return { ...(f.kubeconfig ? { kubeconfig: expandHome(f.kubeconfig) } : {}), ...(f.context ? { context: f.context } : {}), ...t };
   }
 
   get isDemo(): boolean {

@@ -11,6 +11,7 @@ import { realClock } from '../../core/clock';
 import { COMMANDS } from '../../app/commandIds';
 import type { ResourceModel } from '../../app/model/resourceModel';
 import type { StatusTone } from '../../app/model/objectStatus';
+import { accessibleLabel } from '../../app/tree/accessibility';
 import { RefreshCoalescer } from '../../app/tree/coalesce';
 import type { ResourceNode } from '../../app/tree/node';
 import { TreeModel } from '../../app/tree/treeModel';
@@ -86,6 +87,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     item.tooltip = it.tooltip;
     item.contextValue = it.contextValue;
     item.iconPath = icon(it.tone, it.icon);
+    const kind = node.kind === 'object' ? this.model.type(node.typeKey!)?.kind : undefined;
+    item.accessibilityInformation = { label: accessibleLabel(node, it, kind), role: 'treeitem' };
     if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
     return item;
   }

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './browser';
 import { ensureCodeServer, installExtension, startCodeServer, type CodeServer } from './codeServer';
@@ -23,6 +23,10 @@ export interface SessionOptions {
   files?: Record<string, string>;
   /** Extra environment of code-server and its extension host. */
   env?: Record<string, string>;
+  /** Other .vsix files to install next to KubeLoop (e.g. a stand-in for another extension). */
+  extensions?: string[];
+  /** User keybindings (User/keybindings.json), e.g. to run a command with arguments. */
+  keybindings?: { key: string; command: string; args?: unknown; when?: string }[];
 }
 
 export interface Session {
@@ -66,11 +70,16 @@ export async function startVsCode(opts: SessionOptions): Promise<Session> {
   try {
     mkdirSync(join(dirs.userDataDir, 'User'), { recursive: true });
     writeFileSync(join(dirs.userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
+    if (opts.keybindings) writeFileSync(join(dirs.userDataDir, 'User', 'keybindings.json'), JSON.stringify(opts.keybindings, null, 2));
     mkdirSync(folder);
-    for (const [rel, content] of Object.entries(opts.files ?? {})) writeFileSync(join(folder, rel), content);
+    for (const [rel, content] of Object.entries(opts.files ?? {})) {
+      mkdirSync(dirname(join(folder, rel)), { recursive: true });
+      writeFileSync(join(folder, rel), content);
+    }
 
     const [vsix, exe] = await Promise.all([packageExtension(), ensureCodeServer()]);
     await installExtension(exe, vsix, dirs);
+    for (const other of opts.extensions ?? []) await installExtension(exe, other, dirs);
     codeServer = await startCodeServer({ exe, folder, name: opts.name, ...dirs, ...(opts.env ? { env: opts.env } : {}) });
     browser = await launchBrowser();
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
