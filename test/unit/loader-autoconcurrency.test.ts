@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import type { ApiResource, Discovery, KubeObject, ListHooks, ListOptions } from '../../src/core/kube';
-import { noteRtt } from '../../src/core/kube/rtt';
+import { distanceRttMs, noteRtt } from '../../src/core/kube/rtt';
 import { AUTO_BASE_LANES, AUTO_MAX_LANES, autoConcurrency, ClusterLoader, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
@@ -30,13 +30,14 @@ class GatedClient implements LoaderClient {
   warmProbes = 0;
   /** The most connections a preconnect's `want` asked for. */
   warmWanted = 0;
-  readonly transport: NonNullable<LoaderClient['transport']> & { stats: { requests: number; rttMs?: number } };
+  readonly transport: NonNullable<LoaderClient['transport']> & { stats: { requests: number; rttMs?: number; requestRttMs?: number } };
   /**
    * `probedMs`: what an idle-time probe would measure (a fake RTT); undefined: no probe offered.
    * `warm`: the transport also warms connections, and its warm probe measures `warm.probeMs`.
    */
   constructor(private readonly types: number, rttMs: number | undefined, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
-    const stats: { requests: number; rttMs?: number } = { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) };
+    // The samples before a probe are handshakes; a probe's answer is a request sample (rtt.ts).
+    const stats: { requests: number; rttMs?: number; requestRttMs?: number } = { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) };
     this.transport = { stats, loopback: warm?.loopback };
     if (warm) {
       this.transport.preconnect = (want) => {
@@ -46,6 +47,7 @@ class GatedClient implements LoaderClient {
           probed: async () => {
             this.warmProbes++;
             stats.rttMs = Math.min(stats.rttMs ?? Infinity, warm.probeMs);
+            stats.requestRttMs = Math.min(stats.requestRttMs ?? Infinity, warm.probeMs);
             return true;
           },
         };
@@ -55,6 +57,7 @@ class GatedClient implements LoaderClient {
       this.transport.probeRtt = async () => {
         this.probes++;
         stats.rttMs = Math.min(stats.rttMs ?? Infinity, probedMs);
+        stats.requestRttMs = Math.min(stats.requestRttMs ?? Infinity, probedMs);
         return stats.rttMs;
       };
     }
@@ -147,6 +150,15 @@ describe('autoConcurrency: the rule', () => {
     noteRtt(s, 300);
     assert.equal(s.rttMs, 95);
   });
+
+  it('request samples are also kept apart: a loopback address is judged by them alone', () => {
+    const s: { rttMs?: number; requestRttMs?: number } = {};
+    noteRtt(s, 22); // a busy machine's TLS handshake on loopback
+    assert.deepEqual([distanceRttMs(s, false), distanceRttMs(s, true)], [22, undefined]);
+    noteRtt(s, 1.2, 'request');
+    noteRtt(s, 4, 'request');
+    assert.deepEqual([s.rttMs, s.requestRttMs, distanceRttMs(s, true)], [1.2, 1.2, 1.2]);
+  });
 });
 
 describe('ClusterLoader: the pool size', () => {
@@ -206,6 +218,15 @@ describe('ClusterLoader: the pool size', () => {
     const loopback = await loadWith(21, 40, undefined, 7, { probeMs: 7, loopback: true }); // even the idle probe says 7 ms: this machine is busy
     assert.deepEqual(loopback.summary.concurrencyAuto, { rttMs: 7, lanes: 4 });
     assert.equal(loopback.peak, 4);
+    // A loopback address whose handshakes took 104 ms is a tunnel only once a request agrees.
+    const tunnel = await loadWith(104, 40, undefined, 101, { probeMs: 102, loopback: true });
+    assert.deepEqual([tunnel.warmProbes, tunnel.probes], [1, 0]);
+    assert.deepEqual(tunnel.summary.concurrencyAuto, { rttMs: 102, lanes: 16 });
+    assert.equal(tunnel.warmWanted, 32, 'dialled as far as the handshakes said while that was in question');
+    // Near by its handshakes (3 ms), a loopback address is not probed at all.
+    const quiet = await loadWith(3, 40, undefined, 1, { probeMs: 1, loopback: true });
+    assert.deepEqual([quiet.warmProbes, quiet.probes], [0, 0]);
+    assert.deepEqual(quiet.summary.concurrencyAuto, { rttMs: 3, lanes: 4 });
     const fixed = await loadWith(104, 40, 6, 101, { probeMs: 102 });
     assert.deepEqual([fixed.warmProbes, fixed.probes, fixed.warmWanted], [0, 0, 12]);
   });

@@ -34,7 +34,7 @@ import type { KubeContext } from './kubeconfig';
 import { isLoopbackHost, proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
-import { noteRtt, observeRtt } from './rtt';
+import { distanceRttMs, noteRtt, observeRtt } from './rtt';
 
 export interface TransportOptions {
   clock?: Clock;
@@ -120,6 +120,8 @@ export interface TransportStats {
    * first sample. Never below the true RTT: every sample is a lower-bounded measure of it.
    */
   rttMs?: number;
+  /** The same minimum over request samples only (rtt.ts): how a loopback address's distance is judged. */
+  requestRttMs?: number;
   /** RTT samples taken from the handshakes of connections warmed on the I/O thread (preconnect). */
   warmSamples?: number;
   /** The warm probe (preconnect): sent, answered with a sample, or failed. */
@@ -202,7 +204,7 @@ export class KubeTransport {
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     if (io) {
       io.onRtt = (ms, probe) => {
-        noteRtt(this.stats, ms);
+        noteRtt(this.stats, ms, probe ? 'request' : 'handshake');
         if (probe) this.stats.warmProbe = 'answered';
         else this.stats.warmSamples = (this.stats.warmSamples ?? 0) + 1;
         this.rttSampled();
@@ -533,7 +535,7 @@ export class KubeTransport {
    * cluster's disable-compression, as client-go reads it; else (auto) always, as kubectl asks, but
    * for a server on this machine: compression saves a loopback link nothing and costs both ends CPU
    * (measured at 100,000 objects: 1.47x the time of the same load without it). A loopback address
-   * with a measured round trip of LOOPBACK_GZIP_MIN_RTT_MS or more is a tunnel to somewhere far (an
+   * with a measured round trip (of a request: rtt.ts's requestRttMs) of LOOPBACK_GZIP_MIN_RTT_MS or more is a tunnel to somewhere far (an
    * SSH or port-forward tunnel, the bench's relay): compressed like a remote server. Decided per
    * request, so lists opened after the loader's RTT probe follow what it measured.
    */
@@ -541,7 +543,7 @@ export class KubeTransport {
     const off = this.opts.disableCompression ?? this.context.disableCompression;
     if (off !== undefined) return !off;
     if (!this.loopback) return true;
-    return (this.stats.rttMs ?? 0) >= LOOPBACK_GZIP_MIN_RTT_MS;
+    return (distanceRttMs(this.stats, true) ?? 0) >= LOOPBACK_GZIP_MIN_RTT_MS;
   }
 
   /** `refused`: the auth generation a 401 refused (its dynamic credential is fetched anew), if any. */

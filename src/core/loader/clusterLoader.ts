@@ -36,7 +36,8 @@ import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOpt
 import { selectTypes } from './plan';
 import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
-import { AUTO_BASE_LANES, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
+import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
+import { distanceRttMs } from '../kube/rtt';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;
@@ -182,7 +183,7 @@ export class ClusterLoader {
     // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts).
     summary.concurrency = o.concurrency;
     if (o.autoConcurrency) {
-      summary.concurrencyAuto = this.lanesFor(this.client.transport?.stats.rttMs);
+      summary.concurrencyAuto = this.lanesFor();
       summary.concurrency = summary.concurrencyAuto.lanes;
     }
     loadPlan.concurrency = summary.concurrency;
@@ -303,19 +304,36 @@ export class ClusterLoader {
    */
   private async confirmRtt(signal: AbortSignal, warming: Warming | undefined): Promise<void> {
     const t = this.client.transport;
-    if (!t?.probeRtt || this.lanesFor(t.stats.rttMs).lanes === AUTO_BASE_LANES && t.stats.rttMs !== undefined) return;
+    if (!t?.probeRtt || !this.widening()) return;
     // The I/O thread's probe on a warmed connection, sent as soon as a handshake put widening in
     // question, is usually answered while the reviews are still out. Far away it decides. Near, it
     // may have met the server busy with this load's discovery (seen: 7 ms on a busy loopback), so a
     // figure under WARM_PROBE_DECIDES_MS is checked by the idle-time probe as before.
     if (warming && (await warming.probed(WARM_PROBE_WAIT_MS, signal)) && (t.stats.rttMs ?? 0) >= WARM_PROBE_DECIDES_MS) return;
-    if (this.lanesFor(t.stats.rttMs).lanes === AUTO_BASE_LANES) return;
+    if (!this.widening()) return;
     await t.probeRtt(signal);
   }
 
-  /** The latency-aware lane count for an RTT, to this client's server (near or far: autoConcurrency.ts). */
-  private lanesFor(rttMs: number | undefined): ConcurrencyAuto {
-    return autoConcurrency(rttMs, { loopback: this.client.transport?.loopback });
+  /** The latency-aware lane count from what the transport measured (autoConcurrency.ts; a loopback server by its request samples). */
+  private lanesFor(): ConcurrencyAuto {
+    const t = this.client.transport;
+    const loopback = !!t?.loopback;
+    if (!t) return autoConcurrency(undefined);
+    // With no request sample, a loopback address whose handshakes were quick is near by them too.
+    const quick = loopback && (t.stats.rttMs ?? Infinity) < AUTO_LOOPBACK_FAR_MS ? t.stats.rttMs : undefined;
+    return autoConcurrency(distanceRttMs(t.stats, loopback) ?? quick, { loopback });
+  }
+
+  /**
+   * Whether the samples so far put a wider pool in question (then an idle-time request sample must
+   * confirm it): no sample yet; far by every sample; or, for a loopback address, a handshake that
+   * took long enough for a tunnel and no request sample that says otherwise.
+   */
+  private widening(): boolean {
+    const t = this.client.transport;
+    if (!t || t.stats.rttMs === undefined) return true;
+    if (!t.loopback) return autoConcurrency(t.stats.rttMs).lanes > AUTO_BASE_LANES;
+    return t.stats.rttMs >= AUTO_LOOPBACK_FAR_MS && (t.stats.requestRttMs ?? Infinity) >= AUTO_LOOPBACK_FAR_MS;
   }
 
   /**
@@ -328,10 +346,13 @@ export class ClusterLoader {
     const o = this.options;
     // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
     if (!t?.preconnect || types === 0 || o.metadataOnly) return undefined;
-    const lanes = (rtt: number | undefined) => (o.autoConcurrency ? this.lanesFor(rtt).lanes : o.concurrency);
+    // While a loopback address's widening is in question, its connections are dialled as if it were
+    // as far as its handshakes say (the relay, a tunnel): a connection costs the server no request.
+    const lanes = () => (!o.autoConcurrency ? o.concurrency : t.loopback && this.widening() ? autoConcurrency(t.stats.rttMs).lanes : this.lanesFor().lanes);
     return t.preconnect(
-      (rtt) => CONNECTIONS_PER_LANE * Math.min(types, lanes(rtt)),
-      (rtt) => o.autoConcurrency && lanes(rtt) > AUTO_BASE_LANES,
+      () => CONNECTIONS_PER_LANE * Math.min(types, lanes()),
+      // not before a first sample: with none, nothing says the server is far yet
+      () => o.autoConcurrency && t.stats.rttMs !== undefined && this.widening(),
     );
   }
 

@@ -121,7 +121,7 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
   readonly transport?: {
-    stats: { requests: number; rttMs?: number; warmSamples?: number };
+    stats: { requests: number; rttMs?: number; requestRttMs?: number; warmSamples?: number };
     /** The server's address is this machine (localhost, 127.0.0.0/8, ::1). */
     readonly loopback?: boolean;
     /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */
