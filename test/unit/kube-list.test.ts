@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import fc from 'fast-check';
 import { KubeClient, KubeApiError, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
-import { contextFor, json, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, json, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 
@@ -238,7 +239,7 @@ describe('paged list', () => {
     clients.push(c);
     await assert.rejects(c.list(pods, { limit: 1 }), (e: any) => e.kind === 'malformed');
     assert.equal(s.seen.length, 2, 'page 2 had been requested ahead');
-    await until(() => s.openSockets.size <= 1);
+    await eventually(() => s.openSockets.size <= 1, { description: 's.openSockets.size <= 1' });
   });
 });
 

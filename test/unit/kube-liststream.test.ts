@@ -4,7 +4,8 @@ import type * as http from 'node:http';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient, KubeApiError, KubeTransportError, TokenBucket, type KubeObject } from '../../src/core/kube';
-import { b64, contextFor, makePki, startServer, status, until, type TestServer } from './kube-helpers';
+import { b64, contextFor, makePki, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 // Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
 // and the same failure semantics as the calling thread's own loop, which takes over at any page the
@@ -120,14 +121,14 @@ describe('paged list on the I/O thread', () => {
     const { s, c } = await setup(listServer(10, (k) => (k === 1 ? 'hang' : 'none')));
     const ac = new AbortController();
     const p = c.list(pods, { limit: 4 }, { signal: ac.signal });
-    await until(() => s.seen.length === 2);
+    await eventually(() => s.seen.length === 2, { description: 's.seen.length === 2' });
     const reason = new Error('stop');
     ac.abort(reason);
     await assert.rejects(p, (e) => e === reason);
-    await until(() => s.openSockets.size <= 1); // the hung request's connection is gone
+    await eventually(() => s.openSockets.size <= 1, { description: 's.openSockets.size <= 1' }); // the hung request's connection is gone
     assert.equal(c.transport.stats.inFlight, 0);
     c.close();
-    await until(() => s.openSockets.size === 0); // and close() ends the thread's connections
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' }); // and close() ends the thread's connections
   });
 
   it('sends no request without a rate-limit token', async () => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import { getEventListeners } from 'node:events';
 import { KubeClient, type WatchEvent } from '../../src/core/kube';
-import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const servers: TestServer[] = [];
@@ -84,12 +85,12 @@ describe('watch', () => {
     const ac = new AbortController();
     const got: WatchEvent[] = [];
     const p = c.watch(pods, {}, (e) => got.push(e), ac.signal);
-    await until(() => got.length === 1);
+    await eventually(() => got.length === 1, { description: 'got.length === 1' });
     ac.abort(new Error('stop'));
     const end = await p;
     assert.equal(end.kind, 'aborted');
     assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
-    await until(() => s.openSockets.size === 0);
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' });
   });
 
   it('a malformed line, or a throwing callback, ends the watch with an error value', async () => {
