@@ -16,7 +16,8 @@ import { paletteTitle } from '../../src/vscode/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 interface Kubeconfig {
   users: unknown[];
@@ -56,12 +57,12 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
       return s.workbench.waitForNotification('type(s) failed');
     });
     assert.match(warning, /KubeLoop: loaded [\d,]+ objects; \d+ type\(s\) failed: .*\(403 Forbidden\)/);
-    const failedRow = await waitFor('the failures group', async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), 60_000);
+    const failedRow = await eventually(async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), { description: 'the failures group', timeoutMs: 60_000 });
     assert.deepEqual(await s.workbench.treeRowText('APIService (apiservices.apiregistration.k8s.io)'), { label: 'APIService (apiservices.apiregistration.k8s.io)', description: '403 Forbidden' });
     await s.step('failures folded', async () => {
       const row = s.workbench.treeRow(failedRow).first();
       if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
-      await waitFor('the failures group to fold', async () => ((await row.getAttribute('aria-expanded')) === 'false' ? true : undefined));
+      await row.and(s.page.locator('[aria-expanded="false"]')).waitFor({ timeout: UI_TIMEOUT_MS });
     });
     const rows = await s.workbench.treeRows();
     assert.ok(rows.includes('team-a'), `team-a is in the tree: ${rows.join(' | ')}`);
@@ -85,7 +86,7 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     assert.match(title, /may not list namespaces .*403 Forbidden/);
     await s.step('a typed namespace offered', async () => {
       await s.page.keyboard.type('team-b');
-      await waitFor('the typed namespace row', async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined));
+      await eventually(async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined), { description: 'the typed namespace row', timeoutMs: UI_TIMEOUT_MS });
     });
     await s.page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMANDS, paletteTitle } from '../../src/vscode/commandIds';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 describe('KubeLoop in a real VS Code, in a real browser', () => {
   let s: Session;
@@ -35,10 +36,10 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
     const out = await s.step('show logs', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
       // the panel opens before Monaco has rendered the channel's lines
-      return waitFor('the activation line in the output', async () => {
+      return eventually(async () => {
         const o = await s.workbench.outputChannel();
         return activated.test(o.text) ? o : undefined;
-      });
+      }, { description: 'the activation line in the output', timeoutMs: UI_TIMEOUT_MS });
     });
     assert.equal(out.channel, 'KubeLoop');
     assert.match(out.text, activated);
