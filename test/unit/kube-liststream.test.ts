@@ -132,13 +132,21 @@ describe('paged list on the I/O thread', () => {
   });
 
   it('sends no request without a rate-limit token', async () => {
-    const { s, c } = await setup(listServer(12), { qps: 40, burst: 1 });
-    const t0 = Date.now();
-    const r = await c.list(pods, { limit: 2 });
+    // On a fake clock: one token at once, then one per 25 ms. Each page's request waits on the clock
+    // for its token (a pending timer), and is sent only once the clock has moved the whole 25 ms.
+    const clock = new FakeClock();
+    const { s, c } = await setup(listServer(12), { qps: 40, burst: 1, clock });
+    const listed = c.list(pods, { limit: 2 });
+    for (let i = 1; i < 6; i++) {
+      await eventually(() => s.seen.length === i && clock.pendingTimers() === 1, { description: `request ${i} served and request ${i + 1} waiting for its token` });
+      await clock.advance(24);
+      assert.equal(s.seen.length, i, `request ${i + 1} went 1 ms before its token`);
+      await clock.advance(1);
+    }
+    const r = await listed;
     assert.deepEqual(names(r.items), expected(12));
     assert.equal(s.seen.length, 6);
-    // One token at once, then one per 25 ms: the sixth request cannot go before ~125 ms.
-    assert.ok(Date.now() - t0 >= 110, `6 requests at 40/s with burst 1 took ${Date.now() - t0} ms`);
+    assert.equal(clock.now(), 5 * 25, 'the sixth request went at 125 ms, not before');
   });
 
   it('verifies the server against the kubeconfig CA and presents the client certificate', async () => {
