@@ -94,6 +94,8 @@ describe('the loader against a real server that expires continue tokens and thro
           hold = false;
         }
         if (!hold) await fake.advance(1000);
+        // Pacing, not a wait for time: the loader's requests run on real sockets between two steps
+        // of its fake clock; the loop ends on the run's own state (settled).
         await new Promise((r) => setTimeout(r, 5));
       }
       await collect;

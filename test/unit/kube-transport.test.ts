@@ -127,15 +127,16 @@ describe('transport: retries', () => {
 
 describe('transport: cancellation and connections', () => {
   it('abort while the body is streaming rejects at once with the reason and closes the socket', async () => {
+    let bodyStarted = false;
     const s = await serve((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items":['); // and never finishes
+      res.write('{"items":[', () => (bodyStarted = true)); // and never finishes
     });
     const t = await transport(s);
     const ac = new AbortController();
     const p = t.getJson({ path: '/api/v1/pods', signal: ac.signal });
-    await eventually(() => s.seen.length === 1, { description: 's.seen.length === 1' });
-    await new Promise((r) => setTimeout(r, 10));
+    // The headers and the body's first bytes are on their way (handed to the socket) when it aborts.
+    await eventually(() => s.seen.length === 1 && bodyStarted, { description: 'the server to have sent the headers and the first body bytes' });
     const reason = new Error('user pressed Ctrl-C');
     ac.abort(reason);
     await assert.rejects(p, (e) => e === reason);

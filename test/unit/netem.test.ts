@@ -225,14 +225,11 @@ describe('netem relay', () => {
     c.write(data);
     c.end();
     await gotConn;
-    // Wait (on state, polled) until the relay has stopped taking bytes: it holds its mark or more.
-    const poll = () => new Promise((r) => setTimeout(r, 5));
-    const deadline = Date.now() + 20_000;
-    while (n.stats().held <= highWaterBytes) {
-      assert.ok(Date.now() < deadline, `the relay never filled: holds ${n.stats().held}`);
-      await poll();
-    }
+    // Wait until the relay has stopped taking bytes: it holds its mark or more.
+    await eventually(() => n.stats().held > highWaterBytes, { description: `the relay to fill past its mark (${highWaterBytes} bytes)`, timeoutMs: 20_000 });
     // While the receiver still reads nothing, the relay stays within its mark plus one read (64 KiB).
+    // A deliberate "nothing more happens" check: 20 looks 5 ms apart, as the bytes keep coming.
+    const poll = () => new Promise((r) => setTimeout(r, 5));
     for (let i = 0; i < 20; i++) {
       const held = n.stats().held;
       assert.ok(held <= highWaterBytes + 65_536, `the relay holds ${held} bytes, mark ${highWaterBytes}`);
