@@ -159,6 +159,19 @@ describe('netem relay', () => {
     for (const dir of dirs) assert.equal(n.stats()[dir], total, `${dir}: every byte handed on by ${floorMs + latencyMs + 1} ms`);
   }
 
+  /**
+   * Moves the fake clock on until `done` settles: an end (FIN) can reach the relay after the bytes
+   * were checked, and the relay passes it on only from a timer on that clock.
+   */
+  async function runOut(clock: FakeClock, done: Promise<unknown>, what: string): Promise<void> {
+    let settled = false;
+    void done.then(() => (settled = true), () => (settled = true));
+    await eventually(async () => {
+      if (!settled) await clock.advance(5);
+      return settled;
+    }, { description: what });
+  }
+
   it('keeps one connection under the cap, uploading and downloading (fake clock)', async () => {
     const rate = 16_000_000; // 2 MB/s
     const size = 1_000_000; // below the relay's high-water mark (1 MiB): all of it queues at time 0
@@ -175,7 +188,9 @@ describe('netem relay', () => {
     await eventually(() => n.stats().held === 2 * size, { description: 'both directions queued in the relay' });
     // Upload and download each cross their own link: each alone takes size / rate.
     await checkCap(n, clock, ['up', 'down'], size, rate, 2);
-    const [d, u] = await Promise.all([down, down.then(() => upDone!)]);
+    const both = Promise.all([down, down.then(() => upDone!)]);
+    await runOut(clock, both, 'both ends to see the other side end');
+    const [d, u] = await both;
     assert.equal(u.data.length, size);
     assert.equal(d.data.length, size);
     c.destroy();
@@ -198,8 +213,9 @@ describe('netem relay', () => {
     await eventually(() => n.stats().held === 2 * size, { description: 'both uploads queued in the relay' });
     // Two uploads of size together need as long as one of 2 x size: they share the link.
     await checkCap(n, clock, ['up'], 2 * size, rate, 2);
+    const all = Promise.all([...done, ...ends]);
+    await runOut(clock, all, 'every side to see its peer end');
     const results = await Promise.all(done);
-    await Promise.all(ends);
     assert.deepEqual(results.map((r) => r.data.length), [size, size]);
     assert.equal(n.stats().up, 2 * size);
     assert.equal(n.stats().connections, 2);
