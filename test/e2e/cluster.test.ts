@@ -138,7 +138,11 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.ok(rows.some((r) => r.startsWith('kubeloop-demo')), `rows: ${rows.join(' | ')}`);
     assert.deepEqual(await s.workbench.treeRowText('Failed to load (1)'), { label: 'Failed to load (1)', description: '' });
     assert.deepEqual(await s.workbench.treeRowText('ControllerRevision (controllerrevisions.apps)'), { label: 'ControllerRevision (controllerrevisions.apps)', description: '403 Forbidden' });
-    assert.match(await s.workbench.statusBarText('kubeloop.status'), /kubeloop-demo \(demo\) · [\d,]+ objects/);
+    // The status bar and the toast are drawn from separate messages: wait for the status it ends with.
+    await eventually(async () => /kubeloop-demo \(demo\) · [\d,]+ objects/.test(await s.workbench.statusBarText('kubeloop.status')), {
+      description: 'the status bar to count the loaded objects',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
   });
 
   let prodNamespace = '';
@@ -321,7 +325,9 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.page.keyboard.press('Escape');
       await s.workbench.runCommand(paletteTitle('selectContext'));
       const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-      await rows.first().waitFor();
+      // The context pick's own title and the demo cluster's row, not the palette's rows.
+      await s.page.locator('.quick-input-widget .quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
+      await rows.filter({ hasText: /embedded demo cluster/ }).first().waitFor();
       return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     });
     await s.page.keyboard.press('Escape');

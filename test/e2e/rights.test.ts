@@ -78,7 +78,9 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     await s.workbench.runCommand(paletteTitle('selectNamespaces'));
     const input = s.page.locator('.quick-input-widget');
     const rows = input.locator('.quick-input-list .monaco-list-row');
-    await rows.first().waitFor();
+    // The namespaces pick's own title and row, not the palette's rows that share the widget.
+    await input.locator('.quick-input-title', { hasText: /Select Namespaces/ }).waitFor();
+    await rows.filter({ hasText: /team-a/ }).first().waitFor();
     const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.equal(offered.length, 1, offered.join(' | '));
     assert.match(offered[0]!, /^team-a\s*context namespace$/);
@@ -98,7 +100,10 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     await row.click(); // picking a context loads it at once
     const message = await s.step('no rights reported', () => s.workbench.waitForNotification('may not list any resource type'));
     assert.match(message, /user "carol" \(context "carol@kubeloop-demo", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
-    const actions = await s.page.locator('.notifications-toasts .notification-toast .monaco-button').allInnerTexts();
+    // The actions of that toast, once drawn (see contexts.test.ts).
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'may not list any resource type' }).first();
+    await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor();
+    const actions = await toast.locator('.monaco-button').allInnerTexts();
     assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
   });
 });

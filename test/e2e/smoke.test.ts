@@ -51,6 +51,8 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       return s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
     });
     assert.equal(await frame.locator('#timeline-root h1').innerText(), 'KubeLoop Timeline');
+    // data-ready is set when the history arrives; the status line is written by the next frame.
+    await frame.locator('#timeline-status', { hasText: /^0 of 0 events$/ }).waitFor();
     assert.equal(await frame.locator('#timeline-status').innerText(), '0 of 0 events');
     const csp = s.consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m));
     assert.deepEqual(csp, [], 'no CSP violations');
@@ -63,6 +65,7 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       return s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Kubeconfig problem' }).first();
     });
     assert.match(await toast.locator('.notification-list-item-message').innerText(), /KubeLoop: Kubeconfig problem: KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
+    await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor(); // the last action drawn
     const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
     assert.deepEqual(buttons, ['Open kubeconfig', 'Retry', 'Select Context']);
   });

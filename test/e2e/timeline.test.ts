@@ -136,7 +136,8 @@ async function stateSaved(target: Page | Frame, after = 0): Promise<void> {
 
 /**
  * Waits until the view stops changing: Chromium may deliver one wheel gesture as several events,
- * after the call that sent it has returned.
+ * after the call that sent it has returned. A view no event has reached yet is stable too: after a
+ * wheel, call viewMovedFrom first.
  */
 async function settle(page: Page | Frame): Promise<void> {
   let last = '';
@@ -552,11 +553,14 @@ describe('the timeline in a real VS Code (code-server)', () => {
       const lane = (await frame.locator(`#timeline-lanes li[data-lane="worker:${task.worker}"]`).boundingBox())!;
       const y = lane.y + lane.height / 2;
       // zoom in at the task (the wheel keeps the time under the pointer), so its bar is wide
+      const drawn = await drawnView(frame);
       await s.page.mouse.move(await xOfTime(frame, task.t), y);
       for (let i = 0; i < 4; i++) await s.page.mouse.wheel(0, -500);
+      await viewMovedFrom(frame, drawn); // the wheels reached the page (see 'stays anchored' above)
       await settle(frame);
       await s.page.mouse.click(await xOfTime(frame, task.t), y);
-      await eventually(async () => ((await frame.locator('#timeline-details dt').count()) > 0 ? true : undefined), { description: 'the details of a task', timeoutMs: 5000 });
+      // The details are drawn by the frame after the click: wait for this task's, not any details.
+      await frame.locator('#timeline-details h2', { hasText: `list ${task.resource}` }).waitFor({ timeout: 5000 });
     });
     const details = await frame.locator('#timeline-details').innerText();
     for (const k of ['Loader task', 'Resource', 'Worker', 'Started', 'Duration', 'Outcome']) assert.match(details, new RegExp(k));
@@ -572,6 +576,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
       await frame.locator('button', { hasText: 'List' }).click();
       await frame.locator('#timeline-events li[data-kind="mark"]').first().waitFor({ timeout: 60_000 });
       await frame.locator('#timeline-events li[data-kind="mark"]').first().click();
+      await frame.locator('#timeline-details', { hasText: 'Sync loop iteration' }).waitFor(); // drawn by the next frame
     });
     const iteration = await frame.locator('#timeline-details').innerText();
     assert.match(iteration, /Sync loop iteration/);
