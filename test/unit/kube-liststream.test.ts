@@ -32,8 +32,8 @@ function listServer(n: number, fault: (k: number) => Fault = () => 'none') {
       start = Number(q.get('continue'));
       if (f === 'reset') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"kind":"PodList","metadata":{');
-        return void setTimeout(() => req.socket.destroy(), 5);
+        // reset once the partial page has been handed to the socket
+        return void res.write('{"kind":"PodList","metadata":{', () => req.socket.destroy());
       }
     }
     const limit = Number(q.get('limit') ?? 0) || n;
