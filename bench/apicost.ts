@@ -15,7 +15,8 @@ import { dirname } from 'node:path';
 import { METADATA_ONLY_ACCEPT } from '../src/core/kube/list';
 import { CONSISTENCY_PERIOD_MS } from '../src/core/syncloop/sources/consistency';
 import { startControlPlane } from '../test/apiserver/controlplane';
-import { Api, mapLimit, until } from '../test/apiserver/support';
+import { Api, mapLimit } from '../test/apiserver/support';
+import { eventually } from '../test/support/eventually';
 import { benchArg, printChecks } from './measure';
 
 const PODS = Number(benchArg('--pods', '10000'));
@@ -160,22 +161,22 @@ async function main() {
       child.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-4000)));
       const exited = new Promise<number>((r) => child.once('exit', (code) => r(code ?? -1)));
       // Ready: both of its watches (pods, events) are open on the server.
-      await until(async () => {
+      await eventually(async () => {
         if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${stderr}`);
         const s = await scrape(api);
         return RESOURCES.every((r) => openWatches(s, r) > baseline[r]!);
-      }, `${name} watching pods and events`, 120_000, 250);
+      }, { description: `${name} watching pods and events`, timeoutMs: 120_000, maxIntervalMs: 250 });
       // And synced: a watch-list's initial events flow on an open watch, so wait until the server
       // has stopped sending (two scrapes a second apart with the same byte counts; nothing churns yet).
       let bytes = -1;
-      await until(async () => {
+      await eventually(async () => {
         await new Promise((r) => setTimeout(r, 1000));
         const c = costOf(await scrape(api));
         const now = total(c, 'listBytes') + total(c, 'watchBytes');
         const still = now === bytes;
         bytes = now;
         return still;
-      }, `${name} synced`, 120_000, 0);
+      }, { description: `${name} synced`, timeoutMs: 120_000, maxIntervalMs: 0 });
       const s1 = await scrape(api);
       const startSeconds = (Date.now() - started) / 1000;
       console.log(`  watching after ${startSeconds.toFixed(1)} s; idle ${SECONDS} s ...`);
@@ -191,11 +192,11 @@ async function main() {
       children.delete(child);
       if (code !== 0 && code !== 130) console.error(`  ${name} exited ${code}: ${stderr.slice(-1000)}`);
       let last = '';
-      await until(async () => {
+      await eventually(async () => {
         const s = await scrape(api);
         last = JSON.stringify(Object.fromEntries(RESOURCES.map((r) => [r, openWatches(s, r)])));
         return RESOURCES.every((r) => openWatches(s, r) <= baseline[r]!);
-      }, `${name}'s watches closed`, 30_000, 250).catch((e) => {
+      }, { description: `${name}'s watches closed`, timeoutMs: 30_000, maxIntervalMs: 250 }).catch((e) => {
         throw new Error(`${(e as Error).message}: open ${last}, before ${JSON.stringify(baseline)}`);
       });
       return { name, start: minus(costOf(s1), costOf(s0)), startSeconds, idle: minus(costOf(s2), costOf(s1)), churn: minus(costOf(s3), costOf(s2)), churnRate };

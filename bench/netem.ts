@@ -24,6 +24,7 @@
  * Counters: bytes relayed each way and connections accepted, readable at any time (stats()).
  */
 import * as net from 'node:net';
+import { realClock, type Clock, type TimerHandle } from '../src/core/clock';
 
 export interface NetemOptions {
   /** The server to relay to. */
@@ -37,6 +38,8 @@ export interface NetemOptions {
   highWaterBytes?: number;
   /** Aborting closes the relay and every connection through it. */
   signal?: AbortSignal;
+  /** The clock the delays are measured and timed on (default the real one; tests pass a FakeClock). */
+  clock?: Clock;
 }
 
 export interface NetemStats {
@@ -65,7 +68,7 @@ export interface Netem {
 class Link {
   private freeAt = 0;
   constructor(private readonly bytesPerMs: number) {}
-  /** When a chunk of `bytes` arriving now has crossed the link (ms, performance.now() clock). */
+  /** When a chunk of `bytes` arriving now has crossed the link (ms, on the relay's clock). */
   cross(now: number, bytes: number): number {
     if (!(this.bytesPerMs > 0 && Number.isFinite(this.bytesPerMs))) return now;
     this.freeAt = Math.max(now, this.freeAt) + bytes / this.bytesPerMs;
@@ -83,7 +86,7 @@ class Pipe {
   private readonly queue: Item[] = [];
   private head = 0;
   private queued = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private paused = false;
   bytes = 0;
 
@@ -94,6 +97,7 @@ class Pipe {
     private readonly latencyMs: number,
     private readonly notBefore: number,
     private readonly highWater: number,
+    private readonly clock: Clock,
   ) {
     src.on('data', (chunk: Buffer) => this.push(chunk));
     src.on('end', () => this.push(null));
@@ -101,7 +105,7 @@ class Pipe {
   }
 
   private push(chunk: Buffer | null): void {
-    const now = performance.now();
+    const now = this.clock.now();
     const crossed = chunk ? this.link.cross(now, chunk.length) : now;
     const last = this.head < this.queue.length ? this.queue[this.queue.length - 1]!.due : 0;
     // max(last, ...) keeps the order even if an end arrives after data still on the link.
@@ -119,15 +123,15 @@ class Pipe {
 
   private arm(): void {
     if (this.timer || this.head >= this.queue.length) return;
-    const wait = this.queue[this.head]!.due - performance.now();
-    this.timer = setTimeout(() => {
+    const wait = this.queue[this.head]!.due - this.clock.now();
+    this.timer = this.clock.setTimer(Math.max(0, Math.ceil(wait)), () => {
       this.timer = undefined;
       this.flush();
-    }, Math.max(0, Math.ceil(wait)));
+    });
   }
 
   private flush(): void {
-    const now = performance.now();
+    const now = this.clock.now();
     while (this.head < this.queue.length && this.queue[this.head]!.due <= now) {
       const { chunk } = this.queue[this.head++]!;
       if (this.dst.destroyed) return;
@@ -160,7 +164,7 @@ class Pipe {
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 }
@@ -170,6 +174,7 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
   if (!(opts.latencyMs >= 0)) throw new Error(`netem: latencyMs must be >= 0, got ${opts.latencyMs}`);
   if (!(opts.rateBitsPerSec >= 0)) throw new Error(`netem: rateBitsPerSec must be >= 0, got ${opts.rateBitsPerSec}`);
   opts.signal?.throwIfAborted();
+  const clock = opts.clock ?? realClock;
   const bytesPerMs = opts.rateBitsPerSec / 8 / 1000;
   const up = new Link(bytesPerMs);
   const down = new Link(bytesPerMs);
@@ -185,7 +190,7 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
   const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) => {
     if (closing) return void client.destroy(); // accepted by the kernel before close()
     totals.connections++;
-    const accepted = performance.now();
+    const accepted = clock.now();
     const upstream = net.connect({ host: opts.target.host, port: opts.target.port, allowHalfOpen: true });
     upstream.setNoDelay(true);
     client.setNoDelay(true);
@@ -194,8 +199,8 @@ export async function startNetem(opts: NetemOptions): Promise<Netem> {
       a: client,
       b: upstream,
       pipes: [
-        new Pipe(client, upstream, up, opts.latencyMs, handshakeDone, highWater),
-        new Pipe(upstream, client, down, opts.latencyMs, handshakeDone, highWater),
+        new Pipe(client, upstream, up, opts.latencyMs, handshakeDone, highWater, clock),
+        new Pipe(upstream, client, down, opts.latencyMs, handshakeDone, highWater, clock),
       ],
     };
     live.add(conn);

@@ -11,6 +11,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { eventually, EventuallyTimeoutError } from '../support/eventually';
 
 export interface ControlPlane {
   server: string; // https://127.0.0.1:<port>
@@ -347,7 +348,11 @@ function supportsFlag(binDir: string, name: string, flag: string): boolean {
   return help.includes(flag);
 }
 
-/** Polls ok() (true, or a reason it is not yet) every 200 ms until the shared start deadline. */
+/**
+ * Waits (with `eventually`, checks at most 200 ms apart) until ok() says true (or gives the reason it
+ * is not yet), bounded by the shared start deadline. A process of the control plane that exits ends
+ * the wait at once with its logs (a port race as PortRaceError), never at the deadline.
+ */
 async function waitFor(
   what: string,
   procs: Proc[],
@@ -355,27 +360,26 @@ async function waitFor(
   deadline: number,
   ok: () => Promise<true | string>,
 ): Promise<void> {
-  let last = 'no attempt finished';
-  for (;;) {
-    opts.signal?.throwIfAborted();
-    const dead = procs.find((p) => p.exitCode !== undefined);
-    if (dead) {
-      const logs = tails(procs);
-      if (/address already in use/.test(logs)) throw new PortRaceError(`port race while waiting for ${what}\n${logs}`);
-      throw new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`);
-    }
-    try {
+  const died = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, died.signal]) : died.signal;
+  try {
+    await eventually(async () => {
+      const dead = procs.find((p) => p.exitCode !== undefined);
+      if (dead) {
+        const logs = tails(procs);
+        died.abort(/address already in use/.test(logs)
+          ? new PortRaceError(`port race while waiting for ${what}\n${logs}`)
+          : new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`));
+        return false;
+      }
       const r = await ok();
-      if (r === true) return;
-      last = r;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    if (Date.now() > deadline) {
-      const ms = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-      throw new Error(`control plane not up within ${ms} ms: timed out waiting for ${what} (last: ${last})\n${tails(procs)}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+      if (r !== true) throw new Error(r);
+      return true;
+    }, { description: what, timeoutMs: Math.max(0, deadline - Date.now()), signal, maxIntervalMs: 200 });
+  } catch (e) {
+    if (!(e instanceof EventuallyTimeoutError)) throw e;
+    const ms = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    throw new Error(`control plane not up within ${ms} ms: timed out waiting for ${what} (last: ${e.lastFailure})\n${tails(procs)}`);
   }
 }
 

@@ -12,7 +12,8 @@ import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { seed } from './objects';
-import { Api, bindClusterRole, collectionPath, kubeconfigFor, mapLimit, until } from './support';
+import { Api, bindClusterRole, collectionPath, kubeconfigFor, mapLimit } from './support';
+import { eventually } from '../support/eventually';
 
 const READER = { name: 'reader', token: 'reader-token-3f9a2c11d0' };
 
@@ -82,10 +83,10 @@ describe('the loader against a real server that expires continue tokens and thro
           const rev = await cp.compactEtcd();
           // The watch cache keeps serving the old snapshot until it learns of the compaction
           // (it polls every 15 s); wait until the server really answers 410 on an old token.
-          const gone = await until(async () => {
+          const gone = await eventually(async () => {
             const r = await api.request('GET', `/api/v1/configmaps?limit=1&continue=${encodeURIComponent(probe.metadata.continue)}`);
             return r.status === 410 ? r : undefined;
-          }, 'the server to answer 410 for a continue token older than the compaction', 40_000, 250);
+          }, { description: 'the server to answer 410 for a continue token older than the compaction', timeoutMs: 40_000 });
           assert.equal(gone.body.reason, 'Expired');
           assert.equal(gone.body.code, 410);
           t.diagnostic(`compacted at ${rev}; the server's 410: ${JSON.stringify(gone.body)}`);
@@ -93,6 +94,8 @@ describe('the loader against a real server that expires continue tokens and thro
           hold = false;
         }
         if (!hold) await fake.advance(1000);
+        // Pacing, not a wait for time: the loader's requests run on real sockets between two steps
+        // of its fake clock; the loop ends on the run's own state (settled).
         await new Promise((r) => setTimeout(r, 5));
       }
       await collect;

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import type { ControlPlane } from './controlplane';
+import { eventually } from '../support/eventually';
 
 export interface Answer {
   status: number;
@@ -106,22 +107,6 @@ export async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: 
   return out;
 }
 
-/** Polls (real time) until cond() returns a truthy value, which it resolves with. */
-export async function until<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 20_000, everyMs = 50): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await cond();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 /**
  * A kubeconfig for another user of the same control plane (same server and CA, that user's token);
  * its context names `namespace` when given (as `kubectl config set-context --namespace`).
@@ -216,15 +201,15 @@ export async function createCrd(api: Api, c: CrdSpec): Promise<void> {
       })),
     },
   });
-  await until(async () => {
+  await eventually(async () => {
     const crd = await api.must('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
     return (crd.status?.conditions ?? []).some((x: { type: string; status: string }) => x.type === 'Established' && x.status === 'True');
-  }, `CRD ${name} Established`);
-  await until(async () => {
+  }, { description: `CRD ${name} Established`, timeoutMs: 20_000 });
+  await eventually(async () => {
     const d = await api.must('GET', '/apis', undefined, [200], { Accept: AGGREGATED_ACCEPT });
     const g = (d.items ?? []).find((x: { metadata: { name: string } }) => x.metadata.name === c.group);
     return g?.versions?.some((v: { resources?: { resource: string }[] }) => v.resources?.some((r) => r.resource === c.plural));
-  }, `CRD ${name} in aggregated discovery`);
+  }, { description: `CRD ${name} in aggregated discovery`, timeoutMs: 20_000 });
 }
 
 /** /api/v1[/namespaces/ns]/resource or /apis/group/version[/namespaces/ns]/resource. */

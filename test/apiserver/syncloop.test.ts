@@ -27,7 +27,8 @@ import { startTestCluster } from '../integration/demo-support';
 import { runKubectl } from '../support/kubectl';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
-import { Api, until } from './support';
+import { Api } from './support';
+import { eventually } from '../support/eventually';
 
 const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.47';
 const OVERRIDES =
@@ -56,7 +57,7 @@ async function startSync(kubeconfig: string): Promise<Running> {
   const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
   const ac = new AbortController();
   const running = sync.run(ac.signal);
-  await until(() => sync.kl.allSourcesReady(), 'every source listed');
+  await eventually(() => sync.kl.allSourcesReady(), { description: 'every source listed', timeoutMs: 20_000 });
   return {
     sync, timeline, lines, client,
     async stop() {
@@ -128,7 +129,7 @@ describe('the sync loop against a real kube-apiserver', () => {
     });
     try {
       await kubectl(RUN_PROBE_ME);
-      await until(() => real.lines.includes(ADD_LINE), 'config ADD');
+      await eventually(() => real.lines.includes(ADD_LINE), { description: 'config ADD', timeoutMs: 20_000 });
       const pod = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
       assert.equal(pod.spec.nodeName, 'pair-worker');
       assert.equal(pod.status.phase, 'Pending');
@@ -143,30 +144,30 @@ describe('the sync loop against a real kube-apiserver', () => {
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
       await kubelet.event(pod, 'probe-me', 'Normal', 'Created', 'Created container: probe-me');
       await kubelet.event(pod, 'probe-me', 'Normal', 'Started', 'Started container probe-me');
-      await until(() => count(real, plegLine('ContainerStarted')) >= 1, 'PLEG ContainerStarted');
+      await eventually(() => count(real, plegLine('ContainerStarted')) >= 1, { description: 'PLEG ContainerStarted', timeoutMs: 20_000 });
 
       // Nothing listens on 8081: the liveness probe fails twice (failureThreshold 2), then the kill.
       // The prober's result changes once, at the second failure: one liveness result, not one per Event.
       const failed = `Liveness probe failed: Get "http://${kubelet.podIP}:8081/healthz": dial tcp ${kubelet.podIP}:8081: connect: connection refused`;
       const progress = () => real.sync.probes.progress(pod.metadata.uid).find((p) => p.probe === 'liveness');
       await kubelet.event(pod, 'probe-me', 'Warning', 'Unhealthy', failed);
-      await until(() => progress()?.failures === 1, 'failure 1 of failureThreshold 2 seen');
+      await eventually(() => progress()?.failures === 1, { description: 'failure 1 of failureThreshold 2 seen', timeoutMs: 20_000 });
       assert.equal(count(real, PROBE_LINE), 0, 'one failed attempt is not a result');
       const repeat = await kubelet.event(pod, 'probe-me', 'Warning', 'Unhealthy', failed);
       assert.equal(repeat.count, 2, 'a repeat raises the Event count');
-      await until(() => count(real, PROBE_LINE) >= 1, 'the liveness result at the threshold');
+      await eventually(() => count(real, PROBE_LINE) >= 1, { description: 'the liveness result at the threshold', timeoutMs: 20_000 });
       const killing = await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Container probe-me failed liveness probe, will be restarted');
-      await until(() => real.sync.probes.knowsEvent(killing.metadata.uid), 'the Killing Event seen');
+      await eventually(() => real.sync.probes.knowsEvent(killing.metadata.uid), { description: 'the Killing Event seen', timeoutMs: 20_000 });
       assert.equal(count(real, PROBE_LINE), 1, 'the Killing Event adds no second result');
       const dead = { terminated: { exitCode: 137, reason: 'Error', startedAt: (firstStart as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } };
       Object.assign(c, { state: dead, ready: false, started: false });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
-      await until(() => count(real, plegLine('ContainerDied')) >= 1, 'PLEG ContainerDied');
+      await eventually(() => count(real, plegLine('ContainerDied')) >= 1, { description: 'PLEG ContainerDied', timeoutMs: 20_000 });
       // Restarted: the dead container moves to lastState, a new one runs.
       Object.assign(c, { lastState: dead, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, started: true, ready: true, restartCount: 1 });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
-      await until(() => (real.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1, 'a restart in the model');
-      await until(() => count(real, plegLine('ContainerStarted')) >= 2, 'PLEG ContainerStarted for the new container');
+      await eventually(() => (real.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 20_000 });
+      await eventually(() => count(real, plegLine('ContainerStarted')) >= 2, { description: 'PLEG ContainerStarted for the new container', timeoutMs: 20_000 });
       assert.equal(count(real, PROBE_LINE), 1, 'the exit code 137 after a Killing Event is the same kill, not a second result');
       assert.match(iterations(real).find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!.message!, /exitCode=137 .*cause=Killed/);
       const view = real.sync.kl.actual.get(KEY)!;
@@ -176,10 +177,10 @@ describe('the sync loop against a real kube-apiserver', () => {
 
       // kubectl delete --now: a 1 s graceful deletion that only the kubelet can finish.
       const deleting = runKubectl(DELETE_PROBE_ME, { kubeconfig: cp.kubeconfigPath });
-      const marked = await until(async () => {
+      const marked = await eventually(async () => {
         const p = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
         return p.metadata.deletionTimestamp ? p : undefined;
-      }, 'the deletion timestamp');
+      }, { description: 'the deletion timestamp', timeoutMs: 20_000 });
       assert.equal(marked.metadata.deletionGracePeriodSeconds, 1);
       await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Stopping container probe-me');
       Object.assign(c, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: (c.state as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } }, ready: false, started: false });
@@ -188,9 +189,9 @@ describe('the sync loop against a real kube-apiserver', () => {
       const deleted = await deleting;
       assert.equal(deleted.code, 0, `kubectl delete: ${deleted.code} ${deleted.stdout} ${deleted.stderr}`);
       assert.match(deleted.stdout, /pod "probe-me" deleted/);
-      await until(() => real.lines.includes(REMOVE_LINE), 'config REMOVE');
-      await until(() => real.sync.kl.actual.get(KEY) === undefined, 'gone from the model');
-      await until(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup', 8_000);
+      await eventually(() => real.lines.includes(REMOVE_LINE), { description: 'config REMOVE', timeoutMs: 20_000 });
+      await eventually(() => real.sync.kl.actual.get(KEY) === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
+      await eventually(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup', timeoutMs: 8_000 });
       assert.ok(Math.max(...restarts) >= 1);
       assertProbeMeSeen(real, 'real server');
     } finally {
@@ -203,10 +204,10 @@ describe('the sync loop against a real kube-apiserver', () => {
     const onDemo = await startSync(demo.kubeconfig);
     try {
       await demo.kubectlOk(RUN_PROBE_ME);
-      await until(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, 'the demo pod restarted after its liveness failure', 30_000);
-      await until(() => count(onDemo, plegLine('ContainerDied')) >= 1, 'PLEG ContainerDied on the demo');
+      await eventually(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, { description: 'the demo pod restarted after its liveness failure', timeoutMs: 30_000 });
+      await eventually(() => count(onDemo, plegLine('ContainerDied')) >= 1, { description: 'PLEG ContainerDied on the demo', timeoutMs: 20_000 });
       await demo.kubectlOk(DELETE_PROBE_ME);
-      await until(() => onDemo.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup on the demo', 10_000);
+      await eventually(() => onDemo.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup on the demo', timeoutMs: 10_000 });
       assertProbeMeSeen(onDemo, 'demo cluster');
     } finally {
       await onDemo.stop();
@@ -235,12 +236,12 @@ describe('the sync loop against a real kube-apiserver', () => {
       const start = kubeTimestamp();
       const c = runningContainer('ctr', 'polinux/stress');
       await kubelet.writeStatus('default', 'memory-demo', [c], start);
-      await until(() => r.sync.kl.actual.get('default/memory-demo')?.status === 'Running', 'memory-demo Running');
+      await eventually(() => r.sync.kl.actual.get('default/memory-demo')?.status === 'Running', { description: 'memory-demo Running', timeoutMs: 20_000 });
       const oom = { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: start, finishedAt: kubeTimestamp(), containerID: c.id } };
       Object.assign(c, { lastState: oom, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, restartCount: 1 });
       await kubelet.writeStatus('default', 'memory-demo', [c], start);
-      await until(() => mine('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), 'PLEG ContainerDied');
-      await until(() => (r.sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) === 1, 'the restart in the model');
+      await eventually(() => mine('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), { description: 'PLEG ContainerDied', timeoutMs: 20_000 });
+      await eventually(() => (r.sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) === 1, { description: 'the restart in the model', timeoutMs: 20_000 });
       assert.match(mine('default/memory-demo').find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!.message!, /reason="OOMKilled" cause=OOMKilled/);
       assert.deepEqual(mine('default/memory-demo').filter((e) => e.source === 'probe' && e.handler === 'HandlePodSyncs'), [], 'an OOMKill is no liveness failure');
       assert.equal(r.sync.probes.managers.liveness.get(c.id!.replace('containerd://', '')), 'Success', 'the new container starts with liveness Success');
@@ -253,7 +254,7 @@ describe('the sync loop against a real kube-apiserver', () => {
       await kubelet.writeStatus('default', 'pi', [j], jStart);
       Object.assign(j, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: jStart, finishedAt: kubeTimestamp(), containerID: j.id } }, ready: false, started: false });
       await kubelet.writeStatus('default', 'pi', [j], jStart, 'Succeeded');
-      await until(() => r.sync.kl.podWorkers.state(job.metadata.uid) === 'terminated', 'the completed pod terminated');
+      await eventually(() => r.sync.kl.podWorkers.state(job.metadata.uid) === 'terminated', { description: 'the completed pod terminated', timeoutMs: 20_000 });
       assert.equal(r.sync.kl.actual.get('default/pi')?.status, 'Completed');
       assert.equal(r.sync.kl.podWorkers.snapshot(job.metadata.uid)!.deleted, false);
       assert.ok((await api.must('GET', '/api/v1/namespaces/default/pods/pi')).metadata.uid === job.metadata.uid, 'still in the API');
@@ -261,12 +262,12 @@ describe('the sync loop against a real kube-apiserver', () => {
       // 3. A force delete of a running pod, and a new pod under the same name (a StatefulSet's web-0).
       const first = await create('web-0', { containers: [{ name: 'web', image: 'nginx:1.27' }] });
       await kubelet.writeStatus('default', 'web-0', [runningContainer('web', 'nginx:1.27')], kubeTimestamp());
-      await until(() => r.sync.kl.actual.get('default/web-0')?.status === 'Running', 'web-0 Running');
+      await eventually(() => r.sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'web-0 Running', timeoutMs: 20_000 });
       await api.must('DELETE', '/api/v1/namespaces/default/pods/web-0?gracePeriodSeconds=0', undefined, [200]);
       const second = await create('web-0', { containers: [{ name: 'web', image: 'nginx:1.27' }] });
       await kubelet.writeStatus('default', 'web-0', [runningContainer('web', 'nginx:1.27')], kubeTimestamp());
-      await until(() => r.sync.kl.actual.get('default/web-0')?.uid === second.metadata.uid && r.sync.kl.actual.get('default/web-0')?.status === 'Running', 'the second web-0 Running');
-      await until(() => r.sync.kl.podWorkers.isFinished(first.metadata.uid) || r.sync.kl.podWorkers.state(first.metadata.uid) === undefined, 'the first web-0 worker finished');
+      await eventually(() => r.sync.kl.actual.get('default/web-0')?.uid === second.metadata.uid && r.sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'the second web-0 Running', timeoutMs: 20_000 });
+      await eventually(() => r.sync.kl.podWorkers.isFinished(first.metadata.uid) || r.sync.kl.podWorkers.state(first.metadata.uid) === undefined, { description: 'the first web-0 worker finished', timeoutMs: 20_000 });
       const webMarks = mine('default/web-0').filter((e) => e.source === 'podworker');
       assert.deepEqual([...new Set(webMarks.map((e) => e.uid))].sort(), [first.metadata.uid, second.metadata.uid].sort());
       const inferred = webMarks.filter((e) => e.inferred);
@@ -282,11 +283,11 @@ describe('the sync loop against a real kube-apiserver', () => {
   async function settledPods(r: Running): Promise<Reflector> {
     const pods = r.sync.running.find((x) => x.source === 'api')!.reflector;
     let seen = -1;
-    await until(() => {
+    await eventually(() => {
       const ok = pods.state === 'watching' && pods.stats.watches === seen;
       seen = pods.stats.watches;
       return ok;
-    }, 'the pods reflector settled in a watch', 10_000, 200);
+    }, { description: 'the pods reflector settled in a watch', timeoutMs: 10_000 });
     return pods;
   }
 
@@ -295,14 +296,14 @@ describe('the sync loop against a real kube-apiserver', () => {
   it('v1.36 serves the streaming watch-list: every source syncs by it (no LIST, no fallback), and the PLEG sees pods from the watched store', async () => {
     const r = await startSync(cp.kubeconfigPath);
     try {
-      await until(() => r.sync.running.every((x) => x.reflector.state === 'watching'), 'every reflector watching');
+      await eventually(() => r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'every reflector watching', timeoutMs: 20_000 });
       for (const x of r.sync.running) {
         const st = x.reflector.stats;
         assert.deepEqual([st.watchLists, st.watchListFallbacks, st.listRequests], [1, 0, 0], `${x.reflector.opts.name}: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
       }
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('watch-listed'), [201]);
-      await until(() => r.sync.kl.actual.get('default/watch-listed'), 'a new pod in the model');
-      await until(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, 'the PLEG holds the watched pods');
+      await eventually(() => r.sync.kl.actual.get('default/watch-listed'), { description: 'a new pod in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, { description: 'the PLEG holds the watched pods', timeoutMs: 20_000 });
     } finally {
       await r.stop();
     }
@@ -313,12 +314,12 @@ describe('the sync loop against a real kube-apiserver', () => {
     try {
       const pods = await settledPods(r);
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('before-restart'), [201]);
-      await until(() => r.sync.kl.actual.get('default/before-restart'), 'before-restart in the model');
+      await eventually(() => r.sync.kl.actual.get('default/before-restart'), { description: 'before-restart in the model', timeoutMs: 20_000 });
       const rv = pods.lastResourceVersion;
       const s0 = { ...pods.stats };
       await cp.restartApiserver();
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-restart'), [201]);
-      await until(() => r.sync.kl.actual.get('default/after-restart'), 'after-restart in the model');
+      await eventually(() => r.sync.kl.actual.get('default/after-restart'), { description: 'after-restart in the model', timeoutMs: 20_000 });
       assert.ok(pods.stats.watches > s0.watches, 'a new watch was opened');
       assert.deepEqual([pods.stats.lists, pods.stats.expired, pods.stats.errors, pods.stats.relistRequests], [s0.lists, s0.expired, s0.errors, s0.relistRequests], `no relist: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
       assert.ok(BigInt(pods.lastResourceVersion) > BigInt(rv), 'the resumed watch delivered the new pod');
@@ -333,21 +334,21 @@ describe('the sync loop against a real kube-apiserver', () => {
     const r = await startSync(cp.kubeconfigPath);
     try {
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('doomed'), [201]);
-      await until(() => r.sync.kl.actual.get('default/doomed'), 'doomed in the model');
+      await eventually(() => r.sync.kl.actual.get('default/doomed'), { description: 'doomed in the model', timeoutMs: 20_000 });
       const pods = await settledPods(r);
       const s0 = { ...pods.stats };
       // While the watch runs: a pod deleted the hard way (its last event is the watch's
       // resourceVersion R), two writes elsewhere, and a compaction at the latest revision, so even
       // R + 1, where a resumed watch starts, is gone from etcd's history.
       await api.must('DELETE', '/api/v1/namespaces/default/pods/doomed?gracePeriodSeconds=0', undefined, [200]);
-      await until(() => !r.sync.kl.actual.get('default/doomed'), 'doomed gone');
+      await eventually(() => !r.sync.kl.actual.get('default/doomed'), { description: 'doomed gone', timeoutMs: 20_000 });
       for (const name of ['moves-the-revision', 'moves-it-again']) await api.must('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } }, [201]);
       const rev = await cp.compactEtcd();
       assert.ok(BigInt(pods.lastResourceVersion) + 1n < BigInt(rev), `the watch's next revision ${pods.lastResourceVersion} + 1 is older than the compaction (${rev})`);
       // The restart ends the watch; resuming at the compacted resourceVersion is answered 410.
       await cp.restartApiserver();
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-410'), [201]);
-      await until(() => r.sync.kl.actual.get('default/after-410'), 'after-410 in the model');
+      await eventually(() => r.sync.kl.actual.get('default/after-410'), { description: 'after-410 in the model', timeoutMs: 20_000 });
       const story = () => `${JSON.stringify(s0)} -> ${JSON.stringify(pods.stats)}\n${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`;
       assert.equal(pods.stats.expired, s0.expired + 1, `the watch expired once: ${story()}`);
       assert.equal(pods.stats.lists, s0.lists + 1, `and the reflector relisted: ${story()}`);
@@ -355,7 +356,7 @@ describe('the sync loop against a real kube-apiserver', () => {
       assert.ok(r.lines.some((l) => l.startsWith('Reflector watch expired, relisting reflector="api"')), story());
       // The model equals the API afterwards.
       const listed = (await api.list('/api/v1/pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
-      await until(() => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed), 'model = API');
+      await eventually(() => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed), { description: 'model = API', timeoutMs: 20_000 });
     } finally {
       await r.stop();
     }

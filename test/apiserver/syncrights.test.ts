@@ -12,6 +12,7 @@ import { runSync } from '../../src/cli/sync';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
 import { Api, bindRole, kubeconfigFor } from './support';
+import { eventually } from '../support/eventually';
 
 const USERS = [
   { name: 'alice', token: 'alice-token-3f9c1d7e52' },
@@ -20,14 +21,6 @@ const USERS = [
 const READ = ['get', 'list', 'watch'];
 const NODE = 'team-a-worker';
 const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.53';
-
-async function until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** `kubeloop sync --json` in-process until stopped: its iterations (parsed) and its stderr. */
 function sync(kubeconfig: string) {
@@ -72,12 +65,12 @@ describe('the sync loop with limited rights on a real kube-apiserver (RBAC)', ()
     const s = sync(kubeconfigFor(cp, 'alice', 'team-a'));
     try {
       await runPod('web-1');
-      await until(() => s.has('config', 'ADD', 'team-a/web-1'), 'config ADD of team-a/web-1');
-      await until(() => s.has('pleg', 'ContainerStarted', 'team-a/web-1'), 'PLEG ContainerStarted for team-a/web-1');
+      await eventually(() => s.has('config', 'ADD', 'team-a/web-1'), { description: 'config ADD of team-a/web-1', timeoutMs: 30_000 });
+      await eventually(() => s.has('pleg', 'ContainerStarted', 'team-a/web-1'), { description: 'PLEG ContainerStarted for team-a/web-1', timeoutMs: 30_000 });
       // Several housekeeping periods (2 s each): a 403 retried with backoff would have shown by now.
       const hk = () => s.out.filter((e) => e.source === 'housekeeping').length;
       const at = hk();
-      await until(() => hk() >= at + 2, 'two more housekeeping iterations');
+      await eventually(() => hk() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
     } finally {
       assert.equal(await s.stop(), 0, s.err.join('\n'));
     }
@@ -90,10 +83,10 @@ describe('the sync loop with limited rights on a real kube-apiserver (RBAC)', ()
     const s = sync(kubeconfigFor(cp, 'erin', 'team-a'));
     try {
       await runPod('erin-1');
-      await until(() => s.has('pleg', 'ContainerStarted', 'team-a/erin-1'), 'PLEG ContainerStarted for team-a/erin-1');
+      await eventually(() => s.has('pleg', 'ContainerStarted', 'team-a/erin-1'), { description: 'PLEG ContainerStarted for team-a/erin-1', timeoutMs: 30_000 });
       const hk = () => s.out.filter((e) => e.source === 'housekeeping').length;
       const at = hk();
-      await until(() => hk() >= at + 2, 'two more housekeeping iterations');
+      await eventually(() => hk() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
     } finally {
       assert.equal(await s.stop(), 0, s.err.join('\n'));
     }

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { paletteTitle } from '../../src/app/commandIds';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const SECRET_VALUE = 'hunter2-e2e-do-not-show';
@@ -80,7 +81,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     await s.step('slow load in progress', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
       await toast.waitFor({ state: 'visible' });
-      await waitFor('the progress to count types', async () => (/0\/\d+ types, 0 objects/.test(await toast.innerText()) ? true : undefined));
+      await toast.filter({ hasText: /0\/\d+ types, 0 objects/ }).waitFor({ timeout: UI_TIMEOUT_MS });
     });
     const started = Date.now();
     const cancelled = await s.step('load cancelled', async () => {
@@ -113,19 +114,19 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     let filledWhileLoading = false;
     const progress = await s.step('load in progress', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
-      return waitFor('the progress to count finished types', async () => {
+      return eventually(async () => {
         const text = await toast.innerText({ timeout: 1000 });
         const m = /(\d+)\/(\d+) types, ([\d,]+) objects/.exec(text);
         return m && Number(m[1]) > 0 ? m[0] : undefined;
-      });
+      }, { description: 'the progress to count finished types', timeoutMs: UI_TIMEOUT_MS });
     });
     t.diagnostic(`progress seen: ${progress}`);
     await s.step('tree filling during the load', async () => {
-      await waitFor('a namespace row while the load still runs', async () => {
+      await eventually(async () => {
         const rows = await s.workbench.treeRows();
         if (rows.some((r) => /-prod|default|kube-system/.test(r)) && (await toast.isVisible())) return (filledWhileLoading = true);
         return (await toast.isVisible()) ? undefined : true; // finished first: checked below
-      });
+      }, { description: 'a namespace row while the load still runs', timeoutMs: UI_TIMEOUT_MS });
     });
     assert.ok(filledWhileLoading, 'rows appeared before the last type finished');
     const warning = await s.step('load finished with one forbidden type', async () => {
@@ -137,7 +138,11 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.ok(rows.some((r) => r.startsWith('kubeloop-demo')), `rows: ${rows.join(' | ')}`);
     assert.deepEqual(await s.workbench.treeRowText('Failed to load (1)'), { label: 'Failed to load (1)', description: '' });
     assert.deepEqual(await s.workbench.treeRowText('ControllerRevision (controllerrevisions.apps)'), { label: 'ControllerRevision (controllerrevisions.apps)', description: '403 Forbidden' });
-    assert.match(await s.workbench.statusBarText('kubeloop.status'), /kubeloop-demo \(demo\) · [\d,]+ objects/);
+    // The status bar and the toast are drawn from separate messages: wait for the status it ends with.
+    await eventually(async () => /kubeloop-demo \(demo\) · [\d,]+ objects/.test(await s.workbench.statusBarText('kubeloop.status')), {
+      description: 'the status bar to count the loaded objects',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
   });
 
   let prodNamespace = '';
@@ -214,14 +219,14 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
   it('"Start Sync Loop": the KubeLoop output channel shows the sync loop\'s handler log lines', async () => {
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
-      await waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
     });
     const out = await s.step('handler log in the output channel', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
-      return waitFor('a handler line in the output', async () => {
+      return eventually(async () => {
         const o = await s.workbench.outputChannel();
         return /SyncLoop \S+.*handler="Handle\w+"/.test(o.text) ? o : undefined;
-      }, 60_000);
+      }, { description: 'a handler line in the output', timeoutMs: 60_000 });
     });
     assert.equal(out.channel, 'KubeLoop');
     assert.match(out.text, /\[info\] SyncLoop (ADD|UPDATE|RECONCILE|REMOVE|DELETE|\(PLEG\)|\(probe\)).*handler="Handle\w+"/);
@@ -229,7 +234,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.workbench.runCommand(paletteTitle('showTimeline'));
       return s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
     });
-    await waitFor('events in the timeline', async () => (Number(await timeline.locator('#timeline-root').getAttribute('data-events')) > 0 ? true : undefined));
+    await eventually(async () => (Number(await timeline.locator('#timeline-root').getAttribute('data-events')) > 0 ? true : undefined), { description: 'events in the timeline', timeoutMs: UI_TIMEOUT_MS });
     assert.deepEqual(dialogs, [], 'no alert dialog');
     assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
     await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
@@ -250,7 +255,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.ok(!doc.text.includes('live-e2e'), 'the label is not there before the change');
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
-      await waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
     });
     try {
       // another API client changes the object; the extension itself never writes to the cluster
@@ -277,14 +282,14 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     const frame = await s.step('timeline filtered to it', async () => {
       await s.workbench.runCommand(paletteTitle('revealInTimeline'));
       const f = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
-      await waitFor('the name filter to be the object key', async () => ((await f.locator('#timeline-filter').inputValue()) === key ? true : undefined));
+      await eventually(async () => ((await f.locator('#timeline-filter').inputValue()) === key ? true : undefined), { description: 'the name filter to be the object key', timeoutMs: UI_TIMEOUT_MS });
       return f;
     });
-    const status = await waitFor('matching iterations', async () => {
+    const status = await eventually(async () => {
       const text = (await frame.locator('#timeline-status').innerText()).trim();
       const m = /^(\d+) of (\d+) events/.exec(text);
       return m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]) ? text : undefined;
-    });
+    }, { description: 'matching iterations', timeoutMs: UI_TIMEOUT_MS });
     assert.match(status, /^\d+ of \d+ events/);
     for (const b of await frame.locator('#timeline-sources button').all()) assert.equal(await b.getAttribute('aria-pressed'), 'true', 'every source shown');
     // leave the timeline as the other tests expect it: no filter
@@ -298,10 +303,10 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await input.waitFor({ state: 'visible' });
       await input.fill('html-');
       await s.page.keyboard.press('Enter');
-      return waitFor('the filtered tree', async () => {
+      return eventually(async () => {
         const r = await s.workbench.treeRows();
         return r.some((x) => x.startsWith('html-annotated')) && !r.some((x) => x === prodNamespace) ? r : undefined;
-      });
+      }, { description: 'the filtered tree', timeoutMs: UI_TIMEOUT_MS });
     });
     try {
       assert.ok(rows.some((r) => r.startsWith('html-event')), rows.join(' | '));
@@ -310,7 +315,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     } finally {
       await s.step('filter cleared', async () => {
         await s.workbench.runCommand(paletteTitle('clearFilter'));
-        await waitFor('every namespace again', async () => ((await s.workbench.treeRows()).includes(prodNamespace) ? true : undefined));
+        await eventually(async () => ((await s.workbench.treeRows()).includes(prodNamespace) ? true : undefined), { description: 'every namespace again', timeoutMs: UI_TIMEOUT_MS });
       });
     }
   });
@@ -320,7 +325,9 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.page.keyboard.press('Escape');
       await s.workbench.runCommand(paletteTitle('selectContext'));
       const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-      await rows.first().waitFor();
+      // The context pick's own title and the demo cluster's row, not the palette's rows.
+      await s.page.locator('.quick-input-widget .quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
+      await rows.filter({ hasText: /embedded demo cluster/ }).first().waitFor();
       return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     });
     await s.page.keyboard.press('Escape');
@@ -333,14 +340,14 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       const row = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: prodNamespace }).first();
       await row.waitFor();
       await row.click(); // toggles its checkbox
-      await waitFor('the namespace to be checked', async () => (/1 Selected/.test(await s.page.locator('.quick-input-widget').innerText()) ? true : undefined));
+      await s.page.locator('.quick-input-widget', { hasText: /1 Selected/ }).waitFor({ timeout: UI_TIMEOUT_MS });
       await s.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
     });
     const rows = await s.step('tree of one namespace', () =>
-      waitFor('only the picked namespace', async () => {
+      eventually(async () => {
         const r = await s.workbench.treeRows();
         return r.includes(prodNamespace) && !r.includes('default') && !r.includes('kube-system') ? r : undefined;
-      }, 60_000),
+      }, { description: 'only the picked namespace', timeoutMs: 60_000 }),
     );
     assert.ok(rows.includes('Cluster-scoped'), rows.join(' | '));
     assert.deepEqual(dialogs, [], 'no alert dialog');

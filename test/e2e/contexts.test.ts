@@ -12,7 +12,7 @@ import { dump, load } from 'js-yaml';
 import { paletteTitle } from '../../src/app/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 interface Kubeconfig {
   clusters: { name: string; cluster: Record<string, unknown> }[];
@@ -58,13 +58,22 @@ describe('kubeconfig contexts in a real VS Code (code-server)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs Select Context and picks the row of `name`; returns every row's text as it was offered. */
+  /**
+   * Runs Select Context and picks the row of `name`; returns every row's text as it was offered.
+   * Reads only what the context quick pick has drawn: its title (the palette's own rows share the
+   * widget and can still be on screen when the command starts), every context of the kubeconfig as
+   * a row, and after the pick the widget closed again.
+   */
   async function pickContext(name: string): Promise<string[]> {
     await s.workbench.runCommand(paletteTitle('selectContext'));
-    const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    await rows.first().waitFor();
+    const widget = s.page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    const row = (n: string) => rows.filter({ has: s.page.locator('.label-name', { hasText: new RegExp(`^${n}$`) }) }).first();
+    for (const n of ['alpha', 'beta']) await row(n).waitFor();
     const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
-    await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first().click();
+    await row(name).click();
+    await widget.waitFor({ state: 'hidden' });
     return texts;
   }
 
@@ -74,12 +83,12 @@ describe('kubeconfig contexts in a real VS Code (code-server)', () => {
     assert.ok(offered.some((t) => /^beta\s*current-context/.test(t)), `beta is marked as the current-context: ${offered.join(' | ')}`);
     await s.step('alpha loaded', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
-      await waitFor('the tree to fill', async () => ((await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+      await eventually(async () => ((await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill', timeoutMs: 120_000 });
     });
-    const status = await waitFor('the status bar to name alpha with its objects', async () => {
+    const status = await eventually(async () => {
       const t = await s.workbench.statusBarText('kubeloop.status');
       return /alpha.*[\d,]+ objects/.test(t) ? t : undefined;
-    }, 60_000);
+    }, { description: 'the status bar to name alpha with its objects', timeoutMs: 60_000 });
     assert.doesNotMatch(status, /demo/);
     assert.ok((await s.workbench.treeRows()).includes('default'), 'the cluster\'s namespaces are in the tree');
   });
@@ -90,7 +99,11 @@ describe('kubeconfig contexts in a real VS Code (code-server)', () => {
     const message = await s.step('its 401 reported', () => s.workbench.waitForNotification('refused the request'));
     assert.match(message, /context "?beta"?.*401 Unauthorized|401 Unauthorized.*beta/s, message);
     assert.ok(!message.includes('revoked-token'), 'the token itself is never shown');
-    const actions = await s.page.locator('.notifications-toasts .notification-toast .monaco-button').allInnerTexts();
+    // The actions of that toast, once drawn (a snapshot of every toast's buttons may be taken while
+    // VS Code is still laying out the toasts: the load's progress toast closes at the same moment).
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'refused the request' }).first();
+    await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor();
+    const actions = await toast.locator('.monaco-button').allInnerTexts();
     assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
   });
 });

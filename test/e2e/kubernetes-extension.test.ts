@@ -13,7 +13,8 @@ import { paletteTitle } from '../../src/app/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { startVsCode, type Session } from './support/session';
 import { buildStandinKubernetesExtension } from './support/standinKubernetes';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 interface Kubeconfig {
   clusters: { name: string; cluster: Record<string, unknown> }[];
@@ -101,17 +102,17 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       const checkbox = s.page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
       assert.equal(await checkbox.getAttribute('aria-checked'), String(!on), `the setting is ${on ? 'off' : 'on'} before`);
       await checkbox.click();
-      await waitFor('the checkbox to change', async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined));
+      await eventually(async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined), { description: 'the checkbox to change', timeoutMs: UI_TIMEOUT_MS });
     });
   }
 
   it('loads the kubeconfig the Kubernetes extension reports through its configuration API', async () => {
     await s.step('loaded through the followed kubeconfig', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
-      await waitFor('the tree to fill with context alpha', async () => ((await rootRow()).startsWith('alpha') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+      await eventually(async () => ((await rootRow()).startsWith('alpha') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill with context alpha', timeoutMs: 120_000 });
     });
     const followedLine = new RegExp(`Kubernetes extension 1\\.3\\.99: following its configuration API v1_1; kubeconfig ${kubeconfig.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`);
-    await waitFor('the log line saying what is followed', async () => (followedLine.test(kubeloopLog()) ? true : undefined));
+    await eventually(async () => (followedLine.test(kubeloopLog()) ? true : undefined), { description: 'the log line saying what is followed', timeoutMs: UI_TIMEOUT_MS });
     assert.ok((await s.workbench.treeRows()).includes('default'), 'the cluster\'s namespaces are in the tree');
   });
 
@@ -119,20 +120,20 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     const loadsBefore = (kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length;
     await s.step('context switched to beta there', async () => {
       await s.workbench.runCommand('Stand-in Kubernetes: Use Context beta');
-      await waitFor('the tree to show context beta, filled', async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+      await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to show context beta, filled', timeoutMs: 120_000 });
     });
-    await waitFor('the log to say what changed', async () => (/Kubernetes extension: it switched to context beta; following kubeconfig .* \(the Kubernetes extension\), context beta/.test(kubeloopLog()) ? true : undefined));
-    await waitFor('the log to show the reload on beta', async () => ((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length > loadsBefore ? true : undefined));
+    await eventually(async () => (/Kubernetes extension: it switched to context beta; following kubeconfig .* \(the Kubernetes extension\), context beta/.test(kubeloopLog()) ? true : undefined), { description: 'the log to say what changed', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => ((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length > loadsBefore ? true : undefined), { description: 'the log to show the reload on beta', timeoutMs: UI_TIMEOUT_MS });
     assert.equal((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length, loadsBefore + 1, 'one reload on beta');
-    const status = await waitFor('the status bar to name beta', async () => {
+    const status = await eventually(async () => {
       const t = await s.workbench.statusBarText('kubeloop.status');
       return /beta.*[\d,]+ objects/.test(t) ? t : undefined;
-    }, 60_000);
+    }, { description: 'the status bar to name beta', timeoutMs: 60_000 });
     assert.doesNotMatch(status, /alpha/);
   });
 
   it('a namespace change there reloads the tree too, and a running sync loop restarts on it', async () => {
-    const syncing = () => waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+    const syncing = () => eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
       await syncing();
@@ -141,16 +142,16 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     const before = loads();
     await s.step('namespace switched there', async () => {
       await s.workbench.runCommand('Stand-in Kubernetes: Use Namespace team-a');
-      await waitFor('a reload after the namespace change', async () => (loads() > before ? true : undefined), 60_000);
+      await eventually(async () => (loads() > before ? true : undefined), { description: 'a reload after the namespace change', timeoutMs: 60_000 });
     });
     assert.match(kubeloopLog(), /Kubernetes extension: it switched to namespace team-a/); // logged before the reload's line
-    await waitFor('the tree to fill again', async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+    await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill again', timeoutMs: 120_000 });
     const restarted = () => {
       const log = kubeloopLog();
       const stop = log.lastIndexOf('sync loop: the Kubernetes extension switched namespace');
       return stop >= 0 && log.indexOf('sync loop: starting on "beta"', stop) > stop;
     };
-    await waitFor('the sync loop stopped for the namespace and started again', async () => (restarted() ? true : undefined), 60_000).catch((e) => {
+    await eventually(async () => (restarted() ? true : undefined), { description: 'the sync loop stopped for the namespace and started again', timeoutMs: 60_000 }).catch((e) => {
       throw new Error(`${(e as Error).message}\n--- KubeLoop log tail ---\n${kubeloopLog().split('\n').filter((l) => /sync loop|loader: loading|Kubernetes extension|target/.test(l)).slice(-15).join('\n')}`);
     });
     await syncing();
@@ -158,7 +159,7 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
 
   it('kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension\'s changes', async () => {
     await setFollowing(false);
-    await waitFor('the settings change to reach KubeLoop', async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined));
+    await eventually(async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined), { description: 'the settings change to reach KubeLoop', timeoutMs: UI_TIMEOUT_MS });
     await s.workbench.runCommand('Stand-in Kubernetes: Use Context alpha');
     // A load now runs on KubeLoop's own target: $KUBECONFIG, which names no file.
     const message = await s.step('load on its own settings', async () => {
@@ -171,7 +172,7 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
 
   it('following again, Select Context also offers the contexts of its other known kubeconfigs; picking one loads it', async () => {
     await setFollowing(true);
-    await waitFor('the settings change to reach KubeLoop', async () => (/settings changed: .*"followKubernetesExtension":true/.test(kubeloopLog()) ? true : undefined));
+    await eventually(async () => (/settings changed: .*"followKubernetesExtension":true/.test(kubeloopLog()) ? true : undefined), { description: 'the settings change to reach KubeLoop', timeoutMs: UI_TIMEOUT_MS });
     await s.workbench.runCommand(paletteTitle('selectContext'));
     const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     await rows.first().waitFor();
@@ -183,8 +184,8 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     assert.doesNotMatch(kubeloopLog(), /workspace-chosen-config/, 'nor followed');
     await s.step('gamma picked', async () => {
       await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^gamma$/ }) }).first().click();
-      await waitFor('the tree to show context gamma, filled', async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), 120_000);
+      await eventually(async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to show context gamma, filled', timeoutMs: 120_000 });
     });
-    await waitFor('the log to name the target', async () => (kubeloopLog().includes(`target: context gamma of ${other}`) ? true : undefined));
+    await eventually(async () => (kubeloopLog().includes(`target: context gamma of ${other}`) ? true : undefined), { description: 'the log to name the target', timeoutMs: UI_TIMEOUT_MS });
   });
 });

@@ -16,7 +16,8 @@ import { paletteTitle } from '../../src/app/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 interface Kubeconfig {
   users: unknown[];
@@ -56,12 +57,12 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
       return s.workbench.waitForNotification('type(s) failed');
     });
     assert.match(warning, /KubeLoop: loaded [\d,]+ objects; \d+ type\(s\) failed: .*\(403 Forbidden\)/);
-    const failedRow = await waitFor('the failures group', async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), 60_000);
+    const failedRow = await eventually(async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), { description: 'the failures group', timeoutMs: 60_000 });
     assert.deepEqual(await s.workbench.treeRowText('APIService (apiservices.apiregistration.k8s.io)'), { label: 'APIService (apiservices.apiregistration.k8s.io)', description: '403 Forbidden' });
     await s.step('failures folded', async () => {
       const row = s.workbench.treeRow(failedRow).first();
       if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
-      await waitFor('the failures group to fold', async () => ((await row.getAttribute('aria-expanded')) === 'false' ? true : undefined));
+      await row.and(s.page.locator('[aria-expanded="false"]')).waitFor({ timeout: UI_TIMEOUT_MS });
     });
     const rows = await s.workbench.treeRows();
     assert.ok(rows.includes('team-a'), `team-a is in the tree: ${rows.join(' | ')}`);
@@ -77,7 +78,9 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     await s.workbench.runCommand(paletteTitle('selectNamespaces'));
     const input = s.page.locator('.quick-input-widget');
     const rows = input.locator('.quick-input-list .monaco-list-row');
-    await rows.first().waitFor();
+    // The namespaces pick's own title and row, not the palette's rows that share the widget.
+    await input.locator('.quick-input-title', { hasText: /Select Namespaces/ }).waitFor();
+    await rows.filter({ hasText: /team-a/ }).first().waitFor();
     const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.equal(offered.length, 1, offered.join(' | '));
     assert.match(offered[0]!, /^team-a\s*context namespace$/);
@@ -85,7 +88,7 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     assert.match(title, /may not list namespaces .*403 Forbidden/);
     await s.step('a typed namespace offered', async () => {
       await s.page.keyboard.type('team-b');
-      await waitFor('the typed namespace row', async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined));
+      await eventually(async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined), { description: 'the typed namespace row', timeoutMs: UI_TIMEOUT_MS });
     });
     await s.page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });
@@ -97,7 +100,10 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     await row.click(); // picking a context loads it at once
     const message = await s.step('no rights reported', () => s.workbench.waitForNotification('may not list any resource type'));
     assert.match(message, /user "carol" \(context "carol@kubeloop-demo", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
-    const actions = await s.page.locator('.notifications-toasts .notification-toast .monaco-button').allInnerTexts();
+    // The actions of that toast, once drawn (see contexts.test.ts).
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'may not list any resource type' }).first();
+    await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor();
+    const actions = await toast.locator('.monaco-button').allInnerTexts();
     assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
   });
 });

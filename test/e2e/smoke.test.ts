@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMANDS, paletteTitle } from '../../src/app/commandIds';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 describe('KubeLoop in a real VS Code, in a real browser', () => {
   let s: Session;
@@ -36,10 +37,10 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
     const out = await s.step('show logs', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
       // the panel opens before Monaco has rendered the channel's lines
-      return waitFor('the activation line in the output', async () => {
+      return eventually(async () => {
         const o = await s.workbench.outputChannel();
         return activated.test(o.text) ? o : undefined;
-      });
+      }, { description: 'the activation line in the output', timeoutMs: UI_TIMEOUT_MS });
     });
     assert.equal(out.channel, 'KubeLoop');
     assert.match(out.text, activated);
@@ -51,6 +52,8 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       return s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
     });
     assert.equal(await frame.locator('#timeline-root h1').innerText(), 'KubeLoop Timeline');
+    // data-ready is set when the history arrives; the status line is written by the next frame.
+    await frame.locator('#timeline-status', { hasText: /^0 of 0 events$/ }).waitFor();
     assert.equal(await frame.locator('#timeline-status').innerText(), '0 of 0 events');
     const csp = s.consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m));
     assert.deepEqual(csp, [], 'no CSP violations');
@@ -63,6 +66,7 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       return s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Kubeconfig problem' }).first();
     });
     assert.match(await toast.locator('.notification-list-item-message').innerText(), /KubeLoop: Kubeconfig problem: KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
+    await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor(); // the last action drawn
     const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
     assert.deepEqual(buttons, ['Open kubeconfig', 'Retry', 'Select Context']);
   });

@@ -19,7 +19,8 @@ import { syntheticTimeline } from '../unit/timeline-fixtures';
 import { launchBrowser } from './support/browser';
 import { e2eArtifactsDir, repoRoot } from './support/paths';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 const XSS = '<img src=x onerror="window.__xss=1">';
 const TOTAL = 100_000;
@@ -93,6 +94,24 @@ async function feed(page: Page, items: TimelineItem[]): Promise<number> {
   return Date.now() - t0;
 }
 
+/** The root's data-view: the time range of the last drawn frame. */
+async function drawnView(target: Page | Frame): Promise<string> {
+  return (await target.locator('#timeline-root').getAttribute('data-view')) ?? '';
+}
+
+/**
+ * Waits until a frame with a view other than `before` is drawn: the input that moved the view has
+ * been taken (a read before that would see the old view, stable, and take it for the result).
+ */
+async function viewMovedFrom(target: Page | Frame, before: string): Promise<void> {
+  await eventually(async () => (await drawnView(target)) !== before, { description: `a view other than ${before} drawn`, timeoutMs: UI_TIMEOUT_MS });
+}
+
+/** Waits until the status line says `n` events are held (the frame that says so also drew the view). */
+async function holds(page: Page, n: number): Promise<void> {
+  await eventually(async () => (await page.locator('#timeline-status').innerText()).startsWith(`${n} of`), { description: `the webview to hold ${n} events`, timeoutMs: UI_TIMEOUT_MS });
+}
+
 async function view(page: Page): Promise<[number, number]> {
   const v = await page.locator('#timeline-root').getAttribute('data-view');
   const [a, b] = v!.split(',').map(Number);
@@ -109,26 +128,27 @@ async function saves(target: Page | Frame): Promise<number> {
  * save still due (data-save-pending), so what it shows now is what a restore will read.
  */
 async function stateSaved(target: Page | Frame, after = 0): Promise<void> {
-  await waitFor('the view state to be saved', async () => {
+  await eventually(async () => {
     const pending = await target.locator('#timeline-root').getAttribute('data-save-pending');
     return pending !== 'true' && (await saves(target)) > after ? true : undefined;
-  });
+  }, { description: 'the view state to be saved', timeoutMs: UI_TIMEOUT_MS });
 }
 
 /**
  * Waits until the view stops changing: Chromium may deliver one wheel gesture as several events,
- * after the call that sent it has returned.
+ * after the call that sent it has returned. A view no event has reached yet is stable too: after a
+ * wheel, call viewMovedFrom first.
  */
 async function settle(page: Page | Frame): Promise<void> {
   let last = '';
   let same = 0;
-  await waitFor('the view to settle', async () => {
+  await eventually(async () => {
     await frames(page);
     const v = (await page.locator('#timeline-root').getAttribute('data-view')) ?? '';
     same = v === last ? same + 1 : 0;
     last = v;
     return same >= 3 ? true : undefined;
-  });
+  }, { description: 'the view to settle', timeoutMs: UI_TIMEOUT_MS });
 }
 
 /** Waits two animation frames, so a scheduled redraw has happened. */
@@ -156,7 +176,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
 
   it('runs under the host\'s CSP without a violation or an error', async () => {
     // checked last too (see the final test); here: the script ran and said `ready`
-    await waitFor('the webview to say ready', async () => ((await page.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent.length)) > 0 ? true : undefined));
+    await eventually(async () => ((await page.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent.length)) > 0 ? true : undefined), { description: 'the webview to say ready', timeoutMs: UI_TIMEOUT_MS });
     assert.deepEqual(pageErrors.get(page), []);
   });
 
@@ -203,8 +223,10 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     const px = 500;
     const plotW = box.width - GUTTER;
     const tAt = (v: [number, number]) => v[0] + ((px - GUTTER) * (v[1] - v[0])) / plotW;
+    const drawn = await drawnView(page);
     await page.mouse.move(box.x + px, box.y + 120);
     await page.mouse.wheel(0, -400);
+    await viewMovedFrom(page, drawn);
     await settle(page);
     const after = await view(page);
     assert.ok(after[1] - after[0] < (before[1] - before[0]) * 0.9, `zoomed in: ${before} -> ${after}`);
@@ -223,9 +245,11 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     const v1 = await view(page);
     const msPerPx = (v0[1] - v0[0]) / (box.width - GUTTER);
     assert.ok(Math.abs(v1[0] - v0[0] - 200 * msPerPx) < 2 * msPerPx, 'dragging left by 200 px shows 200 px later');
+    const drawn = await drawnView(page);
     await page.keyboard.down('Shift');
     await page.mouse.wheel(0, 100);
     await page.keyboard.up('Shift');
+    await viewMovedFrom(page, drawn);
     await settle(page);
     const v2 = await view(page);
     assert.ok(v2[0] > v1[0], 'v2[0] > v1[0]');
@@ -289,10 +313,10 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await page.locator('#timeline-filter').fill('');
     await page.locator('button', { hasText: 'List' }).click();
     await page.locator('#timeline-filter').fill('img');
-    const texts = await waitFor('the list to show the filtered events', async () => {
+    const texts = await eventually(async () => {
       const all = await page.locator('#timeline-events li[role="option"]').allInnerTexts();
       return all.length > 0 && all.every((x) => x.includes(XSS)) ? all : undefined;
-    });
+    }, { description: 'the list to show the filtered events', timeoutMs: UI_TIMEOUT_MS });
     assert.ok(texts.length > 0, 'the hostile name is shown as its characters');
     assert.equal(await page.locator('img').count(), 0, 'no element was made from cluster data');
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
@@ -308,23 +332,31 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     const last = items[items.length - 1]!;
     const later = (id: number, dt: number): TimelineItem => ({ id, event: { ...(last.event as TimelineItem['event']), t: (last.event.t as number) + dt, kind: 'iteration', source: 'sync', op: 'tick', key: 'default/late', handler: 'HandlePodSyncs', durationMs: 0.1, outcome: 'ok' } as TimelineItem['event'] });
     const box = (await page.locator('#timeline-canvas').boundingBox())!;
+    const follow = page.locator('button', { hasText: 'Follow' });
+    // The view is still fitted (the 0 key two tests back): it takes in every event, live. Chromium may
+    // hand the wheel to the page after mouse.wheel() has returned (a wheel in a running scroll
+    // sequence is sent without waiting for the page), and settle() alone cannot tell "not taken yet"
+    // from "taken": both are a view that does not change. So wait for the wheel's own frame first.
+    const fitted = await drawnView(page);
     await page.mouse.move(box.x + 600, box.y + 120);
     await page.mouse.wheel(0, -300); // the user moved the view: it is theirs now
+    await viewMovedFrom(page, fitted);
     await settle(page);
     const v0 = await view(page);
     await post(page, { type: 'append', events: [later(TOTAL, 5000)] });
-    await frames(page);
+    // The webview takes a message when it gets to it: the frame that shows the event held is the one
+    // that must still show v0 (reading after a fixed two frames could read before the append).
+    await holds(page, TOTAL + 1);
     assert.deepEqual(await view(page), v0, 'anchored');
-    await page.locator('button', { hasText: 'Follow' }).click();
+    await follow.click();
+    await follow.and(page.locator('[aria-pressed="true"]')).waitFor();
     await post(page, { type: 'append', events: [later(TOTAL + 1, 60_000)] });
-    // The webview takes the message when it gets to it (a loaded machine can take longer than two
-    // frames): wait until it holds the event, then read the view it followed to.
-    await waitFor('the appended event taken in', async () => ((await page.locator('#timeline-status').innerText()).startsWith(`${TOTAL + 2} of`) ? true : undefined));
-    await frames(page);
+    await holds(page, TOTAL + 2);
     const v1 = await view(page);
     assert.ok(v1[1] > (last.event.t as number) + 60_000, `follows the newest event: ${v0} -> ${v1}, last t ${last.event.t}`);
     assert.ok(Math.abs(v1[1] - v1[0] - (v0[1] - v0[0])) < 1e-6 * (v0[1] - v0[0]) + 1e-3, 'keeps the zoom');
-    await page.locator('button', { hasText: 'Follow' }).click();
+    await follow.click();
+    await follow.and(page.locator('[aria-pressed="false"]')).waitFor();
     assert.equal(await page.locator('#timeline-status').innerText(), `${TOTAL + 2} of ${TOTAL + 2} events`);
   });
 
@@ -422,7 +454,7 @@ async function clearFilters(frame: Frame): Promise<void> {
   const hidden = frame.locator('#timeline-sources button[aria-pressed="false"]');
   for (let n = await hidden.count(); n > 0; n--) {
     await hidden.first().click();
-    await waitFor('the source shown again', async () => ((await hidden.count()) < n ? true : undefined));
+    await eventually(async () => ((await hidden.count()) < n ? true : undefined), { description: 'the source shown again', timeoutMs: UI_TIMEOUT_MS });
   }
   await frame.locator('button', { hasText: 'Fit' }).click();
 }
@@ -457,10 +489,10 @@ describe('the timeline in a real VS Code (code-server)', () => {
       const viewAtStart = await frame.locator('#timeline-root').getAttribute('data-view');
       await frame.locator('button', { hasText: '+' }).click();
       // data-view is written by the next animation frame, not by the click itself
-      const viewBefore = await waitFor('the zoom to be drawn', async () => {
+      const viewBefore = await eventually(async () => {
         const v = await frame.locator('#timeline-root').getAttribute('data-view');
         return v !== null && v !== viewAtStart ? v : undefined;
-      });
+      }, { description: 'the zoom to be drawn', timeoutMs: UI_TIMEOUT_MS });
       await stateSaved(frame);
       await s.step('hidden behind another editor', () => openAnotherEditor(s));
       frame = await s.step('shown again', async () => {
@@ -469,7 +501,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
       });
       assert.equal(await frame.locator('#timeline-filter').inputValue(), 'web');
       assert.equal(await frame.locator('#timeline-sources button[data-source="pleg"]').getAttribute('aria-pressed'), 'false');
-      await waitFor('the view to be restored', async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), 15_000);
+      await eventually(async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), { description: 'the view to be restored', timeoutMs: 15_000 });
       const csp = s.consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m));
       assert.deepEqual(csp, [], 'no CSP violations');
     } finally {
@@ -489,7 +521,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
     }
     await s.step('resources loaded', async () => {
       await s.workbench.openViewContainer('KubeLoop');
-      await waitFor('the resource tree to fill', async () => ((await s.workbench.treeRows()).length > 1 ? true : undefined), 120_000);
+      await eventually(async () => ((await s.workbench.treeRows()).length > 1 ? true : undefined), { description: 'the resource tree to fill', timeoutMs: 120_000 });
     });
     const frame = await s.step('timeline shows worker lanes', async () => {
       await s.workbench.runCommand(paletteTitle('showTimeline'));
@@ -505,10 +537,10 @@ describe('the timeline in a real VS Code (code-server)', () => {
     // Find a finished task in the event list, then click its bar on the canvas.
     const task = await s.step('a task found in the event list', async () => {
       await frame.locator('button', { hasText: 'List' }).click();
-      const label = await waitFor('a finished task in the list', async () => {
+      const label = await eventually(async () => {
         const all = await frame.locator('#timeline-events li[data-kind="bar"]').allInnerTexts();
         return all.find((x) => /: (ok|error|cancelled),/.test(x));
-      });
+      }, { description: 'a finished task in the list', timeoutMs: UI_TIMEOUT_MS });
       await frame.locator('button', { hasText: 'List' }).click();
       // e.g. "8.304s  worker 0  list componentstatuses: ok, 2 items, 86.3 ms" (format.ts itemLabel)
       const m = /^([\d.]+)s\s+worker (\d+)\s+list ([^\s:]+).*, ([\d.]+) (µs|ms|s)$/.exec(label)!;
@@ -521,11 +553,14 @@ describe('the timeline in a real VS Code (code-server)', () => {
       const lane = (await frame.locator(`#timeline-lanes li[data-lane="worker:${task.worker}"]`).boundingBox())!;
       const y = lane.y + lane.height / 2;
       // zoom in at the task (the wheel keeps the time under the pointer), so its bar is wide
+      const drawn = await drawnView(frame);
       await s.page.mouse.move(await xOfTime(frame, task.t), y);
       for (let i = 0; i < 4; i++) await s.page.mouse.wheel(0, -500);
+      await viewMovedFrom(frame, drawn); // the wheels reached the page (see 'stays anchored' above)
       await settle(frame);
       await s.page.mouse.click(await xOfTime(frame, task.t), y);
-      await waitFor('the details of a task', async () => ((await frame.locator('#timeline-details dt').count()) > 0 ? true : undefined), 5000);
+      // The details are drawn by the frame after the click: wait for this task's, not any details.
+      await frame.locator('#timeline-details h2', { hasText: `list ${task.resource}` }).waitFor({ timeout: 5000 });
     });
     const details = await frame.locator('#timeline-details').innerText();
     for (const k of ['Loader task', 'Resource', 'Worker', 'Started', 'Duration', 'Outcome']) assert.match(details, new RegExp(k));
@@ -541,6 +576,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
       await frame.locator('button', { hasText: 'List' }).click();
       await frame.locator('#timeline-events li[data-kind="mark"]').first().waitFor({ timeout: 60_000 });
       await frame.locator('#timeline-events li[data-kind="mark"]').first().click();
+      await frame.locator('#timeline-details', { hasText: 'Sync loop iteration' }).waitFor(); // drawn by the next frame
     });
     const iteration = await frame.locator('#timeline-details').innerText();
     assert.match(iteration, /Sync loop iteration/);

@@ -11,7 +11,8 @@ import type { Frame, Locator } from 'playwright-core';
 import { PROBE_ME, WALKTHROUGH_ID } from '../../src/app/walkthrough/walkthrough';
 import { e2eArtifactsDir } from './support/paths';
 import { startVsCode, type Session } from './support/session';
-import { waitFor } from './support/workbench';
+import { UI_TIMEOUT_MS } from './support/workbench';
+import { eventually } from '../support/eventually';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { publisher: string; name: string };
 const WALKTHROUGH = `${pkg.publisher}.${pkg.name}#${WALKTHROUGH_ID}`;
@@ -75,11 +76,11 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     const step = stepButton(title);
     assert.equal(await step.getAttribute('aria-checked'), 'false', `"${title}" is not done before its turn`);
     await step.click();
-    await waitFor(`step "${title}" to expand`, async () => ((await step.getAttribute('aria-expanded')) === 'true' ? true : undefined));
+    await eventually(async () => ((await step.getAttribute('aria-expanded')) === 'true' ? true : undefined), { description: `step "${title}" to expand`, timeoutMs: UI_TIMEOUT_MS });
     await step.locator('.button-container .monaco-button', { hasText: button }).first().click();
     await reached();
     await openWalkthrough();
-    await waitFor(`the checkmark of "${title}"`, async () => ((await step.getAttribute('aria-checked')) === 'true' && (await step.locator('.codicon-getting-started-step-checked').count()) > 0 ? true : undefined), 60_000);
+    await eventually(async () => ((await step.getAttribute('aria-checked')) === 'true' && (await step.locator('.codicon-getting-started-step-checked').count()) > 0 ? true : undefined), { description: `the checkmark of "${title}"`, timeoutMs: 60_000 });
   }
 
   it('each step completes in order when the user has done it, and the tree is filled within 60 s', async (t) => {
@@ -92,13 +93,13 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     await s.step('1 demo started', () => doStep('Start the demo cluster', 'Start Demo Cluster', async () => void (await s.workbench.waitForNotification('demo cluster running at'))));
     await s.step('2 loaded', () => doStep('Load the cluster into the tree', 'Load Cluster Resources', async () => {
       await s.workbench.openViewContainer('KubeLoop');
-      await waitFor('the tree to fill', async () => ((await s.workbench.treeRows()).includes('default') ? true : undefined), 60_000);
+      await eventually(async () => ((await s.workbench.treeRows()).includes('default') ? true : undefined), { description: 'the tree to fill', timeoutMs: 60_000 });
     }));
     const filledAfter = Date.now() - ready;
     t.diagnostic(`from the workbench ready to a filled tree through the walkthrough: ${(filledAfter / 1000).toFixed(1)} s`);
     assert.ok(filledAfter < 60_000, `a filled tree ${filledAfter} ms after start`);
     await s.step('3 syncing', () => doStep('Start the sync loop', 'Start Sync Loop', async () => {
-      await waitFor('the status bar to say syncing', async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), 60_000);
+      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
     }));
     await s.step('4 timeline', () => doStep('Open the timeline', 'Show Timeline', async () => void (await s.workbench.webviewFrame('#timeline-root[data-ready="true"]'))));
     await s.step('5 probe-me restarted', () => doStep('Watch a liveness probe fail', 'Open Terminal on Demo Cluster', async () => {
@@ -110,10 +111,10 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
       await s.workbench.expandTreeRow('default');
       await s.workbench.expandTreeRow('core');
       await s.workbench.expandTreeRow('Pod');
-      await waitFor('probe-me restarted by its liveness probe in the tree', async () => {
+      await eventually(async () => {
         const d = (await s.workbench.treeRowText(PROBE_ME.name)).description;
         return /restart/.test(d) ? d : undefined;
-      }, 90_000);
+      }, { description: 'probe-me restarted by its liveness probe in the tree', timeoutMs: 90_000 });
     }));
     assert.equal(await page().locator('.gettingStartedContainer button.getting-started-step[aria-checked="true"]').count(), 5, 'every step is done');
   });
@@ -153,7 +154,7 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
       await page().locator('.monaco-workbench.hc-black').waitFor();
     });
     const hcFrame = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
-    await waitFor('the webview to take the high-contrast theme', async () => ((await hcFrame.locator('body').getAttribute('class'))?.includes('vscode-high-contrast') ? true : undefined));
+    await eventually(async () => ((await hcFrame.locator('body').getAttribute('class'))?.includes('vscode-high-contrast') ? true : undefined), { description: 'the webview to take the high-contrast theme', timeoutMs: UI_TIMEOUT_MS });
     await hcFrame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const path = join(e2eArtifactsDir, 'walkthrough-high-contrast.png');
     await page().screenshot({ path });
@@ -192,10 +193,10 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     assert.ok(texts.some((t) => /worker \d+\s+list \S+.*: ok, \d+ items/.test(t)), `a loader task says its outcome: ${texts.slice(0, 5).join(' | ')}`);
     // loader tasks hidden, the list holds the sync loop's iterations
     await frame.locator('#timeline-sources button[data-source="loader"]').click();
-    const iterations = await waitFor('the list to show sync-loop iterations', async () => {
+    const iterations = await eventually(async () => {
       const t = await items.allInnerTexts();
       return t.length > 0 && t.every((x) => !/ worker \d+ /.test(x)) ? t : undefined;
-    });
+    }, { description: 'the list to show sync-loop iterations', timeoutMs: UI_TIMEOUT_MS });
     assert.ok(iterations.some((t) => /(config|pleg|sync|probe|housekeeping|informer)\s+\S+.* -> \S+ (ok|error|skipped)/.test(t)), `an iteration says its handler and outcome: ${iterations.slice(0, 5).join(' | ')}`);
     await s.workbench.screenshot('timeline-list');
   });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { runKubectl } from '../support/kubectl';
+import { eventually } from '../support/eventually';
 
 const root = join(__dirname, '..', '..');
 const cli = ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
@@ -27,15 +28,20 @@ function startCli(args: string[]) {
     get out() {
       return out;
     },
+    /** Waits for the lines that say where the cluster serves; an exit before them ends the wait at once. */
     async ready(ms = 30_000): Promise<{ url: string; kubeconfig: string }> {
-      const end = Date.now() + ms;
-      for (;;) {
-        const url = /demo cluster: (\S+)/.exec(out)?.[1];
-        const kubeconfig = /kubeconfig:\s+(\S+)/.exec(out)?.[1];
-        if (url && kubeconfig) return { url, kubeconfig };
-        if (child.exitCode !== null) throw new Error(`demo-cluster exited early:\n${out}`);
-        if (Date.now() > end) throw new Error(`demo-cluster not ready:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
+      const gone = new AbortController();
+      const onExit = () => gone.abort(new Error(`demo-cluster exited early:\n${out}`));
+      if (child.exitCode !== null) onExit();
+      else child.once('exit', onExit);
+      try {
+        return await eventually(() => {
+          const url = /demo cluster: (\S+)/.exec(out)?.[1];
+          const kubeconfig = /kubeconfig:\s+(\S+)/.exec(out)?.[1];
+          return url && kubeconfig ? { url, kubeconfig } : undefined;
+        }, { description: `the demo cluster's url and kubeconfig lines (output so far: ${JSON.stringify(out.slice(-500))})`, timeoutMs: ms, signal: gone.signal });
+      } finally {
+        child.off('exit', onExit);
       }
     },
   };

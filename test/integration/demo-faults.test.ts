@@ -6,6 +6,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { api, configMap, namespace, startTestCluster, type TestCluster } from './demo-support';
+import { eventually } from '../support/eventually';
 
 describe('fault injection, observed by real clients', () => {
   let t: TestCluster;
@@ -81,8 +82,8 @@ describe('fault injection, observed by real clients', () => {
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /timeout|deadline|Timeout/);
     await assert.rejects(fetch(`${t.cluster.url}/api/v1/namespaces/f/configmaps`, { signal: AbortSignal.timeout(200) }), /abort|timeout/i);
-    await waitFor(() => t.cluster.stats.abortedRequests >= abortedBefore + 2);
-    await waitFor(() => t.cluster.stats.inflight === 0);
+    await eventually(() => t.cluster.stats.abortedRequests >= abortedBefore + 2, { description: 'the server to count both requests aborted', timeoutMs: 5000 });
+    await eventually(() => t.cluster.stats.inflight === 0, { description: 'no request in flight', timeoutMs: 5000 });
   });
 
   it('malformed answers 200 with a body no client can parse', async () => {
@@ -111,7 +112,7 @@ describe('fault injection, observed by real clients', () => {
     const ctl = await new Watch(kc).watch('/api/v1/namespaces/f/configmaps', { resourceVersion: rv }, (type, o) => seen.push(`${type}:${o.metadata.name}`), () => {});
     try {
       for (let i = 0; i < 5; i++) t.cluster.store.create('', 'configmaps', configMap('f', `drop-${i}`));
-      await waitFor(() => seen.length >= 3);
+      await eventually(() => seen.length >= 3, { description: 'three watch events seen', timeoutMs: 5000 });
       assert.deepEqual(seen, ['ADDED:drop-2', 'ADDED:drop-3', 'ADDED:drop-4']);
     } finally {
       ctl.abort();
@@ -139,7 +140,7 @@ describe('fault injection, observed by real clients', () => {
     const open = t.cluster.stats.openConnections;
     const r = await t.kubectl(['get', 'cm', '-n', 'f']);
     assert.equal(r.code, 0);
-    await waitFor(() => t.cluster.stats.openConnections <= open);
+    await eventually(() => t.cluster.stats.openConnections <= open, { description: "kubectl's connections closed", timeoutMs: 5000 });
     assert.ok(t.cluster.stats.totalConnections > 0);
   });
 });
@@ -156,22 +157,14 @@ describe('stopping the cluster', () => {
       () => 'ended',
       () => 'closed',
     );
-    await waitFor(() => t.cluster.stats.openWatches === 1 && t.cluster.stats.inflight === 2);
+    await eventually(() => t.cluster.stats.openWatches === 1 && t.cluster.stats.inflight === 2, { description: 'one watch open, two requests in flight', timeoutMs: 5000 });
     const t0 = performance.now();
     await Promise.all([t.cluster.stop(), t.cluster.stop()]);
     assert.ok(performance.now() - t0 < 2000, 'stop did not wait for the clients');
     assert.equal(await hung, 'closed');
     assert.ok(['ended', 'closed'].includes(await drained));
-    await waitFor(() => t.cluster.stats.openConnections === 0);
+    await eventually(() => t.cluster.stats.openConnections === 0, { description: 'every connection closed', timeoutMs: 5000 });
     await t.cluster.stop();
     await t.close();
   });
 });
-
-async function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

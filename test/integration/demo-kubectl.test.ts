@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import aggregated from '../../src/demo/data/aggregated_v2.json';
 import coreV1 from '../../src/demo/data/api__v1.json';
 import { configMap, namespace, startTestCluster, type TestCluster } from './demo-support';
+import { eventually } from '../support/eventually';
 
 /** group/resource names kubectl prints (`pods`, `deployments.apps`) for every listable upstream type. */
 function upstreamListable(): string[] {
@@ -172,7 +173,7 @@ describe('kubectl with the kubelet simulation running', () => {
     // With --output-watch-events, kubectl hands its printer the event ({type, object}).
     const w = t.spawnKubectl(['get', 'pods', '--watch-only', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.metadata.deletionTimestamp}{"\\n"}']);
     try {
-      await waitUntil(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'web'])));
+      await eventually(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'web'])), { description: 'kubectl to show web Running', timeoutMs: 15_000 });
       const del = await t.kubectl(['delete', 'pod', 'web']);
       assert.equal(del.code, 0, del.stderr);
       assert.match(del.stdout, /pod "web" deleted/);
@@ -187,7 +188,7 @@ describe('kubectl with the kubelet simulation running', () => {
 
   it('--grace-period=0 --force deletes at once; logs and events of a running pod', async () => {
     await t.kubectlOk(['run', 'quick', '--image=busybox', '--', 'sleep', '3600']);
-    await waitUntil(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])));
+    await eventually(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])), { description: 'kubectl to show quick Running', timeoutMs: 15_000 });
     assert.equal(await t.kubectlOk(['logs', 'quick']), '', 'the simulation runs no process: an empty log');
     assert.match((await t.kubectl(['logs', 'nope'])).stderr, /NotFound/);
     assert.match(await t.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=quick']), /Normal\s+Started\s+pod\/quick\s+Started container quick/);
@@ -197,11 +198,3 @@ describe('kubectl with the kubelet simulation running', () => {
     assert.equal(t.cluster.store.get('', 'pods', 'default', 'quick'), undefined);
   });
 });
-
-async function waitUntil(pred: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { INCONSISTENT_CONTINUE_MESSAGE } from '../apiserver/facts';
 import { api, configMap, namespace, startTestCluster, type TestCluster } from './demo-support';
+import { eventually } from '../support/eventually';
 
 const NAMESPACES = 30;
 const PER_NAMESPACE = 100; // 3,000 configmaps
@@ -105,7 +106,13 @@ describe('paged lists', () => {
     try {
       for (let i = 0; i < 20; i++) short.cluster.store.create('', 'configmaps', configMap('default', `c${i}`));
       const first = (await api(short.cluster, '/api/v1/configmaps?limit=10')).body;
-      await new Promise((r) => setTimeout(r, 150));
+      // The TTL runs on the server's real clock: wait for the state "expired" as a client sees it, on
+      // a probe token issued after `first` (so it expires no sooner) whose next page is not the last
+      // (a last page ends its snapshot at once, which would look like expiry).
+      const probe = (await api(short.cluster, '/api/v1/configmaps?limit=5')).body;
+      await eventually(async () => (await api(short.cluster, `/api/v1/configmaps?limit=5&continue=${encodeURIComponent(probe.metadata.continue)}`)).status === 410, {
+        description: 'a token issued after the first page to expire (100 ms TTL)',
+      });
       const r = await api(short.cluster, `/api/v1/configmaps?limit=10&continue=${encodeURIComponent(first.metadata.continue)}`);
       assert.equal(r.status, 410);
       // As a v1.36 apiserver answers (measured in test/apiserver/loader-limits.test.ts): the Status

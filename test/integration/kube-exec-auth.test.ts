@@ -12,6 +12,7 @@ import { dump, load } from 'js-yaml';
 import { KubeApiError, KubeClient, KubeConfigError, loadKubeContext } from '../../src/core/kube';
 import { ExecCredentialProvider } from '../../src/core/kube/exec';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { eventually } from '../support/eventually';
 
 const TOKEN = 'tok-good-0123456789';
 const namespaces = { group: '', version: 'v1', resource: 'namespaces' };
@@ -166,9 +167,7 @@ describe('credentials against the demo cluster (TLS, token)', () => {
         return false;
       }
     };
-    const deadline = Date.now() + 10_000;
-    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(alive(), false, 'the plugin process is gone');
+    await eventually(() => !alive(), { description: `the plugin process ${pid} to be gone` });
   });
 
   it('a caller\'s abort ends its own wait at once; the shared run goes on and serves the others', async () => {

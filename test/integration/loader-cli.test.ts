@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { runLoad } from '../../src/cli/load';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 import { capture } from '../support/capture';
 
 
@@ -99,7 +100,7 @@ describe('kubeloop load', () => {
       const ac = new AbortController();
       const c = capture();
       const p = runLoad(['--kubeconfig', fx.kubeconfig, '--include', 'configmaps,pods,nodes', '--concurrency', '3'], { ...c.io, signal: ac.signal });
-      await until(() => fx.cluster.stats.inflight >= 1 && c.out === '' && fx.cluster.stats.requestsByResource['pods'] !== undefined, 10_000, 'the hung list');
+      await eventually(() => fx.cluster.stats.inflight >= 1 && c.out === '' && fx.cluster.stats.requestsByResource['pods'] !== undefined, { description: 'the hung list', timeoutMs: 10_000 });
       ac.abort(new Error('interrupted by Ctrl-C'));
       assert.equal(await p, 130);
       // How many of pods and nodes finished before the cancel depends on the machine's speed; what
@@ -128,7 +129,7 @@ describe('kubeloop load', () => {
       const t0 = Date.now();
       let sent = 0;
       const r2 = await run(process.execPath, [cli, 'load', '--kubeconfig', fx.kubeconfig, '--json'], (child) => {
-        void until(() => fx.cluster.stats.inflight >= 1 && fx.cluster.stats.requestsByResource['configmaps'] > 0, 20_000, 'the hung list').then(() => {
+        void eventually(() => fx.cluster.stats.inflight >= 1 && fx.cluster.stats.requestsByResource['configmaps'] > 0, { description: 'the hung list', timeoutMs: 20_000 }).then(() => {
           sent = Date.now();
           child.kill('SIGINT');
         });
@@ -139,7 +140,7 @@ describe('kubeloop load', () => {
       const j2 = JSON.parse(r2.out.trim());
       assert.equal(j2.outcome, 'cancelled');
       assert.ok(j2.cancelled >= 1);
-      await until(() => fx.cluster.stats.abortedRequests > before, 5000, 'the server to see the request abandoned');
+      await eventually(() => fx.cluster.stats.abortedRequests > before, { description: 'the server to see the request abandoned', timeoutMs: 5000 });
       assert.ok(Date.now() - t0 < 30_000);
     } finally {
       fx.cluster.faults.remove(id);

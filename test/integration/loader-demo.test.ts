@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const key = (r: LoadTaskResult) => `${r.task.gvr.group}/${r.task.gvr.resource}`;
 
@@ -96,7 +97,7 @@ describe('ClusterLoader on the demo cluster', () => {
       const loader = new ClusterLoader(client, { concurrency: 4 });
       const results: LoadTaskResult[] = [];
       const run = loader.start({ onResult: (r) => results.push(r) });
-      await until(() => fx.cluster.stats.inflight >= 4, 10_000, 'four hung lists');
+      await eventually(() => fx.cluster.stats.inflight >= 4, { description: 'four hung lists', timeoutMs: 10_000 });
       const t0 = Date.now();
       run.cancel(new Error('user cancelled'));
       const summary = await run.done;
@@ -109,8 +110,8 @@ describe('ClusterLoader on the demo cluster', () => {
       assert.equal(new Set(results.map((r) => r.taskId)).size, summary.tasks);
       assert.equal(results.filter((r) => r.worker >= 0).length, 4, 'four had started');
       assert.ok(results.every((r) => r.outcome === 'cancelled'));
-      await until(() => fx.cluster.stats.abortedRequests - before >= 4, 5_000, 'the server to see four aborted requests');
-      await until(() => fx.cluster.stats.inflight === 0, 5_000, 'no request in flight on the server');
+      await eventually(() => fx.cluster.stats.abortedRequests - before >= 4, { description: 'the server to see four aborted requests', timeoutMs: 5_000 });
+      await eventually(() => fx.cluster.stats.inflight === 0, { description: 'no request in flight on the server', timeoutMs: 5_000 });
       assert.equal(client.transport.stats.inFlight, 0);
     } finally {
       fx.cluster.faults.remove(id);
@@ -123,6 +124,6 @@ describe('ClusterLoader on the demo cluster', () => {
     await new ClusterLoader(client, { concurrency: 8, include: ['pods', 'secrets', 'configmaps', 'events'] }).load();
     assert.ok(fx.cluster.stats.openConnections > base, 'the load opened keep-alive connections');
     client.close();
-    await until(() => fx.cluster.stats.openConnections <= base, 5_000, 'connections to close');
+    await eventually(() => fx.cluster.stats.openConnections <= base, { description: 'connections to close', timeoutMs: 5_000 });
   });
 });

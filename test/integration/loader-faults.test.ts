@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { ClusterLoader, type ClusterLoaderOptions, type LoadSummary, type LoadTaskResult } from '../../src/core/loader';
 import { MAX_LIST_RESTARTS } from '../../src/core/kube';
 import type { FaultRule } from '../../src/demo';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const TYPES = ['configmaps', 'secrets', 'deployments.apps', 'events'];
 
@@ -143,7 +144,7 @@ describe('ClusterLoader under injected faults', () => {
     // ends at its own 1 s deadline, far from the 300 s default (generous upper bounds: a shared machine)
     assert.ok(cm.durationMs >= 1000 && cm.durationMs < 10_000, `${cm.durationMs} ms`);
     assert.ok(ms < 15_000, `the load took ${ms} ms`);
-    await until(() => fx.cluster.stats.abortedRequests > aborted, 5000, 'the server to see the hung request abandoned');
+    await eventually(() => fx.cluster.stats.abortedRequests > aborted, { description: 'the server to see the hung request abandoned', timeoutMs: 5000 });
     restIsExact(by, summary);
   });
 

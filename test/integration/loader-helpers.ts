@@ -41,12 +41,3 @@ export async function demo(objects: number, opts: DemoClusterOptions = {}): Prom
     },
   };
 }
-
-/** Polls (real time) until cond() holds. */
-export async function until(cond: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

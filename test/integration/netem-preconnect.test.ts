@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
 import { cliLoadJson, farDemo, type FarDemo } from './netem-support';
-import { until } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const LATENCY_MS = 40;
 const TYPES = [
@@ -48,8 +48,8 @@ describe('preconnect: the lanes find their connections up', () => {
       // handshake has measured the RTT as far.
       const WARM = 2 * TYPES.length;
       const warming = t.preconnect((rtt) => (rtt === undefined ? 1 : rtt >= 2 * LATENCY_MS ? WARM : 2));
-      await until(() => (t.stats.warmSamples ?? 0) >= WARM, 15_000, 'a sample from every warmed handshake');
-      await until(() => stats.totalConnections - conns0 >= WARM, 15_000, 'the warmed connections at the server');
+      await eventually(() => (t.stats.warmSamples ?? 0) >= WARM, { description: 'a sample from every warmed handshake', timeoutMs: 15_000 });
+      await eventually(() => stats.totalConnections - conns0 >= WARM, { description: 'the warmed connections at the server', timeoutMs: 15_000 });
       assert.equal(stats.requests, requests0, 'warming sends no request');
       assert.equal(t.stats.requests, 0);
       assert.equal(t.stats.warmProbe, undefined, 'no probe until one is asked for');

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { discover, DiscoveryTimeoutError, listableResources } from '../../src/core/kube';
 import { ClusterLoader, type LoaderClient } from '../../src/core/loader';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const DEADLINE_MS = 600;
 
@@ -35,7 +36,7 @@ describe('remote: discovery deadlines', () => {
       assert.ok(!listableResources(d).some((r) => r.group === 'apps'));
       const state = fx.cluster.faults.list().find((f) => f.id === id)!;
       assert.equal(state.applied, 1, 'one request for the hung group: its deadline is not retried');
-      await until(() => fx.cluster.stats.inflight === 0, 10_000, 'the hung request to be abandoned');
+      await eventually(() => fx.cluster.stats.inflight === 0, { description: 'the hung request to be abandoned', timeoutMs: 10_000 });
     } finally {
       fx.cluster.faults.remove(id);
     }

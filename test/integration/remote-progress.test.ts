@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube';
 import { ClusterLoader, type LoaderClient } from '../../src/core/loader';
 import { contextFor, startServer, type TestServer } from '../unit/kube-helpers';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const TIMEOUT_MS = 900;
 const PAGE_LATENCY_MS = 250;
@@ -54,7 +55,7 @@ describe('remote: a timeout that counts progress', () => {
         ids.forEach((id) => fx.cluster.faults.remove(id));
       }
       // The stuck request was really abandoned: the server sees no request left hanging.
-      await until(() => fx.cluster.stats.inflight === 0, 10_000, 'the server to see the stuck request go');
+      await eventually(() => fx.cluster.stats.inflight === 0, { description: 'the server to see the stuck request go', timeoutMs: 10_000 });
     });
   }
 });

@@ -15,14 +15,7 @@ import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
 import { api, startTestCluster, type TestCluster } from './demo-support';
-
-async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { eventually } from '../support/eventually';
 
 function pod(name: string, nodeName?: string) {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'nginx' }] } };
@@ -50,15 +43,15 @@ describe('the sync loop does not poll the API server', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources listed and watching');
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources listed and watching', timeoutMs: 20_000 });
       const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
       const before = lists();
       const relists = sync.relister.relists;
       const errors = sync.stats().pleg.errors;
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('cost-1') })).status, 201);
-      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/cost-1'), 'PLEG ContainerStarted for cost-1');
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/cost-1'), { description: 'PLEG ContainerStarted for cost-1', timeoutMs: 20_000 });
       // At least five relist periods (a one-second relist by LIST would have made five lists by now).
-      await until(() => sync.relister.relists >= relists + 5, 'five PLEG relists');
+      await eventually(() => sync.relister.relists >= relists + 5, { description: 'five PLEG relists', timeoutMs: 20_000 });
       assert.equal(lists() - before, 0, 'list requests while running');
       assert.equal(sync.stats().pleg.errors, errors, 'no failed relist once the pods watch is up');
       assert.ok(sync.plegHealth().healthy);
@@ -76,11 +69,11 @@ describe('the sync loop does not poll the API server', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources listed and watching');
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources listed and watching', timeoutMs: 20_000 });
       const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
       const before = lists();
       const checks = sync.stats().consistency.lists;
-      await until(() => sync.stats().consistency.lists >= checks + 3, 'three consistency lists');
+      await eventually(() => sync.stats().consistency.lists >= checks + 3, { description: 'three consistency lists', timeoutMs: 20_000 });
       // The server counts a list when it arrives, the check when its answer is read: one may be in flight.
       const extra = lists() - before - (sync.stats().consistency.lists - checks);
       assert.ok(extra === 0 || extra === 1, `lists besides the consistency check's: ${extra}`);
@@ -117,10 +110,10 @@ describe('node scope', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-a', 'node-a') })).status, 201);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-b', 'node-b') })).status, 201);
-      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), 'PLEG ContainerStarted for later-a');
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), { description: 'PLEG ContainerStarted for later-a', timeoutMs: 20_000 });
       const nodes = await api(t.cluster, '/api/v1/nodes');
       const names = (nodes.body.items as { metadata: { name: string } }[]).map((n) => n.metadata.name);
       assert.ok(names.includes('node-a') && names.includes('node-b'), names.join(','));
@@ -144,9 +137,9 @@ describe('node scope', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('third-b', 'node-b') })).status, 201);
-      await until(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), 'a PLEG event for third-b');
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), { description: 'a PLEG event for third-b', timeoutMs: 20_000 });
       const its = iterations(timeline);
       const of = (key: string) => its.filter((e) => e.key === key);
       assert.ok(of('default/third-b').length > 0);
@@ -192,20 +185,20 @@ describe('PLEG health', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady() && sync.relister.relists > 0, 'sources listed, the PLEG relisted');
+      await eventually(() => sync.kl.allSourcesReady() && sync.relister.relists > 0, { description: 'sources listed, the PLEG relisted', timeoutMs: 20_000 });
       const pods = sync.running.find((r) => r.source === 'api')!.reflector;
       const faults = [
         t.cluster.faults.add({ kind: 'error', status: 503, verb: 'list', resource: 'pods', times: 100_000 }),
         t.cluster.faults.add({ kind: 'error', status: 503, verb: 'watch', resource: 'pods', times: 100_000 }),
       ];
       pods.relist('test: the pods API goes down');
-      await until(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), 'the unhealthy line', 20_000);
+      await eventually(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), { description: 'the unhealthy line', timeoutMs: 20_000 });
       assert.equal(sync.plegHealth().healthy, false);
       assert.match(sync.plegHealth().message ?? '', /^pleg was last seen active/);
-      await until(() => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')), 'a housekeeping iteration carrying it');
+      await eventually(() => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')), { description: 'a housekeeping iteration carrying it', timeoutMs: 20_000 });
       for (const id of faults) t.cluster.faults.remove(id);
       pods.relist('test: the pods API is back'); // cuts the reflector's backoff short
-      await until(() => lines.some((l) => l.startsWith('PLEG is healthy again')), 'recovery', 40_000);
+      await eventually(() => lines.some((l) => l.startsWith('PLEG is healthy again')), { description: 'recovery', timeoutMs: 40_000 });
       assert.ok(sync.plegHealth().healthy);
     } finally {
       stop.abort();
@@ -231,7 +224,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources synced and watching', timeoutMs: 20_000 });
       await check(sync);
     } finally {
       stop.abort();
@@ -246,7 +239,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
       assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3']);
       for (const r of sync.running) assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('w4') })).status, 201);
-      await until(() => sync.kl.actual.get('default/w4') !== undefined, 'w4 from the watch');
+      await eventually(() => sync.kl.actual.get('default/w4') !== undefined, { description: 'w4 from the watch', timeoutMs: 20_000 });
       assert.equal(sync.running.find((r) => r.source === 'api/default')!.reflector.stats.watches, 1, 'on the same stream');
     });
     assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
@@ -260,7 +253,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
       assert.deepEqual([pods.stats.watchListFallbacks, pods.stats.listRequests, pods.stats.watchLists], [1, 1, 0]);
       assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3', 'default/w4']);
       pods.relist('test: relist');
-      await until(() => pods.stats.listRequests === 2 && pods.state === 'watching', 'relisted by LIST');
+      await eventually(() => pods.stats.listRequests === 2 && pods.state === 'watching', { description: 'relisted by LIST', timeoutMs: 20_000 });
       assert.equal(pods.stats.watchLists, 0);
     });
   });
@@ -283,18 +276,18 @@ describe('a watch gone silent', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), 'sources synced and watching');
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources synced and watching', timeoutMs: 20_000 });
       const lists = t.cluster.stats.requestsByVerb.list ?? 0;
       const events = sync.running.find((r) => r.reflector.opts.name === 'events/default')!.reflector;
       const watches = events.stats.watches;
-      await until(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', 'two rewatches of the silent events watch');
+      await eventually(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', { description: 'two rewatches of the silent events watch', timeoutMs: 20_000 });
       assert.ok(events.stats.watches >= watches + 2, 'a new watch each time');
       assert.deepEqual([events.stats.lists, events.stats.relistRequests], [1, 0], 'no relist');
       assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
       assert.ok(lines.some((l) => l.startsWith('Reflector rewatch requested reflector="events/default" reason="watch silent"')), lines.join('\n'));
       // The reopened pods watch still delivers.
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('after-silence') })).status, 201);
-      await until(() => sync.kl.actual.get('default/after-silence') !== undefined, 'a pod created after the rewatches');
+      await eventually(() => sync.kl.actual.get('default/after-silence') !== undefined, { description: 'a pod created after the rewatches', timeoutMs: 20_000 });
     } finally {
       stop.abort();
       await running;

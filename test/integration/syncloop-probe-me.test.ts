@@ -15,18 +15,11 @@ import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { runSync } from '../../src/cli/sync';
 import { startTestCluster, type TestCluster } from './demo-support';
+import { eventually } from '../support/eventually';
 
 const OVERRIDES =
   '{"spec":{"nodeName":"pair-worker","containers":[{"name":"probe-me","image":"registry.k8s.io/e2e-test-images/agnhost:2.47","args":["netexec","--http-port=8080"],"livenessProbe":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":5,"failureThreshold":2}}]}}';
 const RUN_PROBE_ME = ['-n', 'default', 'run', 'probe-me', '--image=registry.k8s.io/e2e-test-images/agnhost:2.47', `--overrides=${OVERRIDES}`];
-
-async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('the sync loop on the demo cluster: the study guide probe-me pod', () => {
   let t: TestCluster;
@@ -52,20 +45,20 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await until(() => sync.kl.allSourcesReady(), 'sources listed');
+      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       await t.kubectlOk(RUN_PROBE_ME);
 
-      await until(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), 'config ADD');
-      await until(() => lines.some((l) => /^SyncLoop \(PLEG\): event for pod pod="default\/probe-me" event=\{"ID":"[^"]+","Type":"ContainerStarted","Data":"[^"]+"\} handler="HandlePodSyncs"$/.test(l)), 'PLEG ContainerStarted');
+      await eventually(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), { description: 'config ADD', timeoutMs: 20_000 });
+      await eventually(() => lines.some((l) => /^SyncLoop \(PLEG\): event for pod pod="default\/probe-me" event=\{"ID":"[^"]+","Type":"ContainerStarted","Data":"[^"]+"\} handler="HandlePodSyncs"$/.test(l)), { description: 'PLEG ContainerStarted', timeoutMs: 20_000 });
       const probeLine = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
-      await until(() => lines.filter((l) => l === probeLine).length >= 1, 'a liveness failure', 30_000);
-      await until(() => (sync.kl.actual.get('default/probe-me')?.restarts ?? 0) >= 2, 'two restarts in the model', 60_000);
+      await eventually(() => lines.filter((l) => l === probeLine).length >= 1, { description: 'a liveness failure', timeoutMs: 30_000 });
+      await eventually(() => (sync.kl.actual.get('default/probe-me')?.restarts ?? 0) >= 2, { description: 'two restarts in the model', timeoutMs: 60_000 });
       const view = sync.kl.actual.get('default/probe-me')!;
       assert.equal(view.kind, 'Pod');
       assert.equal(view.ready?.endsWith('/1'), true);
 
       const mineNow = () => (timeline.toArray() as SyncIterationEvent[]).filter((e) => e.key === 'default/probe-me');
-      await until(() => mineNow().some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), 'PLEG ContainerDied after the restart');
+      await eventually(() => mineNow().some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), { description: 'PLEG ContainerDied after the restart', timeoutMs: 20_000 });
       const mine = mineNow();
       assert.ok(mine.some((e) => e.source === 'config' && e.op === 'ADD' && e.handler === 'HandlePodAdditions' && e.outcome === 'ok'));
       assert.ok(mine.some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.handler === 'HandlePodSyncs'));
@@ -82,14 +75,14 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       assert.ok(Math.max(...restarts) >= 1);
 
       await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--now']);
-      await until(() => lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'), 'config REMOVE');
-      await until(() => sync.kl.actual.get('default/probe-me') === undefined, 'gone from the model');
+      await eventually(() => lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'), { description: 'config REMOVE', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.actual.get('default/probe-me') === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
       // terminated means the containers stopped: the kubelet's terminal status write showed it (the
       // API delete follows it), so the transition is seen, not inferred.
       const transition = (timeline.toArray() as SyncIterationEvent[]).find((e) => e.source === 'podworker' && e.key === 'default/probe-me' && e.message?.startsWith('terminating -> terminated'));
       assert.ok(transition, 'the worker went terminating -> terminated');
       assert.equal(transition.inferred, undefined, JSON.stringify(transition));
-      await until(() => lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), 'housekeeping cleanup', 6_000);
+      await eventually(() => lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup', timeoutMs: 6_000 });
       assert.equal(sync.kl.podWorkers.size, 0);
       assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
     } finally {
@@ -137,7 +130,7 @@ describe('kubeloop sync', () => {
     const out: string[] = [];
     const stop = new AbortController();
     const run = runSync(['--kubeconfig', t.kubeconfig], { stdout: (l) => out.push(l), stderr: () => undefined, signal: stop.signal });
-    await until(() => out.includes('SyncLoop ADD source="api" pods=["default/web"] handler="HandlePodAdditions"'), 'ADD line');
+    await eventually(() => out.includes('SyncLoop ADD source="api" pods=["default/web"] handler="HandlePodAdditions"'), { description: 'ADD line', timeoutMs: 20_000 });
     stop.abort();
     assert.equal(await run, 0);
   });

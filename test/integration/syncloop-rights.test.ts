@@ -23,7 +23,8 @@ import { runLoad as runExtensionLoad } from '../../src/app/load/loadRunner';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { defaultSettings } from '../../src/app/settings';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
-import { demo, until, type Fixture } from './loader-helpers';
+import { demo, type Fixture } from './loader-helpers';
+import { eventually } from '../support/eventually';
 
 const GRANTS = [
   // alice: a Role with get/list/watch of everything, bound in team-a only.
@@ -99,10 +100,10 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const refused = forbiddenAnswers();
     const r = await running('alice', { review: true });
     try {
-      await until(() => r.sync.kl.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), 20_000, 'sources watching');
+      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'sources watching', timeoutMs: 20_000 });
       fx.cluster.store.create('', 'pods', pod('web-1'));
-      await until(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/web-1'), 20_000, 'config ADD of team-a/web-1');
-      await until(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/web-1'), 20_000, 'PLEG ContainerStarted for team-a/web-1');
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/web-1'), { description: 'config ADD of team-a/web-1', timeoutMs: 20_000 });
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/web-1'), { description: 'PLEG ContainerStarted for team-a/web-1', timeoutMs: 20_000 });
       const asked = since(before);
       for (const k of Object.keys(asked)) {
         assert.ok(!/^(list|watch) (pods|events)@\*$/.test(k), `a cluster-wide request was made: ${k} (${JSON.stringify(asked)})`);
@@ -126,11 +127,11 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const refused = forbiddenAnswers();
     const r = await running('erin', { review: true, types: [{ group: '', version: 'v1', resource: 'configmaps' }] });
     try {
-      await until(() => r.sync.kl.allSourcesReady(), 20_000, 'sources ready');
+      await eventually(() => r.sync.kl.allSourcesReady(), { description: 'sources ready', timeoutMs: 20_000 });
       const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
-      await until(() => hk().some((e) => e.outcome === 'error'), 20_000, 'a housekeeping error');
+      await eventually(() => hk().some((e) => e.outcome === 'error'), { description: 'a housekeeping error', timeoutMs: 20_000 });
       const at = hk().length;
-      await until(() => hk().length >= at + 5, 20_000, 'five more housekeeping iterations');
+      await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
       const errors = hk().filter((e) => e.outcome === 'error');
       assert.equal(errors.length, 1, 'reported on the timeline once');
       assert.match(errors[0]!.message ?? '', /Not watching events: events is forbidden: the user may not list and watch events across all namespaces, nor in the namespace "team-a"/);
@@ -143,7 +144,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       assert.ok((asked['watch configmaps@team-a'] ?? 0) >= 1 && !asked['watch configmaps@*'], JSON.stringify(asked));
       assert.equal(forbiddenAnswers() - refused, 0, 'no request was refused');
       fx.cluster.store.create('', 'pods', pod('erin-1'));
-      await until(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), 20_000, 'PLEG ContainerStarted for team-a/erin-1');
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), { description: 'PLEG ContainerStarted for team-a/erin-1', timeoutMs: 20_000 });
     } finally {
       await r.close();
     }
@@ -153,12 +154,12 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const before = { ...fx.cluster.stats.requestsByScope };
     const r = await running('erin', { review: false });
     try {
-      await until(() => r.sync.kl.allSourcesReady() && r.sync.forbidden.length === 1, 20_000, 'pods listed in team-a, Events forbidden');
+      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.forbidden.length === 1, { description: 'pods listed in team-a, Events forbidden', timeoutMs: 20_000 });
       fx.cluster.store.create('', 'pods', pod('erin-2'));
-      await until(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/erin-2'), 20_000, 'config ADD of team-a/erin-2');
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/erin-2'), { description: 'config ADD of team-a/erin-2', timeoutMs: 20_000 });
       const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
       const at = hk().length;
-      await until(() => hk().length >= at + 5, 20_000, 'five more housekeeping iterations');
+      await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
       const asked = since(before);
       // One refused cluster-wide watch-list each, one refused team-a one for Events, nothing retried.
       assert.equal(asked['watch pods@*'], 1, JSON.stringify(asked));
@@ -200,7 +201,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     try {
       // The first SET's ADD names every pod already there in one iteration (keys joined by commas).
       const added = () => out.map((l) => JSON.parse(l)).filter((e) => e.source === 'config' && e.op === 'ADD').flatMap((e) => String(e.key).split(','));
-      await until(() => added().includes('team-a/cli-1'), 20_000, 'config ADD of team-a/cli-1');
+      await eventually(() => added().includes('team-a/cli-1'), { description: 'config ADD of team-a/cli-1', timeoutMs: 20_000 });
       assert.ok(!added().some((k) => !k.startsWith('team-a/')), added().join(' '));
     } finally {
       stop.abort();
@@ -241,12 +242,12 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       reconcileEveryMs: 200,
     });
     try {
-      await until(() => runner.sourcesReady(), 20_000, 'every source to list');
+      await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 20_000 });
       store.create('', 'pods', pod('ext-1'));
-      await until(() => !!model.object('team-a', 'pods', 'ext-1'), 20_000, 'the new pod in the tree');
-      await until(() => model.object('team-a', 'pods', 'ext-1')?.view.status === 'Running', 20_000, 'the pod Running in the tree');
+      await eventually(() => !!model.object('team-a', 'pods', 'ext-1'), { description: 'the new pod in the tree', timeoutMs: 20_000 });
+      await eventually(() => model.object('team-a', 'pods', 'ext-1')?.view.status === 'Running', { description: 'the pod Running in the tree', timeoutMs: 20_000 });
       store.delete('', 'configmaps', 'team-a', 'ext-cm-0');
-      await until(() => !model.object('team-a', 'configmaps', 'ext-cm-0'), 20_000, 'the deleted ConfigMap to leave the tree');
+      await eventually(() => !model.object('team-a', 'configmaps', 'ext-cm-0'), { description: 'the deleted ConfigMap to leave the tree', timeoutMs: 20_000 });
       assert.ok(!!model.object('team-a', 'configmaps', 'ext-cm-1'), 'the others stay');
       const asked = since(before);
       assert.ok(!Object.keys(asked).some((k) => /^(list|watch) .*@\*$/.test(k)), `cluster-wide requests: ${JSON.stringify(asked)}`);

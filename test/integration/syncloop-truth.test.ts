@@ -14,14 +14,7 @@ import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { startTestCluster, type TestCluster } from './demo-support';
-
-async function until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`${what}: not seen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { eventually } from '../support/eventually';
 
 const pod = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec });
 const liveness = { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 2 };
@@ -44,7 +37,7 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     sync = new ClusterSync({ client, timeline, types: [{ group: '', version: 'v1', resource: 'configmaps' }], logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
     stop = new AbortController();
     running = sync.run(stop.signal);
-    await until(() => sync.kl.allSourcesReady(), 'sources listed');
+    await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 30_000 });
   });
   after(async () => {
     stop.abort();
@@ -61,8 +54,8 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
         ports: [{ containerPort: 8080 }], livenessProbe: liveness, resources: { limits: { memory: '100Mi' } },
       }],
     }));
-    await until(() => (sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) >= 1, 'a restart in the model', 60_000);
-    await until(() => marks('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && /OOMKilled/.test(e.message ?? '')), 'PLEG ContainerDied naming OOMKilled');
+    await eventually(() => (sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 60_000 });
+    await eventually(() => marks('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && /OOMKilled/.test(e.message ?? '')), { description: 'PLEG ContainerDied naming OOMKilled', timeoutMs: 30_000 });
     const died = marks('default/memory-demo').find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!;
     assert.match(died.message!, /exitCode=137 reason="OOMKilled" cause=OOMKilled/);
     const livenessFailures = marks('default/memory-demo').filter((e) => e.source === 'probe' && e.op === 'liveness' && e.handler === 'HandlePodSyncs');
@@ -72,40 +65,40 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
 
   it('a completed pod (restartPolicy Never) leaves syncing: terminating -> terminated, while the API and the model still show it Completed', async () => {
     await t.kubectlOk(['apply', '-f', '-'], pod('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }));
-    await until(() => sync.kl.actual.get('default/pi')?.status === 'Completed', 'Completed in the model');
+    await eventually(() => sync.kl.actual.get('default/pi')?.status === 'Completed', { description: 'Completed in the model', timeoutMs: 30_000 });
     const uid = sync.kl.actual.get('default/pi')!.uid;
-    await until(() => sync.kl.podWorkers.state(uid) === 'terminated', 'the worker terminated');
+    await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 30_000 });
     assert.equal(sync.kl.podWorkers.snapshot(uid)!.terminal, true);
     assert.equal(sync.kl.podWorkers.snapshot(uid)!.deleted, false, 'nothing deleted it');
     assert.ok(marks('default/pi').some((e) => e.source === 'podworker' && e.message?.startsWith('syncing -> terminating')));
     // Still there after housekeeping: a finished worker of a desired pod is kept, the pod still shown.
     const hk = sync.kl.timeline!.length;
-    await until(() => (timeline.toArray() as SyncIterationEvent[]).slice(hk).some((e) => e.source === 'housekeeping' && e.outcome !== 'skipped'), 'a housekeeping pass');
+    await eventually(() => (timeline.toArray() as SyncIterationEvent[]).slice(hk).some((e) => e.source === 'housekeeping' && e.outcome !== 'skipped'), { description: 'a housekeeping pass', timeoutMs: 30_000 });
     assert.equal(sync.kl.actual.get('default/pi')?.status, 'Completed');
     await t.kubectlOk(['delete', 'pod', 'pi']);
-    await until(() => sync.kl.actual.get('default/pi') === undefined, 'gone from the model after the delete');
+    await eventually(() => sync.kl.actual.get('default/pi') === undefined, { description: 'gone from the model after the delete', timeoutMs: 30_000 });
   });
 
   it('a pod past activeDeadlineSeconds: the kubelet fails it (DeadlineExceeded), its worker goes terminating -> terminated, it stays shown', async () => {
     await t.kubectlOk(['apply', '-f', '-'], pod('deadline', { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'nginx:1.27' }] }));
-    await until(() => sync.kl.actual.get('default/deadline')?.status === 'Running', 'Running in the model');
+    await eventually(() => sync.kl.actual.get('default/deadline')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
     const uid = sync.kl.actual.get('default/deadline')!.uid;
-    await until(() => sync.kl.podWorkers.state(uid) === 'terminated', 'the worker terminated', 20_000);
+    await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 20_000 });
     const st = JSON.parse(await t.kubectlOk(['get', 'pod', 'deadline', '-o', 'json'])).status;
     assert.deepEqual([st.phase, st.reason], ['Failed', 'DeadlineExceeded']);
     assert.equal(sync.kl.actual.get('default/deadline')?.phase, 'Failed');
     assert.equal(sync.kl.podWorkers.snapshot(uid)!.terminal, true);
     await t.kubectlOk(['delete', 'pod', 'deadline']);
-    await until(() => sync.kl.actual.get('default/deadline') === undefined, 'gone after the delete');
+    await eventually(() => sync.kl.actual.get('default/deadline') === undefined, { description: 'gone after the delete', timeoutMs: 30_000 });
   });
 
   it('a force delete: the worker terminates without seeing the containers stop, and the timeline says so (inferred)', async () => {
     await t.kubectlOk(['apply', '-f', '-'], pod('forced', { containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }] }));
-    await until(() => sync.kl.actual.get('default/forced')?.status === 'Running', 'Running in the model');
+    await eventually(() => sync.kl.actual.get('default/forced')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
     const uid = sync.kl.actual.get('default/forced')!.uid;
     await t.kubectlOk(['delete', 'pod', 'forced', '--grace-period=0', '--force']);
-    await until(() => sync.kl.actual.get('default/forced') === undefined, 'gone from the model');
-    await until(() => sync.kl.podWorkers.isFinished(uid) || sync.kl.podWorkers.state(uid) === undefined, 'the worker finished');
+    await eventually(() => sync.kl.actual.get('default/forced') === undefined, { description: 'gone from the model', timeoutMs: 30_000 });
+    await eventually(() => sync.kl.podWorkers.isFinished(uid) || sync.kl.podWorkers.state(uid) === undefined, { description: 'the worker finished', timeoutMs: 30_000 });
     const inferred = marks('default/forced').filter((e) => e.source === 'podworker' && e.inferred);
     assert.equal(inferred.length, 1, JSON.stringify(marks('default/forced').filter((e) => e.source === 'podworker')));
     assert.equal(inferred[0]!.uid, uid);
@@ -114,11 +107,11 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
   it('a pod recreated under the same name (a StatefulSet pod): two workers, two UIDs on the timeline', async () => {
     const spec = { containers: [{ name: 'web', image: 'nginx:1.27' }] };
     await t.kubectlOk(['apply', '-f', '-'], pod('web-0', spec));
-    await until(() => sync.kl.actual.get('default/web-0')?.status === 'Running', 'first incarnation Running');
+    await eventually(() => sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'first incarnation Running', timeoutMs: 30_000 });
     const first = sync.kl.actual.get('default/web-0')!.uid;
     await t.kubectlOk(['delete', 'pod', 'web-0', '--wait=true']);
     await t.kubectlOk(['apply', '-f', '-'], pod('web-0', spec));
-    await until(() => { const v = sync.kl.actual.get('default/web-0'); return !!v && v.uid !== first && v.status === 'Running'; }, 'second incarnation Running');
+    await eventually(() => { const v = sync.kl.actual.get('default/web-0'); return !!v && v.uid !== first && v.status === 'Running'; }, { description: 'second incarnation Running', timeoutMs: 30_000 });
     const second = sync.kl.actual.get('default/web-0')!.uid;
     const uids = new Set(marks('default/web-0').filter((e) => e.source === 'podworker').map((e) => e.uid));
     assert.deepEqual([...uids].sort(), [first, second].sort());
@@ -129,9 +122,9 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
 
   it('a ConfigMap is kept by its informer (OnAdd / OnUpdate / OnDelete), never by HandlePodAdditions', async () => {
     await t.kubectlOk(['-n', 'default', 'create', 'configmap', 'settings', '--from-literal=a=1']);
-    await until(() => !!sync.kl.actual.get('configmaps:default/settings'), 'in the model');
+    await eventually(() => !!sync.kl.actual.get('configmaps:default/settings'), { description: 'in the model', timeoutMs: 30_000 });
     await t.kubectlOk(['-n', 'default', 'delete', 'configmap', 'settings']);
-    await until(() => !sync.kl.actual.get('configmaps:default/settings'), 'out of the model');
+    await eventually(() => !sync.kl.actual.get('configmaps:default/settings'), { description: 'out of the model', timeoutMs: 30_000 });
     const its = marks('configmaps:default/settings').map((e) => `${e.source} ${e.handler}`);
     assert.deepEqual(its, ['informer OnAdd', 'informer OnDelete']);
     assert.ok(!lines.some((l) => l.includes('configmaps:default/settings') && l.includes('HandlePod')));

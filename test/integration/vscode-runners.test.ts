@@ -13,15 +13,7 @@ import { ResourceModel } from '../../src/app/model/resourceModel';
 import { defaultSettings } from '../../src/app/settings';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { api, configMap, startTestCluster, type TestCluster } from './demo-support';
-
-/** Polls until `probe` holds (every 20 ms), failing with `what` after `ms`. */
-async function until(what: string, probe: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { eventually } from '../support/eventually';
 
 function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -148,12 +140,12 @@ describe('load and sync runners on the demo cluster', () => {
       reconcileEveryMs: 200,
     });
     try {
-      await until('every source to list', () => runner.sourcesReady());
-      await until(`the deleted ${gone} to leave the tree`, () => !model.object('default', 'configmaps', gone));
+      await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
+      await eventually(() => !model.object('default', 'configmaps', gone), { description: `the deleted ${gone} to leave the tree`, timeoutMs: 15_000 });
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'added-by-test', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } };
       assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod })).status, 201);
-      await until('the new pod in the tree', () => !!model.object('default', 'pods', 'added-by-test'));
-      await until('the kubelet simulation to start it (a status change reaches the row)', () => model.object('default', 'pods', 'added-by-test')?.view.status === 'Running');
+      await eventually(() => !!model.object('default', 'pods', 'added-by-test'), { description: 'the new pod in the tree', timeoutMs: 15_000 });
+      await eventually(() => model.object('default', 'pods', 'added-by-test')?.view.status === 'Running', { description: 'the kubelet simulation to start it (a status change reaches the row)', timeoutMs: 15_000 });
       assert.ok(log.lines.some((l) => /^info SyncLoop ADD source="api" pods=\[.*"default\/added-by-test".*\] handler="HandlePodAdditions"/.test(l)), 'the handler log names the pod and the handler');
       assert.ok(timeline.toArray().some((e) => e.kind === 'iteration' && e.source === 'config'), 'iterations reach the timeline');
       const bad = log.lines.filter((l) => /MethodNotAllowed|not allow this method/.test(l));
@@ -175,12 +167,12 @@ describe('load and sync runners on the demo cluster', () => {
       model, timeline: new TimelineStore(), log, origin: 0, reconcileEveryMs: 60_000,
     });
     try {
-      await until('every source to list', () => runner.sourcesReady());
+      await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
       assert.ok(log.lines.some((l) => l.includes('pods of node node-scoped')), log.lines.join('\n'));
       assert.equal(runner.reconcile(), 0, 'nothing the scoped loop cannot see is removed');
       assert.ok(model.object('default', 'pods', 'elsewhere'), 'still in the tree');
       assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('here', 'node-scoped') })).status, 201);
-      await until('the scoped node\'s new pod in the tree', () => !!model.object('default', 'pods', 'here'));
+      await eventually(() => !!model.object('default', 'pods', 'here'), { description: 'the scoped node\'s new pod in the tree', timeoutMs: 15_000 });
       assert.equal(runner.sync.kl.desired.has('default/elsewhere'), false, 'the loop does not watch other nodes\' pods');
       assert.ok(runner.plegHealth().healthy);
     } finally {

@@ -9,7 +9,8 @@ import type { IncomingMessage } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, KubeTransport, selfSubjectAccessReview, selfSubjectRulesReview, whoAmI } from '../../src/core/kube';
-import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const servers: TestServer[] = [];
 const transports: KubeTransport[] = [];
@@ -107,7 +108,7 @@ describe('access reviews', () => {
       status(res, 404, 'NotFound', 'the server could not find the requested resource');
     }, clock);
     const who = whoAmI(t);
-    await until(() => clock.pendingTimers() === 1); // the 429 arrived: the Retry-After wait is on the clock
+    await eventually(() => clock.pendingTimers() === 1, { description: 'clock.pendingTimers() === 1' }); // the 429 arrived: the Retry-After wait is on the clock
     await clock.advance(2000);
     assert.equal(await who, 'alice');
     assert.equal(n, 2);
@@ -121,11 +122,11 @@ describe('access reviews', () => {
     });
     const ac = new AbortController();
     const p = selfSubjectRulesReview(t, 'team-a', ac.signal);
-    await until(() => s.seen.length === 1);
+    await eventually(() => s.seen.length === 1, { description: 's.seen.length === 1' });
     const reason = new Error('stop');
     ac.abort(reason);
     await assert.rejects(p, (e: unknown) => e === reason);
-    await until(() => s.openSockets.size === 0);
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' });
     assert.equal(t.stats.inFlight, 0);
   });
 });

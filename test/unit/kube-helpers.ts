@@ -136,12 +136,3 @@ export function json(res: http.ServerResponse, body: unknown, headers: Record<st
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
-
-/** Waits (real time, by polling the event loop) until cond() holds. */
-export async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}

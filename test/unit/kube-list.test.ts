@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import fc from 'fast-check';
 import { KubeClient, KubeApiError, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
-import { contextFor, json, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, json, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 
@@ -198,16 +199,21 @@ describe('paged list', () => {
 
   it('pipelines: page N+1 is requested while page N is still arriving; pipeline:false waits', async () => {
     const arrivals: string[] = [];
+    // While `holdForNext`, the server finishes a page only once the next page's request has come
+    // (bounded: after 5 s it finishes anyway, and the order asserted below fails). A client that
+    // does not pipeline never sends it early, so the order says which one it is, at any speed.
+    let holdForNext = true;
     const s = await startServer((req, res) => {
       const cont = new URL(req.url!, 'http://x').searchParams.get('continue') ?? '';
       arrivals.push(`req ${cont || 'first'}`);
       const next = cont === '' ? 'p2' : cont === 'p2' ? 'p3' : '';
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"${next ? `,"continue":"${next}"` : ''}},"items":[`);
-      setTimeout(() => {
+      const nextAsked = holdForNext && next ? eventually(() => arrivals.includes(`req ${next}`), { description: `the request for ${next}`, timeoutMs: 5000 }) : Promise.resolve(true);
+      void nextAsked.catch(() => false).then(() => {
         arrivals.push(`end ${cont || 'first'}`);
         res.end(`{"metadata":{"name":"${cont || 'first'}"}}]}`);
-      }, cont === '' ? 60 : 150); // later pages take longer, so p3's early request cannot race p2's end
+      });
     });
     servers.push(s);
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
@@ -217,6 +223,7 @@ describe('paged list', () => {
     assert.ok(arrivals.indexOf('req p2') < arrivals.indexOf('end first'), arrivals.join(', '));
     assert.ok(arrivals.indexOf('req p3') < arrivals.indexOf('end p2'), arrivals.join(', '));
     arrivals.length = 0;
+    holdForNext = false;
     const seq = await c.list(pods, { limit: 1, pipeline: false });
     assert.deepEqual(names(seq.items), ['first', 'p2', 'p3']);
     assert.deepEqual(arrivals, ['req first', 'end first', 'req p2', 'end p2', 'req p3', 'end p3']);
@@ -228,7 +235,8 @@ describe('paged list', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       if (cont === '') {
         res.write('{"kind":"PodList","metadata":{"continue":"p2"},"items":[');
-        setTimeout(() => res.end('{"metadata":'), 80); // cut short: malformed
+        // cut short (malformed) once page 2 has been asked for ahead (bounded: then it fails below)
+        void eventually(() => s.seen.length === 2, { description: 'the request for page 2', timeoutMs: 5000 }).catch(() => false).then(() => res.end('{"metadata":'));
       } else {
         res.write('{"kind":"PodList","metadata":{},"items":['); // and hangs
       }
@@ -238,7 +246,7 @@ describe('paged list', () => {
     clients.push(c);
     await assert.rejects(c.list(pods, { limit: 1 }), (e: any) => e.kind === 'malformed');
     assert.equal(s.seen.length, 2, 'page 2 had been requested ahead');
-    await until(() => s.openSockets.size <= 1);
+    await eventually(() => s.openSockets.size <= 1, { description: 's.openSockets.size <= 1' });
   });
 });
 

@@ -4,7 +4,8 @@ import type * as http from 'node:http';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient, KubeApiError, KubeTransportError, TokenBucket, type KubeObject } from '../../src/core/kube';
-import { b64, contextFor, makePki, startServer, status, until, type TestServer } from './kube-helpers';
+import { b64, contextFor, makePki, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 // Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
 // and the same failure semantics as the calling thread's own loop, which takes over at any page the
@@ -31,8 +32,8 @@ function listServer(n: number, fault: (k: number) => Fault = () => 'none') {
       start = Number(q.get('continue'));
       if (f === 'reset') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"kind":"PodList","metadata":{');
-        return void setTimeout(() => req.socket.destroy(), 5);
+        // reset once the partial page has been handed to the socket
+        return void res.write('{"kind":"PodList","metadata":{', () => req.socket.destroy());
       }
     }
     const limit = Number(q.get('limit') ?? 0) || n;
@@ -120,24 +121,32 @@ describe('paged list on the I/O thread', () => {
     const { s, c } = await setup(listServer(10, (k) => (k === 1 ? 'hang' : 'none')));
     const ac = new AbortController();
     const p = c.list(pods, { limit: 4 }, { signal: ac.signal });
-    await until(() => s.seen.length === 2);
+    await eventually(() => s.seen.length === 2, { description: 's.seen.length === 2' });
     const reason = new Error('stop');
     ac.abort(reason);
     await assert.rejects(p, (e) => e === reason);
-    await until(() => s.openSockets.size <= 1); // the hung request's connection is gone
+    await eventually(() => s.openSockets.size <= 1, { description: 's.openSockets.size <= 1' }); // the hung request's connection is gone
     assert.equal(c.transport.stats.inFlight, 0);
     c.close();
-    await until(() => s.openSockets.size === 0); // and close() ends the thread's connections
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' }); // and close() ends the thread's connections
   });
 
   it('sends no request without a rate-limit token', async () => {
-    const { s, c } = await setup(listServer(12), { qps: 40, burst: 1 });
-    const t0 = Date.now();
-    const r = await c.list(pods, { limit: 2 });
+    // On a fake clock: one token at once, then one per 25 ms. Each page's request waits on the clock
+    // for its token (a pending timer), and is sent only once the clock has moved the whole 25 ms.
+    const clock = new FakeClock();
+    const { s, c } = await setup(listServer(12), { qps: 40, burst: 1, clock });
+    const listed = c.list(pods, { limit: 2 });
+    for (let i = 1; i < 6; i++) {
+      await eventually(() => s.seen.length === i && clock.pendingTimers() === 1, { description: `request ${i} served and request ${i + 1} waiting for its token` });
+      await clock.advance(24);
+      assert.equal(s.seen.length, i, `request ${i + 1} went 1 ms before its token`);
+      await clock.advance(1);
+    }
+    const r = await listed;
     assert.deepEqual(names(r.items), expected(12));
     assert.equal(s.seen.length, 6);
-    // One token at once, then one per 25 ms: the sixth request cannot go before ~125 ms.
-    assert.ok(Date.now() - t0 >= 110, `6 requests at 40/s with burst 1 took ${Date.now() - t0} ms`);
+    assert.equal(clock.now(), 5 * 25, 'the sixth request went at 125 ms, not before');
   });
 
   it('verifies the server against the kubeconfig CA and presents the client certificate', async () => {

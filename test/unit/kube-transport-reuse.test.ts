@@ -11,7 +11,8 @@ import type * as http from 'node:http';
 import type { Socket } from 'node:net';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient } from '../../src/core/kube';
-import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const servers: TestServer[] = [];
@@ -74,7 +75,7 @@ describe('a watch answered 503 with Retry-After (an apiserver shutting down)', (
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0, clock });
     clients.push(c);
     const watching = c.watch(pods, { resourceVersion: '11' }, () => undefined);
-    await until(() => n === 1 && clock.pendingTimers() === 1);
+    await eventually(() => n === 1 && clock.pendingTimers() === 1, { description: 'n === 1 && clock.pendingTimers() === 1' });
     assert.equal(s.seen.length, 1, 'nothing resent before the wait');
     await clock.advance(1000);
     assert.deepEqual(await watching, { kind: 'closed', events: 1 });

@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, KubeTransport, KubeTransportError, TokenBucket, parseRetryAfter } from '../../src/core/kube';
-import { b64, contextFor, json, makePki, startServer, status, tempDir, until, type TestServer } from './kube-helpers';
+import { b64, contextFor, json, makePki, startServer, status, tempDir, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const servers: TestServer[] = [];
 const transports: KubeTransport[] = [];
@@ -70,11 +71,11 @@ describe('transport: retries', () => {
     const t = await transport(s, { clock });
     const retries: number[] = [];
     const p = t.getJson<{ ok: boolean }>({ path: '/api/v1/pods', onRetry: (i) => retries.push(i.delayMs) });
-    await until(() => clock.pendingTimers() === 1);
+    await eventually(() => clock.pendingTimers() === 1, { description: 'clock.pendingTimers() === 1' });
     await clock.advance(2999);
     assert.equal(s.seen.length, 1, 'no retry before Retry-After has passed');
     await clock.advance(1);
-    await until(() => clock.pendingTimers() === 1 && s.seen.length === 2);
+    await eventually(() => clock.pendingTimers() === 1 && s.seen.length === 2, { description: 'clock.pendingTimers() === 1 && s.seen.length === 2' });
     await clock.advance(3000);
     const r = await p;
     assert.deepEqual([r.body, r.retries, retries], [{ ok: true }, 2, [3000, 3000]]);
@@ -94,7 +95,7 @@ describe('transport: retries', () => {
     const delays: number[] = [];
     const p = t.getJson({ path: '/api', onRetry: (i) => delays.push(i.delayMs) });
     for (let i = 1; i <= 3; i++) {
-      await until(() => s.seen.length === i && clock.pendingTimers() === 1);
+      await eventually(() => s.seen.length === i && clock.pendingTimers() === 1, { description: 's.seen.length === i && clock.pendingTimers() === 1' });
       await clock.advance(1000);
     }
     await assert.rejects(p, (e: unknown) => e instanceof KubeApiError && e.status === 500);
@@ -116,29 +117,30 @@ describe('transport: retries', () => {
     const clock = new FakeClock();
     const t = await transport(s, { clock, requestTimeoutMs: 500, retry: { maxBackoffRetries: 0 } });
     const p = t.getJson({ path: '/api' });
-    await until(() => s.seen.length === 1);
+    await eventually(() => s.seen.length === 1, { description: 's.seen.length === 1' });
     await clock.advance(500);
     await assert.rejects(p, (e: unknown) => e instanceof KubeTransportError && e.kind === 'timeout');
-    await until(() => s.openSockets.size === 0);
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' });
     assert.equal(clock.pendingTimers(), 0);
   });
 });
 
 describe('transport: cancellation and connections', () => {
   it('abort while the body is streaming rejects at once with the reason and closes the socket', async () => {
+    let bodyStarted = false;
     const s = await serve((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items":['); // and never finishes
+      res.write('{"items":[', () => (bodyStarted = true)); // and never finishes
     });
     const t = await transport(s);
     const ac = new AbortController();
     const p = t.getJson({ path: '/api/v1/pods', signal: ac.signal });
-    await until(() => s.seen.length === 1);
-    await new Promise((r) => setTimeout(r, 10));
+    // The headers and the body's first bytes are on their way (handed to the socket) when it aborts.
+    await eventually(() => s.seen.length === 1 && bodyStarted, { description: 'the server to have sent the headers and the first body bytes' });
     const reason = new Error('user pressed Ctrl-C');
     ac.abort(reason);
     await assert.rejects(p, (e) => e === reason);
-    await until(() => s.closedSockets === 1);
+    await eventually(() => s.closedSockets === 1, { description: 's.closedSockets === 1' });
     assert.equal(t.stats.inFlight, 0);
   });
 
@@ -157,7 +159,7 @@ describe('transport: cancellation and connections', () => {
     for (let i = 0; i < 20; i++) await t.getJson({ path: '/api' });
     assert.equal(s.connections, 1);
     t.close();
-    await until(() => s.openSockets.size === 0);
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' });
   });
 });
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import { getEventListeners } from 'node:events';
 import { KubeClient, type WatchEvent } from '../../src/core/kube';
-import { contextFor, startServer, status, until, type TestServer } from './kube-helpers';
+import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const servers: TestServer[] = [];
@@ -42,7 +43,8 @@ describe('watch', () => {
       const all = ev('ADDED', 'a', '11') + ev('MODIFIED', 'a', '12') + ev('BOOKMARK', '', '13') + ev('DELETED', 'a', '14');
       const cut = all.length / 2 + 3;
       res.write(all.slice(0, cut));
-      setTimeout(() => res.end(all.slice(cut)), 20);
+      // the rest once the client has taken the first chunk's whole event: two reads, a line cut across them
+      void eventually(() => got.length >= 1, { description: 'the first event taken', timeoutMs: 5000 }).catch(() => false).then(() => res.end(all.slice(cut)));
     });
     const got: WatchEvent[] = [];
     const end = await c.watch(pods, { resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 30, labelSelector: 'app=x' }, (e) => got.push(e));
@@ -84,12 +86,12 @@ describe('watch', () => {
     const ac = new AbortController();
     const got: WatchEvent[] = [];
     const p = c.watch(pods, {}, (e) => got.push(e), ac.signal);
-    await until(() => got.length === 1);
+    await eventually(() => got.length === 1, { description: 'got.length === 1' });
     ac.abort(new Error('stop'));
     const end = await p;
     assert.equal(end.kind, 'aborted');
     assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
-    await until(() => s.openSockets.size === 0);
+    await eventually(() => s.openSockets.size === 0, { description: 's.openSockets.size === 0' });
   });
 
   it('a malformed line, or a throwing callback, ends the watch with an error value', async () => {
@@ -106,12 +108,14 @@ describe('watch', () => {
   });
 
   it('a connection reset mid-stream is an error value', async () => {
+    let taken = 0;
     const { c } = await setup((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(ev('ADDED', 'a', '11'));
-      setTimeout(() => req.socket.destroy(), 20);
+      // reset once the client has the event (bounded: then the count below fails)
+      void eventually(() => taken === 1, { description: 'the event taken', timeoutMs: 5000 }).catch(() => false).then(() => req.socket.destroy());
     });
-    const end = await c.watch(pods, {}, () => {});
+    const end = await c.watch(pods, {}, () => void taken++);
     assert.equal(end.kind, 'error');
     assert.equal(end.events, 1);
   });

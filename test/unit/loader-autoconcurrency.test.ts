@@ -12,6 +12,7 @@ import type { ApiResource, Discovery, KubeObject, ListHooks, ListOptions } from 
 import { distanceRttMs, noteRtt } from '../../src/core/kube/rtt';
 import { AUTO_BASE_LANES, AUTO_MAX_LANES, autoConcurrency, ClusterLoader, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
+import { eventually } from '../support/eventually';
 
 function discovery(n: number): Discovery {
   const resources: ApiResource[] = Array.from({ length: n }, (_, i) => ({
@@ -80,14 +81,6 @@ class GatedClient implements LoaderClient {
   }
 }
 
-/** Turns of the event loop until `cond` holds (bounded: a state that never comes fails the test). */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; !cond(); i++) {
-    assert.ok(i < 10_000, `never: ${what}`);
-    await new Promise<void>((r) => setImmediate(r));
-  }
-}
-
 /** Runs a load of `types` tasks; returns the most lists that ran at once, the summary and the plan's concurrency. */
 async function loadWith(rttMs: number | undefined, types: number, concurrency?: number, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
   const client = new GatedClient(types, rttMs, probedMs, warm);
@@ -96,7 +89,7 @@ async function loadWith(rttMs: number | undefined, types: number, concurrency?: 
   const plan = await run.plan;
   assert.ok(plan);
   const want = Math.min(plan.concurrency!, types);
-  await until(() => client.running === want, `${want} lists running`);
+  await eventually(() => client.running === want, { description: `${want} lists running` });
   // A few more turns: no further list may start while all lanes are busy.
   for (let i = 0; i < 50; i++) await new Promise<void>((r) => setImmediate(r));
   const busy = client.running;

@@ -2,15 +2,17 @@
  * bench/netem.ts, the relay the remote-cluster bench puts between a client and a local server: over
  * real loopback sockets it relays every byte exactly and in order each way (ends included) and
  * counts them; a chunk arrives no sooner than the set latency after it was sent; the bandwidth cap
- * holds for one connection and for several sharing a direction. Timing is asserted only as lower
- * bounds, which the relay guarantees outright (it never writes a chunk before it is due), so a busy
- * machine can make these tests slower but never make them fail.
+ * holds for one connection and for several sharing a direction. Time is a FakeClock wherever
+ * timing is asserted: the relay hands a chunk on only from a timer on its clock, so what it has
+ * handed on at each fake instant is exact, whatever the machine's load.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { startNetem, type Netem } from '../../bench/netem';
+import { FakeClock } from '../../src/core/clock';
+import { eventually } from '../support/eventually';
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
@@ -33,8 +35,8 @@ async function server(onConn: (s: net.Socket) => void): Promise<number> {
   return (srv.address() as net.AddressInfo).port;
 }
 
-async function relay(port: number, latencyMs: number, rateBitsPerSec = 0): Promise<Netem> {
-  const n = await startNetem({ target: { host: '127.0.0.1', port }, latencyMs, rateBitsPerSec });
+async function relay(port: number, latencyMs: number, rateBitsPerSec = 0, clock?: FakeClock): Promise<Netem> {
+  const n = await startNetem({ target: { host: '127.0.0.1', port }, latencyMs, rateBitsPerSec, ...(clock ? { clock } : {}) });
   closers.push(() => n.close());
   return n;
 }
@@ -94,86 +96,127 @@ describe('netem relay', () => {
     c.destroy();
   });
 
-  it('delays every chunk by at least the latency, each way, and the first by a handshake more', async () => {
+  it('delays every chunk by the latency, each way, and the first by a handshake more (fake clock)', async () => {
+    // Time is a FakeClock: the relay can hand a chunk on only from a timer, so its byte counters
+    // (stats().up/down, counted when it writes) say exactly when a chunk went.
     const L = 40;
-    const seenAt: number[] = [];
+    const clock = new FakeClock();
+    const seen: string[] = [];
     const port = await server((s) =>
       s.on('data', (b: Buffer) => {
-        seenAt.push(performance.now());
+        seen.push(b.toString());
         s.write(b); // echo
       }),
     );
-    const n = await relay(port, L);
-    const connectedAt = performance.now();
+    const n = await relay(port, L, 0, clock);
     const c = await connect(n);
-    const replies: number[] = [];
-    let waiting: (() => void) | undefined;
-    c.on('data', () => {
-      replies.push(performance.now());
-      waiting?.();
-    });
+    const replies: string[] = [];
+    c.on('data', (b: Buffer) => replies.push(b.toString()));
+    let sent = 0;
     for (let i = 0; i < 4; i++) {
-      const sentAt = performance.now();
-      const got = new Promise<void>((r) => (waiting = r));
-      c.write(`ping ${i}`);
-      await got;
-      const oneWay = seenAt[i]! - sentAt;
-      const roundTrip = replies[i]! - sentAt;
-      assert.ok(oneWay >= L, `ping ${i}: client -> server took ${oneWay.toFixed(1)} ms, latency is ${L} ms`);
-      assert.ok(roundTrip >= 2 * L, `ping ${i}: round trip ${roundTrip.toFixed(1)} ms, latency is ${L} ms each way`);
-      if (i === 0) assert.ok(seenAt[0]! - connectedAt >= 3 * L, `first byte after ${(seenAt[0]! - connectedAt).toFixed(1)} ms: handshake (2L) + L`);
+      const ping = `ping ${i}`;
+      const start = clock.now();
+      c.write(ping);
+      // The first chunk waits out the handshake (2L) and then L; every later one L.
+      const upDue = start + (i === 0 ? 3 * L : L);
+      await eventually(() => n.stats().held === ping.length && clock.pendingTimers() >= 1, { description: `${ping} held by the relay` });
+      await clock.advance(upDue - 1 - clock.now());
+      assert.equal(n.stats().up, sent, `${ping} went up before ${upDue} ms`);
+      await clock.advance(1);
+      assert.equal(n.stats().up, sent + ping.length, `${ping} went up at ${upDue} ms`);
+      await eventually(() => seen.length === i + 1 && n.stats().held === ping.length, { description: `${ping} at the server and its echo held by the relay` });
+      assert.equal(seen[i], ping);
+      await clock.advance(L - 1);
+      assert.equal(n.stats().down, sent, `the echo of ${ping} came down in less than ${L} ms`);
+      await clock.advance(1);
+      assert.equal(n.stats().down, sent + ping.length, `the echo of ${ping} came down after ${L} ms`);
+      await eventually(() => replies.length === i + 1, { description: `the echo of ${ping} at the client` });
+      sent += ping.length;
     }
     c.destroy();
   });
 
-  it('keeps one connection under the cap, uploading and downloading', async () => {
+  /**
+   * Lets `size` bytes each way (or up only) queue in the relay at fake time 0, then steps the clock:
+   * at no time T are more than rate * T / 8 bytes plus one chunk (64 KiB) handed on in a direction,
+   * and the last byte goes only once the link has carried them all (floorMs) plus the latency.
+ * (checkCap reads the relay's own counters, so the bytes must all be queued in it first.)
+   */
+  async function checkCap(n: Netem, clock: FakeClock, dirs: ('up' | 'down')[], total: number, rate: number, latencyMs: number) {
+    const floorMs = (total * 8 * 1000) / rate;
+    for (const t of [floorMs / 4, floorMs / 2, (3 * floorMs) / 4]) {
+      await clock.advance(t - clock.now());
+      for (const dir of dirs) {
+        const moved = n.stats()[dir];
+        assert.ok(moved <= (rate * t) / 8000 + 65_536, `${dir}: ${moved} bytes by ${t} ms, the cap allows ${(rate * t) / 8000} plus one chunk`);
+        assert.ok(moved < total, `${dir}: all ${total} bytes by ${t} ms, the cap needs ${floorMs} ms`);
+      }
+    }
+    await clock.advance(floorMs + latencyMs - 1 - clock.now());
+    for (const dir of dirs) assert.ok(n.stats()[dir] < total, `${dir}: the last byte before the link carried it (${floorMs} ms) plus the latency`);
+    // A due time is fractional (bytes / rate) and the relay's timers whole ms (rounded up): 1 ms more.
+    await clock.advance(2);
+    for (const dir of dirs) assert.equal(n.stats()[dir], total, `${dir}: every byte handed on by ${floorMs + latencyMs + 1} ms`);
+  }
+
+  /**
+   * Moves the fake clock on until `done` settles: an end (FIN) can reach the relay after the bytes
+   * were checked, and the relay passes it on only from a timer on that clock.
+   */
+  async function runOut(clock: FakeClock, done: Promise<unknown>, what: string): Promise<void> {
+    let settled = false;
+    void done.then(() => (settled = true), () => (settled = true));
+    await eventually(async () => {
+      if (!settled) await clock.advance(5);
+      return settled;
+    }, { description: what });
+  }
+
+  it('keeps one connection under the cap, uploading and downloading (fake clock)', async () => {
     const rate = 16_000_000; // 2 MB/s
-    const size = 1_000_000;
-    let upDone: Promise<{ lastAt: number; data: Buffer }> | undefined;
+    const size = 1_000_000; // below the relay's high-water mark (1 MiB): all of it queues at time 0
+    const clock = new FakeClock();
+    let upDone: Promise<{ data: Buffer }> | undefined;
     const port = await server((s) => {
       upDone = readAll(s);
       s.write(randomBytes(size), () => s.end());
     });
-    const n = await relay(port, 2, rate);
-    const start = performance.now();
+    const n = await relay(port, 2, rate, clock);
     const c = await connect(n);
     const down = readAll(c);
     c.end(randomBytes(size));
-    const [d] = await Promise.all([down, down.then(() => upDone!)]);
-    const u = await upDone!;
-    const floorMs = (size * 8 * 1000) / rate; // 500 ms
+    await eventually(() => n.stats().held === 2 * size, { description: 'both directions queued in the relay' });
+    // Upload and download each cross their own link: each alone takes size / rate.
+    await checkCap(n, clock, ['up', 'down'], size, rate, 2);
+    const both = Promise.all([down, down.then(() => upDone!)]);
+    await runOut(clock, both, 'both ends to see the other side end');
+    const [d, u] = await both;
     assert.equal(u.data.length, size);
     assert.equal(d.data.length, size);
-    // Upload and download each crossed their own link: each alone took at least size / rate.
-    assert.ok(u.lastAt - start >= floorMs, `upload took ${(u.lastAt - start).toFixed(0)} ms, cap allows no less than ${floorMs} ms`);
-    assert.ok(d.lastAt - start >= floorMs, `download took ${(d.lastAt - start).toFixed(0)} ms, cap allows no less than ${floorMs} ms`);
     c.destroy();
   });
 
-  it('shares one direction\'s cap between connections, as one link', async () => {
+  it('shares one direction\'s cap between connections, as one link (fake clock)', async () => {
     const rate = 16_000_000;
     const size = 500_000;
-    const done: Promise<{ lastAt: number; data: Buffer }>[] = [];
-    let bothAccepted!: () => void;
-    const accepted = new Promise<void>((r) => (bothAccepted = r));
+    const clock = new FakeClock();
+    const done: Promise<{ data: Buffer }>[] = [];
     const port = await server((s) => {
       done.push(readAll(s));
       s.end();
-      if (done.length === 2) bothAccepted();
     });
-    const n = await relay(port, 2, rate);
-    const start = performance.now();
+    const n = await relay(port, 2, rate, clock);
     const [a, b] = await Promise.all([connect(n), connect(n)]);
     const ends = [readAll(a), readAll(b)];
     a.end(randomBytes(size));
     b.end(randomBytes(size));
-    await accepted;
+    await eventually(() => n.stats().held === 2 * size, { description: 'both uploads queued in the relay' });
+    // Two uploads of size together need as long as one of 2 x size: they share the link.
+    await checkCap(n, clock, ['up'], 2 * size, rate, 2);
+    const all = Promise.all([...done, ...ends]);
+    await runOut(clock, all, 'every side to see its peer end');
     const results = await Promise.all(done);
-    await Promise.all(ends);
-    const last = Math.max(...results.map((r) => r.lastAt));
-    const floorMs = (2 * size * 8 * 1000) / rate; // 500 ms for both together
     assert.deepEqual(results.map((r) => r.data.length), [size, size]);
-    assert.ok(last - start >= floorMs, `two uploads together took ${(last - start).toFixed(0)} ms; one link at the cap needs ${floorMs} ms`);
     assert.equal(n.stats().up, 2 * size);
     assert.equal(n.stats().connections, 2);
     a.destroy();
@@ -198,14 +241,11 @@ describe('netem relay', () => {
     c.write(data);
     c.end();
     await gotConn;
-    // Wait (on state, polled) until the relay has stopped taking bytes: it holds its mark or more.
-    const poll = () => new Promise((r) => setTimeout(r, 5));
-    const deadline = Date.now() + 20_000;
-    while (n.stats().held <= highWaterBytes) {
-      assert.ok(Date.now() < deadline, `the relay never filled: holds ${n.stats().held}`);
-      await poll();
-    }
+    // Wait until the relay has stopped taking bytes: it holds its mark or more.
+    await eventually(() => n.stats().held > highWaterBytes, { description: `the relay to fill past its mark (${highWaterBytes} bytes)`, timeoutMs: 20_000 });
     // While the receiver still reads nothing, the relay stays within its mark plus one read (64 KiB).
+    // A deliberate "nothing more happens" check: 20 looks 5 ms apart, as the bytes keep coming.
+    const poll = () => new Promise((r) => setTimeout(r, 5));
     for (let i = 0; i < 20; i++) {
       const held = n.stats().held;
       assert.ok(held <= highWaterBytes + 65_536, `the relay holds ${held} bytes, mark ${highWaterBytes}`);

@@ -98,16 +98,16 @@ describe('TreeModel', () => {
     assert.equal(t.item(t.children(type).find((n) => n.name === 'crash')!).description, 'CrashLoopBackOff · Ready 0/1 · 4 restarts');
   });
 
-  it('pages a kind of 100,000 objects: 500 rows and "Show more", quickly', () => {
+  // Pages, so a kind's first rows never wait on its whole list. How fast is a benchmark's question,
+  // not a unit test's: a wall-clock bound here fails on a busy machine and proves nothing on a fast one.
+  it('pages a kind of 100,000 objects: 500 rows and "Show more"', () => {
     const m = new ResourceModel();
     m.reset('big');
     const items = Array.from({ length: 100_000 }, (_, i) => obj('ConfigMap', `cm-${String(i).padStart(6, '0')}`, 'big'));
-    const t0 = performance.now();
     m.applyResult(result(task({ group: '', version: 'v1', resource: 'configmaps' }, 'ConfigMap', true), items));
     const t = new TreeModel(m);
     const type = t.children(t.children(t.children(t.roots()[0])[0])[0])[0]!;
     let rows = t.children(type);
-    const ms = performance.now() - t0;
     assert.equal(rows.length, 501);
     assert.equal(rows[0]!.name, 'cm-000000');
     const more = rows[500]!;
@@ -116,7 +116,6 @@ describe('TreeModel', () => {
     assert.equal(t.showMore(more), type);
     rows = t.children(type);
     assert.equal(rows.length, 1001);
-    assert.ok(ms < 3000, `load + first page took ${ms.toFixed(0)} ms`);
   });
 
   it('filters by name, kind or namespace, and says how many of a kind match', () => {

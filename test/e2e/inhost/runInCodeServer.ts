@@ -14,6 +14,7 @@
  * once codeAutomationExit was called; rejects on timeout or abort, naming what it waited for. The
  * browser, code-server and the temp profile are always cleaned up.
  */
+import { eventually } from '../../support/eventually';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,18 +127,14 @@ export async function runInCodeServer(opts: InHostOptions = {}): Promise<InHostR
  * Waits on the log's lines, not on time alone; stops when `finished()` says the run is over.
  */
 async function serverGaveUp(logFile: string, finished: () => boolean): Promise<never> {
-  const loadDeadline = Date.now() + 3 * 60_000;
-  let exitSeenAt: number | undefined;
-  while (!finished()) {
-    const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-    if (/Extension Host Process exited/.test(log)) exitSeenAt ??= Date.now();
-    if (exitSeenAt !== undefined && Date.now() - exitSeenAt > 60_000) {
-      throw new Error(`code-server's extension host exited but the page never called codeAutomationExit; code-server log: ${logFile}`);
-    }
-    if (!/Loading development extension at /.test(log) && Date.now() > loadDeadline) {
-      throw new Error(`code-server did not load the development extension within 3 min (is the URL payload still honoured?); code-server log: ${logFile}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+  const step = (check: () => boolean, description: string, timeoutMs: number) =>
+    eventually(check, { description, timeoutMs, maxIntervalMs: 250 }).catch((e: Error) => {
+      throw new Error(`${e.message}; code-server log: ${logFile}`);
+    });
+  await step(() => finished() || /Loading development extension at /.test(log()), 'code-server to load the development extension (is the URL payload still honoured?)', 3 * 60_000);
+  // The run's own deadline (runInCodeServer's timeoutMs) bounds this one.
+  await step(() => finished() || /Extension Host Process exited/.test(log()), 'the extension host to exit', 24 * 60 * 60_000);
+  await step(finished, "the page to report the extension host's exit (codeAutomationExit)", 60_000);
   return new Promise<never>(() => undefined); // the run ended another way: never settles
 }

@@ -11,6 +11,7 @@ import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeServerExe, e2eArtifactsDir, repoRoot } from './paths';
 import { run } from './run';
+import { eventually } from '../../support/eventually';
 
 /** The code-server executable, installing it first when the cache does not have it. */
 export async function ensureCodeServer(signal?: AbortSignal): Promise<string> {
@@ -143,16 +144,15 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   }
 }
 
+/**
+ * Waits until code-server's /healthz answers 200 (bounded, 30 s): the state "serving", asked of the
+ * server itself. Each check is one request; the caller's signal aborts it and the wait at once.
+ */
 async function waitForHealthy(url: string, signal?: AbortSignal): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/healthz`, { signal });
-      if (res.ok) return;
-    } catch (err) {
-      if (signal?.aborted) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`${url}/healthz did not answer OK within 30 s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(async () => {
+    const res = await fetch(`${url}/healthz`, { signal });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`/healthz answered ${res.status}`);
+    return true;
+  }, { description: `${url}/healthz to answer OK`, timeoutMs: 30_000, signal });
 }

@@ -7,26 +7,10 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { e2eArtifactsDir } from './paths';
+import { eventually } from '../../support/eventually';
 
-const DEFAULT_TIMEOUT = 30_000;
-
-/** Polls `probe` until it returns a value other than undefined, or fails naming `what`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = DEFAULT_TIMEOUT): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** How long a wait on the UI may take before it fails naming what it waited for. */
+export const UI_TIMEOUT_MS = 30_000;
 
 /** Monaco renders spaces as U+00A0 in its view lines. */
 function plain(s: string): string {
@@ -56,7 +40,7 @@ export class Workbench {
   /** Waits until the workbench has rendered and the extension host has registered our container. */
   async waitReady(containerTitle: string): Promise<void> {
     await this.page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
-    await this.activityBarItem(containerTitle).waitFor({ timeout: DEFAULT_TIMEOUT });
+    await this.activityBarItem(containerTitle).waitFor({ timeout: UI_TIMEOUT_MS });
   }
 
   activityBarItem(title: string): Locator {
@@ -68,13 +52,13 @@ export class Workbench {
     const item = this.activityBarItem(title);
     const tab = this.page.locator('.part.activitybar .action-item', { has: this.page.locator(`a.action-label[aria-label^="${title}"]`) });
     if ((await tab.getAttribute('aria-selected')) !== 'true') await item.click();
-    await this.page.locator('.part.sidebar .composite.title', { hasText: title }).waitFor({ timeout: DEFAULT_TIMEOUT });
+    await this.page.locator('.part.sidebar .composite.title', { hasText: title }).waitFor({ timeout: UI_TIMEOUT_MS });
   }
 
   /** The text of the side bar's welcome content (shown by VS Code while a tree is empty). */
   async sideBarWelcomeText(): Promise<string> {
     const welcome = this.page.locator('.part.sidebar .welcome-view-content');
-    await welcome.first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    await welcome.first().waitFor({ timeout: UI_TIMEOUT_MS });
     return plain(await welcome.first().innerText());
   }
 
@@ -93,7 +77,7 @@ export class Workbench {
   /** The label and description of a tree row, as the user reads them. */
   async treeRowText(label: string): Promise<{ label: string; description: string }> {
     const row = this.treeRow(label).first();
-    await row.waitFor({ timeout: DEFAULT_TIMEOUT });
+    await row.waitFor({ timeout: UI_TIMEOUT_MS });
     const description = (await row.locator('.label-description').count()) ? await row.locator('.label-description').first().innerText() : '';
     return { label: plain(await row.locator('.label-name').first().innerText()), description: plain(description) };
   }
@@ -101,29 +85,29 @@ export class Workbench {
   /** Expands a collapsed tree row (a single click, as a user does) and waits until it shows as expanded. */
   async expandTreeRow(label: string): Promise<void> {
     const row = this.treeRow(label).first();
-    await row.waitFor({ timeout: DEFAULT_TIMEOUT });
+    await row.waitFor({ timeout: UI_TIMEOUT_MS });
     if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
-    await waitFor(`tree row "${label}" to expand`, async () => ((await row.getAttribute('aria-expanded')) === 'true' ? true : undefined));
+    await row.and(this.page.locator('[aria-expanded="true"]')).waitFor({ timeout: UI_TIMEOUT_MS });
   }
 
   /** The active editor's tab label and its visible text (Monaco renders only the visible lines). */
   async activeEditor(): Promise<{ tab: string; text: string }> {
     const group = this.page.locator('.part.editor .editor-group-container.active');
-    const tab = plain(await group.locator('.tab.active .label-name').first().innerText({ timeout: DEFAULT_TIMEOUT }));
+    const tab = plain(await group.locator('.tab.active .label-name').first().innerText({ timeout: UI_TIMEOUT_MS }));
     return { tab, text: await visibleText(group.locator('.monaco-editor .view-lines .view-line')) };
   }
 
   /** Waits until the active editor is the tab `tab` and its visible text matches every pattern. */
-  async waitForEditor(tab: string, patterns: RegExp[], timeoutMs = DEFAULT_TIMEOUT): Promise<{ tab: string; text: string }> {
-    return waitFor(`editor "${tab}" showing ${patterns.join(' and ')}`, async () => {
+  async waitForEditor(tab: string, patterns: RegExp[], timeoutMs = UI_TIMEOUT_MS): Promise<{ tab: string; text: string }> {
+    return eventually(async () => {
       const e = await this.activeEditor();
       return e.tab === tab && patterns.every((p) => p.test(e.text)) ? e : undefined;
-    }, timeoutMs);
+    }, { description: `editor "${tab}" showing ${patterns.join(' and ')}`, timeoutMs });
   }
 
   /** The status bar item with this id's text (e.g. `kubeloop.status`). */
   async statusBarText(idFragment: string): Promise<string> {
-    return plain(await this.page.locator(`.part.statusbar [id*="${idFragment}"]`).first().innerText({ timeout: DEFAULT_TIMEOUT }));
+    return plain(await this.page.locator(`.part.statusbar [id*="${idFragment}"]`).first().innerText({ timeout: UI_TIMEOUT_MS }));
   }
 
   /** Runs a command from the command palette by its full title, e.g. "KubeLoop: Show Logs". */
@@ -131,21 +115,21 @@ export class Workbench {
     const widget = this.page.locator('.quick-input-widget');
     await this.page.keyboard.press('Control+Shift+P');
     const input = widget.locator('.quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: DEFAULT_TIMEOUT });
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await input.fill(`>${title}`);
     // Enter only once the focused row is exactly this command, never a fuzzy neighbour.
     const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
-    await waitFor(`the palette to offer "${title}"`, async () => {
+    await eventually(async () => {
       const text = plain((await focused.first().innerText({ timeout: 1000 })).trim());
       return text === title ? true : undefined;
-    });
+    }, { description: `the palette to offer "${title}"`, timeoutMs: UI_TIMEOUT_MS });
     await this.page.keyboard.press('Enter');
     // The palette closes; a command may open its own quick pick or input box in the same widget at once.
-    await waitFor(`the palette to close after "${title}"`, async () => {
+    await eventually(async () => {
       if (!(await widget.isVisible())) return true;
       const value = await input.inputValue({ timeout: 500 }).catch(() => '');
       return value.startsWith('>') ? undefined : true;
-    });
+    }, { description: `the palette to close after "${title}"`, timeoutMs: UI_TIMEOUT_MS });
   }
 
   /** Texts of the notification toasts currently shown. */
@@ -156,7 +140,7 @@ export class Workbench {
   /** Waits for a notification toast containing `text` to be fully shown; returns its message. */
   async waitForNotification(text: string): Promise<string> {
     const toast = this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
-    await toast.waitFor({ state: 'visible', timeout: DEFAULT_TIMEOUT });
+    await toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     // Toasts slide in with a CSS transition; a screenshot taken mid-way shows half a toast.
     await toast.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)));
     return plain(await toast.locator('.notification-list-item-message').innerText());
@@ -165,7 +149,7 @@ export class Workbench {
   /** The output panel's selected channel name and its visible text (Monaco renders only visible lines). */
   async outputChannel(): Promise<{ channel: string; text: string }> {
     const panel = this.page.locator('.part.panel');
-    await panel.locator('.output-view, .output').first().waitFor({ timeout: DEFAULT_TIMEOUT });
+    await panel.locator('.output-view, .output').first().waitFor({ timeout: UI_TIMEOUT_MS });
     const select = panel.locator('select.monaco-select-box').first();
     const channel = await select.evaluate((el) => {
       const s = el as HTMLSelectElement;
@@ -178,14 +162,14 @@ export class Workbench {
    * The webview frame that contains `selector`. Webviews live in nested iframes (an outer host
    * frame and an inner `active-frame`), so this walks every frame of the page.
    */
-  async webviewFrame(selector: string, timeoutMs = DEFAULT_TIMEOUT): Promise<Frame> {
-    return waitFor(`a webview frame containing ${selector}`, async () => {
+  async webviewFrame(selector: string, timeoutMs = UI_TIMEOUT_MS): Promise<Frame> {
+    return eventually(async () => {
       for (const frame of this.page.frames()) {
         if (frame === this.page.mainFrame()) continue;
         if (await frame.$(selector).catch(() => null)) return frame;
       }
       return undefined;
-    }, timeoutMs);
+    }, { description: `a webview frame containing ${selector}`, timeoutMs });
   }
 
   /** Removes this prefix's screenshots of earlier runs, so the artifacts show only this run. */

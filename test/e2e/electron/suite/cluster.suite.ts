@@ -5,16 +5,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../../../../src/app/commandIds';
 import type { KubeLoopApi } from '../../../../src/vscode/extension';
 import type { ResourceNode } from '../../../../src/app/tree/node';
-
-async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { eventually } from '../../../support/eventually';
 
 describe('KubeLoop on the embedded demo cluster, in the extension host', () => {
   let api: KubeLoopApi;
@@ -46,7 +37,7 @@ describe('KubeLoop on the embedded demo cluster, in the extension host', () => {
     const pod = t.children(pods).find((n) => n.kind === 'object') as ResourceNode;
     assert.equal(api.tree.getParent(pod), pods);
     await vscode.commands.executeCommand(COMMANDS.openResourceYaml.id, pod);
-    const text = await eventually('the YAML editor', () => vscode.window.activeTextEditor?.document.getText());
+    const text = await eventually(() => vscode.window.activeTextEditor?.document.getText(), { description: 'the YAML editor', timeoutMs: 30_000 });
     assert.match(text, /kind: Pod/);
     assert.match(text, new RegExp(`name: ${pod.name}`));
     assert.equal(vscode.window.activeTextEditor!.document.uri.scheme, 'kubeloop');
@@ -54,8 +45,8 @@ describe('KubeLoop on the embedded demo cluster, in the extension host', () => {
 
   it('runs the sync loop: iterations reach the timeline', async () => {
     await vscode.commands.executeCommand(COMMANDS.startSyncLoop.id);
-    await eventually('the sync loop to run', () => api.state().sync === 'running', 60_000);
-    await eventually('an iteration in the timeline', () => api.timeline.toArray().some((e) => e.kind === 'iteration'));
+    await eventually(() => api.state().sync === 'running', { description: 'the sync loop to run', timeoutMs: 60_000 });
+    await eventually(() => api.timeline.toArray().some((e) => e.kind === 'iteration'), { description: 'an iteration in the timeline', timeoutMs: 30_000 });
     await vscode.commands.executeCommand(COMMANDS.stopSyncLoop.id);
     assert.equal(api.state().sync, 'off');
   });

@@ -3,17 +3,9 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS, TIMELINE_PANEL_TYPE } from '../../../../src/app/commandIds';
 import type { KubeLoopApi } from '../../../../src/vscode/extension';
+import { eventually } from '../../../support/eventually';
 
 const EXTENSION_ID = 'kubeloop.kubeloop';
-
-/** Settings changes reach the extension through an event; wait for it rather than sleeping. */
-async function eventually(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('KubeLoop in the extension host', () => {
   let api: KubeLoopApi;
@@ -42,7 +34,7 @@ describe('KubeLoop in the extension host', () => {
       vscode.window.tabGroups.all
         .flatMap((g) => g.tabs)
         .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(TIMELINE_PANEL_TYPE));
-    await eventually('the timeline tab', () => timelineTabs().length > 0, 15_000);
+    await eventually(() => timelineTabs().length > 0, { description: 'the timeline tab', timeoutMs: 15_000 });
     const webviews = timelineTabs();
     assert.equal(webviews.length, 1);
     assert.equal(webviews[0]!.label, 'KubeLoop Timeline');
@@ -52,9 +44,9 @@ describe('KubeLoop in the extension host', () => {
     const cfg = vscode.workspace.getConfiguration('kubeloop');
     try {
       await cfg.update('concurrency', 8, vscode.ConfigurationTarget.Global);
-      await eventually('concurrency 8 to apply', () => api.settings().concurrency === 8);
+      await eventually(() => api.settings().concurrency === 8, { description: 'concurrency 8 to apply', timeoutMs: 5000 });
       await cfg.update('concurrency', 64, vscode.ConfigurationTarget.Global);
-      await eventually('the invalid 64 to fall back to 4', () => api.settings().concurrency === 4);
+      await eventually(() => api.settings().concurrency === 4, { description: 'the invalid 64 to fall back to 4', timeoutMs: 5000 });
     } finally {
       await cfg.update('concurrency', undefined, vscode.ConfigurationTarget.Global);
     }
