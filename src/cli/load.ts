@@ -18,7 +18,7 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { AUTO_BASE_LANES, AUTO_MAX_LANES, AUTO_SERVER_MS, ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import { AUTO_BASE_LANES, AUTO_MAX_LANES, AUTO_SERVER_MS, ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, nothingPermitted, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
 import { MAX_CONCURRENCY } from '../core/pool';
 
 export interface LoadIO {
@@ -331,7 +331,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
       }
       io.stdout.write(summaryLine(summary, loader.options));
     }
-    if (summary.ok === 0 && summary.failed > 0 && summary.forbidden === summary.failed) {
+    if (nothingPermitted(summary)) {
       io.stderr.write(`${await noRightsMessage(client, ctx, plan?.fallbackNamespaces.length ? plan.fallbackNamespaces : loader.options.namespaces, io.signal)}\n`);
     }
     return summary.outcome === 'cancelled' ? 130 : summary.outcome === 'partial' ? 2 : 0;

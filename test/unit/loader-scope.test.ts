@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, ruleAllows, rulesAllow, type ApiResource, type Discovery, type KubeObject, type ListHooks, type ListOptions, type ResourceAttributes, type ResourceRule } from '../../src/core/kube';
-import { ClusterLoader, planScopedTasks, REVIEW_TIMEOUT_MS, type AccessFacts, type LoaderClient } from '../../src/core/loader';
+import { ClusterLoader, nothingPermitted, planScopedTasks, REVIEW_TIMEOUT_MS, type AccessFacts, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({ verbs, apiGroups, resources, resourceNames });
@@ -198,5 +198,18 @@ describe('ClusterLoader under RBAC (property: random grants)', () => {
     assert.equal(aborted.length, 1, 'the one review in flight was aborted');
     assert.match(plan.access.reviewErrors[0]!, /no answer within 10000 ms/);
     assert.deepEqual(client.lists.sort(), ['configmaps@*', 'nodes@*']);
+  });
+});
+
+describe('nothingPermitted: when a load says the user may list nothing', () => {
+  const base = { outcome: 'partial' as const, ok: 0, failed: 3, forbidden: 3, cancelled: 0 };
+  it('only when every type tried was refused, none loaded, and the load ran to its end', () => {
+    assert.equal(nothingPermitted(base), true);
+    assert.equal(nothingPermitted({ ...base, ok: 1 }), false);
+    assert.equal(nothingPermitted({ ...base, forbidden: 2 }), false, 'another failure is not a rights problem');
+    assert.equal(nothingPermitted({ ...base, failed: 0, forbidden: 0 }), false);
+    // A load cancelled after its review-forbidden types were counted (they need no request) is not one.
+    assert.equal(nothingPermitted({ ...base, outcome: 'cancelled', failed: 1, forbidden: 1, cancelled: 69 }), false);
+    assert.equal(nothingPermitted({ ...base, cancelled: 1 }), false);
   });
 });

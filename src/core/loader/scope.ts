@@ -30,7 +30,7 @@ import { gvrName, type ApiResource } from '../kube';
 import type { AccessReview, ResourceAttributes, RulesReview } from '../kube/access';
 import { rulesAllow } from '../kube/access';
 import { abortReason, realClock, type Clock } from '../clock';
-import type { LoadTask } from './types';
+import type { LoadSummary, LoadTask } from './types';
 
 /** The review requests the scope planner asks (KubeClient implements them). */
 export interface AccessReviewer {
@@ -199,6 +199,15 @@ export function planScopedTasks(types: ApiResource[], input: ScopeInput, facts: 
     }
   }
   return { tasks, fallback: chosen.length > 0 ? [] : candidates, candidates, access: facts };
+}
+
+/**
+ * Whether a load that ran to its end found that the user may list nothing: every type it tried was
+ * refused (403) and none loaded. A cancelled load says nothing of the kind (its forbidden types may
+ * simply be the ones that were decided before the cancel), nor does one that also failed otherwise.
+ */
+export function nothingPermitted(s: Pick<LoadSummary, 'outcome' | 'ok' | 'failed' | 'forbidden' | 'cancelled'>): boolean {
+  return s.outcome !== 'cancelled' && s.cancelled === 0 && s.ok === 0 && s.failed > 0 && s.forbidden === s.failed;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
-import { noRightsText } from '../../core/loader/scope';
+import { noRightsText, nothingPermitted } from '../../core/loader/scope';
 import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
@@ -85,7 +85,7 @@ export class LoadController implements vscode.Disposable {
       // expanded rows stay expanded.
       this.s.tree.refresh();
     }
-    if (result.summary.ok === 0 && result.summary.failed > 0 && result.summary.forbidden === result.summary.failed) {
+    if (nothingPermitted(result.summary)) {
       // Nothing at all may be listed: one message that says who and where, not a list of 403s.
       const user = (await conn.client.whoAmI({ signal: AbortSignal.timeout(settings.requestTimeoutSeconds * 1000) }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
       const where = result.plan?.fallbackNamespaces.length ? result.plan.fallbackNamespaces : settings.namespaces;

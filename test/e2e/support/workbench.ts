@@ -47,12 +47,23 @@ export class Workbench {
     return this.page.locator(`.part.activitybar .action-item a.action-label[aria-label^="${title}"]`);
   }
 
-  /** Opens a view container from the activity bar and waits for the side bar to show it. */
+  /**
+   * Opens a view container from the activity bar and waits for the side bar to show it. A click on
+   * the active container's item hides the side bar, and the extension may reveal its own view at any
+   * moment (a palette load does), so a click that hid it is followed by another: the wait is for the
+   * side bar showing `title`, whatever came in between.
+   */
   async openViewContainer(title: string): Promise<void> {
-    const item = this.activityBarItem(title);
-    const tab = this.page.locator('.part.activitybar .action-item', { has: this.page.locator(`a.action-label[aria-label^="${title}"]`) });
-    if ((await tab.getAttribute('aria-selected')) !== 'true') await item.click();
-    await this.page.locator('.part.sidebar .composite.title', { hasText: title }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const shown = this.page.locator('.part.sidebar .composite.title', { hasText: title });
+    await eventually(
+      async () => {
+        if (await shown.isVisible()) return true;
+        await this.activityBarItem(title).click();
+        await shown.waitFor({ timeout: 2000 }).catch(() => undefined);
+        return shown.isVisible();
+      },
+      { description: `the side bar to show ${title}`, timeoutMs: UI_TIMEOUT_MS },
+    );
   }
 
   /** The text of the side bar's welcome content (shown by VS Code while a tree is empty). */
