@@ -100,6 +100,15 @@ export function isSettled(pod: KubeObject): boolean {
   return true;
 }
 
+/** The one node a pod's required node affinity allows by metadata.name, if that is how it is pinned. */
+function pinnedNode(pod: KubeObject): string | undefined {
+  const terms = (pod.spec as any)?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as any[] | undefined;
+  for (const term of terms ?? []) {
+    for (const f of term?.matchFields ?? []) if (f?.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return String(f.values[0]);
+  }
+  return undefined;
+}
+
 export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kubelet {
   const clock = opts.clock ?? realKubeletClock;
   const speed = opts.speed && opts.speed > 0 ? opts.speed : 1;
@@ -170,7 +179,8 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
   function schedule(pod: KubeObject): void {
     if (pod.metadata.deletionTimestamp) return;
-    const node = schedulable[nextNode++ % schedulable.length]!;
+    // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node.
+    const node = pinnedNode(pod) ?? schedulable[nextNode++ % schedulable.length]!;
     nodes.ensure(node);
     const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
     const now = kubeTimestamp(wallNow());
