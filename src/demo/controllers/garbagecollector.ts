@@ -40,6 +40,12 @@ function parseRef(k: string): Ref {
 const ownersOf = (o: KubeObject): OwnerReference[] => (o.metadata.ownerReferences as OwnerReference[] | undefined) ?? [];
 const finalizersOf = (o: KubeObject): string[] => (o.metadata.finalizers as string[] | undefined) ?? [];
 
+/** o with these ownerReferences; none left drops the field, as Go's omitempty serialises it. */
+function withOwners(o: KubeObject, refs: OwnerReference[]): KubeObject {
+  const { ownerReferences: _old, ...meta } = o.metadata;
+  return { ...o, metadata: refs.length ? { ...meta, ownerReferences: refs } : meta } as KubeObject;
+}
+
 /** The stored type of an ownerReference's apiVersion and kind. */
 function typeOfRef(store: ObjectStore, ref: OwnerReference): TypeInfo | undefined {
   const slash = ref.apiVersion.indexOf('/');
@@ -118,7 +124,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     }
     if (present.length === 0) return remove(r, o, false);
     const keep = new Set(present.map((p) => p.uid));
-    store.update(r.group, r.resource, { ...o, metadata: { ...o.metadata, ownerReferences: refs.filter((x) => keep.has(x.uid)) } });
+    store.update(r.group, r.resource, withOwners(o, refs.filter((x) => keep.has(x.uid))));
   }
 
   function liveDependents(o: KubeObject): { r: Ref; dep: KubeObject }[] {
@@ -142,7 +148,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
 
   function orphanDependents(r: Ref, o: KubeObject): void {
     for (const { r: dr, dep } of liveDependents(o)) {
-      store.update(dr.group, dr.resource, { ...dep, metadata: { ...dep.metadata, ownerReferences: ownersOf(dep).filter((x) => x.uid !== o.metadata.uid) } });
+      store.update(dr.group, dr.resource, withOwners(dep, ownersOf(dep).filter((x) => x.uid !== o.metadata.uid)));
     }
     finish(r, o, ORPHAN);
   }
