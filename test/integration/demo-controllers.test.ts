@@ -4,6 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { startControllers } from '../../src/demo/controllers/index';
 import { startDemoCluster, type DemoCluster } from '../../src/demo/index';
 import type { KubeObject, ObjectStore } from '../../src/demo/store';
 import { api } from './demo-support';
@@ -288,6 +289,54 @@ describe('demo cluster without controllers (the library default)', () => {
       assert.equal(r.status, 200);
       assert.equal(c.store.get('apps', 'deployments', ns, 'idle'), undefined);
       void d;
+    } finally {
+      await c.stop();
+    }
+  });
+});
+
+describe('the cronjob controller', () => {
+  it('creates the Job of the latest due time, which the job controller runs to Complete', async () => {
+    const c = await startDemoCluster({});
+    let offset = 0;
+    const cm = startControllers(c.store, { controllers: ['cronjob', 'job'], wallNow: () => Date.now() + offset });
+    try {
+      c.store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      const cj = c.store.create('batch', 'cronjobs', {
+        apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick', namespace: ns },
+        spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo tick'] }] } } } } },
+      });
+      // Two minutes on the controllers' clock: the latest due minute is the one to run (the earlier one is missed).
+      offset = 120_000;
+      c.store.update('batch', 'cronjobs', { ...cj, metadata: { ...cj.metadata, annotations: { touched: '1' } } });
+      const job = await waitFor(c.store, 'a Job of tick', () => c.store.list('batch', 'jobs', ns).items.find((j) => j.metadata.name.startsWith('tick-')));
+      const due = Math.floor((Date.now() + offset) / 60_000);
+      assert.ok(Number(job.metadata.name.slice(5)) >= due - 1, `the latest due minute (${job.metadata.name} vs ${due})`);
+      assert.equal((job.metadata.ownerReferences as Obj[])[0]!.name, 'tick');
+      await waitFor(c.store, 'tick Complete + lastSuccessfulTime', () => {
+        const o = c.store.get('batch', 'cronjobs', ns, 'tick');
+        const st = (o?.status ?? {}) as Obj;
+        return st.lastSuccessfulTime && !st.active ? o : undefined;
+      });
+      assert.equal(c.store.list('batch', 'jobs', ns).items.length, 1);
+      const ev = c.store.list('', 'events', ns).items.find((e) => e.reason === 'SuccessfulCreate' && (e.source as Obj).component === 'cronjob-controller');
+      assert.equal(ev?.message, `Created job ${job.metadata.name}`);
+    } finally {
+      cm.stop();
+      await c.stop();
+    }
+  });
+});
+
+describe('generated Events with generatedNow (what kubeloop demo-cluster passes)', () => {
+  it('were last seen before now and recently, not months ago', async () => {
+    const now = Date.now();
+    const c = await startDemoCluster({ objects: 400, seed: 2, kubelet: false, generatedNow: now });
+    try {
+      const times = c.store.list('', 'events').items.map((e) => Date.parse(String(e.lastTimestamp)));
+      assert.ok(times.length > 10);
+      assert.ok(times.every((t) => t <= now), 'no Event from the future');
+      assert.ok(Math.max(...times) > now - 3_600_000, 'the newest generated Event is less than an hour old');
     } finally {
       await c.stop();
     }
