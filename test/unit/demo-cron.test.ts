@@ -22,6 +22,16 @@ describe('parseCron', () => {
     assert.equal(iso(parseCron('0 0 * * 7').next(at('2026-12-01T00:00:00Z'))), '2026-12-06T00:00:00.000Z');
   });
 
+  it('finds the last matching minute at or before the given time', () => {
+    assert.equal(iso(parseCron('* * * * *').prev(at('2026-12-01T10:00:30Z'))), '2026-12-01T10:00:00.000Z');
+    assert.equal(iso(parseCron('*/15 * * * *').prev(at('2026-12-01T10:14:00Z'))), '2026-12-01T10:00:00.000Z');
+    assert.equal(iso(parseCron('5 4 * * *').prev(at('2026-12-01T04:04:59Z'))), '2026-11-30T04:05:00.000Z');
+    assert.equal(iso(parseCron('0 9-17/4 * * mon-fri').prev(at('2026-12-07T08:00:00Z'))), '2026-12-04T17:00:00.000Z');
+    assert.equal(iso(parseCron('30 2 1 jan,jul *').prev(at('2026-12-01T00:00:00Z'))), '2026-07-01T02:30:00.000Z');
+    assert.equal(iso(parseCron('@monthly').prev(at('2026-03-01T00:00:00Z'))), '2026-03-01T00:00:00.000Z');
+    assert.equal(parseCron('0 0 31 2 *').prev(at('2026-12-01T00:00:00Z')), undefined);
+  });
+
   it('knows the macros', () => {
     assert.equal(iso(parseCron('@hourly').next(at('2026-12-01T10:00:00Z'))), '2026-12-01T11:00:00.000Z');
     assert.equal(iso(parseCron('@daily').next(at('2026-12-01T10:00:00Z'))), '2026-12-02T00:00:00.000Z');

@@ -24,6 +24,8 @@ interface Field {
 export interface CronSchedule {
   /** The first matching minute strictly after ms (UTC), or undefined within 5 years. */
   next(ms: number): number | undefined;
+  /** The last matching minute at or before ms (UTC), or undefined within 5 years. */
+  prev(ms: number): number | undefined;
 }
 
 function parseField(src: string, name: string, min: number, max: number, names?: string[]): Field {
@@ -93,6 +95,32 @@ export function parseCron(schedule: string): CronSchedule {
         }
         if (!minute.values.has(d.getUTCMinutes())) {
           d.setUTCMinutes(d.getUTCMinutes() + 1, 0, 0);
+          continue;
+        }
+        return d.getTime();
+      }
+      return undefined;
+    },
+    prev(ms) {
+      const d = new Date(Math.floor(ms / 60_000) * 60_000);
+      const limit = ms - 5 * 366 * 86_400_000;
+      while (d.getTime() >= limit) {
+        if (!month.values.has(d.getUTCMonth() + 1)) {
+          d.setUTCDate(0); // the last day of the month before
+          d.setUTCHours(23, 59, 0, 0);
+          continue;
+        }
+        if (!dayMatches(d)) {
+          d.setUTCDate(d.getUTCDate() - 1);
+          d.setUTCHours(23, 59, 0, 0);
+          continue;
+        }
+        if (!hour.values.has(d.getUTCHours())) {
+          d.setUTCHours(d.getUTCHours() - 1, 59, 0, 0);
+          continue;
+        }
+        if (!minute.values.has(d.getUTCMinutes())) {
+          d.setUTCMinutes(d.getUTCMinutes() - 1, 0, 0);
           continue;
         }
         return d.getTime();

@@ -47,10 +47,11 @@ export function startCronJobController(ctx: ControllerContext): Controller {
       throw e;
     }
     const now = ctx.wallNow();
-    let jobs = store.list('batch', 'jobs', namespace).items.filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
+    let jobs = ctx.list('batch', 'jobs', namespace).filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
     const since = Date.parse(old.lastScheduleTime ?? cj.metadata.creationTimestamp ?? '') || now;
-    let due: number | undefined;
-    for (let t = schedule.next(since); t !== undefined && t <= now; t = schedule.next(t)) due = t;
+    // The latest scheduled time in (since, now]; earlier missed ones are skipped.
+    const latest = schedule.prev(now);
+    const due = latest !== undefined && latest > since ? latest : undefined;
     const status: Obj = { ...old };
     if (due !== undefined && !spec.suspend) {
       const running = jobs.filter((j) => !isJobFinished(j));
@@ -77,7 +78,7 @@ export function startCronJobController(ctx: ControllerContext): Controller {
         }
       }
       status.lastScheduleTime = kubeTimestamp(due);
-      jobs = store.list('batch', 'jobs', namespace).items.filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
+      jobs = ctx.list('batch', 'jobs', namespace).filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
     }
     const done = jobs.filter((j) => condTime(j, 'Complete')).sort((a, b) => String(condTime(b, 'Complete')!.lastTransitionTime).localeCompare(String(condTime(a, 'Complete')!.lastTransitionTime)));
     if (done[0]) status.lastSuccessfulTime = (done[0].status as Obj).completionTime ?? condTime(done[0], 'Complete')!.lastTransitionTime;
@@ -104,7 +105,7 @@ export function startCronJobController(ctx: ControllerContext): Controller {
       if (ref?.kind === 'CronJob') queue.add(keyOf(e.object.metadata.namespace, ref.name));
     }
   });
-  for (const cj of store.list('batch', 'cronjobs').items) queue.add(keyOf(cj.metadata.namespace, cj.metadata.name));
+  for (const cj of ctx.list('batch', 'cronjobs')) queue.add(keyOf(cj.metadata.namespace, cj.metadata.name));
 
   return {
     name: 'cronjob',

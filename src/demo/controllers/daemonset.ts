@@ -42,7 +42,7 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
     if (!ds || ds.metadata.deletionTimestamp) return;
     const spec = (ds.spec ?? {}) as Obj;
     const hash = templateHash(spec.template);
-    const nodes = store.list('', 'nodes').items.filter((n) => !(n.spec as Obj | undefined)?.unschedulable).map((n) => n.metadata.name);
+    const nodes = ctx.list('', 'nodes').filter((n) => !(n.spec as Obj | undefined)?.unschedulable).map((n) => n.metadata.name);
     const wanted = new Set(nodes);
     const pods = ctx.podsOwnedBy(ds).filter(isPodActive);
     const byNode = new Map<string, KubeObject[]>();
@@ -102,10 +102,10 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
       const ref = controllerRef(e.object);
       if (ref?.kind === 'DaemonSet') queue.add(keyOf(e.object.metadata.namespace, ref.name));
     } else if (e.group === '' && e.resource === 'nodes' && e.type !== 'MODIFIED') {
-      for (const ds of store.list('apps', 'daemonsets').items) queue.add(keyOf(ds.metadata.namespace, ds.metadata.name));
+      for (const ds of ctx.list('apps', 'daemonsets')) queue.add(keyOf(ds.metadata.namespace, ds.metadata.name));
     }
   });
-  for (const ds of store.list('apps', 'daemonsets').items) queue.add(keyOf(ds.metadata.namespace, ds.metadata.name));
+  for (const ds of ctx.list('apps', 'daemonsets')) queue.add(keyOf(ds.metadata.namespace, ds.metadata.name));
 
   return {
     name: 'daemonset',

@@ -66,7 +66,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     if (!d || d.metadata.deletionTimestamp) return;
     const spec = (d.spec ?? {}) as Obj;
     const replicas = replicasOf(d);
-    const all = store.list('apps', 'replicasets', namespace).items.filter((rs) => controllerRef(rs)?.uid === d.metadata.uid);
+    const all = ctx.list('apps', 'replicasets', namespace).filter((rs) => controllerRef(rs)?.uid === d.metadata.uid);
     const want = stableJson(withoutHash(spec.template));
     let newRS = all.find((rs) => stableJson(withoutHash((rs.spec as Obj | undefined)?.template)) === want);
     let olds = all.filter((rs) => rs !== newRS);
@@ -200,7 +200,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       if (ref?.kind === 'Deployment') queue.add(keyOf(e.object.metadata.namespace, ref.name));
     }
   });
-  for (const d of store.list('apps', 'deployments').items) queue.add(keyOf(d.metadata.namespace, d.metadata.name));
+  for (const d of ctx.list('apps', 'deployments')) queue.add(keyOf(d.metadata.namespace, d.metadata.name));
 
   return {
     name: 'deployment',

@@ -66,6 +66,7 @@ export function startControllers(store: ObjectStore, opts: ControllerManagerOpti
     if (stopped) return;
     stopped = true;
     for (const c of running) c.stop();
+    ctx.stop();
     opts.signal?.removeEventListener('abort', stop);
   };
   if (opts.signal?.aborted) stop();

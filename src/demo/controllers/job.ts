@@ -114,7 +114,7 @@ export function startJobController(ctx: ControllerContext): Controller {
       if (ref?.kind === 'Job') queue.add(keyOf(e.object.metadata.namespace, ref.name));
     }
   });
-  for (const j of store.list('batch', 'jobs').items) queue.add(keyOf(j.metadata.namespace, j.metadata.name));
+  for (const j of ctx.list('batch', 'jobs')) queue.add(keyOf(j.metadata.namespace, j.metadata.name));
 
   return {
     name: 'job',

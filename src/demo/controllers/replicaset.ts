@@ -3,7 +3,7 @@
  * pods for each ReplicaSet, owned by it through a controller ownerReference.
  *
  * Guarantees (level-triggered: every reconcile compares the store's pods with spec.replicas):
- * - Too few active pods: creates the missing ones from spec.template (a SuccessfulCreate Event
+ * - Too few active pods: creates the missing ones (at most 25 a pass, the rest in later passes) from spec.template (a SuccessfulCreate Event
  *   each); too many: deletes the surplus, unscheduled before pending before not-ready before
  *   ready, newest first (upstream's ActivePods ordering, simplified), a SuccessfulDelete Event each.
  * - Orphan pods that match the selector are adopted (a controller ownerReference is added).
@@ -19,8 +19,11 @@ export const REPLICASET_COMPONENT = 'replicaset-controller';
 
 type Obj = Record<string, any>;
 
-/** Upstream's burst limit per sync (slowStartBatch caps at 500). */
-const MAX_BURST = 500;
+/**
+ * Pods created or deleted per pass (upstream's burstReplicas is 500); the rest follow in later
+ * passes, so one pass and the kubelet's work on its pods stay short for the event loop.
+ */
+const MAX_BURST = 25;
 
 export interface Controller {
   readonly name: string;
@@ -46,7 +49,7 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
     if (!rs) return;
     const spec = (rs.spec ?? {}) as Obj;
     const matches = selectorMatcher(spec.selector);
-    const pods = store.list('', 'pods', namespace).items;
+    const pods = ctx.list('', 'pods', namespace);
     let owned: KubeObject[] = [];
     for (const p of pods) {
       const ref = controllerRef(p);
@@ -62,12 +65,14 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
     if (!rs.metadata.deletionTimestamp) {
       const diff = active.length - want;
       if (diff < 0) {
+        if (-diff > MAX_BURST) queue.add(key);
         for (let i = 0; i < Math.min(-diff, MAX_BURST); i++) {
           const pod = ctx.createPod(rs, spec.template ?? {});
           ctx.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, REPLICASET_COMPONENT);
         }
       } else if (diff > 0) {
-        const victims = [...active].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, diff);
+        if (diff > MAX_BURST) queue.add(key);
+        const victims = [...active].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, Math.min(diff, MAX_BURST));
         for (const p of victims) {
           ctx.deletePod(p);
           ctx.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`, REPLICASET_COMPONENT);
@@ -117,12 +122,12 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
     for (const r of [ref, oldRef]) if (r?.kind === 'ReplicaSet') queue.add(keyOf(e.object.metadata.namespace, r.name));
     if (!ref && e.type !== 'DELETED' && store.type('apps', 'replicasets')) {
       // An orphan: every ReplicaSet whose selector matches may adopt it.
-      for (const rs of store.list('apps', 'replicasets', e.object.metadata.namespace).items) {
+      for (const rs of ctx.list('apps', 'replicasets', e.object.metadata.namespace)) {
         if (selectorMatcher((rs.spec as Obj | undefined)?.selector)(e.object.metadata.labels)) queue.add(keyOf(rs.metadata.namespace, rs.metadata.name));
       }
     }
   });
-  for (const rs of store.list('apps', 'replicasets').items) queue.add(keyOf(rs.metadata.namespace, rs.metadata.name));
+  for (const rs of ctx.list('apps', 'replicasets')) queue.add(keyOf(rs.metadata.namespace, rs.metadata.name));
 
   return {
     name: 'replicaset',

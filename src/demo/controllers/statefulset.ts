@@ -128,7 +128,7 @@ export function startStatefulSetController(ctx: ControllerContext): Controller {
       if (ref?.kind === 'StatefulSet') queue.add(keyOf(e.object.metadata.namespace, ref.name));
     }
   });
-  for (const s of store.list('apps', 'statefulsets').items) queue.add(keyOf(s.metadata.namespace, s.metadata.name));
+  for (const s of ctx.list('apps', 'statefulsets')) queue.add(keyOf(s.metadata.namespace, s.metadata.name));
 
   return {
     name: 'statefulset',
