@@ -147,6 +147,21 @@ describe('demo cluster controllers', () => {
     assert.deepEqual(revs, [['2', 0], ['3', 3]]);
   });
 
+  it('a Deployment that makes no progress for progressDeadlineSeconds gets ProgressDeadlineExceeded', async () => {
+    const tmpl = { metadata: { labels: labels('stuck') }, spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] } };
+    store.create('apps', 'deployments', deployment('stuck', 1, { progressDeadlineSeconds: 3, template: tmpl }));
+    const d = await waitFor(store, 'stuck timed out', () => {
+      const o = store.get('apps', 'deployments', ns, 'stuck');
+      return cond(o, 'Progressing')?.reason === 'ProgressDeadlineExceeded' ? o : undefined;
+    });
+    const p = cond(d, 'Progressing')!;
+    assert.equal(p.status, 'False');
+    assert.match(p.message, /^ReplicaSet "stuck-\w+" has timed out progressing\.$/);
+    assert.ok(Date.parse(p.lastTransitionTime) - Date.parse(String(d.metadata.creationTimestamp)) >= 2000, 'not before the deadline');
+    assert.equal(cond(d, 'Available')!.status, 'False');
+    store.delete('apps', 'deployments', ns, 'stuck');
+  });
+
   it('the scale subresource reads and writes spec.replicas, and the controllers follow', async () => {
     const base = `/apis/apps/v1/namespaces/${ns}/deployments/web/scale`;
     const got = await api(c, base);

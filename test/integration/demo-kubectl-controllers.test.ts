@@ -74,6 +74,19 @@ describe('kubectl v1.34 against the demo cluster controllers', () => {
     assert.deepEqual(replicas, [['1', 0], ['2', 3]]);
   });
 
+  it('rollout status fails on a Deployment past its progress deadline', async () => {
+    const stuck = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'stuck' },
+      spec: { replicas: 1, progressDeadlineSeconds: 3, selector: { matchLabels: { app: 'stuck' } }, template: { metadata: { labels: { app: 'stuck' } }, spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] } } },
+    };
+    const c = await runKubectl(['create', '-f', '-'], { kubeconfig: t.kubeconfig, input: JSON.stringify(stuck) });
+    assert.equal(c.code, 0, c.stderr);
+    const r = await runKubectl(['rollout', 'status', 'deployment/stuck', `--timeout=${WAIT}`], { kubeconfig: t.kubeconfig, timeoutMs: 200_000 });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /deployment "stuck" exceeded its progress deadline/);
+    await k('delete', 'deployment', 'stuck');
+  });
+
   it('a Job that completes, and one that fails past backoffLimit', async () => {
     await k('create', 'job', 'ok', '--image=busybox', '--', 'sh', '-c', 'echo done');
     assert.match(await k('wait', '--for=condition=Complete', 'job/ok', `--timeout=${WAIT}`), /job\.batch\/ok condition met/);

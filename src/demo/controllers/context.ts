@@ -249,12 +249,14 @@ export function intOrPercent(v: unknown, total: number, roundUp: boolean, dflt: 
 }
 
 /** Sets (or keeps) a condition: lastTransitionTime changes only when the status does. */
-export function setCondition(conds: Obj[] | undefined, next: Obj, now: string, withUpdateTime = false): Obj[] {
+export function setCondition(conds: Obj[] | undefined, next: Obj, now: string, withUpdateTime: boolean | 'touch' = false): Obj[] {
   const list = [...(conds ?? [])];
   const i = list.findIndex((c) => c.type === next.type);
   const old = i >= 0 ? list[i] : undefined;
   const transition = old && old.status === next.status ? old.lastTransitionTime : now;
-  const same = old && old.status === next.status && old.reason === next.reason && old.message === next.message;
+  // 'touch': lastUpdateTime moves to now even when nothing else changes (the deployment
+  // controller's sign of progress, which the progress deadline counts from).
+  const same = withUpdateTime !== 'touch' && old && old.status === next.status && old.reason === next.reason && old.message === next.message;
   const c: Obj = { ...next, lastTransitionTime: transition };
   if (withUpdateTime) c.lastUpdateTime = same ? old!.lastUpdateTime : now;
   const ordered = withUpdateTime ? { type: c.type, status: c.status, lastUpdateTime: c.lastUpdateTime, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message } : c;

@@ -17,6 +17,9 @@
  *   observedGeneration, and conditions Available (MinimumReplicasAvailable /
  *   MinimumReplicasUnavailable) and Progressing (NewReplicaSetCreated, FoundNewReplicaSet,
  *   ReplicaSetUpdated, NewReplicaSetAvailable), the reasons kubectl rollout status reads.
+ * - Progress (more updated, ready or available pods, fewer old ones) moves the Progressing
+ *   condition's lastUpdateTime; none for spec.progressDeadlineSeconds (default 600) turns it False
+ *   with reason ProgressDeadlineExceeded, which kubectl rollout status reports as a failure.
  * - A paused Deployment is only scaled, never rolled.
  */
 import type { KubeObject } from '../store';
@@ -169,10 +172,23 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' }, now, true);
     if (newRS) {
       const rsName = newRS.metadata.name;
-      const prog = progressing
-        ?? (complete ? { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }
-          : { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` });
-      conds = setCondition(conds, prog, now, true);
+      const prev = conds.find((c) => c.type === 'Progressing');
+      const ready = sum('readyReplicas');
+      const oldPods = total - updated;
+      const progressed = updated > Number(old.updatedReplicas ?? 0) || ready > Number(old.readyReplicas ?? 0) || available > Number(old.availableReplicas ?? 0)
+        || oldPods < Number(old.replicas ?? 0) - Number(old.updatedReplicas ?? 0);
+      const updating = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` };
+      const deadlineS = (d.spec as Obj).progressDeadlineSeconds;
+      const deadlineMs = deadlineS === null ? Infinity : Number(deadlineS ?? 600) * 1000;
+      if (progressing) conds = setCondition(conds, progressing, now, 'touch');
+      else if (complete) conds = setCondition(conds, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }, now, true);
+      else if (progressed || !prev || prev.reason === 'NewReplicaSetAvailable' || !String(prev.message ?? '').includes(`"${rsName}"`)) conds = setCondition(conds, updating, now, 'touch');
+      else if (prev.reason !== 'ProgressDeadlineExceeded') {
+        // pkg/controller/deployment/util DeploymentTimedOut: no progress for progressDeadlineSeconds.
+        const left = Date.parse(String(prev.lastUpdateTime)) + deadlineMs - ctx.wallNow();
+        if (left <= 0) conds = setCondition(conds, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` }, now, true);
+        else if (Number.isFinite(left)) queue.addAfter(keyOf(d.metadata.namespace, d.metadata.name), left + 100);
+      }
     }
     const status: Obj = { observedGeneration: d.metadata.generation, replicas: total, updatedReplicas: updated, readyReplicas: sum('readyReplicas'), availableReplicas: available };
     const unavailable = Math.max(0, replicas - available);
