@@ -233,6 +233,31 @@ describe('demo cluster controllers', () => {
     }
   });
 
+  it('a StatefulSet scales through its scale subresource: up in order, down from the highest ordinal', async () => {
+    const base = `/apis/apps/v1/namespaces/${ns}/statefulsets/db/scale`;
+    const got = await api(c, base);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body.status, { replicas: 2, selector: 'app=db' });
+    const deletedOrder: string[] = [];
+    const unsub = store.subscribe((e) => {
+      if (e.resource === 'pods' && e.object.metadata.labels?.app === 'db' && e.object.metadata.deletionTimestamp && !e.prevObject?.metadata.deletionTimestamp) deletedOrder.push(e.object.metadata.name);
+    });
+    try {
+      assert.equal((await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 3 } } })).status, 200);
+      await waitFor(store, 'db at 3', () => (store.get('apps', 'statefulsets', ns, 'db')?.status as Obj | undefined)?.readyReplicas === 3);
+      assert.ok(store.get('', 'pods', ns, 'db-2'));
+      assert.equal((await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 1 } } })).status, 200);
+      await waitFor(store, 'db at 1', () => {
+        const st = store.get('apps', 'statefulsets', ns, 'db')?.status as Obj | undefined;
+        return st?.replicas === 1 && !store.get('', 'pods', ns, 'db-1') && !store.get('', 'pods', ns, 'db-2');
+      });
+    } finally {
+      unsub();
+    }
+    assert.deepEqual(deletedOrder, ['db-2', 'db-1']);
+    assert.ok(store.get('', 'pods', ns, 'db-0'));
+  });
+
   it('a DaemonSet runs one pod on each node', async () => {
     const nodes = store.list('', 'nodes').items.map((n) => n.metadata.name).sort();
     assert.ok(nodes.length >= 3);

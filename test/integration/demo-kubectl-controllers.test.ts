@@ -72,6 +72,12 @@ describe('kubectl v1.34 against the demo cluster controllers', () => {
     const rs = await json('get', 'rs', '-l', 'app=web');
     const replicas = rs.items.map((r: any) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.replicas]).sort();
     assert.deepEqual(replicas, [['1', 0], ['2', 3]]);
+    // Undo: the first template comes back as revision 3 (its ReplicaSet is reused).
+    await k('rollout', 'undo', 'deployment/web');
+    await k('rollout', 'status', 'deployment/web', `--timeout=${WAIT}`);
+    const after = await json('get', 'rs', '-l', 'app=web');
+    const revs = after.items.map((r: any) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.template.spec.containers[0].image, r.spec.replicas]).sort();
+    assert.deepEqual(revs, [['2', 'nginx:1.27', 0], ['3', 'nginx', 3]]);
   });
 
   it('rollout status fails on a Deployment past its progress deadline', async () => {

@@ -11,6 +11,7 @@
  *   reconcileOldReplicaSets: total pods never exceed replicas + maxSurge, available pods never drop
  *   below replicas - maxUnavailable through the controller's own scale-downs. Recreate scales the
  *   old sets to 0 and waits for their pods to go before scaling the new one up.
+ * - The Deployment carries the new set's revision annotation, as upstream (kubectl rollout undo relies on it).
  * - Each scale writes a ScalingReplicaSet Event ("Scaled up replica set X from A to B").
  * - A complete rollout deletes old ReplicaSets (0 replicas) beyond spec.revisionHistoryLimit (default 10).
  * - status: replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
@@ -37,6 +38,29 @@ const replicasOf = (o: KubeObject): number => Number((o.spec as Obj | undefined)
 const statusOf = (o: KubeObject): Obj => (o.status ?? {}) as Obj;
 const revisionOf = (o: KubeObject): number => Number(o.metadata.annotations?.[REVISION] ?? 0) || 0;
 
+/**
+ * The template without Go's zero values (null, "", {}, [] , false, 0 are what a client that
+ * re-encodes a template adds or drops, e.g. kubectl rollout undo), so equality is semantic as
+ * upstream's EqualIgnoreHash over defaulted objects.
+ */
+function semantic(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(semantic);
+  if (v && typeof v === 'object') {
+    const out: Obj = {};
+    for (const [k, x] of Object.entries(v)) {
+      const y = semantic(x);
+      if (y === null || y === undefined || y === '' || y === false || y === 0) continue;
+      if (Array.isArray(y) && y.length === 0) continue;
+      if (typeof y === 'object' && !Array.isArray(y) && Object.keys(y as Obj).length === 0) continue;
+      out[k] = y;
+    }
+    return out;
+  }
+  return v;
+}
+
+const sameTemplate = (a: Obj | undefined, b: Obj | undefined) => stableJson(semantic(withoutHash(a))) === stableJson(semantic(withoutHash(b)));
+
 function withoutHash(template: Obj | undefined): Obj {
   const t = template ?? {};
   const labels = { ...(t.metadata?.labels ?? {}) };
@@ -46,7 +70,7 @@ function withoutHash(template: Obj | undefined): Obj {
 
 /** controller.ComputeHash: FNV-1a of the template (plus collisionCount), safe-encoded. */
 export function templateHash(template: Obj | undefined, collisionCount = 0): string {
-  const h = fnv32a(stableJson(withoutHash(template)) + (collisionCount ? String(collisionCount) : ''));
+  const h = fnv32a(stableJson(semantic(withoutHash(template))) + (collisionCount ? String(collisionCount) : ''));
   return safeEncode(String(h));
 }
 
@@ -70,8 +94,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     const spec = (d.spec ?? {}) as Obj;
     const replicas = replicasOf(d);
     const all = ctx.list('apps', 'replicasets', namespace).filter((rs) => controllerRef(rs)?.uid === d.metadata.uid);
-    const want = stableJson(withoutHash(spec.template));
-    let newRS = all.find((rs) => stableJson(withoutHash((rs.spec as Obj | undefined)?.template)) === want);
+    let newRS = all.find((rs) => sameTemplate((rs.spec as Obj | undefined)?.template, spec.template));
     let olds = all.filter((rs) => rs !== newRS);
     const maxOldRevision = Math.max(0, ...olds.map(revisionOf));
     const rolling = (spec.strategy?.type ?? 'RollingUpdate') !== 'Recreate';
@@ -157,7 +180,16 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     writeStatus(d, newRS, olds, replicas, maxUnavailable, progressing, now);
   }
 
-  function writeStatus(d: KubeObject, newRS: KubeObject | undefined, olds: KubeObject[], replicas: number, maxUnavailable: number, progressing: Obj | undefined, now: string): void {
+  /** SetDeploymentRevision: the Deployment carries its new ReplicaSet's revision annotation (kubectl rollout undo patches next to it). */
+  function syncRevision(d: KubeObject, newRS: KubeObject | undefined): KubeObject {
+    const rev = newRS?.metadata.annotations?.[REVISION];
+    const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
+    if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
+    return store.update('apps', 'deployments', { ...current, metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } } });
+  }
+
+  function writeStatus(d0: KubeObject, newRS: KubeObject | undefined, olds: KubeObject[], replicas: number, maxUnavailable: number, progressing: Obj | undefined, now: string): void {
+    const d = syncRevision(d0, newRS);
     const sets = newRS ? [newRS, ...olds] : olds;
     const sum = (f: string) => sets.reduce((n, rs) => n + Number(statusOf(rs)[f] ?? 0), 0);
     const available = sum('availableReplicas');
