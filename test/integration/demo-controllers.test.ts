@@ -269,6 +269,16 @@ describe('demo cluster controllers', () => {
     assert.equal((ds!.status as Obj).desiredNumberScheduled, nodes.length);
     const on = activePods(store, 'agent').map((p) => (p.spec as Obj).nodeName).sort();
     assert.deepEqual(on, nodes);
+    // A pod pinned to a node that does not exist stays Pending (the scheduler handles pods in order:
+    // once the pod created after it is bound, it has had its turn).
+    const pin = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['no-such-node'] }] }] } } };
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pinned', namespace: ns }, spec: { affinity: pin, containers: [{ name: 'c', image: 'nginx' }] } });
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free', namespace: ns }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await waitFor(store, 'free bound', () => (store.get('', 'pods', ns, 'free')?.spec as Obj | undefined)?.nodeName);
+    assert.equal((store.get('', 'pods', ns, 'pinned')!.spec as Obj).nodeName, undefined);
+    assert.equal(store.get('', 'nodes', undefined, 'no-such-node'), undefined);
+    store.delete('', 'pods', ns, 'pinned');
+    store.delete('', 'pods', ns, 'free');
   });
 
   it('garbage collection: background, foreground and orphan propagation', async () => {

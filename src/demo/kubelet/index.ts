@@ -2,7 +2,8 @@
  * The demo cluster's kubelet (and scheduler) simulation: makes pods live.
  *
  * startKubelet watches pods in the store. A pod without spec.nodeName is bound round-robin to one
- * of the simulated nodes (a `Scheduled` Event, like default-scheduler). A pod on any node gets a
+ * of the simulated nodes (a `Scheduled` Event, like default-scheduler), or to the node its required
+ * node affinity names by metadata.name (how DaemonSet pods are pinned) when that node exists. A pod on any node gets a
  * PodWorker that runs its containers and probes and reports status and Events, all as store writes,
  * so every real client watching the API sees them.
  *
@@ -179,8 +180,11 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
   function schedule(pod: KubeObject): void {
     if (pod.metadata.deletionTimestamp) return;
-    // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node.
-    const node = pinnedNode(pod) ?? schedulable[nextNode++ % schedulable.length]!;
+    // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node;
+    // a pod pinned to a node that does not exist stays Pending, as with default-scheduler.
+    const pinned = pinnedNode(pod);
+    if (pinned !== undefined && !store.get('', 'nodes', undefined, pinned)) return;
+    const node = pinned ?? schedulable[nextNode++ % schedulable.length]!;
     nodes.ensure(node);
     const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
     const now = kubeTimestamp(wallNow());
