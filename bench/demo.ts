@@ -8,7 +8,8 @@ import { join } from 'node:path';
  * against the client being measured) and resolves once its kubeconfig is written.
  * Served as a real cluster is: HTTPS with a bearer token. Callers that need a cluster that holds
  * still (the same object count for every contender) pass '--no-kubelet' in `extra`, since the
- * kubelet simulation keeps writing Events for crash-looping pods.
+ * kubelet simulation keeps writing Events for crash-looping pods. The controllers never run here
+ * (`--no-controllers`): they would reconcile the generated workloads while a contender loads them.
  */
 export async function startDemoProcess(objects: number, seed: number, extra: string[] = []): Promise<{ kubeconfig: string; url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-demo-'));
@@ -16,7 +17,7 @@ export async function startDemoProcess(objects: number, seed: number, extra: str
   const child: ChildProcess = spawn(
     process.execPath,
     ['--max-old-space-size=8192', 'dist/cli.js', 'demo-cluster', '--port', '0', '--objects', String(objects), '--seed', String(seed),
-      '--kubeconfig-out', kubeconfig, '--token', `bench-${process.pid}`, ...extra],
+      '--kubeconfig-out', kubeconfig, '--token', `bench-${process.pid}`, '--no-controllers', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -32,6 +32,7 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --event-ttl SECONDS   Events are deleted this long after their last write, as kube-apiserver's
                         --event-ttl (default 3600; 0 = never)
   --no-kubelet          do not run the kubelet simulation
+  --no-controllers      do not run the controllers (deployment, replicaset, job, ..., garbage collector)
 `;
 
 function parseCrd(spec: string): DemoCRD {
@@ -69,6 +70,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       'continue-ttl': { type: 'string' },
       'event-ttl': { type: 'string' },
       'no-kubelet': { type: 'boolean' },
+      'no-controllers': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -98,6 +100,8 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
     eventTtlMs: values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
     kubelet: !values['no-kubelet'],
+    controllers: !values['no-controllers'],
+    generatedNow: Date.now(),
     signal: life.signal,
   });
   await cluster.writeKubeconfig(kubeconfigPath, { ...(values.user ? { user: values.user } : {}), ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}) });

@@ -9,6 +9,7 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
+import { startControllers, type ControllerName } from './controllers/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
@@ -67,6 +68,20 @@ export interface DemoClusterOptions {
   crds?: DemoCRD[];
   /** Run the kubelet simulation (default true). */
   kubelet?: boolean;
+  /**
+   * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
+   * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
+   * count generated objects exactly, and a controller would add pods and status. The CLI's
+   * `kubeloop demo-cluster` (and `npm run demo`) turns them on. With the garbage collector on,
+   * DELETE with propagationPolicy Foreground or Orphan is finished by the collector, as upstream.
+   */
+  controllers?: boolean | ControllerName[];
+  /**
+   * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
+   * fixed instant, for determinism. The CLI passes the real time, so a generated Event was last
+   * seen minutes ago, not months.
+   */
+  generatedNow?: number;
   /** Events are deleted this long after their last write, as kube-apiserver's --event-ttl (default 1 h; 0 = never). */
   eventTtlMs?: number;
   signal?: AbortSignal;
@@ -124,6 +139,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     // As a real apiserver, which cannot know whether a kubelet runs: without the simulation a
     // deleted pod bound to a node stays Terminating until someone deletes it with grace 0.
     gracefulPodDeletion: true,
+    garbageCollector: opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes('garbagecollector')),
     signal: opts.signal,
   });
   const stops: (() => void)[] = [];
@@ -138,7 +154,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     }
     // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
     // kubelet adopts them without work, and its own nodes reuse the generated ones.
-    if ((opts.objects ?? 0) > 0) generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1 });
+    if ((opts.objects ?? 0) > 0) generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1, ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}) });
     if ((opts.churnPerSecond ?? 0) > 0) {
       const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
       stops.push(() => churn.stop());
@@ -146,6 +162,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     if (opts.kubelet !== false) {
       const kubelet = startKubelet(store, { signal: life.signal });
       stops.push(() => kubelet.stop());
+    }
+    if (opts.controllers) {
+      const cm = startControllers(store, { signal: life.signal, ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}) });
+      stops.push(() => cm.stop());
     }
     if (opts.eventTtlMs !== 0) {
       const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);

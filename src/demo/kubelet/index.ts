@@ -2,7 +2,8 @@
  * The demo cluster's kubelet (and scheduler) simulation: makes pods live.
  *
  * startKubelet watches pods in the store. A pod without spec.nodeName is bound round-robin to one
- * of the simulated nodes (a `Scheduled` Event, like default-scheduler). A pod on any node gets a
+ * of the simulated nodes (a `Scheduled` Event, like default-scheduler), or to the node its required
+ * node affinity names by metadata.name (how DaemonSet pods are pinned) when that node exists. A pod on any node gets a
  * PodWorker that runs its containers and probes and reports status and Events, all as store writes,
  * so every real client watching the API sees them.
  *
@@ -100,6 +101,15 @@ export function isSettled(pod: KubeObject): boolean {
   return true;
 }
 
+/** The one node a pod's required node affinity allows by metadata.name, if that is how it is pinned. */
+function pinnedNode(pod: KubeObject): string | undefined {
+  const terms = (pod.spec as any)?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as any[] | undefined;
+  for (const term of terms ?? []) {
+    for (const f of term?.matchFields ?? []) if (f?.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return String(f.values[0]);
+  }
+  return undefined;
+}
+
 export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kubelet {
   const clock = opts.clock ?? realKubeletClock;
   const speed = opts.speed && opts.speed > 0 ? opts.speed : 1;
@@ -170,7 +180,11 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
   function schedule(pod: KubeObject): void {
     if (pod.metadata.deletionTimestamp) return;
-    const node = schedulable[nextNode++ % schedulable.length]!;
+    // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node;
+    // a pod pinned to a node that does not exist stays Pending, as with default-scheduler.
+    const pinned = pinnedNode(pod);
+    if (pinned !== undefined && !store.get('', 'nodes', undefined, pinned)) return;
+    const node = pinned ?? schedulable[nextNode++ % schedulable.length]!;
     nodes.ensure(node);
     const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
     const now = kubeTimestamp(wallNow());

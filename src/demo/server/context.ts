@@ -22,6 +22,13 @@ export interface ServerOptions {
    * apiserver does not know whether a kubelet runs); off, every delete is immediate.
    */
   gracefulPodDeletion: boolean;
+  /**
+   * A garbage collector runs (startDemoCluster's `controllers`): DELETE with propagationPolicy
+   * Foreground or Orphan marks the object (deletionTimestamp, the `foregroundDeletion` or `orphan`
+   * finalizer) and answers it, and the collector finishes the deletion, as upstream. Off, every
+   * such DELETE is immediate (nothing would ever remove the finalizer).
+   */
+  garbageCollector: boolean;
   now: () => Date;
 }
 

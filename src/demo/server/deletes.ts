@@ -16,6 +16,7 @@ type Obj = Record<string, unknown>;
 interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: string[];
 }
@@ -52,6 +53,7 @@ export async function handleDelete(ctx: ServerContext, x: Exchange): Promise<voi
   if (isDry) return writeDeleted(ctx, t, x, existing);
   if (t.group === '' && t.resource === 'namespaces') return deleteNamespace(ctx, t, x, existing);
   if (t.group === '' && t.resource === 'pods' && deletePodGracefully(ctx, t, x, existing, opts)) return;
+  if (ctx.options.garbageCollector && markForCollector(ctx, t, x, existing, opts)) return;
   const gone = ctx.store.delete(t.group, t.resource, existing.metadata.namespace, existing.metadata.name);
   writeDeleted(ctx, t, x, gone);
 }
@@ -88,6 +90,31 @@ function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: Ku
     metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? kubeTime(at), deletionGracePeriodSeconds: grace },
   });
   writeOne(ctx, t, x, updated, 200);
+  return true;
+}
+
+/**
+ * Foreground and orphan propagation, as the apiserver's deletion strategy: the object gets
+ * deletionTimestamp and the `foregroundDeletion` (or `orphan`) finalizer and is answered as it
+ * now is; the garbage collector deletes (or orphans) its dependents, then the object. Returns
+ * false for background propagation (the default here), which deletes at once.
+ */
+function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, opts: DeleteOptions): boolean {
+  const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  if (policy !== 'Foreground' && policy !== 'Orphan') return false;
+  const finalizer = policy === 'Foreground' ? 'foregroundDeletion' : 'orphan';
+  const finalizers = (o.metadata.finalizers as string[] | undefined) ?? [];
+  let current = o;
+  if (!o.metadata.deletionTimestamp || !finalizers.includes(finalizer)) {
+    current = ctx.store.update(t.group, t.resource, {
+      ...o,
+      metadata: { ...o.metadata, deletionTimestamp: o.metadata.deletionTimestamp ?? kubeTime(ctx.options.now()), deletionGracePeriodSeconds: 0, finalizers: [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), finalizer] },
+    });
+  }
+  writeOne(ctx, t, x, current, 200);
   return true;
 }
 

@@ -31,6 +31,8 @@ export interface ApiServerOptions {
   defaultWatchTimeoutSeconds?: number;
   /** See ServerOptions.gracefulPodDeletion (default false). */
   gracefulPodDeletion?: boolean;
+  /** See ServerOptions.garbageCollector (default false). */
+  garbageCollector?: boolean;
   now?: () => Date;
   signal?: AbortSignal;
 }
@@ -65,6 +67,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     bookmarkIntervalMs: o.bookmarkIntervalMs ?? 10_000,
     defaultWatchTimeoutSeconds: o.defaultWatchTimeoutSeconds ?? 1800,
     gracefulPodDeletion: o.gracefulPodDeletion ?? false,
+    garbageCollector: o.garbageCollector ?? false,
     now: o.now ?? (() => new Date()),
   };
   const snapshots = new SnapshotCache(() => options.continueTtlMs);

@@ -18,6 +18,7 @@ import { resolveTarget } from './context';
 import { handleGet, handleList } from './list';
 import { handlePodLog } from './podlogs';
 import { handleReview, isReview } from './reviews';
+import { handleScaleGet, handleScaleWrite } from './scale';
 import { parseRequestInfo } from './requestinfo';
 import { bump, type ServerStats } from './stats';
 import { ApiError, pathNotFound, toApiError } from './status';
@@ -162,6 +163,7 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
       return handleList(ctx, x);
     case 'get':
       if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return handlePodLog(ctx, resolveTarget(ctx, x), x);
+      if (info.subresource === 'scale') return handleScaleGet(ctx, x);
       if (info.subresource && info.subresource !== 'status') throw unsupportedSubresource(ctx, x);
       return handleGet(ctx, x);
     case 'watch': {
@@ -178,8 +180,10 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
       return handleCreate(ctx, x);
     }
     case 'update':
+      if (info.subresource === 'scale') return handleScaleWrite(ctx, x, 'update');
       return handleUpdate(ctx, x);
     case 'patch':
+      if (info.subresource === 'scale') return handleScaleWrite(ctx, x, 'patch');
       return handlePatch(ctx, x);
     case 'delete':
       return handleDelete(ctx, x);

@@ -1,0 +1,117 @@
+/**
+ * The cronjob controller (kube-controller-manager's "cronjob"): creates Jobs on a schedule.
+ *
+ * Guarantees (level-triggered: each reconcile reads the CronJob and its Jobs from the store):
+ * - For the latest scheduled time after status.lastScheduleTime (or creation) that is not in the
+ *   future, one Job `<name>-<minutes since epoch>` is created from spec.jobTemplate, owned by
+ *   the CronJob (a SuccessfulCreate Event), unless spec.suspend, or concurrencyPolicy Forbid
+ *   with a Job still running; Replace deletes the running Jobs first. Missed earlier times are
+ *   skipped, as upstream does past startingDeadlineSeconds.
+ * - status.active lists the unfinished Jobs; lastScheduleTime and lastSuccessfulTime are kept.
+ * - Finished Jobs beyond successfulJobsHistoryLimit (3) and failedJobsHistoryLimit (1) are deleted, oldest first.
+ * - The CronJob is re-queued for its next scheduled time; a bad schedule is a Warning Event
+ *   (UnparseableSchedule), never a crash.
+ */
+import type { KubeObject } from '../store';
+import { kubeTimestamp } from '../kubelet/recorder';
+import { controllerRef, controllerRefTo, type ControllerContext } from './context';
+import { CronError, parseCron } from './cron';
+import { isJobFinished } from './job';
+import { keyOf, splitKey, WorkQueue } from './queue';
+import type { Controller } from './replicaset';
+
+export const CRONJOB_COMPONENT = 'cronjob-controller';
+
+type Obj = Record<string, any>;
+
+const condTime = (j: KubeObject, type: string) => (((j.status as Obj | undefined)?.conditions ?? []) as Obj[]).find((c) => c.type === type && c.status === 'True');
+
+export function startCronJobController(ctx: ControllerContext): Controller {
+  const { store } = ctx;
+  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+
+  function reconcile(key: string): void {
+    const { namespace, name } = splitKey(key);
+    const cj = store.get('batch', 'cronjobs', namespace, name);
+    if (!cj || cj.metadata.deletionTimestamp) return;
+    const spec = (cj.spec ?? {}) as Obj;
+    const old = (cj.status ?? {}) as Obj;
+    let schedule;
+    try {
+      schedule = parseCron(String(spec.schedule ?? ''));
+    } catch (e) {
+      if (e instanceof CronError) {
+        ctx.event(cj, 'Warning', 'UnparseableSchedule', `unparseable schedule: ${JSON.stringify(spec.schedule)} : ${e.message}`, CRONJOB_COMPONENT);
+        return;
+      }
+      throw e;
+    }
+    const now = ctx.wallNow();
+    let jobs = ctx.list('batch', 'jobs', namespace).filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
+    const since = Date.parse(old.lastScheduleTime ?? cj.metadata.creationTimestamp ?? '') || now;
+    // The latest scheduled time in (since, now]; earlier missed ones are skipped.
+    const latest = schedule.prev(now);
+    const due = latest !== undefined && latest > since ? latest : undefined;
+    const status: Obj = { ...old };
+    if (due !== undefined && !spec.suspend) {
+      const running = jobs.filter((j) => !isJobFinished(j));
+      const policy = spec.concurrencyPolicy ?? 'Allow';
+      if (policy === 'Forbid' && running.length) {
+        ctx.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid', CRONJOB_COMPONENT);
+      } else {
+        if (policy === 'Replace') {
+          for (const j of running) {
+            store.delete('batch', 'jobs', j.metadata.namespace, j.metadata.name);
+            ctx.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${j.metadata.name}`, CRONJOB_COMPONENT);
+          }
+        }
+        const jobName = `${name}-${Math.floor(due / 60_000)}`;
+        if (!store.get('batch', 'jobs', namespace, jobName)) {
+          const tmpl = (spec.jobTemplate ?? {}) as Obj;
+          store.create('batch', 'jobs', {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            metadata: { name: jobName, namespace, labels: { ...(tmpl.metadata?.labels ?? {}) }, annotations: { ...(tmpl.metadata?.annotations ?? {}), 'batch.kubernetes.io/cronjob-scheduled-timestamp': new Date(due).toISOString().replace(/\.\d{3}Z$/, 'Z') }, ownerReferences: [controllerRefTo(cj)] },
+            spec: tmpl.spec ?? {},
+          });
+          ctx.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`, CRONJOB_COMPONENT);
+        }
+      }
+      status.lastScheduleTime = kubeTimestamp(due);
+      jobs = ctx.list('batch', 'jobs', namespace).filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
+    }
+    const done = jobs.filter((j) => condTime(j, 'Complete')).sort((a, b) => String(condTime(b, 'Complete')!.lastTransitionTime).localeCompare(String(condTime(a, 'Complete')!.lastTransitionTime)));
+    if (done[0]) status.lastSuccessfulTime = (done[0].status as Obj).completionTime ?? condTime(done[0], 'Complete')!.lastTransitionTime;
+    const failed = jobs.filter((j) => condTime(j, 'Failed'));
+    const prune = [...done.slice(Number(spec.successfulJobsHistoryLimit ?? 3)), ...failed.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(Number(spec.failedJobsHistoryLimit ?? 1))];
+    for (const j of prune) {
+      store.delete('batch', 'jobs', j.metadata.namespace, j.metadata.name);
+      ctx.event(cj, 'Normal', 'SawCompletedJob', `Saw completed job: ${j.metadata.name}`, CRONJOB_COMPONENT);
+    }
+    const active = jobs.filter((j) => !isJobFinished(j) && !prune.includes(j)).map((j) => ({ kind: 'Job', namespace: j.metadata.namespace, name: j.metadata.name, uid: j.metadata.uid, apiVersion: 'batch/v1', resourceVersion: j.metadata.resourceVersion }));
+    if (active.length) status.active = active;
+    else delete status.active;
+    const current = store.get('batch', 'cronjobs', namespace, name);
+    if (current && current.metadata.uid === cj.metadata.uid) ctx.updateStatus('batch', 'cronjobs', current, status);
+    const next = schedule.next(Math.max(now, due ?? 0));
+    if (next !== undefined) queue.addAfter(key, Math.min(next - now + 100, 2 ** 31 - 1));
+  }
+
+  const unsubscribe = store.subscribe((e) => {
+    if (e.group !== 'batch') return;
+    if (e.resource === 'cronjobs' && e.type !== 'DELETED') queue.add(keyOf(e.object.metadata.namespace, e.object.metadata.name));
+    else if (e.resource === 'jobs') {
+      const ref = controllerRef(e.object);
+      if (ref?.kind === 'CronJob') queue.add(keyOf(e.object.metadata.namespace, ref.name));
+    }
+  });
+  for (const cj of ctx.list('batch', 'cronjobs')) queue.add(keyOf(cj.metadata.namespace, cj.metadata.name));
+
+  return {
+    name: 'cronjob',
+    stop() {
+      unsubscribe();
+      queue.stop();
+    },
+  };
+}
