@@ -17,20 +17,10 @@ import { getNamed } from './list';
 import { jsonPatch, mergePatch } from './patch';
 import { ApiError, badRequest, invalid, pathNotFound } from './status';
 import { dryRun } from './writes';
+import { selectorString } from '../controllers/context';
 
 type Obj = Record<string, any>;
 
-function selectorString(sel: Obj | undefined): string {
-  const parts = Object.entries((sel?.matchLabels ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`);
-  for (const e of (sel?.matchExpressions ?? []) as { key: string; operator: string; values?: string[] }[]) {
-    const vs = [...(e.values ?? [])].sort().join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${vs})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vs})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}
 
 export function scaleOf(o: KubeObject): Obj {
   const spec = (o.spec ?? {}) as Obj;
