@@ -19,17 +19,37 @@ const common = {
 
 const builds = [
   // dist/cli.js is a small launcher that loads dist/cli-main.js through V8's code cache
-  { ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs',
-    banner: { js: '#!/usr/bin/env node' } },
+  {
+    ...common,
+    entryPoints: ['src/cli/launcher.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+  },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', platform: 'node', target: 'node20', format: 'cjs' },
 ];
 if (existsSync('src/vscode/extension.ts')) {
-  builds.push({ ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20',
-    format: 'cjs', external: ['vscode'] });
+  builds.push({
+    ...common,
+    entryPoints: ['src/vscode/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  });
 }
 if (existsSync('media/timeline/main.ts')) {
-  builds.push({ ...common, entryPoints: ['media/timeline/main.ts'], outfile: 'dist/webview/timeline.js', platform: 'browser',
-    target: 'es2022', format: 'iife' });
+  builds.push({
+    ...common,
+    entryPoints: ['media/timeline/main.ts'],
+    outfile: 'dist/webview/timeline.js',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+  });
 }
 
 if (watch) {

@@ -96,7 +96,9 @@ interface Phases {
 }
 
 async function main() {
-  console.log(`\n## apicost: ${PODS.toLocaleString('en')} pods over ${NAMESPACES} namespaces on a real kube-apiserver; idle and churn windows of ${SECONDS} s, churn ${RATE} changes/s`);
+  console.log(
+    `\n## apicost: ${PODS.toLocaleString('en')} pods over ${NAMESPACES} namespaces on a real kube-apiserver; idle and churn windows of ${SECONDS} s, churn ${RATE} changes/s`,
+  );
   const cp = await startControlPlane();
   const api = Api.admin(cp, 48);
   const children = new Set<ChildProcess>();
@@ -104,20 +106,32 @@ async function main() {
     const t0 = Date.now();
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `cost-${String(i).padStart(3, '0')}`);
     await mapLimit(namespaces, 8, (ns) => api.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-    const pods = Array.from({ length: PODS }, (_, i) => ({ ns: namespaces[i % NAMESPACES]!, name: `p-${String(Math.floor(i / NAMESPACES)).padStart(5, '0')}` }));
+    const pods = Array.from({ length: PODS }, (_, i) => ({
+      ns: namespaces[i % NAMESPACES]!,
+      name: `p-${String(Math.floor(i / NAMESPACES)).padStart(5, '0')}`,
+    }));
     // No scheduler or kubelet runs: the pods stay Pending, which is all a watch needs.
     await mapLimit(pods, 48, (p) =>
-      api.must('POST', `/api/v1/namespaces/${p.ns}/pods`, {
-        apiVersion: 'v1', kind: 'Pod', metadata: { name: p.name, namespace: p.ns, labels: { app: 'cost', gen: '0' } },
-        spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
-      }, [201]),
+      api.must(
+        'POST',
+        `/api/v1/namespaces/${p.ns}/pods`,
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: p.name, namespace: p.ns, labels: { app: 'cost', gen: '0' } },
+          spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+        [201],
+      ),
     );
     console.log(`created ${PODS.toLocaleString('en')} pods in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     // The consistency check's list, as the loop makes it (metadata only, from the watch cache), once, to size it.
     let consistencyBytes = 0;
     for (let token = '', first = true; first || token; first = false) {
-      const r = await api.request('GET', `/api/v1/pods?limit=500&${token ? `continue=${encodeURIComponent(token)}` : 'resourceVersion=0'}`, undefined, { Accept: METADATA_ONLY_ACCEPT });
+      const r = await api.request('GET', `/api/v1/pods?limit=500&${token ? `continue=${encodeURIComponent(token)}` : 'resourceVersion=0'}`, undefined, {
+        Accept: METADATA_ONLY_ACCEPT,
+      });
       consistencyBytes += Buffer.byteLength(r.text);
       token = r.body?.metadata?.continue ?? '';
     }
@@ -138,8 +152,13 @@ async function main() {
           owed--;
           const p = pods[next++ % pods.length]!;
           const req = api
-            .must('PATCH', `/api/v1/namespaces/${p.ns}/pods/${p.name}`, { metadata: { labels: { gen: String(++gen) } } }, [200], { 'Content-Type': 'application/merge-patch+json' })
-            .then(() => done++, () => failed++);
+            .must('PATCH', `/api/v1/namespaces/${p.ns}/pods/${p.name}`, { metadata: { labels: { gen: String(++gen) } } }, [200], {
+              'Content-Type': 'application/merge-patch+json',
+            })
+            .then(
+              () => done++,
+              () => failed++,
+            );
           inflight.add(req);
           void req.finally(() => inflight.delete(req));
         }
@@ -161,22 +180,28 @@ async function main() {
       child.stderr!.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-4000)));
       const exited = new Promise<number>((r) => child.once('exit', (code) => r(code ?? -1)));
       // Ready: both of its watches (pods, events) are open on the server.
-      await eventually(async () => {
-        if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${stderr}`);
-        const s = await scrape(api);
-        return RESOURCES.every((r) => openWatches(s, r) > baseline[r]!);
-      }, { description: `${name} watching pods and events`, timeoutMs: 120_000, maxIntervalMs: 250 });
+      await eventually(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${stderr}`);
+          const s = await scrape(api);
+          return RESOURCES.every((r) => openWatches(s, r) > baseline[r]!);
+        },
+        { description: `${name} watching pods and events`, timeoutMs: 120_000, maxIntervalMs: 250 },
+      );
       // And synced: a watch-list's initial events flow on an open watch, so wait until the server
       // has stopped sending (two scrapes a second apart with the same byte counts; nothing churns yet).
       let bytes = -1;
-      await eventually(async () => {
-        await new Promise((r) => setTimeout(r, 1000));
-        const c = costOf(await scrape(api));
-        const now = total(c, 'listBytes') + total(c, 'watchBytes');
-        const still = now === bytes;
-        bytes = now;
-        return still;
-      }, { description: `${name} synced`, timeoutMs: 120_000, maxIntervalMs: 0 });
+      await eventually(
+        async () => {
+          await new Promise((r) => setTimeout(r, 1000));
+          const c = costOf(await scrape(api));
+          const now = total(c, 'listBytes') + total(c, 'watchBytes');
+          const still = now === bytes;
+          bytes = now;
+          return still;
+        },
+        { description: `${name} synced`, timeoutMs: 120_000, maxIntervalMs: 0 },
+      );
       const s1 = await scrape(api);
       const startSeconds = (Date.now() - started) / 1000;
       console.log(`  watching after ${startSeconds.toFixed(1)} s; idle ${SECONDS} s ...`);
@@ -192,11 +217,14 @@ async function main() {
       children.delete(child);
       if (code !== 0 && code !== 130) console.error(`  ${name} exited ${code}: ${stderr.slice(-1000)}`);
       let last = '';
-      await eventually(async () => {
-        const s = await scrape(api);
-        last = JSON.stringify(Object.fromEntries(RESOURCES.map((r) => [r, openWatches(s, r)])));
-        return RESOURCES.every((r) => openWatches(s, r) <= baseline[r]!);
-      }, { description: `${name}'s watches closed`, timeoutMs: 30_000, maxIntervalMs: 250 }).catch((e) => {
+      await eventually(
+        async () => {
+          const s = await scrape(api);
+          last = JSON.stringify(Object.fromEntries(RESOURCES.map((r) => [r, openWatches(s, r)])));
+          return RESOURCES.every((r) => openWatches(s, r) <= baseline[r]!);
+        },
+        { description: `${name}'s watches closed`, timeoutMs: 30_000, maxIntervalMs: 250 },
+      ).catch((e) => {
         throw new Error(`${(e as Error).message}: open ${last}, before ${JSON.stringify(baseline)}`);
       });
       return { name, start: minus(costOf(s1), costOf(s0)), startSeconds, idle: minus(costOf(s2), costOf(s1)), churn: minus(costOf(s3), costOf(s2)), churnRate };
@@ -209,9 +237,24 @@ async function main() {
     const perMin = (x: number) => (x * 60) / SECONDS;
     const rows = [];
     for (const p of [kubeloop, floor]) {
-      rows.push({ contender: p.name, phase: `start (${p.startSeconds.toFixed(1)} s)`, 'LIST': lists(p.start), 'list MB': mb(total(p.start, 'listBytes')), 'watch MB': mb(total(p.start, 'watchBytes')) });
-      for (const [phase, c] of [['idle', p.idle], [`churn ${p.churnRate.toFixed(0)}/s`, p.churn]] as const) {
-        rows.push({ contender: p.name, phase: `${phase}, per min`, 'LIST': perMin(lists(c)).toFixed(2), 'list MB': mb(perMin(total(c, 'listBytes'))), 'watch MB': mb(perMin(total(c, 'watchBytes'))) });
+      rows.push({
+        contender: p.name,
+        phase: `start (${p.startSeconds.toFixed(1)} s)`,
+        LIST: lists(p.start),
+        'list MB': mb(total(p.start, 'listBytes')),
+        'watch MB': mb(total(p.start, 'watchBytes')),
+      });
+      for (const [phase, c] of [
+        ['idle', p.idle],
+        [`churn ${p.churnRate.toFixed(0)}/s`, p.churn],
+      ] as const) {
+        rows.push({
+          contender: p.name,
+          phase: `${phase}, per min`,
+          LIST: perMin(lists(c)).toFixed(2),
+          'list MB': mb(perMin(total(c, 'listBytes'))),
+          'watch MB': mb(perMin(total(c, 'watchBytes'))),
+        });
       }
     }
     console.log('');
@@ -219,22 +262,34 @@ async function main() {
 
     // Idle over 5 minutes: the start, five idle minutes and, for KubeLoop, the one consistency list
     // its 5-minute period adds (sized above; the window is shorter than the period).
-    const fiveMin = (p: Phases, extra: number) => total(p.start, 'listBytes') + total(p.start, 'watchBytes') + 5 * perMin(total(p.idle, 'listBytes') + total(p.idle, 'watchBytes')) + extra;
+    const fiveMin = (p: Phases, extra: number) =>
+      total(p.start, 'listBytes') + total(p.start, 'watchBytes') + 5 * perMin(total(p.idle, 'listBytes') + total(p.idle, 'watchBytes')) + extra;
     const periodsPer5Min = (5 * 60_000) / CONSISTENCY_PERIOD_MS;
     const kl5 = fiveMin(kubeloop, periodsPer5Min * consistencyBytes);
     const floor5 = fiveMin(floor, 0);
-    const idleListsPerType5 = Math.max(...RESOURCES.map((r) => (5 * perMin(kubeloop.idle.requests[r]!.LIST!)) + (r === 'pods' ? periodsPer5Min : 0)));
+    const idleListsPerType5 = Math.max(...RESOURCES.map((r) => 5 * perMin(kubeloop.idle.requests[r]!.LIST!) + (r === 'pods' ? periodsPer5Min : 0)));
     const churnBytes = (p: Phases) => perMin(total(p.churn, 'listBytes') + total(p.churn, 'watchBytes'));
     const churnRatio = churnBytes(kubeloop) / churnBytes(floor);
     console.log(`consistency list (metadata only, watch cache): ${mb(consistencyBytes)} MB every ${CONSISTENCY_PERIOD_MS / 60_000} min`);
     console.log(`idle, 5 minutes from start: KubeLoop ${mb(kl5)} MB, floor ${mb(floor5)} MB`);
     printChecks([
-      ['idle: at most one list per type per 5 minutes (after the start)', idleListsPerType5 <= 1, `${idleListsPerType5.toFixed(2)} (measured idle lists + the consistency period)`],
-      ['idle: under 2x the floor\'s bytes over 5 minutes', kl5 / floor5 < 2, `${(kl5 / floor5).toFixed(2)}x`],
-      [`churn (${RATE}/s): within 1.5x of the floor's bytes per minute`, churnRatio <= 1.5, `${churnRatio.toFixed(2)}x (${mb(churnBytes(kubeloop))} vs ${mb(churnBytes(floor))} MB/min)`],
+      [
+        'idle: at most one list per type per 5 minutes (after the start)',
+        idleListsPerType5 <= 1,
+        `${idleListsPerType5.toFixed(2)} (measured idle lists + the consistency period)`,
+      ],
+      ["idle: under 2x the floor's bytes over 5 minutes", kl5 / floor5 < 2, `${(kl5 / floor5).toFixed(2)}x`],
+      [
+        `churn (${RATE}/s): within 1.5x of the floor's bytes per minute`,
+        churnRatio <= 1.5,
+        `${churnRatio.toFixed(2)}x (${mb(churnBytes(kubeloop))} vs ${mb(churnBytes(floor))} MB/min)`,
+      ],
     ]);
     mkdirSync(dirname(OUT), { recursive: true });
-    writeFileSync(OUT, JSON.stringify({ pods: PODS, namespaces: NAMESPACES, seconds: SECONDS, rate: RATE, consistencyBytes, kubeloop, floor, kl5, floor5, churnRatio }, null, 2));
+    writeFileSync(
+      OUT,
+      JSON.stringify({ pods: PODS, namespaces: NAMESPACES, seconds: SECONDS, rate: RATE, consistencyBytes, kubeloop, floor, kl5, floor5, churnRatio }, null, 2),
+    );
     console.log(`\nresults written to ${OUT}`);
   } finally {
     for (const c of children) c.kill('SIGKILL');

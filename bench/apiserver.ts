@@ -43,7 +43,14 @@ async function benchSize(objects: number) {
       raw: await runN(repeats, 'raw bytes bound', node, ['.bench/peers/raw.js', cp.kubeconfigPath, typesFile, String(PAGE), String(CONCURRENCY)]),
       naive: await runN(repeats, 'naive client-node, sequential', node, ['.bench/peers/naive.js', cp.kubeconfigPath, typesFile]),
       kubectl: await runN(repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
-        '--kubeconfig', cp.kubeconfigPath, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`,
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        'get',
+        types.map(kubectlName).join(','),
+        '-A',
+        '-o',
+        'json',
+        `--chunk-size=${PAGE}`,
       ]),
     };
     const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive) };
@@ -52,11 +59,21 @@ async function benchSize(objects: number) {
     printChecks([
       ['kubectl / KubeLoop >= 2x', ratio(results.kubectl, base) >= 2, `${ratio(results.kubectl, base).toFixed(2)}x`],
       ['KubeLoop / raw bytes <= 1.5x', ratio(base, results.raw) <= 1.5, `${ratio(base, results.raw).toFixed(2)}x`],
-      ['every count equals the server\'s (plain GET per type)', seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
+      [
+        "every count equals the server's (plain GET per type)",
+        seen.kubeloop === onServer && seen.meta === onServer && seen.naive === onServer,
+        JSON.stringify(seen),
+      ],
     ]);
     return {
-      objects: onServer, created: server.created, createPerSecond: server.createPerSecond, types: types.length, counts: seen,
-      results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }])),
+      objects: onServer,
+      created: server.created,
+      createPerSecond: server.createPerSecond,
+      types: types.length,
+      counts: seen,
+      results: Object.fromEntries(
+        Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }]),
+      ),
     };
   } finally {
     await server.stop();

@@ -11,13 +11,32 @@ import { join } from 'node:path';
  * kubelet simulation keeps writing Events for crash-looping pods. The controllers never run here
  * (`--no-controllers`): they would reconcile the generated workloads while a contender loads them.
  */
-export async function startDemoProcess(objects: number, seed: number, extra: string[] = []): Promise<{ kubeconfig: string; url: string; stop(): Promise<void> }> {
+export async function startDemoProcess(
+  objects: number,
+  seed: number,
+  extra: string[] = [],
+): Promise<{ kubeconfig: string; url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-demo-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--max-old-space-size=8192', 'dist/cli.js', 'demo-cluster', '--port', '0', '--objects', String(objects), '--seed', String(seed),
-      '--kubeconfig-out', kubeconfig, '--token', `bench-${process.pid}`, '--no-controllers', ...extra],
+    [
+      '--max-old-space-size=8192',
+      'dist/cli.js',
+      'demo-cluster',
+      '--port',
+      '0',
+      '--objects',
+      String(objects),
+      '--seed',
+      String(seed),
+      '--kubeconfig-out',
+      kubeconfig,
+      '--token',
+      `bench-${process.pid}`,
+      '--no-controllers',
+      ...extra,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -48,11 +48,23 @@ async function benchSize(objects: number) {
     const results = {
       ...fast,
       kubectl: await runN(big ? 1 : repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
-        '--kubeconfig', demo.kubeconfig, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`,
+        '--kubeconfig',
+        demo.kubeconfig,
+        'get',
+        types.map(kubectlName).join(','),
+        '-A',
+        '-o',
+        'json',
+        `--chunk-size=${PAGE}`,
       ]),
     };
     rmSync(pagesDir, { recursive: true, force: true });
-    const counts = { kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive), decode: objectsOf(results.decode) };
+    const counts = {
+      kubeloop: objectsOf(results.kubeloop),
+      meta: objectsOf(results.kubeloopMeta),
+      naive: objectsOf(results.naive),
+      decode: objectsOf(results.decode),
+    };
     const base = results.kubeloop;
     printTable(results, base);
     const checks: Check[] = [
@@ -60,14 +72,24 @@ async function benchSize(objects: number) {
       [`naive / KubeLoop >= 2x`, ratio(results.naive, base) >= 2, ratio(results.naive, base).toFixed(2) + 'x'],
       [`KubeLoop / raw bytes <= 1.5x`, ratio(base, results.raw) <= 1.5, ratio(base, results.raw).toFixed(2) + 'x'],
       [`metadata-only peak <= 400 MB`, results.kubeloopMeta.peakMB <= 400, results.kubeloopMeta.peakMB.toFixed(0) + ' MB'],
-      [`object counts agree (KubeLoop, metadata-only, naive, decode floor)`, counts.kubeloop !== undefined && counts.kubeloop === counts.meta && counts.meta === counts.naive && counts.naive === counts.decode,
-        JSON.stringify(counts)],
+      [
+        `object counts agree (KubeLoop, metadata-only, naive, decode floor)`,
+        counts.kubeloop !== undefined && counts.kubeloop === counts.meta && counts.meta === counts.naive && counts.naive === counts.decode,
+        JSON.stringify(counts),
+      ],
     ];
     printChecks(checks, big ? '' : ' (targets are set at 100,000)');
     // Context for the raw-bytes target: how far decoding alone (no network at all) is from the bound.
-    console.log(`info: decode floor / raw bytes = ${ratio(results.decode, results.raw).toFixed(2)}x; KubeLoop / decode floor = ${ratio(base, results.decode).toFixed(2)}x`);
+    console.log(
+      `info: decode floor / raw bytes = ${ratio(results.decode, results.raw).toFixed(2)}x; KubeLoop / decode floor = ${ratio(base, results.decode).toFixed(2)}x`,
+    );
     console.log(`info: KubeLoop with gzip forced / without (the default here) = ${ratio(results.kubeloopGzip, base).toFixed(2)}x`);
-    return { objects, types: types.length, counts, results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, exit: m.exitCode }])) };
+    return {
+      objects,
+      types: types.length,
+      counts,
+      results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, exit: m.exitCode }])),
+    };
   } finally {
     await demo.stop();
   }

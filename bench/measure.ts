@@ -18,7 +18,12 @@ export interface Measurement {
  * stdout is kept only up to `keepStdout` bytes (kubectl's -o json output is tens of MB and is
  * discarded as it arrives, so the parent's memory does not disturb the child's figures).
  */
-export function measure(name: string, cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; keepStdout?: number; signal?: AbortSignal } = {}): Promise<Measurement> {
+export function measure(
+  name: string,
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; keepStdout?: number; signal?: AbortSignal } = {},
+): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-'));
   const timeFile = join(dir, 'time.txt');
   const keep = opts.keepStdout ?? 1 << 20;
@@ -78,7 +83,10 @@ export async function runN(n: number, name: string, cmd: string, args: string[])
  * median. The machine's speed drifts over a bench run; interleaving puts every contender under
  * the same drift, so the ratios between them hold up better than with A A A, B B B.
  */
-export async function runInterleaved<K extends string>(n: number, specs: Record<K, { name: string; cmd: string; args: string[] }>): Promise<Record<K, Measurement>> {
+export async function runInterleaved<K extends string>(
+  n: number,
+  specs: Record<K, { name: string; cmd: string; args: string[] }>,
+): Promise<Record<K, Measurement>> {
   const keys = Object.keys(specs) as K[];
   const runs = new Map<K, Measurement[]>(keys.map((k) => [k, []]));
   for (let i = 0; i < n; i++) for (const k of keys) runs.get(k)!.push(await measure(specs[k].name, specs[k].cmd, specs[k].args));

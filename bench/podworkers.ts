@@ -64,14 +64,16 @@ async function run(SYNC_US: number) {
   const heapAfter = process.memoryUsage().heapUsed;
   workers.stop();
   console.log(`\n## pod workers: ${UPDATES.toLocaleString('en')} updates over ${KEYS} keys, each sync ~${SYNC_US} us of work`);
-  console.table([{
-    'updates/s taken in': Math.round(UPDATES / (sent / 1000)).toLocaleString('en'),
-    'updates/s end to end': Math.round(UPDATES / (done / 1000)).toLocaleString('en'),
-    syncs: workers.stats.syncs,
-    'updates per sync': (UPDATES / workers.stats.syncs).toFixed(1),
-    'max syncs of one key at once': maxInFlightPerKey,
-    'heap growth MB': ((heapAfter - heapBefore) / 2 ** 20).toFixed(1),
-  }]);
+  console.table([
+    {
+      'updates/s taken in': Math.round(UPDATES / (sent / 1000)).toLocaleString('en'),
+      'updates/s end to end': Math.round(UPDATES / (done / 1000)).toLocaleString('en'),
+      syncs: workers.stats.syncs,
+      'updates per sync': (UPDATES / workers.stats.syncs).toFixed(1),
+      'max syncs of one key at once': maxInFlightPerKey,
+      'heap growth MB': ((heapAfter - heapBefore) / 2 ** 20).toFixed(1),
+    },
+  ]);
   const ok = maxInFlightPerKey === 1 && inFlight === 0;
   console.log(`${ok ? 'MEETS ' : 'MISSES'} one sync per key at a time, and every key's last update was the one synced`);
 }

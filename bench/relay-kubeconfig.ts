@@ -20,7 +20,8 @@ export function kubeconfigViaRelay(kubeconfig: string, relay: Pick<Netem, 'host'
   const doc = load(readFileSync(kubeconfig, 'utf8')) as Kubeconfig;
   for (const c of doc.clusters) {
     const u = new URL(c.cluster.server);
-    if (u.hostname !== relay.host && u.hostname !== `[${relay.host}]`) throw new Error(`${kubeconfig}: server ${u.origin} is not on the relay's address ${relay.host}`);
+    if (u.hostname !== relay.host && u.hostname !== `[${relay.host}]`)
+      throw new Error(`${kubeconfig}: server ${u.origin} is not on the relay's address ${relay.host}`);
     u.port = String(relay.port);
     c.cluster.server = u.origin + (u.pathname === '/' ? '' : u.pathname);
   }

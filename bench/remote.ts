@@ -139,13 +139,28 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     // (unmeasured; the cache is keyed by server address), so its run is the lists alone.
     const kubectl = await kubectlBinary();
     const kenv = { PATH: process.env.PATH ?? '', HOME: dir, KUBECACHEDIR: join(dir, 'kube-cache') };
-    const warm = await measure('kubectl api-resources (warms the discovery cache)', kubectl, ['--kubeconfig', far, 'api-resources', '-o', 'name'], { env: kenv });
+    const warm = await measure('kubectl api-resources (warms the discovery cache)', kubectl, ['--kubeconfig', far, 'api-resources', '-o', 'name'], {
+      env: kenv,
+    });
     if (warm.exitCode !== 0) console.error(`  kubectl api-resources failed (exit ${warm.exitCode}): ${warm.stderr.slice(0, 1000)}`);
     await relay.idle(30_000);
     const kube = await measured(relay, {
       name: `kubectl v1.34 get -A -o json --chunk-size=${PAGE}`,
       cmd: 'timeout',
-      args: ['-k', '5', String(kubectlTimeoutS), kubectl, '--kubeconfig', far, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${PAGE}`],
+      args: [
+        '-k',
+        '5',
+        String(kubectlTimeoutS),
+        kubectl,
+        '--kubeconfig',
+        far,
+        'get',
+        types.map(kubectlName).join(','),
+        '-A',
+        '-o',
+        'json',
+        `--chunk-size=${PAGE}`,
+      ],
       env: kenv,
     });
     if (kube.exitCode !== 0 && !timedOut(kube)) console.error(`  kubectl failed (exit ${kube.exitCode}):\n${kube.stderr.slice(0, 2000)}`);
@@ -167,14 +182,32 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
         exit: r.exitCode,
       })),
     );
-    const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop!), kubeloop4: objectsOf(results.kubeloop4!), meta: objectsOf(results.kubeloopMeta!), naive: objectsOf(results.naive!) };
+    const seen = {
+      server: onServer,
+      kubeloop: objectsOf(results.kubeloop!),
+      kubeloop4: objectsOf(results.kubeloop4!),
+      meta: objectsOf(results.kubeloopMeta!),
+      naive: objectsOf(results.naive!),
+    };
     const speedup = kube.wallMs / base.wallMs;
     const bytes = wire(base) / wire(kube);
     const checks: Check[] = [
       [`kubectl / KubeLoop >= 10x (wall)`, speedup >= 10, `${timedOut(kube) ? '> ' : ''}${speedup.toFixed(2)}x`],
-      [`KubeLoop bytes / kubectl bytes <= 1.2x (both directions)`, !timedOut(kube) && bytes <= 1.2, `${bytes.toFixed(2)}x (${mb(wire(base))} MB vs ${mb(wire(kube))} MB)${timedOut(kube) ? ', kubectl cut off' : ''}`],
-      [`metadata-only bytes / kubectl bytes <= 1.2x`, !timedOut(kube) && wire(results.kubeloopMeta!) / wire(kube) <= 1.2, `${(wire(results.kubeloopMeta!) / wire(kube)).toFixed(2)}x`],
-      [`every count equals the server's (plain GET per type)`, seen.kubeloop === onServer && seen.kubeloop4 === onServer && seen.meta === onServer && seen.naive === onServer, JSON.stringify(seen)],
+      [
+        `KubeLoop bytes / kubectl bytes <= 1.2x (both directions)`,
+        !timedOut(kube) && bytes <= 1.2,
+        `${bytes.toFixed(2)}x (${mb(wire(base))} MB vs ${mb(wire(kube))} MB)${timedOut(kube) ? ', kubectl cut off' : ''}`,
+      ],
+      [
+        `metadata-only bytes / kubectl bytes <= 1.2x`,
+        !timedOut(kube) && wire(results.kubeloopMeta!) / wire(kube) <= 1.2,
+        `${(wire(results.kubeloopMeta!) / wire(kube)).toFixed(2)}x`,
+      ],
+      [
+        `every count equals the server's (plain GET per type)`,
+        seen.kubeloop === onServer && seen.kubeloop4 === onServer && seen.meta === onServer && seen.naive === onServer,
+        JSON.stringify(seen),
+      ],
     ];
     printChecks(checks);
     const link = (rateMbit * 1e6) / 8;
@@ -183,16 +216,39 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     if (pages !== undefined && lanes !== undefined) {
       const floor = Math.ceil(pages / lanes.concurrency) * 2 * latencyMs;
       const why = lanes.auto ? ` (chosen from a measured RTT of ${lanes.auto.rttMs} ms)` : '';
-      console.log(`info: KubeLoop listed ${pages} pages, ${lanes.concurrency} at a time${why}: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`);
+      console.log(
+        `info: KubeLoop listed ${pages} pages, ${lanes.concurrency} at a time${why}: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`,
+      );
     }
     console.log(`info: default lanes / --concurrency ${CONCURRENCY} = ${(base.wallMs / results.kubeloop4!.wallMs).toFixed(2)}x (wall)`);
-    console.log(`info: naive / KubeLoop = ${(results.naive!.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive!.connections} connections, KubeLoop ${base.connections}, kubectl ${kube.connections}`);
-    console.log(`info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`);
+    console.log(
+      `info: naive / KubeLoop = ${(results.naive!.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive!.connections} connections, KubeLoop ${base.connections}, kubectl ${kube.connections}`,
+    );
+    console.log(
+      `info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`,
+    );
     return {
-      target: label, latencyMs, rateMbit, objects: onServer, types: types.length, counts: seen, kubectlTimeoutS,
-      results: Object.fromEntries(Object.entries(results).map(([k, r]) => [k, {
-        wallMs: Math.round(r.wallMs), peakMB: Math.round(r.peakMB), bytesDown: r.down, bytesUp: r.up, connections: r.connections, exit: r.exitCode, timedOut: timedOut(r),
-      }])),
+      target: label,
+      latencyMs,
+      rateMbit,
+      objects: onServer,
+      types: types.length,
+      counts: seen,
+      kubectlTimeoutS,
+      results: Object.fromEntries(
+        Object.entries(results).map(([k, r]) => [
+          k,
+          {
+            wallMs: Math.round(r.wallMs),
+            peakMB: Math.round(r.peakMB),
+            bytesDown: r.down,
+            bytesUp: r.up,
+            connections: r.connections,
+            exit: r.exitCode,
+            timedOut: timedOut(r),
+          },
+        ]),
+      ),
     };
   } finally {
     await relay?.close();
@@ -210,7 +266,10 @@ async function main() {
     ['--repeats', repeats, Number.isInteger(repeats) && repeats >= 1],
     ['--kubectl-timeout', kubectlTimeoutS, kubectlTimeoutS > 0],
   ].filter(([, , ok]) => !ok);
-  if (bad.length) throw new Error(`bad arguments: ${bad.map(([flag, v]) => `${flag} ${v}`).join(', ')} (latency >= 0, rate > 0, object counts and repeats whole numbers, timeout > 0 s)`);
+  if (bad.length)
+    throw new Error(
+      `bad arguments: ${bad.map(([flag, v]) => `${flag} ${v}`).join(', ')} (latency >= 0, rate > 0, object counts and repeats whole numbers, timeout > 0 s)`,
+    );
   const all = [];
   if (apiserverObjects > 0) {
     console.log(`\n(starting a real kube-apiserver + etcd and creating about ${apiserverObjects.toLocaleString('en')} objects)`);

@@ -19,7 +19,9 @@ const CHURN = arg('--churn', 60); // pod creates + deletes per second
 
 function pod(name: string) {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'bench', labels: { app: 'bench' } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'bench', labels: { app: 'bench' } },
     spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }], readinessProbe: { httpGet: { path: '/', port: 80 } } }] },
   };
 }
@@ -32,15 +34,20 @@ async function main() {
   const agent = tls ? new https.Agent({ keepAlive: true, maxSockets: 8 }) : new http.Agent({ keepAlive: true, maxSockets: 8 });
   const call = (method: string, path: string, body?: unknown) =>
     new Promise<number>((resolve) => {
-      const req = (tls ? https : http).request(new URL(path, base.server), { ...base.options, method, agent, headers: { ...(base.options.headers as object), 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = (tls ? https : http).request(
+        new URL(path, base.server),
+        { ...base.options, method, agent, headers: { ...(base.options.headers as object), 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', () => resolve(0));
       req.end(body ? JSON.stringify(body) : undefined);
     });
   await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-  for (let i = 0; i < PODS; i += 50) await Promise.all(Array.from({ length: Math.min(50, PODS - i) }, (_, k) => call('POST', '/api/v1/namespaces/bench/pods', pod(`p${i + k}`))));
+  for (let i = 0; i < PODS; i += 50)
+    await Promise.all(Array.from({ length: Math.min(50, PODS - i) }, (_, k) => call('POST', '/api/v1/namespaces/bench/pods', pod(`p${i + k}`))));
 
   const client = await KubeClient.fromKubeconfig({ kubeconfig: demo.kubeconfig });
   const timeline = new TimelineStore(10_000);
@@ -57,7 +64,7 @@ async function main() {
   let next = PODS;
   let changes = 0;
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const churn = setInterval(() => {
     for (let k = 0; k < CHURN / 10; k += 2) {
       const [gone] = live.splice(Math.floor(rand() * live.length), 1);
@@ -69,10 +76,13 @@ async function main() {
     }
   }, 100);
   const heapMB: number[] = [];
-  const sampler = setInterval(() => {
-    (globalThis as { gc?: () => void }).gc?.();
-    heapMB.push(process.memoryUsage().heapUsed / 2 ** 20);
-  }, Math.max(1000, (SECONDS * 1000) / 12));
+  const sampler = setInterval(
+    () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      heapMB.push(process.memoryUsage().heapUsed / 2 ** 20);
+    },
+    Math.max(1000, (SECONDS * 1000) / 12),
+  );
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   clearInterval(churn);
   clearInterval(sampler);
@@ -92,13 +102,21 @@ async function main() {
   const mid = Math.max(...heapMB.slice(third, 2 * third));
   const last = Math.max(...heapMB.slice(2 * third));
   console.log(`\n## sync loop: ${PODS} pods, ${CHURN} pod changes/s for ${SECONDS} s (demo cluster in its own process)`);
-  console.table([{
-    'changes sent': changes, iterations, 'iterations/s': (iterations / secs).toFixed(0), syncs,
-    'changes per sync': (changes / Math.max(1, syncs)).toFixed(2), converged: JSON.stringify(model) === JSON.stringify(want),
-  }]);
+  console.table([
+    {
+      'changes sent': changes,
+      iterations,
+      'iterations/s': (iterations / secs).toFixed(0),
+      syncs,
+      'changes per sync': (changes / Math.max(1, syncs)).toFixed(2),
+      converged: JSON.stringify(model) === JSON.stringify(want),
+    },
+  ]);
   console.log(`heap after GC, MB, sampled through the run: ${heapMB.map((h) => h.toFixed(0)).join(' ')}`);
   const levels = last <= mid * 1.2 + 5;
-  console.log(`${levels ? 'MEETS ' : 'MISSES'} heap levels off (last third's peak ${last.toFixed(0)} MB vs middle third's ${mid.toFixed(0)} MB, at most +20 %)`);
+  console.log(
+    `${levels ? 'MEETS ' : 'MISSES'} heap levels off (last third's peak ${last.toFixed(0)} MB vs middle third's ${mid.toFixed(0)} MB, at most +20 %)`,
+  );
 }
 main().catch((e) => {
   console.error(e);

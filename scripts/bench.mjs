@@ -20,9 +20,23 @@ const sh = (args) => {
 sh(['esbuild.config.mjs', '--production']);
 await esbuild.build({
   entryPoints: ['bench/peers/naive.ts', 'bench/peers/raw.ts', 'bench/peers/decode.ts', 'bench/peers/informer.ts'],
-  outdir: '.bench/peers', bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, logLevel: 'warning',
+  outdir: '.bench/peers',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  logLevel: 'warning',
 });
-const sections = { load: 'bench/main.ts', syncloop: 'bench/syncloop.ts', podworkers: 'bench/podworkers.ts', timeline: 'bench/timeline.ts', apiserver: 'bench/apiserver.ts', remote: 'bench/remote.ts', apicost: 'bench/apicost.ts' };
+const sections = {
+  load: 'bench/main.ts',
+  syncloop: 'bench/syncloop.ts',
+  podworkers: 'bench/podworkers.ts',
+  timeline: 'bench/timeline.ts',
+  apiserver: 'bench/apiserver.ts',
+  remote: 'bench/remote.ts',
+  apicost: 'bench/apicost.ts',
+};
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);
 else for (const file of Object.values(sections)) sh(['--expose-gc', '--import', 'tsx', file, ...process.argv.slice(2)]);

@@ -34,8 +34,22 @@ const stopAll = () => {
 process.on('SIGINT', stopAll);
 process.on('SIGTERM', stopAll);
 
-const cluster = spawn(process.execPath, ['dist/cli.js', 'demo-cluster', '--port', env.KUBELOOP_DEMO_PORT ?? '6443',
-  '--objects', env.KUBELOOP_DEMO_OBJECTS ?? '2000', '--kubeconfig-out', kubeconfig, '--churn', '2'], { stdio: 'inherit' });
+const cluster = spawn(
+  process.execPath,
+  [
+    'dist/cli.js',
+    'demo-cluster',
+    '--port',
+    env.KUBELOOP_DEMO_PORT ?? '6443',
+    '--objects',
+    env.KUBELOOP_DEMO_OBJECTS ?? '2000',
+    '--kubeconfig-out',
+    kubeconfig,
+    '--churn',
+    '2',
+  ],
+  { stdio: 'inherit' },
+);
 children.push(cluster);
 cluster.on('exit', (code) => {
   stopAll();
@@ -64,8 +78,26 @@ if (env.KUBELOOP_DEMO_NO_UI) {
   writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'kubeloop.kubeconfig': kubeconfig, 'workbench.startupEditor': 'none' }, null, 2));
   must(codeServer, ['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix, '--force'], 'installing the .vsix');
   const port = env.KUBELOOP_DEMO_UI_PORT ?? '8080';
-  children.push(spawn(codeServer, ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', userData, '--extensions-dir', extensions,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', join(dir, 'workspace')], { env: uiEnv, stdio: 'ignore' }));
+  children.push(
+    spawn(
+      codeServer,
+      [
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--user-data-dir',
+        userData,
+        '--extensions-dir',
+        extensions,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        join(dir, 'workspace'),
+      ],
+      { env: uiEnv, stdio: 'ignore' },
+    ),
+  );
   where = `code-server: open http://127.0.0.1:${port}/ in a browser`;
 }
 console.log(`

@@ -19,7 +19,16 @@ const out = outIdx > 0 ? process.argv[outIdx + 1] : `${pkg.name}-${pkg.version}.
 /** The bundles the .vsix carries: they must come out of this build. */
 const BUNDLES = ['dist/extension.js', 'dist/webview/timeline.js'];
 /** Everything the .vsix may contain (paths as `vsce ls` prints them). */
-const ALLOWED = [/^dist\/extension\.js$/, /^dist\/webview\/[\w.-]+\.js$/, /^media\/[\w./-]+\.(svg|png|css|md)$/, /^package\.json$/, /^README\.md$/i, /^CHANGELOG\.md$/i, /^LICENSE(\.txt)?$/i, /^demo\/[\w./-]+\.(json|ya?ml)$/];
+const ALLOWED = [
+  /^dist\/extension\.js$/,
+  /^dist\/webview\/[\w.-]+\.js$/,
+  /^media\/[\w./-]+\.(svg|png|css|md)$/,
+  /^package\.json$/,
+  /^README\.md$/i,
+  /^CHANGELOG\.md$/i,
+  /^LICENSE(\.txt)?$/i,
+  /^demo\/[\w./-]+\.(json|ya?ml)$/,
+];
 
 function fail(msg) {
   console.error(`package-vsix: ${msg}`);
@@ -46,7 +55,10 @@ const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 const flags = ['--no-dependencies'];
 const ls = run([vsce, 'ls', '--no-dependencies']);
 if (ls.status !== 0) fail(`vsce ls failed:\n${ls.stderr}`);
-const files = ls.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+const files = ls.stdout
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
 const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
 if (stray.length) fail(`files not on the allow-list would ship (fix .vscodeignore): ${stray.join(', ')}`);
 for (const f of [...BUNDLES, 'package.json']) if (!files.includes(f)) fail(`${f} would be missing from the .vsix`);

@@ -11,7 +11,11 @@ const html = `<!doctype html><html><body style="margin:0;background:transparent"
 <div style="width:128px;height:128px;border-radius:24px;background:linear-gradient(160deg,#3970e4,#1d3f9a);display:flex;align-items:center;justify-content:center">${glyph}</div>
 </body></html>`;
 
-const browser = await chromium.launch({ executablePath: process.env.KUBELOOP_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.KUBELOOP_CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 128, height: 128 }, deviceScaleFactor: 1 });
   await page.setContent(html);

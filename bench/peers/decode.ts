@@ -11,7 +11,9 @@ import { join } from 'node:path';
 function main() {
   const dir = process.argv[2];
   if (!dir) throw new Error('usage: decode.js PAGES_DIR');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const bodies = files.map((f) => readFileSync(join(dir, f)));
   let objects = 0;
   let bytes = 0;

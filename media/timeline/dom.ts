@@ -5,7 +5,11 @@
  */
 import { SOURCES, type SourceName } from './model';
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const e = Object.assign(document.createElement(tag), props);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
@@ -56,7 +60,11 @@ export function buildDom(parent: HTMLElement): Dom {
   }
   const kindSelect = el('select', { id: 'timeline-kind' }, { 'aria-label': 'Filter by kind' });
   kindSelect.append(el('option', { value: '', textContent: 'All kinds' }));
-  const nameInput = el('input', { id: 'timeline-filter', type: 'search', placeholder: 'Filter by name' }, { 'aria-label': 'Filter by name (pod key, resource or namespace)' });
+  const nameInput = el(
+    'input',
+    { id: 'timeline-filter', type: 'search', placeholder: 'Filter by name' },
+    { 'aria-label': 'Filter by name (pod key, resource or namespace)' },
+  );
 
   const nav = el('div', { className: 'group' }, { role: 'group', 'aria-label': 'View' });
   const zoomOut = button('−', 'Zoom out (-)');
@@ -74,11 +82,16 @@ export function buildDom(parent: HTMLElement): Dom {
   const stage = el('div', { id: 'timeline-stage' });
   // An interactive widget with its own keys: screen readers pass keys through to it; the selection is
   // announced in #timeline-announce and the List button shows the same events as an accessible list.
-  const canvas = el('canvas', { id: 'timeline-canvas', tabIndex: 0 }, {
-    role: 'application',
-    'aria-roledescription': 'timeline chart',
-    'aria-label': 'Timeline chart. Arrow keys move the selection, Enter shows it, plus and minus zoom, 0 fits all, F follows new events. The List button shows the same events as a list.',
-  });
+  const canvas = el(
+    'canvas',
+    { id: 'timeline-canvas', tabIndex: 0 },
+    {
+      role: 'application',
+      'aria-roledescription': 'timeline chart',
+      'aria-label':
+        'Timeline chart. Arrow keys move the selection, Enter shows it, plus and minus zoom, 0 fits all, F follows new events. The List button shows the same events as a list.',
+    },
+  );
   const lanes = el('ul', { id: 'timeline-lanes' }, { 'aria-label': 'Lanes' });
   const tip = el('div', { id: 'timeline-tip', hidden: true }, { role: 'tooltip' });
   stage.append(canvas, lanes, tip);
@@ -99,8 +112,28 @@ export function buildDom(parent: HTMLElement): Dom {
   root.append(header, body, details, announce);
   parent.append(root);
   return {
-    root, status, sourceButtons, kindSelect, nameInput, zoomIn, zoomOut, fit, follow, listToggle, plot, stage, canvas, lanes,
-    listSection, listHeading, list, details, detailsTitle, detailsBody, announce, tip,
+    root,
+    status,
+    sourceButtons,
+    kindSelect,
+    nameInput,
+    zoomIn,
+    zoomOut,
+    fit,
+    follow,
+    listToggle,
+    plot,
+    stage,
+    canvas,
+    lanes,
+    listSection,
+    listHeading,
+    list,
+    details,
+    detailsTitle,
+    detailsBody,
+    announce,
+    tip,
   };
 }
 
@@ -114,7 +147,9 @@ export function showDetails(dom: Dom, title: string, rows: readonly [string, str
 
 /** Keeps a select's options equal to `values` (plus its first, "all", option) without losing the choice. */
 export function syncOptions(select: HTMLSelectElement, values: readonly string[], chosen: string): void {
-  const have = Array.from(select.options).slice(1).map((o) => o.value);
+  const have = Array.from(select.options)
+    .slice(1)
+    .map((o) => o.value);
   const want = chosen && !values.includes(chosen) ? [...values, chosen] : values;
   if (have.length !== want.length || have.some((v, i) => v !== want[i])) {
     select.replaceChildren(select.options[0]!, ...want.map((v) => el('option', { value: v, textContent: v })));

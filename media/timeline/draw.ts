@@ -9,8 +9,21 @@ import type { Palette } from './theme';
 
 export type Canvas2D = Pick<
   CanvasRenderingContext2D,
-  'fillStyle' | 'strokeStyle' | 'lineWidth' | 'font' | 'textBaseline' | 'textAlign' |
-  'setTransform' | 'fillRect' | 'strokeRect' | 'fillText' | 'save' | 'restore' | 'beginPath' | 'rect' | 'clip'
+  | 'fillStyle'
+  | 'strokeStyle'
+  | 'lineWidth'
+  | 'font'
+  | 'textBaseline'
+  | 'textAlign'
+  | 'setTransform'
+  | 'fillRect'
+  | 'strokeRect'
+  | 'fillText'
+  | 'save'
+  | 'restore'
+  | 'beginPath'
+  | 'rect'
+  | 'clip'
 >;
 
 /** Cuts `text` to about `maxWidth` pixels by an average character width (measureText per label is slow). */

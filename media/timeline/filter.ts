@@ -23,7 +23,14 @@ export function itemKinds(item: Item): readonly string[] {
 /** The text the name filter searches (an iteration's objects and its node), lower case; kept on the item so typing a filter is cheap. */
 function nameHaystack(item: Item): string {
   if (item.search === undefined) {
-    const text = item.type === 'mark' ? (item.event.node ? `${item.event.key} ${item.event.node}` : item.event.key) : item.namespace ? `${item.namespace}/${item.resource}` : item.resource;
+    const text =
+      item.type === 'mark'
+        ? item.event.node
+          ? `${item.event.key} ${item.event.node}`
+          : item.event.key
+        : item.namespace
+          ? `${item.namespace}/${item.resource}`
+          : item.resource;
     item.search = text.toLowerCase();
   }
   return item.search;

@@ -61,7 +61,12 @@ export function describeItem(item: Item, now: number): Description {
   const bar = item;
   const end = itemEnd(bar, now);
   const pageCounts = bar.pages.map((p) => p.count).filter((c): c is number => c !== undefined);
-  const pages = bar.pages.length === 0 ? undefined : pageCounts.length === bar.pages.length && bar.pages.length <= 20 ? `${bar.pages.length} (${pageCounts.join(', ')} items)` : String(bar.pages.length);
+  const pages =
+    bar.pages.length === 0
+      ? undefined
+      : pageCounts.length === bar.pages.length && bar.pages.length <= 20
+        ? `${bar.pages.length} (${pageCounts.join(', ')} items)`
+        : String(bar.pages.length);
   const retries = bar.retries.length === 0 ? undefined : bar.retries.map((r) => `${formatTime(r.t)}${r.message ? ` ${r.message}` : ''}`).join('; ');
   return {
     title: `list ${bar.resource}${bar.namespace ? ` in ${bar.namespace}` : ''}`,

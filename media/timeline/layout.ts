@@ -36,13 +36,30 @@ export interface LaneRow {
 }
 
 export type Style =
-  | 'bar-ok' | 'bar-running' | 'bar-cancelled' | 'bar-error'
-  | 'mark-skipped' | 'mark-ok' | 'mark-error'
+  | 'bar-ok'
+  | 'bar-running'
+  | 'bar-cancelled'
+  | 'bar-error'
+  | 'mark-skipped'
+  | 'mark-ok'
+  | 'mark-error'
   /** An outline around a mark the workstation inferred (drawn stroked, not filled). */
   | 'mark-inferred'
-  | 'retry' | 'page';
+  | 'retry'
+  | 'page';
 
-export const STYLES: readonly Style[] = ['bar-ok', 'bar-running', 'bar-cancelled', 'bar-error', 'mark-skipped', 'mark-ok', 'mark-error', 'mark-inferred', 'page', 'retry'];
+export const STYLES: readonly Style[] = [
+  'bar-ok',
+  'bar-running',
+  'bar-cancelled',
+  'bar-error',
+  'mark-skipped',
+  'mark-ok',
+  'mark-error',
+  'mark-inferred',
+  'page',
+  'retry',
+];
 
 /** Styles by severity code (model.ts SEVERITY): index = item.sev. */
 const BAR_STYLE: (Style | undefined)[] = [undefined, 'bar-ok', 'bar-running', 'bar-cancelled', 'bar-error'];
@@ -182,7 +199,18 @@ export function layoutFrame(model: TimelineModel, view: Viewport, geom: Geometry
   return frame;
 }
 
-function drawIndividual(frame: Frame, item: Item, x0: number, x1: number, left: number, plotW: number, y: number, h: number, view: Viewport, pxPerMs: number): void {
+function drawIndividual(
+  frame: Frame,
+  item: Item,
+  x0: number,
+  x1: number,
+  left: number,
+  plotW: number,
+  y: number,
+  h: number,
+  view: Viewport,
+  pxPerMs: number,
+): void {
   // Clip to the plot (plus a pixel either side so edges do not show): huge coordinates are slow to draw.
   const cx0 = Math.max(x0, -1);
   const cx1 = Math.min(x1, plotW + 1);
@@ -219,7 +247,15 @@ function decorateBar(frame: Frame, bar: Bar, x0: number, x1: number, left: numbe
   }
 }
 
-function flushColumns(rects: Record<Style, number[]>, cols: Uint8Array, plotW: number, left: number, y: number, h: number, styles: (Style | undefined)[]): void {
+function flushColumns(
+  rects: Record<Style, number[]>,
+  cols: Uint8Array,
+  plotW: number,
+  left: number,
+  y: number,
+  h: number,
+  styles: (Style | undefined)[],
+): void {
   let c = 0;
   while (c < plotW) {
     const sev = cols[c]!;

@@ -291,8 +291,22 @@ export class TimelineModel {
     if (!bar) {
       const lane = this.lane(`worker:${e.worker}`, () => ({ kind: 'worker', label: `worker ${e.worker}`, worker: e.worker }));
       bar = {
-        type: 'bar', id, ids: [], loadId: e.loadId, taskId: e.taskId, worker: e.worker, gvr: e.gvr, namespace: e.namespace,
-        resource: resourceName(e.gvr), start: e.t, end: undefined, pages: [], retries: [], outcome: 'running', lane, visible: true,
+        type: 'bar',
+        id,
+        ids: [],
+        loadId: e.loadId,
+        taskId: e.taskId,
+        worker: e.worker,
+        gvr: e.gvr,
+        namespace: e.namespace,
+        resource: resourceName(e.gvr),
+        start: e.t,
+        end: undefined,
+        pages: [],
+        retries: [],
+        outcome: 'running',
+        lane,
+        visible: true,
         sev: SEVERITY.running,
       };
       ofLoad.set(e.taskId, bar);
@@ -364,4 +378,3 @@ export function keyKinds(key: string): readonly string[] {
 function eventsOf(item: Item): number {
   return item.type === 'bar' ? item.ids.length : 1;
 }
-

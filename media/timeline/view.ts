@@ -351,7 +351,11 @@ export class TimelineView {
       ...this.rows.map((r) => {
         const title = r.lane.kind === 'worker' ? `loader ${r.lane.label}` : `sync loop: ${r.lane.label} iterations`;
         // what a screen reader says for the lane: what its marks are, not only its short name
-        const li = el('li', { textContent: r.lane.label, title }, { 'aria-label': `Lane ${r.lane.label}: ${r.lane.kind === 'worker' ? 'loader tasks' : `sync loop ${r.lane.label} iterations`}` });
+        const li = el(
+          'li',
+          { textContent: r.lane.label, title },
+          { 'aria-label': `Lane ${r.lane.label}: ${r.lane.kind === 'worker' ? 'loader tasks' : `sync loop ${r.lane.label} iterations`}` },
+        );
         li.dataset.lane = r.lane.key;
         li.style.top = `${r.y}px`;
         li.style.height = `${r.h}px`;
@@ -387,7 +391,11 @@ export class TimelineView {
       total > items.length ? `${total} items in view${filtered}; the first ${items.length} are listed` : `${total} items in view${filtered}`;
     this.dom.list.replaceChildren(
       ...items.map((item) => {
-        const li = el('li', { id: `timeline-ev-${item.id}`, textContent: itemLabel(item) }, { role: 'option', 'aria-selected': String(item === this.selected) });
+        const li = el(
+          'li',
+          { id: `timeline-ev-${item.id}`, textContent: itemLabel(item) },
+          { role: 'option', 'aria-selected': String(item === this.selected) },
+        );
         li.dataset.id = String(item.id);
         li.dataset.kind = item.type;
         return li;

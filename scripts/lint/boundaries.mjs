@@ -70,7 +70,8 @@ export const boundaries = {
       ExportNamedDeclaration: (n) => n.source && check(n, n.source.value, typeOnly(n)),
       ExportAllDeclaration: (n) => check(n, n.source.value, n.exportKind === 'type'),
       ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value, false),
-      TSImportEqualsDeclaration: (n) => n.moduleReference.type === 'TSExternalModuleReference' && check(n, n.moduleReference.expression.value, n.importKind === 'type'),
+      TSImportEqualsDeclaration: (n) =>
+        n.moduleReference.type === 'TSExternalModuleReference' && check(n, n.moduleReference.expression.value, n.importKind === 'type'),
       CallExpression: (n) => {
         if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal') check(n, n.arguments[0].value, false);
       },

@@ -62,34 +62,89 @@ function checkKubeconfigPath(v: string): string | undefined {
 }
 
 export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
-  kubeconfig: { type: 'string', default: '', scope: 'machine', check: checkKubeconfigPath,
-    description: 'The kubeconfig file to use. Empty: the files in `$KUBECONFIG`, else `~/.kube/config`.' },
-  context: { type: 'string', default: '', scope: 'machine',
-    description: 'The kubeconfig context to use (set by **KubeLoop: Select Context**). Empty: the kubeconfig\'s current-context.' },
-  concurrency: { type: 'integer', default: 4, minimum: 1, maximum: 32,
-    description: 'How many list requests the cluster loader runs at once (its worker pool size), used exactly when set. Not set: chosen per load from the measured round-trip time to the cluster, 4 on a LAN and up to 16 far away (`floor(4 × (1 + RTT / 25 ms))`), so that a distant API server still works on about 4 lists at once; the log says what was chosen and why.' },
-  pageSize: { type: 'integer', default: 500, minimum: 1, maximum: 10000,
-    description: 'Items per page of a paged list (the `limit` parameter; kubectl uses 500).' },
-  requestTimeoutSeconds: { type: 'integer', default: 30, minimum: 1, maximum: 600,
-    description: 'Time limit for one request to the API server, in seconds.' },
-  metadataOnly: { type: 'boolean', default: false,
-    description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.' },
-  discoveryCache: { type: 'boolean', default: true,
-    description: 'Keep API discovery on disk per cluster and user for 6 hours, as kubectl does (`$XDG_CACHE_HOME/kubeloop/discovery`), so the first load of a session skips its round trips; later loads ask the cluster. Off: always ask.' },
-  namespaces: { type: 'array', default: [], itemPattern: NAMESPACE_PATTERN, itemHint: 'a namespace name such as `default`',
-    description: "Namespaces to load. Empty: all namespaces; a type you may not list across namespaces (403) is loaded from your kubeconfig context's `namespace` (or `default`) instead." },
-  includeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `pods` or `deployments.apps`',
-    description: 'Resource types to load, as `resource` or `resource.group` (e.g. `pods`, `deployments.apps`). Empty: every listable type.' },
-  excludeTypes: { type: 'array', default: [], itemPattern: TYPE_PATTERN, itemHint: 'a resource type such as `events` or `leases.coordination.k8s.io`',
-    description: 'Resource types never to load, as `resource` or `resource.group`.' },
-  syncPeriodSeconds: { type: 'integer', default: 10, minimum: 1, maximum: 3600,
-    description: 'How often the sync loop resyncs every pod worker (the kubelet\'s syncFrequency), in seconds.' },
-  housekeepingPeriodSeconds: { type: 'integer', default: 2, minimum: 1, maximum: 3600,
-    description: 'How often the sync loop runs housekeeping (the kubelet\'s housekeepingPeriod), in seconds.' },
-  logLevel: { type: 'string', default: 'info', enum: LOG_LEVELS,
-    description: 'The least severe level written to the KubeLoop output channel.' },
-  followKubernetesExtension: { type: 'boolean', default: true,
-    description: 'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.' },
+  kubeconfig: {
+    type: 'string',
+    default: '',
+    scope: 'machine',
+    check: checkKubeconfigPath,
+    description: 'The kubeconfig file to use. Empty: the files in `$KUBECONFIG`, else `~/.kube/config`.',
+  },
+  context: {
+    type: 'string',
+    default: '',
+    scope: 'machine',
+    description: "The kubeconfig context to use (set by **KubeLoop: Select Context**). Empty: the kubeconfig's current-context.",
+  },
+  concurrency: {
+    type: 'integer',
+    default: 4,
+    minimum: 1,
+    maximum: 32,
+    description:
+      'How many list requests the cluster loader runs at once (its worker pool size), used exactly when set. Not set: chosen per load from the measured round-trip time to the cluster, 4 on a LAN and up to 16 far away (`floor(4 × (1 + RTT / 25 ms))`), so that a distant API server still works on about 4 lists at once; the log says what was chosen and why.',
+  },
+  pageSize: {
+    type: 'integer',
+    default: 500,
+    minimum: 1,
+    maximum: 10000,
+    description: 'Items per page of a paged list (the `limit` parameter; kubectl uses 500).',
+  },
+  requestTimeoutSeconds: { type: 'integer', default: 30, minimum: 1, maximum: 600, description: 'Time limit for one request to the API server, in seconds.' },
+  metadataOnly: {
+    type: 'boolean',
+    default: false,
+    description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.',
+  },
+  discoveryCache: {
+    type: 'boolean',
+    default: true,
+    description:
+      'Keep API discovery on disk per cluster and user for 6 hours, as kubectl does (`$XDG_CACHE_HOME/kubeloop/discovery`), so the first load of a session skips its round trips; later loads ask the cluster. Off: always ask.',
+  },
+  namespaces: {
+    type: 'array',
+    default: [],
+    itemPattern: NAMESPACE_PATTERN,
+    itemHint: 'a namespace name such as `default`',
+    description:
+      "Namespaces to load. Empty: all namespaces; a type you may not list across namespaces (403) is loaded from your kubeconfig context's `namespace` (or `default`) instead.",
+  },
+  includeTypes: {
+    type: 'array',
+    default: [],
+    itemPattern: TYPE_PATTERN,
+    itemHint: 'a resource type such as `pods` or `deployments.apps`',
+    description: 'Resource types to load, as `resource` or `resource.group` (e.g. `pods`, `deployments.apps`). Empty: every listable type.',
+  },
+  excludeTypes: {
+    type: 'array',
+    default: [],
+    itemPattern: TYPE_PATTERN,
+    itemHint: 'a resource type such as `events` or `leases.coordination.k8s.io`',
+    description: 'Resource types never to load, as `resource` or `resource.group`.',
+  },
+  syncPeriodSeconds: {
+    type: 'integer',
+    default: 10,
+    minimum: 1,
+    maximum: 3600,
+    description: "How often the sync loop resyncs every pod worker (the kubelet's syncFrequency), in seconds.",
+  },
+  housekeepingPeriodSeconds: {
+    type: 'integer',
+    default: 2,
+    minimum: 1,
+    maximum: 3600,
+    description: "How often the sync loop runs housekeeping (the kubelet's housekeepingPeriod), in seconds.",
+  },
+  logLevel: { type: 'string', default: 'info', enum: LOG_LEVELS, description: 'The least severe level written to the KubeLoop output channel.' },
+  followKubernetesExtension: {
+    type: 'boolean',
+    default: true,
+    description:
+      'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.',
+  },
 };
 
 export const SETTINGS_SECTION = 'kubeloop';

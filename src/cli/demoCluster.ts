@@ -104,7 +104,10 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     generatedNow: Date.now(),
     signal: life.signal,
   });
-  await cluster.writeKubeconfig(kubeconfigPath, { ...(values.user ? { user: values.user } : {}), ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}) });
+  await cluster.writeKubeconfig(kubeconfigPath, {
+    ...(values.user ? { user: values.user } : {}),
+    ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}),
+  });
   // Whoever read our output may be gone (`... | head -3`): a closed pipe must not kill the server
   // with an unhandled EPIPE, nor stop it from shutting down cleanly on a signal.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {

@@ -18,7 +18,19 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { AUTO_BASE_LANES, AUTO_MAX_LANES, AUTO_SERVER_MS, ClusterLoader, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, noRightsText, nothingPermitted, type LoadPlan, type LoadSummary, type LoadTaskResult } from '../core/loader';
+import {
+  AUTO_BASE_LANES,
+  AUTO_MAX_LANES,
+  AUTO_SERVER_MS,
+  ClusterLoader,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  noRightsText,
+  nothingPermitted,
+  type LoadPlan,
+  type LoadSummary,
+  type LoadTaskResult,
+} from '../core/loader';
 import { MAX_CONCURRENCY } from '../core/pool';
 
 export interface LoadIO {
@@ -85,7 +97,8 @@ class UsageError extends Error {}
 
 const num = (flag: string, v: string, integer: boolean): number => {
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: expected ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${flag}: expected ${integer ? 'an integer' : 'a number'}, got "${v}"`);
   return n;
 };
 
@@ -106,29 +119,65 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       return v;
     };
     switch (arg) {
-      case '--kubeconfig': f.kubeconfig = value(); break;
-      case '--context': f.context = value(); break;
-      case '--concurrency': f.concurrency = num(arg, value(), true); break;
-      case '--page-size': f.pageSize = num(arg, value(), true); break;
-      case '-n': case '--namespace': f.namespaces.push(value()); break;
-      case '-l': case '--selector': f.selector = value(); break;
-      case '--include': f.include.push(...value().split(',').filter(Boolean)); break;
-      case '--exclude': f.exclude.push(...value().split(',').filter(Boolean)); break;
-      case '--metadata-only': f.metadataOnly = true; break;
-      case '--timeout': f.timeoutSeconds = num(arg, value(), false); break;
-      case '--qps': f.qps = num(arg, value(), false); break;
-      case '--burst': f.burst = num(arg, value(), true); break;
-      case '--json': f.json = true; break;
-      case '--no-discovery-cache': f.noDiscoveryCache = true; break;
-      case '--disable-compression': f.disableCompression = true; break;
+      case '--kubeconfig':
+        f.kubeconfig = value();
+        break;
+      case '--context':
+        f.context = value();
+        break;
+      case '--concurrency':
+        f.concurrency = num(arg, value(), true);
+        break;
+      case '--page-size':
+        f.pageSize = num(arg, value(), true);
+        break;
+      case '-n':
+      case '--namespace':
+        f.namespaces.push(value());
+        break;
+      case '-l':
+      case '--selector':
+        f.selector = value();
+        break;
+      case '--include':
+        f.include.push(...value().split(',').filter(Boolean));
+        break;
+      case '--exclude':
+        f.exclude.push(...value().split(',').filter(Boolean));
+        break;
+      case '--metadata-only':
+        f.metadataOnly = true;
+        break;
+      case '--timeout':
+        f.timeoutSeconds = num(arg, value(), false);
+        break;
+      case '--qps':
+        f.qps = num(arg, value(), false);
+        break;
+      case '--burst':
+        f.burst = num(arg, value(), true);
+        break;
+      case '--json':
+        f.json = true;
+        break;
+      case '--no-discovery-cache':
+        f.noDiscoveryCache = true;
+        break;
+      case '--disable-compression':
+        f.disableCompression = true;
+        break;
       case '--compression': {
         const mode = value();
         if (mode !== 'auto' && mode !== 'always' && mode !== 'never') throw new UsageError(`--compression must be auto, always or never, got "${mode}"`);
         f.disableCompression = mode === 'auto' ? undefined : mode === 'never';
         break;
       }
-      case '-h': case '--help': f.help = true; break;
-      default: throw new UsageError(`unknown flag "${argv[i]}"`);
+      case '-h':
+      case '--help':
+        f.help = true;
+        break;
+      default:
+        throw new UsageError(`unknown flag "${argv[i]}"`);
     }
   }
   if (f.timeoutSeconds !== undefined && f.timeoutSeconds < 0) throw new UsageError(`--timeout: must be >= 0 seconds, got ${f.timeoutSeconds}`);
@@ -145,7 +194,14 @@ const typeName = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resour
  * `transport` in the output: body bytes as received (wireBytes, compressed where gzip) and decoded
  * (bytesReceived), gzip answers, requests; for comparing with other clients over a slow link.
  */
-export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSummary, results: LoadTaskResult[], plan?: LoadPlan, wire?: { stats: TransportStats; discoveryCached: boolean; proxied: boolean }) {
+export function toJson(
+  ctx: KubeContext,
+  loader: ClusterLoader,
+  summary: LoadSummary,
+  results: LoadTaskResult[],
+  plan?: LoadPlan,
+  wire?: { stats: TransportStats; discoveryCached: boolean; proxied: boolean },
+) {
   const o = loader.options;
   const sorted = [...results].sort((a, b) => a.taskId - b.taskId);
   return {
@@ -175,7 +231,15 @@ export function toJson(ctx: KubeContext, loader: ClusterLoader, summary: LoadSum
     forbidden: summary.forbidden,
     discoveryCached: wire?.discoveryCached ?? false,
     transport: wire
-      ? { requests: wire.stats.requests, wireBytes: wire.stats.wireBytes, bytesReceived: wire.stats.bytesReceived, gzipResponses: wire.stats.gzipResponses, streamedPages: wire.stats.streamedPages, proxied: wire.proxied, rttMs: wire.stats.rttMs === undefined ? null : Math.round(wire.stats.rttMs * 10) / 10 }
+      ? {
+          requests: wire.stats.requests,
+          wireBytes: wire.stats.wireBytes,
+          bytesReceived: wire.stats.bytesReceived,
+          gzipResponses: wire.stats.gzipResponses,
+          streamedPages: wire.stats.streamedPages,
+          proxied: wire.proxied,
+          rttMs: wire.stats.rttMs === undefined ? null : Math.round(wire.stats.rttMs * 10) / 10,
+        }
       : null,
     skipped: summary.skippedTypes,
     failed: sorted
@@ -211,18 +275,28 @@ function table(results: LoadTaskResult[]): string {
     .map((r) => [
       typeName(r),
       r.task.gvr.version,
-      r.task.namespaced ? r.task.namespace ?? '*' : '-',
+      r.task.namespaced ? (r.task.namespace ?? '*') : '-',
       String(r.count),
       String(r.pages),
       String(r.retries),
       `${(r.durationMs / 1000).toFixed(2)}s`,
       r.worker >= 0 ? String(r.worker) : '-',
-      r.outcome === 'ok' ? 'ok' : r.outcome === 'cancelled' ? 'cancelled' : r.forbidden ? 'forbidden' : `${r.status ?? r.reason ?? 'error'} ${r.status ? r.reason ?? '' : ''}`.trim(),
+      r.outcome === 'ok'
+        ? 'ok'
+        : r.outcome === 'cancelled'
+          ? 'cancelled'
+          : r.forbidden
+            ? 'forbidden'
+            : `${r.status ?? r.reason ?? 'error'} ${r.status ? (r.reason ?? '') : ''}`.trim(),
     ]);
   const head = ['TYPE', 'VERSION', 'NAMESPACE', 'COUNT', 'PAGES', 'RETRIES', 'DURATION', 'WORKER', 'STATUS'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const right = new Set([3, 4, 5, 6, 7]);
-  const fmt = (cells: string[]) => cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [fmt(head), ...rows.map(fmt)].join('\n') + '\n';
 }
 
@@ -237,10 +311,14 @@ function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
   const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
   const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
-    case 'ok': return `Loaded ${what} in ${tail}.\n`;
-    case 'partial': return `Loaded ${what}; ${s.failed} task(s) FAILED, in ${tail}.\n`;
-    case 'cancelled': return `Interrupted: loaded ${what} before the cancel; ${s.cancelled} task(s) cancelled${s.failed ? `, ${s.failed} failed` : ''}; ${tail}.\n`;
-    default: return `Failed: ${tail}.\n`;
+    case 'ok':
+      return `Loaded ${what} in ${tail}.\n`;
+    case 'partial':
+      return `Loaded ${what}; ${s.failed} task(s) FAILED, in ${tail}.\n`;
+    case 'cancelled':
+      return `Interrupted: loaded ${what} before the cancel; ${s.cancelled} task(s) cancelled${s.failed ? `, ${s.failed} failed` : ''}; ${tail}.\n`;
+    default:
+      return `Failed: ${tail}.\n`;
   }
 }
 
@@ -320,19 +398,24 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     }
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
     for (const s of summary.skippedTypes) io.stderr.write(`note: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason}\n`);
-    for (const f of summary.discoveryFailures) io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
+    for (const f of summary.discoveryFailures)
+      io.stderr.write(`warning: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}\n`);
     if (flags.json) {
       const wire = { stats: client.transport.stats, discoveryCached: plan?.discovery.cachedAgeMs !== undefined, proxied: !!client.transport.proxy };
       io.stdout.write(JSON.stringify(toJson(ctx, loader, summary, results, plan, wire)) + '\n');
     } else {
       io.stdout.write(table(results));
       for (const r of results.filter((x) => x.outcome === 'error').sort((a, b) => a.taskId - b.taskId)) {
-        io.stderr.write(`${r.forbidden ? 'forbidden' : 'failed'}: ${typeName(r)}${r.task.namespace ? ` in ${r.task.namespace}` : ''}: ${r.status ? `${r.status} ${r.reason}: ` : ''}${r.message}\n`);
+        io.stderr.write(
+          `${r.forbidden ? 'forbidden' : 'failed'}: ${typeName(r)}${r.task.namespace ? ` in ${r.task.namespace}` : ''}: ${r.status ? `${r.status} ${r.reason}: ` : ''}${r.message}\n`,
+        );
       }
       io.stdout.write(summaryLine(summary, loader.options));
     }
     if (nothingPermitted(summary)) {
-      io.stderr.write(`${await noRightsMessage(client, ctx, plan?.fallbackNamespaces.length ? plan.fallbackNamespaces : loader.options.namespaces, io.signal)}\n`);
+      io.stderr.write(
+        `${await noRightsMessage(client, ctx, plan?.fallbackNamespaces.length ? plan.fallbackNamespaces : loader.options.namespaces, io.signal)}\n`,
+      );
     }
     return summary.outcome === 'cancelled' ? 130 : summary.outcome === 'partial' ? 2 : 0;
   } finally {

@@ -101,7 +101,10 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
 
   let client: KubeClient;
   try {
-    client = await KubeClient.fromKubeconfig({ ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}), ...(values.context ? { context: values.context } : {}) });
+    client = await KubeClient.fromKubeconfig({
+      ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+      ...(values.context ? { context: values.context } : {}),
+    });
   } catch (e) {
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;
@@ -117,7 +120,13 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
       const it: SyncIterationEvent = e;
       io.stdout(
         JSON.stringify({
-          t: it.t, source: it.source, op: it.op, key: it.key, handler: it.handler, durationMs: it.durationMs, outcome: it.outcome,
+          t: it.t,
+          source: it.source,
+          op: it.op,
+          key: it.key,
+          handler: it.handler,
+          durationMs: it.durationMs,
+          outcome: it.outcome,
           ...(it.message ? { message: it.message } : {}),
           ...(it.node ? { node: it.node } : {}),
           ...(it.uid ? { uid: it.uid } : {}),

@@ -78,7 +78,11 @@ export class FakeClock implements Clock {
   setTimer(ms: number, fn: () => void): TimerHandle {
     const timer: FakeTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => { timer.cancelled = true; } };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

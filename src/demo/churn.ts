@@ -35,9 +35,19 @@ export interface Churn {
 export type ChurnOp = 'configmapUpdate' | 'labelChange' | 'podCreate' | 'podDelete' | 'eventCreate';
 
 /** Share of each kind of write: creates and deletes of pods balance, so the cluster keeps its size. */
-const MIX: [ChurnOp, number][] = [['configmapUpdate', 0.35], ['labelChange', 0.25], ['podCreate', 0.15], ['podDelete', 0.15], ['eventCreate', 0.1]];
+const MIX: [ChurnOp, number][] = [
+  ['configmapUpdate', 0.35],
+  ['labelChange', 0.25],
+  ['podCreate', 0.15],
+  ['podDelete', 0.15],
+  ['eventCreate', 0.1],
+];
 const TICK_MS = 100;
-const LABELLED: [string, string][] = [['', 'pods'], ['apps', 'deployments'], ['', 'services']];
+const LABELLED: [string, string][] = [
+  ['', 'pods'],
+  ['apps', 'deployments'],
+  ['', 'services'],
+];
 
 /** A set of object keys with O(1) add, remove and uniform pick. */
 class KeyPool {
@@ -145,13 +155,19 @@ export function startChurn(store: ObjectStore, opts: ChurnOptions): Churn {
         const ns = pools.get('/namespaces')!.pick(rng)?.slice(1);
         if (!ns || !store.type('', 'pods')) return false;
         store.create('', 'pods', {
-          apiVersion: 'v1', kind: 'Pod',
+          apiVersion: 'v1',
+          kind: 'Pod',
           metadata: { name: `churn-${rng.suffix(5)}-${++serial}`, namespace: ns, labels: { app: 'churn', 'churn.kubeloop.dev/serial': String(serial) } },
           spec: {
-            containers: [{
-              name: 'app', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec', '--http-port=8080'],
-              ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }], readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
-            }],
+            containers: [
+              {
+                name: 'app',
+                image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+                args: ['netexec', '--http-port=8080'],
+                ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
+                readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+              },
+            ],
             restartPolicy: 'Always',
           },
           status: { phase: 'Pending' },
@@ -170,12 +186,23 @@ export function startChurn(store: ObjectStore, opts: ChurnOptions): Churn {
         if (!pod || !store.type('', 'events')) return false;
         const now = wall();
         store.create('', 'events', {
-          apiVersion: 'v1', kind: 'Event',
-          metadata: { name: `${pod.metadata.name}.${(BigInt(Math.floor(wallMs())) * 1_000_000n + BigInt(++serial)).toString(16)}`, namespace: pod.metadata.namespace },
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: {
+            name: `${pod.metadata.name}.${(BigInt(Math.floor(wallMs())) * 1_000_000n + BigInt(++serial)).toString(16)}`,
+            namespace: pod.metadata.namespace,
+          },
           involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-          reason: 'Pulled', message: 'Container image "registry.k8s.io/e2e-test-images/agnhost:2.47" already present on machine',
+          reason: 'Pulled',
+          message: 'Container image "registry.k8s.io/e2e-test-images/agnhost:2.47" already present on machine',
           source: { component: 'kubelet', host: String((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '') },
-          firstTimestamp: now, lastTimestamp: now, count: 1, type: 'Normal', eventTime: null, reportingComponent: 'kubelet', reportingInstance: '',
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+          type: 'Normal',
+          eventTime: null,
+          reportingComponent: 'kubelet',
+          reportingInstance: '',
         });
         return true;
       }

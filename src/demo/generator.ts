@@ -21,7 +21,17 @@ import { namespaceNames } from './generate/names';
 import { NAMESPACED, type Links } from './generate/namespaced';
 import { planCounts, typeKey } from './generate/plan';
 import {
-  controllerRevision, cronJob, daemonSet, deployment, job, pod, replicaSet, statefulSet, template, type Emit, type Template,
+  controllerRevision,
+  cronJob,
+  daemonSet,
+  deployment,
+  job,
+  pod,
+  replicaSet,
+  statefulSet,
+  template,
+  type Emit,
+  type Template,
 } from './generate/workloads';
 import { nodeObject, podCIDROf } from './kubelet/nodes';
 import type { ObjectStore, TypeInfo } from './store';
@@ -84,7 +94,9 @@ export function generate(
   }
   const plan = planCounts(allTypes, n, { namespaces: opts.namespaces, crds: crdWanted, isCustom: (t) => customKeys.has(typeKey(t)) });
 
-  const nsNames = namespaceNames(plan.namespaces + 64).filter((x) => !hooks.takenNamespace?.(x)).slice(0, plan.namespaces);
+  const nsNames = namespaceNames(plan.namespaces + 64)
+    .filter((x) => !hooks.takenNamespace?.(x))
+    .slice(0, plan.namespaces);
   const existing = hooks.existingNodes ?? [];
   let nodeIndex = existing.reduce((m, x) => Math.max(m, x.index), 0);
   const nodes: GenNode[] = [];
@@ -99,9 +111,11 @@ export function generate(
   for (const name of nsNames) {
     const [team, env] = name.split('-');
     counted('', 'namespaces', {
-      apiVersion: 'v1', kind: 'Namespace',
+      apiVersion: 'v1',
+      kind: 'Namespace',
       metadata: ctx.meta(name, undefined, { labels: { 'kubernetes.io/metadata.name': name, team: team!, env: env ?? 'prod' } }),
-      spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
     });
   }
   nodes.forEach((nd, i) => {
@@ -113,7 +127,16 @@ export function generate(
   const links: Links = { templates: new Map() };
   if (nsNames.length) generateWorkloads(ctx, counted, links, plan.counts, opts.brokenPods);
 
-  const done = new Set(['/pods', 'apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets', 'batch/jobs', 'batch/cronjobs', 'apps/controllerrevisions']);
+  const done = new Set([
+    '/pods',
+    'apps/deployments',
+    'apps/replicasets',
+    'apps/statefulsets',
+    'apps/daemonsets',
+    'batch/jobs',
+    'batch/cronjobs',
+    'apps/controllerrevisions',
+  ]);
   for (const [k, c] of plan.counts) {
     if (done.has(k) || c === 0) continue;
     const t = allTypes.find((x) => typeKey(x) === k)!;
@@ -125,7 +148,13 @@ export function generate(
       counted(t.group, t.resource, obj);
     }
   }
-  return { objects: Object.values(byType).reduce((a, b) => a + b, 0), byType, namespaces: nsNames, nodes: nodes.map((x) => x.name), ms: performance.now() - started };
+  return {
+    objects: Object.values(byType).reduce((a, b) => a + b, 0),
+    byType,
+    namespaces: nsNames,
+    nodes: nodes.map((x) => x.name),
+    ms: performance.now() - started,
+  };
 }
 
 /** Deployments -> ReplicaSets -> Pods, StatefulSets, DaemonSets, CronJobs -> Jobs -> Pods, ControllerRevisions. */
@@ -145,13 +174,19 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
   const stsT = Array.from({ length: c('apps/statefulsets') }, () => track(template(ctx, ctx.pickNamespace())));
   const dsT = Array.from({ length: c('apps/daemonsets') }, () => track(template(ctx, ctx.pickNamespace())));
   const cjT = Array.from({ length: c('batch/cronjobs') }, () => track(template(ctx, ctx.pickNamespace(), 'job')));
-  const jobT = Array.from({ length: c('batch/jobs') }, (_, i) => (cjT.length && i < cjT.length * 3 ? cjT[i % cjT.length]! : track(template(ctx, ctx.pickNamespace(), 'job'))));
+  const jobT = Array.from({ length: c('batch/jobs') }, (_, i) =>
+    cjT.length && i < cjT.length * 3 ? cjT[i % cjT.length]! : track(template(ctx, ctx.pickNamespace(), 'job')),
+  );
 
   // Who owns each pod: mostly ReplicaSets, then StatefulSets, DaemonSets, Jobs, a few bare pods.
   const P = c('/pods');
   const broken = Math.min(P, brokenOpt ?? Math.floor(P / 2000));
   const cats = [
-    { n: activeRS, w: 0.82 }, { n: stsT.length, w: 0.07 }, { n: dsT.length, w: 0.05 }, { n: jobT.length, w: 0.04 }, { n: 1, w: 0.02 },
+    { n: activeRS, w: 0.82 },
+    { n: stsT.length, w: 0.07 },
+    { n: dsT.length, w: 0.05 },
+    { n: jobT.length, w: 0.04 },
+    { n: 1, w: 0.02 },
   ];
   const perOwner = cats.map((x) => new Array<number>(x.n).fill(0));
   const wsum = cats.reduce((s, x) => s + (x.n ? x.w : 0), 0);
@@ -173,7 +208,10 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
   const stsOwners = stsT.map((t, i) => ({ ...statefulSet(ctx, emit, t, perOwner[1]![i]!), t }));
   const dsOwners = dsT.map((t, i) => ({ ref: refOf(daemonSet(ctx, emit, t, perOwner[2]![i]!)), hash: r.suffix(10), t }));
   const cjRefs = cjT.map((t) => refOf(cronJob(ctx, emit, t)));
-  const jobOwners = jobT.map((t, i) => ({ ref: refOf(job(ctx, emit, t, i < cjT.length * 3 && cjRefs.length ? cjRefs[i % cjRefs.length] : undefined, perOwner[3]![i]!)), t }));
+  const jobOwners = jobT.map((t, i) => ({
+    ref: refOf(job(ctx, emit, t, i < cjT.length * 3 && cjRefs.length ? cjRefs[i % cjRefs.length] : undefined, perOwner[3]![i]!)),
+    t,
+  }));
 
   rsOwners.forEach((o, i) => {
     const labels = { ...o.t.labels, 'pod-template-hash': o.hash };
@@ -182,7 +220,12 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
   stsOwners.forEach((o, i) => {
     for (let k = 0; k < perOwner[1]![i]!; k++) {
       const name = ctx.exactName(`pod/${o.t.namespace}`, `${o.t.app}-${k}`);
-      const labels = { ...o.t.labels, 'apps.kubernetes.io/pod-index': String(k), 'controller-revision-hash': o.revision, 'statefulset.kubernetes.io/pod-name': name };
+      const labels = {
+        ...o.t.labels,
+        'apps.kubernetes.io/pod-index': String(k),
+        'controller-revision-hash': o.revision,
+        'statefulset.kubernetes.io/pod-name': name,
+      };
       pod(ctx, emit, o.t, name, refOf(o.sts), labels, 'running');
     }
   });
@@ -201,7 +244,10 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
     pod(ctx, emit, t, ctx.exactName(`pod/${t.namespace}`, isBroken ? `${t.app}-canary` : t.app), undefined, t.labels, isBroken ? 'crashloop' : 'running');
   }
 
-  const revOwners = [...stsOwners.map((o) => ({ ref: refOf(o.sts), t: o.t, name: o.revision })), ...dsOwners.map((o) => ({ ref: o.ref, t: o.t, name: `${o.t.app}-${o.hash}` }))];
+  const revOwners = [
+    ...stsOwners.map((o) => ({ ref: refOf(o.sts), t: o.t, name: o.revision })),
+    ...dsOwners.map((o) => ({ ref: o.ref, t: o.t, name: `${o.t.app}-${o.hash}` })),
+  ];
   for (let i = 0; i < c('apps/controllerrevisions'); i++) {
     const o = revOwners.length ? revOwners[i % revOwners.length] : undefined;
     const first = o && i < revOwners.length;
@@ -213,9 +259,9 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
 export function generateObjects(store: ObjectStore, opts: GenerateOptions): GenerateResult {
   const existingNodes = store.type('', 'nodes')
     ? store.list('', 'nodes').items.map((o) => {
-      const m = /^10\.(\d+)\.(\d+)\.0\/24$/.exec(String((o.spec as { podCIDR?: string } | undefined)?.podCIDR ?? ''));
-      return { name: o.metadata.name, index: m ? (Number(m[1]) - 244) * 256 + Number(m[2]) : 0 };
-    })
+        const m = /^10\.(\d+)\.(\d+)\.0\/24$/.exec(String((o.spec as { podCIDR?: string } | undefined)?.podCIDR ?? ''));
+        return { name: o.metadata.name, index: m ? (Number(m[1]) - 244) * 256 + Number(m[2]) : 0 };
+      })
     : [];
   return generate(store.types(), opts, (g, r, o) => store.create(g, r, o), {
     register: (t) => {

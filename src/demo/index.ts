@@ -154,7 +154,8 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     }
     // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
     // kubelet adopts them without work, and its own nodes reuse the generated ones.
-    if ((opts.objects ?? 0) > 0) generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1, ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}) });
+    if ((opts.objects ?? 0) > 0)
+      generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1, ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}) });
     if ((opts.churnPerSecond ?? 0) > 0) {
       const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
       stops.push(() => churn.stop());

@@ -62,7 +62,10 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Outcome', e.outcome],
           ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes or a vanished pod' : undefined],
           ['Worker state', e.worker?.state],
-          ['Pending slot', e.worker ? (e.worker.coalesced ? `${e.worker.coalesced + 1} updates coalesced into this sync` : 'one update, none coalesced') : undefined],
+          [
+            'Pending slot',
+            e.worker ? (e.worker.coalesced ? `${e.worker.coalesced + 1} updates coalesced into this sync` : 'one update, none coalesced') : undefined,
+          ],
           ['Next due', e.worker?.nextDueT === undefined ? undefined : `${formatTime(e.worker.nextDueT)} (work queue)`],
           ['Grace period', e.worker?.gracePeriodSeconds === undefined ? undefined : `${e.worker.gracePeriodSeconds} s`],
           ['Probes', e.worker?.probes?.join('; ')],

@@ -53,7 +53,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const log = createLogger(channelSink(channel), () => settings.logLevel);
   // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
   const k8s = new KubernetesFollower(() => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }), log);
-  const target = new TargetState(() => settings, () => k8s.followed());
+  const target = new TargetState(
+    () => settings,
+    () => k8s.followed(),
+  );
   context.subscriptions.push(k8s, target);
 
   const timeline = new TimelineStore();
@@ -116,7 +119,9 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   // purpose: the command that changed the target may start a load on the new one right after.
   context.subscriptions.push(
     target.onDidChange((t) => {
-      log.info(`target: ${t.demo ? 'the embedded demo cluster' : `context ${t.context ?? '(current-context)'} of ${t.kubeconfig ?? 'the default kubeconfig'}`}`);
+      log.info(
+        `target: ${t.demo ? 'the embedded demo cluster' : `context ${t.context ?? '(current-context)'} of ${t.kubeconfig ?? 'the default kubeconfig'}`}`,
+      );
       loads.dispose();
       void sync.stop('the cluster changed');
       sync.node = undefined; // a node of the old cluster means nothing on the new one
@@ -247,14 +252,19 @@ export async function deactivate(): Promise<void> {
 /** Reads and validates the settings; invalid values fall back to defaults, and `problems` says which ('' for none). */
 function readConfig(): { settings: KubeLoopSettings; problems: string } {
   const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  const { settings, problems } = readSettings((key) => cfg.get(key), (key) => isUserSet(cfg.inspect(key)));
+  const { settings, problems } = readSettings(
+    (key) => cfg.get(key),
+    (key) => isUserSet(cfg.inspect(key)),
+  );
   return { settings, problems: problems.join(' ') };
 }
 
 /** A value set in any scope (user, workspace, folder, or for a language), not the default. */
 function isUserSet(i: ReturnType<vscode.WorkspaceConfiguration['inspect']>): boolean {
   if (!i) return false;
-  return [i.globalValue, i.workspaceValue, i.workspaceFolderValue, i.globalLanguageValue, i.workspaceLanguageValue, i.workspaceFolderLanguageValue].some((v) => v !== undefined);
+  return [i.globalValue, i.workspaceValue, i.workspaceFolderValue, i.globalLanguageValue, i.workspaceLanguageValue, i.workspaceFolderLanguageValue].some(
+    (v) => v !== undefined,
+  );
 }
 
 function warnAbout(problems: string): void {

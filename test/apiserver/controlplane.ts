@@ -195,10 +195,8 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       '--shutdown-watch-termination-grace-period=2s',
     ];
     if (opts.maxRequestsInflight !== undefined) apiArgs.push(`--max-requests-inflight=${opts.maxRequestsInflight}`);
-    if (opts.maxMutatingRequestsInflight !== undefined)
-      apiArgs.push(`--max-mutating-requests-inflight=${opts.maxMutatingRequestsInflight}`);
-    if (opts.etcdCompactionInterval !== undefined)
-      apiArgs.push(`--etcd-compaction-interval=${opts.etcdCompactionInterval}`);
+    if (opts.maxMutatingRequestsInflight !== undefined) apiArgs.push(`--max-mutating-requests-inflight=${opts.maxMutatingRequestsInflight}`);
+    if (opts.etcdCompactionInterval !== undefined) apiArgs.push(`--etcd-compaction-interval=${opts.etcdCompactionInterval}`);
     apiArgs.push(...(opts.extraApiserverArgs ?? []));
     procs.push(launch(binDir, 'kube-apiserver', apiArgs, dir));
 
@@ -206,7 +204,13 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
     const auth = { token: adminToken, insecure: true };
     await waitFor('kube-apiserver /readyz', procs, opts, deadline, async () => {
       const r = await request(`${server}/readyz?verbose`, auth); // verbose: lists the failing checks
-      return r.status === 200 || `${r.status}: ${r.body.split('\n').filter((l) => l.startsWith('[-]')).join('; ')}`;
+      return (
+        r.status === 200 ||
+        `${r.status}: ${r.body
+          .split('\n')
+          .filter((l) => l.startsWith('[-]'))
+          .join('; ')}`
+      );
     });
 
     // The self-signed apiserver.crt holds the serving cert followed by its CA;
@@ -241,8 +245,12 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       try {
         // Until the new server listens, every answer is the old one's; after that the kernel spreads
         // new connections over both, so a run of fresh-connection 200s means the new one is ready too.
-        await waitFor('the new kube-apiserver to listen', [procs[0]!, next], opts, until, async () =>
-          fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet'
+        await waitFor(
+          'the new kube-apiserver to listen',
+          [procs[0]!, next],
+          opts,
+          until,
+          async () => fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet',
         );
         let streak = 0;
         await waitFor('both kube-apiservers /readyz', [procs[0]!, next], opts, until, async () => {
@@ -353,29 +361,28 @@ function supportsFlag(binDir: string, name: string, flag: string): boolean {
  * is not yet), bounded by the shared start deadline. A process of the control plane that exits ends
  * the wait at once with its logs (a port race as PortRaceError), never at the deadline.
  */
-async function waitFor(
-  what: string,
-  procs: Proc[],
-  opts: ControlPlaneOptions,
-  deadline: number,
-  ok: () => Promise<true | string>,
-): Promise<void> {
+async function waitFor(what: string, procs: Proc[], opts: ControlPlaneOptions, deadline: number, ok: () => Promise<true | string>): Promise<void> {
   const died = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, died.signal]) : died.signal;
   try {
-    await eventually(async () => {
-      const dead = procs.find((p) => p.exitCode !== undefined);
-      if (dead) {
-        const logs = tails(procs);
-        died.abort(/address already in use/.test(logs)
-          ? new PortRaceError(`port race while waiting for ${what}\n${logs}`)
-          : new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`));
-        return false;
-      }
-      const r = await ok();
-      if (r !== true) throw new Error(r);
-      return true;
-    }, { description: what, timeoutMs: Math.max(0, deadline - Date.now()), signal, maxIntervalMs: 200 });
+    await eventually(
+      async () => {
+        const dead = procs.find((p) => p.exitCode !== undefined);
+        if (dead) {
+          const logs = tails(procs);
+          died.abort(
+            /address already in use/.test(logs)
+              ? new PortRaceError(`port race while waiting for ${what}\n${logs}`)
+              : new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`),
+          );
+          return false;
+        }
+        const r = await ok();
+        if (r !== true) throw new Error(r);
+        return true;
+      },
+      { description: what, timeoutMs: Math.max(0, deadline - Date.now()), signal, maxIntervalMs: 200 },
+    );
   } catch (e) {
     if (!(e instanceof EventuallyTimeoutError)) throw e;
     const ms = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -400,11 +407,15 @@ function tails(procs: Proc[], n = 25): string {
 /** Bind :0 on loopback n times at once (so they differ), then release. Racy by nature; see PortRaceError. */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));

@@ -49,18 +49,33 @@ export const FACTS: Fact[] = [
   {
     name: 'pod defaults: terminationMessagePath /dev/termination-log, probe defaults, port protocol TCP',
     async run(t, ns) {
-      const p = await must(t, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('defaults', {
-        containers: [{
-          name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', ports: [{ containerPort: 8080 }],
-          livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
-          readinessProbe: { tcpSocket: { port: 8080 } },
-        }],
-      }));
+      const p = await must(
+        t,
+        'POST',
+        `/api/v1/namespaces/${ns}/pods`,
+        pod('defaults', {
+          containers: [
+            {
+              name: 'c',
+              image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+              ports: [{ containerPort: 8080 }],
+              livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
+              readinessProbe: { tcpSocket: { port: 8080 } },
+            },
+          ],
+        }),
+      );
       const c = p.spec.containers[0];
       assert.equal(c.terminationMessagePath, '/dev/termination-log');
       assert.equal(c.terminationMessagePolicy, 'File');
       assert.deepEqual(c.ports, [{ containerPort: 8080, protocol: 'TCP' }]);
-      assert.deepEqual(c.livenessProbe, { httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 5, successThreshold: 1, failureThreshold: 2 });
+      assert.deepEqual(c.livenessProbe, {
+        httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' },
+        timeoutSeconds: 1,
+        periodSeconds: 5,
+        successThreshold: 1,
+        failureThreshold: 2,
+      });
       assert.deepEqual(c.readinessProbe, { tcpSocket: { port: 8080 }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
     },
   },
@@ -71,12 +86,32 @@ export const FACTS: Fact[] = [
       assert.equal(await gen(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'g' }, data: { a: '1' } }), undefined, 'configmaps');
       assert.equal(await gen(`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'g' }, stringData: { a: '1' } }), undefined, 'secrets');
       assert.equal(await gen(`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'g' } }), undefined, 'serviceaccounts');
-      assert.equal(await gen(`/api/v1/namespaces/${ns}/services`, { metadata: { name: 'g' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } }), undefined, 'services');
+      assert.equal(
+        await gen(`/api/v1/namespaces/${ns}/services`, { metadata: { name: 'g' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } }),
+        undefined,
+        'services',
+      );
       assert.equal(await gen(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, { metadata: { name: 'g' }, rules: [] }), undefined, 'roles');
       assert.equal(await gen(`/api/v1/namespaces/${ns}/pods`, pod('g')), 1, 'pods');
-      assert.equal(await gen(`/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`, { metadata: { name: 'g' }, spec: { podSelector: {} } }), 1, 'networkpolicies');
-      assert.equal(await gen(`/apis/${CRD.group}/v1/namespaces/${ns}/${CRD.plural}`, { apiVersion: `${CRD.group}/v1`, kind: CRD.kind, metadata: { name: 'g' }, spec: { a: 1 } }), 1, 'custom resources');
-      const dep = { metadata: { name: 'g' }, spec: { replicas: 1, selector: { matchLabels: { app: 'g' } }, template: { metadata: { labels: { app: 'g' } }, spec: pod('x').spec } } };
+      assert.equal(
+        await gen(`/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`, { metadata: { name: 'g' }, spec: { podSelector: {} } }),
+        1,
+        'networkpolicies',
+      );
+      assert.equal(
+        await gen(`/apis/${CRD.group}/v1/namespaces/${ns}/${CRD.plural}`, {
+          apiVersion: `${CRD.group}/v1`,
+          kind: CRD.kind,
+          metadata: { name: 'g' },
+          spec: { a: 1 },
+        }),
+        1,
+        'custom resources',
+      );
+      const dep = {
+        metadata: { name: 'g' },
+        spec: { replicas: 1, selector: { matchLabels: { app: 'g' } }, template: { metadata: { labels: { app: 'g' } }, spec: pod('x').spec } },
+      };
       assert.equal(await gen(`/apis/apps/v1/namespaces/${ns}/deployments`, dep), 1, 'deployments');
       const scaled = await must(t, 'PATCH', `/apis/apps/v1/namespaces/${ns}/deployments/g`, { spec: { replicas: 3 } }, MERGE);
       assert.equal(scaled.metadata.generation, 2, 'a spec change bumps it');
@@ -97,7 +132,12 @@ export const FACTS: Fact[] = [
       const still = await t.request('GET', `/api/v1/namespaces/${ns}/pods/bound`);
       assert.equal(still.status, 200, 'still there: only its kubelet may remove it');
       assert.equal(still.body.metadata.deletionTimestamp, marked.metadata.deletionTimestamp);
-      await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/bound`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: bound.metadata.uid } });
+      await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/bound`, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        gracePeriodSeconds: 0,
+        preconditions: { uid: bound.metadata.uid },
+      });
       assert.equal((await t.request('GET', `/api/v1/namespaces/${ns}/pods/bound`)).status, 404);
       await must(t, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('unbound'));
       await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/unbound`);
@@ -108,7 +148,11 @@ export const FACTS: Fact[] = [
     name: 'list items of built-in types carry no apiVersion and kind (custom resources do); get and watch events do',
     async run(t, ns) {
       for (const name of ['li-a', 'li-b']) await must(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels: { li: 'x' } } });
-      await must(t, 'POST', `/apis/${CRD.group}/v1/namespaces/${ns}/${CRD.plural}`, { apiVersion: `${CRD.group}/v1`, kind: CRD.kind, metadata: { name: 'li', labels: { li: 'x' } } });
+      await must(t, 'POST', `/apis/${CRD.group}/v1/namespaces/${ns}/${CRD.plural}`, {
+        apiVersion: `${CRD.group}/v1`,
+        kind: CRD.kind,
+        metadata: { name: 'li', labels: { li: 'x' } },
+      });
       const list = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=li%3Dx`);
       assert.deepEqual([list.kind, list.apiVersion], ['ConfigMapList', 'v1']);
       assert.equal(list.items.length, 2);
@@ -117,11 +161,22 @@ export const FACTS: Fact[] = [
       assert.deepEqual([one.kind, one.apiVersion], ['ConfigMap', 'v1']);
       const custom = await must(t, 'GET', `/apis/${CRD.group}/v1/namespaces/${ns}/${CRD.plural}?labelSelector=li%3Dx`);
       assert.deepEqual([custom.kind, custom.items[0].kind, custom.items[0].apiVersion], [`${CRD.kind}List`, CRD.kind, `${CRD.group}/v1`]);
-      const meta = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=li%3Dx`, undefined, { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' });
+      const meta = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=li%3Dx`, undefined, {
+        Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      });
       assert.deepEqual([meta.items[0].kind, meta.items[0].apiVersion], ['PartialObjectMetadata', 'meta.k8s.io/v1']);
       const w = await t.request('GET', `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=li%3Dx&timeoutSeconds=1`);
-      const events = w.text.trim().split('\n').map((l) => JSON.parse(l));
-      assert.deepEqual(events.map((e) => [e.type, e.object.kind, e.object.apiVersion]), [['ADDED', 'ConfigMap', 'v1'], ['ADDED', 'ConfigMap', 'v1']]);
+      const events = w.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        events.map((e) => [e.type, e.object.kind, e.object.apiVersion]),
+        [
+          ['ADDED', 'ConfigMap', 'v1'],
+          ['ADDED', 'ConfigMap', 'v1'],
+        ],
+      );
     },
   },
   {
@@ -131,30 +186,68 @@ export const FACTS: Fact[] = [
       const lines = async (q: string) => {
         const r = await t.request('GET', `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=wb%3Dx&timeoutSeconds=1${q}`);
         assert.equal(r.status, 200);
-        return r.text.trim().split('\n').map((l) => JSON.parse(l));
+        return r.text
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
       };
       const withBookmarks = await lines('&allowWatchBookmarks=true');
-      assert.deepEqual(withBookmarks.map((e) => e.type), ['ADDED', 'ADDED', 'BOOKMARK']);
+      assert.deepEqual(
+        withBookmarks.map((e) => e.type),
+        ['ADDED', 'ADDED', 'BOOKMARK'],
+      );
       const b = withBookmarks[2].object;
       assert.deepEqual([b.kind, b.apiVersion, b.metadata.annotations], ['ConfigMap', 'v1', { 'k8s.io/initial-events-end': 'true' }]);
       assert.match(b.metadata.resourceVersion, /^\d+$/);
-      assert.deepEqual((await lines('&resourceVersion=0&allowWatchBookmarks=true')).map((e) => e.type), ['ADDED', 'ADDED', 'BOOKMARK']);
-      assert.deepEqual((await lines('')).map((e) => e.type), ['ADDED', 'ADDED'], 'no bookmark unless allowed');
+      assert.deepEqual(
+        (await lines('&resourceVersion=0&allowWatchBookmarks=true')).map((e) => e.type),
+        ['ADDED', 'ADDED', 'BOOKMARK'],
+      );
+      assert.deepEqual(
+        (await lines('')).map((e) => e.type),
+        ['ADDED', 'ADDED'],
+        'no bookmark unless allowed',
+      );
     },
   },
   {
     name: 'Go zero values: a pod status and an Event written without them read back with them',
     async run(t, ns) {
       await must(t, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('zero'));
-      const st = await must(t, 'PATCH', `/api/v1/namespaces/${ns}/pods/zero/status`, {
-        status: { conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'c', state: { running: {} } }, { name: 'd', lastState: { terminated: { exitCode: 2 } } }] },
-      }, MERGE);
+      const st = await must(
+        t,
+        'PATCH',
+        `/api/v1/namespaces/${ns}/pods/zero/status`,
+        {
+          status: {
+            conditions: [{ type: 'Ready', status: 'False' }],
+            containerStatuses: [
+              { name: 'c', state: { running: {} } },
+              { name: 'd', lastState: { terminated: { exitCode: 2 } } },
+            ],
+          },
+        },
+        MERGE,
+      );
       assert.deepEqual(st.status.conditions, [{ type: 'Ready', status: 'False', lastProbeTime: null, lastTransitionTime: null }]);
       assert.deepEqual(st.status.containerStatuses, [
         { name: 'c', state: { running: { startedAt: null } }, lastState: {}, ready: false, restartCount: 0, image: '', imageID: '' },
-        { name: 'd', state: {}, lastState: { terminated: { exitCode: 2, startedAt: null, finishedAt: null } }, ready: false, restartCount: 0, image: '', imageID: '' },
+        {
+          name: 'd',
+          state: {},
+          lastState: { terminated: { exitCode: 2, startedAt: null, finishedAt: null } },
+          ready: false,
+          restartCount: 0,
+          image: '',
+          imageID: '',
+        },
       ]);
-      const ev = await must(t, 'POST', `/api/v1/namespaces/${ns}/events`, { metadata: { name: 'zero.1' }, involvedObject: { kind: 'Pod', namespace: ns, name: 'zero' }, reason: 'Tested', message: 'm' });
+      const ev = await must(t, 'POST', `/api/v1/namespaces/${ns}/events`, {
+        metadata: { name: 'zero.1' },
+        involvedObject: { kind: 'Pod', namespace: ns, name: 'zero' },
+        reason: 'Tested',
+        message: 'm',
+      });
       assert.deepEqual(
         [ev.source, ev.firstTimestamp, ev.lastTimestamp, ev.eventTime, ev.reportingComponent, ev.reportingInstance, ev.count, ev.metadata.generation],
         [{}, null, null, null, '', '', undefined, undefined],
@@ -165,7 +258,9 @@ export const FACTS: Fact[] = [
     name: 'Table and PartialObjectMetadataList answers are labelled plain application/json',
     async run(t, ns) {
       for (const as of ['Table', 'PartialObjectMetadataList']) {
-        const r = await t.request('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, { Accept: `application/json;as=${as};g=meta.k8s.io;v=v1,application/json` });
+        const r = await t.request('GET', `/api/v1/namespaces/${ns}/configmaps`, undefined, {
+          Accept: `application/json;as=${as};g=meta.k8s.io;v=v1,application/json`,
+        });
         assert.equal(r.status, 200);
         assert.equal(r.body.kind, as);
         assert.equal(String(r.headers['content-type']).split(';')[0], 'application/json');

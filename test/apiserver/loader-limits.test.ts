@@ -32,8 +32,11 @@ describe('the loader against a real server that expires continue tokens and thro
     api = Api.admin(cp, 24);
     await seed(api, { namespaces: ['limits-a', 'limits-b', 'limits-c'], perNamespace: 10, cluster: 10, concurrency: 16 });
     await api.must('POST', '/api/v1/namespaces', { metadata: { name: 'expire' } });
-    await mapLimit(Array.from({ length: 60 }, (_, i) => i), 16, (i) =>
-      api.must('POST', '/api/v1/namespaces/expire/configmaps', { metadata: { name: `cm-${String(i).padStart(2, '0')}` }, data: { i: String(i) } }, [201]),
+    await mapLimit(
+      Array.from({ length: 60 }, (_, i) => i),
+      16,
+      (i) =>
+        api.must('POST', '/api/v1/namespaces/expire/configmaps', { metadata: { name: `cm-${String(i).padStart(2, '0')}` }, data: { i: String(i) } }, [201]),
     );
     await bindClusterRole(api, 'kubeloop-reader', READER.name, [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }]);
   });
@@ -44,7 +47,9 @@ describe('the loader against a real server that expires continue tokens and thro
 
   const exact = async (r: LoadTaskResult) => {
     assert.equal(r.outcome, 'ok', `${r.task.gvr.resource}: ${r.status} ${r.message}`);
-    const want = (await api.list(collectionPath(r.task.gvr.group, r.task.gvr.version, r.task.gvr.resource))).items.map((o) => o.metadata.uid ?? o.metadata.name);
+    const want = (await api.list(collectionPath(r.task.gvr.group, r.task.gvr.version, r.task.gvr.resource))).items.map(
+      (o) => o.metadata.uid ?? o.metadata.name,
+    );
     const got = r.items.map((o) => o.metadata.uid ?? o.metadata.name);
     assert.equal(got.length, want.length, `count of ${r.task.gvr.resource}`);
     assert.deepEqual(new Set(got), new Set(want), `objects of ${r.task.gvr.resource}`);
@@ -83,10 +88,13 @@ describe('the loader against a real server that expires continue tokens and thro
           const rev = await cp.compactEtcd();
           // The watch cache keeps serving the old snapshot until it learns of the compaction
           // (it polls every 15 s); wait until the server really answers 410 on an old token.
-          const gone = await eventually(async () => {
-            const r = await api.request('GET', `/api/v1/configmaps?limit=1&continue=${encodeURIComponent(probe.metadata.continue)}`);
-            return r.status === 410 ? r : undefined;
-          }, { description: 'the server to answer 410 for a continue token older than the compaction', timeoutMs: 40_000 });
+          const gone = await eventually(
+            async () => {
+              const r = await api.request('GET', `/api/v1/configmaps?limit=1&continue=${encodeURIComponent(probe.metadata.continue)}`);
+              return r.status === 410 ? r : undefined;
+            },
+            { description: 'the server to answer 410 for a continue token older than the compaction', timeoutMs: 40_000 },
+          );
           assert.equal(gone.body.reason, 'Expired');
           assert.equal(gone.body.code, 410);
           t.diagnostic(`compacted at ${rev}; the server's 410: ${JSON.stringify(gone.body)}`);
@@ -104,9 +112,15 @@ describe('the loader against a real server that expires continue tokens and thro
       const cm = results[0]!;
       assert.equal(cm.fellBackToFullList, true, 'the list was restarted');
       await exact(cm);
-      assert.ok(cm.items.some((o) => o.metadata.name === 'after-first-page'), 'the restarted list is the current state');
+      assert.ok(
+        cm.items.some((o) => o.metadata.name === 'after-first-page'),
+        'the restarted list is the current state',
+      );
       assert.ok(cm.pages >= 1 + Math.ceil(cm.count / 7), `the first page, then the restarted list's pages (${cm.pages} pages for ${cm.count})`);
-      assert.ok(events.filter((e) => e.phase === 'page').every((e) => (e.count ?? 0) <= 7), 'pages of 7 all along, never one unpaged list');
+      assert.ok(
+        events.filter((e) => e.phase === 'page').every((e) => (e.count ?? 0) <= 7),
+        'pages of 7 all along, never one unpaged list',
+      );
       const retry = events.find((e) => e.phase === 'retry');
       assert.match(retry?.message ?? '', /^410 Expired: continue token expired; restarting the paged list$/);
     } finally {
@@ -126,11 +140,17 @@ describe('the loader against a real server that expires continue tokens and thro
         },
       });
       const { summary, results } = await loader.load();
-      assert.equal(summary.outcome, 'ok', JSON.stringify(results.filter((r) => r.outcome !== 'ok').map((r) => [r.task.gvr.resource, r.status, r.retries, r.message])));
+      assert.equal(
+        summary.outcome,
+        'ok',
+        JSON.stringify(results.filter((r) => r.outcome !== 'ok').map((r) => [r.task.gvr.resource, r.status, r.retries, r.message])),
+      );
       assert.ok(summary.retries > 0, 'the server throttled');
       assert.ok(statuses.length > 0 && statuses.every((s) => s === 429), `retries were 429s: ${[...new Set(statuses)]}`);
       for (const r of results) await exact(r);
-      t.diagnostic(`${summary.tasks} tasks, ${summary.objects} objects, ${summary.requests} requests, ${summary.retries} retries after 429, ${summary.durationMs} ms`);
+      t.diagnostic(
+        `${summary.tasks} tasks, ${summary.objects} objects, ${summary.requests} requests, ${summary.retries} retries after 429, ${summary.durationMs} ms`,
+      );
     } finally {
       client.close();
     }

@@ -48,12 +48,17 @@ describe('ClusterLoader against a real kube-apiserver', () => {
     await mapLimit(custom, 24, async ({ c, ns, i }) => {
       const version = c.versions?.[0] ?? 'v1';
       const name = `${c.plural.slice(0, -1)}-${i}`;
-      await api.must('POST', collectionPath(c.group, version, c.plural, ns), {
-        apiVersion: `${c.group}/${version}`,
-        kind: c.kind,
-        metadata: { name, ...(ns ? { namespace: ns } : {}), labels: { index: String(i) } },
-        spec: { size: i, colour: i % 2 ? 'red' : 'blue' },
-      }, [201]);
+      await api.must(
+        'POST',
+        collectionPath(c.group, version, c.plural, ns),
+        {
+          apiVersion: `${c.group}/${version}`,
+          kind: c.kind,
+          metadata: { name, ...(ns ? { namespace: ns } : {}), labels: { index: String(i) } },
+          spec: { size: i, colour: i % 2 ? 'red' : 'blue' },
+        },
+        [201],
+      );
       const k = typeKey(c.group, c.plural);
       if (!created.byType.has(k)) created.byType.set(k, new Set());
       created.byType.get(k)!.add(ns ? `${ns}/${name}` : name);
@@ -123,11 +128,20 @@ describe('ClusterLoader against a real kube-apiserver', () => {
       assert.equal(summary.outcome, 'ok', JSON.stringify(results.filter((r) => r.outcome !== 'ok').map((r) => [key(r), r.status, r.message])));
       assert.deepEqual(
         results.map((r) => `${r.task.gvr.group}/${r.task.gvr.version}/${r.task.gvr.resource}`).sort(),
-        independent.filter((x) => !(x.group === 'events.k8s.io' && x.resource === 'events')).map((x) => `${x.group}/${x.version}/${x.resource}`).sort(),
+        independent
+          .filter((x) => !(x.group === 'events.k8s.io' && x.resource === 'events'))
+          .map((x) => `${x.group}/${x.version}/${x.resource}`)
+          .sort(),
         'one task per listable type, at its preferred version (legacy discovery, read independently), events.k8s.io left out as the same objects as core events',
       );
-      assert.deepEqual(summary.skippedTypes.map((s) => `${s.resource}.${s.group}`), ['events.events.k8s.io']);
-      assert.ok(results.some((r) => key(r) === 'beta.kubeloop.io/gizmos' && r.task.gvr.version === 'v1'), 'the two-version CRD is listed once, at v1');
+      assert.deepEqual(
+        summary.skippedTypes.map((s) => `${s.resource}.${s.group}`),
+        ['events.events.k8s.io'],
+      );
+      assert.ok(
+        results.some((r) => key(r) === 'beta.kubeloop.io/gizmos' && r.task.gvr.version === 'v1'),
+        'the two-version CRD is listed once, at v1',
+      );
       const total = await assertExact(results, before, (s) => t.diagnostic(s));
       assert.equal(summary.objects, total);
       // What the test created is all there, per type.
@@ -146,10 +160,15 @@ describe('ClusterLoader against a real kube-apiserver', () => {
       const own = total - created.total;
       assert.ok(own > 100, `the server's own objects are counted too (${own})`);
       // The timeline agrees: pages add up, one finish per task, lanes within the pool.
-      assert.equal(events.filter((e) => e.phase === 'page').reduce((n, e) => n + (e.count ?? 0), 0), total);
+      assert.equal(
+        events.filter((e) => e.phase === 'page').reduce((n, e) => n + (e.count ?? 0), 0),
+        total,
+      );
       assert.equal(events.filter((e) => e.phase === 'finish').length, results.length);
       assert.ok(events.every((e) => e.worker >= 0 && e.worker < 4));
-      t.diagnostic(`${summary.resourceTypes} types, ${total} objects (${created.total} created by the test, ${own} the server's own), ${summary.requests} requests, ${summary.durationMs} ms`);
+      t.diagnostic(
+        `${summary.resourceTypes} types, ${total} objects (${created.total} created by the test, ${own} the server's own), ${summary.requests} requests, ${summary.durationMs} ms`,
+      );
     } finally {
       client.close();
     }
@@ -158,7 +177,18 @@ describe('ClusterLoader against a real kube-apiserver', () => {
   it('metadata-only mode: only metadata, the same exact counts, fewer bytes', async (t) => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: cp.kubeconfigPath });
     try {
-      const include = ['configmaps', 'secrets', 'pods', 'deployments.apps', 'roles.rbac.authorization.k8s.io', 'namespaces', 'clusterroles', 'widgets.stable.kubeloop.io', 'gadgets.stable.kubeloop.io', 'gizmos.beta.kubeloop.io'];
+      const include = [
+        'configmaps',
+        'secrets',
+        'pods',
+        'deployments.apps',
+        'roles.rbac.authorization.k8s.io',
+        'namespaces',
+        'clusterroles',
+        'widgets.stable.kubeloop.io',
+        'gadgets.stable.kubeloop.io',
+        'gizmos.beta.kubeloop.io',
+      ];
       const full = await new ClusterLoader(client, { concurrency: 4, pageSize: PAGE, include }).load();
       const before = await plainUids(full.results);
       const meta = await new ClusterLoader(client, { concurrency: 4, pageSize: PAGE, include, metadataOnly: true }).load();
@@ -173,7 +203,10 @@ describe('ClusterLoader against a real kube-apiserver', () => {
           assert.equal(o.metadata.managedFields, undefined);
         }
       }
-      assert.ok(meta.summary.bytes < full.summary.bytes * 0.8, `the server sent PartialObjectMetadataList (${meta.summary.bytes} vs ${full.summary.bytes} bytes)`);
+      assert.ok(
+        meta.summary.bytes < full.summary.bytes * 0.8,
+        `the server sent PartialObjectMetadataList (${meta.summary.bytes} vs ${full.summary.bytes} bytes)`,
+      );
       t.diagnostic(`metadata-only ${meta.summary.bytes} bytes vs full ${full.summary.bytes} bytes for ${total} objects`);
     } finally {
       client.close();
@@ -206,7 +239,13 @@ describe('ClusterLoader against a real kube-apiserver', () => {
       // With the reviews (the default), the same types load and the same ones are forbidden, known
       // from the user's rules: none of them is requested.
       const reviewed = await new ClusterLoader(client, { concurrency: 4, pageSize: PAGE }).load();
-      assert.deepEqual(reviewed.results.filter((r) => r.outcome === 'ok').map(key).sort(), [...allowed].sort());
+      assert.deepEqual(
+        reviewed.results
+          .filter((r) => r.outcome === 'ok')
+          .map(key)
+          .sort(),
+        [...allowed].sort(),
+      );
       const known = reviewed.results.filter((r) => r.outcome !== 'ok');
       assert.deepEqual(known.map(key).sort(), failed.map(key).sort());
       for (const r of known) assert.deepEqual([r.status, r.forbidden, r.pages], [403, 'review', 0], key(r));

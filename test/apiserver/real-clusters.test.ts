@@ -39,9 +39,16 @@ describe('real kube-apiserver: events, custom-resource lists, impersonation', ()
   it('core v1 events and events.events.k8s.io list the same objects; the loader loads core events only', async () => {
     for (let i = 0; i < 3; i++) {
       await api.must('POST', '/api/v1/namespaces/default/events', {
-        apiVersion: 'v1', kind: 'Event', metadata: { name: `ev-${i}`, namespace: 'default' },
-        involvedObject: { kind: 'Pod', name: `p-${i}`, namespace: 'default' }, reason: 'Tested', message: `event ${i}`, type: 'Normal',
-        firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), count: 1,
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `ev-${i}`, namespace: 'default' },
+        involvedObject: { kind: 'Pod', name: `p-${i}`, namespace: 'default' },
+        reason: 'Tested',
+        message: `event ${i}`,
+        type: 'Normal',
+        firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        count: 1,
         source: { component: 'kubeloop-test' },
       });
     }
@@ -55,14 +62,22 @@ describe('real kube-apiserver: events, custom-resource lists, impersonation', ()
     assert.equal(results.length, 2, 'both when both are named');
     assert.deepEqual(summary.skippedTypes, []);
     const byDefault = await new ClusterLoader(c, { exclude: ['secrets'] }).load();
-    assert.deepEqual(byDefault.summary.skippedTypes.map((s) => `${s.resource}.${s.group}`), ['events.events.k8s.io']);
+    assert.deepEqual(
+      byDefault.summary.skippedTypes.map((s) => `${s.resource}.${s.group}`),
+      ['events.events.k8s.io'],
+    );
     assert.ok(!byDefault.results.some((r) => r.task.gvr.group === 'events.k8s.io'));
   });
 
   it('a custom resource list puts items before metadata; every page is still walked by the I/O thread', async () => {
     await createCrd(api, { group: 'correct.kubeloop.io', kind: 'Thing', plural: 'things', scope: 'Namespaced' });
     for (let i = 0; i < 45; i++) {
-      await api.must('POST', '/apis/correct.kubeloop.io/v1/namespaces/default/things', { apiVersion: 'correct.kubeloop.io/v1', kind: 'Thing', metadata: { name: `t-${String(i).padStart(2, '0')}` }, spec: { i } });
+      await api.must('POST', '/apis/correct.kubeloop.io/v1/namespaces/default/things', {
+        apiVersion: 'correct.kubeloop.io/v1',
+        kind: 'Thing',
+        metadata: { name: `t-${String(i).padStart(2, '0')}` },
+        spec: { i },
+      });
     }
     const raw = await api.request('GET', '/apis/correct.kubeloop.io/v1/namespaces/default/things?limit=5');
     assert.deepEqual(Object.keys(JSON.parse(raw.text)), ['apiVersion', 'items', 'kind', 'metadata']);
@@ -110,10 +125,18 @@ current-context: jane
     // What the server made of the headers our auth sends (a create the transport cannot make, sent
     // with exactly those headers): the identity `kubectl auth whoami` would show.
     const auth = (c.transport as unknown as { auth: { headers(): Promise<Record<string, string | string[]>> } }).auth;
-    const review = await post(cp, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, await auth.headers());
+    const review = await post(
+      cp,
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      await auth.headers(),
+    );
     assert.equal(review.status.userInfo.username, 'jane');
     assert.equal(review.status.userInfo.uid, 'uid-42');
-    assert.deepEqual(review.status.userInfo.groups.filter((g: string) => g !== 'system:authenticated'), ['dev', 'ops']);
+    assert.deepEqual(
+      review.status.userInfo.groups.filter((g: string) => g !== 'system:authenticated'),
+      ['dev', 'ops'],
+    );
     assert.deepEqual(review.status.userInfo.extra, { scopes: ['read', 'write'] });
   });
 });
@@ -122,15 +145,23 @@ current-context: jane
 function post(cp: ControlPlane, p: string, body: unknown, headers: Record<string, string | string[]>): Promise<any> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = https.request(`${cp.server}${p}`, { method: 'POST', ca: readFileSync(cp.caFile), headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (x: Buffer) => chunks.push(x));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 201) reject(new Error(`POST ${p}: ${res.statusCode} ${text}`));
-        else resolve(JSON.parse(text));
-      });
-    });
+    const req = https.request(
+      `${cp.server}${p}`,
+      {
+        method: 'POST',
+        ca: readFileSync(cp.caFile),
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (x: Buffer) => chunks.push(x));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 201) reject(new Error(`POST ${p}: ${res.statusCode} ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });

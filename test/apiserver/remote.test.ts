@@ -28,8 +28,16 @@ describe('remote transport against a real kube-apiserver', () => {
     api = Api.admin(cp, 16);
     cacheDir = mkdtempSync(join(tmpdir(), 'kubeloop-apiserver-disc-'));
     await api.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }, [201]);
-    await mapLimit(Array.from({ length: COUNT }, (_, i) => i), 16, (i) =>
-      api.must('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { text: `${i} `.repeat(120) } }, [201]),
+    await mapLimit(
+      Array.from({ length: COUNT }, (_, i) => i),
+      16,
+      (i) =>
+        api.must(
+          'POST',
+          `/api/v1/namespaces/${NS}/configmaps`,
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { text: `${i} `.repeat(120) } },
+          [201],
+        ),
     );
   });
   after(async () => {
@@ -80,7 +88,10 @@ describe('remote transport against a real kube-apiserver', () => {
     const d2 = await second.discover();
     assert.equal(second.transport.stats.requests - before, 0);
     assert.ok(d2.cachedAgeMs !== undefined);
-    const names = (d: typeof d1) => listableResources(d).map((x) => `${x.resource}.${x.group}/${x.version}`).sort();
+    const names = (d: typeof d1) =>
+      listableResources(d)
+        .map((x) => `${x.resource}.${x.group}/${x.version}`)
+        .sort();
     assert.deepEqual(names(d2), names(d1));
     assert.ok(names(d2).includes('configmaps./v1'));
   });

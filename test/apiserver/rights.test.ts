@@ -31,7 +31,6 @@ const READ = ['get', 'list', 'watch'];
 /** The same grants, written for the demo cluster. */
 const DEMO_GRANTS = ['alice:team-a:get,list,watch:*:*', 'bob:*:get,list,watch::pods', 'bob:team-a:get,list,watch::configmaps'];
 
-
 describe('limited rights on a real kube-apiserver (RBAC)', () => {
   let cp: ControlPlane;
   let api: Api;
@@ -43,8 +42,11 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
     api = Api.admin(cp, 16);
     await seed(api, { namespaces: ['team-a', 'team-b'], perNamespace: 4, cluster: 3, concurrency: 12 });
     // 40 ConfigMaps in team-a in all (seed made 4), as in the issue.
-    await mapLimit(Array.from({ length: 36 }, (_, i) => i), 12, (i) =>
-      api.must('POST', '/api/v1/namespaces/team-a/configmaps', { metadata: { name: `issue-${String(i).padStart(2, '0')}` }, data: { i: String(i) } }, [201]),
+    await mapLimit(
+      Array.from({ length: 36 }, (_, i) => i),
+      12,
+      (i) =>
+        api.must('POST', '/api/v1/namespaces/team-a/configmaps', { metadata: { name: `issue-${String(i).padStart(2, '0')}` }, data: { i: String(i) } }, [201]),
     );
     await bindRole(api, 'team-a', 'team-a-reader', 'alice', [{ apiGroups: ['*'], resources: ['*'], verbs: READ }]);
     await bindClusterRole(api, 'pod-reader', 'bob', [{ apiGroups: [''], resources: ['pods'], verbs: READ }]);
@@ -59,7 +61,8 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const count = async (group: string, version: string, resource: string, ns?: string) => (await api.list(collectionPath(group, version, resource, ns))).items.length;
+  const count = async (group: string, version: string, resource: string, ns?: string) =>
+    (await api.list(collectionPath(group, version, resource, ns))).items.length;
 
   it('the team-a user: team-a objects exactly, cluster-scoped types forbidden, exit 2, each denied pair asked once', async (t) => {
     const kubeconfig = kubeconfigFor(cp, 'alice', 'team-a');
@@ -82,8 +85,14 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
       const ty = j.types.find((x: any) => x.resource === f.resource && x.group === f.group);
       assert.equal(ty.namespaced, false, `${f.resource} is cluster-scoped`);
     }
-    assert.equal(j.failed.find((f: any) => f.resource === 'nodes').message, 'nodes is forbidden: the user may not list nodes at the cluster scope (SelfSubjectRulesReview: no cluster-wide grant allows it); not requested');
-    assert.equal(j.objects, j.types.filter((x: any) => x.outcome === 'ok').reduce((n: number, x: any) => n + x.count, 0));
+    assert.equal(
+      j.failed.find((f: any) => f.resource === 'nodes').message,
+      'nodes is forbidden: the user may not list nodes at the cluster scope (SelfSubjectRulesReview: no cluster-wide grant allows it); not requested',
+    );
+    assert.equal(
+      j.objects,
+      j.types.filter((x: any) => x.outcome === 'ok').reduce((n: number, x: any) => n + x.count, 0),
+    );
 
     // The same load through the loader, asking up front (the default) and, with the reviews off,
     // discovering the 403s: both give the same counts, and no (type, namespace) pair is asked twice.
@@ -104,8 +113,14 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
           assert.ok(denied.includes('configmaps@*') && !denied.includes('configmaps@team-a'), denied.join(' '));
           assert.ok(summary.narrowed > 20);
         }
-        counts.push(Object.fromEntries(results.map((r) => [`${r.task.gvr.group}/${r.task.gvr.resource}`, `${r.task.namespace ?? '*'} ${r.outcome} ${r.count} ${r.status ?? ''}`])));
-        t.diagnostic(`reviews ${accessReview ? 'on' : 'off'}: ${summary.tasks} tasks, ${starts.length} lists (${denied.length} refused), ${summary.requests} requests, ${summary.narrowed} narrowed to team-a, ${summary.forbidden} forbidden, ${summary.durationMs.toFixed(0)} ms`);
+        counts.push(
+          Object.fromEntries(
+            results.map((r) => [`${r.task.gvr.group}/${r.task.gvr.resource}`, `${r.task.namespace ?? '*'} ${r.outcome} ${r.count} ${r.status ?? ''}`]),
+          ),
+        );
+        t.diagnostic(
+          `reviews ${accessReview ? 'on' : 'off'}: ${summary.tasks} tasks, ${starts.length} lists (${denied.length} refused), ${summary.requests} requests, ${summary.narrowed} narrowed to team-a, ${summary.forbidden} forbidden, ${summary.durationMs.toFixed(0)} ms`,
+        );
       }
       assert.deepEqual(counts[0], counts[1], 'the same outcome either way');
     } finally {
@@ -113,7 +128,7 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
     }
   });
 
-  it('kubectl as the team-a user (the issue\'s report): 40 ConfigMaps, a 403 with -A, can-i yes/no, its rules; the demo answers alike', async () => {
+  it("kubectl as the team-a user (the issue's report): 40 ConfigMaps, a 403 with -A, can-i yes/no, its rules; the demo answers alike", async () => {
     const check = async (kubeconfig: string) => {
       const k = (args: string[]) => runKubectl(args, { kubeconfig });
       const cms = await k(['get', 'configmaps', '-o', 'name']);
@@ -134,7 +149,8 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
     const d = await startDemoCluster({ kubelet: false, tls: true, grants: DEMO_GRANTS });
     try {
       d.store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as any);
-      for (let i = 0; i < 40; i++) d.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' } } as any);
+      for (let i = 0; i < 40; i++)
+        d.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' } } as any);
       const file = join(dir, 'demo-kubectl-alice');
       await d.writeKubeconfig(file, { user: 'alice', namespace: 'team-a' });
       await check(file);
@@ -147,7 +163,10 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
     const kubeconfig = kubeconfigFor(cp, 'nobody', 'team-a');
     const c = capture();
     assert.equal(await runLoad(['--kubeconfig', kubeconfig], c.io), 2, c.err);
-    assert.match(c.err, /^kubeloop load: user "nobody" \(context "nobody", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a": every type is forbidden/m);
+    assert.match(
+      c.err,
+      /^kubeloop load: user "nobody" \(context "nobody", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a": every type is forbidden/m,
+    );
     const client = await KubeClient.connect(loadKubeContext({ kubeconfig }));
     try {
       const { summary, results } = await new ClusterLoader(client).load();
@@ -171,7 +190,13 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
       { verb: 'watch', group: '', resource: 'secrets', namespace: 'team-a' },
       { verb: 'delete', group: '', resource: 'configmaps', namespace: 'team-a' },
     ];
-    const types = [['', 'configmaps'], ['', 'pods'], ['', 'secrets'], ['apps', 'deployments'], ['', 'nodes']] as const;
+    const types = [
+      ['', 'configmaps'],
+      ['', 'pods'],
+      ['', 'secrets'],
+      ['apps', 'deployments'],
+      ['', 'nodes'],
+    ] as const;
     const ask = async (client: KubeClient) => {
       const out: unknown[] = [];
       for (const q of questions) out.push([q, (await client.accessReview(q)).allowed]);
@@ -180,9 +205,15 @@ describe('limited rights on a real kube-apiserver (RBAC)', () => {
         const rr = await client.rulesReview(ns);
         out.push([ns, rr.incomplete, types.map(([g, r]) => `${r}:${rulesAllow(rr.resourceRules, 'list', g, r)}`)]);
       }
-      const bad = await client.rulesReview('').then(() => 'accepted', (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.message}` : String(e)));
+      const bad = await client.rulesReview('').then(
+        () => 'accepted',
+        (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.message}` : String(e)),
+      );
       out.push(['no namespace', bad]);
-      const refused = await client.list({ group: '', version: 'v1', resource: 'configmaps' }).then(() => 'allowed', (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.reason}: ${e.message}` : String(e)));
+      const refused = await client.list({ group: '', version: 'v1', resource: 'configmaps' }).then(
+        () => 'allowed',
+        (e: unknown) => (e instanceof KubeApiError ? `${e.status} ${e.reason}: ${e.message}` : String(e)),
+      );
       out.push(['list configmaps across namespaces', refused]);
       return out;
     };

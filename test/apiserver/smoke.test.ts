@@ -50,8 +50,7 @@ test('real kube-apiserver + etcd on loopback', { timeout: 30 * 60_000 }, async (
   const caPath = /certificate-authority: "(.+)"/.exec(kubeconfig)?.[1];
   assert.ok(caPath, `kubeconfig has no certificate-authority:\n${kubeconfig}`);
   const ca = fs.readFileSync(caPath);
-  const admin = (method: string, p: string, body?: unknown): Promise<Res> =>
-    call(cp.server, ca, cp.adminToken, method, p, body);
+  const admin = (method: string, p: string, body?: unknown): Promise<Res> => call(cp.server, ca, cp.adminToken, method, p, body);
 
   const version = await admin('GET', '/version');
   assert.equal(version.status, 200);

@@ -22,7 +22,12 @@ export class Api {
   private readonly agent: https.Agent;
   private readonly ca: Buffer;
 
-  constructor(readonly server: string, caFile: string, private readonly token: string, maxSockets = 16) {
+  constructor(
+    readonly server: string,
+    caFile: string,
+    private readonly token: string,
+    maxSockets = 16,
+  ) {
     this.ca = fs.readFileSync(caFile);
     this.agent = new https.Agent({ keepAlive: true, maxSockets, ca: this.ca });
   }
@@ -201,15 +206,21 @@ export async function createCrd(api: Api, c: CrdSpec): Promise<void> {
       })),
     },
   });
-  await eventually(async () => {
-    const crd = await api.must('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    return (crd.status?.conditions ?? []).some((x: { type: string; status: string }) => x.type === 'Established' && x.status === 'True');
-  }, { description: `CRD ${name} Established`, timeoutMs: 20_000 });
-  await eventually(async () => {
-    const d = await api.must('GET', '/apis', undefined, [200], { Accept: AGGREGATED_ACCEPT });
-    const g = (d.items ?? []).find((x: { metadata: { name: string } }) => x.metadata.name === c.group);
-    return g?.versions?.some((v: { resources?: { resource: string }[] }) => v.resources?.some((r) => r.resource === c.plural));
-  }, { description: `CRD ${name} in aggregated discovery`, timeoutMs: 20_000 });
+  await eventually(
+    async () => {
+      const crd = await api.must('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      return (crd.status?.conditions ?? []).some((x: { type: string; status: string }) => x.type === 'Established' && x.status === 'True');
+    },
+    { description: `CRD ${name} Established`, timeoutMs: 20_000 },
+  );
+  await eventually(
+    async () => {
+      const d = await api.must('GET', '/apis', undefined, [200], { Accept: AGGREGATED_ACCEPT });
+      const g = (d.items ?? []).find((x: { metadata: { name: string } }) => x.metadata.name === c.group);
+      return g?.versions?.some((v: { resources?: { resource: string }[] }) => v.resources?.some((r) => r.resource === c.plural));
+    },
+    { description: `CRD ${name} in aggregated discovery`, timeoutMs: 20_000 },
+  );
 }
 
 /** /api/v1[/namespaces/ns]/resource or /apis/group/version[/namespaces/ns]/resource. */

@@ -40,7 +40,8 @@ const KEY = 'default/probe-me';
 const ADD_LINE = 'SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"';
 const REMOVE_LINE = 'SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"';
 const PROBE_LINE = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
-const plegLine = (type: string) => new RegExp(`^SyncLoop \\(PLEG\\): event for pod pod="default/probe-me" event=\\{"ID":"[^"]+","Type":"${type}","Data":"[^"]+"\\} handler="HandlePodSyncs"$`);
+const plegLine = (type: string) =>
+  new RegExp(`^SyncLoop \\(PLEG\\): event for pod pod="default/probe-me" event=\\{"ID":"[^"]+","Type":"${type}","Data":"[^"]+"\\} handler="HandlePodSyncs"$`);
 
 interface Running {
   sync: ClusterSync;
@@ -59,7 +60,10 @@ async function startSync(kubeconfig: string): Promise<Running> {
   const running = sync.run(ac.signal);
   await eventually(() => sync.kl.allSourcesReady(), { description: 'every source listed', timeoutMs: 20_000 });
   return {
-    sync, timeline, lines, client,
+    sync,
+    timeline,
+    lines,
+    client,
     async stop() {
       ac.abort();
       await running;
@@ -78,13 +82,18 @@ const iterations = (r: Running) => (r.timeline.toArray() as SyncIterationEvent[]
  * whether a write changed readiness decides a RECONCILE's sync.
  */
 const shapes = (r: Running) =>
-  new Set(iterations(r).filter((e) => e.key.split(',').includes(KEY) && e.op !== 'ContainerRemoved' && e.source !== 'podworker' && e.op !== 'RECONCILE').map((e) => `${e.source} ${e.op} ${e.handler} ${e.outcome}`));
+  new Set(
+    iterations(r)
+      .filter((e) => e.key.split(',').includes(KEY) && e.op !== 'ContainerRemoved' && e.source !== 'podworker' && e.op !== 'RECONCILE')
+      .map((e) => `${e.source} ${e.op} ${e.handler} ${e.outcome}`),
+  );
 const count = (r: Running, line: string | RegExp) => r.lines.filter((l) => (typeof line === 'string' ? l === line : line.test(l))).length;
 
 /** The assertions both clusters must pass: the guide's Expect, seen in the timeline and the log. */
 function assertProbeMeSeen(r: Running, where: string): void {
   const mine = iterations(r).filter((e) => e.key.split(',').includes(KEY));
-  const has = (source: string, op: string, handler: string) => mine.some((e) => e.source === source && e.op === op && e.handler === handler && e.outcome === 'ok');
+  const has = (source: string, op: string, handler: string) =>
+    mine.some((e) => e.source === source && e.op === op && e.handler === handler && e.outcome === 'ok');
   assert.ok(has('config', 'ADD', 'HandlePodAdditions'), `${where}: config ADD`);
   assert.ok(has('pleg', 'ContainerStarted', 'HandlePodSyncs'), `${where}: PLEG ContainerStarted`);
   assert.ok(has('pleg', 'ContainerDied', 'HandlePodSyncs'), `${where}: PLEG ContainerDied`);
@@ -95,9 +104,16 @@ function assertProbeMeSeen(r: Running, where: string): void {
   assert.ok(has('config', 'REMOVE', 'HandlePodRemoves'), `${where}: config REMOVE`);
   assert.ok(r.lines.includes(ADD_LINE) && r.lines.includes(REMOVE_LINE), `${where}: ADD and REMOVE log lines`);
   assert.equal(count(r, PROBE_LINE), results, `${where}: one log line per liveness result`);
-  assert.ok(r.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), `${where}: housekeeping forgot the pod`);
+  assert.ok(
+    r.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')),
+    `${where}: housekeeping forgot the pod`,
+  );
   assert.equal(r.sync.kl.podWorkers.size, 0, `${where}: no pod worker left`);
-  assert.deepEqual(r.lines.filter((l) => l.startsWith('E ')), [], `${where}: no errors`);
+  assert.deepEqual(
+    r.lines.filter((l) => l.startsWith('E ')),
+    [],
+    `${where}: no errors`,
+  );
 }
 
 describe('the sync loop against a real kube-apiserver', () => {
@@ -136,7 +152,14 @@ describe('the sync loop against a real kube-apiserver', () => {
 
       // The kubelet admits the pod, starts its container.
       const startTime = kubeTimestamp();
-      const c: ContainerState = { name: 'probe-me', image: IMAGE, state: { waiting: { reason: 'ContainerCreating' } }, ready: false, started: false, restartCount: 0 };
+      const c: ContainerState = {
+        name: 'probe-me',
+        image: IMAGE,
+        state: { waiting: { reason: 'ContainerCreating' } },
+        ready: false,
+        started: false,
+        restartCount: 0,
+      };
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
       await kubelet.event(pod, 'probe-me', 'Normal', 'Pulled', `Container image "${IMAGE}" already present on machine`);
       Object.assign(c, { id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, started: true, ready: true });
@@ -159,12 +182,27 @@ describe('the sync loop against a real kube-apiserver', () => {
       const killing = await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Container probe-me failed liveness probe, will be restarted');
       await eventually(() => real.sync.probes.knowsEvent(killing.metadata.uid), { description: 'the Killing Event seen', timeoutMs: 20_000 });
       assert.equal(count(real, PROBE_LINE), 1, 'the Killing Event adds no second result');
-      const dead = { terminated: { exitCode: 137, reason: 'Error', startedAt: (firstStart as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } };
+      const dead = {
+        terminated: {
+          exitCode: 137,
+          reason: 'Error',
+          startedAt: (firstStart as { running: { startedAt: string } }).running.startedAt,
+          finishedAt: kubeTimestamp(),
+          containerID: c.id,
+        },
+      };
       Object.assign(c, { state: dead, ready: false, started: false });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
       await eventually(() => count(real, plegLine('ContainerDied')) >= 1, { description: 'PLEG ContainerDied', timeoutMs: 20_000 });
       // Restarted: the dead container moves to lastState, a new one runs.
-      Object.assign(c, { lastState: dead, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, started: true, ready: true, restartCount: 1 });
+      Object.assign(c, {
+        lastState: dead,
+        id: kubelet.newContainerId(),
+        state: { running: { startedAt: kubeTimestamp() } },
+        started: true,
+        ready: true,
+        restartCount: 1,
+      });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
       await eventually(() => (real.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 20_000 });
       await eventually(() => count(real, plegLine('ContainerStarted')) >= 2, { description: 'PLEG ContainerStarted for the new container', timeoutMs: 20_000 });
@@ -177,13 +215,28 @@ describe('the sync loop against a real kube-apiserver', () => {
 
       // kubectl delete --now: a 1 s graceful deletion that only the kubelet can finish.
       const deleting = runKubectl(DELETE_PROBE_ME, { kubeconfig: cp.kubeconfigPath });
-      const marked = await eventually(async () => {
-        const p = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
-        return p.metadata.deletionTimestamp ? p : undefined;
-      }, { description: 'the deletion timestamp', timeoutMs: 20_000 });
+      const marked = await eventually(
+        async () => {
+          const p = await api.must('GET', '/api/v1/namespaces/default/pods/probe-me');
+          return p.metadata.deletionTimestamp ? p : undefined;
+        },
+        { description: 'the deletion timestamp', timeoutMs: 20_000 },
+      );
       assert.equal(marked.metadata.deletionGracePeriodSeconds, 1);
       await kubelet.event(pod, 'probe-me', 'Normal', 'Killing', 'Stopping container probe-me');
-      Object.assign(c, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: (c.state as { running: { startedAt: string } }).running.startedAt, finishedAt: kubeTimestamp(), containerID: c.id } }, ready: false, started: false });
+      Object.assign(c, {
+        state: {
+          terminated: {
+            exitCode: 0,
+            reason: 'Completed',
+            startedAt: (c.state as { running: { startedAt: string } }).running.startedAt,
+            finishedAt: kubeTimestamp(),
+            containerID: c.id,
+          },
+        },
+        ready: false,
+        started: false,
+      });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime, 'Succeeded');
       await kubelet.confirmDeletion('default', 'probe-me', pod.metadata.uid);
       const deleted = await deleting;
@@ -191,7 +244,10 @@ describe('the sync loop against a real kube-apiserver', () => {
       assert.match(deleted.stdout, /pod "probe-me" deleted/);
       await eventually(() => real.lines.includes(REMOVE_LINE), { description: 'config REMOVE', timeoutMs: 20_000 });
       await eventually(() => real.sync.kl.actual.get(KEY) === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
-      await eventually(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup', timeoutMs: 8_000 });
+      await eventually(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), {
+        description: 'housekeeping cleanup',
+        timeoutMs: 8_000,
+      });
       assert.ok(Math.max(...restarts) >= 1);
       assertProbeMeSeen(real, 'real server');
     } finally {
@@ -204,10 +260,16 @@ describe('the sync loop against a real kube-apiserver', () => {
     const onDemo = await startSync(demo.kubeconfig);
     try {
       await demo.kubectlOk(RUN_PROBE_ME);
-      await eventually(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, { description: 'the demo pod restarted after its liveness failure', timeoutMs: 30_000 });
+      await eventually(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, {
+        description: 'the demo pod restarted after its liveness failure',
+        timeoutMs: 30_000,
+      });
       await eventually(() => count(onDemo, plegLine('ContainerDied')) >= 1, { description: 'PLEG ContainerDied on the demo', timeoutMs: 20_000 });
       await demo.kubectlOk(DELETE_PROBE_ME);
-      await eventually(() => onDemo.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup on the demo', timeoutMs: 10_000 });
+      await eventually(() => onDemo.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), {
+        description: 'housekeeping cleanup on the demo',
+        timeoutMs: 10_000,
+      });
       assertProbeMeSeen(onDemo, 'demo cluster');
     } finally {
       await onDemo.stop();
@@ -227,8 +289,21 @@ describe('the sync loop against a real kube-apiserver', () => {
     const r = await startSync(cp.kubeconfigPath);
     const mine = (key: string) => iterations(r).filter((e) => e.key.split(',').includes(key));
     const create = async (name: string, spec: Record<string, unknown>) =>
-      api.must('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'truth-worker', ...spec } }, [201]);
-    const runningContainer = (name: string, image: string): ContainerState => ({ name, image, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, ready: true, started: true, restartCount: 0 });
+      api.must(
+        'POST',
+        '/api/v1/namespaces/default/pods',
+        { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'truth-worker', ...spec } },
+        [201],
+      );
+    const runningContainer = (name: string, image: string): ContainerState => ({
+      name,
+      image,
+      id: kubelet.newContainerId(),
+      state: { running: { startedAt: kubeTimestamp() } },
+      ready: true,
+      started: true,
+      restartCount: 0,
+    });
     try {
       // 1. OOMKilled: a container with a liveness probe killed by the kernel, restarted. No liveness result.
       // (No resources in the spec: the scripted kubelet reports qosClass BestEffort, which the server checks.)
@@ -240,10 +315,20 @@ describe('the sync loop against a real kube-apiserver', () => {
       const oom = { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: start, finishedAt: kubeTimestamp(), containerID: c.id } };
       Object.assign(c, { lastState: oom, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, restartCount: 1 });
       await kubelet.writeStatus('default', 'memory-demo', [c], start);
-      await eventually(() => mine('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), { description: 'PLEG ContainerDied', timeoutMs: 20_000 });
-      await eventually(() => (r.sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) === 1, { description: 'the restart in the model', timeoutMs: 20_000 });
+      await eventually(() => mine('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), {
+        description: 'PLEG ContainerDied',
+        timeoutMs: 20_000,
+      });
+      await eventually(() => (r.sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) === 1, {
+        description: 'the restart in the model',
+        timeoutMs: 20_000,
+      });
       assert.match(mine('default/memory-demo').find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!.message!, /reason="OOMKilled" cause=OOMKilled/);
-      assert.deepEqual(mine('default/memory-demo').filter((e) => e.source === 'probe' && e.handler === 'HandlePodSyncs'), [], 'an OOMKill is no liveness failure');
+      assert.deepEqual(
+        mine('default/memory-demo').filter((e) => e.source === 'probe' && e.handler === 'HandlePodSyncs'),
+        [],
+        'an OOMKill is no liveness failure',
+      );
       assert.equal(r.sync.probes.managers.liveness.get(c.id!.replace('containerd://', '')), 'Success', 'the new container starts with liveness Success');
       void hog;
 
@@ -252,7 +337,11 @@ describe('the sync loop against a real kube-apiserver', () => {
       const j = runningContainer('pi', 'perl:5.34');
       const jStart = kubeTimestamp();
       await kubelet.writeStatus('default', 'pi', [j], jStart);
-      Object.assign(j, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: jStart, finishedAt: kubeTimestamp(), containerID: j.id } }, ready: false, started: false });
+      Object.assign(j, {
+        state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: jStart, finishedAt: kubeTimestamp(), containerID: j.id } },
+        ready: false,
+        started: false,
+      });
       await kubelet.writeStatus('default', 'pi', [j], jStart, 'Succeeded');
       await eventually(() => r.sync.kl.podWorkers.state(job.metadata.uid) === 'terminated', { description: 'the completed pod terminated', timeoutMs: 20_000 });
       assert.equal(r.sync.kl.actual.get('default/pi')?.status, 'Completed');
@@ -266,14 +355,32 @@ describe('the sync loop against a real kube-apiserver', () => {
       await api.must('DELETE', '/api/v1/namespaces/default/pods/web-0?gracePeriodSeconds=0', undefined, [200]);
       const second = await create('web-0', { containers: [{ name: 'web', image: 'nginx:1.27' }] });
       await kubelet.writeStatus('default', 'web-0', [runningContainer('web', 'nginx:1.27')], kubeTimestamp());
-      await eventually(() => r.sync.kl.actual.get('default/web-0')?.uid === second.metadata.uid && r.sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'the second web-0 Running', timeoutMs: 20_000 });
-      await eventually(() => r.sync.kl.podWorkers.isFinished(first.metadata.uid) || r.sync.kl.podWorkers.state(first.metadata.uid) === undefined, { description: 'the first web-0 worker finished', timeoutMs: 20_000 });
+      await eventually(
+        () => r.sync.kl.actual.get('default/web-0')?.uid === second.metadata.uid && r.sync.kl.actual.get('default/web-0')?.status === 'Running',
+        { description: 'the second web-0 Running', timeoutMs: 20_000 },
+      );
+      await eventually(() => r.sync.kl.podWorkers.isFinished(first.metadata.uid) || r.sync.kl.podWorkers.state(first.metadata.uid) === undefined, {
+        description: 'the first web-0 worker finished',
+        timeoutMs: 20_000,
+      });
       const webMarks = mine('default/web-0').filter((e) => e.source === 'podworker');
       assert.deepEqual([...new Set(webMarks.map((e) => e.uid))].sort(), [first.metadata.uid, second.metadata.uid].sort());
       const inferred = webMarks.filter((e) => e.inferred);
-      assert.deepEqual(inferred.map((e) => e.uid), [first.metadata.uid], 'only the force-deleted one: its containers were never seen stopping');
-      assert.deepEqual(mine('default/web-0').filter((e) => e.source === 'config' && e.op === 'ADD').map((e) => e.uid), [first.metadata.uid, second.metadata.uid]);
-      assert.deepEqual(r.lines.filter((l) => l.startsWith('E ')), []);
+      assert.deepEqual(
+        inferred.map((e) => e.uid),
+        [first.metadata.uid],
+        'only the force-deleted one: its containers were never seen stopping',
+      );
+      assert.deepEqual(
+        mine('default/web-0')
+          .filter((e) => e.source === 'config' && e.op === 'ADD')
+          .map((e) => e.uid),
+        [first.metadata.uid, second.metadata.uid],
+      );
+      assert.deepEqual(
+        r.lines.filter((l) => l.startsWith('E ')),
+        [],
+      );
     } finally {
       await r.stop();
     }
@@ -283,15 +390,23 @@ describe('the sync loop against a real kube-apiserver', () => {
   async function settledPods(r: Running): Promise<Reflector> {
     const pods = r.sync.running.find((x) => x.source === 'api')!.reflector;
     let seen = -1;
-    await eventually(() => {
-      const ok = pods.state === 'watching' && pods.stats.watches === seen;
-      seen = pods.stats.watches;
-      return ok;
-    }, { description: 'the pods reflector settled in a watch', timeoutMs: 10_000 });
+    await eventually(
+      () => {
+        const ok = pods.state === 'watching' && pods.stats.watches === seen;
+        seen = pods.stats.watches;
+        return ok;
+      },
+      { description: 'the pods reflector settled in a watch', timeoutMs: 10_000 },
+    );
     return pods;
   }
 
-  const podObject = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } });
+  const podObject = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+  });
 
   it('v1.36 serves the streaming watch-list: every source syncs by it (no LIST, no fallback), and the PLEG sees pods from the watched store', async () => {
     const r = await startSync(cp.kubeconfigPath);
@@ -299,11 +414,18 @@ describe('the sync loop against a real kube-apiserver', () => {
       await eventually(() => r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'every reflector watching', timeoutMs: 20_000 });
       for (const x of r.sync.running) {
         const st = x.reflector.stats;
-        assert.deepEqual([st.watchLists, st.watchListFallbacks, st.listRequests], [1, 0, 0], `${x.reflector.opts.name}: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
+        assert.deepEqual(
+          [st.watchLists, st.watchListFallbacks, st.listRequests],
+          [1, 0, 0],
+          `${x.reflector.opts.name}: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`,
+        );
       }
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('watch-listed'), [201]);
       await eventually(() => r.sync.kl.actual.get('default/watch-listed'), { description: 'a new pod in the model', timeoutMs: 20_000 });
-      await eventually(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, { description: 'the PLEG holds the watched pods', timeoutMs: 20_000 });
+      await eventually(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, {
+        description: 'the PLEG holds the watched pods',
+        timeoutMs: 20_000,
+      });
     } finally {
       await r.stop();
     }
@@ -321,10 +443,17 @@ describe('the sync loop against a real kube-apiserver', () => {
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-restart'), [201]);
       await eventually(() => r.sync.kl.actual.get('default/after-restart'), { description: 'after-restart in the model', timeoutMs: 20_000 });
       assert.ok(pods.stats.watches > s0.watches, 'a new watch was opened');
-      assert.deepEqual([pods.stats.lists, pods.stats.expired, pods.stats.errors, pods.stats.relistRequests], [s0.lists, s0.expired, s0.errors, s0.relistRequests], `no relist: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`);
+      assert.deepEqual(
+        [pods.stats.lists, pods.stats.expired, pods.stats.errors, pods.stats.relistRequests],
+        [s0.lists, s0.expired, s0.errors, s0.relistRequests],
+        `no relist: ${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`,
+      );
       assert.ok(BigInt(pods.lastResourceVersion) > BigInt(rv), 'the resumed watch delivered the new pod');
       assert.ok(r.lines.includes('SyncLoop ADD source="api" pods=["default/after-restart"] handler="HandlePodAdditions"'));
-      assert.deepEqual(r.lines.filter((l) => l.startsWith('E ') && l.includes('reflector="api"')), []);
+      assert.deepEqual(
+        r.lines.filter((l) => l.startsWith('E ') && l.includes('reflector="api"')),
+        [],
+      );
     } finally {
       await r.stop();
     }
@@ -342,9 +471,13 @@ describe('the sync loop against a real kube-apiserver', () => {
       // R + 1, where a resumed watch starts, is gone from etcd's history.
       await api.must('DELETE', '/api/v1/namespaces/default/pods/doomed?gracePeriodSeconds=0', undefined, [200]);
       await eventually(() => !r.sync.kl.actual.get('default/doomed'), { description: 'doomed gone', timeoutMs: 20_000 });
-      for (const name of ['moves-the-revision', 'moves-it-again']) await api.must('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } }, [201]);
+      for (const name of ['moves-the-revision', 'moves-it-again'])
+        await api.must('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } }, [201]);
       const rev = await cp.compactEtcd();
-      assert.ok(BigInt(pods.lastResourceVersion) + 1n < BigInt(rev), `the watch's next revision ${pods.lastResourceVersion} + 1 is older than the compaction (${rev})`);
+      assert.ok(
+        BigInt(pods.lastResourceVersion) + 1n < BigInt(rev),
+        `the watch's next revision ${pods.lastResourceVersion} + 1 is older than the compaction (${rev})`,
+      );
       // The restart ends the watch; resuming at the compacted resourceVersion is answered 410.
       await cp.restartApiserver();
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-410'), [201]);
@@ -353,10 +486,16 @@ describe('the sync loop against a real kube-apiserver', () => {
       assert.equal(pods.stats.expired, s0.expired + 1, `the watch expired once: ${story()}`);
       assert.equal(pods.stats.lists, s0.lists + 1, `and the reflector relisted: ${story()}`);
       assert.equal(pods.stats.errors, s0.errors, story());
-      assert.ok(r.lines.some((l) => l.startsWith('Reflector watch expired, relisting reflector="api"')), story());
+      assert.ok(
+        r.lines.some((l) => l.startsWith('Reflector watch expired, relisting reflector="api"')),
+        story(),
+      );
       // The model equals the API afterwards.
       const listed = (await api.list('/api/v1/pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
-      await eventually(() => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed), { description: 'model = API', timeoutMs: 20_000 });
+      await eventually(
+        () => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed),
+        { description: 'model = API', timeoutMs: 20_000 },
+      );
     } finally {
       await r.stop();
     }

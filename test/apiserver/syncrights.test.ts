@@ -46,7 +46,12 @@ describe('the sync loop with limited rights on a real kube-apiserver (RBAC)', ()
     kubelet = new ScriptedKubelet(api, NODE);
     await kubelet.register();
     // A pod elsewhere, which the team-a user must never see.
-    await api.must('POST', '/api/v1/namespaces/team-b/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'other' }, spec: { nodeName: NODE, containers: [{ name: 'c', image: IMAGE }] } }, [201]);
+    await api.must(
+      'POST',
+      '/api/v1/namespaces/team-b/pods',
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'other' }, spec: { nodeName: NODE, containers: [{ name: 'c', image: IMAGE }] } },
+      [201],
+    );
   });
   after(async () => {
     api?.close();
@@ -55,13 +60,26 @@ describe('the sync loop with limited rights on a real kube-apiserver (RBAC)', ()
 
   /** Creates team-a/NAME bound to the node and starts its container, as the kubelet reports it. */
   async function runPod(name: string): Promise<void> {
-    await api.must('POST', '/api/v1/namespaces/team-a/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: NODE, containers: [{ name: 'c', image: IMAGE }] } }, [201]);
+    await api.must(
+      'POST',
+      '/api/v1/namespaces/team-a/pods',
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: NODE, containers: [{ name: 'c', image: IMAGE }] } },
+      [201],
+    );
     const startTime = kubeTimestamp();
-    const c: ContainerState = { name: 'c', image: IMAGE, state: { running: { startedAt: kubeTimestamp() } }, ready: true, started: true, restartCount: 0, id: kubelet.newContainerId() };
+    const c: ContainerState = {
+      name: 'c',
+      image: IMAGE,
+      state: { running: { startedAt: kubeTimestamp() } },
+      ready: true,
+      started: true,
+      restartCount: 0,
+      id: kubelet.newContainerId(),
+    };
     await kubelet.writeStatus('team-a', name, [c], startTime);
   }
 
-  it('the team-a user: its pod\'s config ADD and ContainerStarted, nothing of team-b, no 403 and no retry loop, exit 0', async () => {
+  it("the team-a user: its pod's config ADD and ContainerStarted, nothing of team-b, no 403 and no retry loop, exit 0", async () => {
     const s = sync(kubeconfigFor(cp, 'alice', 'team-a'));
     try {
       await runPod('web-1');
@@ -74,9 +92,19 @@ describe('the sync loop with limited rights on a real kube-apiserver (RBAC)', ()
     } finally {
       assert.equal(await s.stop(), 0, s.err.join('\n'));
     }
-    assert.ok(!s.out.some((e) => String(e.key).split(',').some((k: string) => k.startsWith('team-b/'))), 'a team-b pod was seen');
+    assert.ok(
+      !s.out.some((e) =>
+        String(e.key)
+          .split(',')
+          .some((k: string) => k.startsWith('team-b/')),
+      ),
+      'a team-b pod was seen',
+    );
     assert.ok(!s.out.some((e) => e.outcome === 'error'), JSON.stringify(s.out.filter((e) => e.outcome === 'error')));
-    assert.deepEqual(s.err.filter((l) => /forbidden|403|Reflector failed/i.test(l)), []);
+    assert.deepEqual(
+      s.err.filter((l) => /forbidden|403|Reflector failed/i.test(l)),
+      [],
+    );
   });
 
   it('a user who may watch pods but not Events in team-a: Events reported once on stderr and on the timeline; pods still sync', async () => {

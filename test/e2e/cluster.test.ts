@@ -37,7 +37,11 @@ async function create(server: string, path: string, body: unknown): Promise<void
 /** Every element of every frame (the workbench and webviews) that an injected <img> would be. */
 async function injectedImages(s: Session): Promise<number> {
   let n = 0;
-  for (const f of s.page.frames()) n += await f.locator('img[src="x"]').count().catch(() => 0);
+  for (const f of s.page.frames())
+    n += await f
+      .locator('img[src="x"]')
+      .count()
+      .catch(() => 0);
   return n;
 }
 
@@ -72,7 +76,10 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.workbench.runCommand(paletteTitle('startDemoCluster'));
       return s.workbench.waitForNotification('demo cluster running at');
     });
-    assert.match(msg, /KubeLoop: demo cluster running at http:\/\/127\.0\.0\.1:\d+ \(1,500 objects, 1 change\(s\)\/s, 2 fault rule\(s\) from KUBELOOP_DEMO_FAULTS, forbidden: apps\/controllerrevisions\)/);
+    assert.match(
+      msg,
+      /KubeLoop: demo cluster running at http:\/\/127\.0\.0\.1:\d+ \(1,500 objects, 1 change\(s\)\/s, 2 fault rule\(s\) from KUBELOOP_DEMO_FAULTS, forbidden: apps\/controllerrevisions\)/,
+    );
     assert.match(demoServer(s), /^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
@@ -99,35 +106,59 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
   it('"Load Cluster Resources": the progress notification counts types and objects while the tree fills in', async (t) => {
     // Objects with HTML where the API allows it, written before the load so the load brings them.
     const server = demoServer(s);
-    await create(server, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: XSS }, rules: [] });
-    await create(server, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'html-annotated', annotations: { note: XSS } }, data: { html: XSS } });
+    await create(server, '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: XSS },
+      rules: [],
+    });
+    await create(server, '/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'html-annotated', annotations: { note: XSS } },
+      data: { html: XSS },
+    });
     await create(server, '/api/v1/namespaces/default/events', {
-      apiVersion: 'v1', kind: 'Event', metadata: { name: 'html-event' }, reason: 'Hostile', message: `message with ${XSS}`, type: 'Warning',
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'html-event' },
+      reason: 'Hostile',
+      message: `message with ${XSS}`,
+      type: 'Warning',
       involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'html-annotated' },
     });
 
     await create(server, '/api/v1/namespaces/default/secrets', {
-      apiVersion: 'v1', kind: 'Secret', metadata: { name: 'e2e-secret', annotations: { [LAST_APPLIED]: `{"stringData":{"password":"${SECRET_VALUE}"}}` } },
-      type: 'Opaque', data: { password: Buffer.from(SECRET_VALUE).toString('base64') },
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'e2e-secret', annotations: { [LAST_APPLIED]: `{"stringData":{"password":"${SECRET_VALUE}"}}` } },
+      type: 'Opaque',
+      data: { password: Buffer.from(SECRET_VALUE).toString('base64') },
     });
 
     const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'KubeLoop: loading' });
     let filledWhileLoading = false;
     const progress = await s.step('load in progress', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
-      return eventually(async () => {
-        const text = await toast.innerText({ timeout: 1000 });
-        const m = /(\d+)\/(\d+) types, ([\d,]+) objects/.exec(text);
-        return m && Number(m[1]) > 0 ? m[0] : undefined;
-      }, { description: 'the progress to count finished types', timeoutMs: UI_TIMEOUT_MS });
+      return eventually(
+        async () => {
+          const text = await toast.innerText({ timeout: 1000 });
+          const m = /(\d+)\/(\d+) types, ([\d,]+) objects/.exec(text);
+          return m && Number(m[1]) > 0 ? m[0] : undefined;
+        },
+        { description: 'the progress to count finished types', timeoutMs: UI_TIMEOUT_MS },
+      );
     });
     t.diagnostic(`progress seen: ${progress}`);
     await s.step('tree filling during the load', async () => {
-      await eventually(async () => {
-        const rows = await s.workbench.treeRows();
-        if (rows.some((r) => /-prod|default|kube-system/.test(r)) && (await toast.isVisible())) return (filledWhileLoading = true);
-        return (await toast.isVisible()) ? undefined : true; // finished first: checked below
-      }, { description: 'a namespace row while the load still runs', timeoutMs: UI_TIMEOUT_MS });
+      await eventually(
+        async () => {
+          const rows = await s.workbench.treeRows();
+          if (rows.some((r) => /-prod|default|kube-system/.test(r)) && (await toast.isVisible())) return (filledWhileLoading = true);
+          return (await toast.isVisible()) ? undefined : true; // finished first: checked below
+        },
+        { description: 'a namespace row while the load still runs', timeoutMs: UI_TIMEOUT_MS },
+      );
     });
     assert.ok(filledWhileLoading, 'rows appeared before the last type finished');
     const warning = await s.step('load finished with one forbidden type', async () => {
@@ -136,9 +167,15 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     });
     assert.match(warning, /KubeLoop: loaded [\d,]+ objects; 1 type\(s\) failed: controllerrevisions\.apps \(403 Forbidden\)/);
     const rows = await s.workbench.treeRows();
-    assert.ok(rows.some((r) => r.startsWith('kubeloop-demo')), `rows: ${rows.join(' | ')}`);
+    assert.ok(
+      rows.some((r) => r.startsWith('kubeloop-demo')),
+      `rows: ${rows.join(' | ')}`,
+    );
     assert.deepEqual(await s.workbench.treeRowText('Failed to load (1)'), { label: 'Failed to load (1)', description: '' });
-    assert.deepEqual(await s.workbench.treeRowText('ControllerRevision (controllerrevisions.apps)'), { label: 'ControllerRevision (controllerrevisions.apps)', description: '403 Forbidden' });
+    assert.deepEqual(await s.workbench.treeRowText('ControllerRevision (controllerrevisions.apps)'), {
+      label: 'ControllerRevision (controllerrevisions.apps)',
+      description: '403 Forbidden',
+    });
     // The status bar and the toast are drawn from separate messages: wait for the status it ends with.
     await eventually(async () => /kubeloop-demo \(demo\) · [\d,]+ objects/.test(await s.workbench.statusBarText('kubeloop.status')), {
       description: 'the status bar to count the loaded objects',
@@ -220,22 +257,31 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
   it('"Start Sync Loop": the KubeLoop output channel shows the sync loop\'s handler log lines', async () => {
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
-      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
+      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), {
+        description: 'the status bar to say syncing',
+        timeoutMs: 60_000,
+      });
     });
     const out = await s.step('handler log in the output channel', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
-      return eventually(async () => {
-        const o = await s.workbench.outputChannel();
-        return /SyncLoop \S+.*handler="Handle\w+"/.test(o.text) ? o : undefined;
-      }, { description: 'a handler line in the output', timeoutMs: 60_000 });
+      return eventually(
+        async () => {
+          const o = await s.workbench.outputChannel();
+          return /SyncLoop \S+.*handler="Handle\w+"/.test(o.text) ? o : undefined;
+        },
+        { description: 'a handler line in the output', timeoutMs: 60_000 },
+      );
     });
     assert.equal(out.channel, 'KubeLoop');
     assert.match(out.text, /\[info\] SyncLoop (ADD|UPDATE|RECONCILE|REMOVE|DELETE|\(PLEG\)|\(probe\)).*handler="Handle\w+"/);
-    const timeline = await s.step('timeline with the loop\'s iterations', async () => {
+    const timeline = await s.step("timeline with the loop's iterations", async () => {
       await s.workbench.runCommand(paletteTitle('showTimeline'));
       return s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
     });
-    await eventually(async () => (Number(await timeline.locator('#timeline-root').getAttribute('data-events')) > 0 ? true : undefined), { description: 'events in the timeline', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => (Number(await timeline.locator('#timeline-root').getAttribute('data-events')) > 0 ? true : undefined), {
+      description: 'events in the timeline',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     assert.deepEqual(dialogs, [], 'no alert dialog');
     assert.equal(await injectedImages(s), 0, 'no <img src=x> element in any frame');
     await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
@@ -256,7 +302,10 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     assert.ok(!doc.text.includes('live-e2e'), 'the label is not there before the change');
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
-      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
+      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), {
+        description: 'the status bar to say syncing',
+        timeoutMs: 60_000,
+      });
     });
     try {
       // another API client changes the object; the extension itself never writes to the cluster
@@ -266,9 +315,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
         body: JSON.stringify({ metadata: { labels: { 'kubeloop-e2e': 'live-e2e' } } }),
       });
       assert.equal(res.status, 200, await res.text());
-      const after = await s.step('the document shows the change', () =>
-        s.workbench.waitForEditor('html-annotated.yaml', [/kubeloop-e2e: live-e2e/], 60_000),
-      );
+      const after = await s.step('the document shows the change', () => s.workbench.waitForEditor('html-annotated.yaml', [/kubeloop-e2e: live-e2e/], 60_000));
       assert.ok(after.text.includes(`note: ${XSS}`), 'the rest of the object is still there');
     } finally {
       await s.step('sync loop stopped', () => s.workbench.runCommand(paletteTitle('stopSyncLoop')));
@@ -283,14 +330,20 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     const frame = await s.step('timeline filtered to it', async () => {
       await s.workbench.runCommand(paletteTitle('revealInTimeline'));
       const f = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
-      await eventually(async () => ((await f.locator('#timeline-filter').inputValue()) === key ? true : undefined), { description: 'the name filter to be the object key', timeoutMs: UI_TIMEOUT_MS });
+      await eventually(async () => ((await f.locator('#timeline-filter').inputValue()) === key ? true : undefined), {
+        description: 'the name filter to be the object key',
+        timeoutMs: UI_TIMEOUT_MS,
+      });
       return f;
     });
-    const status = await eventually(async () => {
-      const text = (await frame.locator('#timeline-status').innerText()).trim();
-      const m = /^(\d+) of (\d+) events/.exec(text);
-      return m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]) ? text : undefined;
-    }, { description: 'matching iterations', timeoutMs: UI_TIMEOUT_MS });
+    const status = await eventually(
+      async () => {
+        const text = (await frame.locator('#timeline-status').innerText()).trim();
+        const m = /^(\d+) of (\d+) events/.exec(text);
+        return m && Number(m[1]) > 0 && Number(m[1]) < Number(m[2]) ? text : undefined;
+      },
+      { description: 'matching iterations', timeoutMs: UI_TIMEOUT_MS },
+    );
     assert.match(status, /^\d+ of \d+ events/);
     for (const b of await frame.locator('#timeline-sources button').all()) assert.equal(await b.getAttribute('aria-pressed'), 'true', 'every source shown');
     // leave the timeline as the other tests expect it: no filter
@@ -304,19 +357,28 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await input.waitFor({ state: 'visible' });
       await input.fill('html-');
       await s.page.keyboard.press('Enter');
-      return eventually(async () => {
-        const r = await s.workbench.treeRows();
-        return r.some((x) => x.startsWith('html-annotated')) && !r.some((x) => x === prodNamespace) ? r : undefined;
-      }, { description: 'the filtered tree', timeoutMs: UI_TIMEOUT_MS });
+      return eventually(
+        async () => {
+          const r = await s.workbench.treeRows();
+          return r.some((x) => x.startsWith('html-annotated')) && !r.some((x) => x === prodNamespace) ? r : undefined;
+        },
+        { description: 'the filtered tree', timeoutMs: UI_TIMEOUT_MS },
+      );
     });
     try {
-      assert.ok(rows.some((r) => r.startsWith('html-event')), rows.join(' | '));
+      assert.ok(
+        rows.some((r) => r.startsWith('html-event')),
+        rows.join(' | '),
+      );
       assert.match((await s.workbench.treeRowText('Event')).description, /^1 of \d+$/);
       assert.match(await s.page.locator('.part.sidebar').innerText(), /Filter: "html-" \(name, kind or namespace\)/);
     } finally {
       await s.step('filter cleared', async () => {
         await s.workbench.runCommand(paletteTitle('clearFilter'));
-        await eventually(async () => ((await s.workbench.treeRows()).includes(prodNamespace) ? true : undefined), { description: 'every namespace again', timeoutMs: UI_TIMEOUT_MS });
+        await eventually(async () => ((await s.workbench.treeRows()).includes(prodNamespace) ? true : undefined), {
+          description: 'every namespace again',
+          timeoutMs: UI_TIMEOUT_MS,
+        });
       });
     }
   });
@@ -328,11 +390,17 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
       // The context pick's own title and the demo cluster's row, not the palette's rows.
       await s.page.locator('.quick-input-widget .quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
-      await rows.filter({ hasText: /embedded demo cluster/ }).first().waitFor();
+      await rows
+        .filter({ hasText: /embedded demo cluster/ })
+        .first()
+        .waitFor();
       return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     });
     await s.page.keyboard.press('Escape');
-    assert.ok(items.some((t) => /^kubeloop-demo ?embedded demo cluster, http:\/\/127\.0\.0\.1:\d+/.test(t)), items.join(' | '));
+    assert.ok(
+      items.some((t) => /^kubeloop-demo ?embedded demo cluster, http:\/\/127\.0\.0\.1:\d+/.test(t)),
+      items.join(' | '),
+    );
   });
 
   it('"Select Namespaces" lists the cluster\'s namespaces; picking one reloads the tree with only it', async () => {
@@ -345,11 +413,14 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       await s.page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
     });
     const rows = await s.step('tree of one namespace', () =>
-      eventually(async () => {
-        const r = await s.workbench.treeRows();
-        // the cluster-scoped group too: its types are listed after the namespaced ones
-        return r.includes(prodNamespace) && r.includes('Cluster-scoped') && !r.includes('default') && !r.includes('kube-system') ? r : undefined;
-      }, { description: 'only the picked namespace, and the cluster-scoped group', timeoutMs: 60_000 }),
+      eventually(
+        async () => {
+          const r = await s.workbench.treeRows();
+          // the cluster-scoped group too: its types are listed after the namespaced ones
+          return r.includes(prodNamespace) && r.includes('Cluster-scoped') && !r.includes('default') && !r.includes('kube-system') ? r : undefined;
+        },
+        { description: 'only the picked namespace, and the cluster-scoped group', timeoutMs: 60_000 },
+      ),
     );
     assert.ok(rows.includes('Cluster-scoped'), rows.join(' | '));
     assert.deepEqual(dialogs, [], 'no alert dialog');

@@ -79,18 +79,27 @@ describe('kubeconfig contexts in a real VS Code (code-server)', () => {
 
   it('offers every context; picking "alpha" loads that cluster with alpha\'s credentials', async () => {
     const offered = await s.step('contexts offered', () => pickContext('alpha'));
-    assert.ok(offered.some((t) => /^alpha\b/.test(t)), offered.join(' | '));
-    assert.ok(offered.some((t) => /^beta\s*current-context/.test(t)), `beta is marked as the current-context: ${offered.join(' | ')}`);
+    assert.ok(
+      offered.some((t) => /^alpha\b/.test(t)),
+      offered.join(' | '),
+    );
+    assert.ok(
+      offered.some((t) => /^beta\s*current-context/.test(t)),
+      `beta is marked as the current-context: ${offered.join(' | ')}`,
+    );
     await s.step('alpha loaded', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
       await eventually(async () => ((await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill', timeoutMs: 120_000 });
     });
-    const status = await eventually(async () => {
-      const t = await s.workbench.statusBarText('kubeloop.status');
-      return /alpha.*[\d,]+ objects/.test(t) ? t : undefined;
-    }, { description: 'the status bar to name alpha with its objects', timeoutMs: 60_000 });
+    const status = await eventually(
+      async () => {
+        const t = await s.workbench.statusBarText('kubeloop.status');
+        return /alpha.*[\d,]+ objects/.test(t) ? t : undefined;
+      },
+      { description: 'the status bar to name alpha with its objects', timeoutMs: 60_000 },
+    );
     assert.doesNotMatch(status, /demo/);
-    assert.ok((await s.workbench.treeRows()).includes('default'), 'the cluster\'s namespaces are in the tree');
+    assert.ok((await s.workbench.treeRows()).includes('default'), "the cluster's namespaces are in the tree");
   });
 
   it('picking "beta", whose token the server refuses, says so plainly and offers Select Context', async () => {
@@ -104,6 +113,9 @@ describe('kubeconfig contexts in a real VS Code (code-server)', () => {
     const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'refused the request' }).first();
     await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor();
     const actions = await toast.locator('.monaco-button').allInnerTexts();
-    assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
+    assert.ok(
+      actions.some((a) => /Select Context/.test(a)),
+      actions.join(' | '),
+    );
   });
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInCodeServer } from './inhost/runInCodeServer';
 
-describe('the in-host mocha suites, in code-server\'s extension host', () => {
+describe("the in-host mocha suites, in code-server's extension host", () => {
   it('run and all pass (the extension host exits 0 and mocha reports no failure)', async () => {
     const r = await runInCodeServer({
       // the e2e tier has built dist/ already; a lone run of this file builds it

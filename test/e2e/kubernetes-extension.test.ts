@@ -41,7 +41,10 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
   let evil: string;
 
   /** The KubeLoop output channel's whole log, as the extension host wrote it to disk. */
-  const kubeloopLog = () => findFiles(join(s.userDataDir, 'logs'), 'KubeLoop.log').map((f) => readFileSync(f, 'utf8')).join('\n');
+  const kubeloopLog = () =>
+    findFiles(join(s.userDataDir, 'logs'), 'KubeLoop.log')
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
   const rootRow = async () => (await s.workbench.treeRows())[0] ?? '';
 
   before(async () => {
@@ -49,29 +52,45 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
     dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-k8sext-'));
     const base = load(cluster.kubeconfig()) as Kubeconfig;
     kubeconfig = join(dir, 'config');
-    writeFileSync(kubeconfig, dump({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: base.clusters,
-      users: base.users,
-      contexts: [
-        { name: 'alpha', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } },
-        { name: 'beta', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name, namespace: 'kube-system' } },
-      ],
-      'current-context': 'alpha',
-    }));
+    writeFileSync(
+      kubeconfig,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: base.clusters,
+        users: base.users,
+        contexts: [
+          { name: 'alpha', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } },
+          { name: 'beta', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name, namespace: 'kube-system' } },
+        ],
+        'current-context': 'alpha',
+      }),
+    );
     evil = join(dir, 'workspace-chosen-config');
-    writeFileSync(evil, dump({ apiVersion: 'v1', kind: 'Config', clusters: base.clusters, users: base.users, contexts: [{ name: 'evil', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }], 'current-context': 'evil' }));
+    writeFileSync(
+      evil,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: base.clusters,
+        users: base.users,
+        contexts: [{ name: 'evil', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }],
+        'current-context': 'evil',
+      }),
+    );
     // a second kubeconfig the user switches to in the Kubernetes extension (its knownKubeconfigs)
     other = join(dir, 'other-config');
-    writeFileSync(other, dump({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: base.clusters,
-      users: base.users,
-      contexts: [{ name: 'gamma', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }],
-      'current-context': 'gamma',
-    }));
+    writeFileSync(
+      other,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: base.clusters,
+        users: base.users,
+        contexts: [{ name: 'gamma', context: { cluster: base.clusters[0]!.name, user: base.users[0]!.name } }],
+        'current-context': 'gamma',
+      }),
+    );
     const standin = await buildStandinKubernetesExtension({ contexts: ['alpha', 'beta'], namespaces: ['team-a'] });
     s = await startVsCode({
       name: 'k8sext',
@@ -102,38 +121,68 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       const checkbox = s.page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
       assert.equal(await checkbox.getAttribute('aria-checked'), String(!on), `the setting is ${on ? 'off' : 'on'} before`);
       await checkbox.click();
-      await eventually(async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined), { description: 'the checkbox to change', timeoutMs: UI_TIMEOUT_MS });
+      await eventually(async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined), {
+        description: 'the checkbox to change',
+        timeoutMs: UI_TIMEOUT_MS,
+      });
     });
   }
 
   it('loads the kubeconfig the Kubernetes extension reports through its configuration API', async () => {
     await s.step('loaded through the followed kubeconfig', async () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
-      await eventually(async () => ((await rootRow()).startsWith('alpha') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill with context alpha', timeoutMs: 120_000 });
+      await eventually(async () => ((await rootRow()).startsWith('alpha') && (await s.workbench.treeRows()).length > 2 ? true : undefined), {
+        description: 'the tree to fill with context alpha',
+        timeoutMs: 120_000,
+      });
     });
-    const followedLine = new RegExp(`Kubernetes extension 1\\.3\\.99: following its configuration API v1_1; kubeconfig ${kubeconfig.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`);
-    await eventually(async () => (followedLine.test(kubeloopLog()) ? true : undefined), { description: 'the log line saying what is followed', timeoutMs: UI_TIMEOUT_MS });
-    assert.ok((await s.workbench.treeRows()).includes('default'), 'the cluster\'s namespaces are in the tree');
+    const followedLine = new RegExp(
+      `Kubernetes extension 1\\.3\\.99: following its configuration API v1_1; kubeconfig ${kubeconfig.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`,
+    );
+    await eventually(async () => (followedLine.test(kubeloopLog()) ? true : undefined), {
+      description: 'the log line saying what is followed',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
+    assert.ok((await s.workbench.treeRows()).includes('default'), "the cluster's namespaces are in the tree");
   });
 
   it('a context change in the Kubernetes extension reloads KubeLoop on that context', async () => {
     const loadsBefore = (kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length;
     await s.step('context switched to beta there', async () => {
       await s.workbench.runCommand('Stand-in Kubernetes: Use Context beta');
-      await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to show context beta, filled', timeoutMs: 120_000 });
+      await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), {
+        description: 'the tree to show context beta, filled',
+        timeoutMs: 120_000,
+      });
     });
-    await eventually(async () => (/Kubernetes extension: it switched to context beta; following kubeconfig .* \(the Kubernetes extension\), context beta/.test(kubeloopLog()) ? true : undefined), { description: 'the log to say what changed', timeoutMs: UI_TIMEOUT_MS });
-    await eventually(async () => ((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length > loadsBefore ? true : undefined), { description: 'the log to show the reload on beta', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(
+      async () =>
+        /Kubernetes extension: it switched to context beta; following kubeconfig .* \(the Kubernetes extension\), context beta/.test(kubeloopLog())
+          ? true
+          : undefined,
+      { description: 'the log to say what changed', timeoutMs: UI_TIMEOUT_MS },
+    );
+    await eventually(async () => ((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length > loadsBefore ? true : undefined), {
+      description: 'the log to show the reload on beta',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     assert.equal((kubeloopLog().match(/loader: loading from "beta"/g) ?? []).length, loadsBefore + 1, 'one reload on beta');
-    const status = await eventually(async () => {
-      const t = await s.workbench.statusBarText('kubeloop.status');
-      return /beta.*[\d,]+ objects/.test(t) ? t : undefined;
-    }, { description: 'the status bar to name beta', timeoutMs: 60_000 });
+    const status = await eventually(
+      async () => {
+        const t = await s.workbench.statusBarText('kubeloop.status');
+        return /beta.*[\d,]+ objects/.test(t) ? t : undefined;
+      },
+      { description: 'the status bar to name beta', timeoutMs: 60_000 },
+    );
     assert.doesNotMatch(status, /alpha/);
   });
 
   it('a namespace change there reloads the tree too, and a running sync loop restarts on it', async () => {
-    const syncing = () => eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
+    const syncing = () =>
+      eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), {
+        description: 'the status bar to say syncing',
+        timeoutMs: 60_000,
+      });
     await s.step('sync loop started', async () => {
       await s.workbench.runCommand(paletteTitle('startSyncLoop'));
       await syncing();
@@ -145,21 +194,36 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       await eventually(async () => (loads() > before ? true : undefined), { description: 'a reload after the namespace change', timeoutMs: 60_000 });
     });
     assert.match(kubeloopLog(), /Kubernetes extension: it switched to namespace team-a/); // logged before the reload's line
-    await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to fill again', timeoutMs: 120_000 });
+    await eventually(async () => ((await rootRow()).startsWith('beta') && (await s.workbench.treeRows()).length > 2 ? true : undefined), {
+      description: 'the tree to fill again',
+      timeoutMs: 120_000,
+    });
     const restarted = () => {
       const log = kubeloopLog();
       const stop = log.lastIndexOf('sync loop: the Kubernetes extension switched namespace');
       return stop >= 0 && log.indexOf('sync loop: starting on "beta"', stop) > stop;
     };
-    await eventually(async () => (restarted() ? true : undefined), { description: 'the sync loop stopped for the namespace and started again', timeoutMs: 60_000 }).catch((e) => {
-      throw new Error(`${(e as Error).message}\n--- KubeLoop log tail ---\n${kubeloopLog().split('\n').filter((l) => /sync loop|loader: loading|Kubernetes extension|target/.test(l)).slice(-15).join('\n')}`);
+    await eventually(async () => (restarted() ? true : undefined), {
+      description: 'the sync loop stopped for the namespace and started again',
+      timeoutMs: 60_000,
+    }).catch((e) => {
+      throw new Error(
+        `${(e as Error).message}\n--- KubeLoop log tail ---\n${kubeloopLog()
+          .split('\n')
+          .filter((l) => /sync loop|loader: loading|Kubernetes extension|target/.test(l))
+          .slice(-15)
+          .join('\n')}`,
+      );
     });
     await syncing();
   });
 
-  it('kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension\'s changes', async () => {
+  it("kubeloop.followKubernetesExtension off: KubeLoop reads only its own settings and ignores the extension's changes", async () => {
     await setFollowing(false);
-    await eventually(async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined), { description: 'the settings change to reach KubeLoop', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => (/settings changed: .*"followKubernetesExtension":false/.test(kubeloopLog()) ? true : undefined), {
+      description: 'the settings change to reach KubeLoop',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     await s.workbench.runCommand('Stand-in Kubernetes: Use Context alpha');
     // A load now runs on KubeLoop's own target: $KUBECONFIG, which names no file.
     const message = await s.step('load on its own settings', async () => {
@@ -167,25 +231,40 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       return s.workbench.waitForNotification('Kubeconfig problem');
     });
     assert.match(message, /KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
-    assert.doesNotMatch(kubeloopLog(), /switched to context alpha/, 'the extension\'s context change was not followed');
+    assert.doesNotMatch(kubeloopLog(), /switched to context alpha/, "the extension's context change was not followed");
   });
 
   it('following again, Select Context also offers the contexts of its other known kubeconfigs; picking one loads it', async () => {
     await setFollowing(true);
-    await eventually(async () => (/settings changed: .*"followKubernetesExtension":true/.test(kubeloopLog()) ? true : undefined), { description: 'the settings change to reach KubeLoop', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => (/settings changed: .*"followKubernetesExtension":true/.test(kubeloopLog()) ? true : undefined), {
+      description: 'the settings change to reach KubeLoop',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     await s.workbench.runCommand(paletteTitle('selectContext'));
     const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     await rows.first().waitFor();
     const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.ok(offered.some((t) => t.startsWith('alpha')) && offered.some((t) => t.startsWith('beta')), offered.join(' | '));
-    assert.ok(offered.some((t) => t.startsWith('gamma') && t.includes(`in ${other} (vs-kubernetes.knownKubeconfigs)`)), offered.join(' | '));
+    assert.ok(
+      offered.some((t) => t.startsWith('gamma') && t.includes(`in ${other} (vs-kubernetes.knownKubeconfigs)`)),
+      offered.join(' | '),
+    );
     assert.equal(offered.filter((t) => t.includes('knownKubeconfigs')).length, 1, 'the followed kubeconfig itself is not offered twice');
     assert.ok(!offered.some((t) => t.startsWith('evil')), `a kubeconfig named by the workspace's settings is not offered: ${offered.join(' | ')}`);
     assert.doesNotMatch(kubeloopLog(), /workspace-chosen-config/, 'nor followed');
     await s.step('gamma picked', async () => {
-      await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^gamma$/ }) }).first().click();
-      await eventually(async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), { description: 'the tree to show context gamma, filled', timeoutMs: 120_000 });
+      await s.page
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^gamma$/ }) })
+        .first()
+        .click();
+      await eventually(async () => ((await rootRow()).startsWith('gamma') && (await s.workbench.treeRows()).length > 2 ? true : undefined), {
+        description: 'the tree to show context gamma, filled',
+        timeoutMs: 120_000,
+      });
     });
-    await eventually(async () => (kubeloopLog().includes(`target: context gamma of ${other}`) ? true : undefined), { description: 'the log to name the target', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => (kubeloopLog().includes(`target: context gamma of ${other}`) ? true : undefined), {
+      description: 'the log to name the target',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
   });
 });

@@ -14,13 +14,27 @@ describe('the packaged .vsix', () => {
     const out = join(artifactsDir, 'kubeloop-package-test.vsix');
     const { stdout, stderr } = await run(process.execPath, [join(repoRoot, 'scripts', 'package-vsix.mjs'), '--out', out], { cwd: repoRoot });
     const lines = `${stdout}\n${stderr}`.split('\n');
-    assert.ok(lines.some((l) => /DONE\s+Packaged:/.test(l)), 'vsce reported the package');
+    assert.ok(
+      lines.some((l) => /DONE\s+Packaged:/.test(l)),
+      'vsce reported the package',
+    );
     const warnings = lines.filter((l) => /\bWARNING\b/i.test(l));
     assert.deepEqual(warnings, [], 'vsce warns about nothing');
     const { stdout: listing } = await run('unzip', ['-Z1', out]);
     const files = listing.split('\n').filter(Boolean);
-    for (const f of ['extension/package.json', 'extension/media/icon.png', 'extension/readme.md', 'extension/changelog.md', 'extension/LICENSE.txt', 'extension/dist/extension.js', 'extension/dist/webview/timeline.js']) {
-      assert.ok(files.some((x) => x.toLowerCase() === f.toLowerCase()), `${f} in ${files.join(', ')}`);
+    for (const f of [
+      'extension/package.json',
+      'extension/media/icon.png',
+      'extension/readme.md',
+      'extension/changelog.md',
+      'extension/LICENSE.txt',
+      'extension/dist/extension.js',
+      'extension/dist/webview/timeline.js',
+    ]) {
+      assert.ok(
+        files.some((x) => x.toLowerCase() === f.toLowerCase()),
+        `${f} in ${files.join(', ')}`,
+      );
     }
     const { stdout: manifest } = await run('unzip', ['-p', out, 'extension.vsixmanifest']);
     assert.match(manifest, /<Icon>extension\/media\/icon\.png<\/Icon>/);

@@ -42,10 +42,13 @@ describe('a palette load with the KubeLoop view hidden', () => {
       await s.workbench.runCommand(paletteTitle('loadClusterResources'));
       await sideBarTitle.filter({ hasText: /KubeLoop/i }).waitFor({ timeout: UI_TIMEOUT_MS });
       // The context row first, then its namespaces as the first types arrive.
-      return eventually(async () => {
-        const r = await s.workbench.treeRows();
-        return r.length > 2 && r.some((x) => x.startsWith('default')) ? r : undefined;
-      }, { description: 'the KubeLoop tree to show the context and its namespaces', timeoutMs: 120_000 });
+      return eventually(
+        async () => {
+          const r = await s.workbench.treeRows();
+          return r.length > 2 && r.some((x) => x.startsWith('default')) ? r : undefined;
+        },
+        { description: 'the KubeLoop tree to show the context and its namespaces', timeoutMs: 120_000 },
+      );
     });
     assert.ok(rows[0]!.startsWith('kubeloop-demo'), `first row: ${rows[0]}`);
 

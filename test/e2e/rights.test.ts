@@ -30,10 +30,23 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
   let dir: string;
 
   before(async () => {
-    cluster = await startDemoCluster({ tls: true, token: 'e2e-admin-token', kubelet: false, objects: 300, seed: 9, grants: ['alice:team-a:get,list,watch:*:*', 'carol:elsewhere:get,list,watch:*:*'] });
+    cluster = await startDemoCluster({
+      tls: true,
+      token: 'e2e-admin-token',
+      kubelet: false,
+      objects: 300,
+      seed: 9,
+      grants: ['alice:team-a:get,list,watch:*:*', 'carol:elsewhere:get,list,watch:*:*'],
+    });
     const store = cluster.store;
     store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
-    for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
+    for (let i = 0; i < 40; i++)
+      store.create('', 'configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' },
+        data: { i: String(i) },
+      } as KubeObject);
     dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-rights-'));
     // Two contexts: alice's (current) and carol's, who has rights only in a namespace that is not hers.
     const kubeconfig = join(dir, 'config');
@@ -57,8 +70,14 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
       return s.workbench.waitForNotification('type(s) failed');
     });
     assert.match(warning, /KubeLoop: loaded [\d,]+ objects; \d+ type\(s\) failed: .*\(403 Forbidden\)/);
-    const failedRow = await eventually(async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), { description: 'the failures group', timeoutMs: 60_000 });
-    assert.deepEqual(await s.workbench.treeRowText('APIService (apiservices.apiregistration.k8s.io)'), { label: 'APIService (apiservices.apiregistration.k8s.io)', description: '403 Forbidden' });
+    const failedRow = await eventually(async () => (await s.workbench.treeRows()).find((r) => /^Failed to load \(\d+\)$/.test(r)), {
+      description: 'the failures group',
+      timeoutMs: 60_000,
+    });
+    assert.deepEqual(await s.workbench.treeRowText('APIService (apiservices.apiregistration.k8s.io)'), {
+      label: 'APIService (apiservices.apiregistration.k8s.io)',
+      description: '403 Forbidden',
+    });
     await s.step('failures folded', async () => {
       const row = s.workbench.treeRow(failedRow).first();
       if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
@@ -80,7 +99,10 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     const rows = input.locator('.quick-input-list .monaco-list-row');
     // The namespaces pick's own title and row, not the palette's rows that share the widget.
     await input.locator('.quick-input-title', { hasText: /Select Namespaces/ }).waitFor();
-    await rows.filter({ hasText: /team-a/ }).first().waitFor();
+    await rows
+      .filter({ hasText: /team-a/ })
+      .first()
+      .waitFor();
     const offered = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.equal(offered.length, 1, offered.join(' | '));
     assert.match(offered[0]!, /^team-a\s*context namespace$/);
@@ -88,7 +110,10 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
     assert.match(title, /may not list namespaces .*403 Forbidden/);
     await s.step('a typed namespace offered', async () => {
       await s.page.keyboard.type('team-b');
-      await eventually(async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined), { description: 'the typed namespace row', timeoutMs: UI_TIMEOUT_MS });
+      await eventually(async () => ((await rows.allInnerTexts()).some((t) => /team-b\s*add this namespace/.test(t)) ? true : undefined), {
+        description: 'the typed namespace row',
+        timeoutMs: UI_TIMEOUT_MS,
+      });
     });
     await s.page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });
@@ -96,14 +121,22 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
 
   it('a user with no rights: one message says who, in which context, and what they may not do', async () => {
     await s.workbench.runCommand(paletteTitle('selectContext'));
-    const row = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^carol@kubeloop-demo$/ }) }).first();
+    const row = s.page
+      .locator('.quick-input-widget .quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^carol@kubeloop-demo$/ }) })
+      .first();
     await row.click(); // picking a context loads it at once
     const message = await s.step('no rights reported', () => s.workbench.waitForNotification('may not list any resource type'));
-    assert.match(message, /user "carol" \(context "carol@kubeloop-demo", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
+    assert.match(
+      message,
+      /user "carol" \(context "carol@kubeloop-demo", server https:\/\/127\.0\.0\.1:\d+\) may not list any resource type across all namespaces nor in the namespace "team-a"/,
+    );
     // The actions of that toast, once drawn (see contexts.test.ts).
     const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: 'may not list any resource type' }).first();
     await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor();
     const actions = await toast.locator('.monaco-button').allInnerTexts();
-    assert.ok(actions.some((a) => /Select Context/.test(a)), actions.join(' | '));
+    assert.ok(
+      actions.some((a) => /Select Context/.test(a)),
+      actions.join(' | '),
+    );
   });
 });

@@ -13,7 +13,11 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
   before(async () => {
     // A kubeconfig that does not exist: the commands that need a cluster must say so, with a way out.
     // The Kubernetes extension is not installed: a kubeconfig its settings left behind changes nothing.
-    s = await startVsCode({ name: 'smoke', env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig' }, settings: { 'vs-kubernetes': { 'vs-kubernetes.kubeconfig': '/etc/hostname' } } });
+    s = await startVsCode({
+      name: 'smoke',
+      env: { KUBECONFIG: '/nonexistent/kubeloop-e2e/kubeconfig' },
+      settings: { 'vs-kubernetes': { 'vs-kubernetes.kubeconfig': '/etc/hostname' } },
+    });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
   });
 
@@ -37,10 +41,13 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
     const out = await s.step('show logs', async () => {
       await s.workbench.runCommand(paletteTitle('showLogs'));
       // the panel opens before Monaco has rendered the channel's lines
-      return eventually(async () => {
-        const o = await s.workbench.outputChannel();
-        return activated.test(o.text) ? o : undefined;
-      }, { description: 'the activation line in the output', timeoutMs: UI_TIMEOUT_MS });
+      return eventually(
+        async () => {
+          const o = await s.workbench.outputChannel();
+          return activated.test(o.text) ? o : undefined;
+        },
+        { description: 'the activation line in the output', timeoutMs: UI_TIMEOUT_MS },
+      );
     });
     assert.equal(out.channel, 'KubeLoop');
     assert.match(out.text, activated);
@@ -65,7 +72,10 @@ describe('KubeLoop in a real VS Code, in a real browser', () => {
       await s.workbench.waitForNotification('Kubeconfig problem');
       return s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Kubeconfig problem' }).first();
     });
-    assert.match(await toast.locator('.notification-list-item-message').innerText(), /KubeLoop: Kubeconfig problem: KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/);
+    assert.match(
+      await toast.locator('.notification-list-item-message').innerText(),
+      /KubeLoop: Kubeconfig problem: KUBECONFIG names no existing file: \/nonexistent\/kubeloop-e2e\/kubeconfig/,
+    );
     await toast.locator('.monaco-button', { hasText: 'Select Context' }).waitFor(); // the last action drawn
     const buttons = (await toast.locator('.monaco-button').allInnerTexts()).map((b) => b.trim());
     assert.deepEqual(buttons, ['Open kubeconfig', 'Retry', 'Select Context']);

@@ -28,16 +28,37 @@ const CHUNK = 5000;
 
 /** Some of the variables VS Code's Dark Modern theme gives a webview's document (served as a stylesheet here). */
 const DARK_THEME_VARS: Record<string, string> = {
-  '--vscode-font-family': 'system-ui, sans-serif', '--vscode-font-size': '13px', '--vscode-foreground': '#cccccc',
-  '--vscode-editor-background': '#1f1f1f', '--vscode-editor-foreground': '#cccccc', '--vscode-descriptionForeground': '#9d9d9d',
-  '--vscode-editor-font-family': 'monospace', '--vscode-editor-font-size': '12px', '--vscode-panel-border': '#2b2b2b',
-  '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff', '--vscode-button-hoverBackground': '#026ec1',
-  '--vscode-button-secondaryBackground': '#313131', '--vscode-button-secondaryForeground': '#cccccc', '--vscode-button-secondaryHoverBackground': '#3c3c3c',
-  '--vscode-input-background': '#313131', '--vscode-input-foreground': '#cccccc', '--vscode-input-border': '#3c3c3c', '--vscode-focusBorder': '#0078d4',
-  '--vscode-list-activeSelectionBackground': '#04395e', '--vscode-list-activeSelectionForeground': '#ffffff', '--vscode-list-hoverBackground': '#2a2d2e',
-  '--vscode-sideBar-background': '#181818', '--vscode-editorHoverWidget-background': '#202020', '--vscode-editorHoverWidget-border': '#454545',
-  '--vscode-charts-blue': '#3794ff', '--vscode-charts-green': '#89d185', '--vscode-charts-red': '#f14c4c', '--vscode-charts-orange': '#d18616',
-  '--vscode-charts-yellow': '#cca700', '--vscode-charts-purple': '#b180d7',
+  '--vscode-font-family': 'system-ui, sans-serif',
+  '--vscode-font-size': '13px',
+  '--vscode-foreground': '#cccccc',
+  '--vscode-editor-background': '#1f1f1f',
+  '--vscode-editor-foreground': '#cccccc',
+  '--vscode-descriptionForeground': '#9d9d9d',
+  '--vscode-editor-font-family': 'monospace',
+  '--vscode-editor-font-size': '12px',
+  '--vscode-panel-border': '#2b2b2b',
+  '--vscode-button-background': '#0078d4',
+  '--vscode-button-foreground': '#ffffff',
+  '--vscode-button-hoverBackground': '#026ec1',
+  '--vscode-button-secondaryBackground': '#313131',
+  '--vscode-button-secondaryForeground': '#cccccc',
+  '--vscode-button-secondaryHoverBackground': '#3c3c3c',
+  '--vscode-input-background': '#313131',
+  '--vscode-input-foreground': '#cccccc',
+  '--vscode-input-border': '#3c3c3c',
+  '--vscode-focusBorder': '#0078d4',
+  '--vscode-list-activeSelectionBackground': '#04395e',
+  '--vscode-list-activeSelectionForeground': '#ffffff',
+  '--vscode-list-hoverBackground': '#2a2d2e',
+  '--vscode-sideBar-background': '#181818',
+  '--vscode-editorHoverWidget-background': '#202020',
+  '--vscode-editorHoverWidget-border': '#454545',
+  '--vscode-charts-blue': '#3794ff',
+  '--vscode-charts-green': '#89d185',
+  '--vscode-charts-red': '#f14c4c',
+  '--vscode-charts-orange': '#d18616',
+  '--vscode-charts-yellow': '#cca700',
+  '--vscode-charts-purple': '#b180d7',
 };
 
 /** Console errors and uncaught exceptions per page (a CSP violation is a console error). */
@@ -58,7 +79,12 @@ async function openBareWebview(browser: Browser, state: unknown, theme = 'vscode
     '/': ['text/html', html],
     '/timeline.js': ['text/javascript', readFileSync(join(repoRoot, 'dist', 'webview', 'timeline.js'), 'utf8')],
     '/timeline.css': ['text/css', readFileSync(join(repoRoot, 'media', 'timeline', 'timeline.css'), 'utf8')],
-    '/theme.css': ['text/css', `:root {\n${Object.entries(DARK_THEME_VARS).map(([k, v]) => `  ${k}: ${v};`).join('\n')}\n}\n`],
+    '/theme.css': [
+      'text/css',
+      `:root {\n${Object.entries(DARK_THEME_VARS)
+        .map(([k, v]) => `  ${k}: ${v};`)
+        .join('\n')}\n}\n`,
+    ],
   };
   await page.route(`${origin}/**`, (route) => {
     const f = files[new URL(route.request().url()).pathname];
@@ -109,7 +135,10 @@ async function viewMovedFrom(target: Page | Frame, before: string): Promise<void
 
 /** Waits until the status line says `n` events are held (the frame that says so also drew the view). */
 async function holds(page: Page, n: number): Promise<void> {
-  await eventually(async () => (await page.locator('#timeline-status').innerText()).startsWith(`${n} of`), { description: `the webview to hold ${n} events`, timeoutMs: UI_TIMEOUT_MS });
+  await eventually(async () => (await page.locator('#timeline-status').innerText()).startsWith(`${n} of`), {
+    description: `the webview to hold ${n} events`,
+    timeoutMs: UI_TIMEOUT_MS,
+  });
 }
 
 async function view(page: Page): Promise<[number, number]> {
@@ -128,10 +157,13 @@ async function saves(target: Page | Frame): Promise<number> {
  * save still due (data-save-pending), so what it shows now is what a restore will read.
  */
 async function stateSaved(target: Page | Frame, after = 0): Promise<void> {
-  await eventually(async () => {
-    const pending = await target.locator('#timeline-root').getAttribute('data-save-pending');
-    return pending !== 'true' && (await saves(target)) > after ? true : undefined;
-  }, { description: 'the view state to be saved', timeoutMs: UI_TIMEOUT_MS });
+  await eventually(
+    async () => {
+      const pending = await target.locator('#timeline-root').getAttribute('data-save-pending');
+      return pending !== 'true' && (await saves(target)) > after ? true : undefined;
+    },
+    { description: 'the view state to be saved', timeoutMs: UI_TIMEOUT_MS },
+  );
 }
 
 /**
@@ -142,13 +174,16 @@ async function stateSaved(target: Page | Frame, after = 0): Promise<void> {
 async function settle(page: Page | Frame): Promise<void> {
   let last = '';
   let same = 0;
-  await eventually(async () => {
-    await frames(page);
-    const v = (await page.locator('#timeline-root').getAttribute('data-view')) ?? '';
-    same = v === last ? same + 1 : 0;
-    last = v;
-    return same >= 3 ? true : undefined;
-  }, { description: 'the view to settle', timeoutMs: UI_TIMEOUT_MS });
+  await eventually(
+    async () => {
+      await frames(page);
+      const v = (await page.locator('#timeline-root').getAttribute('data-view')) ?? '';
+      same = v === last ? same + 1 : 0;
+      last = v;
+      return same >= 3 ? true : undefined;
+    },
+    { description: 'the view to settle', timeoutMs: UI_TIMEOUT_MS },
+  );
 }
 
 /** Waits two animation frames, so a scheduled redraw has happened. */
@@ -174,9 +209,12 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await browser?.close();
   });
 
-  it('runs under the host\'s CSP without a violation or an error', async () => {
+  it("runs under the host's CSP without a violation or an error", async () => {
     // checked last too (see the final test); here: the script ran and said `ready`
-    await eventually(async () => ((await page.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent.length)) > 0 ? true : undefined), { description: 'the webview to say ready', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => ((await page.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent.length)) > 0 ? true : undefined), {
+      description: 'the webview to say ready',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     assert.deepEqual(pageErrors.get(page), []);
   });
 
@@ -195,24 +233,32 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
   it('draws a frame of 100k events (layout + real canvas) for every zoom step, and reports its time', async (t) => {
     const box = (await page.locator('#timeline-canvas').boundingBox())!;
     const measure = (deltaY: number) =>
-      page.evaluate(async ([dy, x, y]) => {
-        const canvas = document.querySelector('#timeline-canvas')!;
-        const root = document.querySelector<HTMLElement>('#timeline-root')!;
-        const out: number[] = [];
-        for (let i = 0; i < 40; i++) {
-          canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: i % 2 ? dy : -dy, clientX: x, clientY: y, bubbles: true, cancelable: true }));
-          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-          out.push(Number(root.dataset.frameMs));
-        }
-        return out.sort((a, b) => a - b);
-      }, [deltaY, box.x + 700, box.y + 100] as const);
+      page.evaluate(
+        async ([dy, x, y]) => {
+          const canvas = document.querySelector('#timeline-canvas')!;
+          const root = document.querySelector<HTMLElement>('#timeline-root')!;
+          const out: number[] = [];
+          for (let i = 0; i < 40; i++) {
+            canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: i % 2 ? dy : -dy, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+            await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+            out.push(Number(root.dataset.frameMs));
+          }
+          return out.sort((a, b) => a - b);
+        },
+        [deltaY, box.x + 700, box.y + 100] as const,
+      );
     const fit = await measure(1);
     const p = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
-    t.diagnostic(`fit-all frame with ${TOTAL} events: min ${fit[0]!.toFixed(2)} ms, median ${p(fit, 0.5).toFixed(2)} ms, p90 ${p(fit, 0.9).toFixed(2)} ms, max ${fit[fit.length - 1]!.toFixed(2)} ms (data-frame-ms: layout + draw)`);
+    t.diagnostic(
+      `fit-all frame with ${TOTAL} events: min ${fit[0]!.toFixed(2)} ms, median ${p(fit, 0.5).toFixed(2)} ms, p90 ${p(fit, 0.9).toFixed(2)} ms, max ${fit[fit.length - 1]!.toFixed(2)} ms (data-frame-ms: layout + draw)`,
+    );
     // Frame times are reported, not asserted: this machine is shared and noisy, so speed is judged by
     // `npm run bench -- timeline`. What is asserted is that every zoom step drew a frame.
     assert.equal(fit.length, 40, 'one frame per wheel step');
-    assert.ok(fit.every((ms) => Number.isFinite(ms) && ms >= 0), `every wheel step drew a frame: ${fit.join(', ')}`);
+    assert.ok(
+      fit.every((ms) => Number.isFinite(ms) && ms >= 0),
+      `every wheel step drew a frame: ${fit.join(', ')}`,
+    );
   });
 
   it('zooms at the pointer: the time under the pointer stays put', async () => {
@@ -264,7 +310,8 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await frames(page);
     assert.match(await page.locator('#timeline-details h2').innerText(), /^list /);
     const dts = await page.locator('#timeline-details dt').allInnerTexts();
-    for (const k of ['Loader task', 'Resource', 'Worker', 'Started', 'Finished', 'Duration', 'Outcome', 'Items', 'Pages']) assert.ok(dts.includes(k), `details lack ${k}: ${dts}`);
+    for (const k of ['Loader task', 'Resource', 'Worker', 'Started', 'Finished', 'Duration', 'Outcome', 'Items', 'Pages'])
+      assert.ok(dts.includes(k), `details lack ${k}: ${dts}`);
     const worker = await page.locator('#timeline-details dt:text-is("Worker") + dd').innerText();
     assert.equal(worker, '1');
     const sent = await page.evaluate(() => (window as unknown as { __sent: { type: string }[] }).__sent.filter((m) => m.type === 'select'));
@@ -313,16 +360,19 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await page.locator('#timeline-filter').fill('');
     await page.locator('button', { hasText: 'List' }).click();
     await page.locator('#timeline-filter').fill('img');
-    const texts = await eventually(async () => {
-      const all = await page.locator('#timeline-events li[role="option"]').allInnerTexts();
-      return all.length > 0 && all.every((x) => x.includes(XSS)) ? all : undefined;
-    }, { description: 'the list to show the filtered events', timeoutMs: UI_TIMEOUT_MS });
+    const texts = await eventually(
+      async () => {
+        const all = await page.locator('#timeline-events li[role="option"]').allInnerTexts();
+        return all.length > 0 && all.every((x) => x.includes(XSS)) ? all : undefined;
+      },
+      { description: 'the list to show the filtered events', timeoutMs: UI_TIMEOUT_MS },
+    );
     assert.ok(texts.length > 0, 'the hostile name is shown as its characters');
     assert.equal(await page.locator('img').count(), 0, 'no element was made from cluster data');
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
     await page.locator('#timeline-events li[role="option"]').first().click();
     await frames(page);
-    assert.ok((await page.locator('#timeline-details').innerText()).includes(XSS), '(await page.locator(\'#timeline-details\').innerText()).includes(XSS)');
+    assert.ok((await page.locator('#timeline-details').innerText()).includes(XSS), "(await page.locator('#timeline-details').innerText()).includes(XSS)");
     await shot(page, '07-list-and-hostile-name');
     await page.locator('#timeline-filter').fill('');
     await page.locator('button', { hasText: 'List' }).click();
@@ -330,7 +380,20 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
 
   it('stays anchored while events arrive, and follows them when Follow is on', async () => {
     const last = items[items.length - 1]!;
-    const later = (id: number, dt: number): TimelineItem => ({ id, event: { ...(last.event as TimelineItem['event']), t: (last.event.t as number) + dt, kind: 'iteration', source: 'sync', op: 'tick', key: 'default/late', handler: 'HandlePodSyncs', durationMs: 0.1, outcome: 'ok' } as TimelineItem['event'] });
+    const later = (id: number, dt: number): TimelineItem => ({
+      id,
+      event: {
+        ...(last.event as TimelineItem['event']),
+        t: (last.event.t as number) + dt,
+        kind: 'iteration',
+        source: 'sync',
+        op: 'tick',
+        key: 'default/late',
+        handler: 'HandlePodSyncs',
+        durationMs: 0.1,
+        outcome: 'ok',
+      } as TimelineItem['event'],
+    });
     const box = (await page.locator('#timeline-canvas').boundingBox())!;
     const follow = page.locator('button', { hasText: 'Follow' });
     // The view is still fitted (the 0 key two tests back): it takes in every event, live. Chromium may
@@ -367,7 +430,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
         const d = c.getContext('2d')!.getImageData(c.width - 4, 4, 1, 1).data; // the axis row's background
         return [d[0], d[1], d[2]];
       });
-    assert.deepEqual(await pixel(), [0x1f, 0x1f, 0x1f], 'the dark theme\'s editor background');
+    assert.deepEqual(await pixel(), [0x1f, 0x1f, 0x1f], "the dark theme's editor background");
     await page.evaluate(() => {
       document.documentElement.style.setProperty('--vscode-editor-background', '#fafaf0');
       document.body.className = 'vscode-light';
@@ -437,7 +500,10 @@ async function runExactCommand(s: Session, title: string): Promise<void> {
   await s.page.keyboard.press('Control+Shift+P');
   await widget.locator('.quick-input-box input').fill(`>${title}`);
   const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-  await widget.locator('.quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: exact }) }).first().click();
+  await widget
+    .locator('.quick-input-list .monaco-list-row', { has: s.page.locator('.label-name', { hasText: exact }) })
+    .first()
+    .click();
 }
 
 /** Opens the Keyboard Shortcuts editor in the timeline's group, which hides the timeline. */
@@ -489,10 +555,13 @@ describe('the timeline in a real VS Code (code-server)', () => {
       const viewAtStart = await frame.locator('#timeline-root').getAttribute('data-view');
       await frame.locator('button', { hasText: '+' }).click();
       // data-view is written by the next animation frame, not by the click itself
-      const viewBefore = await eventually(async () => {
-        const v = await frame.locator('#timeline-root').getAttribute('data-view');
-        return v !== null && v !== viewAtStart ? v : undefined;
-      }, { description: 'the zoom to be drawn', timeoutMs: UI_TIMEOUT_MS });
+      const viewBefore = await eventually(
+        async () => {
+          const v = await frame.locator('#timeline-root').getAttribute('data-view');
+          return v !== null && v !== viewAtStart ? v : undefined;
+        },
+        { description: 'the zoom to be drawn', timeoutMs: UI_TIMEOUT_MS },
+      );
       await stateSaved(frame);
       await s.step('hidden behind another editor', () => openAnotherEditor(s));
       frame = await s.step('shown again', async () => {
@@ -501,7 +570,10 @@ describe('the timeline in a real VS Code (code-server)', () => {
       });
       assert.equal(await frame.locator('#timeline-filter').inputValue(), 'web');
       assert.equal(await frame.locator('#timeline-sources button[data-source="pleg"]').getAttribute('aria-pressed'), 'false');
-      await eventually(async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), { description: 'the view to be restored', timeoutMs: 15_000 });
+      await eventually(async () => ((await frame.locator('#timeline-root').getAttribute('data-view')) === viewBefore ? true : undefined), {
+        description: 'the view to be restored',
+        timeoutMs: 15_000,
+      });
       const csp = s.consoleErrors.filter((m) => /Content Security Policy|Refused to/i.test(m));
       assert.deepEqual(csp, [], 'no CSP violations');
     } finally {
@@ -521,7 +593,10 @@ describe('the timeline in a real VS Code (code-server)', () => {
     }
     await s.step('resources loaded', async () => {
       await s.workbench.openViewContainer('KubeLoop');
-      await eventually(async () => ((await s.workbench.treeRows()).length > 1 ? true : undefined), { description: 'the resource tree to fill', timeoutMs: 120_000 });
+      await eventually(async () => ((await s.workbench.treeRows()).length > 1 ? true : undefined), {
+        description: 'the resource tree to fill',
+        timeoutMs: 120_000,
+      });
     });
     const frame = await s.step('timeline shows worker lanes', async () => {
       await s.workbench.runCommand(paletteTitle('showTimeline'));
@@ -537,10 +612,13 @@ describe('the timeline in a real VS Code (code-server)', () => {
     // Find a finished task in the event list, then click its bar on the canvas.
     const task = await s.step('a task found in the event list', async () => {
       await frame.locator('button', { hasText: 'List' }).click();
-      const label = await eventually(async () => {
-        const all = await frame.locator('#timeline-events li[data-kind="bar"]').allInnerTexts();
-        return all.find((x) => /: (ok|error|cancelled),/.test(x));
-      }, { description: 'a finished task in the list', timeoutMs: UI_TIMEOUT_MS });
+      const label = await eventually(
+        async () => {
+          const all = await frame.locator('#timeline-events li[data-kind="bar"]').allInnerTexts();
+          return all.find((x) => /: (ok|error|cancelled),/.test(x));
+        },
+        { description: 'a finished task in the list', timeoutMs: UI_TIMEOUT_MS },
+      );
       await frame.locator('button', { hasText: 'List' }).click();
       // e.g. "8.304s  worker 0  list componentstatuses: ok, 2 items, 86.3 ms" (format.ts itemLabel)
       const m = /^([\d.]+)s\s+worker (\d+)\s+list ([^\s:]+).*, ([\d.]+) (µs|ms|s)$/.exec(label)!;

@@ -31,12 +31,14 @@ const PROBE_ME_POD = {
   kind: 'Pod',
   metadata: { name: PROBE_ME.name, namespace: PROBE_ME.namespace, labels: { run: PROBE_ME.name } },
   spec: {
-    containers: [{
-      name: 'probe-me',
-      image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
-      args: ['netexec', '--http-port=8080'],
-      livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
-    }],
+    containers: [
+      {
+        name: 'probe-me',
+        image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+        args: ['netexec', '--http-port=8080'],
+        livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
+      },
+    ],
   },
 };
 
@@ -76,46 +78,85 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     const step = stepButton(title);
     assert.equal(await step.getAttribute('aria-checked'), 'false', `"${title}" is not done before its turn`);
     await step.click();
-    await eventually(async () => ((await step.getAttribute('aria-expanded')) === 'true' ? true : undefined), { description: `step "${title}" to expand`, timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => ((await step.getAttribute('aria-expanded')) === 'true' ? true : undefined), {
+      description: `step "${title}" to expand`,
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     await step.locator('.button-container .monaco-button', { hasText: button }).first().click();
     await reached();
     await openWalkthrough();
-    await eventually(async () => ((await step.getAttribute('aria-checked')) === 'true' && (await step.locator('.codicon-getting-started-step-checked').count()) > 0 ? true : undefined), { description: `the checkmark of "${title}"`, timeoutMs: 60_000 });
+    await eventually(
+      async () =>
+        (await step.getAttribute('aria-checked')) === 'true' && (await step.locator('.codicon-getting-started-step-checked').count()) > 0 ? true : undefined,
+      { description: `the checkmark of "${title}"`, timeoutMs: 60_000 },
+    );
   }
 
   it('each step completes in order when the user has done it, and the tree is filled within 60 s', async (t) => {
     await s.step('walkthrough opened', async () => {
       await openWalkthrough();
       const titles = (await page().locator('.gettingStartedContainer button.getting-started-step h3').allInnerTexts()).map((x) => x.trim());
-      assert.deepEqual(titles, ['Start the demo cluster', 'Load the cluster into the tree', 'Start the sync loop', 'Open the timeline', 'Watch a liveness probe fail']);
+      assert.deepEqual(titles, [
+        'Start the demo cluster',
+        'Load the cluster into the tree',
+        'Start the sync loop',
+        'Open the timeline',
+        'Watch a liveness probe fail',
+      ]);
       assert.equal(await page().locator('.gettingStartedContainer button.getting-started-step[aria-checked="true"]').count(), 0, 'nothing is done yet');
     });
-    await s.step('1 demo started', () => doStep('Start the demo cluster', 'Start Demo Cluster', async () => void (await s.workbench.waitForNotification('demo cluster running at'))));
-    await s.step('2 loaded', () => doStep('Load the cluster into the tree', 'Load Cluster Resources', async () => {
-      await s.workbench.openViewContainer('KubeLoop');
-      await eventually(async () => ((await s.workbench.treeRows()).includes('default') ? true : undefined), { description: 'the tree to fill', timeoutMs: 60_000 });
-    }));
+    await s.step('1 demo started', () =>
+      doStep('Start the demo cluster', 'Start Demo Cluster', async () => void (await s.workbench.waitForNotification('demo cluster running at'))),
+    );
+    await s.step('2 loaded', () =>
+      doStep('Load the cluster into the tree', 'Load Cluster Resources', async () => {
+        await s.workbench.openViewContainer('KubeLoop');
+        await eventually(async () => ((await s.workbench.treeRows()).includes('default') ? true : undefined), {
+          description: 'the tree to fill',
+          timeoutMs: 60_000,
+        });
+      }),
+    );
     const filledAfter = Date.now() - ready;
     t.diagnostic(`from the workbench ready to a filled tree through the walkthrough: ${(filledAfter / 1000).toFixed(1)} s`);
     assert.ok(filledAfter < 60_000, `a filled tree ${filledAfter} ms after start`);
-    await s.step('3 syncing', () => doStep('Start the sync loop', 'Start Sync Loop', async () => {
-      await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), { description: 'the status bar to say syncing', timeoutMs: 60_000 });
-    }));
-    await s.step('4 timeline', () => doStep('Open the timeline', 'Show Timeline', async () => void (await s.workbench.webviewFrame('#timeline-root[data-ready="true"]'))));
-    await s.step('5 probe-me restarted', () => doStep('Watch a liveness probe fail', 'Open Terminal on Demo Cluster', async () => {
-      await page().locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab, .part.panel .terminal-wrapper').first().waitFor({ state: 'visible' });
-      // what the user types into that terminal (kubectl run probe-me ...), sent by the test as another API client
-      const res = await fetch(`${demoServer(s)}/api/v1/namespaces/${PROBE_ME.namespace}/pods`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROBE_ME_POD) });
-      assert.equal(res.status, 201, await res.text());
-      await s.workbench.openViewContainer('KubeLoop');
-      await s.workbench.expandTreeRow('default');
-      await s.workbench.expandTreeRow('core');
-      await s.workbench.expandTreeRow('Pod');
-      await eventually(async () => {
-        const d = (await s.workbench.treeRowText(PROBE_ME.name)).description;
-        return /restart/.test(d) ? d : undefined;
-      }, { description: 'probe-me restarted by its liveness probe in the tree', timeoutMs: 90_000 });
-    }));
+    await s.step('3 syncing', () =>
+      doStep('Start the sync loop', 'Start Sync Loop', async () => {
+        await eventually(async () => (/syncing/.test(await s.workbench.statusBarText('kubeloop.status')) ? true : undefined), {
+          description: 'the status bar to say syncing',
+          timeoutMs: 60_000,
+        });
+      }),
+    );
+    await s.step('4 timeline', () =>
+      doStep('Open the timeline', 'Show Timeline', async () => void (await s.workbench.webviewFrame('#timeline-root[data-ready="true"]'))),
+    );
+    await s.step('5 probe-me restarted', () =>
+      doStep('Watch a liveness probe fail', 'Open Terminal on Demo Cluster', async () => {
+        await page()
+          .locator('.part.panel .terminal-tabs-entry, .part.panel .single-terminal-tab, .part.panel .terminal-wrapper')
+          .first()
+          .waitFor({ state: 'visible' });
+        // what the user types into that terminal (kubectl run probe-me ...), sent by the test as another API client
+        const res = await fetch(`${demoServer(s)}/api/v1/namespaces/${PROBE_ME.namespace}/pods`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(PROBE_ME_POD),
+        });
+        assert.equal(res.status, 201, await res.text());
+        await s.workbench.openViewContainer('KubeLoop');
+        await s.workbench.expandTreeRow('default');
+        await s.workbench.expandTreeRow('core');
+        await s.workbench.expandTreeRow('Pod');
+        await eventually(
+          async () => {
+            const d = (await s.workbench.treeRowText(PROBE_ME.name)).description;
+            return /restart/.test(d) ? d : undefined;
+          },
+          { description: 'probe-me restarted by its liveness probe in the tree', timeoutMs: 90_000 },
+        );
+      }),
+    );
     assert.equal(await page().locator('.gettingStartedContainer button.getting-started-step[aria-checked="true"]').count(), 5, 'every step is done');
   });
 
@@ -126,7 +167,9 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     assert.equal(await aria('default'), 'Namespace default');
     assert.match(await aria('Pod'), /^Pod, \d+ objects?$/);
     assert.match(await aria(PROBE_ME.name), /^Pod probe-me, (needs attention|failing|healthy): \w+, Ready \d\/1, \d+ restarts?(, liveness failing)?$/);
-    const labels = await page().locator('.part.sidebar .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+    const labels = await page()
+      .locator('.part.sidebar .monaco-list-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
     const pods = labels.filter((l) => l.startsWith('Pod ') && l !== 'Pod probe-me');
     assert.ok(pods.length > 0, labels.join(' | '));
     for (const l of pods) assert.match(l, /^Pod \S+, (healthy|needs attention|failing|completed): /, l);
@@ -150,11 +193,17 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
       const input = page().locator('.quick-input-widget .quick-input-box input');
       await input.fill('Default High Contrast');
       // "Default High Contrast", not "Default High Contrast Light" (rows read "<group> <theme>")
-      await page().locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: /Default High Contrast\s*$/ }).first().click();
+      await page()
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: /Default High Contrast\s*$/ })
+        .first()
+        .click();
       await page().locator('.monaco-workbench.hc-black').waitFor();
     });
     const hcFrame = await s.workbench.webviewFrame('#timeline-root[data-ready="true"]');
-    await eventually(async () => ((await hcFrame.locator('body').getAttribute('class'))?.includes('vscode-high-contrast') ? true : undefined), { description: 'the webview to take the high-contrast theme', timeoutMs: UI_TIMEOUT_MS });
+    await eventually(async () => ((await hcFrame.locator('body').getAttribute('class'))?.includes('vscode-high-contrast') ? true : undefined), {
+      description: 'the webview to take the high-contrast theme',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     await hcFrame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const path = join(e2eArtifactsDir, 'walkthrough-high-contrast.png');
     await page().screenshot({ path });
@@ -168,9 +217,14 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     const drawn = await hcFrame.evaluate(() => {
       const c = document.querySelector<HTMLCanvasElement>('#timeline-canvas')!;
       const { data, width, height } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
-      const bg = [data[(width * (height - 2) + width - 2) * 4], data[(width * (height - 2) + width - 2) * 4 + 1], data[(width * (height - 2) + width - 2) * 4 + 2]];
+      const bg = [
+        data[(width * (height - 2) + width - 2) * 4],
+        data[(width * (height - 2) + width - 2) * 4 + 1],
+        data[(width * (height - 2) + width - 2) * 4 + 2],
+      ];
       let marks = 0;
-      for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0 && (Math.abs(data[i]! - bg[0]!) + Math.abs(data[i + 1]! - bg[1]!) + Math.abs(data[i + 2]! - bg[2]!)) > 60) marks++;
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i + 3]! > 0 && Math.abs(data[i]! - bg[0]!) + Math.abs(data[i + 1]! - bg[1]!) + Math.abs(data[i + 2]! - bg[2]!) > 60) marks++;
       return { marks, bg, size: [width, height] };
     });
     assert.deepEqual(drawn.bg, [0, 0, 0], 'the high-contrast editor background is black');
@@ -185,19 +239,29 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     assert.ok(lanes.includes('Lane worker 0: loader tasks'), lanes.join(' | '));
     assert.ok(lanes.includes('Lane probe: sync loop probe iterations'), lanes.join(' | '));
     for (const l of lanes) assert.match(l, /^Lane \S+( \d+)?: (loader tasks|sync loop \S+ iterations)$/);
-    for (const b of await frame.locator('#timeline-root button').all()) assert.ok((await b.getAttribute('aria-label')) || (await b.innerText()).trim(), 'every button has a name');
+    for (const b of await frame.locator('#timeline-root button').all())
+      assert.ok((await b.getAttribute('aria-label')) || (await b.innerText()).trim(), 'every button has a name');
     await frame.locator('button', { hasText: 'List' }).click();
     const items = frame.locator('#timeline-events li[role="option"]');
     await items.first().waitFor({ state: 'visible' });
     const texts = await items.allInnerTexts();
-    assert.ok(texts.some((t) => /worker \d+\s+list \S+.*: ok, \d+ items/.test(t)), `a loader task says its outcome: ${texts.slice(0, 5).join(' | ')}`);
+    assert.ok(
+      texts.some((t) => /worker \d+\s+list \S+.*: ok, \d+ items/.test(t)),
+      `a loader task says its outcome: ${texts.slice(0, 5).join(' | ')}`,
+    );
     // loader tasks hidden, the list holds the sync loop's iterations
     await frame.locator('#timeline-sources button[data-source="loader"]').click();
-    const iterations = await eventually(async () => {
-      const t = await items.allInnerTexts();
-      return t.length > 0 && t.every((x) => !/ worker \d+ /.test(x)) ? t : undefined;
-    }, { description: 'the list to show sync-loop iterations', timeoutMs: UI_TIMEOUT_MS });
-    assert.ok(iterations.some((t) => /(config|pleg|sync|probe|housekeeping|informer)\s+\S+.* -> \S+ (ok|error|skipped)/.test(t)), `an iteration says its handler and outcome: ${iterations.slice(0, 5).join(' | ')}`);
+    const iterations = await eventually(
+      async () => {
+        const t = await items.allInnerTexts();
+        return t.length > 0 && t.every((x) => !/ worker \d+ /.test(x)) ? t : undefined;
+      },
+      { description: 'the list to show sync-loop iterations', timeoutMs: UI_TIMEOUT_MS },
+    );
+    assert.ok(
+      iterations.some((t) => /(config|pleg|sync|probe|housekeeping|informer)\s+\S+.* -> \S+ (ok|error|skipped)/.test(t)),
+      `an iteration says its handler and outcome: ${iterations.slice(0, 5).join(' | ')}`,
+    );
     await s.workbench.screenshot('timeline-list');
   });
 });

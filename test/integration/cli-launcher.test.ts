@@ -25,7 +25,11 @@ function run(cli: string, args: string[], cacheHome: string, extra: NodeJS.Proce
 
 const entries = (cacheHome: string) => {
   const dir = join(cacheHome, 'kubeloop', 'compile-cache');
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.bin')).map((f) => join(dir, f)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.bin'))
+        .map((f) => join(dir, f))
+    : [];
 };
 
 describe('the kubeloop launcher and its compile cache', () => {
@@ -119,13 +123,19 @@ describe('the kubeloop launcher and its compile cache', () => {
     });
   }
 
-  for (const [scheme, opts] of [['https', { tls: true, token: 'launcher-token' }], ['http', { tls: false }]] as const) {
+  for (const [scheme, opts] of [
+    ['https', { tls: true, token: 'launcher-token' }],
+    ['http', { tls: false }],
+  ] as const) {
     it(`load over ${scheme} through the launcher (the I/O thread started ahead, told the scheme after): exact counts`, async () => {
       const fx = await demo(1200, opts);
       try {
         const want = fx.cluster.store.list('', 'configmaps').items.length;
         for (const extra of [[], ['--metadata-only']]) {
-          const r = await loadJson(['--kubeconfig', fx.kubeconfig, '--include', 'configmaps', '--include', 'pods', '--page-size', '40', ...extra], join(tmp, `load-${scheme}`));
+          const r = await loadJson(
+            ['--kubeconfig', fx.kubeconfig, '--include', 'configmaps', '--include', 'pods', '--page-size', '40', ...extra],
+            join(tmp, `load-${scheme}`),
+          );
           assert.equal(r.status, 0, r.stderr);
           assert.equal(r.json.outcome, 'ok');
           assert.ok(r.json.server.startsWith(`${scheme}://`), r.json.server);

@@ -35,11 +35,18 @@ function startCli(args: string[]) {
       if (child.exitCode !== null) onExit();
       else child.once('exit', onExit);
       try {
-        return await eventually(() => {
-          const url = /demo cluster: (\S+)/.exec(out)?.[1];
-          const kubeconfig = /kubeconfig:\s+(\S+)/.exec(out)?.[1];
-          return url && kubeconfig ? { url, kubeconfig } : undefined;
-        }, { description: `the demo cluster's url and kubeconfig lines (output so far: ${JSON.stringify(out.slice(-500))})`, timeoutMs: ms, signal: gone.signal });
+        return await eventually(
+          () => {
+            const url = /demo cluster: (\S+)/.exec(out)?.[1];
+            const kubeconfig = /kubeconfig:\s+(\S+)/.exec(out)?.[1];
+            return url && kubeconfig ? { url, kubeconfig } : undefined;
+          },
+          {
+            description: `the demo cluster's url and kubeconfig lines (output so far: ${JSON.stringify(out.slice(-500))})`,
+            timeoutMs: ms,
+            signal: gone.signal,
+          },
+        );
       } finally {
         child.off('exit', onExit);
       }
@@ -51,8 +58,25 @@ describe('kubeloop demo-cluster', () => {
   it('serves kubectl with its flags and stops cleanly on SIGINT', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubeloop-cli-'));
     const kubeconfig = join(dir, 'kc');
-    const p = startCli(['--port', '0', '--objects', '300', '--seed', '3', '--token', 'tok-123', '--kubeconfig-out', kubeconfig,
-      '--forbid', '/secrets', '--crd', 'gizmos.demo.kubeloop.io/v1/Gizmo', '--faults', 'throttle,verb=list,resource=configmaps,times=1,retryAfter=1', '--no-kubelet']);
+    const p = startCli([
+      '--port',
+      '0',
+      '--objects',
+      '300',
+      '--seed',
+      '3',
+      '--token',
+      'tok-123',
+      '--kubeconfig-out',
+      kubeconfig,
+      '--forbid',
+      '/secrets',
+      '--crd',
+      'gizmos.demo.kubeloop.io/v1/Gizmo',
+      '--faults',
+      'throttle,verb=list,resource=configmaps,times=1,retryAfter=1',
+      '--no-kubelet',
+    ]);
     try {
       const { url, kubeconfig: printed } = await p.ready();
       assert.equal(printed, kubeconfig);

@@ -59,7 +59,10 @@ async function watchInto(kc: KubeConfig, path: string, query: Record<string, str
 describe('@kubernetes/client-node against the demo cluster', () => {
   let t: TestCluster;
   before(async () => {
-    t = await startTestCluster({ bookmarkIntervalMs: 200, crds: [{ group: 'demo.kubeloop.io', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true }] });
+    t = await startTestCluster({
+      bookmarkIntervalMs: 200,
+      crds: [{ group: 'demo.kubeloop.io', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true }],
+    });
     t.cluster.store.create('', 'namespaces', namespace('apps'));
     for (let i = 0; i < 25; i++) t.cluster.store.create('', 'configmaps', configMap('apps', `cm-${String(i).padStart(2, '0')}`));
   });
@@ -83,16 +86,28 @@ describe('@kubernetes/client-node against the demo cluster', () => {
     assert.ok(created.metadata?.uid);
     const replaced = await core.replaceNamespacedConfigMap({ name: 'made', namespace: 'apps', body: { ...created, data: { a: '2' } } });
     assert.equal(replaced.data?.a, '2');
-    await assert.rejects(core.replaceNamespacedConfigMap({ name: 'made', namespace: 'apps', body: { ...created, data: { a: '3' } } }), (e: any) => e.code === 409);
+    await assert.rejects(
+      core.replaceNamespacedConfigMap({ name: 'made', namespace: 'apps', body: { ...created, data: { a: '3' } } }),
+      (e: any) => e.code === 409,
+    );
     await core.deleteNamespacedConfigMap({ name: 'made', namespace: 'apps' });
     await assert.rejects(core.readNamespacedConfigMap({ name: 'made', namespace: 'apps' }), (e: any) => e.code === 404);
   });
 
   it('CustomObjectsApi works on a start-up CRD', async () => {
     const co = clientFor(t).makeApiClient(CustomObjectsApi);
-    await co.createNamespacedCustomObject({ group: 'demo.kubeloop.io', version: 'v1', namespace: 'apps', plural: 'widgets', body: { apiVersion: 'demo.kubeloop.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { n: 1 } } });
+    await co.createNamespacedCustomObject({
+      group: 'demo.kubeloop.io',
+      version: 'v1',
+      namespace: 'apps',
+      plural: 'widgets',
+      body: { apiVersion: 'demo.kubeloop.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { n: 1 } },
+    });
     const list: any = await co.listNamespacedCustomObject({ group: 'demo.kubeloop.io', version: 'v1', namespace: 'apps', plural: 'widgets' });
-    assert.deepEqual(list.items.map((o: any) => o.metadata.name), ['w']);
+    assert.deepEqual(
+      list.items.map((o: any) => o.metadata.name),
+      ['w'],
+    );
     assert.equal(list.kind, 'WidgetList');
   });
 
@@ -106,7 +121,10 @@ describe('@kubernetes/client-node against the demo cluster', () => {
       t.cluster.store.update('', 'configmaps', { ...o, data: { x: 'y' } });
       t.cluster.store.delete('', 'configmaps', 'apps', 'live');
       await w.until(() => w.events.some((e) => e.type === 'DELETED' && e.name === 'live'));
-      assert.deepEqual(w.events.filter((e) => e.name === 'live').map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        w.events.filter((e) => e.name === 'live').map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'DELETED'],
+      );
     } finally {
       w.stop();
     }
@@ -120,7 +138,10 @@ describe('@kubernetes/client-node against the demo cluster', () => {
     const w = await watchInto(clientFor(t), '/api/v1/namespaces/apps/configmaps', { resourceVersion: rv, allowWatchBookmarks: true });
     try {
       await w.until(() => w.events.some((e) => e.type === 'BOOKMARK'));
-      assert.deepEqual(w.events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.name}`), ['ADDED:after-list']);
+      assert.deepEqual(
+        w.events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type}:${e.name}`),
+        ['ADDED:after-list'],
+      );
       const bm = w.events.find((e) => e.type === 'BOOKMARK')!;
       assert.ok(Number(bm.rv) >= Number(rv) + 1);
     } finally {
@@ -137,7 +158,12 @@ describe('@kubernetes/client-node against the demo cluster', () => {
       kc.loadFromString(small.cluster.kubeconfig());
       const raw: any[] = [];
       await new Promise<void>((resolve) => {
-        void new Watch(kc).watch('/api/v1/configmaps', { resourceVersion: '3' }, (type, obj) => raw.push({ type, obj }), () => resolve());
+        void new Watch(kc).watch(
+          '/api/v1/configmaps',
+          { resourceVersion: '3' },
+          (type, obj) => raw.push({ type, obj }),
+          () => resolve(),
+        );
       });
       assert.equal(raw.length, 1);
       assert.equal(raw[0].type, 'ERROR');
@@ -156,23 +182,35 @@ describe('@kubernetes/client-node against the demo cluster', () => {
     const picked = t.cluster.store.update('', 'configmaps', { ...o, metadata: { ...o.metadata, labels: { pick: 'yes' } } });
     t.cluster.store.update('', 'configmaps', { ...picked, metadata: { ...picked.metadata, labels: { pick: 'no' } } });
     await w.until(() => w.done, 3000);
-    assert.deepEqual(w.events.map((e) => `${e.type}:${e.name}`), ['ADDED:sel', 'DELETED:sel']);
+    assert.deepEqual(
+      w.events.map((e) => `${e.type}:${e.name}`),
+      ['ADDED:sel', 'DELETED:sel'],
+    );
   });
 
   it('metadata-only and table lists, and protobuf Accept falls back to JSON', async () => {
-    const meta = await api(t.cluster, '/api/v1/namespaces/apps/configmaps?limit=5', { headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' } });
+    const meta = await api(t.cluster, '/api/v1/namespaces/apps/configmaps?limit=5', {
+      headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' },
+    });
     assert.equal(meta.body.kind, 'PartialObjectMetadataList');
     assert.equal(meta.body.apiVersion, 'meta.k8s.io/v1');
     assert.equal(meta.body.items.length, 5);
     assert.equal(meta.body.items[0].kind, 'PartialObjectMetadata');
     assert.equal(meta.body.items[0].data, undefined);
     assert.ok(meta.body.metadata.continue);
-    const one = await api(t.cluster, '/api/v1/namespaces/apps/configmaps/cm-01', { headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' } });
+    const one = await api(t.cluster, '/api/v1/namespaces/apps/configmaps/cm-01', {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
     assert.equal(one.body.kind, 'PartialObjectMetadata');
     assert.equal(one.body.metadata.name, 'cm-01');
-    const tbl = await api(t.cluster, '/api/v1/namespaces/apps/configmaps?limit=2', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } });
+    const tbl = await api(t.cluster, '/api/v1/namespaces/apps/configmaps?limit=2', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },
+    });
     assert.equal(tbl.body.kind, 'Table');
-    assert.deepEqual(tbl.body.columnDefinitions.map((c: any) => c.name), ['Name', 'Data', 'Age']);
+    assert.deepEqual(
+      tbl.body.columnDefinitions.map((c: any) => c.name),
+      ['Name', 'Data', 'Age'],
+    );
     assert.equal(tbl.body.rows.length, 2);
     assert.equal(tbl.body.rows[0].cells[0], 'cm-00');
     assert.equal(tbl.body.rows[0].object.kind, 'PartialObjectMetadata');
@@ -190,13 +228,22 @@ describe('@kubernetes/client-node against the demo cluster', () => {
       status: {
         phase: 'Running',
         containerStatuses: [
-          { name: 'a', ready: true, restartCount: 2, state: { running: {} }, lastState: { terminated: { finishedAt: new Date(Date.now() - 300_000).toISOString() } } },
+          {
+            name: 'a',
+            ready: true,
+            restartCount: 2,
+            state: { running: {} },
+            lastState: { terminated: { finishedAt: new Date(Date.now() - 300_000).toISOString() } },
+          },
           { name: 'b', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } } },
         ],
       },
     });
     const tbl = await api(t.cluster, '/api/v1/namespaces/apps/pods', { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
-    assert.deepEqual(tbl.body.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name), ['Name', 'Ready', 'Status', 'Restarts', 'Age']);
+    assert.deepEqual(
+      tbl.body.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name),
+      ['Name', 'Ready', 'Status', 'Restarts', 'Age'],
+    );
     const [name, ready, status, restarts] = tbl.body.rows[0].cells;
     assert.deepEqual([name, ready, status, restarts], ['p', '1/2', 'CrashLoopBackOff', '3 (5m ago)']);
   });

@@ -46,20 +46,34 @@ const labels = (app: string) => ({ app });
 const podTemplate = (app: string, image = 'nginx:1.27') => ({ metadata: { labels: labels(app) }, spec: { containers: [{ name: 'c', image }] } });
 const cond = (o: KubeObject | undefined, type: string) => ((o?.status as Obj | undefined)?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
 const ownedBy = (store: ObjectStore, group: string, resource: string, owner: KubeObject) =>
-  store.list(group, resource, ns).items.filter((o) => (o.metadata.ownerReferences as Obj[] | undefined)?.some((r) => r.uid === owner.metadata.uid && r.controller));
-const activePods = (store: ObjectStore, app: string) => store.list('', 'pods', ns).items.filter((p) => p.metadata.labels?.app === app && !p.metadata.deletionTimestamp);
+  store
+    .list(group, resource, ns)
+    .items.filter((o) => (o.metadata.ownerReferences as Obj[] | undefined)?.some((r) => r.uid === owner.metadata.uid && r.controller));
+const activePods = (store: ObjectStore, app: string) =>
+  store.list('', 'pods', ns).items.filter((p) => p.metadata.labels?.app === app && !p.metadata.deletionTimestamp);
 const isReady = (p: KubeObject) => cond(p, 'Ready')?.status === 'True';
 
 function deployment(name: string, replicas: number, spec: Obj = {}): KubeObject {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns }, spec: { replicas, selector: { matchLabels: labels(name) }, template: podTemplate(name), ...spec } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: ns },
+    spec: { replicas, selector: { matchLabels: labels(name) }, template: podTemplate(name), ...spec },
+  };
 }
 
 function deploymentAvailable(store: ObjectStore, name: string, replicas: number, revision?: string): () => KubeObject | undefined {
   return () => {
     const d = store.get('apps', 'deployments', ns, name);
     const st = (d?.status ?? {}) as Obj;
-    const ok = d && st.observedGeneration === d.metadata.generation && st.updatedReplicas === replicas && st.replicas === replicas && st.availableReplicas === replicas
-      && cond(d, 'Available')?.status === 'True' && cond(d, 'Progressing')?.reason === 'NewReplicaSetAvailable';
+    const ok =
+      d &&
+      st.observedGeneration === d.metadata.generation &&
+      st.updatedReplicas === replicas &&
+      st.replicas === replicas &&
+      st.availableReplicas === replicas &&
+      cond(d, 'Available')?.status === 'True' &&
+      cond(d, 'Progressing')?.reason === 'NewReplicaSetAvailable';
     if (!ok) return undefined;
     if (revision && d.metadata.annotations?.['deployment.kubernetes.io/revision'] !== revision) {
       // The Deployment carries no revision annotation here; look at its new ReplicaSet instead.
@@ -115,7 +129,11 @@ describe('demo cluster controllers', () => {
 
   it('a rolling update honours maxSurge 1 / maxUnavailable 0, keeps revisionHistoryLimit old sets', async () => {
     const name = 'roll';
-    const d0 = store.create('apps', 'deployments', deployment(name, 3, { revisionHistoryLimit: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    const d0 = store.create(
+      'apps',
+      'deployments',
+      deployment(name, 3, { revisionHistoryLimit: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }),
+    );
     await waitFor(store, 'roll Available', deploymentAvailable(store, name, 3));
     let maxPods = 0;
     let minReady = Infinity;
@@ -131,7 +149,9 @@ describe('demo cluster controllers', () => {
         store.update('apps', 'deployments', { ...cur, spec: { ...spec, template: { ...spec.template, spec: { containers: [{ name: 'c', image }] } } } });
         await waitFor(store, `roll on ${image}`, () => {
           const ok = deploymentAvailable(store, name, 3)();
-          return ok && activePods(store, name).length === 3 && activePods(store, name).every((p) => (p.spec as Obj).containers[0].image === image) ? ok : undefined;
+          return ok && activePods(store, name).length === 3 && activePods(store, name).every((p) => (p.spec as Obj).containers[0].image === image)
+            ? ok
+            : undefined;
         });
       }
     } finally {
@@ -144,11 +164,17 @@ describe('demo cluster controllers', () => {
       return s.length === 2 ? s : undefined;
     });
     const revs = sets.map((s) => [s.metadata.annotations!['deployment.kubernetes.io/revision'], (s.spec as Obj).replicas]).sort();
-    assert.deepEqual(revs, [['2', 0], ['3', 3]]);
+    assert.deepEqual(revs, [
+      ['2', 0],
+      ['3', 3],
+    ]);
   });
 
   it('a Deployment that makes no progress for progressDeadlineSeconds gets ProgressDeadlineExceeded', async () => {
-    const tmpl = { metadata: { labels: labels('stuck') }, spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] } };
+    const tmpl = {
+      metadata: { labels: labels('stuck') },
+      spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] },
+    };
     store.create('apps', 'deployments', deployment('stuck', 1, { progressDeadlineSeconds: 3, template: tmpl }));
     const d = await waitFor(store, 'stuck timed out', () => {
       const o = store.get('apps', 'deployments', ns, 'stuck');
@@ -186,7 +212,12 @@ describe('demo cluster controllers', () => {
   });
 
   it('a Job completes its completions; one past backoffLimit fails with BackoffLimitExceeded', async () => {
-    const job = (name: string, script: string, spec: Obj) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: ns }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', script] }] } }, ...spec } });
+    const job = (name: string, script: string, spec: Obj) => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: ns },
+      spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', script] }] } }, ...spec },
+    });
     store.create('batch', 'jobs', job('ok', 'echo done', { completions: 2, parallelism: 1 }));
     store.create('batch', 'jobs', job('bad', 'exit 1', { backoffLimit: 1 }));
     const ok = await waitFor(store, 'ok Complete', () => {
@@ -196,10 +227,15 @@ describe('demo cluster controllers', () => {
     assert.equal((ok!.status as Obj).succeeded, 2);
     assert.ok((ok!.status as Obj).completionTime);
     assert.equal(ownedBy(store, '', 'pods', ok!).length, 2);
-    const bad = await waitFor(store, 'bad Failed', () => {
-      const j = store.get('batch', 'jobs', ns, 'bad');
-      return cond(j, 'Failed')?.status === 'True' ? j : undefined;
-    }, 120_000);
+    const bad = await waitFor(
+      store,
+      'bad Failed',
+      () => {
+        const j = store.get('batch', 'jobs', ns, 'bad');
+        return cond(j, 'Failed')?.status === 'True' ? j : undefined;
+      },
+      120_000,
+    );
     assert.equal(cond(bad, 'Failed')!.reason, 'BackoffLimitExceeded');
     assert.equal((bad!.status as Obj).failed, 2);
     assert.equal(cond(bad, 'Complete'), undefined);
@@ -216,7 +252,12 @@ describe('demo cluster controllers', () => {
       }
     });
     try {
-      store.create('apps', 'statefulsets', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: ns }, spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: labels('db') }, template: podTemplate('db') } });
+      store.create('apps', 'statefulsets', {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db', namespace: ns },
+        spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: labels('db') }, template: podTemplate('db') },
+      });
       const s = await waitFor(store, 'db ready', () => {
         const o = store.get('apps', 'statefulsets', ns, 'db');
         return (o?.status as Obj | undefined)?.readyReplicas === 2 ? o : undefined;
@@ -240,13 +281,20 @@ describe('demo cluster controllers', () => {
     assert.deepEqual(got.body.status, { replicas: 2, selector: 'app=db' });
     const deletedOrder: string[] = [];
     const unsub = store.subscribe((e) => {
-      if (e.resource === 'pods' && e.object.metadata.labels?.app === 'db' && e.object.metadata.deletionTimestamp && !e.prevObject?.metadata.deletionTimestamp) deletedOrder.push(e.object.metadata.name);
+      if (e.resource === 'pods' && e.object.metadata.labels?.app === 'db' && e.object.metadata.deletionTimestamp && !e.prevObject?.metadata.deletionTimestamp)
+        deletedOrder.push(e.object.metadata.name);
     });
     try {
-      assert.equal((await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 3 } } })).status, 200);
+      assert.equal(
+        (await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 3 } } })).status,
+        200,
+      );
       await waitFor(store, 'db at 3', () => (store.get('apps', 'statefulsets', ns, 'db')?.status as Obj | undefined)?.readyReplicas === 3);
       assert.ok(store.get('', 'pods', ns, 'db-2'));
-      assert.equal((await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 1 } } })).status, 200);
+      assert.equal(
+        (await api(c, base, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, json: { spec: { replicas: 1 } } })).status,
+        200,
+      );
       await waitFor(store, 'db at 1', () => {
         const st = store.get('apps', 'statefulsets', ns, 'db')?.status as Obj | undefined;
         return st?.replicas === 1 && !store.get('', 'pods', ns, 'db-1') && !store.get('', 'pods', ns, 'db-2');
@@ -259,21 +307,47 @@ describe('demo cluster controllers', () => {
   });
 
   it('a DaemonSet runs one pod on each node', async () => {
-    const nodes = store.list('', 'nodes').items.map((n) => n.metadata.name).sort();
+    const nodes = store
+      .list('', 'nodes')
+      .items.map((n) => n.metadata.name)
+      .sort();
     assert.ok(nodes.length >= 3);
-    store.create('apps', 'daemonsets', { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: ns }, spec: { selector: { matchLabels: labels('agent') }, template: podTemplate('agent') } });
+    store.create('apps', 'daemonsets', {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: ns },
+      spec: { selector: { matchLabels: labels('agent') }, template: podTemplate('agent') },
+    });
     const ds = await waitFor(store, 'agent ready', () => {
       const o = store.get('apps', 'daemonsets', ns, 'agent');
       return (o?.status as Obj | undefined)?.numberReady === nodes.length ? o : undefined;
     });
     assert.equal((ds!.status as Obj).desiredNumberScheduled, nodes.length);
-    const on = activePods(store, 'agent').map((p) => (p.spec as Obj).nodeName).sort();
+    const on = activePods(store, 'agent')
+      .map((p) => (p.spec as Obj).nodeName)
+      .sort();
     assert.deepEqual(on, nodes);
     // A pod pinned to a node that does not exist stays Pending (the scheduler handles pods in order:
     // once the pod created after it is bound, it has had its turn).
-    const pin = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['no-such-node'] }] }] } } };
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pinned', namespace: ns }, spec: { affinity: pin, containers: [{ name: 'c', image: 'nginx' }] } });
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free', namespace: ns }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    const pin = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['no-such-node'] }] }],
+        },
+      },
+    };
+    store.create('', 'pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'pinned', namespace: ns },
+      spec: { affinity: pin, containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    store.create('', 'pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'free', namespace: ns },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
     await waitFor(store, 'free bound', () => (store.get('', 'pods', ns, 'free')?.spec as Obj | undefined)?.nodeName);
     assert.equal((store.get('', 'pods', ns, 'pinned')!.spec as Obj).nodeName, undefined);
     assert.equal(store.get('', 'nodes', undefined, 'no-such-node'), undefined);
@@ -289,7 +363,11 @@ describe('demo cluster controllers', () => {
     const bg = await api(c, `/apis/apps/v1/namespaces/${ns}/deployments/gc-bg`, { method: 'DELETE', json: { propagationPolicy: 'Background' } });
     assert.equal(bg.status, 200);
     assert.equal(store.get('apps', 'deployments', ns, 'gc-bg'), undefined, 'background: the owner goes at once');
-    await waitFor(store, 'gc-bg dependents gone', () => rsOf('gc-bg').length === 0 && store.list('', 'pods', ns).items.every((p) => p.metadata.labels?.app !== 'gc-bg'));
+    await waitFor(
+      store,
+      'gc-bg dependents gone',
+      () => rsOf('gc-bg').length === 0 && store.list('', 'pods', ns).items.every((p) => p.metadata.labels?.app !== 'gc-bg'),
+    );
 
     const fg = await api(c, `/apis/apps/v1/namespaces/${ns}/deployments/gc-fg`, { method: 'DELETE', json: { propagationPolicy: 'Foreground' } });
     assert.equal(fg.status, 200);
@@ -327,7 +405,12 @@ describe('demo cluster without controllers (the library default)', () => {
     try {
       const d = c.store.create('apps', 'deployments', deployment('idle', 1));
       c.store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-      c.store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: ns }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      c.store.create('', 'pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: ns },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      });
       // The kubelet ran the pod: any controller would have had its turn by now.
       await waitFor(c.store, 'p Ready', () => {
         const p = c.store.get('', 'pods', ns, 'p');
@@ -353,8 +436,15 @@ describe('the cronjob controller', () => {
     try {
       c.store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
       const cj = c.store.create('batch', 'cronjobs', {
-        apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick', namespace: ns },
-        spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo tick'] }] } } } } },
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: 'tick', namespace: ns },
+        spec: {
+          schedule: '* * * * *',
+          jobTemplate: {
+            spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo tick'] }] } } },
+          },
+        },
       });
       // Two minutes on the controllers' clock: the latest due minute is the one to run (the earlier one is missed).
       offset = 120_000;
@@ -385,7 +475,10 @@ describe('generated Events with generatedNow (what kubeloop demo-cluster passes)
     try {
       const times = c.store.list('', 'events').items.map((e) => Date.parse(String(e.lastTimestamp)));
       assert.ok(times.length > 10);
-      assert.ok(times.every((t) => t <= now), 'no Event from the future');
+      assert.ok(
+        times.every((t) => t <= now),
+        'no Event from the future',
+      );
       assert.ok(Math.max(...times) > now - 3_600_000, 'the newest generated Event is less than an hour old');
     } finally {
       await c.stop();

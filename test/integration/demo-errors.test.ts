@@ -38,25 +38,55 @@ describe('Status errors', () => {
   });
 
   it('400 BadRequest: malformed JSON, mismatched name or namespace, bad selectors', async () => {
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', body: '{"metadata": {', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest', /json parse error/);
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', body: '{"metadata": {', headers: { 'content-type': 'application/json' } }),
+      400,
+      'BadRequest',
+      /json parse error/,
+    );
     const put = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PUT', json: configMap('e', 'other') });
     assertStatus(put, 400, 'BadRequest', /does not match the name on the URL/);
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: configMap('elsewhere', 'x') }), 400, 'BadRequest', /namespace of the provided object does not match/);
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: configMap('elsewhere', 'x') }),
+      400,
+      'BadRequest',
+      /namespace of the provided object does not match/,
+    );
     assertStatus(await api(t.cluster, '/api/v1/configmaps?labelSelector=a%20b%20c'), 400, 'BadRequest', /unable to parse requirement/);
     assertStatus(await api(t.cluster, '/api/v1/pods?fieldSelector=spec.bogus%3D1'), 400, 'BadRequest', /field label not supported: spec.bogus/);
     assertStatus(await api(t.cluster, '/api/v1/configmaps?fieldSelector=metadata.name'), 400, 'BadRequest');
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: { ...configMap('e', 'y'), kind: 'Secret' } }), 400, 'BadRequest');
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PATCH', body: '{not json', headers: { 'content-type': 'application/merge-patch+json' } }), 400, 'BadRequest');
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: { ...configMap('e', 'y'), kind: 'Secret' } }),
+      400,
+      'BadRequest',
+    );
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', {
+        method: 'PATCH',
+        body: '{not json',
+        headers: { 'content-type': 'application/merge-patch+json' },
+      }),
+      400,
+      'BadRequest',
+    );
   });
 
   it('403 Forbidden for the default user, with the apiserver RBAC message; another user may', async () => {
     const list = await api(t.cluster, '/api/v1/secrets');
     assertStatus(list, 403, 'Forbidden', /^secrets is forbidden: User "kubeloop-demo" cannot list resource "secrets" in API group "" at the cluster scope$/);
     const get = await api(t.cluster, '/apis/apps/v1/namespaces/e/deployments/web');
-    assertStatus(get, 403, 'Forbidden', /^deployments\.apps "web" is forbidden: User "kubeloop-demo" cannot get resource "deployments" in API group "apps" in the namespace "e"$/);
+    assertStatus(
+      get,
+      403,
+      'Forbidden',
+      /^deployments\.apps "web" is forbidden: User "kubeloop-demo" cannot get resource "deployments" in API group "apps" in the namespace "e"$/,
+    );
     assert.deepEqual(get.body.details, { name: 'web', group: 'apps', kind: 'deployments' });
     const k = await t.kubectl(['get', 'secrets', '-A']);
-    assert.match(k.stderr, /Error from server \(Forbidden\): secrets is forbidden: User "kubeloop-demo" cannot list resource "secrets" in API group "" at the cluster scope/);
+    assert.match(
+      k.stderr,
+      /Error from server \(Forbidden\): secrets is forbidden: User "kubeloop-demo" cannot list resource "secrets" in API group "" at the cluster scope/,
+    );
     // kubectl auth can-i / whoami ask the same authorizer through the review APIs.
     const canList = await t.kubectl(['auth', 'can-i', 'list', 'secrets', '-A']);
     assert.equal(canList.code, 1);
@@ -72,7 +102,12 @@ describe('Status errors', () => {
   });
 
   it('405 MethodNotAllowed for verbs a type lacks', async () => {
-    assertStatus(await api(t.cluster, '/api/v1/componentstatuses', { method: 'POST', json: { metadata: { name: 'x' } } }), 405, 'MethodNotAllowed', /does not allow this method/);
+    assertStatus(
+      await api(t.cluster, '/api/v1/componentstatuses', { method: 'POST', json: { metadata: { name: 'x' } } }),
+      405,
+      'MethodNotAllowed',
+      /does not allow this method/,
+    );
     assertStatus(await api(t.cluster, '/apis/authentication.k8s.io/v1/tokenreviews'), 405, 'MethodNotAllowed');
     assertStatus(await api(t.cluster, '/api/v1/namespaces', { method: 'DELETE' }), 405, 'MethodNotAllowed');
     assertStatus(await api(t.cluster, '/api', { method: 'POST' }), 405, 'MethodNotAllowed');
@@ -84,8 +119,16 @@ describe('Status errors', () => {
     const cur = (await api(t.cluster, '/api/v1/namespaces/e/configmaps/one')).body;
     assert.equal((await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PUT', json: { ...cur, data: { v: '1' } } })).status, 200);
     const stale = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PUT', json: { ...cur, data: { v: '2' } } });
-    assertStatus(stale, 409, 'Conflict', /^Operation cannot be fulfilled on configmaps "one": the object has been modified; please apply your changes to the latest version and try again$/);
-    const pre = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'DELETE', json: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } } });
+    assertStatus(
+      stale,
+      409,
+      'Conflict',
+      /^Operation cannot be fulfilled on configmaps "one": the object has been modified; please apply your changes to the latest version and try again$/,
+    );
+    const pre = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', {
+      method: 'DELETE',
+      json: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } },
+    });
     assertStatus(pre, 409, 'Conflict', /Precondition failed: UID in precondition: not-the-uid/);
   });
 
@@ -106,14 +149,39 @@ describe('Status errors', () => {
   });
 
   it('415 for unknown patch types and protobuf bodies; 422 Invalid for a missing or bad name', async () => {
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PATCH', body: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'UnsupportedMediaType');
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', body: 'k8s\u0000', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } }), 415, 'UnsupportedMediaType');
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PATCH', body: '{}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'UnsupportedMediaType',
+    );
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps', {
+        method: 'POST',
+        body: 'k8s\u0000',
+        headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+      }),
+      415,
+      'UnsupportedMediaType',
+    );
     const noName = await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } });
     assertStatus(noName, 422, 'Invalid', /^ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required$/);
     assert.equal(noName.body.details.causes[0].field, 'metadata.name');
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: configMap('e', 'Bad_Name') }), 422, 'Invalid', /a lowercase RFC 1123 subdomain/);
-    assertStatus(await api(t.cluster, '/api/v1/namespaces/e/pods', { method: 'POST', json: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } }), 422, 'Invalid', /spec.containers: Required value/);
-    const gen = await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } });
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/configmaps', { method: 'POST', json: configMap('e', 'Bad_Name') }),
+      422,
+      'Invalid',
+      /a lowercase RFC 1123 subdomain/,
+    );
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/pods', { method: 'POST', json: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } }),
+      422,
+      'Invalid',
+      /spec.containers: Required value/,
+    );
+    const gen = await api(t.cluster, '/api/v1/namespaces/e/configmaps', {
+      method: 'POST',
+      json: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } },
+    });
     assert.equal(gen.status, 201);
     assert.match(gen.body.metadata.name, /^gen-[a-z0-9]{5}$/);
   });
@@ -125,7 +193,11 @@ describe('Status errors', () => {
     assert.ok(c.body.metadata.uid);
     const d = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one?dryRun=All', { method: 'DELETE' });
     assert.equal(d.status, 200);
-    const p = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one?dryRun=All', { method: 'PATCH', json: { data: { dry: 'yes' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const p = await api(t.cluster, '/api/v1/namespaces/e/configmaps/one?dryRun=All', {
+      method: 'PATCH',
+      json: { data: { dry: 'yes' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     assert.equal(p.body.data.dry, 'yes');
     assert.equal(t.cluster.store.currentRV, rv, 'nothing was written');
     const k = await t.kubectl(['create', 'configmap', 'dry2', '-n', 'e', '--dry-run=server', '-o', 'name']);
@@ -135,25 +207,67 @@ describe('Status errors', () => {
   });
 
   it('patch types: merge, strategic (lists merged by name), json-patch; status subresource', async () => {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pp', namespace: 'e' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'pp', namespace: 'e' },
+      spec: {
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'b', image: 'y' },
+        ],
+      },
+    };
     assert.equal((await api(t.cluster, '/api/v1/namespaces/e/pods', { method: 'POST', json: pod })).status, 201);
-    const smp = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', { method: 'PATCH', json: { spec: { containers: [{ name: 'b', image: 'z' }] } }, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
-    assert.deepEqual(smp.body.spec.containers.map((c: any) => `${c.name}=${c.image}`), ['a=x', 'b=z']);
-    const jp = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', { method: 'PATCH', json: [{ op: 'add', path: '/metadata/labels', value: { j: 'p' } }], headers: { 'content-type': 'application/json-patch+json' } });
+    const smp = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', {
+      method: 'PATCH',
+      json: { spec: { containers: [{ name: 'b', image: 'z' }] } },
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+    });
+    assert.deepEqual(
+      smp.body.spec.containers.map((c: any) => `${c.name}=${c.image}`),
+      ['a=x', 'b=z'],
+    );
+    const jp = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', {
+      method: 'PATCH',
+      json: [{ op: 'add', path: '/metadata/labels', value: { j: 'p' } }],
+      headers: { 'content-type': 'application/json-patch+json' },
+    });
     assert.deepEqual(jp.body.metadata.labels, { j: 'p' });
-    const badTest = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', { method: 'PATCH', json: [{ op: 'test', path: '/metadata/name', value: 'nope' }], headers: { 'content-type': 'application/json-patch+json' } });
+    const badTest = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', {
+      method: 'PATCH',
+      json: [{ op: 'test', path: '/metadata/name', value: 'nope' }],
+      headers: { 'content-type': 'application/json-patch+json' },
+    });
     assertStatus(badTest, 422, 'Invalid');
-    const st = await api(t.cluster, '/api/v1/namespaces/e/pods/pp/status', { method: 'PATCH', json: { status: { phase: 'Running' }, spec: { nodeName: 'ignored' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const st = await api(t.cluster, '/api/v1/namespaces/e/pods/pp/status', {
+      method: 'PATCH',
+      json: { status: { phase: 'Running' }, spec: { nodeName: 'ignored' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     assert.equal(st.status, 200);
     assert.equal(st.body.status.phase, 'Running');
     assert.equal(st.body.spec.nodeName, undefined, 'the status subresource changes only status');
-    const viaMain = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', { method: 'PATCH', json: { status: { phase: 'Failed' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const viaMain = await api(t.cluster, '/api/v1/namespaces/e/pods/pp', {
+      method: 'PATCH',
+      json: { status: { phase: 'Failed' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     assert.equal(viaMain.body.status.phase, 'Running', 'the main resource ignores status changes');
     assert.equal((await api(t.cluster, '/api/v1/namespaces/e/pods/pp/status')).body.status.phase, 'Running');
   });
 
   it('a flood of garbage requests leaves the server answering', async () => {
-    const paths = ['/api/v1/namespaces/e/configmaps/%E0%A4%A', '/apis//v1', '/api/v1/namespaces//pods', '/api/v1/pods?limit=-1', '/api/v1/pods?watch=1&timeoutSeconds=abc', '/api/v1/pods?resourceVersion=xyz', '/openapi/v3/apis/none/v1', '/_demo/nothing'];
+    const paths = [
+      '/api/v1/namespaces/e/configmaps/%E0%A4%A',
+      '/apis//v1',
+      '/api/v1/namespaces//pods',
+      '/api/v1/pods?limit=-1',
+      '/api/v1/pods?watch=1&timeoutSeconds=abc',
+      '/api/v1/pods?resourceVersion=xyz',
+      '/openapi/v3/apis/none/v1',
+      '/_demo/nothing',
+    ];
     for (const p of paths) {
       const r = await api(t.cluster, p);
       assert.ok(r.status >= 400 && r.status < 500, `${p} -> ${r.status}`);

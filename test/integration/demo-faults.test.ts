@@ -43,7 +43,11 @@ describe('fault injection, observed by real clients', () => {
 
   it('throttle answers 429 with Retry-After; kubectl retries and succeeds, client-node reports it', async () => {
     // Through the admin endpoint, as a test process outside the cluster's process would do it.
-    const added = await api(t.cluster, '/_demo/faults', { method: 'POST', body: 'throttle,verb=list,resource=configmaps,times=1,retryAfter=1', headers: { 'content-type': 'text/plain' } });
+    const added = await api(t.cluster, '/_demo/faults', {
+      method: 'POST',
+      body: 'throttle,verb=list,resource=configmaps,times=1,retryAfter=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(added.status, 201);
     const before = t.cluster.stats.requestsByVerb.list ?? 0;
     const out = await t.kubectlOk(['get', 'cm', '-n', 'f', '-o', 'name']);
@@ -61,7 +65,10 @@ describe('fault injection, observed by real clients', () => {
 
   it('error answers the chosen 5xx with a Status', async () => {
     t.cluster.faults.add({ kind: 'error', status: 503, resource: 'configmaps', times: 1 });
-    await assert.rejects(core.readNamespacedConfigMap({ name: 'cm-01', namespace: 'f' }), (e: any) => e.code === 503 && JSON.parse(e.body).reason === 'ServiceUnavailable');
+    await assert.rejects(
+      core.readNamespacedConfigMap({ name: 'cm-01', namespace: 'f' }),
+      (e: any) => e.code === 503 && JSON.parse(e.body).reason === 'ServiceUnavailable',
+    );
     t.cluster.faults.add({ kind: 'error', status: 500, resource: 'configmaps' });
     const r = await t.kubectl(['get', 'cm', 'cm-01', '-n', 'f']);
     assert.notEqual(r.code, 0);
@@ -70,7 +77,9 @@ describe('fault injection, observed by real clients', () => {
 
   it('reset destroys the connection', async () => {
     t.cluster.faults.add({ kind: 'reset', verb: 'get', resource: 'configmaps', times: 1 });
-    await assert.rejects(core.readNamespacedConfigMap({ name: 'cm-01', namespace: 'f' }), (e: any) => /ECONNRESET|socket hang up|other side closed/i.test(String(e?.message ?? e) + String(e?.cause?.message ?? '')));
+    await assert.rejects(core.readNamespacedConfigMap({ name: 'cm-01', namespace: 'f' }), (e: any) =>
+      /ECONNRESET|socket hang up|other side closed/i.test(String(e?.message ?? e) + String(e?.cause?.message ?? '')),
+    );
     const ok = await core.readNamespacedConfigMap({ name: 'cm-01', namespace: 'f' });
     assert.equal(ok.metadata?.name, 'cm-01');
   });
@@ -109,7 +118,12 @@ describe('fault injection, observed by real clients', () => {
     t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'configmaps', dropCount: 2 });
     const rv = String(t.cluster.store.currentRV);
     const seen: string[] = [];
-    const ctl = await new Watch(kc).watch('/api/v1/namespaces/f/configmaps', { resourceVersion: rv }, (type, o) => seen.push(`${type}:${o.metadata.name}`), () => {});
+    const ctl = await new Watch(kc).watch(
+      '/api/v1/namespaces/f/configmaps',
+      { resourceVersion: rv },
+      (type, o) => seen.push(`${type}:${o.metadata.name}`),
+      () => {},
+    );
     try {
       for (let i = 0; i < 5; i++) t.cluster.store.create('', 'configmaps', configMap('f', `drop-${i}`));
       await eventually(() => seen.length >= 3, { description: 'three watch events seen', timeoutMs: 5000 });
@@ -157,7 +171,10 @@ describe('stopping the cluster', () => {
       () => 'ended',
       () => 'closed',
     );
-    await eventually(() => t.cluster.stats.openWatches === 1 && t.cluster.stats.inflight === 2, { description: 'one watch open, two requests in flight', timeoutMs: 5000 });
+    await eventually(() => t.cluster.stats.openWatches === 1 && t.cluster.stats.inflight === 2, {
+      description: 'one watch open, two requests in flight',
+      timeoutMs: 5000,
+    });
     const t0 = performance.now();
     await Promise.all([t.cluster.stop(), t.cluster.stop()]);
     assert.ok(performance.now() - t0 < 2000, 'stop did not wait for the clients');

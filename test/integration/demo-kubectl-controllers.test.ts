@@ -71,19 +71,37 @@ describe('kubectl v1.34 against the demo cluster controllers', () => {
     assert.match(history, /^2\s+<none>$/m);
     const rs = await json('get', 'rs', '-l', 'app=web');
     const replicas = rs.items.map((r: any) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.replicas]).sort();
-    assert.deepEqual(replicas, [['1', 0], ['2', 3]]);
+    assert.deepEqual(replicas, [
+      ['1', 0],
+      ['2', 3],
+    ]);
     // Undo: the first template comes back as revision 3 (its ReplicaSet is reused).
     await k('rollout', 'undo', 'deployment/web');
     await k('rollout', 'status', 'deployment/web', `--timeout=${WAIT}`);
     const after = await json('get', 'rs', '-l', 'app=web');
-    const revs = after.items.map((r: any) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.template.spec.containers[0].image, r.spec.replicas]).sort();
-    assert.deepEqual(revs, [['2', 'nginx:1.27', 0], ['3', 'nginx', 3]]);
+    const revs = after.items
+      .map((r: any) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.template.spec.containers[0].image, r.spec.replicas])
+      .sort();
+    assert.deepEqual(revs, [
+      ['2', 'nginx:1.27', 0],
+      ['3', 'nginx', 3],
+    ]);
   });
 
   it('rollout status fails on a Deployment past its progress deadline', async () => {
     const stuck = {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'stuck' },
-      spec: { replicas: 1, progressDeadlineSeconds: 3, selector: { matchLabels: { app: 'stuck' } }, template: { metadata: { labels: { app: 'stuck' } }, spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'stuck' },
+      spec: {
+        replicas: 1,
+        progressDeadlineSeconds: 3,
+        selector: { matchLabels: { app: 'stuck' } },
+        template: {
+          metadata: { labels: { app: 'stuck' } },
+          spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] },
+        },
+      },
     };
     const c = await runKubectl(['create', '-f', '-'], { kubeconfig: t.kubeconfig, input: JSON.stringify(stuck) });
     assert.equal(c.code, 0, c.stderr);
@@ -99,7 +117,9 @@ describe('kubectl v1.34 against the demo cluster controllers', () => {
     const ok = await json('get', 'job', 'ok');
     assert.equal(ok.status.succeeded, 1);
     const bad = {
-      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'bad' },
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'bad' },
       spec: { backoffLimit: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'exit 1'] }] } } },
     };
     const r = await runKubectl(['create', '-f', '-'], { kubeconfig: t.kubeconfig, input: JSON.stringify(bad) });

@@ -15,7 +15,8 @@ function upstreamListable(): string[] {
   for (const r of (coreV1 as { resources: { name: string; verbs: string[] }[] }).resources) {
     if (!r.name.includes('/') && r.verbs.includes('list')) names.add(r.name);
   }
-  for (const g of (aggregated as unknown as { items: { metadata: { name: string }; versions: { resources: { resource: string; verbs: string[] }[] }[] }[] }).items) {
+  for (const g of (aggregated as unknown as { items: { metadata: { name: string }; versions: { resources: { resource: string; verbs: string[] }[] }[] }[] })
+    .items) {
     for (const v of g.versions) for (const r of v.resources) if (r.verbs.includes('list')) names.add(`${r.resource}.${g.metadata.name}`);
   }
   return [...names].sort();
@@ -32,7 +33,12 @@ describe('kubectl v1.34 against the demo cluster', () => {
     s.create('', 'namespaces', namespace('team-a'));
     for (let i = 0; i < 5; i++) s.create('', 'configmaps', configMap('team-a', `cm-${i}`, { i: String(i) }, { app: i % 2 ? 'odd' : 'even' }));
     s.create('apps', 'deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'team-a' }, spec: { replicas: 2 } });
-    s.create('demo.kubeloop.io', 'widgets', { apiVersion: 'demo.kubeloop.io/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'team-a' }, spec: { size: 3 } });
+    s.create('demo.kubeloop.io', 'widgets', {
+      apiVersion: 'demo.kubeloop.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', namespace: 'team-a' },
+      spec: { size: 3 },
+    });
   });
   after(() => t.close());
 
@@ -68,7 +74,14 @@ describe('kubectl v1.34 against the demo cluster', () => {
   });
 
   it('run (probe-me with the study guide overrides), label, get -o yaml, delete', async () => {
-    const run = await t.kubectl(['-n', 'default', 'run', 'probe-me', '--image=registry.k8s.io/e2e-test-images/agnhost:2.47', `--overrides=${PROBE_ME_OVERRIDES}`]);
+    const run = await t.kubectl([
+      '-n',
+      'default',
+      'run',
+      'probe-me',
+      '--image=registry.k8s.io/e2e-test-images/agnhost:2.47',
+      `--overrides=${PROBE_ME_OVERRIDES}`,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /pod\/probe-me created/);
     const pod = JSON.parse(await t.kubectlOk(['-n', 'default', 'get', 'pod', 'probe-me', '-o', 'json']));
@@ -134,7 +147,9 @@ describe('kubectl v1.34 against the demo cluster', () => {
     assert.deepEqual((s.get('batch', 'jobs', 'typed', 'tj') as any).spec.template.spec.containers[0].command, ['echo', 'hi']);
     assert.equal((s.get('batch', 'cronjobs', 'typed', 'tcj') as any).spec.schedule, '*/5 * * * *');
     assert.deepEqual((s.get('', 'services', 'typed', 'tsvc') as any).spec.ports, [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }]);
-    assert.deepEqual((s.get('rbac.authorization.k8s.io', 'roles', 'typed', 'tr') as any).rules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]);
+    assert.deepEqual((s.get('rbac.authorization.k8s.io', 'roles', 'typed', 'tr') as any).rules, [
+      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
+    ]);
     assert.equal((s.get('scheduling.k8s.io', 'priorityclasses', undefined, 'tpc') as any).value, 100);
   });
 
@@ -171,7 +186,14 @@ describe('kubectl with the kubelet simulation running', () => {
   it('delete is graceful: the pod turns Terminating, the kubelet stops it, then it is gone', async () => {
     assert.match(await t.kubectlOk(['run', 'web', '--image=nginx:1.27', '--port=80']), /pod\/web created/);
     // With --output-watch-events, kubectl hands its printer the event ({type, object}).
-    const w = t.spawnKubectl(['get', 'pods', '--watch-only', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.metadata.deletionTimestamp}{"\\n"}']);
+    const w = t.spawnKubectl([
+      'get',
+      'pods',
+      '--watch-only',
+      '--output-watch-events',
+      '-o',
+      'jsonpath={.type} {.object.metadata.name} {.object.metadata.deletionTimestamp}{"\\n"}',
+    ]);
     try {
       await eventually(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'web'])), { description: 'kubectl to show web Running', timeoutMs: 15_000 });
       const del = await t.kubectl(['delete', 'pod', 'web']);
@@ -188,10 +210,16 @@ describe('kubectl with the kubelet simulation running', () => {
 
   it('--grace-period=0 --force deletes at once; logs and events of a running pod', async () => {
     await t.kubectlOk(['run', 'quick', '--image=busybox', '--', 'sleep', '3600']);
-    await eventually(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])), { description: 'kubectl to show quick Running', timeoutMs: 15_000 });
+    await eventually(async () => /Running/.test(await t.kubectlOk(['get', 'pod', 'quick'])), {
+      description: 'kubectl to show quick Running',
+      timeoutMs: 15_000,
+    });
     assert.equal(await t.kubectlOk(['logs', 'quick']), '', 'the simulation runs no process: an empty log');
     assert.match((await t.kubectl(['logs', 'nope'])).stderr, /NotFound/);
-    assert.match(await t.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=quick']), /Normal\s+Started\s+pod\/quick\s+Started container quick/);
+    assert.match(
+      await t.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=quick']),
+      /Normal\s+Started\s+pod\/quick\s+Started container quick/,
+    );
     assert.match(await t.kubectlOk(['describe', 'pod', 'quick']), /Successfully assigned default\/quick to /);
     const r = await t.kubectl(['delete', 'pod', 'quick', '--grace-period=0', '--force']);
     assert.equal(r.code, 0, r.stderr);

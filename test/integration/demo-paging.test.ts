@@ -19,7 +19,8 @@ describe('paged lists', () => {
     const s = t.cluster.store;
     for (let n = 0; n < NAMESPACES; n++) {
       s.create('', 'namespaces', namespace(`ns-${String(n).padStart(2, '0')}`));
-      for (let i = 0; i < PER_NAMESPACE; i++) s.create('', 'configmaps', configMap(`ns-${String(n).padStart(2, '0')}`, `cm-${i}`, { i: String(i) }, { tier: String(i % 3) }));
+      for (let i = 0; i < PER_NAMESPACE; i++)
+        s.create('', 'configmaps', configMap(`ns-${String(n).padStart(2, '0')}`, `cm-${i}`, { i: String(i) }, { tier: String(i % 3) }));
     }
   });
   after(() => t.close());
@@ -110,23 +111,29 @@ describe('paged lists', () => {
       // a probe token issued after `first` (so it expires no sooner) whose next page is not the last
       // (a last page ends its snapshot at once, which would look like expiry).
       const probe = (await api(short.cluster, '/api/v1/configmaps?limit=5')).body;
-      await eventually(async () => (await api(short.cluster, `/api/v1/configmaps?limit=5&continue=${encodeURIComponent(probe.metadata.continue)}`)).status === 410, {
-        description: 'a token issued after the first page to expire (100 ms TTL)',
-      });
+      await eventually(
+        async () => (await api(short.cluster, `/api/v1/configmaps?limit=5&continue=${encodeURIComponent(probe.metadata.continue)}`)).status === 410,
+        {
+          description: 'a token issued after the first page to expire (100 ms TTL)',
+        },
+      );
       const r = await api(short.cluster, `/api/v1/configmaps?limit=10&continue=${encodeURIComponent(first.metadata.continue)}`);
       assert.equal(r.status, 410);
       // As a v1.36 apiserver answers (measured in test/apiserver/loader-limits.test.ts): the Status
       // carries a token that continues the list, inconsistently, from the current state.
       const { continue: token, ...restMeta } = r.body.metadata;
-      assert.deepEqual({ ...r.body, metadata: restMeta }, {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: INCONSISTENT_CONTINUE_MESSAGE,
-        reason: 'Expired',
-        code: 410,
-      });
+      assert.deepEqual(
+        { ...r.body, metadata: restMeta },
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: INCONSISTENT_CONTINUE_MESSAGE,
+          reason: 'Expired',
+          code: 410,
+        },
+      );
       short.cluster.store.create('', 'configmaps', configMap('default', 'c99'));
       const rest = (await api(short.cluster, `/api/v1/configmaps?limit=100&continue=${encodeURIComponent(token)}`)).body;
       assert.deepEqual(

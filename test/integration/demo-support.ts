@@ -55,7 +55,11 @@ export function namespace(name: string): KubeObject {
 }
 
 /** Fetch against the cluster (plain HTTP), with JSON parsing of the answer. */
-export async function api(cluster: DemoCluster, path: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function api(
+  cluster: DemoCluster,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const headers = new Headers(init.headers);
   let body = init.body;
   if (init.json !== undefined) {

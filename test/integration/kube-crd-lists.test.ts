@@ -17,7 +17,12 @@ describe('custom-resource lists (items before metadata)', () => {
   before(async () => {
     fx = await demo(0, { crds: [{ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true }] });
     for (let i = 0; i < N; i++) {
-      fx.cluster.store.create('example.com', 'widgets', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${String(i).padStart(3, '0')}`, namespace: 'default' }, spec: { size: i } });
+      fx.cluster.store.create('example.com', 'widgets', {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: `w-${String(i).padStart(3, '0')}`, namespace: 'default' },
+        spec: { size: i },
+      });
     }
   });
   after(async () => {

@@ -56,7 +56,12 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     cluster = await startDemoCluster({ token: TOKEN, kubelet: false, forbidden: ['/secrets'] });
     root = mkdtempSync(join(tmpdir(), 'kubeloop-exec-it-'));
     writeFileSync(join(root, 'plugin.js'), PLUGIN);
-    const cms = Array.from({ length: 900 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(4, '0')}`, namespace: 'default' }, data: { i: String(i) } }));
+    const cms = Array.from({ length: 900 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `cm-${String(i).padStart(4, '0')}`, namespace: 'default' },
+      data: { i: String(i) },
+    }));
     for (const o of cms) cluster.store.create('', 'configmaps', o);
   });
   after(async () => {
@@ -78,10 +83,21 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     else kc.users[0].user = user;
     const file = join(dir, 'kubeconfig');
     writeFileSync(file, dump(kc));
-    return { dir, file, runs: () => (existsSync(join(dir, 'runs')) ? Number(readFileSync(join(dir, 'runs'), 'utf8')) : 0), info: (n: number) => JSON.parse(readFileSync(join(dir, `info-${n}`), 'utf8')) };
+    return {
+      dir,
+      file,
+      runs: () => (existsSync(join(dir, 'runs')) ? Number(readFileSync(join(dir, 'runs'), 'utf8')) : 0),
+      info: (n: number) => JSON.parse(readFileSync(join(dir, `info-${n}`), 'utf8')),
+    };
   };
   const execUser = (dir: string, extra: Record<string, unknown> = {}) => ({
-    exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [join(root, 'plugin.js'), dir], interactiveMode: 'Never', ...extra },
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: [join(root, 'plugin.js'), dir],
+      interactiveMode: 'Never',
+      ...extra,
+    },
   });
   const connect = async (file: string) => {
     const c = await KubeClient.connect(loadKubeContext({ kubeconfig: file }), { retry: { backoffBaseMs: 5, backoffMaxMs: 20 } });
@@ -110,7 +126,7 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     });
   }
 
-  it('a relative exec command is resolved against the kubeconfig\'s folder; a bare name is looked up on PATH', async () => {
+  it("a relative exec command is resolved against the kubeconfig's folder; a bare name is looked up on PATH", async () => {
     const s = setup({ token: 'unused' }, [{ token: TOKEN }]);
     mkdirSync(join(s.dir, 'bin'));
     const wrapper = `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'plugin.js')}" "$@"\n`;
@@ -154,7 +170,14 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     const s = setup(undefined);
     const ctx = loadKubeContext({ kubeconfig: s.file });
     // A shell that records its pid, then becomes a sleep that would outlive the test (same pid).
-    const hang = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `echo $$ > "${join(s.dir, 'pid')}"; exec sleep 600`], env: [], provideClusterInfo: false, interactiveMode: 'Never' as const };
+    const hang = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: '/bin/sh',
+      args: ['-c', `echo $$ > "${join(s.dir, 'pid')}"; exec sleep 600`],
+      env: [],
+      provideClusterInfo: false,
+      interactiveMode: 'Never' as const,
+    };
     const p = new ExecCredentialProvider(hang, { server: ctx.server }, { timeoutMs: 1500 });
     await assert.rejects(p.get(), (e: unknown) => e instanceof KubeConfigError && /no credential within 1500 ms \(killed\)/.test(e.message));
     const pid = Number(readFileSync(join(s.dir, 'pid'), 'utf8'));
@@ -170,13 +193,20 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     await eventually(() => !alive(), { description: `the plugin process ${pid} to be gone` });
   });
 
-  it('a caller\'s abort ends its own wait at once; the shared run goes on and serves the others', async () => {
+  it("a caller's abort ends its own wait at once; the shared run goes on and serves the others", async () => {
     const s = setup(undefined);
     const ctx = loadKubeContext({ kubeconfig: s.file });
     const cred = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: TOKEN } });
     // The plugin answers only once the test has seen the aborted wait end (a file it waits for).
     const go = join(s.dir, 'go');
-    const slow = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `while [ ! -e "${go}" ]; do sleep 0.02; done; printf '%s' '${cred}'`], env: [], provideClusterInfo: false, interactiveMode: 'Never' as const };
+    const slow = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: '/bin/sh',
+      args: ['-c', `while [ ! -e "${go}" ]; do sleep 0.02; done; printf '%s' '${cred}'`],
+      env: [],
+      provideClusterInfo: false,
+      interactiveMode: 'Never' as const,
+    };
     const p = new ExecCredentialProvider(slow, { server: ctx.server }, { timeoutMs: 30_000 });
     const ac = new AbortController();
     const aborted = p.get(ac.signal);
@@ -214,7 +244,13 @@ describe('credentials against the demo cluster (TLS, token)', () => {
   });
 
   it('impersonation: user, uid, every group and every extra value arrive; a 403 names the impersonated user', async () => {
-    const s = setup({ token: TOKEN, as: 'jane', 'as-uid': 'uid-42', 'as-groups': ['dev', 'ops'], 'as-user-extra': { scopes: ['read', 'write'], 'example.com/team': ['blue'] } });
+    const s = setup({
+      token: TOKEN,
+      as: 'jane',
+      'as-uid': 'uid-42',
+      'as-groups': ['dev', 'ops'],
+      'as-user-extra': { scopes: ['read', 'write'], 'example.com/team': ['blue'] },
+    });
     const c = await connect(s.file);
     const want = { user: 'jane', uid: 'uid-42', groups: ['dev', 'ops'], extra: { scopes: ['read', 'write'], 'example.com/team': ['blue'] } };
     await c.list(namespaces);
@@ -223,13 +259,19 @@ describe('credentials against the demo cluster (TLS, token)', () => {
     const before = c.transport.stats.streamedPages;
     await c.list(configmaps, { namespace: 'default', limit: 100 });
     assert.ok(c.transport.stats.streamedPages - before >= 9, 'pages walked by the I/O thread');
-    assert.deepEqual(cluster.stats.lastImpersonation, want, 'the I/O thread\'s requests carry it too');
-    await assert.rejects(c.list(secrets), (e: unknown) => e instanceof KubeApiError && e.status === 403 && /User "jane" cannot list resource "secrets"/.test(e.message));
+    assert.deepEqual(cluster.stats.lastImpersonation, want, "the I/O thread's requests carry it too");
+    await assert.rejects(
+      c.list(secrets),
+      (e: unknown) => e instanceof KubeApiError && e.status === 403 && /User "jane" cannot list resource "secrets"/.test(e.message),
+    );
     const bad = setup({ token: TOKEN, 'as-groups': ['dev'] });
-    assert.throws(() => loadKubeContext({ kubeconfig: bad.file }), (e: unknown) => e instanceof KubeConfigError && /impersonate only together with "as"/.test(e.message));
+    assert.throws(
+      () => loadKubeContext({ kubeconfig: bad.file }),
+      (e: unknown) => e instanceof KubeConfigError && /impersonate only together with "as"/.test(e.message),
+    );
   });
 
-  it('a context without a user keeps its cluster\'s CA (TLS verified; the server then says 401, not a TLS error)', async () => {
+  it("a context without a user keeps its cluster's CA (TLS verified; the server then says 401, not a TLS error)", async () => {
     const s = setup(undefined);
     const c = await connect(s.file);
     await assert.rejects(c.list(namespaces), (e: unknown) => e instanceof KubeApiError && e.status === 401);

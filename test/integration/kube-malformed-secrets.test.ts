@@ -32,7 +32,8 @@ describe('malformed JSON answers on secrets', () => {
     assert.ok(e instanceof KubeTransportError && e.kind === 'malformed', `expected a malformed error, got ${String(e)}`);
     const text = e.message.replace(/^GET \S+: /, '');
     for (const v of values) assert.ok(!e.message.includes(v), `a secret value is in the message: ${e.message}`);
-    for (let i = 0; i + 8 <= text.length; i++) assert.ok(!body.includes(text.slice(i, i + 8)), `the message quotes the body ("${text.slice(i, i + 8)}"): ${e.message}`);
+    for (let i = 0; i + 8 <= text.length; i++)
+      assert.ok(!body.includes(text.slice(i, i + 8)), `the message quotes the body ("${text.slice(i, i + 8)}"): ${e.message}`);
     assert.match(text, /^response is not valid JSON \(/);
   };
 
@@ -46,7 +47,11 @@ describe('malformed JSON answers on secrets', () => {
       const id = fx.cluster.faults.add({ kind: 'malformed', resource: 'secrets', verb: 'list' });
       try {
         // The bytes the client gets, as a plain HTTP client sees them.
-        const q = new URLSearchParams(Object.entries(opts).filter(([k]) => k === 'limit').map(([k, v]) => [k, String(v)]));
+        const q = new URLSearchParams(
+          Object.entries(opts)
+            .filter(([k]) => k === 'limit')
+            .map(([k, v]) => [k, String(v)]),
+        );
         const raw = await (await fetch(`${fx.cluster.url}/api/v1/namespaces/${NS}/secrets?${q}`)).text();
         assert.throws(() => JSON.parse(raw), /Unexpected token '<', \.\.\."/, 'the fault makes V8 quote the input');
         const before = c.transport.stats.streamedPages;

@@ -22,10 +22,15 @@ interface Seen {
 async function watch(kc: KubeConfig, path: string, query: Record<string, string>) {
   const seen: Seen[] = [];
   const waiters: { pred: () => boolean; resolve: () => void }[] = [];
-  const ctl = await new Watch(kc).watch(path, query, (type, obj) => {
-    seen.push({ type, obj, at: Date.now() });
-    for (const w of [...waiters]) if (w.pred()) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
-  }, () => {});
+  const ctl = await new Watch(kc).watch(
+    path,
+    query,
+    (type, obj) => {
+      seen.push({ type, obj, at: Date.now() });
+      for (const w of [...waiters]) if (w.pred()) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+    },
+    () => {},
+  );
   return {
     seen,
     until(pred: () => boolean, what: string, ms = 15_000): Promise<void> {
@@ -69,7 +74,13 @@ describe('kubelet simulation through the API: the study guide probe-me pod', () 
     await events.until(() => reasons().some((e) => e.reason === 'Killing'), 'Killing');
     // What the client had seen of the Unhealthy Event when the first Killing arrived.
     const killingIndex = events.seen.findIndex((e) => e.obj.reason === 'Killing');
-    const unhealthyCountAtKill = Math.max(0, ...events.seen.slice(0, killingIndex).filter((e) => e.obj.reason === 'Unhealthy').map((e) => e.obj.count ?? 1));
+    const unhealthyCountAtKill = Math.max(
+      0,
+      ...events.seen
+        .slice(0, killingIndex)
+        .filter((e) => e.obj.reason === 'Unhealthy')
+        .map((e) => e.obj.count ?? 1),
+    );
     const unhealthyAt = (events.seen.find((e) => e.obj.reason === 'Unhealthy')!.at - started) * 10;
     await pods.until(() => restarts() >= 1, 'restartCount 1');
     await pods.until(() => pods.seen.some((e) => e.obj.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff'), 'CrashLoopBackOff');
@@ -83,11 +94,17 @@ describe('kubelet simulation through the API: the study guide probe-me pod', () 
     assert.ok(unhealthyAt >= 4000, `first Unhealthy at ${unhealthyAt} simulated ms, before the first 5 s period`);
     assert.ok(unhealthyCountAtKill >= 2, `Killing came after ${unhealthyCountAtKill} Unhealthy report(s), threshold is 2`);
     const unhealthy = reasons().find((e) => e.reason === 'Unhealthy');
-    assert.match(unhealthy.message, /^Liveness probe failed: Get "http:\/\/10\.244\.\d+\.\d+:8081\/healthz": dial tcp 10\.244\.\d+\.\d+:8081: connect: connection refused$/);
+    assert.match(
+      unhealthy.message,
+      /^Liveness probe failed: Get "http:\/\/10\.244\.\d+\.\d+:8081\/healthz": dial tcp 10\.244\.\d+\.\d+:8081: connect: connection refused$/,
+    );
     assert.equal(unhealthy.type, 'Warning');
     assert.equal(unhealthy.source.component, 'kubelet');
     assert.equal(reasons().find((e) => e.reason === 'Killing').message, 'Container probe-me failed liveness probe, will be restarted');
-    assert.ok(reasons().some((e) => e.reason === 'Unhealthy' && e.count >= 2), 'repeats raise the Event count');
+    assert.ok(
+      reasons().some((e) => e.reason === 'Unhealthy' && e.count >= 2),
+      'repeats raise the Event count',
+    );
 
     const pod = JSON.parse(await t.kubectlOk(['-n', 'default', 'get', 'pod', 'probe-me', '-o', 'json']));
     assert.equal(pod.spec.nodeName, 'pair-worker');

@@ -13,8 +13,11 @@ import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
 import { capture } from '../support/capture';
 
-
-function run(cmd: string, args: string[], onSpawn?: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  onSpawn?: (child: ReturnType<typeof spawn>) => void,
+): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -32,7 +35,15 @@ describe('kubeloop load', () => {
   before(async () => {
     fx = await demo(2500, { forbidden: ['/secrets'] });
     cli = join(fx.dir, 'cli.js');
-    await esbuild.build({ entryPoints: ['src/cli/main.ts'], outfile: cli, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+    await esbuild.build({
+      entryPoints: ['src/cli/main.ts'],
+      outfile: cli,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      logLevel: 'warning',
+    });
   });
   after(async () => {
     await fx.stop();
@@ -45,18 +56,35 @@ describe('kubeloop load', () => {
     const lines = c.out.trim().split('\n');
     assert.equal(lines.length, 1, 'one JSON line');
     const j = JSON.parse(lines[0]);
-    for (const k of ['context', 'server', 'concurrency', 'pageSize', 'metadataOnly', 'durationMs', 'resourceTypes', 'tasks', 'results', 'objects', 'failed', 'types']) assert.ok(k in j, k);
+    for (const k of [
+      'context',
+      'server',
+      'concurrency',
+      'pageSize',
+      'metadataOnly',
+      'durationMs',
+      'resourceTypes',
+      'tasks',
+      'results',
+      'objects',
+      'failed',
+      'types',
+    ])
+      assert.ok(k in j, k);
     assert.deepEqual([j.context, j.server, j.concurrency, j.pageSize, j.metadataOnly], ['kubeloop-demo', fx.cluster.url, 3, 100, false]);
     // --forbid /secrets: the access reviews already say so, and no list of secrets is sent.
-    assert.deepEqual(j.failed, [{ group: '', version: 'v1', resource: 'secrets', namespace: null, status: 403, reason: 'Forbidden', message: j.failed[0].message, forbidden: 'review' }]);
+    assert.deepEqual(j.failed, [
+      { group: '', version: 'v1', resource: 'secrets', namespace: null, status: 403, reason: 'Forbidden', message: j.failed[0].message, forbidden: 'review' },
+    ]);
     assert.match(j.failed[0].message, /forbidden/);
     assert.equal(j.results, j.tasks);
-    const expected = j.types
-      .filter((t: any) => t.outcome === 'ok')
-      .reduce((n: number, t: any) => n + fx.cluster.store.count(t.group, t.resource), 0);
+    const expected = j.types.filter((t: any) => t.outcome === 'ok').reduce((n: number, t: any) => n + fx.cluster.store.count(t.group, t.resource), 0);
     assert.equal(j.objects, expected);
     const pods = j.types.find((t: any) => t.resource === 'pods');
-    assert.deepEqual(Object.keys(pods).sort(), ['count', 'durationMs', 'group', 'namespace', 'namespaced', 'outcome', 'pages', 'resource', 'retries', 'version', 'worker'].sort());
+    assert.deepEqual(
+      Object.keys(pods).sort(),
+      ['count', 'durationMs', 'group', 'namespace', 'namespaced', 'outcome', 'pages', 'resource', 'retries', 'version', 'worker'].sort(),
+    );
     assert.equal(pods.count, fx.cluster.store.count('', 'pods'));
     assert.equal(pods.pages, Math.ceil(pods.count / 100));
     assert.ok(pods.worker >= 0 && pods.worker < 3);
@@ -69,7 +97,10 @@ describe('kubeloop load', () => {
     assert.match(c.out, /^TYPE\s+VERSION\s+NAMESPACE\s+COUNT\s+PAGES\s+RETRIES\s+DURATION\s+WORKER\s+STATUS$/m);
     assert.match(c.out, /^pods\s+v1\s+default\s+\d+\s+1\s+0\s+[\d.]+s\s+\d\s+ok$/m);
     assert.match(c.out, /^nodes\s+v1\s+-\s+3\s+/m);
-    assert.match(c.out, /^Loaded [\d,]+ objects of \d+ task\(s\) over \d+ types in [\d.]+ s, 4 workers \(auto: RTT [\d.]+ ms\), page size 500, metadata only; \d+ requests, 0 retries\.$/m);
+    assert.match(
+      c.out,
+      /^Loaded [\d,]+ objects of \d+ task\(s\) over \d+ types in [\d.]+ s, 4 workers \(auto: RTT [\d.]+ ms\), page size 500, metadata only; \d+ requests, 0 retries\.$/m,
+    );
   });
 
   it('fatal errors exit 1 with a clear message: missing kubeconfig, broken YAML, unknown context, bad flag, unreachable server', async () => {
@@ -100,7 +131,10 @@ describe('kubeloop load', () => {
       const ac = new AbortController();
       const c = capture();
       const p = runLoad(['--kubeconfig', fx.kubeconfig, '--include', 'configmaps,pods,nodes', '--concurrency', '3'], { ...c.io, signal: ac.signal });
-      await eventually(() => fx.cluster.stats.inflight >= 1 && c.out === '' && fx.cluster.stats.requestsByResource['pods'] !== undefined, { description: 'the hung list', timeoutMs: 10_000 });
+      await eventually(() => fx.cluster.stats.inflight >= 1 && c.out === '' && fx.cluster.stats.requestsByResource['pods'] !== undefined, {
+        description: 'the hung list',
+        timeoutMs: 10_000,
+      });
       ac.abort(new Error('interrupted by Ctrl-C'));
       assert.equal(await p, 130);
       // How many of pods and nodes finished before the cancel depends on the machine's speed; what
@@ -129,7 +163,10 @@ describe('kubeloop load', () => {
       const t0 = Date.now();
       let sent = 0;
       const r2 = await run(process.execPath, [cli, 'load', '--kubeconfig', fx.kubeconfig, '--json'], (child) => {
-        void eventually(() => fx.cluster.stats.inflight >= 1 && fx.cluster.stats.requestsByResource['configmaps'] > 0, { description: 'the hung list', timeoutMs: 20_000 }).then(() => {
+        void eventually(() => fx.cluster.stats.inflight >= 1 && fx.cluster.stats.requestsByResource['configmaps'] > 0, {
+          description: 'the hung list',
+          timeoutMs: 20_000,
+        }).then(() => {
           sent = Date.now();
           child.kill('SIGINT');
         });

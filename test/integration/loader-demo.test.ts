@@ -44,21 +44,34 @@ describe('ClusterLoader on the demo cluster', () => {
     // non-preferred version included), is loaded exactly once; events.events.k8s.io is left out as
     // the same objects as core events (kube-apiserver's one Event storage; the demo keeps the two
     // apart, so here its objects are simply not counted).
-    assert.deepEqual(summary.skippedTypes.map((s) => `${s.resource}.${s.group}`), ['events.events.k8s.io']);
+    assert.deepEqual(
+      summary.skippedTypes.map((s) => `${s.resource}.${s.group}`),
+      ['events.events.k8s.io'],
+    );
     assert.ok(!results.some((r) => r.task.gvr.group === 'events.k8s.io'));
-    const storeTotal = fx.cluster.store.types().filter((t) => t.verbs.includes('list') && !(t.group === 'events.k8s.io' && t.resource === 'events')).reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0);
+    const storeTotal = fx.cluster.store
+      .types()
+      .filter((t) => t.verbs.includes('list') && !(t.group === 'events.k8s.io' && t.resource === 'events'))
+      .reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0);
     assert.equal(total, storeTotal);
     // The timeline: every task started and finished once, pages add up, lanes within concurrency.
     const finishes = events.filter((e) => e.phase === 'finish');
     assert.equal(finishes.length, results.length);
-    assert.equal(events.filter((e) => e.phase === 'page').reduce((n, e) => n + (e.count ?? 0), 0), total);
+    assert.equal(
+      events.filter((e) => e.phase === 'page').reduce((n, e) => n + (e.count ?? 0), 0),
+      total,
+    );
     assert.ok(events.every((e) => e.worker >= 0 && e.worker < 6));
     assert.equal(new Set(events.map((e) => e.worker)).size, 6);
   });
 
   it('metadata-only mode keeps only metadata, with the same counts', async () => {
     const client = await fx.client();
-    const { summary, results } = await new ClusterLoader(client, { pageSize: 200, metadataOnly: true, include: ['pods', 'configmaps', 'deployments.apps', 'nodes'] }).load();
+    const { summary, results } = await new ClusterLoader(client, {
+      pageSize: 200,
+      metadataOnly: true,
+      include: ['pods', 'configmaps', 'deployments.apps', 'nodes'],
+    }).load();
     assert.equal(summary.outcome, 'ok');
     assert.equal(results.length, 4);
     for (const r of results) {
@@ -80,10 +93,19 @@ describe('ClusterLoader on the demo cluster', () => {
     const loader = new ClusterLoader(client, { namespaces, labelSelector: selector, include: ['pods', 'nodes'], pageSize: 5 });
     const { summary, results } = await loader.load();
     assert.equal(summary.outcome, 'ok');
-    assert.deepEqual(results.map((r) => `${r.task.gvr.resource}/${r.task.namespace ?? '-'}`).sort(), ['nodes/-', `pods/${namespaces[0]}`, `pods/${namespaces[1]}`].sort());
+    assert.deepEqual(
+      results.map((r) => `${r.task.gvr.resource}/${r.task.namespace ?? '-'}`).sort(),
+      ['nodes/-', `pods/${namespaces[0]}`, `pods/${namespaces[1]}`].sort(),
+    );
     for (const ns of namespaces) {
-      const want = pods.filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['app.kubernetes.io/part-of'] === app).map((p) => p.metadata.name).sort();
-      const got = results.find((r) => r.task.namespace === ns)!.items.map((o) => o.metadata.name).sort();
+      const want = pods
+        .filter((p) => p.metadata.namespace === ns && p.metadata.labels?.['app.kubernetes.io/part-of'] === app)
+        .map((p) => p.metadata.name)
+        .sort();
+      const got = results
+        .find((r) => r.task.namespace === ns)!
+        .items.map((o) => o.metadata.name)
+        .sort();
       assert.deepEqual(got, want, ns);
     }
     assert.ok(results.find((r) => r.task.namespace === namespaces[0])!.count > 0);

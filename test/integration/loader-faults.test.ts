@@ -102,7 +102,10 @@ describe('ClusterLoader under injected faults', () => {
     }
     const twice = [...seen].filter(([k, n]) => k.startsWith('configmaps/') && n > 1).length;
     assert.ok(twice >= 100, `the pages before the 410 were transformed again in the restarted list (${twice} objects)`);
-    assert.ok([...seen].every(([k, n]) => k.startsWith('configmaps/') || n === 1), 'other types: every object exactly once');
+    assert.ok(
+      [...seen].every(([k, n]) => k.startsWith('configmaps/') || n === 1),
+      'other types: every object exactly once',
+    );
   });
 
   it('429 with Retry-After: waits as told, retries, exact count', async () => {

@@ -34,7 +34,6 @@ const GRANTS = [
   'carol:elsewhere:get,list,watch:*:*',
 ];
 
-
 describe('the loader with limited rights (demo cluster RBAC)', () => {
   let fx: Fixture;
   const kc: Record<string, string> = {};
@@ -44,8 +43,21 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     fx = await demo(800, { grants: GRANTS, tls: true });
     const store = fx.cluster.store;
     store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
-    for (let i = 0; i < 40; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'team-a' }, data: { i: String(i) } } as KubeObject);
-    for (let i = 0; i < 3; i++) store.create('', 'secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `s-${i}`, namespace: 'team-a' }, type: 'Opaque', data: {} } as KubeObject);
+    for (let i = 0; i < 40; i++)
+      store.create('', 'configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}`, namespace: 'team-a' },
+        data: { i: String(i) },
+      } as KubeObject);
+    for (let i = 0; i < 3; i++)
+      store.create('', 'secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: `s-${i}`, namespace: 'team-a' },
+        type: 'Opaque',
+        data: {},
+      } as KubeObject);
     for (const user of ['alice', 'bob', 'carol']) {
       kc[user] = join(fx.dir, `kubeconfig-${user}`);
       await fx.cluster.writeKubeconfig(kc[user]!, { user, namespace: 'team-a' });
@@ -153,7 +165,10 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
       assert.ok(others.length > 10);
       for (const r of others) assert.deepEqual([r.outcome, r.status, r.forbidden, r.worker], ['error', 403, 'review', -1], r.task.gvr.resource);
       assert.equal(summary.forbidden, others.length);
-      const lists = Object.entries(fx.cluster.stats.requestsByScope).filter(([k, n]) => k.startsWith('list ') && n - (before[k] ?? 0) > 0).map(([k]) => k).sort();
+      const lists = Object.entries(fx.cluster.stats.requestsByScope)
+        .filter(([k, n]) => k.startsWith('list ') && n - (before[k] ?? 0) > 0)
+        .map(([k]) => k)
+        .sort();
       assert.deepEqual(lists, ['list configmaps@team-a', 'list pods@*']);
     } finally {
       client.close();
@@ -175,7 +190,10 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     // A Role's `*` names nodes too, but only cluster-wide grants reach the cluster scope: known up front.
     assert.deepEqual([nodes.status, nodes.reason, nodes.forbidden], [403, 'Forbidden', 'review']);
     assert.equal(doc.failed.length, doc.forbidden);
-    assert.ok(doc.failed.every((f: any) => f.namespace === null), 'only cluster-scoped types fail');
+    assert.ok(
+      doc.failed.every((f: any) => f.namespace === null),
+      'only cluster-scoped types fail',
+    );
     assert.equal(doc.types.find((t: any) => t.resource === 'configmaps').count, 40);
   });
 
@@ -184,7 +202,10 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     const before = fx.cluster.stats.requestsByVerb.list ?? 0;
     assert.equal(await runLoad(['--kubeconfig', kc.carol!], c.io), 2, c.err);
     assert.equal((fx.cluster.stats.requestsByVerb.list ?? 0) - before, 0, 'the reviews said it all: no list was sent');
-    assert.match(c.err, /user "carol" \(context "carol@kubeloop-demo", server https?:\/\/[^)]+\) may not list any resource type across all namespaces nor in the namespace "team-a"/);
+    assert.match(
+      c.err,
+      /user "carol" \(context "carol@kubeloop-demo", server https?:\/\/[^)]+\) may not list any resource type across all namespaces nor in the namespace "team-a"/,
+    );
     assert.match(c.out, /0 objects of 0 task\(s\)/);
   });
 
@@ -202,8 +223,21 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     try {
       const model = new ResourceModel();
       const lines: string[] = [];
-      const log = createLogger({ trace: () => undefined, debug: () => undefined, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) }, () => 'info');
-      const r = await runExtensionLoad({ client, contextName: 'alice@kubeloop-demo', settings: defaultSettings(), model, timeline: new TimelineStore(), log, origin: 0, loadId: 't', signal: new AbortController().signal });
+      const log = createLogger(
+        { trace: () => undefined, debug: () => undefined, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) },
+        () => 'info',
+      );
+      const r = await runExtensionLoad({
+        client,
+        contextName: 'alice@kubeloop-demo',
+        settings: defaultSettings(),
+        model,
+        timeline: new TimelineStore(),
+        log,
+        origin: 0,
+        loadId: 't',
+        signal: new AbortController().signal,
+      });
       assert.equal(r.summary.outcome, 'partial');
       assert.deepEqual(model.namespaces(), ['team-a']);
       assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 40);

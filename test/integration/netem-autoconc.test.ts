@@ -37,7 +37,10 @@ describe('kubeloop load: the default concurrency follows the measured RTT', () =
   const exactCounts = (j: LoadJson) => {
     assert.equal(j.failed.length, 0);
     for (const t of j.types) assert.equal(t.count, fx.cluster.store.count(t.group, t.resource), `${t.resource}.${t.group}`);
-    assert.equal(j.objects, j.types.reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0));
+    assert.equal(
+      j.objects,
+      j.types.reduce((n, t) => n + fx.cluster.store.count(t.group, t.resource), 0),
+    );
     assert.ok(j.objects >= 2500, `${j.objects} objects`);
   };
   const lanesUsed = (j: LoadJson) => new Set(j.types.map((t) => t.worker)).size;

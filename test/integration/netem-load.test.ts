@@ -20,7 +20,9 @@ const LATENCY_MS = 5;
 
 function load(kubeconfig: string, extra: string[] = []): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b));
@@ -54,7 +56,7 @@ describe('kubeloop load through the netem relay', () => {
       const total = j.types.reduce((n: number, t: { group: string; resource: string }) => n + fx.cluster.store.count(t.group, t.resource), 0);
       assert.equal(j.objects, total);
       assert.ok(total >= 2500, `${total} objects`); // 3,000 generated, less the Events alias left out
-      assert.equal(await relay.idle(10_000), true, 'the client\'s connections closed');
+      assert.equal(await relay.idle(10_000), true, "the client's connections closed");
       const after = relay.stats();
       assert.ok(after.connections > before.connections, 'the client connected through the relay');
       // Every body byte the client received (gzip-compressed where the server compressed) crossed the relay, inside TLS.
@@ -64,13 +66,13 @@ describe('kubeloop load through the netem relay', () => {
     }
   });
 
-  it('kubectl through the relay sees the same pods (its TLS verification passes on the relay\'s port)', async () => {
+  it("kubectl through the relay sees the same pods (its TLS verification passes on the relay's port)", async () => {
     const r = await runKubectl(['get', 'pods', '-A', '-o', 'name', '--chunk-size=200'], { kubeconfig: far });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout.trim().split('\n').length, fx.cluster.store.count('', 'pods'));
   });
 
-  it('refuses a kubeconfig whose server is not on the relay\'s address', () => {
+  it("refuses a kubeconfig whose server is not on the relay's address", () => {
     assert.throws(() => kubeconfigViaRelay(fx.kubeconfig, { host: '::1', port: relay.port }, join(fx.dir, 'x')), /is not on the relay's address ::1/);
   });
 });

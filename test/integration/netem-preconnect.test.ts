@@ -65,7 +65,8 @@ describe('preconnect: the lanes find their connections up', () => {
       warming.stop();
 
       const results = await Promise.all(TYPES.map((gvr) => client.list(gvr, { limit: 200 }, {})));
-      for (const [i, r] of results.entries()) assert.equal(r.items.length, remote.fx.cluster.store.count(TYPES[i]!.group, TYPES[i]!.resource), TYPES[i]!.resource);
+      for (const [i, r] of results.entries())
+        assert.equal(r.items.length, remote.fx.cluster.store.count(TYPES[i]!.group, TYPES[i]!.resource), TYPES[i]!.resource);
       assert.equal(t.stats.streamedPages > 0, true, 'the lists went through the I/O thread');
       assert.equal(stats.totalConnections - conns0, WARM, 'every request found a warmed connection: none was dialled for it');
       assert.ok(stats.requests > requests0 + 1);

@@ -42,7 +42,9 @@ const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 /** `kubeloop load --json` (dist/cli.js, page size 200, no discovery cache): its JSON, or a rejection with its stderr. */
 export function cliLoadJson<T>(kubeconfig: string, extra: string[] = []): Promise<T> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', '--no-discovery-cache', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'load', '--kubeconfig', kubeconfig, '--json', '--page-size', '200', '--no-discovery-cache', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b));

@@ -71,7 +71,10 @@ describe('kubeloop load: remote-cluster behaviour', () => {
     assert.equal(fourth.transport.wireBytes, fourth.transport.bytesReceived);
     assert.equal(fourth.objects, first.objects);
     let err = '';
-    const bad = await runLoad(['--kubeconfig', fx.kubeconfig, '--compression', 'sometimes'], { stdout: { write: () => undefined }, stderr: { write: (s: string) => (err += s) } });
+    const bad = await runLoad(['--kubeconfig', fx.kubeconfig, '--compression', 'sometimes'], {
+      stdout: { write: () => undefined },
+      stderr: { write: (s: string) => (err += s) },
+    });
     assert.equal(bad, 1);
     assert.match(err, /--compression must be auto, always or never, got "sometimes"/);
   });

@@ -32,7 +32,10 @@ describe('remote: discovery cache on disk', () => {
 
   const discoveryRequests = (f: Fixture) => f.cluster.stats.requestsByVerb.discovery ?? 0;
   const cached = (f: Fixture, extra = {}) => f.client({ discoveryCache: { dir, ...extra } });
-  const names = (c: Awaited<ReturnType<KubeClient['discover']>>) => listableResources(c).map((r) => `${r.resource}.${r.group}`).sort();
+  const names = (c: Awaited<ReturnType<KubeClient['discover']>>) =>
+    listableResources(c)
+      .map((r) => `${r.resource}.${r.group}`)
+      .sort();
 
   it('a second client of the same server and user discovers from disk, with no request; its next discovery, or a fresh one, asks again', async () => {
     const first = await cached(fx);
@@ -73,7 +76,10 @@ describe('remote: discovery cache on disk', () => {
     const crd = crdObject({ group: 'cache.example.com', version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: true });
     assert.equal((await api(fx.cluster, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { method: 'POST', json: crd })).status, 201);
     for (const name of ['g1', 'g2']) {
-      const r = await api(fx.cluster, '/apis/cache.example.com/v1/namespaces/default/gadgets', { method: 'POST', json: { apiVersion: 'cache.example.com/v1', kind: 'Gadget', metadata: { name } } });
+      const r = await api(fx.cluster, '/apis/cache.example.com/v1/namespaces/default/gadgets', {
+        method: 'POST',
+        json: { apiVersion: 'cache.example.com/v1', kind: 'Gadget', metadata: { name } },
+      });
       assert.equal(r.status, 201);
     }
     const client = await cached(fx);
@@ -105,7 +111,10 @@ describe('remote: discovery cache on disk', () => {
     assert.equal(d.cachedAgeMs, undefined);
     assert.equal(discoveryRequests(fx) - n, 2);
     assert.ok(!names(d).includes('ghosts.gone.example.com'));
-    await assert.rejects(client.list({ group: 'gone.example.com', version: 'v1', resource: 'ghosts' }), (e: unknown) => e instanceof KubeApiError && e.status === 404);
+    await assert.rejects(
+      client.list({ group: 'gone.example.com', version: 'v1', resource: 'ghosts' }),
+      (e: unknown) => e instanceof KubeApiError && e.status === 404,
+    );
   });
 
   it('an entry older than the TTL is a miss', async () => {

@@ -28,7 +28,10 @@ describe('remote: discovery deadlines', () => {
       const t0 = Date.now();
       const d = await discover(client.transport, { legacyOnly: true, timeoutMs: DEADLINE_MS });
       const ms = Date.now() - t0;
-      assert.deepEqual(d.failures.map((f) => f.groupVersion), ['apps/v1']);
+      assert.deepEqual(
+        d.failures.map((f) => f.groupVersion),
+        ['apps/v1'],
+      );
       assert.match(d.failures[0].message, new RegExp(`no answer within the discovery deadline of ${DEADLINE_MS} ms`));
       assert.ok(ms >= DEADLINE_MS, `waited the deadline (${ms} ms)`);
       const groups = new Set(d.groups.map((g) => g.name));
@@ -64,7 +67,10 @@ describe('remote: discovery deadlines', () => {
       const loader = new ClusterLoader(loaderClient, { include: ['configmaps', 'jobs.batch'] });
       const { summary } = await loader.load();
       assert.equal(summary.outcome, 'ok');
-      assert.deepEqual(summary.discoveryFailures.map((f) => f.groupVersion), ['apps/v1']);
+      assert.deepEqual(
+        summary.discoveryFailures.map((f) => f.groupVersion),
+        ['apps/v1'],
+      );
       assert.equal(summary.objects, fx.cluster.store.list('', 'configmaps').items.length + fx.cluster.store.list('batch', 'jobs').items.length);
     } finally {
       fx.cluster.faults.remove(id);

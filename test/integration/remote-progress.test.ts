@@ -71,7 +71,9 @@ describe('remote: progress inside one long page', () => {
    * its end. The whole takes far longer than the task timeout; no gap is as long as it.
    */
   async function trickle(opts: { chunks: number; gapMs: number; stall: boolean }) {
-    const items = Array.from({ length: 400 }, (_, i) => JSON.stringify({ metadata: { name: `cm-${i}`, namespace: 'default', uid: `u${i}` }, data: { k: 'v'.repeat(200) } }));
+    const items = Array.from({ length: 400 }, (_, i) =>
+      JSON.stringify({ metadata: { name: `cm-${i}`, namespace: 'default', uid: `u${i}` }, data: { k: 'v'.repeat(200) } }),
+    );
     const body = Buffer.from(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[${items.join(',')}]}`);
     const s = await startServer((req, res) => {
       if (!req.url?.startsWith('/api/v1/configmaps')) return void res.writeHead(404).end();
@@ -90,7 +92,17 @@ describe('remote: progress inside one long page', () => {
     servers.push(s);
     return s;
   }
-  const CM = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', singular: 'configmap', namespaced: true, verbs: ['list'], shortNames: [], categories: [] };
+  const CM = {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    singular: 'configmap',
+    namespaced: true,
+    verbs: ['list'],
+    shortNames: [],
+    categories: [],
+  };
 
   for (const ioThread of [true, false]) {
     it(`a page arriving slowly but steadily is not cut off; one that stops mid-body is (${ioThread ? 'I/O thread' : 'loading thread'})`, async () => {
@@ -100,7 +112,11 @@ describe('remote: progress inside one long page', () => {
         try {
           const loaderClient: LoaderClient = {
             transport: client.transport,
-            discover: async () => ({ mode: 'aggregated', failures: [], groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }] }),
+            discover: async () => ({
+              mode: 'aggregated',
+              failures: [],
+              groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }],
+            }),
             list: (gvr, o, h) => client.list(gvr, o, h),
           };
           const { results } = await new ClusterLoader(loaderClient, { pageSize: 500, taskTimeoutMs: 700 }).load();

@@ -80,7 +80,10 @@ describe('remote: proxies', () => {
     assert.equal(r.items.length, configmaps());
     assert.ok(proxy.connects.length > n);
     const direct = await connect(kubeconfig(NAME), { HTTP_PROXY: proxy.url }, false);
-    await assert.rejects(direct.transport.getJson({ path: '/api' }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'connect' && /ENOTFOUND|EAI_AGAIN/.test(e.message));
+    await assert.rejects(
+      direct.transport.getJson({ path: '/api' }),
+      (e: unknown) => e instanceof KubeTransportError && e.kind === 'connect' && /ENOTFOUND|EAI_AGAIN/.test(e.message),
+    );
   });
 
   it('NO_PROXY: a domain suffix sends the request direct; an entry for another port does not', async () => {

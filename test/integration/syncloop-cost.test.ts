@@ -18,7 +18,12 @@ import { api, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
 
 function pod(name: string, nodeName?: string) {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'nginx' }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'nginx' }] },
+  };
 }
 
 const iterations = (tl: TimelineStore) => tl.toArray().filter((e): e is SyncIterationEvent => e.kind === 'iteration');
@@ -43,13 +48,19 @@ describe('the sync loop does not poll the API server', () => {
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources listed and watching', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+        description: 'sources listed and watching',
+        timeoutMs: 20_000,
+      });
       const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
       const before = lists();
       const relists = sync.relister.relists;
       const errors = sync.stats().pleg.errors;
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('cost-1') })).status, 201);
-      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/cost-1'), { description: 'PLEG ContainerStarted for cost-1', timeoutMs: 20_000 });
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/cost-1'), {
+        description: 'PLEG ContainerStarted for cost-1',
+        timeoutMs: 20_000,
+      });
       // At least five relist periods (a one-second relist by LIST would have made five lists by now).
       await eventually(() => sync.relister.relists >= relists + 5, { description: 'five PLEG relists', timeoutMs: 20_000 });
       assert.equal(lists() - before, 0, 'list requests while running');
@@ -63,13 +74,16 @@ describe('the sync loop does not poll the API server', () => {
     }
   });
 
-  it('the only lists are the consistency check\'s, one per period (shortened here from 5 minutes)', async () => {
+  it("the only lists are the consistency check's, one per period (shortened here from 5 minutes)", async () => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     const sync = new ClusterSync({ client, consistencyPeriodMs: 700 });
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources listed and watching', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+        description: 'sources listed and watching',
+        timeoutMs: 20_000,
+      });
       const lists = () => t.cluster.stats.requestsByVerb.list ?? 0;
       const before = lists();
       const checks = sync.stats().consistency.lists;
@@ -78,7 +92,10 @@ describe('the sync loop does not poll the API server', () => {
       const extra = lists() - before - (sync.stats().consistency.lists - checks);
       assert.ok(extra === 0 || extra === 1, `lists besides the consistency check's: ${extra}`);
       assert.equal(sync.stats().consistency.relists, 0, 'nothing was missed');
-      assert.ok(sync.stats().reflectors.every((r) => r.lists === 1), JSON.stringify(sync.stats().reflectors));
+      assert.ok(
+        sync.stats().reflectors.every((r) => r.lists === 1),
+        JSON.stringify(sync.stats().reflectors),
+      );
     } finally {
       stop.abort();
       await running;
@@ -94,7 +111,10 @@ describe('node scope', () => {
     t = await startTestCluster({ kubelet: false });
     kubelet = startKubelet(t.cluster.store, { speed: 10 });
     // Two nodes: the kubelet simulation registers a node when a pod names it.
-    for (const [name, node] of [['on-a', 'node-a'], ['on-b', 'node-b']] as const) {
+    for (const [name, node] of [
+      ['on-a', 'node-a'],
+      ['on-b', 'node-b'],
+    ] as const) {
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name, node) })).status, 201);
     }
   });
@@ -103,7 +123,7 @@ describe('node scope', () => {
     await t.close();
   });
 
-  it('a loop scoped to node-a sees only node-a\'s pods, names node-a on every iteration, and gets its PLEG events', async () => {
+  it("a loop scoped to node-a sees only node-a's pods, names node-a on every iteration, and gets its PLEG events", async () => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     const timeline = new TimelineStore(10_000);
     const sync = new ClusterSync({ client, timeline, node: 'node-a' });
@@ -113,7 +133,10 @@ describe('node scope', () => {
       await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-a', 'node-a') })).status, 201);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-b', 'node-b') })).status, 201);
-      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), { description: 'PLEG ContainerStarted for later-a', timeoutMs: 20_000 });
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), {
+        description: 'PLEG ContainerStarted for later-a',
+        timeoutMs: 20_000,
+      });
       const nodes = await api(t.cluster, '/api/v1/nodes');
       const names = (nodes.body.items as { metadata: { name: string } }[]).map((n) => n.metadata.name);
       assert.ok(names.includes('node-a') && names.includes('node-b'), names.join(','));
@@ -130,7 +153,7 @@ describe('node scope', () => {
     }
   });
 
-  it('all nodes (the default): both pods, each pod\'s iterations name its node', async () => {
+  it("all nodes (the default): both pods, each pod's iterations name its node", async () => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     const timeline = new TimelineStore(10_000);
     const sync = new ClusterSync({ client, timeline, namespaces: ['default'] });
@@ -139,13 +162,19 @@ describe('node scope', () => {
     try {
       await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('third-b', 'node-b') })).status, 201);
-      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), { description: 'a PLEG event for third-b', timeoutMs: 20_000 });
+      await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), {
+        description: 'a PLEG event for third-b',
+        timeoutMs: 20_000,
+      });
       const its = iterations(timeline);
       const of = (key: string) => its.filter((e) => e.key === key);
       assert.ok(of('default/third-b').length > 0);
       for (const e of of('default/third-b')) assert.equal(e.node, 'node-b', JSON.stringify(e));
       for (const e of of('default/on-a')) assert.equal(e.node, 'node-a', JSON.stringify(e));
-      assert.ok(its.some((e) => e.source === 'sync' && e.key === '' && e.node === undefined), 'a tick that touched nothing names no node');
+      assert.ok(
+        its.some((e) => e.source === 'sync' && e.key === '' && e.node === undefined),
+        'a tick that touched nothing names no node',
+      );
     } finally {
       stop.abort();
       await running;
@@ -156,10 +185,16 @@ describe('node scope', () => {
   it('kubeloop sync --node NAME: only that node\'s pods, "node" in every --json line; a bad name is exit 1', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runSync(['--kubeconfig', t.kubeconfig, '--node', 'node-b', '--duration', '2.5', '--json'], { stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
+    const code = await runSync(['--kubeconfig', t.kubeconfig, '--node', 'node-b', '--duration', '2.5', '--json'], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+    });
     assert.equal(code, 0, err.join('\n'));
     const objs = out.map((l) => JSON.parse(l));
-    assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key.split(',').includes('default/on-b')), out.join('\n'));
+    assert.ok(
+      objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key.split(',').includes('default/on-b')),
+      out.join('\n'),
+    );
     assert.ok(!objs.some((o) => o.key.includes('on-a') || o.key.includes('later-a')));
     for (const o of objs) assert.equal(o.node, 'node-b');
     const bad: string[] = [];
@@ -192,10 +227,16 @@ describe('PLEG health', () => {
         t.cluster.faults.add({ kind: 'error', status: 503, verb: 'watch', resource: 'pods', times: 100_000 }),
       ];
       pods.relist('test: the pods API goes down');
-      await eventually(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), { description: 'the unhealthy line', timeoutMs: 20_000 });
+      await eventually(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), {
+        description: 'the unhealthy line',
+        timeoutMs: 20_000,
+      });
       assert.equal(sync.plegHealth().healthy, false);
       assert.match(sync.plegHealth().message ?? '', /^pleg was last seen active/);
-      await eventually(() => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')), { description: 'a housekeeping iteration carrying it', timeoutMs: 20_000 });
+      await eventually(
+        () => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')),
+        { description: 'a housekeeping iteration carrying it', timeoutMs: 20_000 },
+      );
       for (const id of faults) t.cluster.faults.remove(id);
       pods.relist('test: the pods API is back'); // cuts the reflector's backoff short
       await eventually(() => lines.some((l) => l.startsWith('PLEG is healthy again')), { description: 'recovery', timeoutMs: 40_000 });
@@ -212,7 +253,8 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
   let t: TestCluster;
   before(async () => {
     t = await startTestCluster({ kubelet: false });
-    for (const name of ['w1', 'w2', 'w3']) assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
+    for (const name of ['w1', 'w2', 'w3'])
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
   });
   after(async () => {
     await t.close();
@@ -224,7 +266,10 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources synced and watching', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+        description: 'sources synced and watching',
+        timeoutMs: 20_000,
+      });
       await check(sync);
     } finally {
       stop.abort();
@@ -237,7 +282,8 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
     const lists = t.cluster.stats.requestsByVerb.list ?? 0;
     await run(async (sync) => {
       assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3']);
-      for (const r of sync.running) assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
+      for (const r of sync.running)
+        assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('w4') })).status, 201);
       await eventually(() => sync.kl.actual.get('default/w4') !== undefined, { description: 'w4 from the watch', timeoutMs: 20_000 });
       assert.equal(sync.running.find((r) => r.source === 'api/default')!.reflector.stats.watches, 1, 'on the same stream');
@@ -272,22 +318,40 @@ describe('a watch gone silent', () => {
   it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     const lines: string[] = [];
-    const sync = new ClusterSync({ client, namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const sync = new ClusterSync({
+      client,
+      namespaces: ['default'],
+      stallAfterMs: 600,
+      housekeepingPeriodMs: 200,
+      logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
+    });
     const stop = new AbortController();
     const running = sync.run(stop.signal);
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), { description: 'sources synced and watching', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+        description: 'sources synced and watching',
+        timeoutMs: 20_000,
+      });
       const lists = t.cluster.stats.requestsByVerb.list ?? 0;
       const events = sync.running.find((r) => r.reflector.opts.name === 'events/default')!.reflector;
       const watches = events.stats.watches;
-      await eventually(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', { description: 'two rewatches of the silent events watch', timeoutMs: 20_000 });
+      await eventually(() => events.stats.rewatchRequests >= 2 && events.state === 'watching', {
+        description: 'two rewatches of the silent events watch',
+        timeoutMs: 20_000,
+      });
       assert.ok(events.stats.watches >= watches + 2, 'a new watch each time');
       assert.deepEqual([events.stats.lists, events.stats.relistRequests], [1, 0], 'no relist');
       assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
-      assert.ok(lines.some((l) => l.startsWith('Reflector rewatch requested reflector="events/default" reason="watch silent"')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.startsWith('Reflector rewatch requested reflector="events/default" reason="watch silent"')),
+        lines.join('\n'),
+      );
       // The reopened pods watch still delivers.
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('after-silence') })).status, 201);
-      await eventually(() => sync.kl.actual.get('default/after-silence') !== undefined, { description: 'a pod created after the rewatches', timeoutMs: 20_000 });
+      await eventually(() => sync.kl.actual.get('default/after-silence') !== undefined, {
+        description: 'a pod created after the rewatches',
+        timeoutMs: 20_000,
+      });
     } finally {
       stop.abort();
       await running;

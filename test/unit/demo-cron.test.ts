@@ -41,7 +41,10 @@ describe('parseCron', () => {
 
   it('answers undefined for a date that never comes, and rejects bad schedules by field', () => {
     assert.equal(parseCron('0 0 31 2 *').next(at('2026-12-01T00:00:00Z')), undefined);
-    assert.throws(() => parseCron('* * * *'), (e: unknown) => e instanceof CronError && /exactly 5 fields/.test(e.message));
+    assert.throws(
+      () => parseCron('* * * *'),
+      (e: unknown) => e instanceof CronError && /exactly 5 fields/.test(e.message),
+    );
     assert.throws(() => parseCron('60 * * * *'), /minute: 60 is outside 0-59/);
     assert.throws(() => parseCron('* * * foo *'), /month: "foo" is not a number/);
     assert.throws(() => parseCron('*/0 * * * *'), /minute: step "0"/);

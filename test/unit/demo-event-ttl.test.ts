@@ -10,8 +10,28 @@ import { ObjectStore, type KubeObject, type StoreEvent, type TypeInfo } from '..
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const types: TypeInfo[] = [
   { group: '', version: 'v1', resource: 'events', kind: 'Event', listKind: 'EventList', singular: 'event', namespaced: true, verbs, generation: false },
-  { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', listKind: 'EventList', singular: 'event', namespaced: true, verbs, generation: false },
-  { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', singular: 'configmap', namespaced: true, verbs, generation: false },
+  {
+    group: 'events.k8s.io',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    listKind: 'EventList',
+    singular: 'event',
+    namespaced: true,
+    verbs,
+    generation: false,
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    listKind: 'ConfigMapList',
+    singular: 'configmap',
+    namespaced: true,
+    verbs,
+    generation: false,
+  },
 ];
 const HOUR = 3_600_000;
 
@@ -20,11 +40,20 @@ function setup() {
   for (const t of types) store.registerType(t);
   const clock = new FakeClock();
   const event = (group: string, name: string): KubeObject =>
-    store.create(group, 'events', { apiVersion: group ? 'events.k8s.io/v1' : 'v1', kind: 'Event', metadata: { name, namespace: 'default' }, reason: 'Test' } as KubeObject);
+    store.create(group, 'events', {
+      apiVersion: group ? 'events.k8s.io/v1' : 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: 'default' },
+      reason: 'Test',
+    } as KubeObject);
   return { store, clock, event };
 }
 
-const names = (store: ObjectStore, group: string) => store.list(group, 'events').items.map((o) => o.metadata.name).sort();
+const names = (store: ObjectStore, group: string) =>
+  store
+    .list(group, 'events')
+    .items.map((o) => o.metadata.name)
+    .sort();
 
 describe('demo cluster: Event TTL', () => {
   it('deletes Events of both APIs a TTL after their last write (within a minute); a rewrite renews one', async () => {

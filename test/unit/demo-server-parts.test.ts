@@ -21,7 +21,12 @@ import { decodeToken, encodeToken, SnapshotCache } from '../../src/demo/server/s
 import { ApiError } from '../../src/demo/server/status';
 import { ObjectStore, type KubeObject } from '../../src/demo/store';
 
-const obj = (labels?: Record<string, string>, extra: Partial<KubeObject> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'n', namespace: 'ns', labels }, ...extra });
+const obj = (labels?: Record<string, string>, extra: Partial<KubeObject> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'n', namespace: 'ns', labels },
+  ...extra,
+});
 const code = (fn: () => unknown): number => {
   try {
     fn();
@@ -44,7 +49,12 @@ describe('label selectors', () => {
     assert.equal(parseLabelSelector(''), undefined);
   });
   it('reject malformed requirements with 400', () => {
-    for (const bad of ['a b', 'a in 1', '=x', 'a=b=c', 'a!b', 'a=bad value', 'a in (x y)', 'n>x']) assert.equal(code(() => parseLabelSelector(bad)), 400, bad);
+    for (const bad of ['a b', 'a in 1', '=x', 'a=b=c', 'a!b', 'a=bad value', 'a in (x y)', 'n>x'])
+      assert.equal(
+        code(() => parseLabelSelector(bad)),
+        400,
+        bad,
+      );
   });
 });
 
@@ -55,8 +65,14 @@ describe('field selectors', () => {
     assert.ok(parseFieldSelector('spec.nodeName=n1,status.phase!=Pending', '', 'pods')!(p));
     assert.ok(!parseFieldSelector('spec.nodeName=', '', 'pods')!(p));
     assert.ok(parseFieldSelector('spec.nodeName=', '', 'pods')!(obj()), 'an unset field matches the empty value');
-    assert.equal(code(() => parseFieldSelector('spec.nodeName=n1', '', 'configmaps')), 400);
-    assert.equal(code(() => parseFieldSelector('metadata.name', '', 'pods')), 400);
+    assert.equal(
+      code(() => parseFieldSelector('spec.nodeName=n1', '', 'configmaps')),
+      400,
+    );
+    assert.equal(
+      code(() => parseFieldSelector('metadata.name', '', 'pods')),
+      400,
+    );
   });
 });
 
@@ -67,12 +83,38 @@ describe('patches', () => {
     assert.deepEqual(target, { a: 1, b: { c: 2, d: 3 }, l: [1, 2] });
   });
   it('strategic merge patch merges named lists and honours $patch directives', () => {
-    const pod = { spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }] }, metadata: { labels: { x: '1' } } };
-    assert.deepEqual(strategicMergePatch(pod, { spec: { containers: [{ name: 'b', image: '3' }, { name: 'c', image: '4' }] } }), {
-      spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '3' }, { name: 'c', image: '4' }] },
+    const pod = {
+      spec: {
+        containers: [
+          { name: 'a', image: '1' },
+          { name: 'b', image: '2' },
+        ],
+      },
       metadata: { labels: { x: '1' } },
-    });
-    assert.deepEqual((strategicMergePatch(pod, { spec: { containers: [{ name: 'a', $patch: 'delete' }] } }) as any).spec.containers, [{ name: 'b', image: '2' }]);
+    };
+    assert.deepEqual(
+      strategicMergePatch(pod, {
+        spec: {
+          containers: [
+            { name: 'b', image: '3' },
+            { name: 'c', image: '4' },
+          ],
+        },
+      }),
+      {
+        spec: {
+          containers: [
+            { name: 'a', image: '1' },
+            { name: 'b', image: '3' },
+            { name: 'c', image: '4' },
+          ],
+        },
+        metadata: { labels: { x: '1' } },
+      },
+    );
+    assert.deepEqual((strategicMergePatch(pod, { spec: { containers: [{ name: 'a', $patch: 'delete' }] } }) as any).spec.containers, [
+      { name: 'b', image: '2' },
+    ]);
     assert.deepEqual((strategicMergePatch(pod, { metadata: { labels: { $patch: 'replace', y: '2' } } }) as any).metadata.labels, { y: '2' });
     assert.deepEqual((strategicMergePatch(pod, { metadata: { labels: { x: null } }, $setElementOrder: 1 }) as any).metadata.labels, {});
   });
@@ -90,13 +132,28 @@ describe('patches', () => {
       { a: { b: [2, 3] }, c: 'y', e: 'y' },
     );
     assert.deepEqual(doc, { a: { b: [1, 2] }, c: 'x' });
-    assert.equal(code(() => jsonPatch(doc, [{ op: 'test', path: '/c', value: 'no' }])), 422);
-    assert.equal(code(() => jsonPatch(doc, [{ op: 'replace', path: '/nope', value: 1 }])), 422);
-    assert.equal(code(() => jsonPatch(doc, { op: 'add' })), 400);
+    assert.equal(
+      code(() => jsonPatch(doc, [{ op: 'test', path: '/c', value: 'no' }])),
+      422,
+    );
+    assert.equal(
+      code(() => jsonPatch(doc, [{ op: 'replace', path: '/nope', value: 1 }])),
+      422,
+    );
+    assert.equal(
+      code(() => jsonPatch(doc, { op: 'add' })),
+      400,
+    );
   });
   it('property: merge patch is idempotent and leaves keys the patch does not name untouched', () => {
     const json = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string(), fc.boolean(), fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), tie('v'), { maxKeys: 3 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.integer(),
+        fc.string(),
+        fc.boolean(),
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), tie('v'), { maxKeys: 3 }),
+      ),
     })).v;
     const objects = fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), json, { maxKeys: 4 });
     fc.assert(
@@ -122,7 +179,16 @@ describe('fault rules', () => {
   });
   it('match by method/verb/group/resource/namespace/path; count times and every', () => {
     const f = new FaultController();
-    const q = (over: Partial<Parameters<FaultController['pick']>[0]> = {}) => ({ method: 'GET', verb: 'list', group: 'apps', resource: 'deployments', namespace: 'a', path: '/apis/apps/v1/namespaces/a/deployments', hasContinue: false, ...over });
+    const q = (over: Partial<Parameters<FaultController['pick']>[0]> = {}) => ({
+      method: 'GET',
+      verb: 'list',
+      group: 'apps',
+      resource: 'deployments',
+      namespace: 'a',
+      path: '/apis/apps/v1/namespaces/a/deployments',
+      hasContinue: false,
+      ...over,
+    });
     f.add({ kind: 'error', id: 'x', resource: 'deployments.apps', namespace: 'a', times: 2, every: 2 });
     const fired = [1, 2, 3, 4, 5, 6].map(() => f.pick(q()).length);
     assert.deepEqual(fired, [0, 1, 0, 1, 0, 0]);
@@ -131,7 +197,7 @@ describe('fault rules', () => {
     f.add({ kind: 'expire-continue' });
     assert.equal(f.pick(q()).length, 0);
     assert.equal(f.pick(q({ hasContinue: true })).length, 1);
-    f.add({ kind: 'latency', path: '/api' , group: '' });
+    f.add({ kind: 'latency', path: '/api', group: '' });
     assert.equal(f.pick(q({ path: '/apis', group: '' })).filter((r) => r.kind === 'latency').length, 1);
     assert.equal(f.list().find((r) => r.kind === 'expire-continue')!.applied, 1);
   });
@@ -140,10 +206,42 @@ describe('fault rules', () => {
 describe('request info', () => {
   const p = (method: string, path: string) => parseRequestInfo(method, new URL(`http://x${path}`));
   it('parses resource paths like the apiserver', () => {
-    assert.deepEqual(pick(p('GET', '/api/v1/namespaces/a/pods/b/status')), { verb: 'get', group: '', version: 'v1', namespace: 'a', resource: 'pods', name: 'b', subresource: 'status' });
-    assert.deepEqual(pick(p('GET', '/apis/apps/v1/deployments?watch=true')), { verb: 'watch', group: 'apps', version: 'v1', namespace: undefined, resource: 'deployments', name: '', subresource: '' });
-    assert.deepEqual(pick(p('GET', '/api/v1/namespaces/a')), { verb: 'get', group: '', version: 'v1', namespace: 'a', resource: 'namespaces', name: 'a', subresource: '' });
-    assert.deepEqual(pick(p('PUT', '/api/v1/namespaces/a/finalize')), { verb: 'update', group: '', version: 'v1', namespace: 'a', resource: 'namespaces', name: 'a', subresource: 'finalize' });
+    assert.deepEqual(pick(p('GET', '/api/v1/namespaces/a/pods/b/status')), {
+      verb: 'get',
+      group: '',
+      version: 'v1',
+      namespace: 'a',
+      resource: 'pods',
+      name: 'b',
+      subresource: 'status',
+    });
+    assert.deepEqual(pick(p('GET', '/apis/apps/v1/deployments?watch=true')), {
+      verb: 'watch',
+      group: 'apps',
+      version: 'v1',
+      namespace: undefined,
+      resource: 'deployments',
+      name: '',
+      subresource: '',
+    });
+    assert.deepEqual(pick(p('GET', '/api/v1/namespaces/a')), {
+      verb: 'get',
+      group: '',
+      version: 'v1',
+      namespace: 'a',
+      resource: 'namespaces',
+      name: 'a',
+      subresource: '',
+    });
+    assert.deepEqual(pick(p('PUT', '/api/v1/namespaces/a/finalize')), {
+      verb: 'update',
+      group: '',
+      version: 'v1',
+      namespace: 'a',
+      resource: 'namespaces',
+      name: 'a',
+      subresource: 'finalize',
+    });
     assert.equal(p('DELETE', '/api/v1/namespaces/a/pods').verb, 'deletecollection');
     assert.equal(p('GET', '/api/v1/watch/pods').verb, 'watch');
     assert.equal(p('GET', '/apis/apps/v1').isResourceRequest, false);
@@ -170,7 +268,10 @@ describe('discovery documents', () => {
     assert.equal(wantsAggregated('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'), 'v2');
     assert.equal(wantsAggregated('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList'), 'v2beta1');
     assert.equal(wantsAggregated('application/json'), undefined);
-    const sorted = ['v1alpha1', 'v2', 'v1beta2', 'foo', 'v1', 'v1beta1', 'v10'].map((version) => ({ version, resources: [] })).sort(compareVersions).map((v) => v.version);
+    const sorted = ['v1alpha1', 'v2', 'v1beta2', 'foo', 'v1', 'v1beta1', 'v10']
+      .map((version) => ({ version, resources: [] }))
+      .sort(compareVersions)
+      .map((v) => v.version);
     assert.deepEqual(sorted, ['v10', 'v2', 'v1', 'v1beta2', 'v1beta1', 'v1alpha1', 'foo']);
   });
   it('content negotiation: Table, metadata, protobuf falls back to JSON', () => {
@@ -185,13 +286,32 @@ describe('discovery documents', () => {
 describe('printers', () => {
   it('humanDuration matches apimachinery', () => {
     const s = 1000;
-    const cases: [number, string][] = [[-5 * s, '<invalid>'], [0, '0s'], [119 * s, '119s'], [150 * s, '2m30s'], [600 * s, '10m'], [179 * 60 * s, '179m'], [3 * 3600 * s + 60 * s, '3h1m'], [30 * 3600 * s, '30h'], [3 * 86400 * s + 3600 * s, '3d1h'], [400 * 86400 * s, '400d'], [3 * 365 * 86400 * s, '3y'], [9 * 365 * 86400 * s, '9y']];
+    const cases: [number, string][] = [
+      [-5 * s, '<invalid>'],
+      [0, '0s'],
+      [119 * s, '119s'],
+      [150 * s, '2m30s'],
+      [600 * s, '10m'],
+      [179 * 60 * s, '179m'],
+      [3 * 3600 * s + 60 * s, '3h1m'],
+      [30 * 3600 * s, '30h'],
+      [3 * 86400 * s + 3600 * s, '3d1h'],
+      [400 * 86400 * s, '400d'],
+      [3 * 365 * 86400 * s, '3y'],
+      [9 * 365 * 86400 * s, '9y'],
+    ];
     for (const [ms, want] of cases) assert.equal(humanDuration(ms), want, String(ms));
   });
   it('pod status reasons follow kubectl', () => {
     assert.equal(podStatusReason(obj({}, { status: { phase: 'Pending' } })), 'Pending');
-    assert.equal(podStatusReason(obj({}, { status: { phase: 'Running', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } })), 'CrashLoopBackOff');
-    assert.equal(podStatusReason(obj({}, { spec: { initContainers: [{}, {}] }, status: { phase: 'Pending', initContainerStatuses: [{ state: { running: {} } }] } })), 'Init:0/2');
+    assert.equal(
+      podStatusReason(obj({}, { status: { phase: 'Running', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } })),
+      'CrashLoopBackOff',
+    );
+    assert.equal(
+      podStatusReason(obj({}, { spec: { initContainers: [{}, {}] }, status: { phase: 'Pending', initContainerStatuses: [{ state: { running: {} } }] } })),
+      'Init:0/2',
+    );
     assert.equal(podStatusReason({ ...obj({}, { status: { phase: 'Running' } }), metadata: { name: 'n', deletionTimestamp: 'x' } }), 'Terminating');
   });
 });
@@ -212,7 +332,8 @@ describe('protobuf bodies', () => {
     return [...varint((num << 3) | 2), ...varint(data.length), ...data];
   };
   const int = (num: number, v: number): number[] => [...varint(num << 3), ...varint(v)];
-  const body = (apiVersion: string, kind: string, raw: number[]) => Buffer.from([0x6b, 0x38, 0x73, 0, ...bytes(1, [...bytes(1, apiVersion), ...bytes(2, kind)]), ...bytes(2, raw), ...bytes(3, ''), ...bytes(4, '')]);
+  const body = (apiVersion: string, kind: string, raw: number[]) =>
+    Buffer.from([0x6b, 0x38, 0x73, 0, ...bytes(1, [...bytes(1, apiVersion), ...bytes(2, kind)]), ...bytes(2, raw), ...bytes(3, ''), ...bytes(4, '')]);
   const meta = [...bytes(1, 'cm'), ...bytes(2, ''), ...int(7, 0), ...bytes(11, [...bytes(1, 'a'), ...bytes(2, 'b')])];
 
   it('decode a ConfigMap with labels, data and zero-valued fields left out', async () => {
@@ -232,17 +353,33 @@ describe('protobuf bodies', () => {
 describe('snapshots', () => {
   it('tokens round-trip; expired and foreign tokens are refused with 410 and 400', () => {
     let now = 0;
-    const c = new SnapshotCache(() => 100, () => now, 2);
+    const c = new SnapshotCache(
+      () => 100,
+      () => now,
+      2,
+    );
     const id = c.put([], '5', false, 'k');
     const tok = encodeToken({ v: 'meta.k8s.io/v1', rv: 5, snap: id, off: 3, key: 'a/b' });
     assert.equal(decodeToken(tok).off, 3);
     assert.equal(c.resolve(tok, 'k').off, 3);
-    assert.equal(code(() => c.resolve(tok, 'other')), 400);
+    assert.equal(
+      code(() => c.resolve(tok, 'other')),
+      400,
+    );
     now = 100;
-    assert.equal(code(() => c.resolve(tok, 'k')), 410);
-    assert.equal(code(() => decodeToken('%%%')), 400);
+    assert.equal(
+      code(() => c.resolve(tok, 'k')),
+      410,
+    );
+    assert.equal(
+      code(() => decodeToken('%%%')),
+      400,
+    );
     const ids = [c.put([], '1', false, 'k'), c.put([], '1', false, 'k'), c.put([], '1', false, 'k')];
     assert.equal(c.size, 2, 'bounded: the oldest snapshot was evicted');
-    assert.equal(code(() => c.resolve(encodeToken({ v: 'meta.k8s.io/v1', rv: 1, snap: ids[0]!, off: 0, key: '' }), 'k')), 410);
+    assert.equal(
+      code(() => c.resolve(encodeToken({ v: 'meta.k8s.io/v1', rv: 1, snap: ids[0]!, off: 0, key: '' }), 'k')),
+      410,
+    );
   });
 });

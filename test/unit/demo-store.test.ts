@@ -4,16 +4,36 @@ import fc from 'fast-check';
 import { ObjectStore, StoreError, type KubeObject, type StoreEvent, type TypeInfo } from '../../src/demo/store';
 
 const pods: TypeInfo = {
-  group: '', version: 'v1', resource: 'pods', kind: 'Pod', listKind: 'PodList', singular: 'pod', namespaced: true,
-  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: ['status'],
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  kind: 'Pod',
+  listKind: 'PodList',
+  singular: 'pod',
+  namespaced: true,
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: ['status'],
 };
 const namespaces: TypeInfo = {
-  group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', singular: 'namespace',
-  namespaced: false, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: ['status'],
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  listKind: 'NamespaceList',
+  singular: 'namespace',
+  namespaced: false,
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: ['status'],
 };
 const deployments: TypeInfo = {
-  group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', listKind: 'DeploymentList', singular: 'deployment',
-  namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  kind: 'Deployment',
+  listKind: 'DeploymentList',
+  singular: 'deployment',
+  namespaced: true,
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
 };
 
 function newStore(historySize?: number) {
@@ -47,23 +67,45 @@ describe('ObjectStore', () => {
     assert.equal(o.metadata.creationTimestamp, '2026-01-02T03:04:05Z');
     assert.equal(o.metadata.generation, 1);
     assert.ok(Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.spec));
-    assert.deepEqual(codeOf(() => s.create('', 'pods', pod('a', 'p1'))), [409, 'AlreadyExists']);
-    assert.deepEqual(codeOf(() => s.create('', 'pods', pod('a', ''))), [422, 'Invalid']);
+    assert.deepEqual(
+      codeOf(() => s.create('', 'pods', pod('a', 'p1'))),
+      [409, 'AlreadyExists'],
+    );
+    assert.deepEqual(
+      codeOf(() => s.create('', 'pods', pod('a', ''))),
+      [422, 'Invalid'],
+    );
   });
 
   it('lists sorted by namespace then name; a list is a snapshot untouched by later writes', () => {
     const s = newStore();
-    for (const [ns, n] of [['b', 'z'], ['a', 'y'], ['b', 'a'], ['c', 'm'], ['a', 'b']] as const) s.create('', 'pods', pod(ns, n));
+    for (const [ns, n] of [
+      ['b', 'z'],
+      ['a', 'y'],
+      ['b', 'a'],
+      ['c', 'm'],
+      ['a', 'b'],
+    ] as const)
+      s.create('', 'pods', pod(ns, n));
     const all = s.list('', 'pods');
-    assert.deepEqual(all.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['a/b', 'a/y', 'b/a', 'b/z', 'c/m']);
+    assert.deepEqual(
+      all.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ['a/b', 'a/y', 'b/a', 'b/z', 'c/m'],
+    );
     assert.equal(all.resourceVersion, String(s.currentRV));
-    assert.deepEqual(s.list('', 'pods', 'b').items.map((o) => o.metadata.name), ['a', 'z']);
+    assert.deepEqual(
+      s.list('', 'pods', 'b').items.map((o) => o.metadata.name),
+      ['a', 'z'],
+    );
     assert.deepEqual(s.list('', 'pods', 'nope').items, []);
     s.delete('', 'pods', 'a', 'b');
     s.create('', 'pods', pod('a', 'a'));
     assert.equal(all.items.length, 5);
     assert.equal(all.items[0]!.metadata.name, 'b');
-    assert.deepEqual(s.list('', 'pods', 'a').items.map((o) => o.metadata.name), ['a', 'y']);
+    assert.deepEqual(
+      s.list('', 'pods', 'a').items.map((o) => o.metadata.name),
+      ['a', 'y'],
+    );
   });
 
   it('update replaces, bumps generation only on spec change, keeps status for types with a status subresource', () => {
@@ -80,10 +122,16 @@ describe('ObjectStore', () => {
     assert.deepEqual(u3.spec, u2.spec);
     assert.equal(u3.metadata.generation, 2);
     // A stale resourceVersion conflicts; no resourceVersion means "unconditional".
-    assert.deepEqual(codeOf(() => s.update('', 'pods', o)), [409, 'Conflict']);
+    assert.deepEqual(
+      codeOf(() => s.update('', 'pods', o)),
+      [409, 'Conflict'],
+    );
     const { resourceVersion: _rv, ...meta } = o.metadata;
     assert.equal(s.update('', 'pods', { ...o, metadata: meta }).metadata.resourceVersion, String(s.currentRV));
-    assert.deepEqual(codeOf(() => s.update('', 'pods', pod('a', 'missing'))), [404, 'NotFound']);
+    assert.deepEqual(
+      codeOf(() => s.update('', 'pods', pod('a', 'missing'))),
+      [404, 'NotFound'],
+    );
   });
 
   it('update of a type without a status subresource takes .status from the request', () => {
@@ -99,7 +147,10 @@ describe('ObjectStore', () => {
     const gone = s.delete('', 'namespaces', undefined, 'ns1');
     assert.equal(gone.metadata.resourceVersion, String(s.currentRV));
     assert.equal(s.get('', 'namespaces', undefined, 'ns1'), undefined);
-    assert.deepEqual(codeOf(() => s.delete('', 'namespaces', undefined, 'ns1')), [404, 'NotFound']);
+    assert.deepEqual(
+      codeOf(() => s.delete('', 'namespaces', undefined, 'ns1')),
+      [404, 'NotFound'],
+    );
   });
 
   it('notifies subscribers synchronously, in order, and survives a throwing subscriber', () => {
@@ -113,7 +164,10 @@ describe('ObjectStore', () => {
     assert.deepEqual(seen, [`ADDED:p:${o.metadata.resourceVersion}`]);
     s.update('', 'pods', o);
     s.delete('', 'pods', 'a', 'p');
-    assert.deepEqual(seen.map((x) => x.split(':')[0]), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.deepEqual(
+      seen.map((x) => x.split(':')[0]),
+      ['ADDED', 'MODIFIED', 'DELETED'],
+    );
     off();
     s.create('', 'pods', pod('a', 'q'));
     assert.equal(seen.length, 3);
@@ -126,12 +180,18 @@ describe('ObjectStore', () => {
     s.create('apps', 'deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'a' } });
     const ev = s.eventsSince(start, '', 'pods');
     assert.ok(Array.isArray(ev));
-    assert.deepEqual(ev.map((e) => e.object.metadata.name), ['p0', 'p1', 'p2']);
+    assert.deepEqual(
+      ev.map((e) => e.object.metadata.name),
+      ['p0', 'p1', 'p2'],
+    );
     s.create('', 'pods', pod('a', 'p3')); // pushes p0 out of the history
     assert.equal(s.eventsSince(start, '', 'pods'), 'expired');
     const ev2 = s.eventsSince(start + 1, '', 'pods');
     assert.ok(Array.isArray(ev2));
-    assert.deepEqual(ev2.map((e) => e.object.metadata.name), ['p1', 'p2', 'p3']);
+    assert.deepEqual(
+      ev2.map((e) => e.object.metadata.name),
+      ['p1', 'p2', 'p3'],
+    );
     assert.deepEqual(s.eventsSince(s.currentRV, '', 'pods'), []);
   });
 
@@ -159,7 +219,10 @@ describe('ObjectStore', () => {
           }
         }
         const listed = s.list('', 'pods').items;
-        assert.deepEqual(listed.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), [...replay.keys()].sort());
+        assert.deepEqual(
+          listed.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+          [...replay.keys()].sort(),
+        );
         for (const o of listed) assert.equal(replay.get(`${o.metadata.namespace}/${o.metadata.name}`), o);
       }),
     );

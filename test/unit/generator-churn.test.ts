@@ -18,7 +18,12 @@ async function run(seed: number) {
   const pods = store.count('', 'pods');
   const churn = startChurn(store, { perSecond: 50, seed, clock, wallStart: DEFAULT_NOW });
   await clock.advance(1000);
-  const mine = store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe-me', namespace: store.list('', 'namespaces').items[0]!.metadata.name }, spec: { containers: [] } });
+  const mine = store.create('', 'pods', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'probe-me', namespace: store.list('', 'namespaces').items[0]!.metadata.name },
+    spec: { containers: [] },
+  });
   await clock.advance(19_000);
   const stats = churn.stats();
   churn.stop();

@@ -29,7 +29,10 @@ function pureHash(types: TypeInfo[], objects: number, seed: number): { hash: str
 }
 
 function allObjects(store: ObjectStore): KubeObject[] {
-  return store.types().filter((t) => t.verbs.includes('list')).flatMap((t) => store.list(t.group, t.resource).items);
+  return store
+    .types()
+    .filter((t) => t.verbs.includes('list'))
+    .flatMap((t) => store.list(t.group, t.resource).items);
 }
 
 /** JSON without what a store assigns (uids, resourceVersions, creation times). */
@@ -81,7 +84,10 @@ describe('generator: determinism and shape', () => {
     assert.equal(res.namespaces.length, 40);
     assert.ok(store.count('apiextensions.k8s.io', 'customresourcedefinitions') >= 2, 'well-known CRDs installed');
     assert.ok(store.count('cert-manager.io', 'certificates') > 0, 'custom resources of an installed CRD');
-    const biggest = Object.entries(res.byType).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k]) => k);
+    const biggest = Object.entries(res.byType)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([k]) => k);
     for (const k of ['/events', '/configmaps', '/pods']) assert.ok(biggest.includes(k), `${k} among the biggest types: ${biggest}`);
   });
 

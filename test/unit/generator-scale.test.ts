@@ -23,8 +23,13 @@ it('generates 100,000 objects into a store in well under a minute, with the meas
     for (const o of items) bytes += JSON.stringify(o).length;
   }
   const figures = {
-    ms: Math.round(res.ms), heapMB: Math.round((heapAfter - heapBefore) / 1e6), jsonMB: +(bytes / 1e6).toFixed(1),
-    avgBytes: Math.round(bytes / res.objects), types, namespaces: res.namespaces.length, nodes: res.nodes.length,
+    ms: Math.round(res.ms),
+    heapMB: Math.round((heapAfter - heapBefore) / 1e6),
+    jsonMB: +(bytes / 1e6).toFixed(1),
+    avgBytes: Math.round(bytes / res.objects),
+    types,
+    namespaces: res.namespaces.length,
+    nodes: res.nodes.length,
   };
   console.log(`generator 100k: ${JSON.stringify(figures)}`);
   assert.ok(types >= 60);

@@ -51,11 +51,18 @@ describe('access reviews', () => {
     const inNs = await selfSubjectAccessReview(t, { verb: 'list', group: '', resource: 'configmaps', namespace: 'team-a' });
     const across = await selfSubjectAccessReview(t, { verb: 'list', group: '*', resource: '*' });
     assert.deepEqual([inNs.allowed, across.allowed], [true, false]);
-    assert.deepEqual(sent.map((x) => [x.method, x.url, x.auth, x.type]), [
-      ['POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', 'Bearer tok-123', 'application/json'],
-      ['POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', 'Bearer tok-123', 'application/json'],
-    ]);
-    assert.deepEqual(sent[1]!.doc, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', group: '*', resource: '*' } } });
+    assert.deepEqual(
+      sent.map((x) => [x.method, x.url, x.auth, x.type]),
+      [
+        ['POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', 'Bearer tok-123', 'application/json'],
+        ['POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', 'Bearer tok-123', 'application/json'],
+      ],
+    );
+    assert.deepEqual(sent[1]!.doc, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'list', group: '*', resource: '*' } },
+    });
   });
 
   it('SelfSubjectRulesReview: rules with missing lists read as empty; incomplete and evaluationError kept; a 400 is a KubeApiError, not retried', async () => {
@@ -64,31 +71,49 @@ describe('access reviews', () => {
       calls++;
       const doc = await body(req);
       if (!doc.spec.namespace) return status(res, 400, 'BadRequest', 'no namespace on request');
-      created(res, { ...doc, status: { resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }, { verbs: ['get'] }], nonResourceRules: [], incomplete: true, evaluationError: 'webhook' } });
+      created(res, {
+        ...doc,
+        status: {
+          resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }, { verbs: ['get'] }],
+          nonResourceRules: [],
+          incomplete: true,
+          evaluationError: 'webhook',
+        },
+      });
     });
     const r = await selfSubjectRulesReview(t, 'team-a');
     assert.deepEqual(r, {
       namespace: 'team-a',
-      resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: [] }, { verbs: ['get'], apiGroups: [], resources: [], resourceNames: [] }],
+      resourceRules: [
+        { verbs: ['list'], apiGroups: [''], resources: ['pods'], resourceNames: [] },
+        { verbs: ['get'], apiGroups: [], resources: [], resourceNames: [] },
+      ],
       incomplete: true,
       evaluationError: 'webhook',
     });
-    await assert.rejects(selfSubjectRulesReview(t, ''), (e: unknown) => e instanceof KubeApiError && e.status === 400 && e.message === 'no namespace on request');
+    await assert.rejects(
+      selfSubjectRulesReview(t, ''),
+      (e: unknown) => e instanceof KubeApiError && e.status === 400 && e.message === 'no namespace on request',
+    );
     assert.equal(calls, 2, 'the 400 was not retried');
   });
 
   it('a gzip answer (the transport asks for gzip) is inflated and counted as wire and decoded bytes', async () => {
     let asked: string | undefined;
-    const { t } = await setup(async (req, res) => {
-      const doc = await body(req);
-      asked = req.headers['accept-encoding'] as string | undefined;
-      // Rules long enough that a server above its compression threshold would gzip them.
-      const rules = Array.from({ length: 2000 }, (_, i) => ({ verbs: ['list'], apiGroups: [''], resources: [`r${i}`] }));
-      const raw = Buffer.from(JSON.stringify({ ...doc, status: { resourceRules: rules, nonResourceRules: [], incomplete: false } }));
-      const gz = gzipSync(raw);
-      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(gz.length) });
-      res.end(gz);
-    }, undefined, { disableCompression: false });
+    const { t } = await setup(
+      async (req, res) => {
+        const doc = await body(req);
+        asked = req.headers['accept-encoding'] as string | undefined;
+        // Rules long enough that a server above its compression threshold would gzip them.
+        const rules = Array.from({ length: 2000 }, (_, i) => ({ verbs: ['list'], apiGroups: [''], resources: [`r${i}`] }));
+        const raw = Buffer.from(JSON.stringify({ ...doc, status: { resourceRules: rules, nonResourceRules: [], incomplete: false } }));
+        const gz = gzipSync(raw);
+        res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(gz.length) });
+        res.end(gz);
+      },
+      undefined,
+      { disableCompression: false },
+    );
     const before = { ...t.stats };
     const r = await selfSubjectRulesReview(t, 'team-a');
     assert.equal(asked, 'gzip');

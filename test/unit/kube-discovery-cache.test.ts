@@ -14,7 +14,21 @@ after(() => t.cleanup());
 
 const discovery: Discovery = {
   mode: 'aggregated',
-  groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [{ group: '', version: 'v1', resource: 'pods', kind: 'Pod', singular: 'pod', namespaced: true, verbs: ['list'], shortNames: ['po'], categories: [] }] }] }],
+  groups: [
+    {
+      name: '',
+      preferredVersion: 'v1',
+      versions: [
+        {
+          version: 'v1',
+          stale: false,
+          resources: [
+            { group: '', version: 'v1', resource: 'pods', kind: 'Pod', singular: 'pod', namespaced: true, verbs: ['list'], shortNames: ['po'], categories: [] },
+          ],
+        },
+      ],
+    },
+  ],
   failures: [],
 };
 
@@ -49,7 +63,16 @@ describe('discovery cache files', () => {
     const c = cache();
     await c.write(discovery);
     const good = readFileSync(c.file, 'utf8');
-    for (const bad of ['', 'not json', good.slice(0, good.length / 2), '{"format":1}', good.replace('"aggregated"', '"other"'), good.replace('https://api.example.com:6443', 'https://evil.example.com:6443'), '[]', 'null']) {
+    for (const bad of [
+      '',
+      'not json',
+      good.slice(0, good.length / 2),
+      '{"format":1}',
+      good.replace('"aggregated"', '"other"'),
+      good.replace('https://api.example.com:6443', 'https://evil.example.com:6443'),
+      '[]',
+      'null',
+    ]) {
       writeFileSync(c.file, bad);
       assert.equal(await c.read(), undefined, JSON.stringify(bad.slice(0, 40)));
     }

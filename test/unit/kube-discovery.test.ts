@@ -24,7 +24,10 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
 
   it('reads every group and group version, in server order, with no failures', () => {
     assert.equal(groups.length, 22);
-    assert.equal(groups.reduce((n, g) => n + g.versions.length, 0), 33);
+    assert.equal(
+      groups.reduce((n, g) => n + g.versions.length, 0),
+      33,
+    );
     assert.equal(failures.length, 0);
     assert.equal(groups[0].name, 'apiregistration.k8s.io');
   });
@@ -53,7 +56,9 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
     const types = listableResources({ groups });
     assert.equal(types.length, 53);
     assert.equal(new Set(types.map((r) => `${r.group}/${r.resource}`)).size, 53, 'no resource twice');
-    const notPreferred = types.filter((r) => r.version !== groups.find((g) => g.name === r.group)!.preferredVersion).map((r) => `${r.resource}.${r.group}@${r.version}`);
+    const notPreferred = types
+      .filter((r) => r.version !== groups.find((g) => g.name === r.group)!.preferredVersion)
+      .map((r) => `${r.resource}.${r.group}@${r.version}`);
     // Resources that only a non-preferred version serves are still loaded.
     assert.deepEqual(notPreferred.sort(), [
       'clustertrustbundles.certificates.k8s.io@v1beta1',
@@ -69,7 +74,14 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
   it('maps kind, scope, short names and categories', () => {
     const deploy = listableResources({ groups }).find((r) => r.group === 'apps' && r.resource === 'deployments')!;
     assert.deepEqual(
-      { kind: deploy.kind, namespaced: deploy.namespaced, shortNames: deploy.shortNames, categories: deploy.categories, singular: deploy.singular, version: deploy.version },
+      {
+        kind: deploy.kind,
+        namespaced: deploy.namespaced,
+        shortNames: deploy.shortNames,
+        categories: deploy.categories,
+        singular: deploy.singular,
+        version: deploy.version,
+      },
       { kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], singular: 'deployment', version: 'v1' },
     );
     const crd = listableResources({ groups }).find((r) => r.resource === 'customresourcedefinitions')!;
@@ -81,12 +93,18 @@ describe('discovery parsing: aggregated v2 (real document)', () => {
     const autoscaling = doc.items.find((g: any) => g.metadata.name === 'autoscaling');
     autoscaling.versions[0].freshness = 'Stale';
     const parsed = parseAggregated(doc);
-    assert.deepEqual(parsed.failures.map((f) => f.groupVersion), ['autoscaling/v2']);
+    assert.deepEqual(
+      parsed.failures.map((f) => f.groupVersion),
+      ['autoscaling/v2'],
+    );
     assert.match(parsed.failures[0].message, /stale/);
     const g = parsed.groups.find((x) => x.name === 'autoscaling')!;
     assert.equal(g.preferredVersion, 'v1');
     const hpa = listableResources(parsed).filter((r) => r.group === 'autoscaling');
-    assert.deepEqual(hpa.map((r) => `${r.version}/${r.resource}`), ['v1/horizontalpodautoscalers']);
+    assert.deepEqual(
+      hpa.map((r) => `${r.version}/${r.resource}`),
+      ['v1/horizontalpodautoscalers'],
+    );
     assert.equal(listableResources(parsed).length, 53);
     assert.equal(listableResources(parsed, { versions: 'group-preferred' }).length, 47);
   });
@@ -103,13 +121,22 @@ describe('discovery parsing: legacy documents (real)', () => {
   it('APIGroupList agrees with the aggregated document on groups and preferred versions', () => {
     const legacy = parseGroupList(fx('apis.json'));
     const agg = parseAggregated(aggregated).groups;
-    assert.deepEqual(legacy.map((g) => g.name), agg.map((g) => g.name));
-    assert.deepEqual(legacy.map((g) => g.preferredVersion), agg.map((g) => g.preferredVersion));
+    assert.deepEqual(
+      legacy.map((g) => g.name),
+      agg.map((g) => g.name),
+    );
+    assert.deepEqual(
+      legacy.map((g) => g.preferredVersion),
+      agg.map((g) => g.preferredVersion),
+    );
   });
 
   it('apps/v1 and batch/v1 resource lists agree with the aggregated form', () => {
     const agg = parseAggregated(aggregated).groups;
-    for (const [group, file] of [['apps', 'apis__apps__v1.json'], ['batch', 'apis__batch__v1.json']]) {
+    for (const [group, file] of [
+      ['apps', 'apis__apps__v1.json'],
+      ['batch', 'apis__batch__v1.json'],
+    ]) {
       const legacy = parseResourceList(fx(file), group, 'v1');
       const fromAgg = agg.find((g) => g.name === group)!.versions.find((v) => v.version === 'v1')!.resources;
       const shape = (r: any) => ({ resource: r.resource, kind: r.kind, namespaced: r.namespaced, verbs: [...r.verbs].sort(), shortNames: r.shortNames });
@@ -133,7 +160,14 @@ function discoveryServer(mode: 'aggregated' | 'legacy') {
             freshness: 'Current',
             resources: apiV1.resources
               .filter((r: any) => !r.name.includes('/'))
-              .map((r: any) => ({ resource: r.name, responseKind: { group: '', version: '', kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singularName, verbs: r.verbs, shortNames: r.shortNames })),
+              .map((r: any) => ({
+                resource: r.name,
+                responseKind: { group: '', version: '', kind: r.kind },
+                scope: r.namespaced ? 'Namespaced' : 'Cluster',
+                singularResource: r.singularName,
+                verbs: r.verbs,
+                shortNames: r.shortNames,
+              })),
           },
         ],
       },
@@ -148,7 +182,8 @@ function discoveryServer(mode: 'aggregated' | 'legacy') {
   };
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
     const wantsAggregated = String(req.headers.accept ?? '').includes('as=APIGroupDiscoveryList');
-    if (mode === 'aggregated' && wantsAggregated && req.url === '/api') return json(res, coreAggregated, { 'content-type': 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    if (mode === 'aggregated' && wantsAggregated && req.url === '/api')
+      return json(res, coreAggregated, { 'content-type': 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
     if (mode === 'aggregated' && wantsAggregated && req.url === '/apis') return json(res, aggregated);
     const doc = legacyDocs[req.url ?? ''];
     if (doc) return json(res, doc);

@@ -60,8 +60,12 @@ export function tempDir(): { dir: string; cleanup(): void } {
 
 /** A minimal kubeconfig with one context named `ctx` (more via extra YAML). */
 export function kubeconfigYaml(server: string, user: Record<string, unknown> = {}, cluster: Record<string, unknown> = {}): string {
-  const u = Object.entries(user).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`).join('\n');
-  const c = Object.entries(cluster).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`).join('\n');
+  const u = Object.entries(user)
+    .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
+  const c = Object.entries(cluster)
+    .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -108,14 +112,46 @@ export function makePki(): Pki {
   const p = (n: string) => join(t.dir, n);
   const ossl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   try {
-    ossl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '2', '-subj', '/CN=test-ca');
+    ossl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      p('ca.key'),
+      '-out',
+      p('ca.crt'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=test-ca',
+    );
     for (const [name, subj, ext] of [
       ['server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
       ['client', '/CN=tester', 'extendedKeyUsage=clientAuth'],
     ] as const) {
       ossl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', p(`${name}.key`), '-out', p(`${name}.csr`), '-subj', subj);
       writeFileSync(p(`${name}.ext`), ext + '\n');
-      ossl('x509', '-req', '-in', p(`${name}.csr`), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p(`${name}.crt`), '-days', '2', '-extfile', p(`${name}.ext`));
+      ossl(
+        'x509',
+        '-req',
+        '-in',
+        p(`${name}.csr`),
+        '-CA',
+        p('ca.crt'),
+        '-CAkey',
+        p('ca.key'),
+        '-CAcreateserial',
+        '-out',
+        p(`${name}.crt`),
+        '-days',
+        '2',
+        '-extfile',
+        p(`${name}.ext`),
+      );
     }
     const r = (n: string) => readFileSync(p(n), 'utf8');
     return { ca: r('ca.crt'), serverCert: r('server.crt'), serverKey: r('server.key'), clientCert: r('client.crt'), clientKey: r('client.key') };

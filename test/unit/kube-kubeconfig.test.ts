@@ -49,7 +49,10 @@ describe('kubeconfig: one KubeConfig per context', () => {
     const b = loadKubeContext({ kubeconfig: p, context: 'ctx-b' });
     assert.equal(b.server, 'https://b.example:6443');
     // Each KubeConfig holds exactly its own context: its auth cannot follow another current-context.
-    assert.deepEqual(b.kc.getContexts().map((c) => c.name), ['ctx-b']);
+    assert.deepEqual(
+      b.kc.getContexts().map((c) => c.name),
+      ['ctx-b'],
+    );
     assert.equal(b.kc.getCurrentUser()?.token, 'token-b');
     assert.equal(a.kc.getCurrentUser()?.token, 'token-a');
     assert.deepEqual(listContextNames({ kubeconfig: p }), { names: ['ctx-a', 'ctx-b'], current: 'ctx-a' });
@@ -73,7 +76,10 @@ describe('kubeconfig: one KubeConfig per context', () => {
   it('says clearly when the YAML is broken or the file is not a kubeconfig', () => {
     assert.throws(() => loadKubeContext({ kubeconfig: file('broken', 'clusters: [\n  - name: x\n  bad') }), isConfigError(/broken: invalid YAML/));
     assert.throws(() => loadKubeContext({ kubeconfig: file('empty', '') }), isConfigError(/empty: (invalid kubeconfig|no clusters or contexts)/));
-    assert.throws(() => loadKubeContext({ kubeconfig: file('noserver', 'clusters:\n- name: c\n  cluster: {}\n') }), isConfigError(/invalid kubeconfig: clusters\[0\]\.cluster\.server is missing/));
+    assert.throws(
+      () => loadKubeContext({ kubeconfig: file('noserver', 'clusters:\n- name: c\n  cluster: {}\n') }),
+      isConfigError(/invalid kubeconfig: clusters\[0\]\.cluster\.server is missing/),
+    );
   });
 
   it('says clearly when the context is unknown or there is no current context', () => {

@@ -20,20 +20,34 @@ describe('list items of a typed list', () => {
     const s = await startServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const meta = req.headers.accept?.includes('PartialObjectMetadataList');
-      res.end(JSON.stringify({
-        kind: meta ? 'PartialObjectMetadataList' : 'DeploymentList',
-        apiVersion: meta ? 'meta.k8s.io/v1' : 'apps/v1',
-        metadata: { resourceVersion: '5' },
-        items: [{ metadata: { name: 'a' }, spec: {} }, { kind: 'Other', apiVersion: 'x/v1', metadata: { name: 'b' } }],
-      }));
+      res.end(
+        JSON.stringify({
+          kind: meta ? 'PartialObjectMetadataList' : 'DeploymentList',
+          apiVersion: meta ? 'meta.k8s.io/v1' : 'apps/v1',
+          metadata: { resourceVersion: '5' },
+          items: [
+            { metadata: { name: 'a' }, spec: {} },
+            { kind: 'Other', apiVersion: 'x/v1', metadata: { name: 'b' } },
+          ],
+        }),
+      );
     });
     servers.push(s);
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
     clients.push(c);
     const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };
     const l = await c.list(gvr, {});
-    assert.deepEqual(l.items.map((o) => [o.kind, o.apiVersion, o.metadata.name]), [['Deployment', 'apps/v1', 'a'], ['Other', 'x/v1', 'b']]);
+    assert.deepEqual(
+      l.items.map((o) => [o.kind, o.apiVersion, o.metadata.name]),
+      [
+        ['Deployment', 'apps/v1', 'a'],
+        ['Other', 'x/v1', 'b'],
+      ],
+    );
     const m = await c.list(gvr, { metadataOnly: true });
-    assert.deepEqual(m.items.map((o) => Object.keys(o)), [['metadata'], ['metadata']]);
+    assert.deepEqual(
+      m.items.map((o) => Object.keys(o)),
+      [['metadata'], ['metadata']],
+    );
   });
 });

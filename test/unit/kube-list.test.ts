@@ -21,7 +21,14 @@ interface ListServerOpts {
 /** A list endpoint with the API server's paging rules, over a fixed set of pods. */
 function listServer(o: ListServerOpts) {
   const items = Array.from({ length: o.n }, (_, i) => ({
-    metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: String(100 + i), managedFields: [{ manager: 'kubectl' }], labels: { i: String(i % 2) } },
+    metadata: {
+      name: `p${i}`,
+      namespace: 'ns',
+      uid: `u${i}`,
+      resourceVersion: String(100 + i),
+      managedFields: [{ manager: 'kubectl' }],
+      labels: { i: String(i % 2) },
+    },
     spec: { containers: [{ name: 'c', image: 'x' }] },
     status: { phase: 'Running' },
   }));
@@ -36,7 +43,8 @@ function listServer(o: ListServerOpts) {
     let hop = 0;
     if (q.get('continue')) {
       continuations++;
-      if (o.expireAll || o.expireAt === continuations) return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      if (o.expireAll || o.expireAt === continuations)
+        return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
       [start, hop] = Buffer.from(q.get('continue')!, 'base64').toString().split(':').map(Number);
     }
     const limit = Number(q.get('limit') ?? 0) || o.n;
@@ -77,9 +85,15 @@ describe('paged list', () => {
         const { s, c } = await setup({ n, emptyEvery: emptyEvery || undefined });
         const pages: number[] = [];
         const r = await c.list(pods, { limit }, { onPage: (p) => pages.push(p.items) });
-        assert.deepEqual(names(r.items), Array.from({ length: n }, (_, i) => `p${i}`));
+        assert.deepEqual(
+          names(r.items),
+          Array.from({ length: n }, (_, i) => `p${i}`),
+        );
         assert.equal(r.pages, s.seen.length);
-        assert.equal(pages.reduce((a, b) => a + b, 0), n);
+        assert.equal(
+          pages.reduce((a, b) => a + b, 0),
+          n,
+        );
         assert.equal(r.resourceVersion, '999');
         for (const seen of s.seen.slice(1)) assert.ok(new URL(seen.url, 'http://x').searchParams.get('continue'));
         s.close();
@@ -90,7 +104,14 @@ describe('paged list', () => {
 
   it('sends resourceVersion and selectors on the first page only for rv, on every page for selectors', async () => {
     const { s, c } = await setup({ n: 10 });
-    await c.list(pods, { limit: 4, resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', labelSelector: 'app=web', fieldSelector: 'status.phase=Running', namespace: 'team a' });
+    await c.list(pods, {
+      limit: 4,
+      resourceVersion: '0',
+      resourceVersionMatch: 'NotOlderThan',
+      labelSelector: 'app=web',
+      fieldSelector: 'status.phase=Running',
+      namespace: 'team a',
+    });
     const qs = s.seen.map((x) => new URL(x.url, 'http://x'));
     assert.equal(qs.length, 3);
     assert.equal(qs[0].pathname, '/api/v1/namespaces/team%20a/pods');
@@ -113,7 +134,10 @@ describe('paged list', () => {
     let fellBack: KubeApiError | undefined;
     const r = await c.list(pods, { limit: 5, resourceVersion: '0' }, { sink, onFallback: (e) => (fellBack = e) });
     assert.equal(r.items, sink);
-    assert.deepEqual(names(r.items), Array.from({ length: 23 }, (_, i) => `p${i}`));
+    assert.deepEqual(
+      names(r.items),
+      Array.from({ length: 23 }, (_, i) => `p${i}`),
+    );
     assert.equal(r.fellBackToFullList, true);
     assert.equal(r.restarts, 1);
     assert.equal(fellBack?.status, 410);
@@ -138,7 +162,7 @@ describe('paged list', () => {
     const qs = s.seen.map((x) => new URL(x.url, 'http://x').searchParams);
     assert.equal(qs.filter((q) => !q.get('continue')).length, MAX_LIST_RESTARTS + 1);
     for (const q of qs) assert.equal(q.get('limit'), '5');
-    assert.deepEqual(names(sink), ['p0', 'p1', 'p2', 'p3', 'p4'], 'only the last walk\'s first page is held');
+    assert.deepEqual(names(sink), ['p0', 'p1', 'p2', 'p3', 'p4'], "only the last walk's first page is held");
   });
 
   it('a restart after an exact resourceVersion read asks for the most recent state (as the reflector relists)', async () => {
@@ -171,7 +195,9 @@ describe('paged list', () => {
   });
 
   it('keeps only metadata even when the server ignores the metadata Accept header', async () => {
-    const s = await startServer((_q, res) => json(res, { kind: 'PodList', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' }, spec: { big: 'x'.repeat(1000) } }] }));
+    const s = await startServer((_q, res) =>
+      json(res, { kind: 'PodList', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' }, spec: { big: 'x'.repeat(1000) } }] }),
+    );
     servers.push(s);
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
     clients.push(c);
@@ -187,7 +213,7 @@ describe('paged list', () => {
     await assert.rejects(c.list(pods), (e: any) => e.name === 'KubeTransportError' && e.kind === 'malformed');
   });
 
-  it('reads the continue token from a body\'s first bytes only when it precedes the items', () => {
+  it("reads the continue token from a body's first bytes only when it precedes the items", () => {
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"abc=="},"items":[{"metadata":{"continue":"no"}}'), 'abc==');
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"continue":"no"}]}'), '');
     assert.equal(continueFromHead('{"kind":"PodList","metadata":{"resourceVersion":"9","contin'), undefined);
@@ -209,11 +235,16 @@ describe('paged list', () => {
       const next = cont === '' ? 'p2' : cont === 'p2' ? 'p3' : '';
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"${next ? `,"continue":"${next}"` : ''}},"items":[`);
-      const nextAsked = holdForNext && next ? eventually(() => arrivals.includes(`req ${next}`), { description: `the request for ${next}`, timeoutMs: 5000 }) : Promise.resolve(true);
-      void nextAsked.catch(() => false).then(() => {
-        arrivals.push(`end ${cont || 'first'}`);
-        res.end(`{"metadata":{"name":"${cont || 'first'}"}}]}`);
-      });
+      const nextAsked =
+        holdForNext && next
+          ? eventually(() => arrivals.includes(`req ${next}`), { description: `the request for ${next}`, timeoutMs: 5000 })
+          : Promise.resolve(true);
+      void nextAsked
+        .catch(() => false)
+        .then(() => {
+          arrivals.push(`end ${cont || 'first'}`);
+          res.end(`{"metadata":{"name":"${cont || 'first'}"}}]}`);
+        });
     });
     servers.push(s);
     const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
@@ -236,7 +267,9 @@ describe('paged list', () => {
       if (cont === '') {
         res.write('{"kind":"PodList","metadata":{"continue":"p2"},"items":[');
         // cut short (malformed) once page 2 has been asked for ahead (bounded: then it fails below)
-        void eventually(() => s.seen.length === 2, { description: 'the request for page 2', timeoutMs: 5000 }).catch(() => false).then(() => res.end('{"metadata":'));
+        void eventually(() => s.seen.length === 2, { description: 'the request for page 2', timeoutMs: 5000 })
+          .catch(() => false)
+          .then(() => res.end('{"metadata":'));
       } else {
         res.write('{"kind":"PodList","metadata":{},"items":['); // and hangs
       }
@@ -249,4 +282,3 @@ describe('paged list', () => {
     await eventually(() => s.openSockets.size <= 1, { description: 's.openSockets.size <= 1' });
   });
 });
-

@@ -38,7 +38,12 @@ function listServer(n: number, fault: (k: number) => Fault = () => 'none') {
     }
     const limit = Number(q.get('limit') ?? 0) || n;
     const next = start + limit;
-    const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42', continue: next < n && q.get('limit') ? String(next) : undefined }, items: items.slice(start, next) });
+    const body = JSON.stringify({
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '42', continue: next < n && q.get('limit') ? String(next) : undefined },
+      items: items.slice(start, next),
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   };
@@ -50,7 +55,13 @@ after(async () => {
   clients.forEach((c) => c.close());
   await Promise.all(servers.map((s) => s.close()));
 });
-async function setup(handler: Parameters<typeof startServer>[0], opts: Parameters<typeof KubeClient.connect>[1] = {}, tls?: Parameters<typeof startServer>[1], user = {}, cluster = {}) {
+async function setup(
+  handler: Parameters<typeof startServer>[0],
+  opts: Parameters<typeof KubeClient.connect>[1] = {},
+  tls?: Parameters<typeof startServer>[1],
+  user = {},
+  cluster = {},
+) {
   const s = await startServer(handler, tls);
   servers.push(s);
   const c = await KubeClient.connect(contextFor(s.url, user, cluster), { qps: 0, ...opts });
@@ -93,7 +104,10 @@ describe('paged list on the I/O thread', () => {
   });
 
   it('a connection reset mid-list is retried with backoff; no object lost or doubled', async () => {
-    const { c } = await setup(listServer(25, (k) => (k === 3 ? 'reset' : 'none')), { retry: { backoffBaseMs: 1 } });
+    const { c } = await setup(
+      listServer(25, (k) => (k === 3 ? 'reset' : 'none')),
+      { retry: { backoffBaseMs: 1 } },
+    );
     const r = await c.list(pods, { limit: 3 });
     assert.deepEqual(names(r.items), expected(25));
     assert.equal(r.retries, 1);
@@ -113,7 +127,10 @@ describe('paged list on the I/O thread', () => {
   });
 
   it('a page that never completes hits the per-request timeout on the I/O thread', async () => {
-    const { c } = await setup(listServer(10, (k) => (k === 1 ? 'hang' : 'none')), { requestTimeoutMs: 150, retry: { maxBackoffRetries: 0 } });
+    const { c } = await setup(
+      listServer(10, (k) => (k === 1 ? 'hang' : 'none')),
+      { requestTimeoutMs: 150, retry: { maxBackoffRetries: 0 } },
+    );
     await assert.rejects(c.list(pods, { limit: 4 }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'timeout');
   });
 
@@ -138,7 +155,9 @@ describe('paged list on the I/O thread', () => {
     const { s, c } = await setup(listServer(12), { qps: 40, burst: 1, clock });
     const listed = c.list(pods, { limit: 2 });
     for (let i = 1; i < 6; i++) {
-      await eventually(() => s.seen.length === i && clock.pendingTimers() === 1, { description: `request ${i} served and request ${i + 1} waiting for its token` });
+      await eventually(() => s.seen.length === i && clock.pendingTimers() === 1, {
+        description: `request ${i} served and request ${i + 1} waiting for its token`,
+      });
       await clock.advance(24);
       assert.equal(s.seen.length, i, `request ${i + 1} went 1 ms before its token`);
       await clock.advance(1);

@@ -8,7 +8,18 @@ test('asStoredObject keeps an object with a name and a uid, as the same referenc
 });
 
 test('asStoredObject skips what the API server never stores: no metadata, no name, no uid', () => {
-  for (const bad of [null, undefined, 3, 'pod', {}, { metadata: null }, { metadata: { uid: 'u' } }, { metadata: { name: '', uid: 'u' } }, { metadata: { name: 'p' } }, { metadata: { name: 7, uid: 'u' } }]) {
+  for (const bad of [
+    null,
+    undefined,
+    3,
+    'pod',
+    {},
+    { metadata: null },
+    { metadata: { uid: 'u' } },
+    { metadata: { name: '', uid: 'u' } },
+    { metadata: { name: 'p' } },
+    { metadata: { name: 7, uid: 'u' } },
+  ]) {
     assert.equal(asStoredObject(bad), undefined, JSON.stringify(bad));
   }
 });

@@ -9,7 +9,10 @@ import { parseProxyUrl, proxyEnvironment, proxyFromEnvironment, redactProxy, res
 
 const P = 'http://proxy.corp:3128';
 const via = (server: string, noProxy?: string, extra: NodeJS.ProcessEnv = {}) =>
-  proxyFromEnvironment(new URL(server), proxyEnvironment({ HTTPS_PROXY: P, HTTP_PROXY: 'http://plain.corp:8080', ...(noProxy === undefined ? {} : { NO_PROXY: noProxy }), ...extra }))?.href;
+  proxyFromEnvironment(
+    new URL(server),
+    proxyEnvironment({ HTTPS_PROXY: P, HTTP_PROXY: 'http://plain.corp:8080', ...(noProxy === undefined ? {} : { NO_PROXY: noProxy }), ...extra }),
+  )?.href;
 
 describe('proxy selection (Go httpproxy rules)', () => {
   it('https servers use HTTPS_PROXY, http servers HTTP_PROXY; upper case first, then lower case; empty is unset', () => {

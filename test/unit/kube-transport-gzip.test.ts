@@ -53,7 +53,10 @@ describe('transport: gzip', () => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
         res.end(body);
       }, ioThread);
-      await assert.rejects(c.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 10 }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /gzip|inflate/i.test(e.message));
+      await assert.rejects(
+        c.list({ group: '', version: 'v1', resource: 'pods' }, { limit: 10 }),
+        (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /gzip|inflate/i.test(e.message),
+      );
       assert.equal(s.seen.length, 1);
     });
   }
@@ -63,12 +66,18 @@ describe('transport: gzip', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
       res.end('xx');
     });
-    await assert.rejects(c.transport.getJson({ path: '/api' }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /Content-Encoding br/.test(e.message));
+    await assert.rejects(
+      c.transport.getJson({ path: '/api' }),
+      (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /Content-Encoding br/.test(e.message),
+    );
   });
 
   it('a gzip error Status is inflated and read', async () => {
     const { c } = await setup((_q, res) => gz(res, 403, JSON.stringify({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'pods is forbidden' })));
-    await assert.rejects(c.transport.getJson({ path: '/api/v1/pods' }), (e: unknown) => e instanceof KubeApiError && e.status === 403 && e.message === 'pods is forbidden');
+    await assert.rejects(
+      c.transport.getJson({ path: '/api/v1/pods' }),
+      (e: unknown) => e instanceof KubeApiError && e.status === 403 && e.message === 'pods is forbidden',
+    );
   });
 
   it('a gzip watch stream is inflated as it streams, events in order', async () => {
@@ -80,7 +89,10 @@ describe('transport: gzip', () => {
     const got: WatchEvent[] = [];
     const end = await c.watch({ group: '', version: 'v1', resource: 'pods' }, { resourceVersion: '0' }, (e) => got.push(e));
     assert.deepEqual(end, { kind: 'closed', events: 3 });
-    assert.deepEqual(got.map((e) => e.object.metadata.name), ['a', 'b', 'c']);
+    assert.deepEqual(
+      got.map((e) => e.object.metadata.name),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('disableCompression sends no Accept-Encoding', async () => {
@@ -92,7 +104,7 @@ describe('transport: gzip', () => {
     assert.equal(s.seen[0].headers['accept-encoding'], undefined);
   });
 
-  it('the kubeconfig cluster\'s disable-compression: true is honoured as client-go honours it; the option overrides it', async () => {
+  it("the kubeconfig cluster's disable-compression: true is honoured as client-go honours it; the option overrides it", async () => {
     const s = await startServer((_q, res) => res.end('{}'));
     servers.push(s);
     const ctx = contextFor(s.url, {}, { 'disable-compression': true });
@@ -102,7 +114,10 @@ describe('transport: gzip', () => {
     clients.push(off, on);
     await off.transport.getJson({ path: '/api' });
     await on.transport.getJson({ path: '/api' });
-    assert.deepEqual(s.seen.map((r) => r.headers['accept-encoding']), [undefined, 'gzip']);
+    assert.deepEqual(
+      s.seen.map((r) => r.headers['accept-encoding']),
+      [undefined, 'gzip'],
+    );
   });
 
   it('auto: a server on this machine is not asked, until a measured round trip says it is a tunnel to somewhere far', async () => {
@@ -143,6 +158,10 @@ describe('transport: gzip', () => {
     } finally {
       await relay.close();
     }
-    assert.deepEqual(s.seen.slice(0, 3).map((r) => r.headers['accept-encoding']), nearWants, 'the near client asked only as its measured round trip said');
+    assert.deepEqual(
+      s.seen.slice(0, 3).map((r) => r.headers['accept-encoding']),
+      nearWants,
+      'the near client asked only as its measured round trip said',
+    );
   });
 });

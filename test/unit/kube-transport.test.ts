@@ -18,7 +18,12 @@ async function serve(handler: Parameters<typeof startServer>[0], tls?: Parameter
   servers.push(s);
   return s;
 }
-async function transport(s: TestServer, opts: Parameters<typeof KubeTransport.create>[1] = {}, user: Record<string, unknown> = {}, cluster: Record<string, unknown> = {}) {
+async function transport(
+  s: TestServer,
+  opts: Parameters<typeof KubeTransport.create>[1] = {},
+  user: Record<string, unknown> = {},
+  cluster: Record<string, unknown> = {},
+) {
   const t = await KubeTransport.create(contextFor(s.url, user, cluster), { qps: 0, ...opts });
   transports.push(t);
   return t;
@@ -30,7 +35,10 @@ describe('transport: errors are typed values', () => {
     const t = await transport(s);
     await assert.rejects(t.getJson({ path: '/api/v1/pods' }), (e: unknown) => {
       assert.ok(e instanceof KubeApiError);
-      assert.deepEqual([e.status, e.reason, e.message, e.path], [403, 'Forbidden', 'pods is forbidden: User "jane" cannot list resource "pods"', '/api/v1/pods']);
+      assert.deepEqual(
+        [e.status, e.reason, e.message, e.path],
+        [403, 'Forbidden', 'pods is forbidden: User "jane" cannot list resource "pods"', '/api/v1/pods'],
+      );
       return true;
     });
     assert.equal(s.seen.length, 1);
@@ -42,7 +50,10 @@ describe('transport: errors are typed values', () => {
       res.end('{"kind":"PodList","items":[{"metadata":');
     });
     const t = await transport(s);
-    await assert.rejects(t.getJson({ path: '/api/v1/pods' }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /not valid JSON/.test(e.message));
+    await assert.rejects(
+      t.getJson({ path: '/api/v1/pods' }),
+      (e: unknown) => e instanceof KubeTransportError && e.kind === 'malformed' && /not valid JSON/.test(e.message),
+    );
     assert.equal(s.seen.length, 1);
   });
 
@@ -52,7 +63,10 @@ describe('transport: errors are typed values', () => {
       res.end('bad gateway from the proxy');
     });
     const t = await transport(s, { retry: { maxBackoffRetries: 0 } });
-    await assert.rejects(t.getJson({ path: '/apis' }), (e: unknown) => e instanceof KubeApiError && e.status === 502 && e.message === 'bad gateway from the proxy');
+    await assert.rejects(
+      t.getJson({ path: '/apis' }),
+      (e: unknown) => e instanceof KubeApiError && e.status === 502 && e.message === 'bad gateway from the proxy',
+    );
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
@@ -165,7 +179,9 @@ describe('transport: cancellation and connections', () => {
 
 describe('transport: authentication through client-node', () => {
   it('sends the bearer token; plain http works without insecure-skip-tls-verify; the token never appears in errors', async () => {
-    const s = await serve((req, res) => (req.headers.authorization === 'Bearer s3cr3t-token' ? status(res, 401, 'Unauthorized', 'Unauthorized') : json(res, {})));
+    const s = await serve((req, res) =>
+      req.headers.authorization === 'Bearer s3cr3t-token' ? status(res, 401, 'Unauthorized', 'Unauthorized') : json(res, {}),
+    );
     const t = await transport(s, {}, { token: 's3cr3t-token' });
     await assert.rejects(t.getJson({ path: '/api' }), (e: unknown) => e instanceof KubeApiError && e.status === 401 && !e.message.includes('s3cr3t'));
     assert.equal(s.seen[0].headers.authorization, 'Bearer s3cr3t-token');
@@ -183,29 +199,52 @@ describe('transport: authentication through client-node', () => {
   it('runs an exec credential plugin and sends its token', async () => {
     const d = tempDir();
     const script = join(d.dir, 'cred.js');
-    writeFileSync(script, `process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1',kind:'ExecCredential',status:{token:'from-exec',expirationTimestamp:'2099-01-01T00:00:00Z'}}))`);
+    writeFileSync(
+      script,
+      `process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1',kind:'ExecCredential',status:{token:'from-exec',expirationTimestamp:'2099-01-01T00:00:00Z'}}))`,
+    );
     const s = await serve((_q, res) => json(res, {}));
-    const t = await transport(s, {}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } });
+    const t = await transport(
+      s,
+      {},
+      { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } },
+    );
     await t.getJson({ path: '/api' });
     await t.getJson({ path: '/api' });
-    assert.deepEqual(s.seen.map((x) => x.headers.authorization), ['Bearer from-exec', 'Bearer from-exec']);
+    assert.deepEqual(
+      s.seen.map((x) => x.headers.authorization),
+      ['Bearer from-exec', 'Bearer from-exec'],
+    );
     d.cleanup();
   });
 
   it('verifies the server against the kubeconfig CA and presents the client certificate', async () => {
     const pki = makePki();
-    const s = await serve((req, res) => {
-      const cert = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
-      json(res, { cn: cert?.subject?.CN });
-    }, { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true });
-    const t = await transport(s, {}, { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) }, { 'certificate-authority-data': b64(pki.ca) });
+    const s = await serve(
+      (req, res) => {
+        const cert = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+        json(res, { cn: cert?.subject?.CN });
+      },
+      { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
+    );
+    const t = await transport(
+      s,
+      {},
+      { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
+      { 'certificate-authority-data': b64(pki.ca) },
+    );
     const r = await t.getJson<{ cn: string }>({ path: '/api' });
     assert.equal(r.body.cn, 'tester');
     // Without the CA the server is not trusted: a TLS failure, not retried.
     const untrusted = await transport(s, {}, { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) });
     await assert.rejects(untrusted.getJson({ path: '/api' }), (e: unknown) => e instanceof KubeTransportError && e.kind === 'tls');
     // insecure-skip-tls-verify accepts it.
-    const insecure = await transport(s, {}, { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) }, { 'insecure-skip-tls-verify': true });
+    const insecure = await transport(
+      s,
+      {},
+      { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
+      { 'insecure-skip-tls-verify': true },
+    );
     assert.equal((await insecure.getJson<{ cn: string }>({ path: '/api' })).body.cn, 'tester');
   });
 });

@@ -20,7 +20,8 @@ async function setup(handler: (req: http.IncomingMessage, res: http.ServerRespon
   clients.push(c);
   return { s, c };
 }
-const ev = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { kind: 'Pod', metadata: { name, resourceVersion: rv, managedFields: [1] } } }) + '\n';
+const ev = (type: string, name: string, rv: string) =>
+  JSON.stringify({ type, object: { kind: 'Pod', metadata: { name, resourceVersion: rv, managedFields: [1] } } }) + '\n';
 
 describe('watch', () => {
   it('a malformed event line ends the watch with an error that quotes none of the line (it may be a Secret)', async () => {
@@ -36,7 +37,6 @@ describe('watch', () => {
     for (let i = 0; i + 8 <= msg.length; i++) assert.ok(!secretLine.includes(msg.slice(i, i + 8)), `quotes the line: ${msg}`);
   });
 
-
   it('streams newline-delimited events in order, even when a line is split across chunks, until the server closes', async () => {
     const { s, c } = await setup((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -44,12 +44,17 @@ describe('watch', () => {
       const cut = all.length / 2 + 3;
       res.write(all.slice(0, cut));
       // the rest once the client has taken the first chunk's whole event: two reads, a line cut across them
-      void eventually(() => got.length >= 1, { description: 'the first event taken', timeoutMs: 5000 }).catch(() => false).then(() => res.end(all.slice(cut)));
+      void eventually(() => got.length >= 1, { description: 'the first event taken', timeoutMs: 5000 })
+        .catch(() => false)
+        .then(() => res.end(all.slice(cut)));
     });
     const got: WatchEvent[] = [];
     const end = await c.watch(pods, { resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 30, labelSelector: 'app=x' }, (e) => got.push(e));
     assert.deepEqual(end, { kind: 'closed', events: 4 });
-    assert.deepEqual(got.map((e) => `${e.type}:${e.object.metadata.resourceVersion}`), ['ADDED:11', 'MODIFIED:12', 'BOOKMARK:13', 'DELETED:14']);
+    assert.deepEqual(
+      got.map((e) => `${e.type}:${e.object.metadata.resourceVersion}`),
+      ['ADDED:11', 'MODIFIED:12', 'BOOKMARK:13', 'DELETED:14'],
+    );
     assert.equal(got[0].object.metadata.managedFields, undefined);
     const q = new URL(s.seen[0].url, 'http://x').searchParams;
     assert.deepEqual(
@@ -62,7 +67,9 @@ describe('watch', () => {
     const { c } = await setup((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(ev('ADDED', 'a', '11'));
-      res.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 5 (11)' } }) + '\n');
+      res.write(
+        JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 5 (11)' } }) + '\n',
+      );
     });
     const got: WatchEvent[] = [];
     const end = await c.watch(pods, { resourceVersion: '5' }, (e) => got.push(e));
@@ -72,7 +79,9 @@ describe('watch', () => {
   });
 
   it('a 410 at open is expired too; a 403 is an error value (never a throw)', async () => {
-    const { c } = await setup((req, res) => (req.url!.includes('resourceVersion=1') ? status(res, 410, 'Gone', 'gone') : status(res, 403, 'Forbidden', 'no watch for you')));
+    const { c } = await setup((req, res) =>
+      req.url!.includes('resourceVersion=1') ? status(res, 410, 'Gone', 'gone') : status(res, 403, 'Forbidden', 'no watch for you'),
+    );
     assert.equal((await c.watch(pods, { resourceVersion: '1' }, () => {})).kind, 'expired');
     const end = await c.watch(pods, { resourceVersion: '2' }, () => {});
     assert.ok(end.kind === 'error' && (end.error as any).status === 403);
@@ -113,7 +122,9 @@ describe('watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(ev('ADDED', 'a', '11'));
       // reset once the client has the event (bounded: then the count below fails)
-      void eventually(() => taken === 1, { description: 'the event taken', timeoutMs: 5000 }).catch(() => false).then(() => req.socket.destroy());
+      void eventually(() => taken === 1, { description: 'the event taken', timeoutMs: 5000 })
+        .catch(() => false)
+        .then(() => req.socket.destroy());
     });
     const end = await c.watch(pods, {}, () => void taken++);
     assert.equal(end.kind, 'error');

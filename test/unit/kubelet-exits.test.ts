@@ -10,7 +10,15 @@ import { parseBytes } from '../../src/demo/kubelet/runtime';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const core = (resource: string, kind: string, namespaced: boolean, subresources: string[] = []): TypeInfo => ({
-  group: '', version: 'v1', resource, kind, listKind: `${kind}List`, singular: kind.toLowerCase(), namespaced, verbs, subresources,
+  group: '',
+  version: 'v1',
+  resource,
+  kind,
+  listKind: `${kind}List`,
+  singular: kind.toLowerCase(),
+  namespaced,
+  verbs,
+  subresources,
 });
 const WALL = Date.parse('2026-03-01T10:00:00Z');
 
@@ -28,7 +36,10 @@ function harness() {
     store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as KubeObject);
   const del = (name: string, grace: number) => {
     const p = pod(name)!;
-    store.update('', 'pods', { ...p, metadata: { ...p.metadata, deletionTimestamp: new Date(WALL + clock.now()).toISOString(), deletionGracePeriodSeconds: grace } });
+    store.update('', 'pods', {
+      ...p,
+      metadata: { ...p.metadata, deletionTimestamp: new Date(WALL + clock.now()).toISOString(), deletionGracePeriodSeconds: grace },
+    });
   };
   const events = (name: string) => store.list('', 'events', 'default').items.filter((e: any) => e.involvedObject.name === name) as any[];
   return { clock, store, kubelet, errors, pod, status, create, del, events, at: (ms: number) => clock.advance(ms - clock.now()) };
@@ -40,17 +51,24 @@ describe('kubelet simulation: exit codes and reasons', () => {
   it('a memory hog over its limit is OOMKilled (exit 137, reason OOMKilled) and restarts with back-off', async () => {
     const h = harness();
     h.create('memory-demo', {
-      containers: [{
-        name: 'memory-demo-ctr', image: 'polinux/stress', command: ['stress'], args: ['--vm', '1', '--vm-bytes', '250M', '--vm-hang', '1'],
-        resources: { requests: { memory: '50Mi' }, limits: { memory: '100Mi' } },
-      }],
+      containers: [
+        {
+          name: 'memory-demo-ctr',
+          image: 'polinux/stress',
+          command: ['stress'],
+          args: ['--vm', '1', '--vm-bytes', '250M', '--vm-hang', '1'],
+          resources: { requests: { memory: '50Mi' }, limits: { memory: '100Mi' } },
+        },
+      ],
     });
     await h.at(30_000);
     const c = h.status('memory-demo').containerStatuses[0];
     assert.ok(c.restartCount >= 1, JSON.stringify(c));
     assert.deepEqual([c.lastState.terminated.exitCode, c.lastState.terminated.reason], [137, 'OOMKilled']);
     // Within its limit, the same program just runs.
-    h.create('memory-ok', { containers: [{ name: 'c', image: 'polinux/stress', command: ['stress'], args: ['--vm-bytes', '50M'], resources: { limits: { memory: '100Mi' } } }] });
+    h.create('memory-ok', {
+      containers: [{ name: 'c', image: 'polinux/stress', command: ['stress'], args: ['--vm-bytes', '50M'], resources: { limits: { memory: '100Mi' } } }],
+    });
     await h.at(60_000);
     assert.equal(h.status('memory-ok').containerStatuses[0].restartCount, 0);
     assert.deepEqual(h.errors, []);
@@ -69,7 +87,10 @@ describe('kubelet simulation: exit codes and reasons', () => {
 describe('kubelet simulation: grace periods', () => {
   it('a server stops on SIGTERM at once (exit 0); a shell script that ignores SIGTERM runs until the grace period ends (exit 137)', async () => {
     const h = harness();
-    h.create('server', { terminationGracePeriodSeconds: 10, containers: [{ name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec', '--http-port=8080'] }] });
+    h.create('server', {
+      terminationGracePeriodSeconds: 10,
+      containers: [{ name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec', '--http-port=8080'] }],
+    });
     h.create('script', { terminationGracePeriodSeconds: 10, containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }] });
     await h.at(3000);
     assert.ok(running(h, 'server') && running(h, 'script'));
@@ -112,7 +133,12 @@ describe('kubelet simulation: grace periods', () => {
 describe('kubelet simulation: activeDeadlineSeconds', () => {
   it('past the deadline the kubelet fails the pod (DeadlineExceeded) at its next sync, stops its containers within the grace period, and leaves it in the API', async () => {
     const h = harness();
-    h.create('deadline', { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 2, restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }] });
+    h.create('deadline', {
+      activeDeadlineSeconds: 5,
+      terminationGracePeriodSeconds: 2,
+      restartPolicy: 'Never',
+      containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }],
+    });
     await h.at(5_500);
     assert.equal(h.status('deadline').phase, 'Running', 'not before the deadline and the next sync tick');
     await h.at(7_000);
@@ -173,7 +199,16 @@ describe("client-go's EventCorrelator, as the demo kubelet's recorder uses it", 
   it('the recorder writes one Event per key with a rising count, and stops writing when the bucket is empty', async () => {
     const h = harness();
     // probe-me: liveness fails every 5 s, failureThreshold 2: Unhealthy, Unhealthy, Killing, restart, ...
-    h.create('probe-me', { containers: [{ name: 'probe-me', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec', '--http-port=8080'], livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 } }] });
+    h.create('probe-me', {
+      containers: [
+        {
+          name: 'probe-me',
+          image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+          args: ['netexec', '--http-port=8080'],
+          livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
+        },
+      ],
+    });
     await h.at(20 * 60_000);
     const unhealthy = h.events('probe-me').filter((e) => e.reason === 'Unhealthy');
     assert.equal(unhealthy.length, 1, 'one Unhealthy Event, its count rising');

@@ -9,7 +9,15 @@ import { startKubelet } from '../../src/demo/kubelet';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const core = (resource: string, kind: string, namespaced: boolean, subresources: string[] = []): TypeInfo => ({
-  group: '', version: 'v1', resource, kind, listKind: `${kind}List`, singular: kind.toLowerCase(), namespaced, verbs, subresources,
+  group: '',
+  version: 'v1',
+  resource,
+  kind,
+  listKind: `${kind}List`,
+  singular: kind.toLowerCase(),
+  namespaced,
+  verbs,
+  subresources,
 });
 const WALL = Date.parse('2026-03-01T10:00:00Z');
 
@@ -27,7 +35,10 @@ function harness() {
   const create = (name: string, spec: Record<string, unknown>) =>
     store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as KubeObject);
   const reasons = (name: string) =>
-    store.list('', 'events', 'default').items.filter((e: any) => e.involvedObject.name === name).map((e: any) => e.reason);
+    store
+      .list('', 'events', 'default')
+      .items.filter((e: any) => e.involvedObject.name === name)
+      .map((e: any) => e.reason);
   return { clock, store, kubelet, writes, errors, status, create, reasons, at: (ms: number) => clock.advance(ms - clock.now()) };
 }
 
@@ -36,7 +47,10 @@ describe('kubelet simulation: pod lifecycle', () => {
     const h = harness();
     h.create('web', { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '100m' } } }] });
     await h.at(100);
-    assert.deepEqual(h.store.list('', 'nodes').items.map((n) => n.metadata.name), ['demo-node-1', 'demo-node-2']);
+    assert.deepEqual(
+      h.store.list('', 'nodes').items.map((n) => n.metadata.name),
+      ['demo-node-1', 'demo-node-2'],
+    );
     const pending = h.status('web');
     assert.equal(pending.phase, 'Pending');
     assert.equal(pending.containerStatuses[0].state.waiting.reason, 'ContainerCreating');
@@ -56,8 +70,10 @@ describe('kubelet simulation: pod lifecycle', () => {
     assert.deepEqual([c.ready, c.started, c.restartCount], [true, true, 0]);
     assert.ok(c.state.running.startedAt);
     assert.deepEqual(c.lastState, {});
-    assert.deepEqual(s.conditions.map((x: any) => `${x.type}=${x.status}`),
-      ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+    assert.deepEqual(
+      s.conditions.map((x: any) => `${x.type}=${x.status}`),
+      ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True'],
+    );
     assert.deepEqual(h.reasons('web'), ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']);
     assert.ok(h.writes.every((w) => /^(ADDED|MODIFIED) (pods|events|nodes)$/.test(w)));
     assert.deepEqual(h.errors, []);
@@ -95,9 +111,17 @@ describe('kubelet simulation: pod lifecycle', () => {
 
   it('restartPolicy Never: a job that exits 0 Succeeds, one that runs `false` Fails; OnFailure retries', async () => {
     const h = harness();
-    h.create('job-ok', { nodeName: 'demo-node-1', restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] });
+    h.create('job-ok', {
+      nodeName: 'demo-node-1',
+      restartPolicy: 'Never',
+      containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }],
+    });
     h.create('job-bad', { nodeName: 'demo-node-1', restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36', command: ['false'] }] });
-    h.create('job-retry', { nodeName: 'demo-node-1', restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'exit 3'] }] });
+    h.create('job-retry', {
+      nodeName: 'demo-node-1',
+      restartPolicy: 'OnFailure',
+      containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'exit 3'] }],
+    });
     await h.at(10_000);
     assert.equal(h.status('job-ok').phase, 'Succeeded');
     assert.equal(h.status('job-ok').containerStatuses[0].state.terminated.reason, 'Completed');
@@ -126,11 +150,38 @@ describe('kubelet simulation: pod lifecycle', () => {
   it('adopts a pod whose status says it is running and keeps crash-looping it from there', async () => {
     const h = harness();
     h.store.create('', 'pods', {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old', namespace: 'default' },
-      spec: { nodeName: 'demo-node-1', containers: [{ name: 'app', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec'], livenessProbe: { tcpSocket: { port: 9000 }, periodSeconds: 5, failureThreshold: 1 } }] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'old', namespace: 'default' },
+      spec: {
+        nodeName: 'demo-node-1',
+        containers: [
+          {
+            name: 'app',
+            image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+            args: ['netexec'],
+            livenessProbe: { tcpSocket: { port: 9000 }, periodSeconds: 5, failureThreshold: 1 },
+          },
+        ],
+      },
       status: {
-        phase: 'Running', podIP: '10.244.1.77', hostIP: '172.18.0.3', startTime: '2026-03-01T09:00:00Z',
-        containerStatuses: [{ name: 'app', ready: true, started: true, restartCount: 7, image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', imageID: '', containerID: 'containerd://abc', state: { running: { startedAt: '2026-03-01T09:59:00Z' } }, lastState: {} }],
+        phase: 'Running',
+        podIP: '10.244.1.77',
+        hostIP: '172.18.0.3',
+        startTime: '2026-03-01T09:00:00Z',
+        containerStatuses: [
+          {
+            name: 'app',
+            ready: true,
+            started: true,
+            restartCount: 7,
+            image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+            imageID: '',
+            containerID: 'containerd://abc',
+            state: { running: { startedAt: '2026-03-01T09:59:00Z' } },
+            lastState: {},
+          },
+        ],
       },
     });
     await h.at(6_000);

@@ -9,7 +9,15 @@ import { startKubelet } from '../../src/demo/kubelet';
 
 const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const core = (resource: string, kind: string, namespaced: boolean, subresources: string[] = []): TypeInfo => ({
-  group: '', version: 'v1', resource, kind, listKind: `${kind}List`, singular: kind.toLowerCase(), namespaced, verbs, subresources,
+  group: '',
+  version: 'v1',
+  resource,
+  kind,
+  listKind: `${kind}List`,
+  singular: kind.toLowerCase(),
+  namespaced,
+  verbs,
+  subresources,
 });
 const WALL = Date.parse('2026-03-01T10:00:00Z');
 
@@ -25,9 +33,7 @@ function harness(opts: { speed?: number } = {}) {
   const status = (name: string) => pod(name).status as any;
   const cs = (name: string, i = 0) => status(name).containerStatuses[i];
   const events = (name: string, reason?: string) =>
-    store.list('', 'events', 'default').items.filter(
-      (e: any) => e.involvedObject.name === name && (reason === undefined || e.reason === reason),
-    ) as any[];
+    store.list('', 'events', 'default').items.filter((e: any) => e.involvedObject.name === name && (reason === undefined || e.reason === reason)) as any[];
   const create = (obj: Partial<KubeObject> & { metadata: { name: string } }) =>
     store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', ...obj, metadata: { namespace: 'default', ...obj.metadata } } as KubeObject);
   const condition = (name: string, type: string) => status(name).conditions.find((c: any) => c.type === type)?.status;
@@ -40,12 +46,14 @@ const probeMe = {
   spec: {
     nodeName: 'pair-worker',
     restartPolicy: 'Always',
-    containers: [{
-      name: 'probe-me',
-      image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
-      args: ['netexec', '--http-port=8080'],
-      livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
-    }],
+    containers: [
+      {
+        name: 'probe-me',
+        image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+        args: ['netexec', '--http-port=8080'],
+        livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
+      },
+    ],
   },
 };
 
@@ -58,7 +66,10 @@ describe('kubelet simulation: probes', () => {
     assert.equal(h.status('probe-me').phase, 'Running');
     assert.equal(h.cs('probe-me').restartCount, 0);
     assert.ok(h.cs('probe-me').state.running);
-    assert.deepEqual(h.events('probe-me').map((e) => e.reason), ['Pulling', 'Pulled', 'Created', 'Started']);
+    assert.deepEqual(
+      h.events('probe-me').map((e) => e.reason),
+      ['Pulling', 'Pulled', 'Created', 'Started'],
+    );
     const ip = h.status('probe-me').podIP;
     assert.match(ip, /^10\.244\.\d+\.\d+$/);
 
@@ -132,9 +143,17 @@ describe('kubelet simulation: probes', () => {
     const h = harness();
     h.create({
       metadata: { name: 'good' },
-      spec: { containers: [{ name: 'web', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', args: ['netexec', '--http-port=8080'],
-        livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 2 },
-        readinessProbe: { tcpSocket: { port: 8080 } } }] },
+      spec: {
+        containers: [
+          {
+            name: 'web',
+            image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+            args: ['netexec', '--http-port=8080'],
+            livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 2 },
+            readinessProbe: { tcpSocket: { port: 8080 } },
+          },
+        ],
+      },
     });
     await h.at(120_000);
     assert.equal(h.status('good').phase, 'Running');
@@ -153,12 +172,22 @@ describe('kubelet simulation: probes', () => {
     const h = harness();
     h.create({
       metadata: { name: 'never-ready' },
-      spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }], readinessProbe: { tcpSocket: { port: 9999 }, periodSeconds: 5 } }] },
+      spec: {
+        containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }], readinessProbe: { tcpSocket: { port: 9999 }, periodSeconds: 5 } }],
+      },
     });
     h.create({
       metadata: { name: 'flips' },
-      spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['/bin/sh', '-c', 'touch /tmp/ready; sleep 30; rm -f /tmp/ready; sleep 3600'],
-        readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 5, failureThreshold: 1 } }] },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'busybox:1.36',
+            command: ['/bin/sh', '-c', 'touch /tmp/ready; sleep 30; rm -f /tmp/ready; sleep 3600'],
+            readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 5, failureThreshold: 1 },
+          },
+        ],
+      },
     });
     await h.at(20_000);
     assert.equal(h.cs('never-ready').ready, false);
@@ -181,8 +210,16 @@ describe('kubelet simulation: probes', () => {
     const h = harness();
     h.create({
       metadata: { name: 'liveness-exec' },
-      spec: { containers: [{ name: 'liveness', image: 'registry.k8s.io/busybox', args: ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600'],
-        livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, initialDelaySeconds: 5, periodSeconds: 5 } }] },
+      spec: {
+        containers: [
+          {
+            name: 'liveness',
+            image: 'registry.k8s.io/busybox',
+            args: ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600'],
+            livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, initialDelaySeconds: 5, periodSeconds: 5 },
+          },
+        ],
+      },
     });
     await h.at(30_000);
     assert.equal(h.events('liveness-exec', 'Unhealthy').length, 0);
@@ -197,15 +234,31 @@ describe('kubelet simulation: probes', () => {
     const h = harness();
     h.create({
       metadata: { name: 'slow-start' },
-      spec: { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80 }],
-        startupProbe: { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 15, periodSeconds: 10 },
-        readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 10 },
-        livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 10 } }] },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'nginx:1.27',
+            ports: [{ containerPort: 80 }],
+            startupProbe: { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 15, periodSeconds: 10 },
+            readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 10 },
+            livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 10 },
+          },
+        ],
+      },
     });
     h.create({
       metadata: { name: 'never-starts' },
-      spec: { containers: [{ name: 'app', image: 'nginx:1.27', startupProbe: { tcpSocket: { port: 8443 }, periodSeconds: 10, failureThreshold: 3 },
-        livenessProbe: { tcpSocket: { port: 8443 } } }] },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'nginx:1.27',
+            startupProbe: { tcpSocket: { port: 8443 }, periodSeconds: 10, failureThreshold: 3 },
+            livenessProbe: { tcpSocket: { port: 8443 } },
+          },
+        ],
+      },
     });
     await h.at(12_000);
     assert.equal(h.cs('slow-start').started, false);

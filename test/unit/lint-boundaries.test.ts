@@ -29,14 +29,17 @@ async function boundaryErrors(filePath: string, code: string): Promise<string[]>
 
 describe('lint: house boundaries', () => {
   it('media may use only src/shared and src/core/timeline', async () => {
-    const errs = await boundaryErrors('media/timeline/probe.ts', [
-      "import { eventDetailRows } from '../../src/shared/details';",
-      "import type { TimelineEvent } from '../../src/core/timeline/events';",
-      "import { clamp } from './viewport';",
-      "import { timelineHtml } from '../../src/app/timeline/html';",
-      "import type { KubeObject } from '../../src/core/kube/types';",
-      "export { TimelinePanel } from '../../src/vscode/timeline/panel';",
-    ].join('\n'));
+    const errs = await boundaryErrors(
+      'media/timeline/probe.ts',
+      [
+        "import { eventDetailRows } from '../../src/shared/details';",
+        "import type { TimelineEvent } from '../../src/core/timeline/events';",
+        "import { clamp } from './viewport';",
+        "import { timelineHtml } from '../../src/app/timeline/html';",
+        "import type { KubeObject } from '../../src/core/kube/types';",
+        "export { TimelinePanel } from '../../src/vscode/timeline/panel';",
+      ].join('\n'),
+    );
     assert.equal(errs.length, 3, errs.join('\n'));
     assert.match(errs[0]!, /media\/ may import only media\/, src\/shared\/, src\/core\/timeline\/; src\/app\/timeline\/html is outside/);
     assert.match(errs[1]!, /src\/core\/kube\/types is outside/);
@@ -44,21 +47,27 @@ describe('lint: house boundaries', () => {
   });
 
   it('src/shared may use only itself and src/core/timeline', async () => {
-    const errs = await boundaryErrors('src/shared/probe.ts', "import type { KubeLoopSettings } from '../app/settings';\nimport type { TimelineEvent } from '../core/timeline/events';");
+    const errs = await boundaryErrors(
+      'src/shared/probe.ts',
+      "import type { KubeLoopSettings } from '../app/settings';\nimport type { TimelineEvent } from '../core/timeline/events';",
+    );
     assert.deepEqual(errs.length, 1);
     assert.match(errs[0]!, /src\/shared\/ may import only .*src\/app\/settings is outside/);
   });
 
   it('src/core imports nothing from src/app, src/vscode, src/cli, src/demo', async () => {
-    const errs = await boundaryErrors('src/core/kube/probe.ts', [
-      "import { ResourceModel } from '../../app/model/resourceModel';",
-      "import type { Services } from '../../vscode/app/services';",
-      "const cli = require('../../cli/main');",
-      "export * from '../../demo/store';",
-      "import { asStoredObject } from './types';",
-      "import { TimelineStore } from '../timeline/store';",
-      'void cli;',
-    ].join('\n'));
+    const errs = await boundaryErrors(
+      'src/core/kube/probe.ts',
+      [
+        "import { ResourceModel } from '../../app/model/resourceModel';",
+        "import type { Services } from '../../vscode/app/services';",
+        "const cli = require('../../cli/main');",
+        "export * from '../../demo/store';",
+        "import { asStoredObject } from './types';",
+        "import { TimelineStore } from '../timeline/store';",
+        'void cli;',
+      ].join('\n'),
+    );
     assert.deepEqual(errs, [
       'src/core/ may not import src/app/model/resourceModel (src/app/ sits above it).',
       'src/core/ may not import src/vscode/app/services (src/vscode/ sits above it).',
@@ -76,18 +85,24 @@ describe('lint: house boundaries', () => {
   });
 
   it('src/app never imports src/vscode', async () => {
-    const errs = await boundaryErrors('src/app/model/probe.ts', "import { ResourceTreeProvider } from '../../vscode/tree/resourceTree';\nimport { CLUSTER } from './resourceModel';\nvoid ResourceTreeProvider, CLUSTER;");
+    const errs = await boundaryErrors(
+      'src/app/model/probe.ts',
+      "import { ResourceTreeProvider } from '../../vscode/tree/resourceTree';\nimport { CLUSTER } from './resourceModel';\nvoid ResourceTreeProvider, CLUSTER;",
+    );
     assert.deepEqual(errs, ['src/app/ may not import src/vscode/tree/resourceTree (src/vscode/ sits above it).']);
   });
 
   it('src/demo imports only types from src/core', async () => {
-    const errs = await boundaryErrors('src/demo/server/probe.ts', [
-      "import type { KubeObject } from '../../core/kube/types';",
-      "import { type ObjectMeta } from '../../core/kube/types';",
-      "import { asStoredObject } from '../../core/kube/types';",
-      "import { runLoad } from '../../app/load/loadRunner';",
-      'export type X = KubeObject | ObjectMeta; void asStoredObject, runLoad;',
-    ].join('\n'));
+    const errs = await boundaryErrors(
+      'src/demo/server/probe.ts',
+      [
+        "import type { KubeObject } from '../../core/kube/types';",
+        "import { type ObjectMeta } from '../../core/kube/types';",
+        "import { asStoredObject } from '../../core/kube/types';",
+        "import { runLoad } from '../../app/load/loadRunner';",
+        'export type X = KubeObject | ObjectMeta; void asStoredObject, runLoad;',
+      ].join('\n'),
+    );
     assert.deepEqual(errs, [
       'src/demo/ may import only types from src/core/kube/types: write `import type`.',
       'src/demo/ may not import src/app/load/loadRunner (src/app/ sits above it).',

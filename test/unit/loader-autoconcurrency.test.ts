@@ -16,10 +16,21 @@ import { eventually } from '../support/eventually';
 
 function discovery(n: number): Discovery {
   const resources: ApiResource[] = Array.from({ length: n }, (_, i) => ({
-    group: 'example.com', version: 'v1', resource: `things${i}`, kind: `Thing${i}`, singular: `thing${i}`, namespaced: false,
-    verbs: ['list', 'get', 'watch'], shortNames: [], categories: [],
+    group: 'example.com',
+    version: 'v1',
+    resource: `things${i}`,
+    kind: `Thing${i}`,
+    singular: `thing${i}`,
+    namespaced: false,
+    verbs: ['list', 'get', 'watch'],
+    shortNames: [],
+    categories: [],
   }));
-  return { mode: 'aggregated', groups: [{ name: 'example.com', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources }] }], failures: [] };
+  return {
+    mode: 'aggregated',
+    groups: [{ name: 'example.com', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources }] }],
+    failures: [],
+  };
 }
 
 /** Lists that hold until released; `running` counts those in progress, `peak` the most at once. */
@@ -36,7 +47,12 @@ class GatedClient implements LoaderClient {
    * `probedMs`: what an idle-time probe would measure (a fake RTT); undefined: no probe offered.
    * `warm`: the transport also warms connections, and its warm probe measures `warm.probeMs`.
    */
-  constructor(private readonly types: number, rttMs: number | undefined, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
+  constructor(
+    private readonly types: number,
+    rttMs: number | undefined,
+    probedMs?: number,
+    warm?: { probeMs: number; loopback?: boolean },
+  ) {
     // The samples before a probe are handshakes; a probe's answer is a request sample (rtt.ts).
     const stats: { requests: number; rttMs?: number; requestRttMs?: number } = { requests: 0, ...(rttMs === undefined ? {} : { rttMs }) };
     this.transport = { stats, loopback: warm?.loopback };
@@ -125,12 +141,14 @@ describe('autoConcurrency: the rule', () => {
   });
 
   it('is monotone in the RTT and always within 4..16', () => {
-    fc.assert(fc.property(fc.double({ min: 0, max: 1e5, noNaN: true }), fc.double({ min: 0, max: 1e5, noNaN: true }), (a, b) => {
-      const [lo, hi] = a <= b ? [a, b] : [b, a];
-      const l = autoConcurrency(lo).lanes;
-      const h = autoConcurrency(hi).lanes;
-      return l <= h && l >= AUTO_BASE_LANES && h <= AUTO_MAX_LANES && Number.isInteger(l);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e5, noNaN: true }), fc.double({ min: 0, max: 1e5, noNaN: true }), (a, b) => {
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        const l = autoConcurrency(lo).lanes;
+        const h = autoConcurrency(hi).lanes;
+        return l <= h && l >= AUTO_BASE_LANES && h <= AUTO_MAX_LANES && Number.isInteger(l);
+      }),
+    );
   });
 
   it('noteRtt keeps the minimum and ignores samples that are not times', () => {

@@ -4,7 +4,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
-import { KubeApiError, listableResources, parseAggregated, type ApiResource, type Discovery, type KubeObject, type ListHooks, type ListOptions } from '../../src/core/kube';
+import {
+  KubeApiError,
+  listableResources,
+  parseAggregated,
+  type ApiResource,
+  type Discovery,
+  type KubeObject,
+  type ListHooks,
+  type ListOptions,
+} from '../../src/core/kube';
 import { ClusterLoader, planTasks, selectTypes, type LoaderClient, type LoadTaskResult } from '../../src/core/loader';
 import type { GroupVersionResource, LoaderTaskEvent } from '../../src/core/timeline/events';
 
@@ -13,10 +22,21 @@ const realTypes = listableResources(fixture);
 
 function syntheticDiscovery(n: number): Discovery {
   const resources: ApiResource[] = Array.from({ length: n }, (_, i) => ({
-    group: 'example.com', version: 'v1', resource: `things${i}`, kind: `Thing${i}`, singular: `thing${i}`, namespaced: i % 3 !== 0,
-    verbs: ['list', 'get', 'watch'], shortNames: [], categories: [],
+    group: 'example.com',
+    version: 'v1',
+    resource: `things${i}`,
+    kind: `Thing${i}`,
+    singular: `thing${i}`,
+    namespaced: i % 3 !== 0,
+    verbs: ['list', 'get', 'watch'],
+    shortNames: [],
+    categories: [],
   }));
-  return { mode: 'aggregated', groups: [{ name: 'example.com', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources }] }], failures: [] };
+  return {
+    mode: 'aggregated',
+    groups: [{ name: 'example.com', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources }] }],
+    failures: [],
+  };
 }
 
 interface TypeBehaviour {
@@ -31,7 +51,11 @@ interface TypeBehaviour {
 class FakeClient implements LoaderClient {
   calls: { gvr: GroupVersionResource; opts: ListOptions }[] = [];
   signals: AbortSignal[] = [];
-  constructor(private readonly clock: FakeClock, private readonly disc: Discovery | (() => Promise<Discovery>), private readonly behaviour: (gvr: GroupVersionResource, ns?: string) => TypeBehaviour) {}
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly disc: Discovery | (() => Promise<Discovery>),
+    private readonly behaviour: (gvr: GroupVersionResource, ns?: string) => TypeBehaviour,
+  ) {}
 
   async discover(): Promise<Discovery> {
     return typeof this.disc === 'function' ? this.disc() : this.disc;
@@ -80,7 +104,11 @@ describe('ClusterLoader: options', () => {
       [{ namespaces: ['Bad_NS'] }, /namespace "Bad_NS" is not a valid namespace name/],
       [{ include: [''] }, /include: empty resource type name/],
     ];
-    for (const [o, re] of bad) assert.throws(() => new ClusterLoader(client, o), (e: unknown) => e instanceof RangeError && re.test((e as Error).message));
+    for (const [o, re] of bad)
+      assert.throws(
+        () => new ClusterLoader(client, o),
+        (e: unknown) => e instanceof RangeError && re.test((e as Error).message),
+      );
     const ok = new ClusterLoader(client, {});
     assert.deepEqual([ok.options.concurrency, ok.options.pageSize, ok.options.taskTimeoutMs], [4, 500, 300_000]);
   });
@@ -94,22 +122,32 @@ describe('ClusterLoader: planning', () => {
     const per = planTasks(realTypes, { namespaces: ['a', 'b'], labelSelector: 'app=x' });
     assert.equal(per.length, nsd * 2 + (53 - nsd));
     assert.ok(per.filter((t) => !t.namespaced).every((t) => t.namespace === undefined));
-    assert.deepEqual(per.map((t) => t.id), per.map((_, i) => i));
+    assert.deepEqual(
+      per.map((t) => t.id),
+      per.map((_, i) => i),
+    );
     assert.ok(per.every((t) => t.labelSelector === 'app=x'));
   });
 
   it('include/exclude match resource, resource.group, resource.version.group, kind, short name and singular', () => {
     const pick = (inc: string[], exc: string[] = []) => selectTypes(realTypes, inc, exc).selected.map((r) => `${r.resource}.${r.group}`);
     assert.deepEqual(pick(['deployments']), ['deployments.apps']);
-    for (const spec of ['deploy', 'Deployment', 'deployment', 'deployments.apps', 'deployments.v1.apps', 'DEPLOYMENTS']) assert.deepEqual(pick([spec]), ['deployments.apps'], spec);
+    for (const spec of ['deploy', 'Deployment', 'deployment', 'deployments.apps', 'deployments.v1.apps', 'DEPLOYMENTS'])
+      assert.deepEqual(pick([spec]), ['deployments.apps'], spec);
     assert.deepEqual(pick(['cronjobs', 'jobs.batch']), ['cronjobs.batch', 'jobs.batch']);
     assert.ok(!pick([], ['leases']).includes('leases.coordination.k8s.io'));
     assert.equal(pick([], ['leases']).length, 52);
     assert.deepEqual(selectTypes(realTypes, ['deploymnets'], ['nope']).unmatched, ['deploymnets', 'nope']);
     // A bare name defined by several groups means the first group's, as kubectl resolves it.
     const withCore = [{ ...realTypes[0], group: '', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'] }, ...realTypes];
-    assert.deepEqual(selectTypes(withCore, ['events'], []).selected.map((r) => `${r.resource}.${r.group}`), ['events.']);
-    assert.deepEqual(selectTypes(withCore, ['events.events.k8s.io'], []).selected.map((r) => `${r.resource}.${r.group}`), ['events.events.k8s.io']);
+    assert.deepEqual(
+      selectTypes(withCore, ['events'], []).selected.map((r) => `${r.resource}.${r.group}`),
+      ['events.'],
+    );
+    assert.deepEqual(
+      selectTypes(withCore, ['events.events.k8s.io'], []).selected.map((r) => `${r.resource}.${r.group}`),
+      ['events.events.k8s.io'],
+    );
     assert.equal(selectTypes(withCore, [], ['events']).selected.length, withCore.length - 1);
   });
 });
@@ -128,13 +166,22 @@ describe('ClusterLoader: running a load', () => {
     })();
     const summary = await settle(clock, run.done);
     await consumer;
-    assert.deepEqual(seen.map((s) => s.split('@')[0]), ['things1', 'things2', 'things3', 'things0']);
+    assert.deepEqual(
+      seen.map((s) => s.split('@')[0]),
+      ['things1', 'things2', 'things3', 'things0'],
+    );
     assert.ok(Number(seen[0].split('@')[1]) < Number(seen[3].split('@')[1]), 'the first result arrived before the last task finished');
     assert.equal(summary.outcome, 'ok');
     assert.deepEqual([summary.tasks, summary.results, summary.ok, summary.objects, summary.resourceTypes], [4, 4, 4, 100, 4]);
     const t1 = events.filter((e) => e.gvr.resource === 'things1');
-    assert.deepEqual(t1.map((e) => e.phase), ['start', 'page', 'page', 'page', 'finish']);
-    assert.deepEqual(t1.filter((e) => e.phase === 'page').map((e) => e.count), [10, 10, 5]);
+    assert.deepEqual(
+      t1.map((e) => e.phase),
+      ['start', 'page', 'page', 'page', 'finish'],
+    );
+    assert.deepEqual(
+      t1.filter((e) => e.phase === 'page').map((e) => e.count),
+      [10, 10, 5],
+    );
     const fin = t1.at(-1)!;
     // things1 is the first namespaced type, so the first submitted (byLikelySize): worker 0.
     assert.deepEqual([fin.count, fin.pages, fin.outcome, fin.worker, fin.loadId, fin.durationMs], [25, 3, 'ok', 0, 'L1', 30]);
@@ -158,7 +205,12 @@ describe('ClusterLoader: running a load', () => {
     const clock = new FakeClock();
     const client = new FakeClient(clock, syntheticDiscovery(6), (gvr) =>
       gvr.resource === 'things2'
-        ? { objects: 30, pageLatencyMs: 5, failAfterPages: 1, failWith: () => new KubeApiError(403, 'Forbidden', 'things2 is forbidden: User "jane" cannot list') }
+        ? {
+            objects: 30,
+            pageLatencyMs: 5,
+            failAfterPages: 1,
+            failWith: () => new KubeApiError(403, 'Forbidden', 'things2 is forbidden: User "jane" cannot list'),
+          }
         : { objects: 7, pageLatencyMs: 5 },
     );
     const loader = new ClusterLoader(client, { clock, pageSize: 10 });
@@ -166,13 +218,18 @@ describe('ClusterLoader: running a load', () => {
     assert.equal(summary.outcome, 'partial');
     assert.deepEqual([summary.ok, summary.failed, summary.results], [5, 1, 6]);
     const bad = results.find((r) => r.outcome === 'error')!;
-    assert.deepEqual([bad.task.gvr.resource, bad.status, bad.reason, bad.message, bad.count, bad.partial, bad.pages], ['things2', 403, 'Forbidden', 'things2 is forbidden: User "jane" cannot list', 10, true, 1]);
+    assert.deepEqual(
+      [bad.task.gvr.resource, bad.status, bad.reason, bad.message, bad.count, bad.partial, bad.pages],
+      ['things2', 403, 'Forbidden', 'things2 is forbidden: User "jane" cannot list', 10, true, 1],
+    );
     assert.deepEqual([summary.objects, summary.partialObjects], [5 * 7, 10]);
   });
 
   it('a hanging list ends at the per-task timeout as an error, and the load goes on', async () => {
     const clock = new FakeClock();
-    const client = new FakeClient(clock, syntheticDiscovery(3), (gvr) => (gvr.resource === 'things1' ? { objects: 1, pageLatencyMs: 0, hang: true } : { objects: 1, pageLatencyMs: 1 }));
+    const client = new FakeClient(clock, syntheticDiscovery(3), (gvr) =>
+      gvr.resource === 'things1' ? { objects: 1, pageLatencyMs: 0, hang: true } : { objects: 1, pageLatencyMs: 1 },
+    );
     const loader = new ClusterLoader(client, { clock, taskTimeoutMs: 2000 });
     const { summary, results } = await settle(clock, loader.load(), 100);
     const hung = results.find((r) => r.task.gvr.resource === 'things1')!;
@@ -196,7 +253,10 @@ describe('ClusterLoader: running a load', () => {
     caller.abort(new Error('Ctrl-C'));
     const summary = await run.done; // no clock advance needed: cancellation is immediate
     assert.equal(summary.outcome, 'cancelled');
-    assert.ok(inflight.every((s) => s.aborted), 'every in-flight list saw the abort');
+    assert.ok(
+      inflight.every((s) => s.aborted),
+      'every in-flight list saw the abort',
+    );
     assert.equal(client.signals.length, 9, 'nothing started after the cancel');
     assert.equal(results.length, 40);
     assert.deepEqual(new Set(results.map((r) => r.taskId)).size, 40);
@@ -210,7 +270,11 @@ describe('ClusterLoader: running a load', () => {
 
   it('a discovery failure is a failed load (a value), not an exception', async () => {
     const clock = new FakeClock();
-    const client = new FakeClient(clock, () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')), () => ({ objects: 0, pageLatencyMs: 0 }));
+    const client = new FakeClient(
+      clock,
+      () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
+      () => ({ objects: 0, pageLatencyMs: 0 }),
+    );
     const { summary, results } = await new ClusterLoader(client, { clock }).load();
     assert.equal(summary.outcome, 'failed');
     assert.match(String((summary.error as Error).message), /ECONNREFUSED/);
@@ -224,7 +288,13 @@ describe('ClusterLoader: running a load', () => {
     const { summary } = await settle(clock, loader.load());
     assert.equal(summary.tasks, 2 * 2 + 1);
     const seen = client.calls.map((c) => `${c.gvr.resource}/${c.opts.namespace ?? '*'}/${c.opts.labelSelector}/${c.opts.limit}/${c.opts.metadataOnly}`).sort();
-    assert.deepEqual(seen, ['things0/*/app=web/7/true', 'things1/a/app=web/7/true', 'things1/b/app=web/7/true', 'things2/a/app=web/7/true', 'things2/b/app=web/7/true']);
+    assert.deepEqual(seen, [
+      'things0/*/app=web/7/true',
+      'things1/a/app=web/7/true',
+      'things1/b/app=web/7/true',
+      'things2/a/app=web/7/true',
+      'things2/b/app=web/7/true',
+    ]);
   });
 });
 
@@ -254,8 +324,14 @@ describe('ClusterLoader: properties', () => {
           assert.equal(results.length, nTypes);
           assert.equal(new Set(results.map((r) => r.taskId)).size, nTypes);
           assert.equal(summary.ok + summary.failed + summary.cancelled, nTypes);
-          assert.equal(summary.objects, results.reduce((n, r) => n + (r.outcome === 'ok' ? r.count : 0), 0));
-          assert.equal(summary.objects + summary.partialObjects, results.reduce((n, r) => n + r.count, 0));
+          assert.equal(
+            summary.objects,
+            results.reduce((n, r) => n + (r.outcome === 'ok' ? r.count : 0), 0),
+          );
+          assert.equal(
+            summary.objects + summary.partialObjects,
+            results.reduce((n, r) => n + r.count, 0),
+          );
           if (summary.outcome !== 'cancelled') assert.equal(summary.cancelled, 0);
         },
       ),

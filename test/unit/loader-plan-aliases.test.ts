@@ -23,7 +23,10 @@ describe('plan: one type per stored object', () => {
     assert.ok(names(all).includes('events'));
     assert.ok(!names(all).includes('events.events.k8s.io'));
     assert.equal(all.selected.length, types.length - 1);
-    assert.deepEqual(all.skipped.map((s) => [s.group, s.resource, s.sameAs]), [['events.k8s.io', 'events', '/events']]);
+    assert.deepEqual(
+      all.skipped.map((s) => [s.group, s.resource, s.sameAs]),
+      [['events.k8s.io', 'events', '/events']],
+    );
     assert.match(all.skipped[0].reason, /the same objects as events; add --include events\.events\.k8s\.io/);
   });
 

@@ -9,13 +9,37 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
-import { KubeApiError, ruleAllows, rulesAllow, type ApiResource, type Discovery, type KubeObject, type ListHooks, type ListOptions, type ResourceAttributes, type ResourceRule } from '../../src/core/kube';
+import {
+  KubeApiError,
+  ruleAllows,
+  rulesAllow,
+  type ApiResource,
+  type Discovery,
+  type KubeObject,
+  type ListHooks,
+  type ListOptions,
+  type ResourceAttributes,
+  type ResourceRule,
+} from '../../src/core/kube';
 import { ClusterLoader, nothingPermitted, planScopedTasks, REVIEW_TIMEOUT_MS, type AccessFacts, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
-const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({ verbs, apiGroups, resources, resourceNames });
+const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({
+  verbs,
+  apiGroups,
+  resources,
+  resourceNames,
+});
 const type = (resource: string, namespaced: boolean, group = ''): ApiResource => ({
-  group, version: 'v1', resource, kind: resource[0]!.toUpperCase() + resource.slice(1, -1), singular: resource.slice(0, -1), namespaced, verbs: ['list', 'watch'], shortNames: [], categories: [],
+  group,
+  version: 'v1',
+  resource,
+  kind: resource[0]!.toUpperCase() + resource.slice(1, -1),
+  singular: resource.slice(0, -1),
+  namespaced,
+  verbs: ['list', 'watch'],
+  shortNames: [],
+  categories: [],
 });
 const CM = type('configmaps', true);
 const SECRETS = type('secrets', true);
@@ -38,22 +62,50 @@ describe('planScopedTasks', () => {
 
   it('a user who may list everything gets all-namespaces tasks, and the context namespace to fall back to', () => {
     const p = planScopedTasks([CM, NODES], { namespaces: [], contextNamespace: 'team-a' }, facts({ listEverything: true }));
-    assert.deepEqual(p.tasks.map((t) => [t.gvr.resource, t.namespace, t.forbidden]), [['configmaps', undefined, undefined], ['nodes', undefined, undefined]]);
+    assert.deepEqual(
+      p.tasks.map((t) => [t.gvr.resource, t.namespace, t.forbidden]),
+      [
+        ['configmaps', undefined, undefined],
+        ['nodes', undefined, undefined],
+      ],
+    );
     assert.deepEqual(p.fallback, ['team-a']);
   });
 
   it('what the rules of the context namespace do not allow is forbidden without a request; no context namespace means "default"', () => {
-    const p = planScopedTasks([CM, SECRETS, NODES], { namespaces: [] }, facts({ listEverything: false, rules: [rulesIn('default', [rule(['list'], [''], ['configmaps'])])] }));
+    const p = planScopedTasks(
+      [CM, SECRETS, NODES],
+      { namespaces: [] },
+      facts({ listEverything: false, rules: [rulesIn('default', [rule(['list'], [''], ['configmaps'])])] }),
+    );
     assert.deepEqual(p.candidates, ['default']);
-    assert.deepEqual(p.tasks.map((t) => [t.id, t.gvr.resource, t.namespace, !!t.forbidden]), [[0, 'configmaps', undefined, false], [1, 'secrets', undefined, true], [2, 'nodes', undefined, true]]);
+    assert.deepEqual(
+      p.tasks.map((t) => [t.id, t.gvr.resource, t.namespace, !!t.forbidden]),
+      [
+        [0, 'configmaps', undefined, false],
+        [1, 'secrets', undefined, true],
+        [2, 'nodes', undefined, true],
+      ],
+    );
     assert.match(p.tasks[1]!.forbidden!, /^secrets is forbidden: the user may not list secrets across all namespaces, nor in the namespace "default"/);
   });
 
   it('the cluster-wide rules (the probe namespace) decide between an all-namespaces task and one in the context namespace', () => {
     const cluster = rulesIn('probe', [rule(['list'], [''], ['pods'])]);
     const ctx = rulesIn('team-a', [rule(['list'], [''], ['pods']), rule(['list'], ['*'], ['*'])]);
-    const p = planScopedTasks([type('pods', true), CM, NODES], { namespaces: [], contextNamespace: 'team-a' }, facts({ listEverything: false, clusterRules: cluster, rules: [ctx] }));
-    assert.deepEqual(p.tasks.map((t) => [t.gvr.resource, t.namespace ?? '*', !!t.forbidden]), [['pods', '*', false], ['configmaps', 'team-a', false], ['nodes', '*', true]]);
+    const p = planScopedTasks(
+      [type('pods', true), CM, NODES],
+      { namespaces: [], contextNamespace: 'team-a' },
+      facts({ listEverything: false, clusterRules: cluster, rules: [ctx] }),
+    );
+    assert.deepEqual(
+      p.tasks.map((t) => [t.gvr.resource, t.namespace ?? '*', !!t.forbidden]),
+      [
+        ['pods', '*', false],
+        ['configmaps', 'team-a', false],
+        ['nodes', '*', true],
+      ],
+    );
     assert.match(p.tasks[2]!.forbidden!, /^nodes is forbidden: the user may not list nodes at the cluster scope/);
   });
 
@@ -61,12 +113,26 @@ describe('planScopedTasks', () => {
     const incomplete = planScopedTasks([SECRETS], { namespaces: [], contextNamespace: 'a' }, facts({ listEverything: false, rules: [rulesIn('a', [], true)] }));
     assert.equal(incomplete.tasks[0]!.forbidden, undefined);
     const failed = planScopedTasks([SECRETS, NODES], { namespaces: [], contextNamespace: 'a' }, facts({ reviewErrors: ['404'] }));
-    assert.deepEqual(failed.tasks.map((t) => t.forbidden), [undefined, undefined]);
+    assert.deepEqual(
+      failed.tasks.map((t) => t.forbidden),
+      [undefined, undefined],
+    );
   });
 
   it('with chosen namespaces: one task per namespace where allowed, a forbidden task where not; no fallback', () => {
-    const p = planScopedTasks([CM, NODES], { namespaces: ['a', 'b'], contextNamespace: 'ignored' }, facts({ listEverything: false, rules: [rulesIn('a', [rule(['list'], [''], ['configmaps'])]), rulesIn('b', [])] }));
-    assert.deepEqual(p.tasks.map((t) => [t.gvr.resource, t.namespace ?? '-', !!t.forbidden]), [['configmaps', 'a', false], ['configmaps', 'b', true], ['nodes', '-', true]]);
+    const p = planScopedTasks(
+      [CM, NODES],
+      { namespaces: ['a', 'b'], contextNamespace: 'ignored' },
+      facts({ listEverything: false, rules: [rulesIn('a', [rule(['list'], [''], ['configmaps'])]), rulesIn('b', [])] }),
+    );
+    assert.deepEqual(
+      p.tasks.map((t) => [t.gvr.resource, t.namespace ?? '-', !!t.forbidden]),
+      [
+        ['configmaps', 'a', false],
+        ['configmaps', 'b', true],
+        ['nodes', '-', true],
+      ],
+    );
     assert.deepEqual(p.fallback, []);
   });
 });
@@ -82,10 +148,19 @@ class RbacClient implements LoaderClient {
   readonly denied: string[] = [];
   readonly reviews: string[] = [];
   readonly context = { name: 'test', namespace: 'team-a' };
-  constructor(private readonly types: ApiResource[], private readonly rbac: Rbac, private readonly objects: (r: string, ns: string) => number, private readonly namespaces: string[]) {}
+  constructor(
+    private readonly types: ApiResource[],
+    private readonly rbac: Rbac,
+    private readonly objects: (r: string, ns: string) => number,
+    private readonly namespaces: string[],
+  ) {}
 
   async discover(): Promise<Discovery> {
-    return { mode: 'aggregated', groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: this.types }] }], failures: [] };
+    return {
+      mode: 'aggregated',
+      groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: this.types }] }],
+      failures: [],
+    };
   }
 
   private may(resource: string, ns: string | undefined): boolean {
@@ -109,12 +184,18 @@ class RbacClient implements LoaderClient {
     const t = this.types.find((x) => x.resource === gvr.resource)!;
     if (!this.may(gvr.resource, t.namespaced ? opts.namespace : undefined)) {
       this.denied.push(`${gvr.resource}@${opts.namespace ?? '*'}`);
-      throw new KubeApiError(403, 'Forbidden', `${gvr.resource} is forbidden: User "u" cannot list resource "${gvr.resource}" in API group "" ${opts.namespace ? `in the namespace "${opts.namespace}"` : 'at the cluster scope'}`);
+      throw new KubeApiError(
+        403,
+        'Forbidden',
+        `${gvr.resource} is forbidden: User "u" cannot list resource "${gvr.resource}" in API group "" ${opts.namespace ? `in the namespace "${opts.namespace}"` : 'at the cluster scope'}`,
+      );
     }
     const sink = hooks.sink ?? [];
     const nss = !t.namespaced ? [''] : opts.namespace ? [opts.namespace] : this.namespaces;
     let n = 0;
-    for (const ns of nss) for (let i = 0; i < this.objects(gvr.resource, ns); i++, n++) sink.push({ metadata: { name: `${gvr.resource}-${ns}-${i}`, ...(ns ? { namespace: ns } : {}) } } as KubeObject);
+    for (const ns of nss)
+      for (let i = 0; i < this.objects(gvr.resource, ns); i++, n++)
+        sink.push({ metadata: { name: `${gvr.resource}-${ns}-${i}`, ...(ns ? { namespace: ns } : {}) } } as KubeObject);
     hooks.onPage?.({ index: 0, items: n, bytes: n, more: false });
     return { items: sink, resourceVersion: '1', pages: 1, retries: 0, bytes: n, fellBackToFullList: false };
   }
@@ -171,7 +252,10 @@ describe('ClusterLoader under RBAC (property: random grants)', () => {
     const types = [type('configmaps', true), type('secrets', true)];
     const client = new RbacClient(types, { cluster: new Set(), inNs: new Set(['configmaps', 'secrets']) }, () => 2, ['team-a']);
     const ac = new AbortController();
-    const run = new ClusterLoader(client, { clock: new FakeClock(), concurrency: 1, accessReview: false }).start({ signal: ac.signal, onNarrow: () => ac.abort(new Error('stop')) });
+    const run = new ClusterLoader(client, { clock: new FakeClock(), concurrency: 1, accessReview: false }).start({
+      signal: ac.signal,
+      onNarrow: () => ac.abort(new Error('stop')),
+    });
     const summary = await run.done;
     assert.equal(summary.outcome, 'cancelled');
     assert.equal(summary.results, summary.tasks);

@@ -28,10 +28,13 @@ async function server(onConn: (s: net.Socket) => void): Promise<number> {
     onConn(s);
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  closers.push(() => new Promise((r) => {
-    for (const s of sockets) s.destroy();
-    srv.close(() => r());
-  }));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        srv.close(() => r());
+      }),
+  );
   return (srv.address() as net.AddressInfo).port;
 }
 
@@ -89,8 +92,8 @@ describe('netem relay', () => {
     const back = readAll(c);
     writeUneven(c, up);
     const [got, gotBack] = await Promise.all([back, back.then(() => received!)]);
-    assert.ok(gotBack.data.equals(up), 'server received the client\'s bytes unchanged and in order');
-    assert.ok(got.data.equals(down), 'client received the server\'s bytes unchanged and in order');
+    assert.ok(gotBack.data.equals(up), "server received the client's bytes unchanged and in order");
+    assert.ok(got.data.equals(down), "client received the server's bytes unchanged and in order");
     assert.equal(await n.idle(10_000), true, 'both sides ended: the connection is done');
     assert.deepEqual(n.stats(), { up: up.length, down: down.length, connections: 1, live: 0, held: 0 });
     c.destroy();
@@ -140,7 +143,7 @@ describe('netem relay', () => {
    * Lets `size` bytes each way (or up only) queue in the relay at fake time 0, then steps the clock:
    * at no time T are more than rate * T / 8 bytes plus one chunk (64 KiB) handed on in a direction,
    * and the last byte goes only once the link has carried them all (floorMs) plus the latency.
- * (checkCap reads the relay's own counters, so the bytes must all be queued in it first.)
+   * (checkCap reads the relay's own counters, so the bytes must all be queued in it first.)
    */
   async function checkCap(n: Netem, clock: FakeClock, dirs: ('up' | 'down')[], total: number, rate: number, latencyMs: number) {
     const floorMs = (total * 8 * 1000) / rate;
@@ -165,11 +168,17 @@ describe('netem relay', () => {
    */
   async function runOut(clock: FakeClock, done: Promise<unknown>, what: string): Promise<void> {
     let settled = false;
-    void done.then(() => (settled = true), () => (settled = true));
-    await eventually(async () => {
-      if (!settled) await clock.advance(5);
-      return settled;
-    }, { description: what });
+    void done.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await eventually(
+      async () => {
+        if (!settled) await clock.advance(5);
+        return settled;
+      },
+      { description: what },
+    );
   }
 
   it('keeps one connection under the cap, uploading and downloading (fake clock)', async () => {
@@ -196,7 +205,7 @@ describe('netem relay', () => {
     c.destroy();
   });
 
-  it('shares one direction\'s cap between connections, as one link (fake clock)', async () => {
+  it("shares one direction's cap between connections, as one link (fake clock)", async () => {
     const rate = 16_000_000;
     const size = 500_000;
     const clock = new FakeClock();
@@ -216,14 +225,17 @@ describe('netem relay', () => {
     const all = Promise.all([...done, ...ends]);
     await runOut(clock, all, 'every side to see its peer end');
     const results = await Promise.all(done);
-    assert.deepEqual(results.map((r) => r.data.length), [size, size]);
+    assert.deepEqual(
+      results.map((r) => r.data.length),
+      [size, size],
+    );
     assert.equal(n.stats().up, 2 * size);
     assert.equal(n.stats().connections, 2);
     a.destroy();
     b.destroy();
   });
 
-  it('holds no more than its high-water mark of a sender\'s bytes when the receiver stops reading', async () => {
+  it("holds no more than its high-water mark of a sender's bytes when the receiver stops reading", async () => {
     const highWaterBytes = 256 * 1024;
     const size = 32 << 20; // far more than the relay and the kernel's socket buffers hold together
     const data = randomBytes(size);

@@ -118,7 +118,10 @@ describe('WorkerPool: properties', () => {
         assert.equal(results.length, accepted.length, 'one result per accepted task');
         const ids = results.map((r) => r.taskId);
         assert.equal(new Set(ids).size, ids.length, 'no duplicates');
-        assert.deepEqual([...ids].sort((a, b) => a - b), [...accepted].sort((a, b) => a - b));
+        assert.deepEqual(
+          [...ids].sort((a, b) => a - b),
+          [...accepted].sort((a, b) => a - b),
+        );
         assert.equal(summary.submitted, accepted.length);
         assert.equal(summary.ok + summary.error + summary.cancelled, accepted.length);
         if (!cancelled) assert.equal(summary.cancelled, 0);
@@ -128,7 +131,8 @@ describe('WorkerPool: properties', () => {
           // long it runs; one that reports none is, once it runs past the timeout.
           const timedOut = r.status === 'error' && r.error instanceof TaskTimeoutError;
           if (!r.task.stubborn && r.task.stepped) assert.ok(!timedOut, `a progressing task (${r.task.latency} ms) was timed out`);
-          if (!r.task.stubborn && !r.task.stepped && sc.taskTimeoutMs > 0 && r.task.latency > sc.taskTimeoutMs && !cancelled) assert.ok(timedOut, 'a silent task past its timeout was not timed out');
+          if (!r.task.stubborn && !r.task.stepped && sc.taskTimeoutMs > 0 && r.task.latency > sc.taskTimeoutMs && !cancelled)
+            assert.ok(timedOut, 'a silent task past its timeout was not timed out');
           assert.ok(r.workerId >= -1 && r.workerId < sc.concurrency);
           assert.ok(r.endedAt >= r.startedAt);
         }

@@ -26,11 +26,14 @@ describe('WorkerPool: configuration', () => {
 
   it('rejects concurrency outside 1..32 with a clear RangeError', () => {
     for (const bad of [0, 33, -1, 1.5, Number.NaN, Infinity]) {
-      assert.throws(() => new WorkerPool({ run: async () => 0, concurrency: bad }), (e: unknown) => {
-        assert.ok(e instanceof RangeError);
-        assert.match((e as Error).message, /concurrency must be an integer from 1 to 32/);
-        return true;
-      });
+      assert.throws(
+        () => new WorkerPool({ run: async () => 0, concurrency: bad }),
+        (e: unknown) => {
+          assert.ok(e instanceof RangeError);
+          assert.match((e as Error).message, /concurrency must be an integer from 1 to 32/);
+          return true;
+        },
+      );
     }
   });
 });
@@ -55,7 +58,10 @@ describe('WorkerPool: submission never drops (kyverno#17053)', () => {
     await advanceUntil(clock, () => done, 5);
     await consumer;
     const acceptedIds = await Promise.all(accepted);
-    assert.deepEqual([...acceptedIds].sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...acceptedIds].sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+    );
     assert.equal(new Set(ids).size, n);
     assert.deepEqual(await closed, { submitted: n, ok: n, error: 0, cancelled: 0, aborted: false, detached: 0 });
     assert.equal(clock.pendingTimers(), 0);

@@ -75,30 +75,26 @@ describe('Channel', () => {
 describe('Selector', () => {
   it('property: a ready case is chosen within n consecutive selects, whatever the arrivals (no starvation)', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 7 }),
-        fc.array(fc.array(fc.nat(6), { maxLength: 7 }), { minLength: 1, maxLength: 300 }),
-        (n, arrivals) => {
-          const chans = Array.from({ length: n }, (_, i) => new Channel<number>(3, `c${i}`));
-          const sel = new Selector();
-          const waiting = new Array<number>(n).fill(0);
-          for (const step of arrivals) {
-            for (const i of step) if (i < n) chans[i]!.trySend(i);
-            const readyBefore = chans.map((c) => c.ready);
-            const r = sel.trySelect(chans);
-            if (!readyBefore.some(Boolean)) {
-              assert.equal(r, undefined);
-              continue;
-            }
-            assert.ok(r && readyBefore[r.index]);
-            for (let i = 0; i < n; i++) {
-              if (i === r.index || !readyBefore[i]) waiting[i] = 0;
-              else waiting[i]!++;
-              assert.ok(waiting[i]! < n, `case ${i} passed over ${waiting[i]} times with ${n} cases`);
-            }
+      fc.property(fc.integer({ min: 1, max: 7 }), fc.array(fc.array(fc.nat(6), { maxLength: 7 }), { minLength: 1, maxLength: 300 }), (n, arrivals) => {
+        const chans = Array.from({ length: n }, (_, i) => new Channel<number>(3, `c${i}`));
+        const sel = new Selector();
+        const waiting = new Array<number>(n).fill(0);
+        for (const step of arrivals) {
+          for (const i of step) if (i < n) chans[i]!.trySend(i);
+          const readyBefore = chans.map((c) => c.ready);
+          const r = sel.trySelect(chans);
+          if (!readyBefore.some(Boolean)) {
+            assert.equal(r, undefined);
+            continue;
           }
-        },
-      ),
+          assert.ok(r && readyBefore[r.index]);
+          for (let i = 0; i < n; i++) {
+            if (i === r.index || !readyBefore[i]) waiting[i] = 0;
+            else waiting[i]!++;
+            assert.ok(waiting[i]! < n, `case ${i} passed over ${waiting[i]} times with ${n} cases`);
+          }
+        }
+      }),
     );
   });
 

@@ -31,7 +31,11 @@ describe('config merge (podStorage.merge), per syncloop.md', () => {
     { name: 'spec changed -> UPDATE', next: pod('a', 'uid-a', { rv: '2', spec: { containers: [{ name: 'c', image: 'img:2' }] } }), expect: ['UPDATE:a'] },
     { name: 'labels changed -> UPDATE', next: pod('a', 'uid-a', { rv: '2', labels: { x: 'y' } }), expect: ['UPDATE:a'] },
     { name: 'changed with a deletion timestamp -> DELETE', next: pod('a', 'uid-a', { rv: '2', deletion: '2026-01-01T00:00:00Z' }), expect: ['DELETE:a'] },
-    { name: 'spec and status changed -> UPDATE (no extra RECONCILE)', next: pod('a', 'uid-a', { rv: '2', labels: { x: 'y' }, status: { phase: 'Running' } }), expect: ['UPDATE:a'] },
+    {
+      name: 'spec and status changed -> UPDATE (no extra RECONCILE)',
+      next: pod('a', 'uid-a', { rv: '2', labels: { x: 'y' }, status: { phase: 'Running' } }),
+      expect: ['UPDATE:a'],
+    },
     { name: 'only resourceVersion changed -> nothing', next: pod('a', 'uid-a', { rv: '9' }), expect: [] },
     { name: 'same name, new UID -> REMOVE old then ADD new', next: pod('a', 'uid-a2'), expect: ['REMOVE:a', 'ADD:a'] },
   ];
@@ -82,7 +86,9 @@ describe('config merge (podStorage.merge), per syncloop.md', () => {
     const cm: KubeObject = { kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', uid: 'u' }, data: { a: '1' } };
     s.mergeToUpdates('cms', { op: 'SET', source: 'cms', pods: [cm], resource: { group: '', resource: 'configmaps' } });
     assert.deepEqual(summary(s.mergeToUpdates('cms', { op: 'UPDATE', source: 'cms', pods: [{ ...cm, data: { a: '2' } }] })), ['UPDATE:cm']);
-    assert.deepEqual(summary(s.mergeToUpdates('cms', { op: 'UPDATE', source: 'cms', pods: [{ ...cm, data: { a: '2' }, status: { x: 1 } }] })), ['RECONCILE:cm']);
+    assert.deepEqual(summary(s.mergeToUpdates('cms', { op: 'UPDATE', source: 'cms', pods: [{ ...cm, data: { a: '2' }, status: { x: 1 } }] })), [
+      'RECONCILE:cm',
+    ]);
   });
 
   it('sources are separate, and a source is seen after its first SET; an empty first SET still yields one empty ADD', () => {
@@ -95,7 +101,10 @@ describe('config merge (podStorage.merge), per syncloop.md', () => {
     assert.equal(s.seenSources('api', 'file'), false);
     // the file source never held 'a', so a SET without it removes nothing from 'api'
     assert.deepEqual(summary(s.mergeToUpdates('file', { op: 'SET', source: 'file', pods: [] })), []);
-    assert.deepEqual(s.sourcePods('api').map((p) => p.metadata.name), ['a']);
+    assert.deepEqual(
+      s.sourcePods('api').map((p) => p.metadata.name),
+      ['a'],
+    );
   });
 
   it('property: replaying SETs converges — the storage holds exactly the last snapshot, and every UID ever added is removed once absent', () => {

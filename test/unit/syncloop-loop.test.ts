@@ -50,7 +50,10 @@ function probeMe(uid: string, status: Pod['status'], extra: { deleting?: boolean
       creationTimestamp: '2026-01-01T00:00:00Z',
       ...(extra.deleting ? { deletionTimestamp: '2026-01-01T00:05:00Z', deletionGracePeriodSeconds: 30 } : {}),
     },
-    spec: { nodeName: 'pair-worker', containers: [{ name: 'probe-me', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', livenessProbe: { httpGet: { path: '/healthz', port: 8081 } } }] },
+    spec: {
+      nodeName: 'pair-worker',
+      containers: [{ name: 'probe-me', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', livenessProbe: { httpGet: { path: '/healthz', port: 8081 } } }],
+    },
     status,
   };
 }
@@ -80,7 +83,10 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
 
     // The api source lists (empty), then the pod is created.
     await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
-    const created = probeMe('pm-1', { phase: 'Pending', containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] });
+    const created = probeMe('pm-1', {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }],
+    });
     await kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [created] });
     await drain();
     assert.ok(lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'));
@@ -91,13 +97,27 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [up] });
     await pleg(up);
     assert.ok(lines.includes('SyncLoop RECONCILE source="api" pods=["default/probe-me"] handler="HandlePodReconcile"'));
-    assert.ok(lines.includes('SyncLoop (PLEG): event for pod pod="default/probe-me" event={"ID":"pm-1","Type":"ContainerStarted","Data":"c0"} handler="HandlePodSyncs"'));
+    assert.ok(
+      lines.includes(
+        'SyncLoop (PLEG): event for pod pod="default/probe-me" event={"ID":"pm-1","Type":"ContainerStarted","Data":"c0"} handler="HandlePodSyncs"',
+      ),
+    );
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 0 });
 
     // Liveness crosses failureThreshold: the prober sends one Failure (not one per Unhealthy Event).
-    await kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'pm-1', containerId: 'c0', inferred: true, message: 'Liveness probe failed: connection refused (failure 2 of failureThreshold 2)' });
+    await kl.channels.liveness.send({
+      probe: 'liveness',
+      result: 'Failure',
+      podUID: 'pm-1',
+      containerId: 'c0',
+      inferred: true,
+      message: 'Liveness probe failed: connection refused (failure 2 of failureThreshold 2)',
+    });
     await drain();
-    assert.deepEqual(lines.filter((l) => l.startsWith('SyncLoop (probe)')), ['SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"']);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('SyncLoop (probe)')),
+      ['SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'],
+    );
     const probeIt = h.iterations().find((e) => e.source === 'probe')!;
     assert.equal(probeIt.inferred, true, 'counted from Events: marked inferred on the timeline');
     assert.equal(probeIt.uid, 'pm-1');
@@ -105,18 +125,31 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
 
     // The kubelet restarts it (exit 137 after its kill): a status-only RECONCILE that needs no
     // readiness reconciling is not a sync (the row still follows the API); the PLEG syncs.
-    const restarted = probeMe('pm-1', { phase: 'Running', containerStatuses: [{ ...running(1, 'c1'), lastState: { terminated: { exitCode: 137, reason: 'Error', containerID: 'containerd://c0' } } }] }, { rv: '3' });
+    const restarted = probeMe(
+      'pm-1',
+      {
+        phase: 'Running',
+        containerStatuses: [{ ...running(1, 'c1'), lastState: { terminated: { exitCode: 137, reason: 'Error', containerID: 'containerd://c0' } } }],
+      },
+      { rv: '3' },
+    );
     const syncsBefore = kl.podWorkers.stats.syncs;
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [restarted] });
     await drain();
-    const reconcile = h.iterations().filter((e) => e.op === 'RECONCILE').at(-1)!;
+    const reconcile = h
+      .iterations()
+      .filter((e) => e.op === 'RECONCILE')
+      .at(-1)!;
     assert.deepEqual([reconcile.handler, reconcile.outcome], ['HandlePodReconcile', 'skipped']);
     assert.match(reconcile.message!, /no sync/);
     assert.equal(kl.podWorkers.stats.syncs, syncsBefore, 'no pod-worker sync for the status write');
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 1 });
     await pleg(restarted);
     const plegIts = h.iterations().filter((e) => e.source === 'pleg');
-    assert.deepEqual(plegIts.map((e) => `${e.op}:${e.handler}`), ['ContainerStarted:HandlePodSyncs', 'ContainerDied:HandlePodSyncs', 'ContainerStarted:HandlePodSyncs']);
+    assert.deepEqual(
+      plegIts.map((e) => `${e.op}:${e.handler}`),
+      ['ContainerStarted:HandlePodSyncs', 'ContainerDied:HandlePodSyncs', 'ContainerStarted:HandlePodSyncs'],
+    );
     assert.equal(plegIts[1]!.message, 'probe-me: exitCode=137 reason="Error" cause=Killed', 'the PLEG names why it died');
     // ContainerDied cleaned up the dead container's probe results
     assert.equal(kl.actual.get('default/probe-me')!.probes, undefined);
@@ -129,7 +162,14 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
     assert.equal(kl.actual.get('default/probe-me')?.status, 'Terminating');
     assert.equal(kl.podWorkers.state('pm-1'), 'terminating');
     // The containers stop (the kubelet's write, then the PLEG): terminated, while the API still has the pod.
-    const stopped = probeMe('pm-1', { phase: 'Running', containerStatuses: [{ ...running(1, 'c1'), ready: false, state: { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://c1' } } }] }, { deleting: true, rv: '5' });
+    const stopped = probeMe(
+      'pm-1',
+      {
+        phase: 'Running',
+        containerStatuses: [{ ...running(1, 'c1'), ready: false, state: { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://c1' } } }],
+      },
+      { deleting: true, rv: '5' },
+    );
     await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [stopped] });
     await pleg(stopped);
     assert.equal(kl.podWorkers.state('pm-1'), 'terminated');
@@ -153,16 +193,19 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
     assert.ok(lines.includes('SyncLoop (housekeeping) handler="HandlePodCleanups"'));
     assert.equal(kl.podWorkers.size, 0);
 
-    assert.deepEqual(changes.map(([, o, n]) => `${o} -> ${n}`), [
-      'undefined -> ContainerCreating',
-      'ContainerCreating -> Running',
-      'Running -> Running', // liveness result recorded
-      'Running -> Running', // restart count 1 (the row follows the RECONCILE without a sync)
-      'Running -> Running', // PLEG ContainerDied cleaned up the dead container's probe results
-      'Running -> Terminating',
-      'Terminating -> Terminating', // the containers stopped
-      'Terminating -> undefined',
-    ]);
+    assert.deepEqual(
+      changes.map(([, o, n]) => `${o} -> ${n}`),
+      [
+        'undefined -> ContainerCreating',
+        'ContainerCreating -> Running',
+        'Running -> Running', // liveness result recorded
+        'Running -> Running', // restart count 1 (the row follows the RECONCILE without a sync)
+        'Running -> Running', // PLEG ContainerDied cleaned up the dead container's probe results
+        'Running -> Terminating',
+        'Terminating -> Terminating', // the containers stopped
+        'Terminating -> undefined',
+      ],
+    );
     await h.stop();
     assert.equal(clock.pendingTimers(), 0);
   });
@@ -212,7 +255,7 @@ describe('pod lifecycle as upstream', () => {
     await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [p] });
     await drain();
     const marks = h.workerMarks().filter((e) => e.uid === 'f1');
-    const term = marks.find((e) => e.op === 'kill' || e.worker!.state === 'terminated' && e.handler === 'SyncTerminatingPod')!;
+    const term = marks.find((e) => e.op === 'kill' || (e.worker!.state === 'terminated' && e.handler === 'SyncTerminatingPod'))!;
     assert.equal(term.inferred, true, JSON.stringify(marks));
     assert.equal(h.kl.actual.get('default/probe-me'), undefined);
     assert.equal(h.kl.podWorkers.isFinished('f1'), true);
@@ -235,10 +278,13 @@ describe('pod lifecycle as upstream', () => {
     assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me').sort(), ['gen-1', 'gen-2']);
     assert.equal(h.kl.podWorkers.state('gen-2'), 'syncing');
     assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
-    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined, 'the new incarnation does not inherit the old one\'s probe results');
+    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined, "the new incarnation does not inherit the old one's probe results");
     const uids = new Set(h.workerMarks().map((e) => e.uid));
     assert.deepEqual([...uids].sort(), ['gen-1', 'gen-2']);
-    const configUids = h.iterations().filter((e) => e.source === 'config').map((e) => `${e.op}:${e.uid}`);
+    const configUids = h
+      .iterations()
+      .filter((e) => e.source === 'config')
+      .map((e) => `${e.op}:${e.uid}`);
     assert.deepEqual(configUids, ['ADD:gen-1', 'REMOVE:gen-1', 'ADD:gen-2']);
     await h.clock.advance(2000);
     await drain();
@@ -246,7 +292,7 @@ describe('pod lifecycle as upstream', () => {
     await h.stop();
   });
 
-  it('a new incarnation never inherits the old one\'s probe results, even when the old one\'s DELETED was missed', async () => {
+  it("a new incarnation never inherits the old one's probe results, even when the old one's DELETED was missed", async () => {
     const h = harness();
     const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
@@ -255,7 +301,11 @@ describe('pod lifecycle as upstream', () => {
     await drain();
     assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure' } });
     // The watch dropped the DELETED; the new pod's ADDED arrives.
-    await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [probeMe('gen-2', { phase: 'Running', containerStatuses: [running(0, 'n')] }, { rv: '9' })] });
+    await h.kl.podConfig.merge('api', {
+      op: 'ADD',
+      source: 'api',
+      pods: [probeMe('gen-2', { phase: 'Running', containerStatuses: [running(0, 'n')] }, { rv: '9' })],
+    });
     await drain();
     assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
     assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined);
@@ -263,20 +313,24 @@ describe('pod lifecycle as upstream', () => {
     await h.clock.advance(2000);
     await drain();
     assert.deepEqual([...h.kl.probeResults.keys()], []);
-    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2', 'the old worker\'s termination leaves the new view alone');
+    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2', "the old worker's termination leaves the new view alone");
     await h.stop();
   });
 
   it('a RECONCILE whose readiness changed is synced (NeedToReconcilePodReadiness); one that changed nothing shown is not', async () => {
     const h = harness();
-    const p = (ready: boolean, rv: string, ip?: string) => probeMe('r1', { phase: 'Running', ...(ip ? { podIP: ip } : {}), containerStatuses: [{ ...running(0, 'r'), ready }] }, { rv });
+    const p = (ready: boolean, rv: string, ip?: string) =>
+      probeMe('r1', { phase: 'Running', ...(ip ? { podIP: ip } : {}), containerStatuses: [{ ...running(0, 'r'), ready }] }, { rv });
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p(true, '1')] });
     await drain();
     await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(true, '2', '10.0.0.9')] });
     await drain();
     await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(false, '3', '10.0.0.9')] });
     await drain();
-    const rec = h.iterations().filter((e) => e.op === 'RECONCILE').map((e) => e.outcome);
+    const rec = h
+      .iterations()
+      .filter((e) => e.op === 'RECONCILE')
+      .map((e) => e.outcome);
     assert.deepEqual(rec, ['skipped', 'ok']);
     assert.equal(h.kl.actual.get('default/probe-me')!.ready, '0/1');
     await h.stop();
@@ -303,7 +357,12 @@ describe('pod lifecycle as upstream', () => {
 
   it('non-pod kinds are kept by their own informer: logged as OnAdd/OnUpdate/OnDelete, never HandlePodAdditions', async () => {
     const h = harness({ sources: ['api', 'api:configmaps'] });
-    const cm = (rv: string, data: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default', uid: 'cm1', resourceVersion: rv }, data: { k: data } });
+    const cm = (rv: string, data: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg', namespace: 'default', uid: 'cm1', resourceVersion: rv },
+      data: { k: data },
+    });
     const resource = { group: '', resource: 'configmaps' };
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm('1', 'a')] });
@@ -313,7 +372,10 @@ describe('pod lifecycle as upstream', () => {
     await h.kl.podConfig.merge('api:configmaps', { op: 'REMOVE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
     await drain();
     assert.equal(h.kl.actual.get('configmaps:default/cfg'), undefined);
-    const inf = h.iterations().filter((e) => e.key === 'configmaps:default/cfg').map((e) => `${e.source} ${e.op} ${e.handler}`);
+    const inf = h
+      .iterations()
+      .filter((e) => e.key === 'configmaps:default/cfg')
+      .map((e) => `${e.source} ${e.op} ${e.handler}`);
     assert.deepEqual(inf, ['informer ADD OnAdd', 'informer UPDATE OnUpdate', 'informer REMOVE OnDelete']);
     assert.ok(h.lines.includes('Informer OnAdd resource="configmaps" source="api:configmaps" objects=["configmaps:default/cfg"]'));
     assert.ok(!h.lines.some((l) => l.includes('configmaps') && l.includes('HandlePod')));
@@ -385,7 +447,14 @@ describe('syncLoopIteration cases', () => {
     await h.clock.advance(3000);
     await drain();
     const ticks = h.iterations().filter((e) => e.source === 'sync');
-    assert.deepEqual(ticks.map((e) => [e.key, e.outcome]), [['', 'skipped'], ['', 'skipped'], ['default/probe-me', 'ok']]);
+    assert.deepEqual(
+      ticks.map((e) => [e.key, e.outcome]),
+      [
+        ['', 'skipped'],
+        ['', 'skipped'],
+        ['default/probe-me', 'ok'],
+      ],
+    );
     assert.ok(h.lines.includes('SyncLoop (SYNC) pods total=1 pods=["default/probe-me"] handler="HandlePodSyncs"'));
     await h.stop();
   });
@@ -395,16 +464,24 @@ describe('syncLoopIteration cases', () => {
     await h.clock.advance(2000);
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.clock.advance(2000);
-    await h.kl.podConfig.merge('api:deployments.apps', { op: 'SET', source: 'api:deployments.apps', pods: [], resource: { group: 'apps', resource: 'deployments' } });
+    await h.kl.podConfig.merge('api:deployments.apps', {
+      op: 'SET',
+      source: 'api:deployments.apps',
+      pods: [],
+      resource: { group: 'apps', resource: 'deployments' },
+    });
     await h.clock.advance(2000);
     await drain();
-    const hk = h.iterations().filter((e) => e.source === 'housekeeping').map((e) => e.outcome);
+    const hk = h
+      .iterations()
+      .filter((e) => e.source === 'housekeeping')
+      .map((e) => e.outcome);
     assert.deepEqual(hk, ['skipped', 'skipped', 'ok']);
     assert.equal(h.lines.filter((l) => l === "SyncLoop (housekeeping, skipped): sources aren't ready yet").length, 2);
     await h.stop();
   });
 
-  it('housekeeping runs at the configured period (the extension\'s kubeloop.housekeepingPeriodSeconds)', async () => {
+  it("housekeeping runs at the configured period (the extension's kubeloop.housekeepingPeriodSeconds)", async () => {
     const h = harness({ sources: ['api'], housekeepingPeriodMs: 5000 });
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.clock.advance(14_999);
@@ -439,7 +516,11 @@ describe('syncLoopIteration cases', () => {
     await h.clock.advance(2000);
     await h.clock.advance(2000);
     await drain();
-    const later = h.iterations().filter((e) => e.source === 'housekeeping').slice(1).map((e) => e.message ?? '');
+    const later = h
+      .iterations()
+      .filter((e) => e.source === 'housekeeping')
+      .slice(1)
+      .map((e) => e.message ?? '');
     assert.deepEqual(later, ['forgotten=["default/probe-me"]', '']);
     await h.stop();
   });

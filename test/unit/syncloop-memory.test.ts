@@ -27,7 +27,10 @@ function pod(i: number, gen: number, rv: number, restarts: number, deleting: boo
   return {
     metadata: { name: `p${i}`, namespace: 'churn', uid: `u${i}-${gen}`, resourceVersion: String(rv), ...(deleting ? { deletionTimestamp: 'x' } : {}) },
     spec: { containers: [{ name: 'c', livenessProbe: {} }] },
-    status: { phase: 'Running', containerStatuses: [{ name: 'c', ready: restarts % 2 === 0, restartCount: restarts, containerID: `x://${i}-${gen}-${restarts}`, state: { running: {} } }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'c', ready: restarts % 2 === 0, restartCount: restarts, containerID: `x://${i}-${gen}-${restarts}`, state: { running: {} } }],
+    },
   };
 }
 
@@ -79,7 +82,10 @@ async function churn(K: number, steps: number, seed: number, timelineCap: number
     const desiredUids = new Set([...kl.desired.values()].map((d) => d.obj.metadata.uid));
     const workers = kl.podWorkers.snapshots();
     assert.ok(workers.filter((w) => desiredUids.has(w.uid)).length <= K, 'one worker per live pod');
-    assert.ok(workers.filter((w) => !desiredUids.has(w.uid)).every((w) => w.state !== 'syncing' || w.deleted), 'the others are being torn down');
+    assert.ok(
+      workers.filter((w) => !desiredUids.has(w.uid)).every((w) => w.state !== 'syncing' || w.deleted),
+      'the others are being torn down',
+    );
     assert.ok(kl.podWorkers.pendingCount <= kl.podWorkers.size, 'one pending slot per worker at most');
     assert.ok(kl.workQueue.size <= kl.podWorkers.size, 'one work-queue entry per worker at most');
     assert.ok(kl.desired.size <= K && kl.actual.size <= K && kl.probeResults.size <= K);

@@ -21,7 +21,10 @@ describe('generateEvents, the PLEG table of syncloop.md', () => {
     for (const to of states) {
       it(`${from} -> ${to}: ${expected[from][to].join(', ') || 'nothing'}`, () => {
         const ev = generateEvents('uid', 'cid', from, to);
-        assert.deepEqual(ev.map((e) => e.type), expected[from][to]);
+        assert.deepEqual(
+          ev.map((e) => e.type),
+          expected[from][to],
+        );
         for (const e of ev) assert.deepEqual([e.id, e.data], ['uid', 'cid']);
       });
     }
@@ -42,7 +45,11 @@ describe('containerStates: what the API shows, read as runtime state', () => {
         initContainerStatuses: [st('init', { containerID: 'containerd://i1', state: { terminated: { exitCode: 0, reason: 'Completed' } } })],
         containerStatuses: [
           st('run', { containerID: 'containerd://r2', state: { running: {} }, lastState: { terminated: { exitCode: 137, containerID: 'containerd://r1' } } }),
-          st('crash', { containerID: 'containerd://c1', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, containerID: 'containerd://c1' } } }),
+          st('crash', {
+            containerID: 'containerd://c1',
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: { terminated: { exitCode: 1, containerID: 'containerd://c1' } },
+          }),
           st('new', { state: { waiting: { reason: 'ContainerCreating' } } }),
         ],
         ephemeralContainerStatuses: [st('debug', { containerID: 'containerd://e1', state: { running: {} } })],
@@ -58,7 +65,11 @@ describe('GenericPLEG.relist', () => {
     const types = (ps: Pod[]) => pleg.relist(ps).events.map((e) => `${e.type}:${e.data}`);
     assert.deepEqual(types([pod('1', { containerStatuses: [st('c', { state: { waiting: { reason: 'ContainerCreating' } } })] })]), []);
     assert.deepEqual(types([pod('1', { containerStatuses: [st('c', { containerID: 'docker://a', state: { running: {} } })] })]), ['ContainerStarted:a']);
-    const restarted = pod('1', { containerStatuses: [st('c', { containerID: 'docker://b', restartCount: 1, state: { running: {} }, lastState: { terminated: { exitCode: 2, containerID: 'docker://a' } } })] });
+    const restarted = pod('1', {
+      containerStatuses: [
+        st('c', { containerID: 'docker://b', restartCount: 1, state: { running: {} }, lastState: { terminated: { exitCode: 2, containerID: 'docker://a' } } }),
+      ],
+    });
     assert.deepEqual(types([restarted]).sort(), ['ContainerDied:a', 'ContainerStarted:b']);
     assert.deepEqual(types([restarted]), []);
     assert.deepEqual(types([]).sort(), ['ContainerDied:b', 'ContainerRemoved:a', 'ContainerRemoved:b']);
@@ -75,7 +86,10 @@ describe('GenericPLEG.relist', () => {
     const r3 = pleg.relist(pods);
     assert.deepEqual([r3.events.length, r3.deferred], [1, 0]);
     const all = [...r1.events, ...r2.events, ...r3.events];
-    assert.deepEqual(all.map((e) => e.type), Array(5).fill('ContainerStarted'));
+    assert.deepEqual(
+      all.map((e) => e.type),
+      Array(5).fill('ContainerStarted'),
+    );
     assert.deepEqual(new Set(all.map((e) => e.id)), new Set(['0', '1', '2', '3', '4']));
     assert.deepEqual(pleg.relist(pods).events, []);
     assert.equal(pleg.podCount, 5);
@@ -87,7 +101,10 @@ describe('GenericPLEG.relist', () => {
       state: fc.constantFrom('running', 'terminated', 'waiting'),
       last: fc.option(fc.constantFrom('a', 'b', 'c', 'd'), { nil: undefined }),
     });
-    const podsArb = fc.uniqueArray(fc.record({ uid: fc.constantFrom('1', '2', '3'), statuses: fc.array(statusArb, { maxLength: 3 }) }), { selector: (p) => p.uid, maxLength: 3 });
+    const podsArb = fc.uniqueArray(fc.record({ uid: fc.constantFrom('1', '2', '3'), statuses: fc.array(statusArb, { maxLength: 3 }) }), {
+      selector: (p) => p.uid,
+      maxLength: 3,
+    });
     fc.assert(
       fc.property(fc.array(podsArb, { minLength: 1, maxLength: 10 }), (relists) => {
         const pleg = new GenericPLEG();
@@ -122,7 +139,10 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
       if (!synced) throw new PodsNotSynced('pods watch down');
       return storage.sourceValues('api') as Iterable<Pod>;
     };
-    const running = (i: number, rv: string) => ({ ...pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }), metadata: { name: `p-${i}`, namespace: 'default', uid: String(i), resourceVersion: rv } });
+    const running = (i: number, rv: string) => ({
+      ...pod(String(i), { containerStatuses: [st('c', { containerID: `x://${i}`, state: { running: {} } })] }),
+      metadata: { name: `p-${i}`, namespace: 'default', uid: String(i), resourceVersion: rv },
+    });
     const ch = new Channel<PodLifecycleEvent>(2, 'plegCh');
     const take = () => {
       const got = ch.tryRecv();
@@ -176,13 +196,19 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
     assert.equal(reads, first, 'the second relist of the same objects read no status');
   });
 
-  it('health: unhealthy once relists have failed for longer than the threshold, in the kubelet\'s words; healthy again after one relist', async () => {
+  it("health: unhealthy once relists have failed for longer than the threshold, in the kubelet's words; healthy again after one relist", async () => {
     const clock = new FakeClock();
     let synced = true;
-    const r = new PlegRelister(() => {
-      if (!synced) throw new PodsNotSynced('down');
-      return [];
-    }, clock, undefined, 1000, 180_000);
+    const r = new PlegRelister(
+      () => {
+        if (!synced) throw new PodsNotSynced('down');
+        return [];
+      },
+      clock,
+      undefined,
+      1000,
+      180_000,
+    );
     assert.deepEqual(r.health(), { healthy: true, sinceLastRelistMs: 0 });
     assert.ok(r.relistOnce());
     synced = false;
@@ -198,9 +224,15 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
 
   it('health before the first relist counts from start: "pleg has yet to be successful"', async () => {
     const clock = new FakeClock();
-    const r = new PlegRelister(() => {
-      throw new PodsNotSynced('never listed');
-    }, clock, undefined, 1000, 60_000);
+    const r = new PlegRelister(
+      () => {
+        throw new PodsNotSynced('never listed');
+      },
+      clock,
+      undefined,
+      1000,
+      60_000,
+    );
     r.relistOnce();
     assert.ok(r.healthy());
     await clock.advance(60_001);
@@ -208,9 +240,18 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
   });
 });
 
-describe('goDuration: Go\'s time.Duration.String', () => {
+describe("goDuration: Go's time.Duration.String", () => {
   it('prints like Go', () => {
-    const cases: [number, string][] = [[0, '0s'], [450, '450ms'], [1500, '1.5s'], [180_000, '3m0s'], [185_250, '3m5.25s'], [3_723_000, '1h2m3s'], [3_600_000, '1h0m0s'], [0.5, '0.5ms']];
+    const cases: [number, string][] = [
+      [0, '0s'],
+      [450, '450ms'],
+      [1500, '1.5s'],
+      [180_000, '3m0s'],
+      [185_250, '3m5.25s'],
+      [3_723_000, '1h2m3s'],
+      [3_600_000, '1h0m0s'],
+      [0.5, '0.5ms'],
+    ];
     for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
   });
 });

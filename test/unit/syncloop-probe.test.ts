@@ -22,7 +22,10 @@ function probeMe(s: Partial<ContainerStatus>, probes: { liveness?: boolean; read
         },
       ],
     },
-    status: { phase: 'Running', containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, containerID: 'containerd://c0', state: { running: { startedAt: ts(0) } }, ...s }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, containerID: 'containerd://c0', state: { running: { startedAt: ts(0) } }, ...s }],
+    },
   };
 }
 
@@ -86,7 +89,10 @@ describe('probe inference from Events', () => {
     const inf = new ProbeInference();
     inf.observePod(probeMe({}));
     assert.deepEqual(inf.observeEvent(event('u', 'Unhealthy', LIVENESS_FAILED, 1, 5)), [], 'failure 1 of 2 is an attempt, not a result');
-    assert.deepEqual(inf.progress('pm-uid').map((p) => `${p.probe} ${p.failures}/${p.failureThreshold}`), ['liveness 1/2']);
+    assert.deepEqual(
+      inf.progress('pm-uid').map((p) => `${p.probe} ${p.failures}/${p.failureThreshold}`),
+      ['liveness 1/2'],
+    );
     const crossed = inf.observeEvent(event('u', 'Unhealthy', LIVENESS_FAILED, 2, 10));
     assert.deepEqual(brief(crossed), ['liveness Failure c0 inferred']);
     assert.match(crossed[0]!.message!, /failure 2 of failureThreshold 2/);
@@ -160,7 +166,11 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
   });
 
   it('an OOMKill, a crash with exit code 1, or a completed run is not a liveness failure', () => {
-    for (const last of [{ exitCode: 137, reason: 'OOMKilled' }, { exitCode: 1, reason: 'Error' }, { exitCode: 0, reason: 'Completed' }]) {
+    for (const last of [
+      { exitCode: 137, reason: 'OOMKilled' },
+      { exitCode: 1, reason: 'Error' },
+      { exitCode: 0, reason: 'Completed' },
+    ]) {
       const inf = new ProbeInference();
       inf.observePod(probeMe({}));
       assert.deepEqual(brief(inf.observePod(probeMe(restarted(1, last, 12)))), ['liveness Success c1'], JSON.stringify(last));
@@ -173,7 +183,7 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     assert.deepEqual(inf.observePod(probeMe(restarted(1, { exitCode: 137, reason: 'Error' }, 12), {})), []);
   });
 
-  it('readiness is the ready flag: one update per change, a new container starts not ready (Failure), a stopped one is PLEG\'s business', () => {
+  it("readiness is the ready flag: one update per change, a new container starts not ready (Failure), a stopped one is PLEG's business", () => {
     const inf = new ProbeInference();
     const p = { readiness: true };
     assert.deepEqual(inf.observePod(probeMe({}, p)), [], 'the first observation is a baseline');
@@ -204,12 +214,13 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     assert.deepEqual(inf.observePod(probeMe({ started: true }, { startup: true })), []);
     const k = new ProbeInference();
     k.observePod(probeMe({ started: false }, { startup: true, liveness: true }));
-    assert.deepEqual(brief(k.observePod(probeMe({ ...restarted(1, { exitCode: 137, reason: 'Error' }, 12), started: false }, { startup: true, liveness: true }))), [
-      'startup Failure c0 inferred', 'liveness Success c1', 'startup Unknown c1',
-    ]);
+    assert.deepEqual(
+      brief(k.observePod(probeMe({ ...restarted(1, { exitCode: 137, reason: 'Error' }, 12), started: false }, { startup: true, liveness: true }))),
+      ['startup Failure c0 inferred', 'liveness Success c1', 'startup Unknown c1'],
+    );
   });
 
-  it('forgetPod drops its record and its containers\' results', () => {
+  it("forgetPod drops its record and its containers' results", () => {
     const inf = new ProbeInference();
     inf.observePod(probeMe({}));
     inf.forgetPod('pm-uid');

@@ -14,11 +14,16 @@ import { Reflector, type ListWatchClient, type ReflectorSink } from '../../src/c
 import type { KubeObject } from '../../src/core/syncloop/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
-const pod = (name: string, uid: string | undefined, rv: string): WireObject => ({ metadata: { name, namespace: 'ns', ...(uid ? { uid } : {}), resourceVersion: rv } });
+const pod = (name: string, uid: string | undefined, rv: string): WireObject => ({
+  metadata: { name, namespace: 'ns', ...(uid ? { uid } : {}), resourceVersion: rv },
+});
 
 class OneShotClient implements ListWatchClient {
   watches = 0;
-  constructor(private readonly items: WireObject[], private readonly events: WatchEvent[]) {}
+  constructor(
+    private readonly items: WireObject[],
+    private readonly events: WatchEvent[],
+  ) {}
   async list(): Promise<ListResult> {
     return { items: this.items, resourceVersion: '50', pages: 1, retries: 0, bytes: 0, fellBackToFullList: false };
   }
@@ -55,12 +60,21 @@ describe('Reflector: objects are narrowed where they enter the loop', () => {
     );
     const sink = new RecordingSink();
     const warned: string[] = [];
-    const r = new Reflector(client, sink, { gvr: GVR, name: 'api', clock, random: () => 0, logger: { info: () => undefined, warn: (l) => warned.push(l), error: (l) => warned.push(`E ${l}`) } });
+    const r = new Reflector(client, sink, {
+      gvr: GVR,
+      name: 'api',
+      clock,
+      random: () => 0,
+      logger: { info: () => undefined, warn: (l) => warned.push(l), error: (l) => warned.push(`E ${l}`) },
+    });
     const ac = new AbortController();
     const run = r.run(ac.signal);
     for (let i = 0; i < 100 && sink.log.length < 3; i++) await clock.advance(0);
     assert.deepEqual(sink.log, ['SET a/ua @50', 'ADDED b/ub@51', 'MODIFIED a/ua@53']);
-    assert.deepEqual(warned.filter((l) => l.includes('without a name or uid')), ['Reflector skipped a watch event without a name or uid reflector="api" type="MODIFIED"']);
+    assert.deepEqual(
+      warned.filter((l) => l.includes('without a name or uid')),
+      ['Reflector skipped a watch event without a name or uid reflector="api" type="MODIFIED"'],
+    );
     ac.abort();
     await run;
   });

@@ -16,14 +16,20 @@ import type { KubeObject } from '../../src/core/syncloop/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
 const o = (uid: string, rv: string): KubeObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
-const end = (rv: string) => ({ type: 'BOOKMARK' as const, object: { metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } } } as never });
+const end = (rv: string) => ({
+  type: 'BOOKMARK' as const,
+  object: { metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } } } as never,
+});
 
 type Script = (opts: WatchOptions, emit: (e: WatchEvent) => void, signal: AbortSignal) => Promise<WatchEnd>;
 
 class ScriptedClient implements ListWatchClient {
   watches: WatchOptions[] = [];
   lists = 0;
-  constructor(readonly scripts: Script[], private readonly listed: ListResult = { items: [o('l', '1')], resourceVersion: '50', pages: 1, retries: 0, bytes: 0, fellBackToFullList: false }) {}
+  constructor(
+    readonly scripts: Script[],
+    private readonly listed: ListResult = { items: [o('l', '1')], resourceVersion: '50', pages: 1, retries: 0, bytes: 0, fellBackToFullList: false },
+  ) {}
   async list(): Promise<ListResult> {
     this.lists++;
     return this.listed;
@@ -35,12 +41,18 @@ class ScriptedClient implements ListWatchClient {
   }
 }
 
-const hang: Script = (_o, _e, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'aborted', events: 0, reason: signal.reason }), { once: true }));
+const hang: Script = (_o, _e, signal) =>
+  new Promise((resolve) => signal.addEventListener('abort', () => resolve({ kind: 'aborted', events: 0, reason: signal.reason }), { once: true }));
 
 class RecordingSink implements ReflectorSink {
   log: string[] = [];
   async replace(items: KubeObject[], rv: string): Promise<void> {
-    this.log.push(`SET ${items.map((i) => i.metadata.uid).sort().join(',')} @${rv}`);
+    this.log.push(
+      `SET ${items
+        .map((i) => i.metadata.uid)
+        .sort()
+        .join(',')} @${rv}`,
+    );
   }
   async apply(type: string, obj: KubeObject): Promise<void> {
     this.log.push(`${type} ${obj.metadata.uid}@${obj.metadata.resourceVersion}`);
@@ -73,7 +85,10 @@ describe('Reflector: streaming watch-list', () => {
     await settle(clock, () => client.watches.length === 2);
     assert.deepEqual(sink.log, ['SET b,c @14', 'MODIFIED b@15']);
     const [first, second] = client.watches;
-    assert.deepEqual([first!.sendInitialEvents, first!.resourceVersionMatch, first!.resourceVersion, first!.allowWatchBookmarks], [true, 'NotOlderThan', '', true]);
+    assert.deepEqual(
+      [first!.sendInitialEvents, first!.resourceVersionMatch, first!.resourceVersion, first!.allowWatchBookmarks],
+      [true, 'NotOlderThan', '', true],
+    );
     assert.deepEqual([second!.sendInitialEvents, second!.resourceVersion], [undefined, '15'], 'resumed as a plain watch');
     assert.deepEqual([r.stats.lists, r.stats.watchLists, r.stats.listRequests, client.lists], [1, 1, 0, 0]);
     assert.equal(r.state, 'watching');
@@ -137,23 +152,41 @@ describe('Reflector: streaming watch-list', () => {
 });
 
 describe('Reflector: 403 Forbidden', () => {
-  const forbidden = (where: string): Script => async () => ({ kind: 'error', events: 0, error: new KubeApiError(403, 'Forbidden', `pods is forbidden: User "alice" cannot watch resource "pods" in API group "" ${where}`) });
-  const listedIn = (ns: string): Script => async (opts, emit, signal) => {
-    emit({ type: 'ADDED', object: { metadata: { name: 'p', namespace: ns, uid: 'p', resourceVersion: '7' } } as never });
-    emit(end('8'));
-    return hang(opts, emit, signal);
-  };
+  const forbidden =
+    (where: string): Script =>
+    async () => ({
+      kind: 'error',
+      events: 0,
+      error: new KubeApiError(403, 'Forbidden', `pods is forbidden: User "alice" cannot watch resource "pods" in API group "" ${where}`),
+    });
+  const listedIn =
+    (ns: string): Script =>
+    async (opts, emit, signal) => {
+      emit({ type: 'ADDED', object: { metadata: { name: 'p', namespace: ns, uid: 'p', resourceVersion: '7' } } as never });
+      emit(end('8'));
+      return hang(opts, emit, signal);
+    };
 
   it('a cluster-wide 403 narrows to narrowTo once, at once (no backoff, no LIST), and the watch-list goes on there', async () => {
     const clock = new FakeClock();
     const client = new ScriptedClient([forbidden('at the cluster scope'), listedIn('team-a')]);
     const sink = new RecordingSink();
     const warned: string[] = [];
-    const r = new Reflector(client, sink, { gvr: GVR, name: 'api', clock, random: () => 0, narrowTo: 'team-a', logger: { info: () => undefined, warn: (l) => warned.push(l), error: (l) => warned.push(`E ${l}`) } });
+    const r = new Reflector(client, sink, {
+      gvr: GVR,
+      name: 'api',
+      clock,
+      random: () => 0,
+      narrowTo: 'team-a',
+      logger: { info: () => undefined, warn: (l) => warned.push(l), error: (l) => warned.push(`E ${l}`) },
+    });
     const stop = new AbortController();
     const running = r.run(stop.signal);
     await settle(clock, () => r.state === 'watching');
-    assert.deepEqual(client.watches.map((w) => w.namespace), [undefined, 'team-a']);
+    assert.deepEqual(
+      client.watches.map((w) => w.namespace),
+      [undefined, 'team-a'],
+    );
     assert.equal(client.lists, 0, 'a 403 is not followed by a LIST');
     assert.deepEqual(sink.log, ['SET p @8']);
     assert.equal(r.narrowed, 1);
@@ -168,7 +201,14 @@ describe('Reflector: 403 Forbidden', () => {
     const clock = new FakeClock();
     const client = new ScriptedClient([forbidden('at the cluster scope'), forbidden('in the namespace "team-a"'), listedIn('team-a')]);
     const heard: [string, string | undefined][] = [];
-    const r = new Reflector(client, new RecordingSink(), { gvr: GVR, name: 'api', clock, random: () => 0, narrowTo: 'team-a', onForbidden: (m, ns) => heard.push([m, ns]) });
+    const r = new Reflector(client, new RecordingSink(), {
+      gvr: GVR,
+      name: 'api',
+      clock,
+      random: () => 0,
+      narrowTo: 'team-a',
+      onForbidden: (m, ns) => heard.push([m, ns]),
+    });
     const done = r.run(new AbortController().signal);
     await settle(clock, () => r.state === 'forbidden');
     await done; // run() ends by itself

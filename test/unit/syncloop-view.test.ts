@@ -15,21 +15,49 @@ const cs = (name: string, s: Partial<ContainerStatus>): ContainerStatus => ({ na
 describe("the pod view: kubectl's READY / STATUS / RESTARTS", () => {
   const cases: [string, Pod, { ready: number; total: number; status: string; restarts: number }][] = [
     ['pending, nothing yet', pod({ phase: 'Pending' }), { ready: 0, total: 1, status: 'Pending', restarts: 0 }],
-    ['creating', pod({ phase: 'Pending', containerStatuses: [cs('a', { state: { waiting: { reason: 'ContainerCreating' } } })] }), { ready: 0, total: 1, status: 'ContainerCreating', restarts: 0 }],
-    ['running and ready', pod({ phase: 'Running', containerStatuses: [cs('a', { ready: true, state: { running: {} } })] }), { ready: 1, total: 1, status: 'Running', restarts: 0 }],
+    [
+      'creating',
+      pod({ phase: 'Pending', containerStatuses: [cs('a', { state: { waiting: { reason: 'ContainerCreating' } } })] }),
+      { ready: 0, total: 1, status: 'ContainerCreating', restarts: 0 },
+    ],
+    [
+      'running and ready',
+      pod({ phase: 'Running', containerStatuses: [cs('a', { ready: true, state: { running: {} } })] }),
+      { ready: 1, total: 1, status: 'Running', restarts: 0 },
+    ],
     [
       'crash looping',
       pod({ phase: 'Running', containerStatuses: [cs('a', { restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } })] }),
       { ready: 0, total: 1, status: 'CrashLoopBackOff', restarts: 4 },
     ],
-    ['completed', pod({ phase: 'Succeeded', containerStatuses: [cs('a', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] }), { ready: 0, total: 1, status: 'Completed', restarts: 0 }],
-    ['error', pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 1, reason: 'Error' } } })] }), { ready: 0, total: 1, status: 'Error', restarts: 0 }],
-    ['exit code without reason', pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 3 } } })] }), { ready: 0, total: 1, status: 'ExitCode:3', restarts: 0 }],
-    ['signal without reason', pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 137, signal: 9 } } })] }), { ready: 0, total: 1, status: 'Signal:9', restarts: 0 }],
+    [
+      'completed',
+      pod({ phase: 'Succeeded', containerStatuses: [cs('a', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] }),
+      { ready: 0, total: 1, status: 'Completed', restarts: 0 },
+    ],
+    [
+      'error',
+      pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 1, reason: 'Error' } } })] }),
+      { ready: 0, total: 1, status: 'Error', restarts: 0 },
+    ],
+    [
+      'exit code without reason',
+      pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 3 } } })] }),
+      { ready: 0, total: 1, status: 'ExitCode:3', restarts: 0 },
+    ],
+    [
+      'signal without reason',
+      pod({ phase: 'Failed', containerStatuses: [cs('a', { state: { terminated: { exitCode: 137, signal: 9 } } })] }),
+      { ready: 0, total: 1, status: 'Signal:9', restarts: 0 },
+    ],
     [
       'one completed, one running and ready -> Running when the pod is Ready',
       pod(
-        { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [cs('a', { ready: true, state: { running: {} } }), cs('b', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] },
+        {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: 'True' }],
+          containerStatuses: [cs('a', { ready: true, state: { running: {} } }), cs('b', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })],
+        },
         { containers: ['a', 'b'] },
       ),
       { ready: 1, total: 2, status: 'Running', restarts: 0 },
@@ -37,21 +65,38 @@ describe("the pod view: kubectl's READY / STATUS / RESTARTS", () => {
     [
       '... and NotReady when it is not',
       pod(
-        { phase: 'Running', containerStatuses: [cs('a', { ready: true, state: { running: {} } }), cs('b', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] },
+        {
+          phase: 'Running',
+          containerStatuses: [cs('a', { ready: true, state: { running: {} } }), cs('b', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })],
+        },
         { containers: ['a', 'b'] },
       ),
       { ready: 1, total: 2, status: 'NotReady', restarts: 0 },
     ],
-    ['terminating', pod({ phase: 'Running', containerStatuses: [cs('a', { ready: true, state: { running: {} } })] }, { deleting: true }), { ready: 1, total: 1, status: 'Terminating', restarts: 0 }],
-    ['deleted but already terminal is not Terminating', pod({ phase: 'Succeeded', containerStatuses: [cs('a', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] }, { deleting: true }), { ready: 0, total: 1, status: 'Completed', restarts: 0 }],
+    [
+      'terminating',
+      pod({ phase: 'Running', containerStatuses: [cs('a', { ready: true, state: { running: {} } })] }, { deleting: true }),
+      { ready: 1, total: 1, status: 'Terminating', restarts: 0 },
+    ],
+    [
+      'deleted but already terminal is not Terminating',
+      pod({ phase: 'Succeeded', containerStatuses: [cs('a', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] }, { deleting: true }),
+      { ready: 0, total: 1, status: 'Completed', restarts: 0 },
+    ],
     [
       'init container running -> Init:0/2',
-      pod({ phase: 'Pending', initContainerStatuses: [cs('i1', { state: { running: {} } }), cs('i2', { state: { waiting: { reason: 'PodInitializing' } } })] }, { init: [{ name: 'i1' }, { name: 'i2' }] }),
+      pod(
+        { phase: 'Pending', initContainerStatuses: [cs('i1', { state: { running: {} } }), cs('i2', { state: { waiting: { reason: 'PodInitializing' } } })] },
+        { init: [{ name: 'i1' }, { name: 'i2' }] },
+      ),
       { ready: 0, total: 1, status: 'Init:0/2', restarts: 0 },
     ],
     [
       'init container crash looping -> Init:CrashLoopBackOff, counting its restarts',
-      pod({ phase: 'Pending', initContainerStatuses: [cs('i1', { restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } })] }, { init: [{ name: 'i1' }] }),
+      pod(
+        { phase: 'Pending', initContainerStatuses: [cs('i1', { restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } })] },
+        { init: [{ name: 'i1' }] },
+      ),
       { ready: 0, total: 1, status: 'Init:CrashLoopBackOff', restarts: 2 },
     ],
     [
@@ -72,7 +117,11 @@ describe("the pod view: kubectl's READY / STATUS / RESTARTS", () => {
       ),
       { ready: 2, total: 2, status: 'Running', restarts: 3 },
     ],
-    ['scheduling gated', pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }), { ready: 0, total: 1, status: 'SchedulingGated', restarts: 0 }],
+    [
+      'scheduling gated',
+      pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }),
+      { ready: 0, total: 1, status: 'SchedulingGated', restarts: 0 },
+    ],
     ['evicted (pod reason wins)', pod({ phase: 'Failed', reason: 'Evicted' }), { ready: 0, total: 1, status: 'Evicted', restarts: 0 }],
   ];
   for (const [name, p, want] of cases) {

@@ -262,14 +262,20 @@ describe('podWorkers lifecycle', () => {
     const records: { coalesced: number; work: string }[] = [];
     const clock = new FakeClock();
     const syncer = new FakeSyncer(clock, () => 1000);
-    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0, onSynced: (r) => records.push({ coalesced: r.coalesced, work: r.work }) });
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, {
+      random: () => 0,
+      onSynced: (r) => records.push({ coalesced: r.coalesced, work: r.work }),
+    });
     workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 1) });
     await clock.advance(0);
     for (let rv = 2; rv <= 5; rv++) workers.UpdatePod({ updateType: 'update', key: 'a', obj: obj('a', rv) });
     assert.equal(workers.snapshot('uid-a')!.coalesced, 3, 'rv 2..4 were replaced by rv 5');
     await clock.advance(1000);
     await clock.advance(1000);
-    assert.deepEqual(records, [{ coalesced: 0, work: 'syncing' }, { coalesced: 3, work: 'syncing' }]);
+    assert.deepEqual(records, [
+      { coalesced: 0, work: 'syncing' },
+      { coalesced: 3, work: 'syncing' },
+    ]);
     assert.equal(workers.snapshot('uid-a')!.nextDueAt, 2000 + 60_000);
   });
 
@@ -309,7 +315,9 @@ describe('podWorkers lifecycle', () => {
       return orig(ctx);
     };
     const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
-    const deleting = (rv: number, grace: number): KubeObject => ({ metadata: { ...obj('a', rv).metadata, deletionTimestamp: 't', deletionGracePeriodSeconds: grace } });
+    const deleting = (rv: number, grace: number): KubeObject => ({
+      metadata: { ...obj('a', rv).metadata, deletionTimestamp: 't', deletionGracePeriodSeconds: grace },
+    });
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(1, 30) });
     await clock.advance(100);
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(2, 45) });

@@ -17,20 +17,29 @@ describe('eventually', () => {
 
   it('treats a throwing check as not yet, and ends once it stops throwing', async () => {
     let n = 0;
-    const v = await eventually(async () => {
-      n++;
-      assert.ok(n >= 3, `only ${n} checks`);
-      return true;
-    }, { description: 'the assertion to hold' });
+    const v = await eventually(
+      async () => {
+        n++;
+        assert.ok(n >= 3, `only ${n} checks`);
+        return true;
+      },
+      { description: 'the assertion to hold' },
+    );
     assert.equal(v, true);
     assert.equal(n, 3);
   });
 
   it('fails at its deadline with the description and the last thrown failure', async () => {
     let n = 0;
-    const err = await eventually(() => {
-      throw new Error(`still nothing (${++n})`);
-    }, { description: 'the pod Running', timeoutMs: 40 }).then(() => undefined, (e: unknown) => e);
+    const err = await eventually(
+      () => {
+        throw new Error(`still nothing (${++n})`);
+      },
+      { description: 'the pod Running', timeoutMs: 40 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof EventuallyTimeoutError, String(err));
     assert.match(err.message, /waiting for the pod Running/);
     assert.match(err.message, new RegExp(`last failure: still nothing \\(${n}\\)$`), 'the last failure, not the first');
@@ -39,7 +48,10 @@ describe('eventually', () => {
   });
 
   it('names the last falsy value returned when the check never throws', async () => {
-    const err = await eventually(() => 0, { description: 'a count above zero', timeoutMs: 20 }).then(() => undefined, (e: unknown) => e);
+    const err = await eventually(() => 0, { description: 'a count above zero', timeoutMs: 20 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof EventuallyTimeoutError);
     assert.match(err.message, /last failure: the check returned 0$/);
   });
@@ -47,27 +59,36 @@ describe('eventually', () => {
   it('stops at once with the reason when its signal aborts, and never checks again', async () => {
     const ac = new AbortController();
     let n = 0;
-    const p = eventually(() => {
-      if (++n === 3) ac.abort(new Error('test over'));
-      return false;
-    }, { description: 'never', timeoutMs: 60_000, signal: ac.signal });
+    const p = eventually(
+      () => {
+        if (++n === 3) ac.abort(new Error('test over'));
+        return false;
+      },
+      { description: 'never', timeoutMs: 60_000, signal: ac.signal },
+    );
     await assert.rejects(p, /test over/);
     assert.equal(n, 3);
     const pre = AbortSignal.abort(new Error('already'));
-    await assert.rejects(eventually(() => true, { description: 'x', signal: pre }), /already/);
+    await assert.rejects(
+      eventually(() => true, { description: 'x', signal: pre }),
+      /already/,
+    );
   });
 
   it('never overlaps two checks', async () => {
     let inFlight = 0;
     let most = 0;
     let n = 0;
-    await eventually(async () => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise<void>((r) => setImmediate(r)); // a check that takes a turn of the event loop
-      inFlight--;
-      return ++n >= 4;
-    }, { description: 'four checks' });
+    await eventually(
+      async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise<void>((r) => setImmediate(r)); // a check that takes a turn of the event loop
+        inFlight--;
+        return ++n >= 4;
+      },
+      { description: 'four checks' },
+    );
     assert.equal(most, 1);
   });
 });

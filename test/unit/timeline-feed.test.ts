@@ -53,8 +53,14 @@ describe('TimelineFeed', () => {
     assert.equal(init.type === 'init' && init.total, 100_000);
     const chunks = r.sent.filter((m) => m.type === 'chunk');
     assert.equal(chunks.length, 100_000 / CHUNK_SIZE - 1);
-    assert.ok(r.sent.every((m) => !('events' in m) || m.events.length <= CHUNK_SIZE || m.type === 'append'), 'r.sent.every((m) => !(\'events\' in m) || m.events.length <= CHUNK_SIZE || m.type === \'append\')');
-    assert.deepEqual(chunks.map((c) => c.type === 'chunk' && c.done), [...new Array(chunks.length - 1).fill(false), true]);
+    assert.ok(
+      r.sent.every((m) => !('events' in m) || m.events.length <= CHUNK_SIZE || m.type === 'append'),
+      "r.sent.every((m) => !('events' in m) || m.events.length <= CHUNK_SIZE || m.type === 'append')",
+    );
+    assert.deepEqual(
+      chunks.map((c) => c.type === 'chunk' && c.done),
+      [...new Array(chunks.length - 1).fill(false), true],
+    );
     const firstAppend = r.sent.findIndex((m) => m.type === 'append');
     assert.ok(firstAppend > r.sent.indexOf(chunks[chunks.length - 1]!), 'appends only after the last chunk');
     const got = r.delivered();
@@ -93,7 +99,10 @@ describe('TimelineFeed', () => {
     assert.equal(last.type, 'append');
     assert.equal(last.type === 'append' && last.dropped, 500);
     const ids = r.delivered().map((it) => it.id);
-    assert.deepEqual(ids, Array.from({ length: 1500 }, (_, i) => i));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 1500 }, (_, i) => i),
+    );
     feed.dispose();
   });
 
@@ -138,7 +147,13 @@ describe('TimelineFeed', () => {
     const clock = new FakeClock();
     const store = storeWith(10_000);
     let calls = 0;
-    const feed = new TimelineFeed({ store, post: () => (calls++ === 1 ? Promise.reject(new Error('disposed')) : Promise.resolve(true)), theme: () => 'dark', clock, chunkSize: 1000 });
+    const feed = new TimelineFeed({
+      store,
+      post: () => (calls++ === 1 ? Promise.reject(new Error('disposed')) : Promise.resolve(true)),
+      theme: () => 'dark',
+      clock,
+      chunkSize: 1000,
+    });
     await feed.start();
     assert.equal(calls, 2);
     store.append(events[0]!);
@@ -157,7 +172,9 @@ describe('TimelineFeed', () => {
       bytes += JSON.stringify({ type: 'chunk', events: items.slice(i, i + CHUNK_SIZE), done: false }).length;
       worst = Math.max(worst, performance.now() - c0);
     }
-    t.diagnostic(`100k events: ${(bytes / 1e6).toFixed(1)} MB of JSON in ${items.length / CHUNK_SIZE} chunks, ${(performance.now() - t0).toFixed(0)} ms in all, worst chunk ${worst.toFixed(1)} ms`);
+    t.diagnostic(
+      `100k events: ${(bytes / 1e6).toFixed(1)} MB of JSON in ${items.length / CHUNK_SIZE} chunks, ${(performance.now() - t0).toFixed(0)} ms in all, worst chunk ${worst.toFixed(1)} ms`,
+    );
     assert.ok(bytes > 0, 'bytes > 0');
   });
 });
@@ -172,7 +189,15 @@ describe('TimelineStore.at and .some (reads without copying the ring)', () => {
     assert.deepEqual(all, events.slice(3), 'the oldest three were dropped');
     for (let i = 0; i < all.length; i++) assert.equal(store.at(i), all[i], `at(${i})`);
     for (const i of [-1, 5, 1.5, Number.NaN]) assert.equal(store.at(i), undefined, `at(${i})`);
-    assert.equal(store.some((e) => e === events[7]), true, 'the newest is found');
-    assert.equal(store.some((e) => e === events[0]), false, 'a dropped one is not');
+    assert.equal(
+      store.some((e) => e === events[7]),
+      true,
+      'the newest is found',
+    );
+    assert.equal(
+      store.some((e) => e === events[0]),
+      false,
+      'a dropped one is not',
+    );
   });
 });

@@ -70,7 +70,14 @@ export function syntheticTimeline(total: number, o: SyntheticOptions = {}): Time
     const r = rand();
     const outcome = r < 0.04 ? 'error' : r < 0.06 ? 'cancelled' : 'ok';
     q.push({
-      ...base, phase: 'finish', t: t + 0.5, count: items, pages, retries, durationMs: t + 0.5 - start, outcome,
+      ...base,
+      phase: 'finish',
+      t: t + 0.5,
+      count: items,
+      pages,
+      retries,
+      durationMs: t + 0.5 - start,
+      outcome,
       ...(outcome === 'error' ? { status: 403, message: `${gvr.resource} is forbidden: User "dev" cannot list resource "${gvr.resource}"` } : {}),
     });
     workerAt[w] = t + 0.5;
@@ -99,9 +106,12 @@ export function syntheticTimeline(total: number, o: SyntheticOptions = {}): Time
             : `${ns}/${o.hostileName && n === 7 ? o.hostileName : `pod-${n}`}`;
       const r = rand();
       events.push({
-        kind: 'iteration', t: Math.round(loopT * 1000) / 1000, source,
+        kind: 'iteration',
+        t: Math.round(loopT * 1000) / 1000,
+        source,
         op: source === 'config' ? 'ADD' : source === 'pleg' ? 'ContainerStarted' : source === 'probe' ? 'liveness' : 'tick',
-        key, handler: source === 'config' ? 'HandlePodAdditions' : source === 'housekeeping' ? 'HandlePodCleanups' : 'HandlePodSyncs',
+        key,
+        handler: source === 'config' ? 'HandlePodAdditions' : source === 'housekeeping' ? 'HandlePodCleanups' : 'HandlePodSyncs',
         durationMs: Math.round(rand() * 2000) / 1000,
         outcome: r < 0.02 ? 'error' : source === 'housekeeping' && r < 0.1 ? 'skipped' : 'ok',
         ...(r < 0.02 ? { message: 'probe failed: HTTP probe failed with statuscode: 500' } : {}),

@@ -74,19 +74,41 @@ describe('per-pixel aggregation', () => {
 
   it('lets an error win the pixel it shares with successes', () => {
     const m = new TimelineModel();
-    const ev = (t: number, outcome: SyncIterationEvent['outcome']): SyncIterationEvent => ({ kind: 'iteration', t, source: 'sync', op: 'tick', key: 'a/b', handler: 'HandlePodSyncs', durationMs: 0.001, outcome });
+    const ev = (t: number, outcome: SyncIterationEvent['outcome']): SyncIterationEvent => ({
+      kind: 'iteration',
+      t,
+      source: 'sync',
+      op: 'tick',
+      key: 'a/b',
+      handler: 'HandlePodSyncs',
+      durationMs: 0.001,
+      outcome,
+    });
     const items = Array.from({ length: 1000 }, (_, i) => ({ id: i, event: ev(500 + i * 0.001, i === 617 ? 'error' : 'ok') }));
     m.add(items);
     const f = layoutFrame(m, { start: 0, end: 10_000 }, geom, laneRows(m, geom));
     assert.equal(f.rects['mark-error'].length / 4, 1, 'the error shows');
     const x = f.rects['mark-error'][0]!;
-    assert.ok(Math.abs(x - (geom.gutter + 500 * plotW / 10_000)) <= 2, 'Math.abs(x - (geom.gutter + 500 * plotW / 10_000)) <= 2');
+    assert.ok(Math.abs(x - (geom.gutter + (500 * plotW) / 10_000)) <= 2, 'Math.abs(x - (geom.gutter + 500 * plotW / 10_000)) <= 2');
   });
 
-  it('outlines a mark the workstation inferred (its fill stays its outcome\'s), and only that one', () => {
+  it("outlines a mark the workstation inferred (its fill stays its outcome's), and only that one", () => {
     const m = new TimelineModel();
-    const ev = (t: number, inferred: boolean): SyncIterationEvent => ({ kind: 'iteration', t, source: 'probe', op: 'liveness', key: 'default/probe-me', handler: 'HandlePodSyncs', durationMs: 1, outcome: 'ok', ...(inferred ? { inferred } : {}) });
-    m.add([{ id: 0, event: ev(100, false) }, { id: 1, event: ev(200, true) }]);
+    const ev = (t: number, inferred: boolean): SyncIterationEvent => ({
+      kind: 'iteration',
+      t,
+      source: 'probe',
+      op: 'liveness',
+      key: 'default/probe-me',
+      handler: 'HandlePodSyncs',
+      durationMs: 1,
+      outcome: 'ok',
+      ...(inferred ? { inferred } : {}),
+    });
+    m.add([
+      { id: 0, event: ev(100, false) },
+      { id: 1, event: ev(200, true) },
+    ]);
     const f = layoutFrame(m, { start: 50, end: 250 }, geom, laneRows(m, geom));
     assert.equal(f.rects['mark-ok'].length / 4, 2);
     assert.equal(f.rects['mark-inferred'].length / 4, 1);
@@ -108,19 +130,25 @@ describe('hit-testing', () => {
   it('finds the item drawn under the pointer: the nearest within 4 px, shortest among containing ones (property)', () => {
     const rows = laneRows(big, geom);
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 0.99, noNaN: true }), fc.integer({ min: 1, max: 2000 }), fc.nat(rows.length - 1), fc.integer({ min: 0, max: plotW - 1 }), (a, spanMs, r, px) => {
-        const v = { start: all.start + a * span(all), end: all.start + a * span(all) + spanMs };
-        const row = rows[r]!;
-        const hit = hitTest(big, v, geom, rows, geom.gutter + px + 0.5, row.y + row.h / 2);
-        const t = v.start + ((px + 0.5) * spanMs) / plotW;
-        const tol = (4 * spanMs) / plotW;
-        const dist = (it: Item) => Math.max(0, it.start - t, t - itemEnd(it, big.maxT!));
-        const candidates = row.lane.items.filter((it) => it.visible && dist(it) <= tol);
-        if (candidates.length === 0) return assert.equal(hit, undefined);
-        assert.ok(hit, 'something within tolerance was missed');
-        const best = Math.min(...candidates.map(dist));
-        assert.ok(Math.abs(dist(hit) - best) < 1e-9, 'not the nearest');
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 0.99, noNaN: true }),
+        fc.integer({ min: 1, max: 2000 }),
+        fc.nat(rows.length - 1),
+        fc.integer({ min: 0, max: plotW - 1 }),
+        (a, spanMs, r, px) => {
+          const v = { start: all.start + a * span(all), end: all.start + a * span(all) + spanMs };
+          const row = rows[r]!;
+          const hit = hitTest(big, v, geom, rows, geom.gutter + px + 0.5, row.y + row.h / 2);
+          const t = v.start + ((px + 0.5) * spanMs) / plotW;
+          const tol = (4 * spanMs) / plotW;
+          const dist = (it: Item) => Math.max(0, it.start - t, t - itemEnd(it, big.maxT!));
+          const candidates = row.lane.items.filter((it) => it.visible && dist(it) <= tol);
+          if (candidates.length === 0) return assert.equal(hit, undefined);
+          assert.ok(hit, 'something within tolerance was missed');
+          const best = Math.min(...candidates.map(dist));
+          assert.ok(Math.abs(dist(hit) - best) < 1e-9, 'not the nearest');
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -139,7 +167,10 @@ describe('filters', () => {
     m.applyFilter(makePredicate({ hiddenSources: ['loader', 'pleg'], kind: '', name: '' }));
     for (const lane of m.lanes()) {
       const hidden = lane.kind === 'worker' || lane.source === 'pleg';
-      assert.ok(lane.items.every((it) => it.visible === !hidden), lane.key);
+      assert.ok(
+        lane.items.every((it) => it.visible === !hidden),
+        lane.key,
+      );
     }
   });
 
@@ -147,7 +178,10 @@ describe('filters', () => {
     const m = modelOf(5000, 2);
     for (const k of ['deployments.apps', 'pods', 'configmaps', 'secrets']) assert.ok(kindsOf(m).includes(k), `kinds lack ${k}`);
     m.applyFilter(makePredicate({ hiddenSources: [], kind: 'configmaps', name: '' }));
-    const marks = m.lanes().flatMap((l) => l.items).filter((it) => it.visible);
+    const marks = m
+      .lanes()
+      .flatMap((l) => l.items)
+      .filter((it) => it.visible);
     assert.ok(marks.length > 0, 'some iterations touched configmaps');
     for (const it of marks) assert.ok(it.type === 'mark' ? it.event.key.includes('configmaps:') : it.resource === 'configmaps', 'only configmaps');
     m.applyFilter(makePredicate({ hiddenSources: [], kind: 'deployments.apps', name: '' }));
@@ -166,8 +200,14 @@ describe('filters', () => {
       }
     }
     m.applyFilter(makePredicate({ hiddenSources: [], kind: '', name: 'team-a/' }));
-    const bars = m.lanes().flatMap((l) => l.items).filter((it) => it.visible && it.type === 'bar');
-    assert.ok(bars.length > 0 && bars.every((b) => b.type === 'bar' && b.namespace === 'team-a'), 'bars.length > 0 && bars.every((b) => b.type === \'bar\' && b.namespace === \'team-a\')');
+    const bars = m
+      .lanes()
+      .flatMap((l) => l.items)
+      .filter((it) => it.visible && it.type === 'bar');
+    assert.ok(
+      bars.length > 0 && bars.every((b) => b.type === 'bar' && b.namespace === 'team-a'),
+      "bars.length > 0 && bars.every((b) => b.type === 'bar' && b.namespace === 'team-a')",
+    );
   });
 
   it('filtered-out items are neither drawn nor hit nor counted', () => {
@@ -177,7 +217,10 @@ describe('filters', () => {
     const before = layoutFrame(m, v, geom, rows).stats;
     m.applyFilter(makePredicate({ hiddenSources: [], kind: 'secrets', name: '' }));
     const after = layoutFrame(m, v, geom, rows).stats;
-    assert.ok(after.individual + after.aggregated < (before.individual + before.aggregated) / 4, 'after.individual + after.aggregated < (before.individual + before.aggregated) / 4');
+    assert.ok(
+      after.individual + after.aggregated < (before.individual + before.aggregated) / 4,
+      'after.individual + after.aggregated < (before.individual + before.aggregated) / 4',
+    );
     for (let px = 0; px < plotW; px += 7) {
       for (const r of rows) {
         const hit = hitTest(m, v, geom, rows, geom.gutter + px, r.y + 5);
@@ -196,7 +239,10 @@ describe('keyboard navigation', () => {
     const first = navigate(m, rows, undefined, 'right', v)!;
     assert.equal(first.lane, rows[0]!.lane, 'starts in the top lane');
     const second = navigate(m, rows, first, 'right', v)!;
-    assert.ok(second.start >= first.start && second !== first && second.lane === first.lane, 'second.start >= first.start && second !== first && second.lane === first.lane');
+    assert.ok(
+      second.start >= first.start && second !== first && second.lane === first.lane,
+      'second.start >= first.start && second !== first && second.lane === first.lane',
+    );
     assert.equal(navigate(m, rows, second, 'left', v), first);
     const down = navigate(m, rows, first, 'down', v)!;
     assert.equal(down.lane, rows[1]!.lane);

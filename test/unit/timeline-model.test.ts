@@ -13,7 +13,17 @@ function task(taskId: number, phase: LoaderTaskEvent['phase'], t: number, extra:
   return { kind: 'task', loadId: 'l1', taskId, worker: extra.worker ?? 0, phase, t, gvr, ...extra };
 }
 function iteration(t: number, extra: Partial<SyncIterationEvent> = {}): SyncIterationEvent {
-  return { kind: 'iteration', t, source: 'pleg', op: 'ContainerStarted', key: 'default/web-0', handler: 'HandlePodSyncs', durationMs: 0.5, outcome: 'ok', ...extra };
+  return {
+    kind: 'iteration',
+    t,
+    source: 'pleg',
+    op: 'ContainerStarted',
+    key: 'default/web-0',
+    handler: 'HandlePodSyncs',
+    durationMs: 0.5,
+    outcome: 'ok',
+    ...extra,
+  };
 }
 function items(...events: (LoaderTaskEvent | SyncIterationEvent)[]): TimelineItem[] {
   return events.map((event, id) => ({ id, event }));
@@ -22,13 +32,19 @@ function items(...events: (LoaderTaskEvent | SyncIterationEvent)[]): TimelineIte
 describe('TimelineModel lanes', () => {
   it('has the five sync-source lanes before any event, in upstream order, then the informers and the pod workers', () => {
     const m = new TimelineModel();
-    assert.deepEqual(m.lanes().map((l) => l.key), ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker']);
+    assert.deepEqual(
+      m.lanes().map((l) => l.key),
+      ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker'],
+    );
   });
 
   it('adds one lane per worker seen, workers first and ascending', () => {
     const m = new TimelineModel();
     m.add(items(task(1, 'start', 0, { worker: 3 }), task(2, 'start', 0, { worker: 0 }), task(3, 'start', 1, { worker: 3 })));
-    assert.deepEqual(m.lanes().map((l) => l.label), ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
+    assert.deepEqual(
+      m.lanes().map((l) => l.label),
+      ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'],
+    );
     assert.equal(m.lanes()[1]!.items.length, 2);
   });
 });
@@ -36,19 +52,24 @@ describe('TimelineModel lanes', () => {
 describe('TimelineModel bars from task phases', () => {
   it('groups start/page/retry/finish of one task (loadId+taskId) into one bar with every field', () => {
     const m = new TimelineModel();
-    m.add(items(
-      task(7, 'start', 10),
-      task(7, 'page', 20, { count: 500 }),
-      task(7, 'retry', 25, { status: 429, message: 'slow down' }),
-      task(7, 'page', 40, { count: 12 }),
-      task(7, 'finish', 41, { count: 512, pages: 2, retries: 1, durationMs: 31, outcome: 'ok' }),
-    ));
+    m.add(
+      items(
+        task(7, 'start', 10),
+        task(7, 'page', 20, { count: 500 }),
+        task(7, 'retry', 25, { status: 429, message: 'slow down' }),
+        task(7, 'page', 40, { count: 12 }),
+        task(7, 'finish', 41, { count: 512, pages: 2, retries: 1, durationMs: 31, outcome: 'ok' }),
+      ),
+    );
     assert.equal(m.size, 1);
     const bar = m.lanes()[0]!.items[0] as Bar;
     assert.equal(bar.type, 'bar');
     assert.deepEqual([bar.id, bar.ids], [0, [0, 1, 2, 3, 4]]);
     assert.deepEqual([bar.start, bar.end, bar.outcome, bar.count, bar.durationMs], [10, 41, 'ok', 512, 31]);
-    assert.deepEqual(bar.pages, [{ t: 20, count: 500 }, { t: 40, count: 12 }]);
+    assert.deepEqual(bar.pages, [
+      { t: 20, count: 500 },
+      { t: 40, count: 12 },
+    ]);
     assert.deepEqual(bar.retries, [{ t: 25, message: 'slow down' }]);
     for (let id = 0; id < 5; id++) assert.equal(m.byId(id), bar, `event ${id} resolves to its bar`);
     assert.equal(m.lanes()[0]!.open.size, 0);
@@ -83,7 +104,11 @@ describe('TimelineModel bars from task phases', () => {
   it('marks know the kinds of the objects in their key, as the sync loop writes keys', () => {
     assert.deepEqual(keyKinds(''), []);
     assert.deepEqual(keyKinds('default/web-0'), ['pods']);
-    assert.deepEqual(keyKinds('configmaps:team-a/cm,default/web-0,deployments.apps:team-a/api,configmaps:b/c,+17 more'), ['configmaps', 'pods', 'deployments.apps']);
+    assert.deepEqual(keyKinds('configmaps:team-a/cm,default/web-0,deployments.apps:team-a/api,configmaps:b/c,+17 more'), [
+      'configmaps',
+      'pods',
+      'deployments.apps',
+    ]);
     const m = new TimelineModel();
     m.add(items(iteration(1, { source: 'config', key: 'configmaps:a/b,secrets:a/c' }), iteration(2)));
     assert.deepEqual([...m.kinds].sort(), ['configmaps', 'pods', 'secrets']);
@@ -110,7 +135,8 @@ describe('TimelineModel invariants (property)', () => {
         m.ensureSorted();
         let events = 0;
         for (const lane of m.lanes()) {
-          for (let i = 1; i < lane.items.length; i++) assert.ok(lane.items[i - 1]!.start <= lane.items[i]!.start, 'lane.items[i - 1]!.start <= lane.items[i]!.start');
+          for (let i = 1; i < lane.items.length; i++)
+            assert.ok(lane.items[i - 1]!.start <= lane.items[i]!.start, 'lane.items[i - 1]!.start <= lane.items[i]!.start');
           for (const it of lane.items) {
             events += it.type === 'bar' ? it.ids.length : 1;
             if (it.type === 'bar' && it.end === undefined) assert.ok(lane.open.has(it), 'lane.open.has(it)');

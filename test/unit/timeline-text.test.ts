@@ -22,7 +22,17 @@ const phases: LoaderTaskEvent[] = [
   { ...base, phase: 'page', t: 1300, count: 20 },
   { ...base, phase: 'finish', t: 1301.5, count: 520, pages: 2, retries: 1, durationMs: 301.5, outcome: 'error', status: 403, message: `forbidden: ${hostile}` },
 ];
-const iteration: SyncIterationEvent = { kind: 'iteration', t: 2500.25, source: 'probe', op: 'liveness', key: `default/${hostile}`, handler: 'HandlePodSyncs', durationMs: 0.42, outcome: 'error', message: 'probe failed' };
+const iteration: SyncIterationEvent = {
+  kind: 'iteration',
+  t: 2500.25,
+  source: 'probe',
+  op: 'liveness',
+  key: `default/${hostile}`,
+  handler: 'HandlePodSyncs',
+  durationMs: 0.42,
+  outcome: 'error',
+  message: 'probe failed',
+};
 
 function model(): TimelineModel {
   const m = new TimelineModel();
@@ -54,7 +64,10 @@ describe('details of a bar (a loader task)', () => {
 
   it('says a running task is still running, with its duration so far', () => {
     const m = new TimelineModel();
-    m.add([{ id: 0, event: phases[0]! }, { id: 1, event: { ...iteration, t: 1500 } }]);
+    m.add([
+      { id: 0, event: phases[0]! },
+      { id: 1, event: { ...iteration, t: 1500 } },
+    ]);
     const rows = Object.fromEntries(describeItem(m.byId(0)!, m.maxT!).rows);
     assert.equal(rows.Finished, '(still running)');
     assert.equal(rows.Outcome, 'running');
@@ -88,8 +101,24 @@ describe('details of a mark (a sync-loop iteration)', () => {
 
 describe('saved state', () => {
   it('round-trips what the user set', () => {
-    const s = restoreState({ selectedEventId: 12, scrollTop: 40, filter: 'web', view: { start: 5, end: 50 }, follow: true, hiddenSources: ['pleg'], kind: 'pods', listOpen: true });
-    assert.deepEqual(s, { selectedEventId: 12, scrollTop: 40, filter: { hiddenSources: ['pleg'], kind: 'pods', name: 'web' }, view: { start: 5, end: 50 }, follow: true, listOpen: true });
+    const s = restoreState({
+      selectedEventId: 12,
+      scrollTop: 40,
+      filter: 'web',
+      view: { start: 5, end: 50 },
+      follow: true,
+      hiddenSources: ['pleg'],
+      kind: 'pods',
+      listOpen: true,
+    });
+    assert.deepEqual(s, {
+      selectedEventId: 12,
+      scrollTop: 40,
+      filter: { hiddenSources: ['pleg'], kind: 'pods', name: 'web' },
+      view: { start: 5, end: 50 },
+      follow: true,
+      listOpen: true,
+    });
     assert.deepEqual(restoreState(saveableState(s)), s);
   });
 
@@ -102,8 +131,14 @@ describe('saved state', () => {
     fc.assert(
       fc.property(fc.anything(), (raw) => {
         const s = restoreState(raw);
-        assert.ok(s.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start), 's.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start)');
-        assert.ok(s.filter.hiddenSources.every((x) => ['loader', 'config', 'pleg', 'sync', 'probe', 'housekeeping'].includes(x)), 's.filter.hiddenSources.every((x) => [\'loader\', \'config\', \'pleg\', \'sync\', \'probe\', \'housekeeping\'].includes(x))');
+        assert.ok(
+          s.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start),
+          's.view === undefined || (Number.isFinite(s.view.start) && s.view.end > s.view.start)',
+        );
+        assert.ok(
+          s.filter.hiddenSources.every((x) => ['loader', 'config', 'pleg', 'sync', 'probe', 'housekeeping'].includes(x)),
+          "s.filter.hiddenSources.every((x) => ['loader', 'config', 'pleg', 'sync', 'probe', 'housekeeping'].includes(x))",
+        );
         assert.equal(typeof s.filter.name, 'string');
       }),
     );
@@ -128,7 +163,7 @@ describe('theme', () => {
     assert.equal(p.styles['bar-ok'], '#3794ff', 'unset charts-blue falls back to the dark default');
     for (const s of STYLES) assert.ok(p.styles[s], s);
     assert.equal(p.contrastBorder, undefined);
-    assert.ok(readPalette(() => '', 'highContrast').contrastBorder, 'readPalette(() => \'\', \'highContrast\').contrastBorder');
+    assert.ok(readPalette(() => '', 'highContrast').contrastBorder, "readPalette(() => '', 'highContrast').contrastBorder");
     assert.notEqual(readPalette(() => '', 'light').background, readPalette(() => '', 'dark').background);
   });
 
@@ -143,8 +178,17 @@ describe('details of a pod-worker mark', () => {
   it('shows the UID, the worker state, the coalesced pending slot, the next due time, the probes and the inferred flag', () => {
     const m = new TimelineModel();
     const e: SyncIterationEvent = {
-      kind: 'iteration', t: 1500, source: 'podworker', op: 'syncing', key: 'default/probe-me', uid: 'uid-2', handler: 'SyncPod',
-      durationMs: 0.2, outcome: 'ok', inferred: true, message: 'syncing; 3 updates coalesced into one sync',
+      kind: 'iteration',
+      t: 1500,
+      source: 'podworker',
+      op: 'syncing',
+      key: 'default/probe-me',
+      uid: 'uid-2',
+      handler: 'SyncPod',
+      durationMs: 0.2,
+      outcome: 'ok',
+      inferred: true,
+      message: 'syncing; 3 updates coalesced into one sync',
       worker: { state: 'syncing', coalesced: 2, nextDueT: 61_500, probes: ['probe-me liveness: failure 1 of failureThreshold 2'] },
     };
     m.add([{ id: 0, event: e }]);

@@ -3,7 +3,20 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  fitRange, followTo, formatTick, MAX_SPAN_MS, MIN_SPAN_MS, niceStep, panByPixels, reveal, sanitize, span, ticks, timeToX, xToTime, zoomAt,
+  fitRange,
+  followTo,
+  formatTick,
+  MAX_SPAN_MS,
+  MIN_SPAN_MS,
+  niceStep,
+  panByPixels,
+  reveal,
+  sanitize,
+  span,
+  ticks,
+  timeToX,
+  xToTime,
+  zoomAt,
 } from '../../media/timeline/viewport';
 
 const close = (a: number, b: number, eps = 1e-6) => Math.abs(a - b) <= eps * Math.max(1, Math.abs(a), Math.abs(b));
@@ -26,7 +39,10 @@ describe('zoom', () => {
           // bound is 1e-6 px or a few ulps in pixels, whichever is larger.
           const ulpPx = (8 * Number.EPSILON * Math.max(1, Math.abs(start), Math.abs(z.start), Math.abs(z.end)) * width) / Math.min(span(v), span(z));
           const x = timeToX(z, width, anchor);
-          assert.ok(Math.abs(x - frac * width) <= Math.max(1e-6 * Math.max(1, frac * width), ulpPx), `anchor pixel moved: ${x} vs ${frac * width} (± ${ulpPx})`);
+          assert.ok(
+            Math.abs(x - frac * width) <= Math.max(1e-6 * Math.max(1, frac * width), ulpPx),
+            `anchor pixel moved: ${x} vs ${frac * width} (± ${ulpPx})`,
+          );
           // end - start is exact only up to the spacing of doubles near start (1 µs at 1.3e5 ms is
           // already 3e-8 relative), so the bound holds to a few ulps of the view's magnitude
           const slack = 4 * Number.EPSILON * Math.max(1, Math.abs(z.start), Math.abs(z.end));
@@ -89,15 +105,21 @@ describe('time axis', () => {
 
   it('puts ticks at least minPx apart, on multiples of the step, inside the view (property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: -1e5, max: 1e7, noNaN: true }), fc.double({ min: 0.01, max: 1e7, noNaN: true }), fc.integer({ min: 200, max: 4000 }), (start, s, width) => {
-        const v = { start, end: start + s };
-        const ts = ticks(v, width, 80);
-        assert.ok(ts.length >= 1 && ts.length <= width / 80 + 2, 'ts.length >= 1 && ts.length <= width / 80 + 2');
-        // A thousandth of a pixel of slack: at 2e6 ms one double step is ~5e-10 ms, which a 0.01 ms
-        // span over 4000 px turns into ~2e-4 px; nothing a screen can show.
-        for (let i = 1; i < ts.length; i++) assert.ok(ts[i]!.x - ts[i - 1]!.x >= 80 - 1e-3, `ticks ${i - 1} and ${i} are ${ts[i]!.x - ts[i - 1]!.x} px apart`);
-        for (const t of ts) assert.ok(t.t >= start - 1e-9 && t.t <= start + s + 1e-6, 't.t >= start - 1e-9 && t.t <= start + s + 1e-6');
-      }),
+      fc.property(
+        fc.double({ min: -1e5, max: 1e7, noNaN: true }),
+        fc.double({ min: 0.01, max: 1e7, noNaN: true }),
+        fc.integer({ min: 200, max: 4000 }),
+        (start, s, width) => {
+          const v = { start, end: start + s };
+          const ts = ticks(v, width, 80);
+          assert.ok(ts.length >= 1 && ts.length <= width / 80 + 2, 'ts.length >= 1 && ts.length <= width / 80 + 2');
+          // A thousandth of a pixel of slack: at 2e6 ms one double step is ~5e-10 ms, which a 0.01 ms
+          // span over 4000 px turns into ~2e-4 px; nothing a screen can show.
+          for (let i = 1; i < ts.length; i++)
+            assert.ok(ts[i]!.x - ts[i - 1]!.x >= 80 - 1e-3, `ticks ${i - 1} and ${i} are ${ts[i]!.x - ts[i - 1]!.x} px apart`);
+          for (const t of ts) assert.ok(t.t >= start - 1e-9 && t.t <= start + s + 1e-6, 't.t >= start - 1e-9 && t.t <= start + s + 1e-6');
+        },
+      ),
     );
   });
 

@@ -13,7 +13,9 @@ export function pod(ns: string, name: string, phase = 'Running', ready = true, r
     status: {
       phase,
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-      containerStatuses: [{ name: 'c', ready, restartCount: restarts, state: phase === 'Running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } }],
+      containerStatuses: [
+        { name: 'c', ready, restartCount: restarts, state: phase === 'Running' ? { running: {} } : { waiting: { reason: 'ContainerCreating' } } },
+      ],
     },
   };
 }
@@ -28,8 +30,21 @@ export function task(gvr: GroupVersionResource, kind: string, namespaced: boolea
 
 export function result(t: LoadTask, items: KubeObject[], outcome: LoadTaskResult['outcome'] = 'ok', extra: Partial<LoadTaskResult> = {}): LoadTaskResult {
   return {
-    taskId: t.id, task: t, outcome, items: items as LoadTaskResult['items'], count: items.length, partial: outcome !== 'ok', pages: 1, retries: 0, bytes: 0,
-    resourceVersion: '1', fellBackToFullList: false, worker: 0, startedAt: 0, endedAt: 1, durationMs: 1, ...extra,
+    taskId: t.id,
+    task: t,
+    outcome,
+    items: items as LoadTaskResult['items'],
+    count: items.length,
+    partial: outcome !== 'ok',
+    pages: 1,
+    retries: 0,
+    bytes: 0,
+    resourceVersion: '1',
+    fellBackToFullList: false,
+    worker: 0,
+    startedAt: 0,
+    endedAt: 1,
+    durationMs: 1,
+    ...extra,
   };
 }
-

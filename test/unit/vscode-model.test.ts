@@ -23,8 +23,15 @@ describe('parseObjectKey', () => {
   it('reads the three key forms the sync loop writes', () => {
     assert.deepEqual(parseObjectKey('default/web-0'), { typeKey: 'pods', namespace: 'default', name: 'web-0' });
     assert.deepEqual(parseObjectKey('deployments.apps:default/web'), { typeKey: 'deployments.apps', namespace: 'default', name: 'web' });
-    assert.deepEqual(parseObjectKey('clusterroles.rbac.authorization.k8s.io:system:controller:x'), { typeKey: 'clusterroles.rbac.authorization.k8s.io', name: 'system:controller:x' });
-    assert.deepEqual(parseObjectKey('roles.rbac.authorization.k8s.io:default/<img src=x onerror=alert(1)>'), { typeKey: 'roles.rbac.authorization.k8s.io', namespace: 'default', name: '<img src=x onerror=alert(1)>' });
+    assert.deepEqual(parseObjectKey('clusterroles.rbac.authorization.k8s.io:system:controller:x'), {
+      typeKey: 'clusterroles.rbac.authorization.k8s.io',
+      name: 'system:controller:x',
+    });
+    assert.deepEqual(parseObjectKey('roles.rbac.authorization.k8s.io:default/<img src=x onerror=alert(1)>'), {
+      typeKey: 'roles.rbac.authorization.k8s.io',
+      namespace: 'default',
+      name: '<img src=x onerror=alert(1)>',
+    });
     assert.equal(parseObjectKey('nonsense'), undefined);
   });
 
@@ -50,7 +57,13 @@ describe('ResourceModel', () => {
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'p1'), pod('b', 'p2'), pod('a', 'p0', 'Pending', false)]));
     assert.deepEqual(m.namespaces(), ['a', 'b']);
     assert.equal(m.objectCount, 3);
-    assert.deepEqual(m.bucket('a', 'pods')!.sortedObjects().map((e) => e.name), ['p0', 'p1']);
+    assert.deepEqual(
+      m
+        .bucket('a', 'pods')!
+        .sortedObjects()
+        .map((e) => e.name),
+      ['p0', 'p1'],
+    );
     const v = m.object('a', 'pods', 'p0')!.view;
     assert.equal(v.status, 'ContainerCreating');
     assert.equal(v.ready, '0/1');
@@ -63,7 +76,13 @@ describe('ResourceModel', () => {
     const items = [pod('a', 'p1'), pod('b', 'p2')];
     const changes = recording(m);
     m.applyResult(result(task(PODS, 'Pod', true), items));
-    assert.deepEqual(changes.map((c) => c.kind === 'bucket' && [c.namespace, c.typeKey, c.created]), [['a', 'pods', true], ['b', 'pods', true]]);
+    assert.deepEqual(
+      changes.map((c) => c.kind === 'bucket' && [c.namespace, c.typeKey, c.created]),
+      [
+        ['a', 'pods', true],
+        ['b', 'pods', true],
+      ],
+    );
     changes.length = 0;
     m.applyResult(result(task(PODS, 'Pod', true), items));
     assert.deepEqual(changes, []);
@@ -77,7 +96,10 @@ describe('ResourceModel', () => {
     m.applyResult(result(task(PODS, 'Pod', true), [p1, p2]));
     const changes = recording(m);
     const crashed = structuredClone(p1);
-    crashed.status = { ...(crashed.status as object), containerStatuses: [{ name: 'c', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } } }] };
+    crashed.status = {
+      ...(crashed.status as object),
+      containerStatuses: [{ name: 'c', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+    };
     m.applyResult(result(task(PODS, 'Pod', true), [crashed, p2]));
     assert.deepEqual(changes, [{ kind: 'object', namespace: 'a', typeKey: 'pods', name: 'p1' }]);
     assert.equal(m.object('a', 'pods', 'p1')!.view.status, 'CrashLoopBackOff');
@@ -90,7 +112,10 @@ describe('ResourceModel', () => {
     const changes = recording(m);
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'p1')]));
     assert.deepEqual(m.namespaces(), ['a']);
-    assert.ok(changes.some((c) => c.kind === 'bucket' && c.namespace === 'b' && c.emptied), 'namespace b announced as emptied');
+    assert.ok(
+      changes.some((c) => c.kind === 'bucket' && c.namespace === 'b' && c.emptied),
+      'namespace b announced as emptied',
+    );
   });
 
   it('a per-namespace task replaces only its namespace', () => {
@@ -106,7 +131,10 @@ describe('ResourceModel', () => {
     m.reset('ctx');
     const t = task(CMS, 'ConfigMap', true);
     m.applyResult(result(t, [obj('ConfigMap', 'c1', 'a')], 'error', { status: 403, reason: 'Forbidden', message: 'configmaps is forbidden' }));
-    assert.deepEqual(m.failures().map((f) => [f.type.key, f.status, f.reason, f.received]), [['configmaps', 403, 'Forbidden', 1]]);
+    assert.deepEqual(
+      m.failures().map((f) => [f.type.key, f.status, f.reason, f.received]),
+      [['configmaps', 403, 'Forbidden', 1]],
+    );
     assert.equal(m.bucket('a', 'configmaps')!.partial, true);
     m.applyResult(result(t, [obj('ConfigMap', 'c1', 'a')]));
     assert.deepEqual(m.failures(), []);
@@ -120,7 +148,10 @@ describe('ResourceModel', () => {
     m.applyResult(result(task(CMS, 'ConfigMap', true, 'a'), [], 'error', { status: 403, reason: 'Forbidden' }));
     const changes = recording(m);
     m.retainFailures(new Set([failureKey('configmaps', 'a')]));
-    assert.deepEqual(m.failures().map((f) => f.namespace), ['a']);
+    assert.deepEqual(
+      m.failures().map((f) => f.namespace),
+      ['a'],
+    );
     assert.deepEqual(changes, [{ kind: 'failures' }]);
   });
 
@@ -157,7 +188,10 @@ describe('ResourceModel', () => {
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'p1')]));
     m.applyResult(result(task(DEPLOYS, 'Deployment', true), [obj('Deployment', 'd', 'a')]));
     m.retainTypes(new Set(['pods']));
-    assert.deepEqual(m.bucketsIn('a').map((b) => b.type.key), ['pods']);
+    assert.deepEqual(
+      m.bucketsIn('a').map((b) => b.type.key),
+      ['pods'],
+    );
     assert.equal(m.objectCount, 1);
   });
 
@@ -170,9 +204,17 @@ describe('ResourceModel', () => {
     assert.equal(m.applyView('a/p1', view), true);
     assert.equal(m.applyView('a/p1', { ...view }), false, 'an equal view is silent');
     assert.equal(m.applyView('a/p1', { ...view, status: 'CrashLoopBackOff' }), true);
-    assert.equal(m.applyView('deployments.apps:a/d', computeObjectView('deployments.apps:a/d', obj('Deployment', 'd', 'a'), { group: 'apps', resource: 'deployments' })), false);
+    assert.equal(
+      m.applyView('deployments.apps:a/d', computeObjectView('deployments.apps:a/d', obj('Deployment', 'd', 'a'), { group: 'apps', resource: 'deployments' })),
+      false,
+    );
     assert.equal(m.applyView('a/p1', undefined), true);
-    assert.deepEqual(changes.map((c) => c.kind === 'reset' ? 'reset' : c.kind === 'object' ? 'object' : c.kind === 'bucket' ? `bucket${c.created ? '+' : ''}${c.emptied ? '-' : ''}` : c.kind), ['bucket+', 'object', 'bucket-']);
+    assert.deepEqual(
+      changes.map((c) =>
+        c.kind === 'reset' ? 'reset' : c.kind === 'object' ? 'object' : c.kind === 'bucket' ? `bucket${c.created ? '+' : ''}${c.emptied ? '-' : ''}` : c.kind,
+      ),
+      ['bucket+', 'object', 'bucket-'],
+    );
     assert.equal(m.objectCount, 0);
   });
 
@@ -180,7 +222,13 @@ describe('ResourceModel', () => {
     const names = ['p0', 'p1', 'p2', 'p3'];
     const nss = ['a', 'b'];
     const op = fc.oneof(
-      fc.record({ k: fc.constant('view' as const), ns: fc.constantFrom(...nss), name: fc.constantFrom(...names), remove: fc.boolean(), phase: fc.constantFrom('Running', 'Pending') }),
+      fc.record({
+        k: fc.constant('view' as const),
+        ns: fc.constantFrom(...nss),
+        name: fc.constantFrom(...names),
+        remove: fc.boolean(),
+        phase: fc.constantFrom('Running', 'Pending'),
+      }),
       fc.record({ k: fc.constant('load' as const), ns: fc.option(fc.constantFrom(...nss), { nil: undefined }), pick: fc.subarray(names) }),
     );
     fc.assert(
@@ -210,8 +258,11 @@ describe('viewTransform (the loader transform of tree loads)', () => {
     const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
     const NODES = { group: '', version: 'v1', resource: 'nodes' };
     const deploy = (ns: string, name: string, ready: number): KubeObject => ({
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns, uid: `d-${name}`, resourceVersion: '7' },
-      spec: { replicas: 3 }, status: { replicas: 3, readyReplicas: ready, availableReplicas: ready },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: ns, uid: `d-${name}`, resourceVersion: '7' },
+      spec: { replicas: 3 },
+      status: { replicas: 3, readyReplicas: ready, availableReplicas: ready },
     });
     const loads = [
       result(task(PODS, 'Pod', true), [pod('a', 'p1'), pod('a', 'p2', 'Pending', false), pod('b', 'p3', 'Running', true, 4)]),

@@ -44,15 +44,27 @@ describe('object status', () => {
 describe('status bar and progress texts', () => {
   it('says what is loaded, loading and syncing', () => {
     assert.equal(statusBarText({ demo: false, objects: 0, sync: 'off' }).text, '$(server-environment) KubeLoop');
-    assert.equal(statusBarText({ context: 'kubeloop-demo', demo: true, objects: 2345, sync: 'running' }).text, '$(server-environment) kubeloop-demo (demo) · 2,345 objects · $(sync) syncing');
+    assert.equal(
+      statusBarText({ context: 'kubeloop-demo', demo: true, objects: 2345, sync: 'running' }).text,
+      '$(server-environment) kubeloop-demo (demo) · 2,345 objects · $(sync) syncing',
+    );
     const loading = { typesDone: 12, typesTotal: 64, tasksDone: 12, tasksTotal: 64, objects: 3456, failed: 0 };
     assert.equal(statusBarText({ context: 'prod', demo: false, objects: 10, sync: 'off', loading }).text, '$(loading~spin) prod · 12/64 types');
-    assert.match(statusBarText({ context: 'prod', server: 'https://x', demo: false, objects: 1, sync: 'starting' }).tooltip, /Server: https:\/\/x\n.*\nSync loop: starting/);
+    assert.match(
+      statusBarText({ context: 'prod', server: 'https://x', demo: false, objects: 1, sync: 'starting' }).tooltip,
+      /Server: https:\/\/x\n.*\nSync loop: starting/,
+    );
     // node scope and PLEG health (issue 10)
     const scoped = statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'running', syncNode: 'worker-2' });
     assert.equal(scoped.text, '$(server-environment) prod · 1 objects · $(sync) syncing worker-2');
     assert.match(scoped.tooltip, /Sync loop: running, pods of node worker-2/);
-    const sick = statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'running', plegProblem: 'PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s' });
+    const sick = statusBarText({
+      context: 'prod',
+      demo: false,
+      objects: 1,
+      sync: 'running',
+      plegProblem: 'PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s',
+    });
     assert.equal(sick.text, '$(server-environment) prod · 1 objects · $(warning) syncing, PLEG unhealthy');
     assert.match(sick.tooltip, /\nPLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s\n/);
     assert.doesNotMatch(statusBarText({ context: 'prod', demo: false, objects: 1, sync: 'off', plegProblem: 'PLEG is not healthy: x' }).tooltip, /PLEG/);
@@ -69,11 +81,22 @@ describe('log lines', () => {
 
   it('logs a finished task at info and a failed one at warning, naming type and namespace', () => {
     const lines: string[] = [];
-    const log = createLogger({ trace: () => undefined, debug: () => undefined, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: () => undefined }, () => 'info');
+    const log = createLogger(
+      { trace: () => undefined, debug: () => undefined, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: () => undefined },
+      () => 'info',
+    );
     const base = { kind: 'task' as const, loadId: 'l', taskId: 1, worker: 2, t: 0, gvr: { group: 'apps', version: 'v1', resource: 'deployments' } };
     logTaskEvent(log, { ...base, phase: 'start' });
     logTaskEvent(log, { ...base, phase: 'finish', outcome: 'ok', count: 1234, pages: 3, durationMs: 45.6 });
-    logTaskEvent(log, { ...base, namespace: 'default', phase: 'finish', outcome: 'error', status: 403, message: 'deployments.apps is forbidden', durationMs: 2 });
+    logTaskEvent(log, {
+      ...base,
+      namespace: 'default',
+      phase: 'finish',
+      outcome: 'error',
+      status: 403,
+      message: 'deployments.apps is forbidden',
+      durationMs: 2,
+    });
     assert.deepEqual(lines, [
       'info loader: deployments.apps (all namespaces / cluster): 1,234 objects in 3 page(s), 46 ms on worker 2',
       'warn loader: deployments.apps in default: FAILED 403: deployments.apps is forbidden (2 ms on worker 2)',
@@ -84,7 +107,12 @@ describe('log lines', () => {
 describe('demo cluster options from the environment', () => {
   it('has defaults, and reads objects, faults and forbidden types', () => {
     assert.deepEqual(demoSettingsFromEnv({}), { objects: 2000, seed: 1, churnPerSecond: 1, faults: [], forbidden: [] });
-    const s = demoSettingsFromEnv({ KUBELOOP_DEMO_OBJECTS: '500', KUBELOOP_DEMO_FAULTS: 'latency,verb=list,ms=30000,times=4', KUBELOOP_DEMO_FORBID: '/secrets, apps/deployments', KUBELOOP_DEMO_CHURN: '0' });
+    const s = demoSettingsFromEnv({
+      KUBELOOP_DEMO_OBJECTS: '500',
+      KUBELOOP_DEMO_FAULTS: 'latency,verb=list,ms=30000,times=4',
+      KUBELOOP_DEMO_FORBID: '/secrets, apps/deployments',
+      KUBELOOP_DEMO_CHURN: '0',
+    });
     assert.equal(s.objects, 500);
     assert.deepEqual(s.faults, [{ kind: 'latency', verb: 'list', latencyMs: 30000, times: 4 }]);
     assert.deepEqual(s.forbidden, ['/secrets', 'apps/deployments']);
@@ -101,12 +129,18 @@ describe('demo cluster options from the environment', () => {
 describe('connection', () => {
   it('describes failures in words a user can act on, by kind', () => {
     const where = { context: 'prod', server: 'https://10.0.0.1:6443' };
-    assert.deepEqual(describeConnectionError(new KubeConfigError('kubeconfig /x: file not found'), where), { kind: 'kubeconfig', message: 'Kubeconfig problem: kubeconfig /x: file not found' });
+    assert.deepEqual(describeConnectionError(new KubeConfigError('kubeconfig /x: file not found'), where), {
+      kind: 'kubeconfig',
+      message: 'Kubeconfig problem: kubeconfig /x: file not found',
+    });
     assert.deepEqual(describeConnectionError(new KubeTransportError('connect', 'GET /api: cannot connect: ECONNREFUSED'), where), {
       kind: 'unreachable',
       message: 'The API server at https://10.0.0.1:6443 (context "prod") cannot be reached: GET /api: cannot connect: ECONNREFUSED',
     });
-    assert.equal(describeConnectionError(new KubeTransportError('timeout', 'no complete response within 30000 ms'), where).message, 'The API server at https://10.0.0.1:6443 (context "prod") did not answer in time: no complete response within 30000 ms');
+    assert.equal(
+      describeConnectionError(new KubeTransportError('timeout', 'no complete response within 30000 ms'), where).message,
+      'The API server at https://10.0.0.1:6443 (context "prod") did not answer in time: no complete response within 30000 ms',
+    );
     assert.equal(describeConnectionError(new KubeApiError(401, 'Unauthorized', 'Unauthorized'), where).kind, 'unauthorized');
   });
 

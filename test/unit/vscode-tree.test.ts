@@ -20,7 +20,13 @@ function cluster(): { m: ResourceModel; t: TreeModel } {
   m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'web-1'), pod('a', 'web-0', 'Pending', false), pod('b', 'db-0', 'Running', true, 7)]));
   m.applyResult(result(task(DEPLOYS, 'Deployment', true), [obj('Deployment', 'web', 'a')]));
   m.applyResult(result(task(NODES, 'Node', false), [obj('Node', 'node-1')]));
-  m.applyResult(result(task(SECRETS, 'Secret', true), [], 'error', { status: 403, reason: 'Forbidden', message: 'secrets is forbidden: User "x" cannot list resource "secrets"' }));
+  m.applyResult(
+    result(task(SECRETS, 'Secret', true), [], 'error', {
+      status: 403,
+      reason: 'Forbidden',
+      message: 'secrets is forbidden: User "x" cannot list resource "secrets"',
+    }),
+  );
   return { m, t: new TreeModel(m) };
 }
 
@@ -89,7 +95,10 @@ describe('TreeModel', () => {
     const crash = pod('a', 'crash');
     crash.status = { phase: 'Running', containerStatuses: [{ name: 'c', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } }] };
     const done = pod('a', 'done', 'Succeeded', false);
-    done.status = { phase: 'Succeeded', containerStatuses: [{ name: 'c', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] };
+    done.status = {
+      phase: 'Succeeded',
+      containerStatuses: [{ name: 'c', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+    };
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'ok'), pod('a', 'wait', 'Pending', false), crash, done]));
     const t = new TreeModel(m);
     const type = t.children(t.children(t.children(t.roots()[0])[0])[0])[0]!;
@@ -121,9 +130,20 @@ describe('TreeModel', () => {
   it('filters by name, kind or namespace, and says how many of a kind match', () => {
     const { t } = cluster();
     t.setFilter('WEB-1');
-    assert.deepEqual(render(t), ['demo', '  Failed to load (1)', '    Secret (secrets) — 403 Forbidden', '  a', '    core', '      Pod — 1 of 2', '        web-1 — Running · Ready 1/1']);
+    assert.deepEqual(render(t), [
+      'demo',
+      '  Failed to load (1)',
+      '    Secret (secrets) — 403 Forbidden',
+      '  a',
+      '    core',
+      '      Pod — 1 of 2',
+      '        web-1 — Running · Ready 1/1',
+    ]);
     t.setFilter('deploy');
-    assert.deepEqual(render(t).filter((l) => !l.includes('Failed') && !l.includes('Secret')), ['demo', '  a', '    apps', '      Deployment — 1', '        web']);
+    assert.deepEqual(
+      render(t).filter((l) => !l.includes('Failed') && !l.includes('Secret')),
+      ['demo', '  a', '    apps', '      Deployment — 1', '        web'],
+    );
     t.setFilter('b');
     assert.ok(render(t).includes('  b'), 'a namespace that matches shows everything in it');
     t.setFilter('');
@@ -137,11 +157,21 @@ describe('TreeModel', () => {
     let changed: ResourceNode[] | undefined = [];
     const off = m.onChange((c) => (changed = t.changed(c)));
     m.applyView('a/web-1', { ...view, status: 'CrashLoopBackOff' });
-    assert.deepEqual(changed!.map((n) => n.id), ['c%3Ademo/n%3Aa/g%3A/t%3Apods/o%3Aweb-1']);
+    assert.deepEqual(
+      changed!.map((n) => n.id),
+      ['c%3Ademo/n%3Aa/g%3A/t%3Apods/o%3Aweb-1'],
+    );
     m.applyView('a/web-2', computeObjectView('a/web-2', pod('a', 'web-2'), undefined));
-    assert.deepEqual(changed!.map((n) => n.kind), ['type']);
+    assert.deepEqual(
+      changed!.map((n) => n.kind),
+      ['type'],
+    );
     m.applyView('c/new-0', computeObjectView('c/new-0', pod('c', 'new-0'), undefined));
-    assert.deepEqual(changed!.map((n) => n.kind), ['context'], 'a new namespace refreshes the context row');
+    assert.deepEqual(
+      changed!.map((n) => n.kind),
+      ['context'],
+      'a new namespace refreshes the context row',
+    );
     off();
   });
 
@@ -168,7 +198,10 @@ describe('RefreshCoalescer', () => {
     await clock.advance(99);
     assert.equal(fired.length, 0);
     await clock.advance(1);
-    assert.deepEqual(fired.map((f) => f?.map((x) => x.id)), [['c/ns/g/t', 'c/other/g/t/o3']]);
+    assert.deepEqual(
+      fired.map((f) => f?.map((x) => x.id)),
+      [['c/ns/g/t', 'c/other/g/t/o3']],
+    );
     assert.equal(clock.pendingTimers(), 0);
   });
 
@@ -188,6 +221,9 @@ describe('RefreshCoalescer', () => {
   });
 
   it('withoutCovered keeps unrelated siblings', () => {
-    assert.deepEqual(withoutCovered([n('a', 'b'), n('a', 'c'), n('a', 'b', 'x')]).map((x) => x.id), ['a/b', 'a/c']);
+    assert.deepEqual(
+      withoutCovered([n('a', 'b'), n('a', 'c'), n('a', 'b', 'x')]).map((x) => x.id),
+      ['a/b', 'a/c'],
+    );
   });
 });

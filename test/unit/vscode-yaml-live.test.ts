@@ -18,12 +18,7 @@ function setup() {
   const model = new ResourceModel();
   model.reset('ctx');
   const refreshed: string[] = [];
-  const live = new LiveDocuments(
-    lookupIn(model),
-    (id) => refreshed.push(id),
-    clock,
-    1000,
-  );
+  const live = new LiveDocuments(lookupIn(model), (id) => refreshed.push(id), clock, 1000);
   const off = model.onChange((c) => live.onChange(c));
   const load = (...items: KubeObject[]) => model.applyResult(result(task(PODS, 'Pod', true), items));
   const addr = (ns: string, name: string): ObjectAddress => ({ context: 'ctx', group: '', version: 'v1', resource: 'pods', namespace: ns, name });

@@ -15,7 +15,13 @@ describe('object addresses (kubeloop: URIs)', () => {
     const a: ObjectAddress = { context: 'kubeloop-demo', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'web-0' };
     assert.equal(addressToPath(a), '/kubeloop-demo/_/v1/pods/default/web-0.yaml');
     assert.deepEqual(pathToAddress(addressToPath(a)), a);
-    const role: ObjectAddress = { context: 'arn:aws:eks:eu-west-1:1:cluster/prod', group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', name: 'system:controller:x' };
+    const role: ObjectAddress = {
+      context: 'arn:aws:eks:eu-west-1:1:cluster/prod',
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      resource: 'clusterroles',
+      name: 'system:controller:x',
+    };
     assert.equal(addressToPath(role), '/arn:aws:eks:eu-west-1:1:cluster%2Fprod/rbac.authorization.k8s.io/v1/clusterroles/_/system:controller:x.yaml');
     assert.deepEqual(pathToAddress(addressToPath(role)), role);
   });
@@ -28,18 +34,24 @@ describe('object addresses (kubeloop: URIs)', () => {
 
   it('round-trips every context and name, and never yields a path with extra segments (property)', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.option(fc.stringMatching(/^[a-z0-9]{1,10}$/), { nil: undefined }), (context, name, namespace) => {
-        const a: ObjectAddress = { context, group: 'apps', version: 'v1', resource: 'deployments', ...(namespace ? { namespace } : {}), name };
-        const path = addressToPath(a);
-        assert.equal(path.split('/').length, 7);
-        assert.ok(!/[?#\\]/.test(path), path);
-        assert.deepEqual(pathToAddress(path), a);
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        fc.option(fc.stringMatching(/^[a-z0-9]{1,10}$/), { nil: undefined }),
+        (context, name, namespace) => {
+          const a: ObjectAddress = { context, group: 'apps', version: 'v1', resource: 'deployments', ...(namespace ? { namespace } : {}), name };
+          const path = addressToPath(a);
+          assert.equal(path.split('/').length, 7);
+          assert.ok(!/[?#\\]/.test(path), path);
+          assert.deepEqual(pathToAddress(path), a);
+        },
+      ),
     );
   });
 
   it('rejects paths that are not object addresses', () => {
-    for (const p of ['', '/', '/a/b', '/c/_/v1/pods/default/web-0.json', '/c/_/v1/pods/default/.yaml', '/c/_/v1/pods/%E0%A4%A/x.yaml']) assert.equal(pathToAddress(p), undefined, p);
+    for (const p of ['', '/', '/a/b', '/c/_/v1/pods/default/web-0.json', '/c/_/v1/pods/default/.yaml', '/c/_/v1/pods/%E0%A4%A/x.yaml'])
+      assert.equal(pathToAddress(p), undefined, p);
   });
 });
 
@@ -79,7 +91,17 @@ describe('rendering an object as YAML', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string({ minLength: 4 })), (values) => {
         const data = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(`SECRET:${v}`).toString('base64')]));
-        const text = renderObjectYaml({ context: 'c', ...SECRETS, version: 'v1', namespace: 'default', name: 'db' }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data, stringData: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, `SECRET:${v}`])) }, new Date(0));
+        const text = renderObjectYaml(
+          { context: 'c', ...SECRETS, version: 'v1', namespace: 'default', name: 'db' },
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'db' },
+            data,
+            stringData: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, `SECRET:${v}`])),
+          },
+          new Date(0),
+        );
         assert.ok(text.startsWith('# secrets default/db in context "c"'), text.slice(0, 80));
         assert.match(text, /Secret values are masked/);
         for (const v of [...Object.values(data), ...Object.values(values).map((v) => `SECRET:${v}`)]) assert.ok(!text.includes(v), 'a value leaked');

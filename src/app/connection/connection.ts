@@ -59,14 +59,26 @@ export interface ConnectionProblem {
 
 /** A failure to connect (or to discover) in words a user can act on. */
 export function describeConnectionError(e: unknown, where?: { context?: string; server?: string }): ConnectionProblem {
-  const at = where?.server ? ` at ${where.server}${where.context ? ` (context "${where.context}")` : ''}` : where?.context ? ` of context "${where.context}"` : '';
+  const at = where?.server
+    ? ` at ${where.server}${where.context ? ` (context "${where.context}")` : ''}`
+    : where?.context
+      ? ` of context "${where.context}"`
+      : '';
   if (e instanceof KubeConfigError) return { kind: 'kubeconfig', message: `Kubeconfig problem: ${e.message}` };
   if (e instanceof KubeTransportError) {
-    const what = e.kind === 'timeout' ? 'did not answer in time' : e.kind === 'tls' ? 'failed the TLS handshake' : e.kind === 'connect' ? 'cannot be reached' : 'broke the connection';
+    const what =
+      e.kind === 'timeout'
+        ? 'did not answer in time'
+        : e.kind === 'tls'
+          ? 'failed the TLS handshake'
+          : e.kind === 'connect'
+            ? 'cannot be reached'
+            : 'broke the connection';
     return { kind: 'unreachable', message: `The API server${at} ${what}: ${e.message}` };
   }
   if (e instanceof KubeApiError) {
-    if (e.status === 401 || e.status === 403) return { kind: 'unauthorized', message: `The API server${at} refused the request: ${e.status} ${e.reason}: ${e.message}` };
+    if (e.status === 401 || e.status === 403)
+      return { kind: 'unauthorized', message: `The API server${at} refused the request: ${e.status} ${e.reason}: ${e.message}` };
     return { kind: 'other', message: `The API server${at} answered ${e.status} ${e.reason}: ${e.message}` };
   }
   const text = e instanceof Error ? e.message : String(e);
@@ -113,7 +125,10 @@ export class Connections {
   close(): void {
     const c = this.current;
     this.current = undefined;
-    c?.opening.then((o) => o.client.close(), () => undefined);
+    c?.opening.then(
+      (o) => o.client.close(),
+      () => undefined,
+    );
   }
 }
 
@@ -121,12 +136,18 @@ export class Connections {
 /** The cluster's node names, sorted (one metadata-only list: the quick pick of Sync Loop: Choose Node). */
 export async function listNodes(client: KubeClient, signal: AbortSignal): Promise<string[]> {
   const l = await client.list({ group: '', version: 'v1', resource: 'nodes' }, { limit: 500, metadataOnly: true }, { signal });
-  return l.items.map((o) => o.metadata.name ?? '').filter(Boolean).sort();
+  return l.items
+    .map((o) => o.metadata.name ?? '')
+    .filter(Boolean)
+    .sort();
 }
 
 export async function listNamespaces(client: KubeClient, signal: AbortSignal): Promise<string[]> {
   const l = await client.list({ group: '', version: 'v1', resource: 'namespaces' }, { limit: 500, metadataOnly: true }, { signal });
-  return l.items.map((o) => o.metadata.name ?? '').filter(Boolean).sort();
+  return l.items
+    .map((o) => o.metadata.name ?? '')
+    .filter(Boolean)
+    .sort();
 }
 
 export interface NamespaceChoices {

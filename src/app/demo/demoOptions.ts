@@ -43,7 +43,10 @@ export function demoSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoS
       throw new Error(`KUBELOOP_DEMO_FAULTS: ${(e as Error).message}`);
     }
   }
-  const forbidden = (env.KUBELOOP_DEMO_FORBID ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const forbidden = (env.KUBELOOP_DEMO_FORBID ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const f of forbidden) if (!/^[a-z0-9.-]*\/[a-z0-9-]+$/.test(f)) throw new Error(`KUBELOOP_DEMO_FORBID: "${f}" is not group/resource (core as /secrets)`);
   return {
     objects: int(env, 'KUBELOOP_DEMO_OBJECTS', DEMO_DEFAULTS.objects, 200_000),

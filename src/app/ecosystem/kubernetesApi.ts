@@ -95,7 +95,9 @@ export function hostPath(p: unknown): string | undefined {
 export function kubernetesSettings(section: unknown): { kubeconfig?: string; known: string[] } {
   const s = section && typeof section === 'object' ? (section as Record<string, unknown>) : {};
   const kc = typeof s[KUBECONFIG_KEY] === 'string' ? (s[KUBECONFIG_KEY] as string).trim() : '';
-  const known = Array.isArray(s[KNOWN_KUBECONFIGS_KEY]) ? (s[KNOWN_KUBECONFIGS_KEY] as unknown[]).filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
+  const known = Array.isArray(s[KNOWN_KUBECONFIGS_KEY])
+    ? (s[KNOWN_KUBECONFIGS_KEY] as unknown[]).filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim())
+    : [];
   return { ...(kc ? { kubeconfig: kc } : {}), known: [...new Set(known)] };
 }
 

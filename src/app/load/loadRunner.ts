@@ -38,7 +38,10 @@ export function progressMessage(p: LoadProgress): string {
   return `${p.typesDone}/${p.typesTotal} types, ${fmt(p.objects)} objects${p.failed ? `, ${p.failed} failed` : ''}`;
 }
 
-export type LoadSettings = Pick<KubeLoopSettings, 'concurrency' | 'concurrencyChosen' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'namespaces' | 'includeTypes' | 'excludeTypes'>;
+export type LoadSettings = Pick<
+  KubeLoopSettings,
+  'concurrency' | 'concurrencyChosen' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'namespaces' | 'includeTypes' | 'excludeTypes'
+>;
 
 export interface LoadRequest {
   client: LoaderClient;
@@ -132,18 +135,24 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   }
   const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
   const remaining = new Map<string, number>();
-  req.log.info(`loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrencyChosen === false ? 'workers by RTT' : `${s.concurrency} workers`}, page size ${s.pageSize}${s.metadataOnly ? ', metadata only' : ''}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`);
+  req.log.info(
+    `loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrencyChosen === false ? 'workers by RTT' : `${s.concurrency} workers`}, page size ${s.pageSize}${s.metadataOnly ? ', metadata only' : ''}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`,
+  );
   const run = loader.start({
     signal: req.signal,
     onPlan: (plan) => {
       const auto = plan.concurrencyAuto;
-      if (auto) req.log.info(`loader: ${auto.lanes} workers, chosen from ${auto.rttMs === null ? 'no measured round-trip time' : `a round-trip time of ${auto.rttMs} ms`} (kubeloop.concurrency not set; 4 on a LAN, up to 16 far away)`);
+      if (auto)
+        req.log.info(
+          `loader: ${auto.lanes} workers, chosen from ${auto.rttMs === null ? 'no measured round-trip time' : `a round-trip time of ${auto.rttMs} ms`} (kubeloop.concurrency not set; 4 on a LAN, up to 16 far away)`,
+        );
       model.registerTypes(plan.types.map(toResourceType));
       for (const t of plan.tasks) remaining.set(typeKeyOf(t.gvr), (remaining.get(typeKeyOf(t.gvr)) ?? 0) + 1);
       progress.typesTotal = plan.types.length;
       progress.tasksTotal = plan.tasks.length;
       for (const u of plan.unmatchedFilters) req.log.warn(`loader: include/exclude "${u}" matches no resource type`);
-      for (const s of plan.skippedTypes) req.log.info(`loader: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason} (kubeloop.includeTypes)`);
+      for (const s of plan.skippedTypes)
+        req.log.info(`loader: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason} (kubeloop.includeTypes)`);
       for (const f of plan.discovery.failures) req.log.warn(`loader: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}`);
       req.onProgress?.({ ...progress });
     },

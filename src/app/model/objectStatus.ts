@@ -13,13 +13,34 @@ export type StatusTone = 'ok' | 'warning' | 'error' | 'done' | 'none';
 
 const POD_WAITING = new Set(['Pending', 'ContainerCreating', 'PodInitializing', 'Terminating', 'NotReady', 'SchedulingGated', 'Unknown']);
 const POD_FAILED = new Set([
-  'CrashLoopBackOff', 'Error', 'ImagePullBackOff', 'ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName', 'OOMKilled', 'Failed',
-  'Evicted', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'ContainerCannotRun', 'DeadlineExceeded',
-  'ContainerStatusUnknown', 'StartError',
+  'CrashLoopBackOff',
+  'Error',
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'OOMKilled',
+  'Failed',
+  'Evicted',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'ContainerCannotRun',
+  'DeadlineExceeded',
+  'ContainerStatusUnknown',
+  'StartError',
 ]);
 const PHASE_TONE: Record<string, StatusTone> = {
-  Bound: 'ok', Available: 'ok', Running: 'ok', Succeeded: 'done', Released: 'done', Completed: 'done',
-  Pending: 'warning', Terminating: 'warning', Failed: 'error', Lost: 'error',
+  Bound: 'ok',
+  Available: 'ok',
+  Running: 'ok',
+  Succeeded: 'done',
+  Released: 'done',
+  Completed: 'done',
+  Pending: 'warning',
+  Terminating: 'warning',
+  Failed: 'error',
+  Lost: 'error',
 };
 
 function readyCounts(ready: string | undefined): [number, number] | undefined {

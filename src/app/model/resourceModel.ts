@@ -78,7 +78,13 @@ export class Bucket {
   }
 }
 
-export const PODS_TYPE: ResourceType = Object.freeze({ key: 'pods', gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }), kind: 'Pod', namespaced: true, watchable: true });
+export const PODS_TYPE: ResourceType = Object.freeze({
+  key: 'pods',
+  gvr: Object.freeze({ group: '', version: 'v1', resource: 'pods' }),
+  kind: 'Pod',
+  namespaced: true,
+  watchable: true,
+});
 
 /** Where viewTransform leaves an object's view on the slim object that replaces it. */
 const VIEW = Symbol('kubeloop.view');

@@ -99,7 +99,9 @@ export class SyncRunner {
       ...(req.reviewer ? { reviewer: req.reviewer } : {}),
       ...(req.contextNamespace ? { contextNamespace: req.contextNamespace } : {}),
       onForbidden: (f) =>
-        req.log.warn(`sync loop: not watching ${typeKeyOf(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: the user may not list and watch it there (${f.by === 'review' ? 'access review' : '403 Forbidden'}); its tree rows stay as loaded`),
+        req.log.warn(
+          `sync loop: not watching ${typeKeyOf(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: the user may not list and watch it there (${f.by === 'review' ? 'access review' : '403 Forbidden'}); its tree rows stay as loaded`,
+        ),
       pageSize: req.pageSize,
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
       housekeepingPeriodMs: req.housekeepingPeriodSeconds !== undefined ? req.housekeepingPeriodSeconds * 1000 : undefined,

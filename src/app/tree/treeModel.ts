@@ -106,10 +106,23 @@ export class TreeModel {
   item(node: ResourceNode): NodeItem {
     switch (node.kind) {
       case 'context':
-        return { label: this.model.context ?? '', description: this.model.server || undefined, icon: 'server-environment', contextValue: ITEM_CONTEXT.context, collapsible: 'expanded' };
+        return {
+          label: this.model.context ?? '',
+          description: this.model.server || undefined,
+          icon: 'server-environment',
+          contextValue: ITEM_CONTEXT.context,
+          collapsible: 'expanded',
+        };
       case 'errors': {
         const n = this.model.failures().length;
-        return { label: `Failed to load (${n})`, tooltip: 'Resource types whose list failed; their reasons are below.', icon: 'error', tone: 'error', contextValue: ITEM_CONTEXT.errors, collapsible: 'expanded' };
+        return {
+          label: `Failed to load (${n})`,
+          tooltip: 'Resource types whose list failed; their reasons are below.',
+          icon: 'error',
+          tone: 'error',
+          contextValue: ITEM_CONTEXT.errors,
+          collapsible: 'expanded',
+        };
       }
       case 'failure':
         return this.failureItem(node);
@@ -119,9 +132,21 @@ export class TreeModel {
         return { label: node.namespace!, description, icon: 'symbol-namespace', contextValue: ITEM_CONTEXT.namespace, collapsible: 'collapsed' };
       }
       case 'cluster':
-        return { label: 'Cluster-scoped', tooltip: 'Objects that belong to no namespace (nodes, namespaces, cluster roles, ...)', icon: 'globe', contextValue: ITEM_CONTEXT.clusterScoped, collapsible: 'collapsed' };
+        return {
+          label: 'Cluster-scoped',
+          tooltip: 'Objects that belong to no namespace (nodes, namespaces, cluster roles, ...)',
+          icon: 'globe',
+          contextValue: ITEM_CONTEXT.clusterScoped,
+          collapsible: 'collapsed',
+        };
       case 'group':
-        return { label: node.group || 'core', tooltip: node.group ? `API group ${node.group}` : 'The core API group (/api/v1)', icon: 'package', contextValue: ITEM_CONTEXT.group, collapsible: 'collapsed' };
+        return {
+          label: node.group || 'core',
+          tooltip: node.group ? `API group ${node.group}` : 'The core API group (/api/v1)',
+          icon: 'package',
+          contextValue: ITEM_CONTEXT.group,
+          collapsible: 'collapsed',
+        };
       case 'type':
         return this.typeItem(node);
       case 'object':
@@ -230,7 +255,9 @@ export class TreeModel {
     const entries = bucket ? this.visibleObjects(bucket) : [];
     const limit = this.limits.get(type.id) ?? this.pageSize;
     const page = entries.length > limit ? entries.slice(0, limit) : entries;
-    const out = page.map((e) => this.node('object', [...type.path, `o:${e.name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name: e.name }));
+    const out = page.map((e) =>
+      this.node('object', [...type.path, `o:${e.name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name: e.name }),
+    );
     if (entries.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
     // Rows no longer on this page are gone from VS Code too: forget their nodes.
     const keep = new Set(out.map((n) => n.id));
@@ -240,7 +267,9 @@ export class TreeModel {
   }
 
   private failureNode(parent: ResourceNode, f: TypeFailure): ResourceNode {
-    return this.node('failure', [...parent.path, `f:${f.type.key}@${f.namespace ?? ''}`], { failure: { typeKey: f.type.key, ...(f.namespace !== undefined ? { namespace: f.namespace } : {}) } });
+    return this.node('failure', [...parent.path, `f:${f.type.key}@${f.namespace ?? ''}`], {
+      failure: { typeKey: f.type.key, ...(f.namespace !== undefined ? { namespace: f.namespace } : {}) },
+    });
   }
 
   // ---- items ----
@@ -255,7 +284,9 @@ export class TreeModel {
     return {
       label: type?.kind ?? node.typeKey!,
       description,
-      tooltip: type ? `${typeLabel(type.gvr)}: ${fmt(total)} object${total === 1 ? '' : 's'}${bucket?.partial ? ', list incomplete (see Failed to load)' : ''}` : undefined,
+      tooltip: type
+        ? `${typeLabel(type.gvr)}: ${fmt(total)} object${total === 1 ? '' : 's'}${bucket?.partial ? ', list incomplete (see Failed to load)' : ''}`
+        : undefined,
       icon: 'symbol-class',
       contextValue: ITEM_CONTEXT.type,
       collapsible: 'collapsed',

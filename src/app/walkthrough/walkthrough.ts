@@ -76,7 +76,8 @@ export function contributedWalkthroughs(): Record<string, unknown>[] {
     {
       id: WALKTHROUGH_ID,
       title: 'Get Started with KubeLoop',
-      description: 'From install to a filled tree, a running sync loop and a liveness probe failing on the timeline, in about a minute, on the embedded demo cluster.',
+      description:
+        'From install to a filled tree, a running sync loop and a liveness probe failing on the timeline, in about a minute, on the embedded demo cluster.',
       steps: walkthroughSteps(),
     },
   ];

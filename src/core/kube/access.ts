@@ -68,7 +68,12 @@ export async function selfSubjectRulesReview(t: KubeTransport, namespace: string
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   return {
     namespace,
-    resourceRules: (s.resourceRules ?? []).map((x) => ({ verbs: strings(x.verbs), apiGroups: strings(x.apiGroups), resources: strings(x.resources), resourceNames: strings(x.resourceNames) })),
+    resourceRules: (s.resourceRules ?? []).map((x) => ({
+      verbs: strings(x.verbs),
+      apiGroups: strings(x.apiGroups),
+      resources: strings(x.resources),
+      resourceNames: strings(x.resourceNames),
+    })),
     incomplete: s.incomplete === true,
     evaluationError: typeof s.evaluationError === 'string' ? s.evaluationError : '',
   };

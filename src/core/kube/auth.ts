@@ -113,7 +113,12 @@ function clusterInfo(ctx: KubeContext, ca: Buffer | undefined): ExecClusterInfo 
 async function proxyAgent(ctx: KubeContext): Promise<http.Agent | undefined> {
   if (!ctx.cluster.proxyUrl) return undefined;
   const kc = new KubeConfig();
-  kc.loadFromOptions({ clusters: [{ ...ctx.cluster, skipTLSVerify: ctx.cluster.skipTLSVerify || ctx.server.startsWith('http:') }], users: [ctx.user ?? { name: 'proxy' }], contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: ctx.user?.name ?? 'proxy' }], currentContext: ctx.name });
+  kc.loadFromOptions({
+    clusters: [{ ...ctx.cluster, skipTLSVerify: ctx.cluster.skipTLSVerify || ctx.server.startsWith('http:') }],
+    users: [ctx.user ?? { name: 'proxy' }],
+    contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: ctx.user?.name ?? 'proxy' }],
+    currentContext: ctx.name,
+  });
   const o: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(o);
   return o.agent as http.Agent | undefined;
@@ -186,7 +191,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   const makeAgent = (tls: Tls): http.Agent =>
     tunnels(proxy)
       ? makeTunnelAgent(secure, tls, proxy.href)
-      : proxied ?? (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+      : (proxied ?? (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true })));
   let tls = tlsWith(first.cert, first.key);
   let tlsVersion = 0;
   let agent = makeAgent(tls);

@@ -94,7 +94,10 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
   const legacyFetches: { group: string; version: string; preferred: string }[] = [];
   let aggregated = 0;
 
-  for (const [path, doc] of [['/api', api.body], ['/apis', apis.body]] as const) {
+  for (const [path, doc] of [
+    ['/api', api.body],
+    ['/apis', apis.body],
+  ] as const) {
     if (isAggregatedDiscovery(doc)) {
       aggregated++;
       const parsed = parseAggregated(doc);
@@ -105,7 +108,8 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
       for (const v of opts.preferredOnly ? versions.slice(0, 1) : versions) legacyFetches.push({ group: '', version: v, preferred: versions[0] });
     } else {
       for (const g of parseGroupList(doc)) {
-        for (const v of opts.preferredOnly ? [g.preferredVersion] : g.versions) if (v) legacyFetches.push({ group: g.name, version: v, preferred: g.preferredVersion });
+        for (const v of opts.preferredOnly ? [g.preferredVersion] : g.versions)
+          if (v) legacyFetches.push({ group: g.name, version: v, preferred: g.preferredVersion });
       }
     }
   }
@@ -150,7 +154,8 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
     const rank = new Map(legacyFetches.map((f, i) => [`${f.group}/${f.version}`, i]));
     for (const g of byGroup.values()) g.versions.sort((a, b) => rank.get(`${g.name}/${a.version}`)! - rank.get(`${g.name}/${b.version}`)!);
     // A group whose preferred version failed falls back to another version that loaded.
-    for (const g of byGroup.values()) if (!g.versions.some((v) => v.version === g.preferredVersion) && g.versions[0]) g.preferredVersion = g.versions[0].version;
+    for (const g of byGroup.values())
+      if (!g.versions.some((v) => v.version === g.preferredVersion) && g.versions[0]) g.preferredVersion = g.versions[0].version;
   }
 
   return { mode: aggregated === 2 ? 'aggregated' : 'legacy', groups, failures };

@@ -65,9 +65,19 @@ interface Entry {
 function isDiscovery(d: unknown): d is Discovery {
   if (!d || typeof d !== 'object') return false;
   const x = d as Discovery;
-  return (x.mode === 'aggregated' || x.mode === 'legacy') && Array.isArray(x.groups) && Array.isArray(x.failures) &&
-    x.groups.every((g) => g && typeof g.name === 'string' && typeof g.preferredVersion === 'string' && Array.isArray(g.versions) &&
-      g.versions.every((v) => v && typeof v.version === 'string' && Array.isArray(v.resources)));
+  return (
+    (x.mode === 'aggregated' || x.mode === 'legacy') &&
+    Array.isArray(x.groups) &&
+    Array.isArray(x.failures) &&
+    x.groups.every(
+      (g) =>
+        g &&
+        typeof g.name === 'string' &&
+        typeof g.preferredVersion === 'string' &&
+        Array.isArray(g.versions) &&
+        g.versions.every((v) => v && typeof v.version === 'string' && Array.isArray(v.resources)),
+    )
+  );
 }
 
 export class DiscoveryCache {
@@ -107,7 +117,12 @@ export class DiscoveryCache {
   /** Stores a complete discovery (see the guarantees); false when it was not stored. */
   async write(discovery: Discovery): Promise<boolean> {
     if (discovery.failures.length > 0 || discovery.groups.some((g) => g.versions.some((v) => v.stale))) return false;
-    const entry: Entry = { format: FORMAT, server: this.ctx.server, savedAt: this.now(), discovery: { mode: discovery.mode, groups: discovery.groups, failures: [] } };
+    const entry: Entry = {
+      format: FORMAT,
+      server: this.ctx.server,
+      savedAt: this.now(),
+      discovery: { mode: discovery.mode, groups: discovery.groups, failures: [] },
+    };
     const tmp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
       await mkdir(this.folder, { recursive: true, mode: 0o700 });

@@ -75,11 +75,22 @@ export function parseAggregated(doc: unknown): { groups: ApiGroup[]; failures: D
       if (!version) continue;
       const stale = gv.freshness === 'Stale';
       if (stale) {
-        failures.push({ groupVersion: groupVersionOf(name, version), message: 'discovery for this group version is stale (its aggregated API server did not answer)' });
+        failures.push({
+          groupVersion: groupVersionOf(name, version),
+          message: 'discovery for this group version is stale (its aggregated API server did not answer)',
+        });
       }
       const resources: ApiResource[] = [];
       for (const r of gv.resources ?? []) {
-        const res = r as { resource?: unknown; responseKind?: { kind?: unknown }; scope?: unknown; singularResource?: unknown; verbs?: unknown; shortNames?: unknown; categories?: unknown };
+        const res = r as {
+          resource?: unknown;
+          responseKind?: { kind?: unknown };
+          scope?: unknown;
+          singularResource?: unknown;
+          verbs?: unknown;
+          shortNames?: unknown;
+          categories?: unknown;
+        };
         const resource = str(res.resource);
         if (!resource || resource.includes('/')) continue;
         resources.push({
@@ -110,7 +121,15 @@ export function parseResourceList(doc: unknown, group: string, version: string):
   }
   const out: ApiResource[] = [];
   for (const r of list.resources) {
-    const res = r as { name?: unknown; kind?: unknown; singularName?: unknown; namespaced?: unknown; verbs?: unknown; shortNames?: unknown; categories?: unknown };
+    const res = r as {
+      name?: unknown;
+      kind?: unknown;
+      singularName?: unknown;
+      namespaced?: unknown;
+      verbs?: unknown;
+      shortNames?: unknown;
+      categories?: unknown;
+    };
     const resource = str(res.name);
     if (!resource || resource.includes('/')) continue;
     out.push({

@@ -97,7 +97,10 @@ export class ExecCredentialProvider {
         if (this.running === run) this.running = undefined;
       });
       this.running = run;
-      run.then((c) => (this.cred = c), () => {});
+      run.then(
+        (c) => (this.cred = c),
+        () => {},
+      );
     }
     const shared = this.running;
     if (!signal) return shared;
@@ -129,7 +132,9 @@ export class ExecCredentialProvider {
   private run(): Promise<ExecCredential> {
     const what = this.what();
     if (this.cfg.interactiveMode === 'Always') {
-      return Promise.reject(new KubeConfigError(`${what}: interactiveMode is Always, but there is no terminal to interact on (standard input is not a terminal)`));
+      return Promise.reject(
+        new KubeConfigError(`${what}: interactiveMode is Always, but there is no terminal to interact on (standard input is not a terminal)`),
+      );
     }
     this.runs++;
     const timeoutMs = this.opts.timeoutMs ?? 60_000;

@@ -30,5 +30,15 @@ export { listAll, compactItem, continueFromHead, MAX_LIST_RESTARTS, METADATA_ONL
 export { watch, METADATA_ONLY_WATCH_ACCEPT, type WatchOptions, type WatchEvent, type WatchEventType, type WatchEnd } from './watch';
 export { resourcePath, gvrName } from './paths';
 export { asStoredObject } from './types';
-export { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, ruleAllows, rulesAllow, type ResourceAttributes, type ResourceRule, type RulesReview, type AccessReview } from './access';
+export {
+  selfSubjectAccessReview,
+  selfSubjectRulesReview,
+  whoAmI,
+  ruleAllows,
+  rulesAllow,
+  type ResourceAttributes,
+  type ResourceRule,
+  type RulesReview,
+  type AccessReview,
+} from './access';
 export type { GroupVersionResource, KubeObject, ObjectMeta, StoredObject, ListMeta } from './types';

@@ -39,7 +39,20 @@ export type ToWorker =
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
-  | { t: 'page'; id: number; status: number; headers: IncomingHttpHeaders; body: ArrayBuffer; length: number; wire: number; gzip: boolean; ascii: boolean; token: string | null; sent: number; end: boolean }
+  | {
+      t: 'page';
+      id: number;
+      status: number;
+      headers: IncomingHttpHeaders;
+      body: ArrayBuffer;
+      length: number;
+      wire: number;
+      gzip: boolean;
+      ascii: boolean;
+      token: string | null;
+      sent: number;
+      end: boolean;
+    }
   | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string; sent: number; end: true }
   | { t: 'progress'; id: number; end?: undefined }
   /**
@@ -120,7 +133,9 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   };
   const makeAgent = (tls: Tls) => {
     destroySpares();
-    return proxyHref ? makeTunnel(secure, tls, proxyHref) : sparing(secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+    return proxyHref
+      ? makeTunnel(secure, tls, proxyHref)
+      : sparing(secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
   };
   let agent = makeAgent({});
   /** Connections of the agent (busy, free) plus spares. */
@@ -341,7 +356,23 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       const ab = body.buffer as ArrayBuffer;
       if (end) stop(s);
       // Whether the body is pure ASCII is checked here, off the parsing thread (see decodeBody).
-      post({ t: 'page', id: s.id, status: f.status, headers: ok ? {} : f.headers, body: ab, length: f.size, wire: f.wire, gzip: f.gzip, ascii: isAscii(body), token: ok ? (f.token ?? null) : null, sent, end }, [ab]);
+      post(
+        {
+          t: 'page',
+          id: s.id,
+          status: f.status,
+          headers: ok ? {} : f.headers,
+          body: ab,
+          length: f.size,
+          wire: f.wire,
+          gzip: f.gzip,
+          ascii: isAscii(body),
+          token: ok ? (f.token ?? null) : null,
+          sent,
+          end,
+        },
+        [ab],
+      );
     }
   };
 
@@ -377,7 +408,9 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       f.status = res.statusCode ?? 0;
       f.headers = res.headers;
       const ok = isOk(f);
-      const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const enc = String(res.headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase();
       f.gzip = enc === 'gzip' || enc === 'x-gzip';
       if (!f.gzip && enc !== '' && enc !== 'identity') return fail({ kind: 'malformed', message: `unsupported Content-Encoding ${enc}` });
       // The announced length is the body's on the wire: the decoded size only without gzip.
@@ -403,7 +436,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
         if (f.done) return;
         if (f.body && f.size + c.length <= f.body.length) c.copy(f.body, f.size);
         else {
-          if (f.body) f.chunks.push(f.body.subarray(0, f.size)), (f.body = undefined); // longer than announced
+          if (f.body) (f.chunks.push(f.body.subarray(0, f.size)), (f.body = undefined)); // longer than announced
           f.chunks.push(c);
         }
         f.size += c.length;
@@ -436,7 +469,17 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
 
   parentPort.on('message', (m: ToWorker) => {
     if (m.t === 'list') {
-      const s: Stream = { id: m.id, next: m.next, headers: m.headers, grants: m.grants, prefetch: m.prefetch, timeoutMs: m.timeoutMs, fetches: [], sent: 0, progressAt: Date.now() };
+      const s: Stream = {
+        id: m.id,
+        next: m.next,
+        headers: m.headers,
+        grants: m.grants,
+        prefetch: m.prefetch,
+        timeoutMs: m.timeoutMs,
+        fetches: [],
+        sent: 0,
+        progressAt: Date.now(),
+      };
       streams.set(m.id, s);
       launch(s, m.url);
     } else if (m.t === 'grant') {

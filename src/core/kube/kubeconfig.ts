@@ -112,11 +112,13 @@ function entries(file: string, doc: Obj, key: 'clusters' | 'users' | 'contexts',
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key} is not a list`);
   return list.map((e, i) => {
-    if (!isObj(e) || typeof e.name !== 'string' || e.name === '') throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].name is missing`);
+    if (!isObj(e) || typeof e.name !== 'string' || e.name === '')
+      throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].name is missing`);
     const b = e[body];
     if (b !== undefined && b !== null && !isObj(b)) throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].${body} is not a mapping`);
     if (body === 'cluster' && !b) throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].cluster is missing`);
-    if (body === 'cluster' && (typeof b!.server !== 'string' || !b!.server)) throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].cluster.server is missing`);
+    if (body === 'cluster' && (typeof b!.server !== 'string' || !b!.server))
+      throw new KubeConfigError(`kubeconfig ${file}: invalid kubeconfig: ${key}[${i}].cluster.server is missing`);
     return { name: e.name, body: { ...(b ?? {}) }, file };
   });
 }
@@ -199,7 +201,15 @@ function resolveSource(opts: LoadKubeContextOptions): Merged {
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
     const kc = new KubeConfig();
     kc.loadFromCluster();
-    const m: Merged = { clusters: new Map(), users: new Map(), contexts: new Map(), currentContext: kc.getCurrentContext(), preferences: {}, source: 'in-cluster', inCluster: kc };
+    const m: Merged = {
+      clusters: new Map(),
+      users: new Map(),
+      contexts: new Map(),
+      currentContext: kc.getCurrentContext(),
+      preferences: {},
+      source: 'in-cluster',
+      inCluster: kc,
+    };
     for (const x of kc.getContexts()) m.contexts.set(x.name, { name: x.name, body: {}, file: 'in-cluster' });
     return m;
   }
@@ -225,7 +235,8 @@ function impersonationOf(where: string, u: Obj): Impersonation | undefined {
   if (isObj(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) extra[k] = strings(v);
   const asksMore = uid !== undefined || groups.length > 0 || Object.keys(extra).length > 0;
   if (!user) {
-    if (asksMore) throw new KubeConfigError(`${where}: as-uid, as-groups and as-user-extra impersonate only together with "as" (the user name); set "as" or remove them`);
+    if (asksMore)
+      throw new KubeConfigError(`${where}: as-uid, as-groups and as-user-extra impersonate only together with "as" (the user name); set "as" or remove them`);
     return undefined;
   }
   return { user, uid, groups, extra };
@@ -240,7 +251,8 @@ function execOf(where: string, u: Obj): ExecConfig | undefined {
     throw new KubeConfigError(`${where}: exec.apiVersion "${apiVersion}" is not supported (use client.authentication.k8s.io/v1 or v1beta1)`);
   }
   const mode = typeof e.interactiveMode === 'string' && e.interactiveMode ? e.interactiveMode : apiVersion.endsWith('/v1') ? '' : 'IfAvailable';
-  if (!['Never', 'IfAvailable', 'Always'].includes(mode)) throw new KubeConfigError(`${where}: exec.interactiveMode must be Never, IfAvailable or Always (v1 requires it)`);
+  if (!['Never', 'IfAvailable', 'Always'].includes(mode))
+    throw new KubeConfigError(`${where}: exec.interactiveMode must be Never, IfAvailable or Always (v1 requires it)`);
   const env = Array.isArray(e.env) ? e.env.filter(isObj).map((x) => ({ name: String(x.name ?? ''), value: String(x.value ?? '') })) : [];
   return {
     apiVersion,
@@ -259,7 +271,9 @@ export function loadKubeContext(opts: LoadKubeContextOptions = {}): KubeContext 
   const name = opts.context || m.currentContext;
   const known = [...m.contexts.keys()];
   if (!name) {
-    throw new KubeConfigError(`${m.source}: no current-context set; choose one with --context (${known.length ? `known: ${known.join(', ')}` : 'none defined'})`);
+    throw new KubeConfigError(
+      `${m.source}: no current-context set; choose one with --context (${known.length ? `known: ${known.join(', ')}` : 'none defined'})`,
+    );
   }
   const context = m.contexts.get(name);
   if (!context) {
@@ -301,7 +315,20 @@ export function loadKubeContext(opts: LoadKubeContextOptions = {}): KubeContext 
   const execExt = extensions.find((e): e is Obj => isObj(e) && e.name === 'client.authentication.k8s.io/exec');
   const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
   const disableCompression = cluster.body['disable-compression'] === true || undefined;
-  return { name, server: server.replace(/\/+$/, ''), cluster: kc.getCurrentCluster()!, user: kc.getCurrentUser() ?? undefined, namespace: ns, impersonate, exec, execClusterExtras, disableCompression, preferences: m.preferences, kc, source: m.source };
+  return {
+    name,
+    server: server.replace(/\/+$/, ''),
+    cluster: kc.getCurrentCluster()!,
+    user: kc.getCurrentUser() ?? undefined,
+    namespace: ns,
+    impersonate,
+    exec,
+    execClusterExtras,
+    disableCompression,
+    preferences: m.preferences,
+    kc,
+    source: m.source,
+  };
 }
 
 function inClusterContext(m: Merged, name: string): KubeContext {

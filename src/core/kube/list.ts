@@ -204,7 +204,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     // back from the list's own, as client-go's unstructured decoding does, so an object reads
     // the same whether it came from a list or a watch event.
     const kind = !opts.metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
-    if (kind) for (const o of out) if (o.kind === undefined) (o.kind = kind), (o.apiVersion ??= body.apiVersion);
+    if (kind) for (const o of out) if (o.kind === undefined) ((o.kind = kind), (o.apiVersion ??= body.apiVersion));
     return { items: out, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion };
   };
   const take = (page: Page) => {
@@ -226,7 +226,19 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     let isContinuation = false;
     // Full objects only: metadata pages parse quickly, and there the thread costs more than it saves
     // (measured: metadata-only load of 100k objects 0.82 s on this thread, 0.96 s on the I/O thread).
-    const stream = limit !== undefined && !opts.metadataOnly ? await t.openListStream({ path, query: from, nextQuery: { ...selectors, limit }, accept, signal: hooks.signal, prefetch, timeoutMs: opts.requestTimeoutMs, onProgress: hooks.onProgress }) : undefined;
+    const stream =
+      limit !== undefined && !opts.metadataOnly
+        ? await t.openListStream({
+            path,
+            query: from,
+            nextQuery: { ...selectors, limit },
+            accept,
+            signal: hooks.signal,
+            prefetch,
+            timeoutMs: opts.requestTimeoutMs,
+            onProgress: hooks.onProgress,
+          })
+        : undefined;
     if (stream) {
       try {
         for (;;) {
@@ -289,7 +301,13 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     if (end === 'done') return result;
     // The continue token expired mid-list: what we hold is from a snapshot that no longer exists.
     if (restarts >= MAX_LIST_RESTARTS) {
-      throw new KubeApiError(410, end.reason, `GET ${path}: the continue token expired ${restarts + 1} times in a row; the list was restarted ${restarts} times and never finished within the server's compaction window (last answer: ${end.message})`, undefined, path);
+      throw new KubeApiError(
+        410,
+        end.reason,
+        `GET ${path}: the continue token expired ${restarts + 1} times in a row; the list was restarted ${restarts} times and never finished within the server's compaction window (last answer: ${end.message})`,
+        undefined,
+        path,
+      );
     }
     hooks.onFallback?.(end);
     items.length = 0;

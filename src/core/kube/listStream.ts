@@ -113,17 +113,20 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     waiter?.reject(e);
     waiter = undefined;
   };
-  const id: number = h.io.openList({ url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs }, (m) => {
-    if (m.t === 'progress') return spec.onProgress?.();
-    sent += m.sent;
-    h.stats.requests += m.sent;
-    if (m.end) end();
-    if (waiter) {
-      const w = waiter;
-      waiter = undefined;
-      w.resolve(m);
-    } else queue.push(m);
-  });
+  const id: number = h.io.openList(
+    { url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs },
+    (m) => {
+      if (m.t === 'progress') return spec.onProgress?.();
+      sent += m.sent;
+      h.stats.requests += m.sent;
+      if (m.end) end();
+      if (waiter) {
+        const w = waiter;
+        waiter = undefined;
+        w.resolve(m);
+      } else queue.push(m);
+    },
+  );
   h.stats.inFlight++;
   signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -37,7 +37,11 @@ export class TokenBucket implements RateLimiter {
   private last: number;
 
   /** qps > 0 (requests per second refilled), burst an integer >= 1 (bucket size). */
-  constructor(readonly qps: number, readonly burst: number, private readonly clock: Clock) {
+  constructor(
+    readonly qps: number,
+    readonly burst: number,
+    private readonly clock: Clock,
+  ) {
     if (!(qps > 0) || !Number.isFinite(qps)) throw new RangeError(`qps must be a positive number, got ${qps}`);
     if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be an integer >= 1, got ${burst}`);
     this.tokens = burst;

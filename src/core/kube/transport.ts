@@ -130,7 +130,9 @@ export interface TransportStats {
 
 /** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
 export function contentCoding(headers: http.IncomingHttpHeaders): string {
-  const v = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+  const v = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   return v === '' || v === 'identity' ? 'identity' : v === 'x-gzip' ? 'gzip' : v;
 }
 
@@ -224,7 +226,9 @@ export class KubeTransport {
     try {
       proxy = resolveProxy(new URL(context.server), context.cluster.proxyUrl, proxyEnvironment(opts.env ?? process.env));
     } catch (e) {
-      throw new KubeConfigError(`context "${context.name}": ${(e as Error).message} (from ${context.cluster.proxyUrl ? 'the cluster\'s proxy-url' : 'HTTPS_PROXY / HTTP_PROXY'})`);
+      throw new KubeConfigError(
+        `context "${context.name}": ${(e as Error).message} (from ${context.cluster.proxyUrl ? "the cluster's proxy-url" : 'HTTPS_PROXY / HTTP_PROXY'})`,
+      );
     }
     const wanted = opts.ioThread ?? (opts.clock === undefined || opts.clock === realClock);
     const io = wanted && (!proxy || tunnels(proxy)) ? IoThread.start(context.server.startsWith('https:'), proxy?.href) : undefined;
@@ -242,7 +246,9 @@ export class KubeTransport {
   }
 
   /** The pages of one paged list, walked by the I/O thread; undefined when list streams are off. */
-  async openListStream(spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number }): Promise<ListStream | undefined> {
+  async openListStream(
+    spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number },
+  ): Promise<ListStream | undefined> {
     const io = this.io;
     if (!io || !this.listStreams) return undefined;
     return openListStream(
@@ -254,7 +260,12 @@ export class KubeTransport {
         headersFor: (accept) => this.headersFor({ path: spec.path, accept, signal: spec.signal }, undefined),
         decode: decodeBody,
       },
-      { ...spec, url: buildUrl(this.server, spec.path, spec.query), next: buildUrl(this.server, spec.path, spec.nextQuery), timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0 },
+      {
+        ...spec,
+        url: buildUrl(this.server, spec.path, spec.query),
+        next: buildUrl(this.server, spec.path, spec.nextQuery),
+        timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0,
+      },
     );
   }
 
@@ -333,7 +344,7 @@ export class KubeTransport {
     // Everything else fails at once: relisting is the caller's (the reflector's) business.
     const state: RetryState = { retryAfterRetries: 0, backoffRetries: 0 };
     let retries = 0;
-    for (let stale = 0; ; ) {
+    for (let stale = 0; ;) {
       try {
         return await this.openStreamOnce(spec);
       } catch (e) {
@@ -368,7 +379,7 @@ export class KubeTransport {
       };
       const onAbort = () => {
         const r = abortReason(signal!);
-        if (!settled) (settled = true), reject(r);
+        if (!settled) ((settled = true), reject(r));
         req.destroy(r);
         cleanup();
       };
@@ -407,11 +418,11 @@ export class KubeTransport {
           // An error Status is small (never compressed by kube-apiserver), but a proxy may have.
           if (contentCoding(res.headers) !== 'gzip') return void ((settled = true), reject(apiErrorFromResponse(status, res.headers, body, spec.path)));
           zlib.gunzip(body, (e, plain) => {
-            if (!settled) (settled = true), reject(apiErrorFromResponse(status, res.headers, e ? body : plain, spec.path));
+            if (!settled) ((settled = true), reject(apiErrorFromResponse(status, res.headers, e ? body : plain, spec.path)));
           });
         });
         res.on('error', (e: NodeJS.ErrnoException) => {
-          if (!settled) (settled = true), reject(classify(e, spec.path));
+          if (!settled) ((settled = true), reject(classify(e, spec.path)));
         });
       });
       req.end();
@@ -599,7 +610,9 @@ export class KubeTransport {
       const onAbort = () => finish(abortReason(signal!));
       signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs > 0) {
-        timer = this.clock.setTimer(timeoutMs, () => finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)));
+        timer = this.clock.setTimer(timeoutMs, () =>
+          finish(new KubeTransportError('timeout', `${method} ${spec.path}: no complete response within ${timeoutMs} ms`, spec.path)),
+        );
       }
       req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
       req.on('response', (res) => {
@@ -618,7 +631,9 @@ export class KubeTransport {
         if (coding === 'gzip') {
           body = inflater = zlib.createGunzip();
           res.pipe(inflater);
-          inflater.on('error', (e) => finish(new KubeTransportError('malformed', `${method} ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)));
+          inflater.on('error', (e) =>
+            finish(new KubeTransportError('malformed', `${method} ${spec.path}: gzip body does not inflate (${e.message})`, spec.path)),
+          );
         }
         const onProgress = spec.onProgress;
         res.on('data', (c: Buffer) => {
@@ -641,7 +656,12 @@ export class KubeTransport {
           this.stats.bytesReceived += size;
           this.stats.wireBytes += wire;
           if (coding === 'gzip') this.stats.gzipResponses++;
-          finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), authGeneration });
+          finish(undefined, {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
+            authGeneration,
+          });
         });
         res.on('aborted', () => finish(new KubeTransportError('reset', `${method} ${spec.path}: connection reset while reading the response`, spec.path)));
         res.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
@@ -667,11 +687,21 @@ export class KubeTransport {
       try {
         this.ensureOpen();
         await this.limiter.take(spec.signal);
-        const headers = { ...(await this.headersFor({ path: spec.path, signal: spec.signal }, undefined)), 'Content-Type': 'application/json', 'Content-Length': String(data.length) };
+        const headers = {
+          ...(await this.headersFor({ path: spec.path, signal: spec.signal }, undefined)),
+          'Content-Type': 'application/json',
+          'Content-Length': String(data.length),
+        };
         const raw = await this.exchange('POST', spec, headers, data);
         if (raw.status >= 200 && raw.status < 300) {
           try {
-            return { status: raw.status, contentType: String(raw.headers['content-type'] ?? ''), body: JSON.parse(raw.body.toString('utf8')) as T, bytes: raw.body.length, retries };
+            return {
+              status: raw.status,
+              contentType: String(raw.headers['content-type'] ?? ''),
+              body: JSON.parse(raw.body.toString('utf8')) as T,
+              bytes: raw.body.length,
+              retries,
+            };
           } catch (e) {
             throw new KubeTransportError('malformed', `POST ${spec.path}: ${malformedJson(e, raw.body.length)}`, spec.path);
           }

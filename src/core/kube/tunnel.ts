@@ -47,7 +47,10 @@ export function tunnelAgentFactory(load: (id: string) => any): TunnelAgentMaker 
         : '';
     const agent: http.Agent = secure ? new httpsMod.Agent({ keepAlive: true, ...tls }) : new httpMod.Agent({ keepAlive: true });
 
-    (agent as unknown as { createConnection: unknown }).createConnection = (options: Record<string, any>, callback: (err: Error | null, s?: unknown) => void) => {
+    (agent as unknown as { createConnection: unknown }).createConnection = (
+      options: Record<string, any>,
+      callback: (err: Error | null, s?: unknown) => void,
+    ) => {
       const host = String(options.host ?? 'localhost');
       const port = Number(options.port) || (secure ? 443 : 80);
       const target = `${netMod.isIP(host) === 6 ? `[${host}]` : host}:${port}`;

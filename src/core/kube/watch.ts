@@ -110,7 +110,11 @@ export async function watch(
         ev = JSON.parse(line);
       } catch (e) {
         // never the parser's message: it quotes the line, which may be a Secret
-        end({ kind: 'error', events, error: new KubeTransportError('malformed', `watch ${path}: malformed event (${whereParsingStopped(e, Buffer.byteLength(line))})`, path) });
+        end({
+          kind: 'error',
+          events,
+          error: new KubeTransportError('malformed', `watch ${path}: malformed event (${whereParsingStopped(e, Buffer.byteLength(line))})`, path),
+        });
         return false;
       }
       if (ev.type === 'ERROR') {

@@ -91,7 +91,10 @@ export class ClusterLoader {
   private readonly clock: Clock;
 
   /** Throws RangeError for invalid options. */
-  constructor(private readonly client: LoaderClient, options: ClusterLoaderOptions = {}) {
+  constructor(
+    private readonly client: LoaderClient,
+    options: ClusterLoaderOptions = {},
+  ) {
     this.options = resolveLoaderOptions(options);
     this.clock = this.options.clock ?? realClock;
   }
@@ -106,10 +109,15 @@ export class ClusterLoader {
     const deliver = opts.onResult ?? ((r: LoadTaskResult) => stream!.push(r));
     let resolvePlan!: (p: LoadPlan | undefined) => void;
     const plan = new Promise<LoadPlan | undefined>((r) => (resolvePlan = r));
-    const done = this.run(ac.signal, deliver, (p) => {
-      resolvePlan(p);
-      opts.onPlan?.(p);
-    }, opts.onNarrow).finally(() => {
+    const done = this.run(
+      ac.signal,
+      deliver,
+      (p) => {
+        resolvePlan(p);
+        opts.onPlan?.(p);
+      },
+      opts.onNarrow,
+    ).finally(() => {
       resolvePlan(undefined);
       callerSignal?.removeEventListener('abort', onCallerAbort);
       stream?.end();
@@ -133,12 +141,32 @@ export class ClusterLoader {
     return { summary, results, plan: await run.plan };
   }
 
-  private async run(signal: AbortSignal, deliver: (r: LoadTaskResult) => void, onPlan: (p: LoadPlan) => void, onNarrow?: StartOptions['onNarrow']): Promise<LoadSummary> {
+  private async run(
+    signal: AbortSignal,
+    deliver: (r: LoadTaskResult) => void,
+    onPlan: (p: LoadPlan) => void,
+    onNarrow?: StartOptions['onNarrow'],
+  ): Promise<LoadSummary> {
     const o = this.options;
     const t0 = this.clock.now();
     const summary: LoadSummary = {
-      outcome: 'ok', resourceTypes: 0, tasks: 0, results: 0, ok: 0, failed: 0, cancelled: 0, objects: 0, partialObjects: 0, durationMs: 0,
-      discoveryFailures: [], unmatchedFilters: [], skippedTypes: [], retries: 0, bytes: 0, forbidden: 0, narrowed: 0,
+      outcome: 'ok',
+      resourceTypes: 0,
+      tasks: 0,
+      results: 0,
+      ok: 0,
+      failed: 0,
+      cancelled: 0,
+      objects: 0,
+      partialObjects: 0,
+      durationMs: 0,
+      discoveryFailures: [],
+      unmatchedFilters: [],
+      skippedTypes: [],
+      retries: 0,
+      bytes: 0,
+      forbidden: 0,
+      narrowed: 0,
     };
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
     const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
@@ -168,7 +196,15 @@ export class ClusterLoader {
       const sp = planScopedTasks(selected, scope.input, await reviewing);
       // A load of at most 4 lists (a refresh of one type) runs the same on any pool: no probe.
       if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal, warming);
-      loadPlan = { discovery, types: selected, tasks: sp.tasks, unmatchedFilters: unmatched, access: sp.access, fallbackNamespaces: sp.fallback, skippedTypes: skipped };
+      loadPlan = {
+        discovery,
+        types: selected,
+        tasks: sp.tasks,
+        unmatchedFilters: unmatched,
+        access: sp.access,
+        fallbackNamespaces: sp.fallback,
+        skippedTypes: skipped,
+      };
     } catch (e) {
       return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
     } finally {
@@ -240,8 +276,17 @@ export class ClusterLoader {
         progress.delete(r.task.id);
         if (result.worker >= 0) {
           this.emit({
-            phase: 'finish', task: result.task, worker: result.worker, t: result.endedAt, count: result.count, pages: result.pages,
-            retries: result.retries, durationMs: result.durationMs, outcome: result.outcome, status: result.status, message: result.message,
+            phase: 'finish',
+            task: result.task,
+            worker: result.worker,
+            t: result.endedAt,
+            count: result.count,
+            pages: result.pages,
+            retries: result.retries,
+            durationMs: result.durationMs,
+            outcome: result.outcome,
+            status: result.status,
+            message: result.message,
           });
         }
         const by = narrow(result);
@@ -359,7 +404,11 @@ export class ClusterLoader {
   /** The candidate namespaces and the scope input of this load. */
   private scopeInput(): { input: ScopeInput; candidates: string[] } {
     const o = this.options;
-    const input: ScopeInput = { namespaces: o.namespaces, contextNamespace: o.contextNamespace ?? this.client.context?.namespace, labelSelector: o.labelSelector };
+    const input: ScopeInput = {
+      namespaces: o.namespaces,
+      contextNamespace: o.contextNamespace ?? this.client.context?.namespace,
+      labelSelector: o.labelSelector,
+    };
     return { input, candidates: o.namespaces.length > 0 ? o.namespaces : [input.contextNamespace || DEFAULT_NAMESPACE] };
   }
 
@@ -403,12 +452,28 @@ export class ClusterLoader {
           p.retries++;
           const e = info.error;
           const what = e instanceof KubeApiError ? `${e.status} ${e.reason}` : e.kind;
-          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e instanceof KubeApiError ? e.status : undefined, message: `${what}; retry in ${Math.round(info.delayMs)} ms` });
+          this.emit({
+            phase: 'retry',
+            task,
+            worker,
+            t: this.clock.now(),
+            retries: p.retries,
+            status: e instanceof KubeApiError ? e.status : undefined,
+            message: `${what}; retry in ${Math.round(info.delayMs)} ms`,
+          });
         },
         onFallback: (e) => {
           p.fellBack = true;
           p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
-          this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status: e.status, message: `${e.status} ${e.reason}: continue token expired; restarting the paged list` });
+          this.emit({
+            phase: 'retry',
+            task,
+            worker,
+            t: this.clock.now(),
+            retries: p.retries,
+            status: e.status,
+            message: `${e.status} ${e.reason}: continue token expired; restarting the paged list`,
+          });
         },
       },
     );
@@ -456,8 +521,21 @@ function pairKey(t: LoadTask): string {
 
 function emptyResult(task: LoadTask, at: number): LoadTaskResult {
   return {
-    taskId: task.id, task, outcome: 'cancelled', items: [], count: 0, partial: false, pages: 0, retries: 0, bytes: 0,
-    resourceVersion: '', fellBackToFullList: false, worker: -1, startedAt: at, endedAt: at, durationMs: 0,
+    taskId: task.id,
+    task,
+    outcome: 'cancelled',
+    items: [],
+    count: 0,
+    partial: false,
+    pages: 0,
+    retries: 0,
+    bytes: 0,
+    resourceVersion: '',
+    fellBackToFullList: false,
+    worker: -1,
+    startedAt: at,
+    endedAt: at,
+    durationMs: 0,
   };
 }
 
@@ -483,5 +561,8 @@ export function describeError(e: unknown): { status?: number; reason: string; me
  */
 function byLikelySize(tasks: readonly LoadTask[]): LoadTask[] {
   const rank = (t: LoadTask) => (t.forbidden !== undefined ? -1 : !t.namespaced ? 2 : t.namespace === undefined ? 0 : 1);
-  return tasks.map((t, i) => ({ t, i, r: rank(t) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.t);
+  return tasks
+    .map((t, i) => ({ t, i, r: rank(t) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.t);
 }

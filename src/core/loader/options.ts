@@ -65,7 +65,9 @@ export interface ClusterLoaderOptions {
   transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
 }
 
-export interface ResolvedLoaderOptions extends Required<Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace'>> {
+export interface ResolvedLoaderOptions extends Required<
+  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace'>
+> {
   /** The concurrency given, or (when autoConcurrency) the base the rule starts from. */
   concurrency: number;
   /** No concurrency was given: the load picks it from the RTT (see autoConcurrency.ts). */
@@ -87,18 +89,23 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     throw new RangeError(`page size must be an integer from ${MIN_PAGE_SIZE} to ${MAX_PAGE_SIZE}, got ${String(o.pageSize)}`);
   }
   const taskTimeoutMs = o.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
-  if (!Number.isFinite(taskTimeoutMs) || taskTimeoutMs < 0) throw new RangeError(`task timeout must be a number of ms >= 0 (0 = none), got ${String(o.taskTimeoutMs)}`);
+  if (!Number.isFinite(taskTimeoutMs) || taskTimeoutMs < 0)
+    throw new RangeError(`task timeout must be a number of ms >= 0 (0 = none), got ${String(o.taskTimeoutMs)}`);
   if (o.requestTimeoutMs !== undefined && (!Number.isFinite(o.requestTimeoutMs) || o.requestTimeoutMs < 0)) {
     throw new RangeError(`request timeout must be a number of ms >= 0 (0 = none), got ${String(o.requestTimeoutMs)}`);
   }
   const namespaces = [...new Set(o.namespaces ?? [])];
   for (const ns of namespaces) {
-    if (ns.length > 63 || !DNS_LABEL.test(ns)) throw new RangeError(`namespace "${ns}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
+    if (ns.length > 63 || !DNS_LABEL.test(ns))
+      throw new RangeError(`namespace "${ns}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
   }
   if (o.contextNamespace !== undefined && o.contextNamespace !== '' && (o.contextNamespace.length > 63 || !DNS_LABEL.test(o.contextNamespace))) {
     throw new RangeError(`context namespace "${o.contextNamespace}" is not a valid namespace name (lower-case DNS label, at most 63 characters)`);
   }
-  for (const [what, list] of [['include', o.include], ['exclude', o.exclude]] as const) {
+  for (const [what, list] of [
+    ['include', o.include],
+    ['exclude', o.exclude],
+  ] as const) {
     for (const t of list ?? []) if (typeof t !== 'string' || t.trim() === '') throw new RangeError(`${what}: empty resource type name`);
   }
   const labelSelector = o.labelSelector?.trim() || undefined;

@@ -55,7 +55,11 @@ export interface SkippedType {
 const gr = (r: ApiResource) => `${r.group}/${r.resource}`;
 const label = (r: ApiResource) => (r.group ? `${r.resource}.${r.group}` : r.resource);
 
-export function selectTypes(types: ApiResource[], include: string[], exclude: string[]): { selected: ApiResource[]; unmatched: string[]; skipped: SkippedType[] } {
+export function selectTypes(
+  types: ApiResource[],
+  include: string[],
+  exclude: string[],
+): { selected: ApiResource[]; unmatched: string[]; skipped: SkippedType[] } {
   const unmatched = [...include, ...exclude].filter((spec) => resolveTypeName(types, spec).length === 0);
   const inc = new Set(include.flatMap((s) => resolveTypeName(types, s)));
   const exc = new Set(exclude.flatMap((s) => resolveTypeName(types, s)));
@@ -68,7 +72,13 @@ export function selectTypes(types: ApiResource[], include: string[], exclude: st
     const a = selected.find((r) => gr(r) === alias);
     if (!p || !a || asked.has(a)) continue;
     selected = selected.filter((r) => r !== a);
-    skipped.push({ group: a.group, version: a.version, resource: a.resource, sameAs: primary, reason: `the same objects as ${label(p)}; add --include ${label(a)} to load it too` });
+    skipped.push({
+      group: a.group,
+      version: a.version,
+      resource: a.resource,
+      sameAs: primary,
+      reason: `the same objects as ${label(p)}; add --include ${label(a)} to load it too`,
+    });
   }
   return { selected, unmatched, skipped };
 }
@@ -77,7 +87,12 @@ export function planTasks(types: ApiResource[], opts: { namespaces?: string[]; l
   const tasks: LoadTask[] = [];
   const nss = opts.namespaces ?? [];
   for (const r of types) {
-    const base = { gvr: { group: r.group, version: r.version, resource: r.resource }, kind: r.kind, namespaced: r.namespaced, labelSelector: opts.labelSelector };
+    const base = {
+      gvr: { group: r.group, version: r.version, resource: r.resource },
+      kind: r.kind,
+      namespaced: r.namespaced,
+      labelSelector: opts.labelSelector,
+    };
     if (r.namespaced && nss.length > 0) for (const ns of nss) tasks.push({ id: tasks.length, ...base, namespace: ns });
     else tasks.push({ id: tasks.length, ...base });
   }

@@ -136,7 +136,11 @@ export async function reviewAccess(
 /** Whether the facts say the user may list `r` in `namespace`. */
 export function verdictIn(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>, namespace: string): Verdict {
   if (facts.listEverything) return 'allowed';
-  return verdictOf(facts.rules.find((x) => x.namespace === namespace), r, facts.verbs);
+  return verdictOf(
+    facts.rules.find((x) => x.namespace === namespace),
+    r,
+    facts.verbs,
+  );
 }
 
 /** Whether the facts say the user may list `r` across all namespaces (or at the cluster scope). */
@@ -166,7 +170,13 @@ export function planScopedTasks(types: ApiResource[], input: ScopeInput, facts: 
   const candidates = chosen.length > 0 ? chosen : [input.contextNamespace || DEFAULT_NAMESPACE];
   const tasks: LoadTask[] = [];
   const add = (r: ApiResource, namespace: string | undefined, forbidden?: string) => {
-    const t: LoadTask = { id: tasks.length, gvr: { group: r.group, version: r.version, resource: r.resource }, kind: r.kind, namespaced: r.namespaced, labelSelector: input.labelSelector };
+    const t: LoadTask = {
+      id: tasks.length,
+      gvr: { group: r.group, version: r.version, resource: r.resource },
+      kind: r.kind,
+      namespaced: r.namespaced,
+      labelSelector: input.labelSelector,
+    };
     if (namespace !== undefined) t.namespace = namespace;
     if (forbidden !== undefined) t.forbidden = forbidden;
     tasks.push(t);
@@ -215,6 +225,8 @@ export function nothingPermitted(s: Pick<LoadSummary, 'outcome' | 'ok' | 'failed
  * what would help. `namespaces`: where the load looked (the fallback or chosen namespaces).
  */
 export function noRightsText(who: { user: string; context: string; server: string }, namespaces: string[]): string {
-  const where = namespaces.length ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}` : 'anywhere';
+  const where = namespaces.length
+    ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}`
+    : 'anywhere';
   return `user "${who.user}" (context "${who.context}", server ${who.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
 }

@@ -5,7 +5,10 @@
 /** submit() after close() or abort(), or a submitter still waiting for room when the pool was aborted. */
 export class PoolClosedError extends Error {
   override readonly name = 'PoolClosedError';
-  constructor(readonly state: 'closed' | 'aborted', message?: string) {
+  constructor(
+    readonly state: 'closed' | 'aborted',
+    message?: string,
+  ) {
     super(message ?? (state === 'closed' ? 'worker pool is closed: no new tasks are accepted' : 'worker pool was aborted: task not accepted'));
   }
 }

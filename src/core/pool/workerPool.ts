@@ -54,11 +54,7 @@ interface PoolResultBase<T> {
 }
 
 export type PoolResult<T, R> = PoolResultBase<T> &
-  (
-    | { status: 'ok'; value: R }
-    | { status: 'error'; error: unknown }
-    | { status: 'cancelled'; reason: unknown }
-  );
+  ({ status: 'ok'; value: R } | { status: 'error'; error: unknown } | { status: 'cancelled'; reason: unknown });
 
 export interface PoolSummary {
   submitted: number;

@@ -38,7 +38,10 @@ export class Channel<T> {
   private readonly blocked: BlockedSender<T>[] = [];
   private readonly readable = new Set<() => void>();
 
-  constructor(readonly capacity: number, readonly name = 'channel') {
+  constructor(
+    readonly capacity: number,
+    readonly name = 'channel',
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.ring = new Array(capacity);
   }

@@ -9,13 +9,33 @@ export { WorkQueue, jitter } from './workqueue';
 export { PodConfig, CONFIG_CHANNEL_CAPACITY } from './config/podconfig';
 export { PodStorage, checkAndUpdatePod, podsDifferSemantically } from './config/storage';
 export { GenericPLEG, generateEvents, containerStates, containerIdOf } from './pleg/generic';
-export { PlegRelister, PodsNotSynced, goDuration, PLEG_CHANNEL_CAPACITY, PLEG_RELIST_PERIOD_MS, PLEG_RELIST_THRESHOLD_MS, type ReadPods, type PlegHealth } from './pleg/relister';
+export {
+  PlegRelister,
+  PodsNotSynced,
+  goDuration,
+  PLEG_CHANNEL_CAPACITY,
+  PLEG_RELIST_PERIOD_MS,
+  PLEG_RELIST_THRESHOLD_MS,
+  type ReadPods,
+  type PlegHealth,
+} from './pleg/relister';
 export { ProbeInference, PROBE_CHANNEL_CAPACITY, probeOfEvent, COMBINED_PREFIX, type ProbeProgress } from './prober/infer';
 export { ResultsManager, INITIAL_RESULT, thresholdsOf } from './prober/results';
 export { exitCause, describeExit, type ExitCause } from './prober/exits';
 export { needToReconcilePodReadiness, activeDeadlinePassed } from './podstatus';
 export { podWorkerMark } from './podworkerlane';
-export { PodWorkers, RESYNC_INTERVAL_MS, BACKOFF_PERIOD_MS, type PodSyncer, type SyncContext, type UpdatePodOptions, type PodWorkerState, type PodSyncSnapshot, type PodWorkerSyncRecord, type TerminationResult } from './podworkers';
+export {
+  PodWorkers,
+  RESYNC_INTERVAL_MS,
+  BACKOFF_PERIOD_MS,
+  type PodSyncer,
+  type SyncContext,
+  type UpdatePodOptions,
+  type PodWorkerState,
+  type PodSyncSnapshot,
+  type PodWorkerSyncRecord,
+  type TerminationResult,
+} from './podworkers';
 export { DesiredStateOfWorld, type DesiredObject } from './state/desired';
 export { ActualStateOfWorld, type ViewChangeListener } from './state/actual';
 export { computeObjectView, podPrintColumns, type ObjectView } from './state/view';

@@ -37,16 +37,11 @@ const NEVER = new Channel<never>(1, 'never');
 
 type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred'>>;
 
-export async function syncLoopIteration(
-  kl: SyncLoop,
-  syncCh: Channel<number>,
-  housekeepingCh: Channel<number>,
-  signal: AbortSignal,
-): Promise<boolean> {
+export async function syncLoopIteration(kl: SyncLoop, syncCh: Channel<number>, housekeepingCh: Channel<number>, signal: AbortSignal): Promise<boolean> {
   const c = kl.channels;
   // A closed channel is always ready; only configCh closing means anything (the loop exits). Other
   // closed sources are replaced by a channel that never fires, so they cannot spin the loop.
-  const live = <T,>(ch: Channel<T>): Channel<T> => (ch.closed && ch.length === 0 ? (NEVER as Channel<T>) : ch);
+  const live = <T>(ch: Channel<T>): Channel<T> => (ch.closed && ch.length === 0 ? (NEVER as Channel<T>) : ch);
   const cases = [c.config, live(c.pleg), live(syncCh), live(c.liveness), live(c.readiness), live(c.startup), live(housekeepingCh)] as const;
   const sel = await kl.selector.select(cases, signal);
   const start = kl.clock.now();
@@ -177,9 +172,19 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   let status: string;
   if (probe === 'liveness') {
     // Only failures matter: the sync restarts the container (for us: shows the failure).
-    if (u.result !== 'Failure') return { source: 'probe', op: probe, key: d?.key ?? '', handler: 'none', outcome: 'skipped', uid: u.podUID, ...(u.message ? { message: u.message } : {}) };
+    if (u.result !== 'Failure')
+      return {
+        source: 'probe',
+        op: probe,
+        key: d?.key ?? '',
+        handler: 'none',
+        outcome: 'skipped',
+        uid: u.podUID,
+        ...(u.message ? { message: u.message } : {}),
+      };
     status = 'unhealthy';
-  } else if (probe === 'readiness') status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
+  } else if (probe === 'readiness')
+    status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
     kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`, 2);
@@ -189,7 +194,12 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`, 1);
   kl.handlePodSyncs([d.key]);
   return {
-    source: 'probe', op: probe, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: u.podUID,
+    source: 'probe',
+    op: probe,
+    key: d.key,
+    handler: 'HandlePodSyncs',
+    outcome: 'ok',
+    uid: u.podUID,
     ...(u.message ? { message: u.message } : {}),
     ...(u.inferred ? { inferred: true } : {}),
   };

@@ -24,4 +24,3 @@ export function activeDeadlinePassed(pod: Pod, wallNowMs: number): boolean {
   const start = Date.parse((pod.status?.startTime as string | undefined) ?? '');
   return !Number.isNaN(start) && wallNowMs - start >= ads * 1000;
 }
-

@@ -13,7 +13,10 @@ export function podWorkerMark(r: PodWorkerSyncRecord, origin: number, progress: 
   const handler = { syncing: 'SyncPod', terminating: 'SyncTerminatingPod', terminated: 'SyncTerminatedPod' }[r.work];
   const probes = (progress ?? [])
     .filter((p) => p.failures > 0 || p.result === 'Failure')
-    .map((p) => `${p.container} ${p.probe}: ${p.onHold || p.result === 'Failure' ? `Failure (container ${p.containerId.slice(0, 12)})` : `failure ${p.failures} of failureThreshold ${p.failureThreshold}`}`);
+    .map(
+      (p) =>
+        `${p.container} ${p.probe}: ${p.onHold || p.result === 'Failure' ? `Failure (container ${p.containerId.slice(0, 12)})` : `failure ${p.failures} of failureThreshold ${p.failureThreshold}`}`,
+    );
   const worker: PodWorkerDetails = {
     state: r.state,
     coalesced: r.coalesced,

@@ -440,7 +440,16 @@ export class PodWorkers {
     }
   }
 
-  private report(status: PodSyncStatus, work: PodWorkerState, ctx: SyncContext, began: number, coalesced: number, outcome: PodWorkerSyncRecord['outcome'], err: unknown, inferred: boolean | undefined): void {
+  private report(
+    status: PodSyncStatus,
+    work: PodWorkerState,
+    ctx: SyncContext,
+    began: number,
+    coalesced: number,
+    outcome: PodWorkerSyncRecord['outcome'],
+    err: unknown,
+    inferred: boolean | undefined,
+  ): void {
     const cb = this.opts.onSynced;
     if (!cb) return;
     try {

@@ -245,7 +245,16 @@ export class SyncLoop {
     const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
     this.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 2);
     this.sourcesSeenByLoop.add(u.source);
-    this.timeline?.append({ kind: 'iteration', t: round3(start - this.origin), durationMs: round3(this.clock.now() - start), source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' });
+    this.timeline?.append({
+      kind: 'iteration',
+      t: round3(start - this.origin),
+      durationMs: round3(this.clock.now() - start),
+      source: 'informer',
+      op: u.op,
+      key: joinKeys(keys),
+      handler,
+      outcome: 'ok',
+    });
   }
 
   /** PLEG said a container died: drop its recorded probe results (upstream cleans up the container). */

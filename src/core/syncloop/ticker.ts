@@ -14,7 +14,11 @@ export class Ticker {
   private stopped = false;
   dropped = 0;
 
-  constructor(private readonly clock: Clock, readonly periodMs: number, name = 'ticker') {
+  constructor(
+    private readonly clock: Clock,
+    readonly periodMs: number,
+    name = 'ticker',
+  ) {
     if (!(periodMs > 0)) throw new RangeError(`period must be > 0, got ${periodMs}`);
     this.C = new Channel<number>(1, name);
     this.next = clock.now() + periodMs;

@@ -15,8 +15,13 @@ import type { StoredObject } from '../kube/types';
  */
 export type KubeObject = StoredObject;
 
-export interface ContainerStateWaiting { reason?: string; message?: string }
-export interface ContainerStateRunning { startedAt?: string }
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
 export interface ContainerStateTerminated {
   exitCode: number;
   signal?: number;
@@ -41,7 +46,9 @@ export interface ContainerStatus {
   state?: ContainerState;
   lastState?: ContainerState;
 }
-export interface Probe { [k: string]: unknown }
+export interface Probe {
+  [k: string]: unknown;
+}
 export interface Container {
   name: string;
   image?: string;
@@ -52,7 +59,11 @@ export interface Container {
   restartPolicy?: string;
   [k: string]: unknown;
 }
-export interface PodCondition { type: string; status: string; reason?: string }
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+}
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];

@@ -93,7 +93,14 @@ export class ControllerContext {
   }
 
   event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
-    const involved: InvolvedObject = { kind: obj.kind, apiVersion: obj.apiVersion, name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion };
+    const involved: InvolvedObject = {
+      kind: obj.kind,
+      apiVersion: obj.apiVersion,
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace,
+      uid: obj.metadata.uid,
+      resourceVersion: obj.metadata.resourceVersion,
+    };
     this.recorder.record(involved, type, reason, message, { component });
   }
 
@@ -104,7 +111,11 @@ export class ControllerContext {
   }
 
   /** Creates a pod from a template, owned by (controller ref) owner, with extra labels/fields. */
-  createPod(owner: KubeObject, template: Obj, opts: { name?: string; labels?: Record<string, string>; spec?: Obj; annotations?: Record<string, string> } = {}): KubeObject {
+  createPod(
+    owner: KubeObject,
+    template: Obj,
+    opts: { name?: string; labels?: Record<string, string>; spec?: Obj; annotations?: Record<string, string> } = {},
+  ): KubeObject {
     const tm = (template.metadata ?? {}) as Obj;
     const ns = owner.metadata.namespace!;
     const meta: Obj = {
@@ -134,7 +145,10 @@ export class ControllerContext {
       this.store.delete('', 'pods', pod.metadata.namespace, pod.metadata.name);
       return;
     }
-    this.store.update('', 'pods', { ...pod, metadata: { ...pod.metadata, deletionTimestamp: kubeTimestamp(this.wallNow() + grace * 1000), deletionGracePeriodSeconds: grace } });
+    this.store.update('', 'pods', {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: kubeTimestamp(this.wallNow() + grace * 1000), deletionGracePeriodSeconds: grace },
+    });
   }
 
   /** Pods of a namespace whose controller ref is owner. */
@@ -175,7 +189,11 @@ export function fnv32a(s: string): number {
 
 export function stableJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Obj)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Obj)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }
 
@@ -200,7 +218,9 @@ export function selectorMatcher(sel: Obj | undefined): (labels: Record<string, s
 
 /** The selector as `kubectl get -l` writes it (Scale's status.selector). */
 export function selectorString(sel: Obj | undefined): string {
-  const parts = Object.entries((sel?.matchLabels ?? {}) as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`);
+  const parts = Object.entries((sel?.matchLabels ?? {}) as Record<string, string>)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`);
   for (const e of (sel?.matchExpressions ?? []) as { key: string; operator: string; values?: string[] }[]) {
     const vs = [...(e.values ?? [])].sort().join(',');
     if (e.operator === 'In') parts.push(`${e.key} in (${vs})`);
@@ -259,7 +279,9 @@ export function setCondition(conds: Obj[] | undefined, next: Obj, now: string, w
   const same = withUpdateTime !== 'touch' && old && old.status === next.status && old.reason === next.reason && old.message === next.message;
   const c: Obj = { ...next, lastTransitionTime: transition };
   if (withUpdateTime) c.lastUpdateTime = same ? old!.lastUpdateTime : now;
-  const ordered = withUpdateTime ? { type: c.type, status: c.status, lastUpdateTime: c.lastUpdateTime, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message } : c;
+  const ordered = withUpdateTime
+    ? { type: c.type, status: c.status, lastUpdateTime: c.lastUpdateTime, lastTransitionTime: c.lastTransitionTime, reason: c.reason, message: c.message }
+    : c;
   if (same) return list;
   if (i >= 0) list[i] = ordered;
   else list.push(ordered);

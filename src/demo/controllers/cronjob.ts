@@ -24,7 +24,8 @@ export const CRONJOB_COMPONENT = 'cronjob-controller';
 
 type Obj = Record<string, any>;
 
-const condTime = (j: KubeObject, type: string) => (((j.status as Obj | undefined)?.conditions ?? []) as Obj[]).find((c) => c.type === type && c.status === 'True');
+const condTime = (j: KubeObject, type: string) =>
+  (((j.status as Obj | undefined)?.conditions ?? []) as Obj[]).find((c) => c.type === type && c.status === 'True');
 
 export function startCronJobController(ctx: ControllerContext): Controller {
   const { store } = ctx;
@@ -71,7 +72,16 @@ export function startCronJobController(ctx: ControllerContext): Controller {
           store.create('batch', 'jobs', {
             apiVersion: 'batch/v1',
             kind: 'Job',
-            metadata: { name: jobName, namespace, labels: { ...(tmpl.metadata?.labels ?? {}) }, annotations: { ...(tmpl.metadata?.annotations ?? {}), 'batch.kubernetes.io/cronjob-scheduled-timestamp': new Date(due).toISOString().replace(/\.\d{3}Z$/, 'Z') }, ownerReferences: [controllerRefTo(cj)] },
+            metadata: {
+              name: jobName,
+              namespace,
+              labels: { ...(tmpl.metadata?.labels ?? {}) },
+              annotations: {
+                ...(tmpl.metadata?.annotations ?? {}),
+                'batch.kubernetes.io/cronjob-scheduled-timestamp': new Date(due).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+              },
+              ownerReferences: [controllerRefTo(cj)],
+            },
             spec: tmpl.spec ?? {},
           });
           ctx.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`, CRONJOB_COMPONENT);
@@ -80,15 +90,31 @@ export function startCronJobController(ctx: ControllerContext): Controller {
       status.lastScheduleTime = kubeTimestamp(due);
       jobs = ctx.list('batch', 'jobs', namespace).filter((j) => controllerRef(j)?.uid === cj.metadata.uid);
     }
-    const done = jobs.filter((j) => condTime(j, 'Complete')).sort((a, b) => String(condTime(b, 'Complete')!.lastTransitionTime).localeCompare(String(condTime(a, 'Complete')!.lastTransitionTime)));
+    const done = jobs
+      .filter((j) => condTime(j, 'Complete'))
+      .sort((a, b) => String(condTime(b, 'Complete')!.lastTransitionTime).localeCompare(String(condTime(a, 'Complete')!.lastTransitionTime)));
     if (done[0]) status.lastSuccessfulTime = (done[0].status as Obj).completionTime ?? condTime(done[0], 'Complete')!.lastTransitionTime;
     const failed = jobs.filter((j) => condTime(j, 'Failed'));
-    const prune = [...done.slice(Number(spec.successfulJobsHistoryLimit ?? 3)), ...failed.sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(Number(spec.failedJobsHistoryLimit ?? 1))];
+    const prune = [
+      ...done.slice(Number(spec.successfulJobsHistoryLimit ?? 3)),
+      ...failed
+        .sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))
+        .slice(Number(spec.failedJobsHistoryLimit ?? 1)),
+    ];
     for (const j of prune) {
       store.delete('batch', 'jobs', j.metadata.namespace, j.metadata.name);
       ctx.event(cj, 'Normal', 'SawCompletedJob', `Saw completed job: ${j.metadata.name}`, CRONJOB_COMPONENT);
     }
-    const active = jobs.filter((j) => !isJobFinished(j) && !prune.includes(j)).map((j) => ({ kind: 'Job', namespace: j.metadata.namespace, name: j.metadata.name, uid: j.metadata.uid, apiVersion: 'batch/v1', resourceVersion: j.metadata.resourceVersion }));
+    const active = jobs
+      .filter((j) => !isJobFinished(j) && !prune.includes(j))
+      .map((j) => ({
+        kind: 'Job',
+        namespace: j.metadata.namespace,
+        name: j.metadata.name,
+        uid: j.metadata.uid,
+        apiVersion: 'batch/v1',
+        resourceVersion: j.metadata.resourceVersion,
+      }));
     if (active.length) status.active = active;
     else delete status.active;
     const current = store.get('batch', 'cronjobs', namespace, name);

@@ -42,7 +42,10 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
     if (!ds || ds.metadata.deletionTimestamp) return;
     const spec = (ds.spec ?? {}) as Obj;
     const hash = templateHash(spec.template);
-    const nodes = ctx.list('', 'nodes').filter((n) => !(n.spec as Obj | undefined)?.unschedulable).map((n) => n.metadata.name);
+    const nodes = ctx
+      .list('', 'nodes')
+      .filter((n) => !(n.spec as Obj | undefined)?.unschedulable)
+      .map((n) => n.metadata.name);
     const wanted = new Set(nodes);
     const pods = ctx.podsOwnedBy(ds).filter(isPodActive);
     const byNode = new Map<string, KubeObject[]>();
@@ -57,8 +60,17 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
     for (const node of nodes) {
       const on = byNode.get(node) ?? [];
       if (on.length === 0) {
-        const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } };
-        const pod = ctx.createPod(ds, spec.template ?? {}, { labels: { [REV]: hash }, spec: { affinity: { ...(spec.template?.spec?.affinity ?? {}), ...affinity } } });
+        const affinity = {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
+            },
+          },
+        };
+        const pod = ctx.createPod(ds, spec.template ?? {}, {
+          labels: { [REV]: hash },
+          spec: { affinity: { ...(spec.template?.spec?.affinity ?? {}), ...affinity } },
+        });
         ctx.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, DAEMONSET_COMPONENT);
       } else {
         for (const extra of on.slice(1)) {

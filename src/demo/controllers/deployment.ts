@@ -81,9 +81,19 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   function scale(d: KubeObject, rs: KubeObject, to: number, maxSurge: number): KubeObject {
     const from = replicasOf(rs);
     if (from === to) return rs;
-    const annotations = { ...(rs.metadata.annotations ?? {}), 'deployment.kubernetes.io/desired-replicas': String(replicasOf(d)), 'deployment.kubernetes.io/max-replicas': String(replicasOf(d) + maxSurge) };
+    const annotations = {
+      ...(rs.metadata.annotations ?? {}),
+      'deployment.kubernetes.io/desired-replicas': String(replicasOf(d)),
+      'deployment.kubernetes.io/max-replicas': String(replicasOf(d) + maxSurge),
+    };
     const next = store.update('apps', 'replicasets', { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...(rs.spec as Obj), replicas: to } });
-    ctx.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, DEPLOYMENT_COMPONENT);
+    ctx.event(
+      d,
+      'Normal',
+      'ScalingReplicaSet',
+      `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
+      DEPLOYMENT_COMPONENT,
+    );
     return next;
   }
 
@@ -119,10 +129,19 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
           name: `${d.metadata.name}-${hash}`,
           namespace,
           labels,
-          annotations: { [REVISION]: String(maxOldRevision + 1), 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge) },
+          annotations: {
+            [REVISION]: String(maxOldRevision + 1),
+            'deployment.kubernetes.io/desired-replicas': String(replicas),
+            'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge),
+          },
           ownerReferences: [controllerRefTo(d)],
         },
-        spec: { replicas: start, minReadySeconds: spec.minReadySeconds ?? 0, selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } }, template: { ...tmpl, metadata: { ...tmpl.metadata, labels } } },
+        spec: {
+          replicas: start,
+          minReadySeconds: spec.minReadySeconds ?? 0,
+          selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
+          template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
+        },
       });
       if (start > 0) ctx.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${newRS.metadata.name} from 0 to ${start}`, DEPLOYMENT_COMPONENT);
       progressing = { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${newRS.metadata.name}"` };
@@ -130,7 +149,10 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       return writeStatus(d, newRS, olds, replicas, maxUnavailable, progressing, now);
     } else if (newRS && revisionOf(newRS) <= maxOldRevision) {
       // A rollback to an old template: the old set becomes the newest revision.
-      newRS = store.update('apps', 'replicasets', { ...newRS, metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) } } });
+      newRS = store.update('apps', 'replicasets', {
+        ...newRS,
+        metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) } },
+      });
     }
     olds = olds.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
 
@@ -185,10 +207,21 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     const rev = newRS?.metadata.annotations?.[REVISION];
     const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
     if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
-    return store.update('apps', 'deployments', { ...current, metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } } });
+    return store.update('apps', 'deployments', {
+      ...current,
+      metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } },
+    });
   }
 
-  function writeStatus(d0: KubeObject, newRS: KubeObject | undefined, olds: KubeObject[], replicas: number, maxUnavailable: number, progressing: Obj | undefined, now: string): void {
+  function writeStatus(
+    d0: KubeObject,
+    newRS: KubeObject | undefined,
+    olds: KubeObject[],
+    replicas: number,
+    maxUnavailable: number,
+    progressing: Obj | undefined,
+    now: string,
+  ): void {
     const d = syncRevision(d0, newRS);
     const sets = newRS ? [newRS, ...olds] : olds;
     const sum = (f: string) => sets.reduce((n, rs) => n + Number(statusOf(rs)[f] ?? 0), 0);
@@ -199,30 +232,57 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     const complete = !!newRS && updated === replicas && newAvailable === replicas && total === replicas && replicasOf(newRS) === replicas;
     const old = statusOf(d);
     let conds = old.conditions as Obj[] | undefined;
-    conds = setCondition(conds, available >= replicas - maxUnavailable
-      ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
-      : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' }, now, true);
+    conds = setCondition(
+      conds,
+      available >= replicas - maxUnavailable
+        ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
+        : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
+      now,
+      true,
+    );
     if (newRS) {
       const rsName = newRS.metadata.name;
       const prev = conds.find((c) => c.type === 'Progressing');
       const ready = sum('readyReplicas');
       const oldPods = total - updated;
-      const progressed = updated > Number(old.updatedReplicas ?? 0) || ready > Number(old.readyReplicas ?? 0) || available > Number(old.availableReplicas ?? 0)
-        || oldPods < Number(old.replicas ?? 0) - Number(old.updatedReplicas ?? 0);
+      const progressed =
+        updated > Number(old.updatedReplicas ?? 0) ||
+        ready > Number(old.readyReplicas ?? 0) ||
+        available > Number(old.availableReplicas ?? 0) ||
+        oldPods < Number(old.replicas ?? 0) - Number(old.updatedReplicas ?? 0);
       const updating = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` };
       const deadlineS = (d.spec as Obj).progressDeadlineSeconds;
       const deadlineMs = deadlineS === null ? Infinity : Number(deadlineS ?? 600) * 1000;
       if (progressing) conds = setCondition(conds, progressing, now, 'touch');
-      else if (complete) conds = setCondition(conds, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }, now, true);
-      else if (progressed || !prev || prev.reason === 'NewReplicaSetAvailable' || !String(prev.message ?? '').includes(`"${rsName}"`)) conds = setCondition(conds, updating, now, 'touch');
+      else if (complete)
+        conds = setCondition(
+          conds,
+          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` },
+          now,
+          true,
+        );
+      else if (progressed || !prev || prev.reason === 'NewReplicaSetAvailable' || !String(prev.message ?? '').includes(`"${rsName}"`))
+        conds = setCondition(conds, updating, now, 'touch');
       else if (prev.reason !== 'ProgressDeadlineExceeded') {
         // pkg/controller/deployment/util DeploymentTimedOut: no progress for progressDeadlineSeconds.
         const left = Date.parse(String(prev.lastUpdateTime)) + deadlineMs - ctx.wallNow();
-        if (left <= 0) conds = setCondition(conds, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` }, now, true);
+        if (left <= 0)
+          conds = setCondition(
+            conds,
+            { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` },
+            now,
+            true,
+          );
         else if (Number.isFinite(left)) queue.addAfter(keyOf(d.metadata.namespace, d.metadata.name), left + 100);
       }
     }
-    const status: Obj = { observedGeneration: d.metadata.generation, replicas: total, updatedReplicas: updated, readyReplicas: sum('readyReplicas'), availableReplicas: available };
+    const status: Obj = {
+      observedGeneration: d.metadata.generation,
+      replicas: total,
+      updatedReplicas: updated,
+      readyReplicas: sum('readyReplicas'),
+      availableReplicas: available,
+    };
     const unavailable = Math.max(0, replicas - available);
     if (unavailable) status.unavailableReplicas = unavailable;
     for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas']) if (!status[k]) delete status[k];
@@ -236,7 +296,9 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   /** cleanupDeployment: old ReplicaSets with no pods beyond revisionHistoryLimit, oldest first. */
   function cleanup(d: KubeObject, olds: KubeObject[]): void {
     const limit = Number((d.spec as Obj).revisionHistoryLimit ?? 10);
-    const idle = olds.filter((rs) => replicasOf(rs) === 0 && Number(statusOf(rs).replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp).sort((a, b) => revisionOf(a) - revisionOf(b));
+    const idle = olds
+      .filter((rs) => replicasOf(rs) === 0 && Number(statusOf(rs).replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp)
+      .sort((a, b) => revisionOf(a) - revisionOf(b));
     for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) store.delete('apps', 'replicasets', rs.metadata.namespace, rs.metadata.name);
   }
 

@@ -23,7 +23,6 @@ export const FOREGROUND = 'foregroundDeletion';
 export const ORPHAN = 'orphan';
 const SEP = '\u0000';
 
-
 interface Ref {
   group: string;
   resource: string;
@@ -82,7 +81,10 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     if (o.metadata.deletionTimestamp) return;
     if (r.group === '' && r.resource === 'pods') return ctx.deletePod(o);
     if (foreground && (dependents.get(o.metadata.uid!)?.size ?? 0) > 0) {
-      store.update(r.group, r.resource, { ...o, metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(ctx.wallNow()), finalizers: [...finalizersOf(o), FOREGROUND] } });
+      store.update(r.group, r.resource, {
+        ...o,
+        metadata: { ...o.metadata, deletionTimestamp: kubeTimestamp(ctx.wallNow()), finalizers: [...finalizersOf(o), FOREGROUND] },
+      });
       return;
     }
     store.delete(r.group, r.resource, r.namespace, r.name);
@@ -124,7 +126,14 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     }
     if (present.length === 0) return remove(r, o, false);
     const keep = new Set(present.map((p) => p.uid));
-    store.update(r.group, r.resource, withOwners(o, refs.filter((x) => keep.has(x.uid))));
+    store.update(
+      r.group,
+      r.resource,
+      withOwners(
+        o,
+        refs.filter((x) => keep.has(x.uid)),
+      ),
+    );
   }
 
   function liveDependents(o: KubeObject): { r: Ref; dep: KubeObject }[] {
@@ -148,7 +157,14 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
 
   function orphanDependents(r: Ref, o: KubeObject): void {
     for (const { r: dr, dep } of liveDependents(o)) {
-      store.update(dr.group, dr.resource, withOwners(dep, ownersOf(dep).filter((x) => x.uid !== o.metadata.uid)));
+      store.update(
+        dr.group,
+        dr.resource,
+        withOwners(
+          dep,
+          ownersOf(dep).filter((x) => x.uid !== o.metadata.uid),
+        ),
+      );
     }
     finish(r, o, ORPHAN);
   }

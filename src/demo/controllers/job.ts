@@ -57,12 +57,34 @@ export function startJobController(ctx: ControllerContext): Controller {
       if (failed + restarts > backoffLimit) {
         for (const p of active) ctx.deletePod(p);
         active = [];
-        conds = setCondition(conds, { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now }, now);
-        conds = setCondition(conds, { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now }, now);
+        conds = setCondition(
+          conds,
+          { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now },
+          now,
+        );
+        conds = setCondition(
+          conds,
+          { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now },
+          now,
+        );
         ctx.event(job, 'Warning', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', JOB_COMPONENT);
       } else if (completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0) {
-        conds = setCondition(conds, { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now }, now);
-        conds = setCondition(conds, { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now }, now);
+        conds = setCondition(
+          conds,
+          {
+            type: 'SuccessCriteriaMet',
+            status: 'True',
+            reason: 'CompletionsReached',
+            message: 'Reached expected number of succeeded pods',
+            lastProbeTime: now,
+          },
+          now,
+        );
+        conds = setCondition(
+          conds,
+          { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now },
+          now,
+        );
         status.completionTime = now;
         ctx.event(job, 'Normal', 'Completed', 'Job completed', JOB_COMPONENT);
       } else if (!spec.suspend) {
@@ -74,7 +96,12 @@ export function startJobController(ctx: ControllerContext): Controller {
           if (wait > 0) queue.addAfter(key, wait);
           else {
             for (let i = 0; i < toCreate; i++) {
-              const labels = { 'batch.kubernetes.io/controller-uid': job.metadata.uid!, 'batch.kubernetes.io/job-name': job.metadata.name, 'controller-uid': job.metadata.uid!, 'job-name': job.metadata.name };
+              const labels = {
+                'batch.kubernetes.io/controller-uid': job.metadata.uid!,
+                'batch.kubernetes.io/job-name': job.metadata.name,
+                'controller-uid': job.metadata.uid!,
+                'job-name': job.metadata.name,
+              };
               const pod = ctx.createPod(job, spec.template ?? {}, { labels });
               ctx.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, JOB_COMPONENT);
             }
@@ -98,11 +125,13 @@ export function startJobController(ctx: ControllerContext): Controller {
   /** ms until a replacement may start: 10 s * 2^(failures-1) after the last failure (0 = now). */
   function backoffWait(failedPods: KubeObject[], failures: number): number {
     if (!failures) return 0;
-    const last = Math.max(...failedPods.map((p) => {
-      const cs = ((p.status as Obj | undefined)?.containerStatuses ?? []) as Obj[];
-      const t = cs.map((c) => Date.parse(c.state?.terminated?.finishedAt ?? '')).filter((n) => !Number.isNaN(n));
-      return t.length ? Math.max(...t) : Date.parse(p.metadata.creationTimestamp ?? '') || 0;
-    }));
+    const last = Math.max(
+      ...failedPods.map((p) => {
+        const cs = ((p.status as Obj | undefined)?.containerStatuses ?? []) as Obj[];
+        const t = cs.map((c) => Date.parse(c.state?.terminated?.finishedAt ?? '')).filter((n) => !Number.isNaN(n));
+        return t.length ? Math.max(...t) : Date.parse(p.metadata.creationTimestamp ?? '') || 0;
+      }),
+    );
     const delay = Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** (failures - 1));
     return Math.max(0, last + delay - ctx.wallNow());
   }

@@ -72,7 +72,9 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
         }
       } else if (diff > 0) {
         if (diff > MAX_BURST) queue.add(key);
-        const victims = [...active].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '')).slice(0, Math.min(diff, MAX_BURST));
+        const victims = [...active]
+          .sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))
+          .slice(0, Math.min(diff, MAX_BURST));
         for (const p of victims) {
           ctx.deletePod(p);
           ctx.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`, REPLICASET_COMPONENT);

@@ -112,7 +112,7 @@ export function startStatefulSetController(ctx: ControllerContext): Controller {
       currentReplicas: complete ? live.length : live.length - updated,
       updatedReplicas: updated,
       availableReplicas: available,
-      currentRevision: complete ? updateRevision : old.currentRevision ?? updateRevision,
+      currentRevision: complete ? updateRevision : (old.currentRevision ?? updateRevision),
       updateRevision,
       collisionCount: old.collisionCount ?? 0,
     };

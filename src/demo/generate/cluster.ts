@@ -10,11 +10,16 @@ import { COMPONENTS, TEAMS } from './names';
 type Builder = (ctx: GenContext) => KubeObject;
 
 const persistentVolume: Builder = (ctx) => ({
-  apiVersion: 'v1', kind: 'PersistentVolume',
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
   metadata: ctx.meta(`pvc-${ctx.rng.uuid()}`, undefined, { annotations: { 'pv.kubernetes.io/provisioned-by': 'rancher.io/local-path' } }),
   spec: {
-    accessModes: ['ReadWriteOnce'], capacity: { storage: ctx.rng.pick(['1Gi', '5Gi', '10Gi', '50Gi']) }, hostPath: { path: `/var/local-path-provisioner/pvc-${ctx.rng.hex(8)}`, type: 'DirectoryOrCreate' },
-    persistentVolumeReclaimPolicy: 'Delete', storageClassName: 'standard', volumeMode: 'Filesystem',
+    accessModes: ['ReadWriteOnce'],
+    capacity: { storage: ctx.rng.pick(['1Gi', '5Gi', '10Gi', '50Gi']) },
+    hostPath: { path: `/var/local-path-provisioner/pvc-${ctx.rng.hex(8)}`, type: 'DirectoryOrCreate' },
+    persistentVolumeReclaimPolicy: 'Delete',
+    storageClassName: 'standard',
+    volumeMode: 'Filesystem',
   },
   status: { lastPhaseTransitionTime: ctx.ts(ctx.age()), phase: 'Bound' },
 });
@@ -22,38 +27,58 @@ const persistentVolume: Builder = (ctx) => ({
 const clusterRole: Builder = (ctx) => {
   const team = ctx.rng.pick(TEAMS);
   return {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: ctx.meta(ctx.name('clusterrole', `${team}-${ctx.rng.pick(['viewer', 'operator', 'admin'])}`, 4), undefined),
-    rules: [{ apiGroups: ['', 'apps'], resources: ['pods', 'deployments', 'services'], verbs: ['get', 'list', 'watch'] }, { nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: ctx.meta(ctx.name('clusterrole', `${team}-${ctx.rng.pick(['viewer', 'operator', 'admin'])}`, 4), undefined),
+    rules: [
+      { apiGroups: ['', 'apps'], resources: ['pods', 'deployments', 'services'], verbs: ['get', 'list', 'watch'] },
+      { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+    ],
   };
 };
 
 const clusterRoleBinding: Builder = (ctx) => {
   const team = ctx.rng.pick(TEAMS);
   return {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: ctx.meta(ctx.name('crb', `${team}-viewer`, 4), undefined),
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: ctx.meta(ctx.name('crb', `${team}-viewer`, 4), undefined),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${team}-viewer` },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: `${team}@example.com` }],
   };
 };
 
 const storageClass: Builder = (ctx) => ({
-  apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
   metadata: ctx.meta(ctx.exactName('sc', ctx.rng.pick(['standard', 'fast-ssd', 'archive', 'regional'])), undefined),
-  provisioner: 'rancher.io/local-path', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true,
+  provisioner: 'rancher.io/local-path',
+  reclaimPolicy: 'Delete',
+  volumeBindingMode: 'WaitForFirstConsumer',
+  allowVolumeExpansion: true,
 });
 
 const priorityClass: Builder = (ctx) => ({
-  apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: ctx.meta(ctx.name('pc', `${ctx.rng.pick(TEAMS)}-critical`, 4), undefined),
-  value: ctx.rng.range(1000, 1_000_000), globalDefault: false, preemptionPolicy: 'PreemptLowerPriority', description: 'Workloads that must not be preempted by batch jobs.',
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: ctx.meta(ctx.name('pc', `${ctx.rng.pick(TEAMS)}-critical`, 4), undefined),
+  value: ctx.rng.range(1000, 1_000_000),
+  globalDefault: false,
+  preemptionPolicy: 'PreemptLowerPriority',
+  description: 'Workloads that must not be preempted by batch jobs.',
 });
 
 const ingressClass: Builder = (ctx) => ({
-  apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: ctx.meta(ctx.exactName('ingc', ctx.rng.pick(['nginx', 'traefik', 'internal'])), undefined),
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'IngressClass',
+  metadata: ctx.meta(ctx.exactName('ingc', ctx.rng.pick(['nginx', 'traefik', 'internal'])), undefined),
   spec: { controller: 'k8s.io/ingress-nginx' },
 });
 
 const componentStatus: Builder = (ctx) => ({
-  apiVersion: 'v1', kind: 'ComponentStatus', metadata: ctx.meta(ctx.exactName('cs', ctx.rng.pick(['scheduler', 'controller-manager', 'etcd-0'])), undefined),
+  apiVersion: 'v1',
+  kind: 'ComponentStatus',
+  metadata: ctx.meta(ctx.exactName('cs', ctx.rng.pick(['scheduler', 'controller-manager', 'etcd-0'])), undefined),
   conditions: [{ message: 'ok', status: 'True', type: 'Healthy' }],
 });
 
@@ -77,7 +102,9 @@ export function genericObject(ctx: GenContext, t: TypeInfo, namespace: string | 
   return {
     apiVersion: t.group ? `${t.group}/${t.version}` : t.version,
     kind: t.kind,
-    metadata: ctx.meta(ctx.name(`${t.group}/${t.resource}/${namespace ?? ''}`, base, 5), namespace, { labels: { app: base, 'app.kubernetes.io/managed-by': r.pick(['helm', 'argocd', 'kustomize']) } }),
+    metadata: ctx.meta(ctx.name(`${t.group}/${t.resource}/${namespace ?? ''}`, base, 5), namespace, {
+      labels: { app: base, 'app.kubernetes.io/managed-by': r.pick(['helm', 'argocd', 'kustomize']) },
+    }),
     spec,
   };
 }
@@ -109,17 +136,36 @@ export const WELL_KNOWN_CRDS: [string, string, string, string, 'Namespaced' | 'C
 export function crdObject(ctx: GenContext, [group, version, kind, plural, scope]: (typeof WELL_KNOWN_CRDS)[number]): KubeObject {
   const names = { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() };
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: ctx.meta(`${plural}.${group}`, undefined, { labels: { 'app.kubernetes.io/managed-by': 'helm' } }),
     spec: {
-      conversion: { strategy: 'None' }, group, names, scope,
-      versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }, subresources: { status: {} } }],
+      conversion: { strategy: 'None' },
+      group,
+      names,
+      scope,
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          subresources: { status: {} },
+        },
+      ],
     },
     status: {
-      acceptedNames: names, storedVersions: [version],
+      acceptedNames: names,
+      storedVersions: [version],
       conditions: [
         { lastTransitionTime: ctx.ts(ctx.age()), message: 'no conflicts found', reason: 'NoConflicts', status: 'True', type: 'NamesAccepted' },
-        { lastTransitionTime: ctx.ts(ctx.age()), message: 'the initial names have been accepted', reason: 'InitialNamesAccepted', status: 'True', type: 'Established' },
+        {
+          lastTransitionTime: ctx.ts(ctx.age()),
+          message: 'the initial names have been accepted',
+          reason: 'InitialNamesAccepted',
+          status: 'True',
+          type: 'Established',
+        },
       ],
     },
   };
@@ -128,7 +174,14 @@ export function crdObject(ctx: GenContext, [group, version, kind, plural, scope]
 /** The TypeInfo a CRD declares (what the API server would register for it). */
 export function crdTypeInfo([group, version, kind, plural, scope]: (typeof WELL_KNOWN_CRDS)[number]): TypeInfo {
   return {
-    group, version, resource: plural, kind, listKind: `${kind}List`, singular: kind.toLowerCase(), namespaced: scope === 'Namespaced',
-    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'], subresources: ['status'],
+    group,
+    version,
+    resource: plural,
+    kind,
+    listKind: `${kind}List`,
+    singular: kind.toLowerCase(),
+    namespaced: scope === 'Namespaced',
+    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+    subresources: ['status'],
   };
 }

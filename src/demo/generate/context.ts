@@ -83,17 +83,27 @@ export class GenContext {
     return this.names.take(scope, base, this.rng, 0, false);
   }
 
-  meta(name: string, namespace: string | undefined, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; owner?: Ref; controller?: boolean } = {}): KubeObject['metadata'] {
+  meta(
+    name: string,
+    namespace: string | undefined,
+    extra: { labels?: Record<string, string>; annotations?: Record<string, string>; owner?: Ref; controller?: boolean } = {},
+  ): KubeObject['metadata'] {
     const m: KubeObject['metadata'] = { name };
     if (namespace !== undefined) m.namespace = namespace;
     m.uid = this.rng.uuid();
     if (extra.labels) m.labels = extra.labels;
     if (extra.annotations) m.annotations = extra.annotations;
     if (extra.owner) {
-      m.ownerReferences = [{
-        apiVersion: extra.owner.apiVersion, kind: extra.owner.kind, name: extra.owner.name, uid: extra.owner.uid,
-        controller: extra.controller ?? true, blockOwnerDeletion: true,
-      }];
+      m.ownerReferences = [
+        {
+          apiVersion: extra.owner.apiVersion,
+          kind: extra.owner.kind,
+          name: extra.owner.name,
+          uid: extra.owner.uid,
+          controller: extra.controller ?? true,
+          blockOwnerDeletion: true,
+        },
+      ];
     }
     return m;
   }

@@ -39,7 +39,8 @@ const secret: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   const tls = r.chance(0.25);
   return {
-    apiVersion: 'v1', kind: 'Secret',
+    apiVersion: 'v1',
+    kind: 'Secret',
     metadata: ctx.meta(ctx.name(`secret/${ns}`, tls ? `${app}-tls` : `${app}-credentials`, 5), ns, { labels: { app } }),
     type: tls ? 'kubernetes.io/tls' : 'Opaque',
     data: tls ? { 'tls.crt': r.base64(150), 'tls.key': r.base64(90) } : { username: r.base64(9), password: r.base64(24) },
@@ -47,7 +48,9 @@ const secret: Builder = (ctx, ns, links) => {
 };
 
 const serviceAccount: Builder = (ctx, ns, links) => ({
-  apiVersion: 'v1', kind: 'ServiceAccount', metadata: ctx.meta(ctx.exactName(`sa/${ns}`, baseName(ctx, ns, links)), ns),
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: ctx.meta(ctx.exactName(`sa/${ns}`, baseName(ctx, ns, links)), ns),
 });
 
 const service: Builder = (ctx, ns, links) => {
@@ -56,12 +59,19 @@ const service: Builder = (ctx, ns, links) => {
   const port = t?.port ?? 8080;
   const headless = ctx.rng.chance(0.1);
   return {
-    apiVersion: 'v1', kind: 'Service',
+    apiVersion: 'v1',
+    kind: 'Service',
     metadata: ctx.meta(ctx.exactName(`svc/${ns}`, app), ns, { labels: { app } }),
     spec: {
-      clusterIP: headless ? 'None' : `10.96.${ctx.rng.int(256)}.${ctx.rng.range(1, 254)}`, clusterIPs: [headless ? 'None' : `10.96.${ctx.rng.int(256)}.${ctx.rng.range(1, 254)}`],
-      internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack',
-      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: port }], selector: { app }, sessionAffinity: 'None', type: 'ClusterIP',
+      clusterIP: headless ? 'None' : `10.96.${ctx.rng.int(256)}.${ctx.rng.range(1, 254)}`,
+      clusterIPs: [headless ? 'None' : `10.96.${ctx.rng.int(256)}.${ctx.rng.range(1, 254)}`],
+      internalTrafficPolicy: 'Cluster',
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: port }],
+      selector: { app },
+      sessionAffinity: 'None',
+      type: 'ClusterIP',
     },
     status: { loadBalancer: {} },
   };
@@ -77,22 +87,33 @@ function backends(ctx: GenContext, ns: string, links: Links) {
 const endpoints: Builder = (ctx, ns, links) => {
   const b = backends(ctx, ns, links);
   return {
-    apiVersion: 'v1', kind: 'Endpoints',
+    apiVersion: 'v1',
+    kind: 'Endpoints',
     metadata: ctx.meta(ctx.exactName(`ep/${ns}`, b.app), ns, { labels: { app: b.app } }),
-    subsets: [{
-      addresses: b.pods.map((p) => ({ ip: p.ip, nodeName: p.node, targetRef: { kind: 'Pod', name: p.name, namespace: ns, uid: p.uid } })),
-      ports: [{ name: 'http', port: b.port, protocol: 'TCP' }],
-    }],
+    subsets: [
+      {
+        addresses: b.pods.map((p) => ({ ip: p.ip, nodeName: p.node, targetRef: { kind: 'Pod', name: p.name, namespace: ns, uid: p.uid } })),
+        ports: [{ name: 'http', port: b.port, protocol: 'TCP' }],
+      },
+    ],
   };
 };
 
 const endpointSlice: Builder = (ctx, ns, links) => {
   const b = backends(ctx, ns, links);
   return {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-    metadata: ctx.meta(ctx.name(`eps/${ns}`, b.app), ns, { labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', 'kubernetes.io/service-name': b.app } }),
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: ctx.meta(ctx.name(`eps/${ns}`, b.app), ns, {
+      labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', 'kubernetes.io/service-name': b.app },
+    }),
     addressType: 'IPv4',
-    endpoints: b.pods.map((p) => ({ addresses: [p.ip], conditions: { ready: true, serving: true, terminating: false }, nodeName: p.node, targetRef: { kind: 'Pod', name: p.name, namespace: ns, uid: p.uid } })),
+    endpoints: b.pods.map((p) => ({
+      addresses: [p.ip],
+      conditions: { ready: true, serving: true, terminating: false },
+      nodeName: p.node,
+      targetRef: { kind: 'Pod', name: p.name, namespace: ns, uid: p.uid },
+    })),
     ports: [{ name: 'http', port: b.port, protocol: 'TCP' }],
   };
 };
@@ -101,9 +122,14 @@ const ingress: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   const host = `${app}.${ns}.example.com`;
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress',
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
     metadata: ctx.meta(ctx.exactName(`ing/${ns}`, app), ns, { annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt-prod' } }),
-    spec: { ingressClassName: 'nginx', rules: [{ host, http: { paths: [{ backend: { service: { name: app, port: { number: 80 } } }, path: '/', pathType: 'Prefix' }] } }], tls: [{ hosts: [host], secretName: `${app}-tls` }] },
+    spec: {
+      ingressClassName: 'nginx',
+      rules: [{ host, http: { paths: [{ backend: { service: { name: app, port: { number: 80 } } }, path: '/', pathType: 'Prefix' }] } }],
+      tls: [{ hosts: [host], secretName: `${app}-tls` }],
+    },
     status: { loadBalancer: { ingress: [{ ip: `203.0.113.${ctx.rng.range(1, 254)}` }] } },
   };
 };
@@ -111,22 +137,32 @@ const ingress: Builder = (ctx, ns, links) => {
 const networkPolicy: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
     metadata: ctx.meta(ctx.name(`np/${ns}`, `allow-${app}`), ns),
-    spec: { ingress: [{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': ns.split('-')[0]! } } }], ports: [{ port: 8080, protocol: 'TCP' }] }], podSelector: { matchLabels: { app } }, policyTypes: ['Ingress'] },
+    spec: {
+      ingress: [{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': ns.split('-')[0]! } } }], ports: [{ port: 8080, protocol: 'TCP' }] }],
+      podSelector: { matchLabels: { app } },
+      policyTypes: ['Ingress'],
+    },
   };
 };
 
 const role: Builder = (ctx, ns, links) => ({
-  apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role',
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'Role',
   metadata: ctx.meta(ctx.name(`role/${ns}`, `${baseName(ctx, ns, links)}-reader`, 4), ns),
-  rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] }, { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }],
+  rules: [
+    { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+  ],
 });
 
 const roleBinding: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
     metadata: ctx.meta(ctx.name(`rb/${ns}`, `${app}-reader`, 4), ns),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${app}-reader` },
     subjects: [{ kind: 'ServiceAccount', name: app, namespace: ns }],
@@ -136,33 +172,64 @@ const roleBinding: Builder = (ctx, ns, links) => {
 const lease: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: ctx.meta(ctx.name(`lease/${ns}`, `${app}-leader`, 4), ns),
-    spec: { acquireTime: ctx.ts(ctx.age()).replace('Z', '.000000Z'), holderIdentity: `${app}-${ctx.rng.suffix(10)}-${ctx.rng.suffix()}`, leaseDurationSeconds: 15, leaseTransitions: ctx.rng.int(9), renewTime: ctx.ts(2000).replace('Z', '.000000Z') },
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: ctx.meta(ctx.name(`lease/${ns}`, `${app}-leader`, 4), ns),
+    spec: {
+      acquireTime: ctx.ts(ctx.age()).replace('Z', '.000000Z'),
+      holderIdentity: `${app}-${ctx.rng.suffix(10)}-${ctx.rng.suffix()}`,
+      leaseDurationSeconds: 15,
+      leaseTransitions: ctx.rng.int(9),
+      renewTime: ctx.ts(2000).replace('Z', '.000000Z'),
+    },
   };
 };
 
 const pvc: Builder = (ctx, ns, links) => ({
-  apiVersion: 'v1', kind: 'PersistentVolumeClaim',
-  metadata: ctx.meta(ctx.name(`pvc/${ns}`, `data-${baseName(ctx, ns, links)}`, 4), ns, { annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'volume.kubernetes.io/storage-provisioner': 'rancher.io/local-path' } }),
-  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: ctx.rng.pick(['1Gi', '5Gi', '10Gi', '50Gi']) } }, storageClassName: 'standard', volumeMode: 'Filesystem', volumeName: `pvc-${ctx.rng.uuid()}` },
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: ctx.meta(ctx.name(`pvc/${ns}`, `data-${baseName(ctx, ns, links)}`, 4), ns, {
+    annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'volume.kubernetes.io/storage-provisioner': 'rancher.io/local-path' },
+  }),
+  spec: {
+    accessModes: ['ReadWriteOnce'],
+    resources: { requests: { storage: ctx.rng.pick(['1Gi', '5Gi', '10Gi', '50Gi']) } },
+    storageClassName: 'standard',
+    volumeMode: 'Filesystem',
+    volumeName: `pvc-${ctx.rng.uuid()}`,
+  },
   status: { accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' }, phase: 'Bound' },
 });
 
 const resourceQuota: Builder = (ctx, ns) => ({
-  apiVersion: 'v1', kind: 'ResourceQuota', metadata: ctx.meta(ctx.name(`quota/${ns}`, 'compute', 4), ns),
+  apiVersion: 'v1',
+  kind: 'ResourceQuota',
+  metadata: ctx.meta(ctx.name(`quota/${ns}`, 'compute', 4), ns),
   spec: { hard: { 'limits.memory': '64Gi', pods: '200', 'requests.cpu': '32', 'requests.memory': '64Gi' } },
-  status: { hard: { 'limits.memory': '64Gi', pods: '200', 'requests.cpu': '32', 'requests.memory': '64Gi' }, used: { 'limits.memory': `${ctx.rng.range(1, 60)}Gi`, pods: String(ctx.rng.range(1, 150)), 'requests.cpu': String(ctx.rng.range(1, 30)), 'requests.memory': `${ctx.rng.range(1, 60)}Gi` } },
+  status: {
+    hard: { 'limits.memory': '64Gi', pods: '200', 'requests.cpu': '32', 'requests.memory': '64Gi' },
+    used: {
+      'limits.memory': `${ctx.rng.range(1, 60)}Gi`,
+      pods: String(ctx.rng.range(1, 150)),
+      'requests.cpu': String(ctx.rng.range(1, 30)),
+      'requests.memory': `${ctx.rng.range(1, 60)}Gi`,
+    },
+  },
 });
 
 const limitRange: Builder = (ctx, ns) => ({
-  apiVersion: 'v1', kind: 'LimitRange', metadata: ctx.meta(ctx.name(`limits/${ns}`, 'default-limits', 4), ns),
+  apiVersion: 'v1',
+  kind: 'LimitRange',
+  metadata: ctx.meta(ctx.name(`limits/${ns}`, 'default-limits', 4), ns),
   spec: { limits: [{ default: { cpu: '500m', memory: '512Mi' }, defaultRequest: { cpu: '100m', memory: '128Mi' }, type: 'Container' }] },
 });
 
 const pdb: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: ctx.meta(ctx.exactName(`pdb/${ns}`, app), ns),
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: ctx.meta(ctx.exactName(`pdb/${ns}`, app), ns),
     spec: { maxUnavailable: 1, selector: { matchLabels: { app } } },
     status: { currentHealthy: 2, desiredHealthy: 1, disruptionsAllowed: 1, expectedPods: 2, observedGeneration: 1 },
   };
@@ -172,9 +239,22 @@ const hpa: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   const cur = ctx.rng.range(2, 8);
   return {
-    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: ctx.meta(ctx.exactName(`hpa/${ns}`, app), ns),
-    spec: { maxReplicas: 10, metrics: [{ resource: { name: 'cpu', target: { averageUtilization: 70, type: 'Utilization' } }, type: 'Resource' }], minReplicas: 2, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: app } },
-    status: { currentMetrics: [{ resource: { current: { averageUtilization: ctx.rng.range(10, 90), averageValue: `${ctx.rng.range(5, 400)}m` }, name: 'cpu' }, type: 'Resource' }], currentReplicas: cur, desiredReplicas: cur },
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: ctx.meta(ctx.exactName(`hpa/${ns}`, app), ns),
+    spec: {
+      maxReplicas: 10,
+      metrics: [{ resource: { name: 'cpu', target: { averageUtilization: 70, type: 'Utilization' } }, type: 'Resource' }],
+      minReplicas: 2,
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: app },
+    },
+    status: {
+      currentMetrics: [
+        { resource: { current: { averageUtilization: ctx.rng.range(10, 90), averageValue: `${ctx.rng.range(5, 400)}m` }, name: 'cpu' }, type: 'Resource' },
+      ],
+      currentReplicas: cur,
+      desiredReplicas: cur,
+    },
   };
 };
 
@@ -183,7 +263,11 @@ const POD_EVENTS: [string, string, (c: string, img: string, ip: string) => strin
   ['Normal', 'Created', (c) => `Created container: ${c}`],
   ['Normal', 'Started', (c) => `Started container ${c}`],
   ['Normal', 'Killing', (c) => `Stopping container ${c}`],
-  ['Warning', 'Unhealthy', (_c, _i, ip) => `Readiness probe failed: Get "http://${ip}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`],
+  [
+    'Warning',
+    'Unhealthy',
+    (_c, _i, ip) => `Readiness probe failed: Get "http://${ip}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+  ],
   ['Warning', 'BackOff', (c) => `Back-off restarting failed container ${c}`],
 ];
 
@@ -216,10 +300,20 @@ const event: Builder = (ctx, ns, links) => {
     source = { component: 'deployment-controller' };
   }
   return {
-    apiVersion: 'v1', kind: 'Event',
+    apiVersion: 'v1',
+    kind: 'Event',
     metadata: ctx.meta(ctx.exactName(`ev/${ns}`, `${involved.name}.${(BigInt(ctx.now - last) * 1_000_000n + BigInt(r.int(1_000_000))).toString(16)}`), ns),
-    count, eventTime: null, firstTimestamp: ctx.ts(first), involvedObject: involved, lastTimestamp: ctx.ts(last), message, reason,
-    reportingComponent: String(source.component), reportingInstance: String(source.host ?? ''), source, type,
+    count,
+    eventTime: null,
+    firstTimestamp: ctx.ts(first),
+    involvedObject: involved,
+    lastTimestamp: ctx.ts(last),
+    message,
+    reason,
+    reportingComponent: String(source.component),
+    reportingInstance: String(source.host ?? ''),
+    source,
+    type,
   };
 };
 
@@ -230,27 +324,44 @@ const eventV1: Builder = (ctx, ns, links) => {
   const name = p?.name ?? baseName(ctx, ns, links);
   const at = ctx.rng.range(60_000, 3_600_000);
   return {
-    apiVersion: 'events.k8s.io/v1', kind: 'Event',
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
     metadata: ctx.meta(ctx.exactName(`evv1/${ns}`, `${name}.${(BigInt(ctx.now - at) * 1_000_000n).toString(16)}`), ns),
-    action: 'Binding', eventTime: ctx.ts(at).replace('Z', '.000000Z'), note: `Successfully assigned ${ns}/${name} to ${p?.node ?? 'demo-node-1'}`,
-    reason: 'Scheduled', regarding: { apiVersion: 'v1', kind: 'Pod', name, namespace: ns, uid: p?.uid ?? ctx.rng.uuid() },
-    reportingController: 'default-scheduler', reportingInstance: `default-scheduler-${ctx.rng.suffix(8)}`, type: 'Normal',
+    action: 'Binding',
+    eventTime: ctx.ts(at).replace('Z', '.000000Z'),
+    note: `Successfully assigned ${ns}/${name} to ${p?.node ?? 'demo-node-1'}`,
+    reason: 'Scheduled',
+    regarding: { apiVersion: 'v1', kind: 'Pod', name, namespace: ns, uid: p?.uid ?? ctx.rng.uuid() },
+    reportingController: 'default-scheduler',
+    reportingInstance: `default-scheduler-${ctx.rng.suffix(8)}`,
+    type: 'Normal',
   };
 };
 
 const podTemplate: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'v1', kind: 'PodTemplate', metadata: ctx.meta(ctx.name(`pt/${ns}`, app, 4), ns),
-    template: { metadata: { labels: { app } }, spec: { containers: [{ image: 'busybox:1.36', name: 'main', command: ['sleep', '3600'] }], restartPolicy: 'Always' } },
+    apiVersion: 'v1',
+    kind: 'PodTemplate',
+    metadata: ctx.meta(ctx.name(`pt/${ns}`, app, 4), ns),
+    template: {
+      metadata: { labels: { app } },
+      spec: { containers: [{ image: 'busybox:1.36', name: 'main', command: ['sleep', '3600'] }], restartPolicy: 'Always' },
+    },
   };
 };
 
 const replicationController: Builder = (ctx, ns, links) => {
   const app = baseName(ctx, ns, links);
   return {
-    apiVersion: 'v1', kind: 'ReplicationController', metadata: ctx.meta(ctx.name(`rc/${ns}`, `legacy-${app}`, 4), ns, { labels: { app } }),
-    spec: { replicas: 0, selector: { app: `legacy-${app}` }, template: { metadata: { labels: { app: `legacy-${app}` } }, spec: { containers: [{ image: 'nginx:1.27.3', name: 'web' }] } } },
+    apiVersion: 'v1',
+    kind: 'ReplicationController',
+    metadata: ctx.meta(ctx.name(`rc/${ns}`, `legacy-${app}`, 4), ns, { labels: { app } }),
+    spec: {
+      replicas: 0,
+      selector: { app: `legacy-${app}` },
+      template: { metadata: { labels: { app: `legacy-${app}` } }, spec: { containers: [{ image: 'nginx:1.27.3', name: 'web' }] } },
+    },
     status: { observedGeneration: 1, replicas: 0 },
   };
 };

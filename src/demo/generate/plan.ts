@@ -53,11 +53,7 @@ export interface Plan {
 
 const clamp = (x: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, x));
 
-export function planCounts(
-  types: TypeInfo[],
-  n: number,
-  opts: { namespaces?: number; crds?: number; isCustom: (t: TypeInfo) => boolean },
-): Plan {
+export function planCounts(types: TypeInfo[], n: number, opts: { namespaces?: number; crds?: number; isCustom: (t: TypeInfo) => boolean }): Plan {
   const has = (k: string) => types.some((t) => typeKey(t) === k);
   let left = Math.max(0, Math.floor(n));
   const take = (want: number) => {

@@ -40,7 +40,13 @@ export function template(ctx: GenContext, namespace: string, kind: 'app' | 'job'
   if (kind === 'broken') {
     c.image = 'registry.k8s.io/e2e-test-images/agnhost:2.47';
     c.args = ['netexec', '--http-port=8080'];
-    c.livenessProbe = { httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' }, periodSeconds: 5, failureThreshold: 2, timeoutSeconds: 1, successThreshold: 1 };
+    c.livenessProbe = {
+      httpGet: { path: '/healthz', port: 8081, scheme: 'HTTP' },
+      periodSeconds: 5,
+      failureThreshold: 2,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+    };
   } else if (kind === 'job') {
     c.command = ['/bin/sh', '-c', `echo processing batch ${r.alnum(6)}; sleep ${r.range(2, 30)}`];
     c.image = r.pick(['busybox:1.36', 'python:3.12-slim', 'ghcr.io/acme/etl:2.3.1']);
@@ -57,15 +63,33 @@ export function template(ctx: GenContext, namespace: string, kind: 'app' | 'job'
   c.imagePullPolicy = 'IfNotPresent';
   const containers: Obj[] = [c];
   if (kind === 'app' && r.chance(0.08)) {
-    containers.push({ name: 'envoy', image: 'docker.io/envoyproxy/envoy:v1.31.2', ports: [{ containerPort: 9901, name: 'admin', protocol: 'TCP' }],
-      resources: { requests: { cpu: '50m', memory: '64Mi' } }, imagePullPolicy: 'IfNotPresent' });
+    containers.push({
+      name: 'envoy',
+      image: 'docker.io/envoyproxy/envoy:v1.31.2',
+      ports: [{ containerPort: 9901, name: 'admin', protocol: 'TCP' }],
+      resources: { requests: { cpu: '50m', memory: '64Mi' } },
+      imagePullPolicy: 'IfNotPresent',
+    });
   }
-  return { app, namespace, labels: { app, 'app.kubernetes.io/part-of': team }, containers, serviceAccount: r.chance(0.6) ? 'default' : app, port: img.port, pods: [] };
+  return {
+    app,
+    namespace,
+    labels: { app, 'app.kubernetes.io/part-of': team },
+    containers,
+    serviceAccount: r.chance(0.6) ? 'default' : app,
+    port: img.port,
+    pods: [],
+  };
 }
 
 function podSpec(t: Template, nodeName: string, restartPolicy: string): Obj {
   return {
-    containers: t.containers, dnsPolicy: 'ClusterFirst', nodeName, restartPolicy, schedulerName: 'default-scheduler', serviceAccountName: t.serviceAccount,
+    containers: t.containers,
+    dnsPolicy: 'ClusterFirst',
+    nodeName,
+    restartPolicy,
+    schedulerName: 'default-scheduler',
+    serviceAccountName: t.serviceAccount,
     terminationGracePeriodSeconds: 30,
   };
 }
@@ -87,19 +111,43 @@ function podStatus(ctx: GenContext, t: Template, node: GenNode, ip: string, kind
     const cid = `containerd://${r.hex(64)}`;
     const common = { image: normalizeImage(image), imageID: imageIDFor(image) };
     if (kind === 'succeeded') {
-      return { containerID: cid, ...common, lastState: {}, name: c.name, ready: false, restartCount: 0, started: false,
-        state: { terminated: { containerID: cid, exitCode: 0, finishedAt: ctx.ts(startedAgo - 40_000), reason: 'Completed', startedAt: running } } };
+      return {
+        containerID: cid,
+        ...common,
+        lastState: {},
+        name: c.name,
+        ready: false,
+        restartCount: 0,
+        started: false,
+        state: { terminated: { containerID: cid, exitCode: 0, finishedAt: ctx.ts(startedAgo - 40_000), reason: 'Completed', startedAt: running } },
+      };
     }
     if (kind === 'crashloop') {
-      return { containerID: cid, ...common, name: c.name, ready: false, restartCount: r.range(3, 40), started: false,
+      return {
+        containerID: cid,
+        ...common,
+        name: c.name,
+        ready: false,
+        restartCount: r.range(3, 40),
+        started: false,
         lastState: { terminated: { containerID: cid, exitCode: 137, finishedAt: ctx.ts(60_000), reason: 'Error', startedAt: ctx.ts(70_000) } },
-        state: { waiting: { message: `back-off 5m0s restarting failed container=${c.name}`, reason: 'CrashLoopBackOff' } } };
+        state: { waiting: { message: `back-off 5m0s restarting failed container=${c.name}`, reason: 'CrashLoopBackOff' } },
+      };
     }
     const restarts = r.chance(0.05) ? r.range(1, 4) : 0;
     const last = restarts
       ? { terminated: { containerID: `containerd://${r.hex(64)}`, exitCode: r.pick([1, 137, 143]), finishedAt: running, reason: 'Error', startedAt: start } }
       : {};
-    return { containerID: cid, ...common, lastState: last, name: c.name, ready: true, restartCount: restarts, started: true, state: { running: { startedAt: running } } };
+    return {
+      containerID: cid,
+      ...common,
+      lastState: last,
+      name: c.name,
+      ready: true,
+      restartCount: restarts,
+      started: true,
+      state: { running: { startedAt: running } },
+    };
   });
   const done = kind === 'succeeded';
   const ready = kind === 'running';
@@ -116,19 +164,32 @@ function podStatus(ctx: GenContext, t: Template, node: GenNode, ip: string, kind
     phase: done ? 'Succeeded' : 'Running',
     podIP: ip,
     podIPs: [{ ip }],
-    qosClass: t.containers.every((c) => (c.resources as Obj | undefined)?.limits && JSON.stringify((c.resources as Obj).limits) === JSON.stringify((c.resources as Obj).requests)) ? 'Guaranteed' : 'Burstable',
+    qosClass: t.containers.every(
+      (c) => (c.resources as Obj | undefined)?.limits && JSON.stringify((c.resources as Obj).limits) === JSON.stringify((c.resources as Obj).requests),
+    )
+      ? 'Guaranteed'
+      : 'Burstable',
     startTime: start,
   };
 }
 
 /** One pod of template t, owned by owner, on the next node. */
-export function pod(ctx: GenContext, emit: Emit, t: Template, name: string, owner: Ref | undefined, labels: Record<string, string>, kind: 'running' | 'succeeded' | 'crashloop'): KubeObject {
+export function pod(
+  ctx: GenContext,
+  emit: Emit,
+  t: Template,
+  name: string,
+  owner: Ref | undefined,
+  labels: Record<string, string>,
+  kind: 'running' | 'succeeded' | 'crashloop',
+): KubeObject {
   const node = ctx.takeNode();
   const ip = ctx.podIP(node);
   const age = ctx.age();
   const restartPolicy = kind === 'succeeded' ? 'Never' : 'Always';
   const obj: KubeObject = {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: ctx.meta(name, t.namespace, { labels, owner }),
     spec: podSpec(t, node.name, restartPolicy),
     status: podStatus(ctx, t, node, ip, kind, age),
@@ -140,18 +201,40 @@ export function pod(ctx: GenContext, emit: Emit, t: Template, name: string, owne
 
 export function deployment(ctx: GenContext, emit: Emit, t: Template, replicas: number): KubeObject {
   return emit('apps', 'deployments', {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: ctx.meta(t.app, t.namespace, { labels: t.labels, annotations: { 'deployment.kubernetes.io/revision': String(ctx.rng.range(1, 12)) } }),
     spec: {
-      progressDeadlineSeconds: 600, replicas, revisionHistoryLimit: 10, selector: { matchLabels: { app: t.app } },
+      progressDeadlineSeconds: 600,
+      replicas,
+      revisionHistoryLimit: 10,
+      selector: { matchLabels: { app: t.app } },
       strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' }, type: 'RollingUpdate' },
       template: templateSpec(t, t.labels),
     },
     status: {
-      availableReplicas: replicas, observedGeneration: 1, readyReplicas: replicas, replicas, updatedReplicas: replicas,
+      availableReplicas: replicas,
+      observedGeneration: 1,
+      readyReplicas: replicas,
+      replicas,
+      updatedReplicas: replicas,
       conditions: [
-        { lastTransitionTime: ctx.ts(ctx.age()), lastUpdateTime: ctx.ts(ctx.age()), message: 'Deployment has minimum availability.', reason: 'MinimumReplicasAvailable', status: 'True', type: 'Available' },
-        { lastTransitionTime: ctx.ts(ctx.age()), lastUpdateTime: ctx.ts(ctx.age()), message: `ReplicaSet "${t.app}" has successfully progressed.`, reason: 'NewReplicaSetAvailable', status: 'True', type: 'Progressing' },
+        {
+          lastTransitionTime: ctx.ts(ctx.age()),
+          lastUpdateTime: ctx.ts(ctx.age()),
+          message: 'Deployment has minimum availability.',
+          reason: 'MinimumReplicasAvailable',
+          status: 'True',
+          type: 'Available',
+        },
+        {
+          lastTransitionTime: ctx.ts(ctx.age()),
+          lastUpdateTime: ctx.ts(ctx.age()),
+          message: `ReplicaSet "${t.app}" has successfully progressed.`,
+          reason: 'NewReplicaSetAvailable',
+          status: 'True',
+          type: 'Progressing',
+        },
       ],
     },
   });
@@ -161,13 +244,21 @@ export function replicaSet(ctx: GenContext, emit: Emit, t: Template, owner: Ref 
   const hash = ctx.rng.suffix(10);
   const labels = { ...t.labels, 'pod-template-hash': hash };
   const rs = emit('apps', 'replicasets', {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet',
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
     metadata: ctx.meta(ctx.exactName(`rs/${t.namespace}`, `${t.app}-${hash}`), t.namespace, {
-      labels, owner,
-      annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/max-replicas': String(replicas + 1), 'deployment.kubernetes.io/revision': String(ctx.rng.range(1, 12)) },
+      labels,
+      owner,
+      annotations: {
+        'deployment.kubernetes.io/desired-replicas': String(replicas),
+        'deployment.kubernetes.io/max-replicas': String(replicas + 1),
+        'deployment.kubernetes.io/revision': String(ctx.rng.range(1, 12)),
+      },
     }),
     spec: { replicas, selector: { matchLabels: { app: t.app, 'pod-template-hash': hash } }, template: templateSpec(t, labels) },
-    status: replicas ? { availableReplicas: replicas, fullyLabeledReplicas: replicas, observedGeneration: 1, readyReplicas: replicas, replicas } : { observedGeneration: 2, replicas: 0 },
+    status: replicas
+      ? { availableReplicas: replicas, fullyLabeledReplicas: replicas, observedGeneration: 1, readyReplicas: replicas, replicas }
+      : { observedGeneration: 2, replicas: 0 },
   });
   return { rs, hash };
 }
@@ -175,32 +266,68 @@ export function replicaSet(ctx: GenContext, emit: Emit, t: Template, owner: Ref 
 export function statefulSet(ctx: GenContext, emit: Emit, t: Template, replicas: number): { sts: KubeObject; revision: string } {
   const revision = `${t.app}-${ctx.rng.suffix(10)}`;
   const sts = emit('apps', 'statefulsets', {
-    apiVersion: 'apps/v1', kind: 'StatefulSet',
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
     metadata: ctx.meta(t.app, t.namespace, { labels: t.labels }),
     spec: {
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' }, podManagementPolicy: 'OrderedReady', replicas, revisionHistoryLimit: 10,
-      selector: { matchLabels: { app: t.app } }, serviceName: t.app, template: templateSpec(t, t.labels), updateStrategy: { rollingUpdate: { partition: 0 }, type: 'RollingUpdate' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      podManagementPolicy: 'OrderedReady',
+      replicas,
+      revisionHistoryLimit: 10,
+      selector: { matchLabels: { app: t.app } },
+      serviceName: t.app,
+      template: templateSpec(t, t.labels),
+      updateStrategy: { rollingUpdate: { partition: 0 }, type: 'RollingUpdate' },
     },
-    status: { availableReplicas: replicas, collisionCount: 0, currentReplicas: replicas, currentRevision: revision, observedGeneration: 1, readyReplicas: replicas, replicas, updateRevision: revision, updatedReplicas: replicas },
+    status: {
+      availableReplicas: replicas,
+      collisionCount: 0,
+      currentReplicas: replicas,
+      currentRevision: revision,
+      observedGeneration: 1,
+      readyReplicas: replicas,
+      replicas,
+      updateRevision: revision,
+      updatedReplicas: replicas,
+    },
   });
   return { sts, revision };
 }
 
 export function daemonSet(ctx: GenContext, emit: Emit, t: Template, desired: number): KubeObject {
   return emit('apps', 'daemonsets', {
-    apiVersion: 'apps/v1', kind: 'DaemonSet',
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
     metadata: ctx.meta(t.app, t.namespace, { labels: t.labels, annotations: { 'deprecated.daemonset.template.generation': '1' } }),
-    spec: { revisionHistoryLimit: 10, selector: { matchLabels: { app: t.app } }, template: templateSpec(t, t.labels), updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 }, type: 'RollingUpdate' } },
-    status: { currentNumberScheduled: desired, desiredNumberScheduled: desired, numberAvailable: desired, numberMisscheduled: 0, numberReady: desired, observedGeneration: 1, updatedNumberScheduled: desired },
+    spec: {
+      revisionHistoryLimit: 10,
+      selector: { matchLabels: { app: t.app } },
+      template: templateSpec(t, t.labels),
+      updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 }, type: 'RollingUpdate' },
+    },
+    status: {
+      currentNumberScheduled: desired,
+      desiredNumberScheduled: desired,
+      numberAvailable: desired,
+      numberMisscheduled: 0,
+      numberReady: desired,
+      observedGeneration: 1,
+      updatedNumberScheduled: desired,
+    },
   });
 }
 
 export function cronJob(ctx: GenContext, emit: Emit, t: Template): KubeObject {
   return emit('batch', 'cronjobs', {
-    apiVersion: 'batch/v1', kind: 'CronJob',
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
     metadata: ctx.meta(t.app, t.namespace, { labels: t.labels }),
     spec: {
-      concurrencyPolicy: 'Forbid', failedJobsHistoryLimit: 1, schedule: `${ctx.rng.int(60)} ${ctx.rng.pick(['*', '*/2', '3', '*/6'])} * * *`, successfulJobsHistoryLimit: 3, suspend: false,
+      concurrencyPolicy: 'Forbid',
+      failedJobsHistoryLimit: 1,
+      schedule: `${ctx.rng.int(60)} ${ctx.rng.pick(['*', '*/2', '3', '*/6'])} * * *`,
+      successfulJobsHistoryLimit: 3,
+      suspend: false,
       jobTemplate: { spec: { backoffLimit: 6, template: templateSpec(t, t.labels, 'Never') } },
     },
     status: { lastScheduleTime: ctx.ts(ctx.rng.range(60_000, 3_600_000)), lastSuccessfulTime: ctx.ts(ctx.rng.range(60_000, 3_600_000)) },
@@ -212,17 +339,44 @@ export function job(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undef
   const uidLabel = ctx.rng.uuid();
   const labels = { 'batch.kubernetes.io/controller-uid': uidLabel, 'batch.kubernetes.io/job-name': t.app, ...t.labels };
   return emit('batch', 'jobs', {
-    apiVersion: 'batch/v1', kind: 'Job',
+    apiVersion: 'batch/v1',
+    kind: 'Job',
     metadata: ctx.meta(owner ? ctx.exactName(`job/${t.namespace}`, `${t.app}-${29_000_000 + ctx.rng.int(900_000)}`) : t.app, t.namespace, { labels, owner }),
     spec: {
-      backoffLimit: 6, completionMode: 'NonIndexed', completions: Math.max(1, completions), manualSelector: false, parallelism: 1, podReplacementPolicy: 'TerminatingOrFailed',
-      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uidLabel } }, suspend: false, template: templateSpec(t, labels, 'Never'),
+      backoffLimit: 6,
+      completionMode: 'NonIndexed',
+      completions: Math.max(1, completions),
+      manualSelector: false,
+      parallelism: 1,
+      podReplacementPolicy: 'TerminatingOrFailed',
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uidLabel } },
+      suspend: false,
+      template: templateSpec(t, labels, 'Never'),
     },
     status: {
-      completionTime: ctx.ts(started - 40_000), ready: 0, startTime: ctx.ts(started), succeeded: Math.max(1, completions), terminating: 0, uncountedTerminatedPods: {},
+      completionTime: ctx.ts(started - 40_000),
+      ready: 0,
+      startTime: ctx.ts(started),
+      succeeded: Math.max(1, completions),
+      terminating: 0,
+      uncountedTerminatedPods: {},
       conditions: [
-        { lastProbeTime: ctx.ts(started - 40_000), lastTransitionTime: ctx.ts(started - 40_000), message: 'Reached expected number of succeeded pods', reason: 'CompletionsReached', status: 'True', type: 'SuccessCriteriaMet' },
-        { lastProbeTime: ctx.ts(started - 40_000), lastTransitionTime: ctx.ts(started - 40_000), message: 'Reached expected number of succeeded pods', reason: 'CompletionsReached', status: 'True', type: 'Complete' },
+        {
+          lastProbeTime: ctx.ts(started - 40_000),
+          lastTransitionTime: ctx.ts(started - 40_000),
+          message: 'Reached expected number of succeeded pods',
+          reason: 'CompletionsReached',
+          status: 'True',
+          type: 'SuccessCriteriaMet',
+        },
+        {
+          lastProbeTime: ctx.ts(started - 40_000),
+          lastTransitionTime: ctx.ts(started - 40_000),
+          message: 'Reached expected number of succeeded pods',
+          reason: 'CompletionsReached',
+          status: 'True',
+          type: 'Complete',
+        },
       ],
     },
   });
@@ -230,10 +384,10 @@ export function job(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undef
 
 export function controllerRevision(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undefined, name?: string): KubeObject {
   return emit('apps', 'controllerrevisions', {
-    apiVersion: 'apps/v1', kind: 'ControllerRevision',
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
     metadata: ctx.meta(ctx.exactName(`cr/${t.namespace}`, name ?? `${t.app}-${ctx.rng.suffix(10)}`), t.namespace, { labels: t.labels, owner }),
     data: { spec: { template: { $patch: 'replace', metadata: { labels: t.labels }, spec: { containers: t.containers } } } },
     revision: ctx.rng.range(1, 6),
   });
 }
-

@@ -17,9 +17,7 @@ export interface Terminated {
 }
 
 export type ContainerState =
-  | { kind: 'waiting'; reason: string; message?: string }
-  | { kind: 'running'; startedAt: string; startedSim: number }
-  | ({ kind: 'terminated' } & Terminated);
+  { kind: 'waiting'; reason: string; message?: string } | { kind: 'running'; startedAt: string; startedSim: number } | ({ kind: 'terminated' } & Terminated);
 
 export interface ProbeWorkerState {
   probe: ResolvedProbe;

@@ -30,9 +30,7 @@ export interface CorrelatedEvent {
   message: string;
 }
 
-export type Correlation =
-  | { skip: true }
-  | { skip: false; key: string; message: string; aggregated: boolean };
+export type Correlation = { skip: true } | { skip: false; key: string; message: string; aggregated: boolean };
 
 class Lru<V> {
   private readonly m = new Map<string, V>();

@@ -189,13 +189,18 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
     const now = kubeTimestamp(wallNow());
     const st = (bound.status ?? {}) as { conditions?: { type: string }[] };
-    const conditions = [...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
-      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }];
+    const conditions = [
+      ...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+    ];
     store.update('', 'pods', { ...bound, status: { phase: 'Pending', ...st, conditions } }, { subresource: 'status' });
     recorder.record(
       { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-      'Normal', 'Scheduled', `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`,
-      { component: 'default-scheduler' }, { action: 'Binding' },
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`,
+      { component: 'default-scheduler' },
+      { action: 'Binding' },
     );
   }
 

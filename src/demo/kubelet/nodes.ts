@@ -21,7 +21,12 @@ function indexOfCIDR(cidr: string): number | undefined {
 export function nodeObject(name: string, index: number, createdAt: string): KubeObject {
   const ip = `172.18.${Math.floor(index / 250)}.${(index % 250) + 2}`;
   const cond = (type: string, status: string, reason: string, message: string) => ({
-    type, status, lastHeartbeatTime: createdAt, lastTransitionTime: createdAt, reason, message,
+    type,
+    status,
+    lastHeartbeatTime: createdAt,
+    lastTransitionTime: createdAt,
+    reason,
+    message,
   });
   return {
     apiVersion: 'v1',
@@ -42,7 +47,10 @@ export function nodeObject(name: string, index: number, createdAt: string): Kube
     },
     spec: { podCIDR: podCIDROf(index), podCIDRs: [podCIDROf(index)], providerID: `kind://docker/kubeloop/${name}` },
     status: {
-      addresses: [{ type: 'InternalIP', address: ip }, { type: 'Hostname', address: name }],
+      addresses: [
+        { type: 'InternalIP', address: ip },
+        { type: 'Hostname', address: name },
+      ],
       allocatable: { cpu: '8', 'ephemeral-storage': '102626232Ki', 'hugepages-2Mi': '0', memory: '32781524Ki', pods: '110' },
       capacity: { cpu: '8', 'ephemeral-storage': '102626232Ki', 'hugepages-2Mi': '0', memory: '32781524Ki', pods: '110' },
       conditions: [
@@ -98,7 +106,7 @@ export class NodeRegistry {
     const idx = indexOfCIDR(cidr) ?? this.nextIndex;
     const prefix = podCIDROf(idx).replace(/\.0\/24$/, '');
     if (idx >= this.nextIndex) this.nextIndex = idx + 1;
-    const addrs = ((node?.status as { addresses?: { type: string; address: string }[] } | undefined)?.addresses ?? []);
+    const addrs = (node?.status as { addresses?: { type: string; address: string }[] } | undefined)?.addresses ?? [];
     const hostIP = addrs.find((a) => a.type === 'InternalIP')?.address ?? `172.18.0.${(idx % 250) + 2}`;
     this.index.set(name, { index: idx, prefix, hostIP, next: 2 });
     return hostIP;

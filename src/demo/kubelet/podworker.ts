@@ -111,8 +111,7 @@ export class PodWorker {
     this.timers = ctx.newTimers();
     this.epochSim = ctx.simNow();
     const hasInit = (spec.initContainers?.length ?? 0) > 0;
-    const mk = (c: ContainerSpec, init: boolean) =>
-      new ContainerRuntime(c, init, ctx.newTimers(), hasInit ? 'PodInitializing' : 'ContainerCreating');
+    const mk = (c: ContainerSpec, init: boolean) => new ContainerRuntime(c, init, ctx.newTimers(), hasInit ? 'PodInitializing' : 'ContainerCreating');
     this.initContainers = (spec.initContainers ?? []).map((c) => mk(c, true));
     this.containers = (spec.containers ?? []).map((c) => mk(c, false));
     this.qosClass = qosClassOf([...(spec.initContainers ?? []), ...(spec.containers ?? [])]);
@@ -198,8 +197,12 @@ export class PodWorker {
       c.containerID = cs.containerID ?? containerIDFor(this.uid, c.name, c.attempt);
       c.imageID = cs.imageID || imageIDFor(c.spec.image ?? '');
       const toTerm = (t: Record<string, any>): Terminated => ({
-        exitCode: Number(t.exitCode ?? 0), reason: String(t.reason ?? 'Error'), startedAt: String(t.startedAt ?? ''),
-        finishedAt: String(t.finishedAt ?? ''), containerID: String(t.containerID ?? c.containerID), finishedSim: simOf(t.finishedAt),
+        exitCode: Number(t.exitCode ?? 0),
+        reason: String(t.reason ?? 'Error'),
+        startedAt: String(t.startedAt ?? ''),
+        finishedAt: String(t.finishedAt ?? ''),
+        containerID: String(t.containerID ?? c.containerID),
+        finishedSim: simOf(t.finishedAt),
       });
       if (cs.lastState?.terminated) c.lastTerminated = toTerm(cs.lastState.terminated);
       const s = cs.state ?? {};
@@ -280,7 +283,13 @@ export class PodWorker {
         cache.add(image);
         const size = 10_000_000 + (parseInt(hex64('size', image).slice(0, 8), 16) % 190_000_000);
         const d = goDuration(PULL_MS);
-        this.ctx.recorder.record(ref, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${d} (${d} including waiting). Image size: ${size} bytes.`, this.source);
+        this.ctx.recorder.record(
+          ref,
+          'Normal',
+          'Pulled',
+          `Successfully pulled image "${image}" in ${d} (${d} including waiting). Image size: ${size} bytes.`,
+          this.source,
+        );
         this.timers.after(CREATE_MS, create);
       });
     } else {
@@ -392,8 +401,13 @@ export class PodWorker {
     if (c.state.kind !== 'running') return;
     c.timers.cancelAll();
     c.state = {
-      kind: 'terminated', exitCode, reason: reason ?? (exitCode === 0 ? 'Completed' : 'Error'), startedAt: c.state.startedAt,
-      finishedAt: this.ctx.timestamp(), containerID: c.containerID ?? '', finishedSim: this.ctx.simNow(),
+      kind: 'terminated',
+      exitCode,
+      reason: reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
+      startedAt: c.state.startedAt,
+      finishedAt: this.ctx.timestamp(),
+      containerID: c.containerID ?? '',
+      finishedSim: this.ctx.simNow(),
     };
     c.ready = false;
     c.started = false;
@@ -427,7 +441,8 @@ export class PodWorker {
     if (b && !expired && last && now - last.finishedSim < b.ms) {
       if (c.state.kind === 'terminated') c.lastTerminated = last;
       c.state = {
-        kind: 'waiting', reason: 'CrashLoopBackOff',
+        kind: 'waiting',
+        reason: 'CrashLoopBackOff',
         message: `back-off ${goDuration(b.ms)} restarting failed container=${c.name} pod=${this.podFullName}`,
       };
       this.markDirty();
@@ -474,7 +489,7 @@ export class PodWorker {
       c.timers.cancelAll();
       const killAt = this.termStartSim + this.graceMs;
       const termAt = c.ignoresSigterm ? killAt : Math.min(this.termStartSim + TERMINATE_MS, killAt);
-      const sigkill = c.ignoresSigterm || termAt >= killAt && this.graceMs < TERMINATE_MS;
+      const sigkill = c.ignoresSigterm || (termAt >= killAt && this.graceMs < TERMINATE_MS);
       c.timers.after(Math.max(0, termAt - this.ctx.simNow()), () => {
         this.containerExited(c, sigkill ? 137 : 0, sigkill ? 'Error' : 'Completed');
         if (this.all.every((x) => x.state.kind !== 'running')) this.finishTermination();
@@ -538,8 +553,13 @@ export class PodWorker {
 
   private ref(c: ContainerRuntime) {
     return {
-      kind: 'Pod', apiVersion: 'v1', name: this.name, namespace: this.namespace, uid: this.uid,
-      resourceVersion: this.pod.metadata.resourceVersion, fieldPath: c.fieldPath,
+      kind: 'Pod',
+      apiVersion: 'v1',
+      name: this.name,
+      namespace: this.namespace,
+      uid: this.uid,
+      resourceVersion: this.pod.metadata.resourceVersion,
+      fieldPath: c.fieldPath,
     };
   }
 
@@ -560,9 +580,16 @@ export class PodWorker {
       if (!cur || cur.metadata.uid !== this.uid) return this.stop();
       const previous = cur.status as Record<string, unknown> | undefined;
       const status = buildPodStatus(previous, {
-        containers: this.containers, initContainers: this.initContainers, restartPolicy: this.restartPolicy,
-        hostIP: this.hostIP, podIP: this.podIP, sandboxReady: this.sandboxReady, startTime: this.startTime,
-        qosClass: this.qosClass, forcedPhase: this.forcedPhase, now: this.ctx.timestamp(),
+        containers: this.containers,
+        initContainers: this.initContainers,
+        restartPolicy: this.restartPolicy,
+        hostIP: this.hostIP,
+        podIP: this.podIP,
+        sandboxReady: this.sandboxReady,
+        startTime: this.startTime,
+        qosClass: this.qosClass,
+        forcedPhase: this.forcedPhase,
+        now: this.ctx.timestamp(),
         ...(this.statusReason ? { reason: this.statusReason } : {}),
       });
       if (JSON.stringify(status) === JSON.stringify(previous)) return;

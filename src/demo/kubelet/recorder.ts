@@ -62,7 +62,13 @@ export class EventRecorder {
         const old = this.store.get('', 'events', seen.namespace, seen.name);
         if (old) {
           this.touch(c.key, seen);
-          this.store.update('', 'events', { ...old, message: c.message, count: ((old.count as number) ?? 1) + 1, lastTimestamp: ts, metadata: { ...old.metadata } });
+          this.store.update('', 'events', {
+            ...old,
+            message: c.message,
+            count: ((old.count as number) ?? 1) + 1,
+            lastTimestamp: ts,
+            metadata: { ...old.metadata },
+          });
           return;
         }
       }

@@ -31,8 +31,35 @@ export const SHORT_RUN_MS = 1000;
 
 /** Commands that finish promptly; any other command is a program that may run indefinitely. */
 const UTILITIES = new Set([
-  'echo', 'printf', 'touch', 'rm', 'sleep', 'mkdir', 'cat', 'cp', 'mv', 'ls', 'date', 'true', 'false', 'exit', 'set',
-  'export', 'cd', 'test', '[', 'chmod', 'chown', 'ln', 'env', 'hostname', 'wget', 'curl', 'nslookup', 'sync', 'id',
+  'echo',
+  'printf',
+  'touch',
+  'rm',
+  'sleep',
+  'mkdir',
+  'cat',
+  'cp',
+  'mv',
+  'ls',
+  'date',
+  'true',
+  'false',
+  'exit',
+  'set',
+  'export',
+  'cd',
+  'test',
+  '[',
+  'chmod',
+  'chown',
+  'ln',
+  'env',
+  'hostname',
+  'wget',
+  'curl',
+  'nslookup',
+  'sync',
+  'id',
 ]);
 
 const SHELLS = /(^|\/)(sh|bash|ash|dash|zsh)$/;
@@ -42,9 +69,14 @@ export function statements(argv: readonly string[]): string[][] {
   const dashC = argv.indexOf('-c');
   const isShell = dashC >= 0 && dashC + 1 < argv.length && (SHELLS.test(argv[0]!) || dashC === 0);
   if (!isShell) return argv.length ? [[...argv]] : [];
-  return argv[dashC + 1]!
-    .split(/;|&&|\|\||\n/)
-    .map((s) => s.trim().split(/\s+/).filter(Boolean).map((t) => t.replace(/^['"]|['"]$/g, '')))
+  return argv[dashC + 1]!.split(/;|&&|\|\||\n/)
+    .map((s) =>
+      s
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((t) => t.replace(/^['"]|['"]$/g, '')),
+    )
     .filter((s) => s.length > 0);
 }
 

@@ -55,7 +55,10 @@ export function podPhase(p: PodStatusInput): string {
   if (p.forcedPhase) return p.forcedPhase;
   const initPending = p.initContainers.some((c) => !c.sidecar && !c.completed) || p.initContainers.some((c) => c.sidecar && !c.started);
   if (initPending) return 'Pending';
-  let running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  let running = 0,
+    waiting = 0,
+    stopped = 0,
+    succeeded = 0;
   for (const c of p.containers) {
     if (c.state.kind === 'running') running++;
     else if (c.state.kind === 'terminated') {

@@ -48,7 +48,8 @@ export function impersonation(req: IncomingMessage): Identity | undefined {
     extra[key] = v;
   }
   if (!user) {
-    if (uid || groups.length || Object.keys(extra).length) throw new ApiError(400, 'BadRequest', 'requested uid, groups or user-extra without impersonating a user');
+    if (uid || groups.length || Object.keys(extra).length)
+      throw new ApiError(400, 'BadRequest', 'requested uid, groups or user-extra without impersonating a user');
     return undefined;
   }
   return { user, uid, groups, extra };
@@ -180,7 +181,12 @@ export class Authorizer {
     const details: { name?: string; group?: string; kind: string } = { kind: info.resource };
     if (info.name) details.name = info.name;
     if (info.group) details.group = info.group;
-    throw new ApiError(403, 'Forbidden', `${what} is forbidden: User "${user}" cannot ${info.verb} resource "${res}" in API group "${info.group}" ${scope}`, details);
+    throw new ApiError(
+      403,
+      'Forbidden',
+      `${what} is forbidden: User "${user}" cannot ${info.verb} resource "${res}" in API group "${info.group}" ${scope}`,
+      details,
+    );
   }
 
   /**
@@ -191,7 +197,9 @@ export class Authorizer {
   rulesFor(user: string, namespace: string, types: () => { group: string; resource: string }[]): RuleOut[] {
     const grants = this.grants.get(user);
     if (grants) {
-      const own = grants.filter((g) => g.namespace === undefined || g.namespace === namespace).map((g) => ({ verbs: [...g.verbs], apiGroups: [...g.apiGroups], resources: [...g.resources] }));
+      const own = grants
+        .filter((g) => g.namespace === undefined || g.namespace === namespace)
+        .map((g) => ({ verbs: [...g.verbs], apiGroups: [...g.apiGroups], resources: [...g.resources] }));
       return [...own, ...BASIC_USER_RULES.map((r) => ({ verbs: [...r.verbs], apiGroups: [...r.apiGroups], resources: [...r.resources] }))];
     }
     if (user !== DEFAULT_USER || this.rules.length === 0) return [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
@@ -203,7 +211,11 @@ export class Authorizer {
 
 /** RBAC's rule match (rbac.RuleAllows without resourceNames, which the demo's grants never set). */
 function ruleCovers(r: RuleOut, verb: string, group: string, resource: string): boolean {
-  return matches(r.verbs, verb) && matches(r.apiGroups, group) && (matches(r.resources, resource) || (resource.includes('/') && r.resources.includes(`*/${resource.split('/')[1]}`)));
+  return (
+    matches(r.verbs, verb) &&
+    matches(r.apiGroups, group) &&
+    (matches(r.resources, resource) || (resource.includes('/') && r.resources.includes(`*/${resource.split('/')[1]}`)))
+  );
 }
 
 /** `USER:NAMESPACE:VERBS:GROUPS:RESOURCES`; throws a message naming the part that is wrong. */

@@ -127,7 +127,8 @@ function crdGroupVersions(crd: KubeObject): { group: string; versions: VersionEn
     if (n.categories?.length) e.categories = n.categories;
     const subs: ResourceEntry['subresources'] = [];
     if (v.subresources?.status) subs.push({ subresource: 'status', responseKind: { group: '', version: '', kind: n.kind }, verbs: ['get', 'patch', 'update'] });
-    if (v.subresources?.scale) subs.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
+    if (v.subresources?.scale)
+      subs.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
     if (subs.length) e.subresources = subs;
     versions.push({ version: v.name, resources: [e], freshness: 'Current' });
   }
@@ -140,18 +141,32 @@ function crdGroupVersions(crd: KubeObject): { group: string; versions: VersionEn
  * resource has one too. The other built-in types never carry a generation.
  */
 const BUILTIN_GENERATION = new Set([
-  '/pods', '/podtemplates', '/replicationcontrollers',
-  'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'admissionregistration.k8s.io/validatingadmissionpolicies',
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings', 'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  '/pods',
+  '/podtemplates',
+  '/replicationcontrollers',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies',
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
   'apiextensions.k8s.io/customresourcedefinitions',
-  'apps/daemonsets', 'apps/deployments', 'apps/replicasets', 'apps/statefulsets',
-  'batch/cronjobs', 'batch/jobs',
+  'apps/daemonsets',
+  'apps/deployments',
+  'apps/replicasets',
+  'apps/statefulsets',
+  'batch/cronjobs',
+  'batch/jobs',
   'discovery.k8s.io/endpointslices',
-  'flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
-  'networking.k8s.io/ingresses', 'networking.k8s.io/ingressclasses', 'networking.k8s.io/networkpolicies',
+  'flowcontrol.apiserver.k8s.io/flowschemas',
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'networking.k8s.io/ingresses',
+  'networking.k8s.io/ingressclasses',
+  'networking.k8s.io/networkpolicies',
   'policy/poddisruptionbudgets',
-  'resource.k8s.io/deviceclasses', 'resource.k8s.io/devicetaintrules', 'resource.k8s.io/resourceslices',
+  'resource.k8s.io/deviceclasses',
+  'resource.k8s.io/devicetaintrules',
+  'resource.k8s.io/resourceslices',
   'scheduling.k8s.io/priorityclasses',
 ]);
 
@@ -231,7 +246,9 @@ export class Catalog {
 
   /** The served resource at group/version/resource (without a subresource), if any. */
   resolve(group: string, version: string, resource: string): ResourceEntry | undefined {
-    return this.group(group)?.versions.find((v) => v.version === version)?.resources.find((r) => r.resource === resource);
+    return this.group(group)
+      ?.versions.find((v) => v.version === version)
+      ?.resources.find((r) => r.resource === resource);
   }
 
   private registerGroup(g: GroupEntry, custom = false): void {

@@ -44,7 +44,13 @@ function podDefaults(pod: KubeObject): KubeObject {
 
 /** SetDefaults_Probe and SetDefaults_HTTPGetAction, as a v1.36 apiserver applies them. */
 function probeDefaults(p: Obj): Obj {
-  const out: Obj = { ...p, timeoutSeconds: p.timeoutSeconds ?? 1, periodSeconds: p.periodSeconds ?? 10, successThreshold: p.successThreshold ?? 1, failureThreshold: p.failureThreshold ?? 3 };
+  const out: Obj = {
+    ...p,
+    timeoutSeconds: p.timeoutSeconds ?? 1,
+    periodSeconds: p.periodSeconds ?? 10,
+    successThreshold: p.successThreshold ?? 1,
+    failureThreshold: p.failureThreshold ?? 3,
+  };
   const http = p.httpGet as Obj | undefined;
   if (http && typeof http === 'object') out.httpGet = { ...http, path: http.path ?? '/', scheme: http.scheme ?? 'HTTP' };
   return out;
@@ -106,7 +112,11 @@ export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
 function podStatusZeroes(status: Obj): Obj {
   const out: Obj = { ...status };
   if (Array.isArray(status.conditions)) {
-    out.conditions = (status.conditions as Obj[]).map((c) => ({ ...c, lastProbeTime: c.lastProbeTime ?? null, lastTransitionTime: c.lastTransitionTime ?? null }));
+    out.conditions = (status.conditions as Obj[]).map((c) => ({
+      ...c,
+      lastProbeTime: c.lastProbeTime ?? null,
+      lastTransitionTime: c.lastTransitionTime ?? null,
+    }));
   }
   for (const k of ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses']) {
     if (Array.isArray(status[k])) out[k] = (status[k] as Obj[]).map(containerStatusZeroes);
@@ -122,7 +132,15 @@ function containerStatusZeroes(c: Obj): Obj {
     if (st.terminated && typeof st.terminated === 'object') o.terminated = { exitCode: 0, startedAt: null, finishedAt: null, ...(st.terminated as Obj) };
     return o;
   };
-  return { ...c, state: state(c.state), lastState: state(c.lastState), ready: c.ready ?? false, restartCount: c.restartCount ?? 0, image: c.image ?? '', imageID: c.imageID ?? '' };
+  return {
+    ...c,
+    state: state(c.state),
+    lastState: state(c.lastState),
+    ready: c.ready ?? false,
+    restartCount: c.restartCount ?? 0,
+    image: c.image ?? '',
+    imageID: c.imageID ?? '',
+  };
 }
 
 const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -143,7 +161,10 @@ export function validate(t: TypeInfo, o: KubeObject): { field: string; reason: s
       message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
     });
   }
-  for (const [field, m] of [['metadata.labels', o.metadata.labels], ['metadata.annotations', o.metadata.annotations]] as const) {
+  for (const [field, m] of [
+    ['metadata.labels', o.metadata.labels],
+    ['metadata.annotations', o.metadata.annotations],
+  ] as const) {
     if (m !== undefined && (m === null || typeof m !== 'object' || Object.values(m).some((v) => typeof v !== 'string'))) {
       errs.push({ field, reason: 'FieldValueInvalid', message: 'Invalid value: values must be strings' });
     }

@@ -29,7 +29,9 @@ async function readDeleteOptions(x: Exchange): Promise<DeleteOptions> {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object');
     return v as DeleteOptions;
   } catch (e) {
-    throw badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -47,9 +49,15 @@ export async function handleDelete(ctx: ServerContext, x: Exchange): Promise<voi
   const existing = getNamed(ctx, t, x);
   const pre = opts.preconditions;
   const conflict = (what: string, want: string, have: string | undefined) =>
-    new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(t.group, t.resource)} "${existing.metadata.name}": Precondition failed: ${what} in precondition: ${want}, ${what} in object meta: ${have ?? ''}`, { name: existing.metadata.name, kind: t.resource });
+    new ApiError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(t.group, t.resource)} "${existing.metadata.name}": Precondition failed: ${what} in precondition: ${want}, ${what} in object meta: ${have ?? ''}`,
+      { name: existing.metadata.name, kind: t.resource },
+    );
   if (pre?.uid && pre.uid !== existing.metadata.uid) throw conflict('UID', pre.uid, existing.metadata.uid);
-  if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) throw conflict('ResourceVersion', pre.resourceVersion, existing.metadata.resourceVersion);
+  if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion)
+    throw conflict('ResourceVersion', pre.resourceVersion, existing.metadata.resourceVersion);
   if (isDry) return writeDeleted(ctx, t, x, existing);
   if (t.group === '' && t.resource === 'namespaces') return deleteNamespace(ctx, t, x, existing);
   if (t.group === '' && t.resource === 'pods' && deletePodGracefully(ctx, t, x, existing, opts)) return;
@@ -102,7 +110,11 @@ function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: Ku
 function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, opts: DeleteOptions): boolean {
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
   if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
-    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    throw new ApiError(
+      422,
+      'Invalid',
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   if (policy !== 'Foreground' && policy !== 'Orphan') return false;
   const finalizer = policy === 'Foreground' ? 'foregroundDeletion' : 'orphan';
@@ -111,7 +123,12 @@ function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: KubeObj
   if (!o.metadata.deletionTimestamp || !finalizers.includes(finalizer)) {
     current = ctx.store.update(t.group, t.resource, {
       ...o,
-      metadata: { ...o.metadata, deletionTimestamp: o.metadata.deletionTimestamp ?? kubeTime(ctx.options.now()), deletionGracePeriodSeconds: 0, finalizers: [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), finalizer] },
+      metadata: {
+        ...o.metadata,
+        deletionTimestamp: o.metadata.deletionTimestamp ?? kubeTime(ctx.options.now()),
+        deletionGracePeriodSeconds: 0,
+        finalizers: [...finalizers.filter((f) => f !== 'foregroundDeletion' && f !== 'orphan'), finalizer],
+      },
     });
   }
   writeOne(ctx, t, x, current, 200);

@@ -35,7 +35,14 @@ function groupDoc(g: GroupEntry) {
 }
 
 export function apiGroupList(catalog: Catalog) {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: catalog.groups().filter((g) => g.versions.length).map(groupDoc) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: catalog
+      .groups()
+      .filter((g) => g.versions.length)
+      .map(groupDoc),
+  };
 }
 
 export function apiGroup(g: GroupEntry) {
@@ -55,7 +62,13 @@ function legacyResources(e: ResourceEntry): LegacyResource[] {
   if (e.storageVersionHash) main.storageVersionHash = e.storageVersionHash;
   const out = [main];
   for (const s of e.subresources ?? []) {
-    const sub: LegacyResource = { name: `${e.resource}/${s.subresource}`, singularName: '', namespaced: main.namespaced, kind: s.responseKind.kind, verbs: s.verbs };
+    const sub: LegacyResource = {
+      name: `${e.resource}/${s.subresource}`,
+      singularName: '',
+      namespaced: main.namespaced,
+      kind: s.responseKind.kind,
+      verbs: s.verbs,
+    };
     if (s.responseKind.group) sub.group = s.responseKind.group;
     if (s.responseKind.version) sub.version = s.responseKind.version;
     out.push(sub);

@@ -24,7 +24,7 @@ const GZIP_LEVEL = 1;
 
 /** Whether an Accept-Encoding header admits gzip (a `gzip;q=0` entry refuses it). */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
-  const v = Array.isArray(header) ? header.join(',') : header ?? '';
+  const v = Array.isArray(header) ? header.join(',') : (header ?? '');
   for (const part of v.split(',')) {
     const [coding, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
     if (coding !== 'gzip' && coding !== 'x-gzip') continue;
@@ -92,7 +92,11 @@ export class Exchange {
         return decodeProtobufObject(buf);
       } catch (e) {
         if (e instanceof ProtobufUnsupported) {
-          throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the demo cluster reads protobuf only for ${PROTOBUF_KINDS.join(', ')}: ${e.message})`);
+          throw new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (the demo cluster reads protobuf only for ${PROTOBUF_KINDS.join(', ')}: ${e.message})`,
+          );
         }
         throw e;
       }
@@ -164,7 +168,11 @@ export class Exchange {
 }
 
 export function unsupportedMediaType(ct: string): ApiError {
-  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${ct})`);
+  return new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got ${ct})`,
+  );
 }
 
 const encoded = new WeakMap<object, string>();

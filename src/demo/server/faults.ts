@@ -161,7 +161,10 @@ const strKeys = ['id', 'method', 'verb', 'group', 'resource', 'namespace', 'path
 
 export function parseFaultSpec(spec: string): FaultRule[] {
   const rules: FaultRule[] = [];
-  for (const part of spec.split(';').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [kind, ...kvs] = part.split(',').map((s) => s.trim());
     const rule: FaultRule = { kind: kind as FaultKind };
     for (const kv of kvs) {

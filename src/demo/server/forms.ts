@@ -8,10 +8,7 @@ import type { KubeObject } from '../store';
 import { parseAccept } from './discovery';
 import { tableColumns, type Column } from './printers';
 
-export type Form =
-  | { kind: 'object' }
-  | { kind: 'metadata'; version: 'v1' | 'v1beta1' }
-  | { kind: 'table'; version: 'v1' | 'v1beta1' };
+export type Form = { kind: 'object' } | { kind: 'metadata'; version: 'v1' | 'v1beta1' } | { kind: 'table'; version: 'v1' | 'v1beta1' };
 
 export function negotiate(accept: string | undefined, target: 'list' | 'one'): Form {
   for (const m of parseAccept(accept)) {

@@ -153,7 +153,15 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
 }
 
 /** A CustomResourceDefinition object for a type declared at start-up. */
-export function crdObject(c: { group: string; version: string; kind: string; plural: string; namespaced: boolean; singular?: string; shortNames?: string[] }): KubeObject {
+export function crdObject(c: {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  singular?: string;
+  shortNames?: string[];
+}): KubeObject {
   const singular = c.singular ?? c.kind.toLowerCase();
   const names: Record<string, unknown> = { plural: c.plural, singular, kind: c.kind, listKind: `${c.kind}List` };
   if (c.shortNames?.length) names.shortNames = c.shortNames;
@@ -179,8 +187,20 @@ export function crdObject(c: { group: string; version: string; kind: string; plu
       acceptedNames: names,
       storedVersions: [c.version],
       conditions: [
-        { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
-        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+        {
+          type: 'NamesAccepted',
+          status: 'True',
+          reason: 'NoConflicts',
+          message: 'no conflicts found',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        },
+        {
+          type: 'Established',
+          status: 'True',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        },
       ],
     },
   };

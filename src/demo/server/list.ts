@@ -37,7 +37,8 @@ function sourceList(ctx: ServerContext, t: Target, ns: string | undefined, x: Ex
     throw listOptionsInvalid('supported values: "Exact", "NotOlderThan"', match, 'resourceVersionMatch');
   }
   if (match && !rv) throw listOptionsInvalid('resourceVersionMatch is forbidden unless resourceVersion is provided', match, 'resourceVersionMatch');
-  if (match === 'Exact' && rv === '0') throw listOptionsInvalid('resourceVersionMatch "exact" is forbidden for resourceVersion "0"', match, 'resourceVersionMatch');
+  if (match === 'Exact' && rv === '0')
+    throw listOptionsInvalid('resourceVersionMatch "exact" is forbidden for resourceVersion "0"', match, 'resourceVersionMatch');
   if (!rv || rv === '0') return ctx.store.list(t.group, t.resource, ns);
   const n = parseRV(rv);
   const current = ctx.store.currentRV;
@@ -106,7 +107,13 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
     const next = off + page.length;
     if (next < items.length) {
       snapId ??= ctx.snapshots.put(items, resourceVersion, filtered, listKey);
-      meta.continue = encodeToken({ v: 'meta.k8s.io/v1', rv: Number(resourceVersion), snap: snapId, off: next, key: page.length ? nameKey(page[page.length - 1]!) : '' });
+      meta.continue = encodeToken({
+        v: 'meta.k8s.io/v1',
+        rv: Number(resourceVersion),
+        snap: snapId,
+        off: next,
+        key: page.length ? nameKey(page[page.length - 1]!) : '',
+      });
       if (!filtered) meta.remainingItemCount = items.length - next;
     } else if (snapId) {
       ctx.snapshots.release(snapId);
@@ -119,7 +126,15 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   const form = negotiate(x.accept, 'list');
   const ct = formContentType(form, 'list');
   if (form.kind === 'table') {
-    x.json(200, table(t.resource, t.group, page, meta, { version: form.version, includeObject: parseIncludeObject(x.query.get('includeObject')), now: ctx.options.now() }), ct);
+    x.json(
+      200,
+      table(t.resource, t.group, page, meta, {
+        version: form.version,
+        includeObject: parseIncludeObject(x.query.get('includeObject')),
+        now: ctx.options.now(),
+      }),
+      ct,
+    );
   } else if (form.kind === 'metadata') {
     x.json(200, metadataList(page, meta, form.version), ct);
   } else {
@@ -134,7 +149,11 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
       const head = JSON.stringify({ kind: t.type.listKind, apiVersion: t.apiVersion, metadata: meta });
       x.jsonText(200, `${head.slice(0, -1)},"items":[${items.join(',')}]}`, ct);
     } else {
-      x.jsonText(200, `{"apiVersion":${JSON.stringify(t.apiVersion)},"items":[${items.join(',')}],"kind":${JSON.stringify(t.type.listKind)},"metadata":${JSON.stringify(sortedKeys(meta))}}`, ct);
+      x.jsonText(
+        200,
+        `{"apiVersion":${JSON.stringify(t.apiVersion)},"items":[${items.join(',')}],"kind":${JSON.stringify(t.type.listKind)},"metadata":${JSON.stringify(sortedKeys(meta))}}`,
+        ct,
+      );
     }
   }
 }
@@ -170,7 +189,17 @@ export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: KubeObje
   const form = negotiate(x.accept, 'one');
   const ct = formContentType(form, 'one');
   if (form.kind === 'table') {
-    x.json(code, table(t.resource, t.group, [o], { resourceVersion: o.metadata.resourceVersion }, { version: form.version, includeObject: parseIncludeObject(x.query.get('includeObject')), now: ctx.options.now() }), ct);
+    x.json(
+      code,
+      table(
+        t.resource,
+        t.group,
+        [o],
+        { resourceVersion: o.metadata.resourceVersion },
+        { version: form.version, includeObject: parseIncludeObject(x.query.get('includeObject')), now: ctx.options.now() },
+      ),
+      ct,
+    );
   } else if (form.kind === 'metadata') {
     x.json(code, partialObject(o, form.version), ct);
   } else {

@@ -90,7 +90,10 @@ function unprocessable(message: string): ApiError {
 function parsePointer(p: string): string[] {
   if (p === '') return [];
   if (!p.startsWith('/')) throw unprocessable(`the server rejected our request due to an error in our request: invalid JSON pointer "${p}"`);
-  return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return p
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function clone<T>(v: T): T {
@@ -151,7 +154,8 @@ function setAt(doc: unknown, path: string[], value: unknown, mode: 'add' | 'repl
   const last = path[path.length - 1]!;
   if (Array.isArray(parent)) {
     const i = last === '-' ? parent.length : Number(last);
-    if (!Number.isInteger(i) || i < 0 || i > parent.length) throw unprocessable(`the server rejected our request due to an error in our request: array index ${last} out of bounds`);
+    if (!Number.isInteger(i) || i < 0 || i > parent.length)
+      throw unprocessable(`the server rejected our request due to an error in our request: array index ${last} out of bounds`);
     if (mode === 'add') parent.splice(i, 0, value as Json);
     else parent[i] = value as Json;
   } else if (isObject(parent)) {

@@ -18,14 +18,16 @@ const nameCol: Column = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
   cell: (o) => o.metadata.name,
 };
 
 const ageCol: Column = {
   name: 'Age',
   type: 'string',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
   cell: (o, now) => age(o.metadata.creationTimestamp, now),
 };
 
@@ -79,7 +81,8 @@ export function podStatusReason(pod: KubeObject): string {
     const term = get(st, 'state', 'terminated') as Obj | undefined;
     const waiting = get(st, 'state', 'waiting') as Obj | undefined;
     if (term && term.exitCode === 0) continue;
-    if (term) reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
+    if (term)
+      reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
     else if (waiting && waiting.reason && waiting.reason !== 'PodInitializing') reason = `Init:${String(waiting.reason)}`;
     else reason = `Init:${i}/${initCount}`;
     initializing = true;
@@ -130,12 +133,41 @@ const podColumns: Column[] = [
     },
   },
   { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', cell: (o) => podStatusReason(o) },
-  { name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', cell: podRestarts },
+  {
+    name: 'Restarts',
+    type: 'string',
+    description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    cell: podRestarts,
+  },
   ageCol,
-  { name: 'IP', type: 'string', priority: 1, description: 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', cell: (o) => String(get(o, 'status', 'podIP') ?? '<none>') },
-  { name: 'Node', type: 'string', priority: 1, description: "NodeName is a request to schedule this pod onto a specific node.", cell: (o) => String(get(o, 'spec', 'nodeName') ?? '<none>') },
-  { name: 'Nominated Node', type: 'string', priority: 1, description: 'nominatedNodeName is set only when this pod preempts other pods on the node.', cell: (o) => String(get(o, 'status', 'nominatedNodeName') ?? '<none>') },
-  { name: 'Readiness Gates', type: 'string', priority: 1, description: 'If specified, all readiness gates will be evaluated for pod readiness.', cell: (o) => (arr(get(o, 'spec', 'readinessGates')).length ? String(arr(get(o, 'spec', 'readinessGates')).length) : '<none>') },
+  {
+    name: 'IP',
+    type: 'string',
+    priority: 1,
+    description: 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+    cell: (o) => String(get(o, 'status', 'podIP') ?? '<none>'),
+  },
+  {
+    name: 'Node',
+    type: 'string',
+    priority: 1,
+    description: 'NodeName is a request to schedule this pod onto a specific node.',
+    cell: (o) => String(get(o, 'spec', 'nodeName') ?? '<none>'),
+  },
+  {
+    name: 'Nominated Node',
+    type: 'string',
+    priority: 1,
+    description: 'nominatedNodeName is set only when this pod preempts other pods on the node.',
+    cell: (o) => String(get(o, 'status', 'nominatedNodeName') ?? '<none>'),
+  },
+  {
+    name: 'Readiness Gates',
+    type: 'string',
+    priority: 1,
+    description: 'If specified, all readiness gates will be evaluated for pod readiness.',
+    cell: (o) => (arr(get(o, 'spec', 'readinessGates')).length ? String(arr(get(o, 'spec', 'readinessGates')).length) : '<none>'),
+  },
 ];
 
 const namespaceColumns: Column[] = [
@@ -161,29 +193,47 @@ const nodeColumns: Column[] = [
     type: 'string',
     description: 'The roles of the node',
     cell: (o) => {
-      const roles = Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice('node-role.kubernetes.io/'.length));
+      const roles = Object.keys(o.metadata.labels ?? {})
+        .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+        .map((k) => k.slice('node-role.kubernetes.io/'.length));
       return roles.length ? roles.sort().join(',') : '<none>';
     },
   },
   ageCol,
-  { name: 'Version', type: 'string', description: 'Kubelet Version reported by the node.', cell: (o) => String(get(o, 'status', 'nodeInfo', 'kubeletVersion') ?? '') },
+  {
+    name: 'Version',
+    type: 'string',
+    description: 'Kubelet Version reported by the node.',
+    cell: (o) => String(get(o, 'status', 'nodeInfo', 'kubeletVersion') ?? ''),
+  },
 ];
 
 const deploymentColumns: Column[] = [
   nameCol,
-  { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${Number(get(o, 'status', 'readyReplicas') ?? 0)}/${Number(get(o, 'spec', 'replicas') ?? 1)}` },
-  { name: 'Up-to-date', type: 'integer', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', cell: (o) => Number(get(o, 'status', 'updatedReplicas') ?? 0) },
-  { name: 'Available', type: 'integer', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', cell: (o) => Number(get(o, 'status', 'availableReplicas') ?? 0) },
+  {
+    name: 'Ready',
+    type: 'string',
+    description: 'Number of the pod with ready state',
+    cell: (o) => `${Number(get(o, 'status', 'readyReplicas') ?? 0)}/${Number(get(o, 'spec', 'replicas') ?? 1)}`,
+  },
+  {
+    name: 'Up-to-date',
+    type: 'integer',
+    description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+    cell: (o) => Number(get(o, 'status', 'updatedReplicas') ?? 0),
+  },
+  {
+    name: 'Available',
+    type: 'integer',
+    description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+    cell: (o) => Number(get(o, 'status', 'availableReplicas') ?? 0),
+  },
   ageCol,
 ];
 
 const dataCount = (o: KubeObject) => Object.keys((o.data as Obj | undefined) ?? {}).length + Object.keys((o.binaryData as Obj | undefined) ?? {}).length;
 
-const configMapColumns: Column[] = [
-  nameCol,
-  { name: 'Data', type: 'integer', description: 'Data contains the configuration data.', cell: dataCount },
-  ageCol,
-];
+const configMapColumns: Column[] = [nameCol, { name: 'Data', type: 'integer', description: 'Data contains the configuration data.', cell: dataCount }, ageCol];
 
 const secretColumns: Column[] = [
   nameCol,
@@ -198,17 +248,33 @@ const eventColumns: Column[] = [
     name: 'Last Seen',
     type: 'string',
     description: 'The time at which the most recent occurrence of this event was recorded.',
-    cell: (o, now) => age(String(get(o, 'lastTimestamp') ?? get(o, 'eventTime') ?? get(o, 'series', 'lastObservedTime') ?? o.metadata.creationTimestamp ?? ''), now),
+    cell: (o, now) =>
+      age(String(get(o, 'lastTimestamp') ?? get(o, 'eventTime') ?? get(o, 'series', 'lastObservedTime') ?? o.metadata.creationTimestamp ?? ''), now),
   },
-  { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future.', cell: (o) => String(get(o, 'type') ?? '') },
-  { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', cell: (o) => String(get(o, 'reason') ?? '') },
+  {
+    name: 'Type',
+    type: 'string',
+    description: 'Type of this event (Normal, Warning), new types could be added in the future.',
+    cell: (o) => String(get(o, 'type') ?? ''),
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    cell: (o) => String(get(o, 'reason') ?? ''),
+  },
   {
     name: 'Object',
     type: 'string',
     description: 'The object that this event is about.',
     cell: (o) => `${String(get(o, 'involvedObject', 'kind') ?? '').toLowerCase()}/${String(get(o, 'involvedObject', 'name') ?? '')}`,
   },
-  { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', cell: (o) => String(get(o, 'message') ?? '') },
+  {
+    name: 'Message',
+    type: 'string',
+    description: 'A human-readable description of the status of this operation.',
+    cell: (o) => String(get(o, 'message') ?? ''),
+  },
 ];
 
 export function tableColumns(group: string, resource: string): Column[] {

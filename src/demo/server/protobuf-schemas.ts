@@ -53,14 +53,23 @@ const policyRule: Schema = {
   4: { name: 'resourceNames', type: 'string', repeated: true },
   5: { name: 'nonResourceURLs', type: 'string', repeated: true },
 };
-const subject: Schema = { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } };
+const subject: Schema = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'apiGroup', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'namespace', type: 'string' },
+};
 const roleRef: Schema = { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } };
 const binding: Schema = { 1: meta, 2: { name: 'subjects', type: subject, repeated: true }, 3: { name: 'roleRef', type: roleRef } };
 
 const quantities = { map: 'quantity' } as const;
 const labelSelector: Schema = {
   1: { name: 'matchLabels', type: { map: 'string' } },
-  2: { name: 'matchExpressions', type: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } }, repeated: true },
+  2: {
+    name: 'matchExpressions',
+    type: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } },
+    repeated: true,
+  },
 };
 const container: Schema = {
   1: { name: 'name', type: 'string' },
@@ -70,7 +79,13 @@ const container: Schema = {
   5: { name: 'workingDir', type: 'string' },
   6: {
     name: 'ports',
-    type: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'int' }, 3: { name: 'containerPort', type: 'int' }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+    type: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'hostPort', type: 'int' },
+      3: { name: 'containerPort', type: 'int' },
+      4: { name: 'protocol', type: 'string' },
+      5: { name: 'hostIP', type: 'string' },
+    },
     repeated: true,
   },
   7: { name: 'env', type: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } }, repeated: true },
@@ -111,8 +126,19 @@ export const KINDS: Record<string, Schema> = {
     2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
     3: { name: 'status', type: { 1: { name: 'phase', type: 'string' } } },
   },
-  'v1/ConfigMap': { 1: meta, 2: { name: 'data', type: { map: 'string' } }, 3: { name: 'binaryData', type: { map: 'bytes' } }, 4: { name: 'immutable', type: 'bool' } },
-  'v1/Secret': { 1: meta, 2: { name: 'data', type: { map: 'bytes' } }, 3: { name: 'type', type: 'string' }, 4: { name: 'stringData', type: { map: 'string' } }, 5: { name: 'immutable', type: 'bool' } },
+  'v1/ConfigMap': {
+    1: meta,
+    2: { name: 'data', type: { map: 'string' } },
+    3: { name: 'binaryData', type: { map: 'bytes' } },
+    4: { name: 'immutable', type: 'bool' },
+  },
+  'v1/Secret': {
+    1: meta,
+    2: { name: 'data', type: { map: 'bytes' } },
+    3: { name: 'type', type: 'string' },
+    4: { name: 'stringData', type: { map: 'string' } },
+    5: { name: 'immutable', type: 'bool' },
+  },
   'v1/ServiceAccount': {
     1: meta,
     2: { name: 'secrets', type: objectReference, repeated: true },
@@ -141,7 +167,13 @@ export const KINDS: Record<string, Schema> = {
         1: { name: 'replicas', type: 'int' },
         2: { name: 'selector', type: labelSelector },
         3: { name: 'template', type: podTemplateSpec },
-        4: { name: 'strategy', type: { 1: { name: 'type', type: 'string' }, 2: { name: 'rollingUpdate', type: { 1: { name: 'maxUnavailable', type: 'intOrString' }, 2: { name: 'maxSurge', type: 'intOrString' } } } } },
+        4: {
+          name: 'strategy',
+          type: {
+            1: { name: 'type', type: 'string' },
+            2: { name: 'rollingUpdate', type: { 1: { name: 'maxUnavailable', type: 'intOrString' }, 2: { name: 'maxSurge', type: 'intOrString' } } },
+          },
+        },
         5: { name: 'minReadySeconds', type: 'int' },
         6: { name: 'revisionHistoryLimit', type: 'int' },
         7: { name: 'paused', type: 'bool' },
@@ -175,7 +207,14 @@ export const KINDS: Record<string, Schema> = {
       type: {
         1: {
           name: 'ports',
-          type: { 1: { name: 'name', type: 'string' }, 2: { name: 'protocol', type: 'string' }, 3: { name: 'port', type: 'int' }, 4: { name: 'targetPort', type: 'intOrString' }, 5: { name: 'nodePort', type: 'int' }, 6: { name: 'appProtocol', type: 'string' } },
+          type: {
+            1: { name: 'name', type: 'string' },
+            2: { name: 'protocol', type: 'string' },
+            3: { name: 'port', type: 'int' },
+            4: { name: 'targetPort', type: 'intOrString' },
+            5: { name: 'nodePort', type: 'int' },
+            6: { name: 'appProtocol', type: 'string' },
+          },
           repeated: true,
         },
         2: { name: 'selector', type: { map: 'string' } },
@@ -196,7 +235,15 @@ export const KINDS: Record<string, Schema> = {
       type: {
         1: {
           name: 'resourceAttributes',
-          type: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' }, 4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } },
+          type: {
+            1: { name: 'namespace', type: 'string' },
+            2: { name: 'verb', type: 'string' },
+            3: { name: 'group', type: 'string' },
+            4: { name: 'version', type: 'string' },
+            5: { name: 'resource', type: 'string' },
+            6: { name: 'subresource', type: 'string' },
+            7: { name: 'name', type: 'string' },
+          },
         },
         2: { name: 'nonResourceAttributes', type: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } },
       },

@@ -25,7 +25,10 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 
 export function parseRequestInfo(method: string, url: URL): RequestInfo {
   const path = url.pathname;
-  const segs = path.split('/').filter((s) => s !== '').map(safeDecode);
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(safeDecode);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,

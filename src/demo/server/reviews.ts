@@ -15,14 +15,21 @@ import { badRequest } from './status';
 type Obj = Record<string, unknown>;
 
 export function isReview(t: Target): boolean {
-  return (t.group === 'authorization.k8s.io' && (t.resource === 'selfsubjectaccessreviews' || t.resource === 'selfsubjectrulesreviews')) || (t.group === 'authentication.k8s.io' && t.resource === 'selfsubjectreviews');
+  return (
+    (t.group === 'authorization.k8s.io' && (t.resource === 'selfsubjectaccessreviews' || t.resource === 'selfsubjectrulesreviews')) ||
+    (t.group === 'authentication.k8s.io' && t.resource === 'selfsubjectreviews')
+  );
 }
 
 export async function handleReview(t: Target, x: Exchange, authz: Authorizer, ctx?: ServerContext): Promise<void> {
   const body = (await x.readJson(t.type.kind)) as Obj | null;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${t.type.kind})`);
   const metadata = { ...((body.metadata as Obj | undefined) ?? {}), creationTimestamp: null };
-  const groups = x.impersonated ? [...x.impersonated.groups, 'system:authenticated'] : x.user === DEFAULT_USER || x.user.startsWith('system:') ? ['system:authenticated'] : ['system:masters', 'system:authenticated'];
+  const groups = x.impersonated
+    ? [...x.impersonated.groups, 'system:authenticated']
+    : x.user === DEFAULT_USER || x.user.startsWith('system:')
+      ? ['system:authenticated']
+      : ['system:masters', 'system:authenticated'];
   if (t.resource === 'selfsubjectreviews') {
     const userInfo: Record<string, unknown> = { username: x.user, groups };
     if (x.impersonated?.uid) userInfo.uid = x.impersonated.uid;
@@ -42,11 +49,23 @@ export async function handleReview(t: Target, x: Exchange, authz: Authorizer, ct
       return [...seen.values()];
     };
     const resourceRules = authz.rulesFor(x.user, namespace, types);
-    const nonResourceRules = [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] }];
-    x.json(201, { kind: 'SelfSubjectRulesReview', apiVersion: t.apiVersion, metadata, spec: {}, status: { resourceRules, nonResourceRules, incomplete: false } });
+    const nonResourceRules = [
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+      },
+    ];
+    x.json(201, {
+      kind: 'SelfSubjectRulesReview',
+      apiVersion: t.apiVersion,
+      metadata,
+      spec: {},
+      status: { resourceRules, nonResourceRules, incomplete: false },
+    });
     return;
   }
-  const ra = spec.resourceAttributes as { namespace?: string; verb?: string; group?: string; resource?: string; subresource?: string; name?: string } | undefined;
+  const ra = spec.resourceAttributes as
+    { namespace?: string; verb?: string; group?: string; resource?: string; subresource?: string; name?: string } | undefined;
   let allowed = true;
   if (ra) {
     const info: RequestInfo = {

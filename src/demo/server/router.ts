@@ -88,7 +88,15 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
       stats.lastImpersonation = x.impersonated;
     }
     if (admin) return await handleAdmin(x, d.faults, stats);
-    const fired = d.faults.pick({ method: req.method ?? 'GET', verb: String(info.verb), group: info.group, resource: info.resource, namespace: info.namespace, path: url.pathname, hasContinue: !!url.searchParams.get('continue') });
+    const fired = d.faults.pick({
+      method: req.method ?? 'GET',
+      verb: String(info.verb),
+      group: info.group,
+      resource: info.resource,
+      namespace: info.namespace,
+      path: url.pathname,
+      hasContinue: !!url.searchParams.get('continue'),
+    });
     if (fired.length && (await applyFaults(d, x, fired))) return;
     d.authz.authorize(x.user, info, !!x.impersonated);
     await dispatch(d, x);
@@ -108,13 +116,25 @@ async function applyFaults(d: RouterDeps, x: Exchange, fired: FaultRuleState[]):
         break;
       case 'throttle': {
         const after = f.retryAfterSeconds ?? 1;
-        x.error(new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { causes: [{ reason: 'TooManyRequests', message: 'injected by the demo cluster' }], retryAfterSeconds: after }, { 'Retry-After': String(after) }));
+        x.error(
+          new ApiError(
+            429,
+            'TooManyRequests',
+            'Too many requests, please try again later.',
+            { causes: [{ reason: 'TooManyRequests', message: 'injected by the demo cluster' }], retryAfterSeconds: after },
+            { 'Retry-After': String(after) },
+          ),
+        );
         return true;
       }
       case 'error': {
         const code = f.status ?? 500;
         const [reason, message] =
-          code === 503 ? ['ServiceUnavailable', 'the server is currently unable to handle the request'] : code === 504 ? ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'] : ['InternalError', 'Internal error occurred: injected by the demo cluster'];
+          code === 503
+            ? ['ServiceUnavailable', 'the server is currently unable to handle the request']
+            : code === 504
+              ? ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request']
+              : ['InternalError', 'Internal error occurred: injected by the demo cluster'];
         x.error(new ApiError(code, reason, message));
         return true;
       }
@@ -222,7 +242,18 @@ function discovery(ctx: ServerContext, x: Exchange): void {
     return;
   }
   if (path === '/') {
-    return x.json(200, { paths: ['/api', '/api/v1', '/apis', ...ctx.catalog.groups().flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v.version}`)]), '/healthz', '/livez', '/readyz', '/version'] });
+    return x.json(200, {
+      paths: [
+        '/api',
+        '/api/v1',
+        '/apis',
+        ...ctx.catalog.groups().flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v.version}`)]),
+        '/healthz',
+        '/livez',
+        '/readyz',
+        '/version',
+      ],
+    });
   }
   if (p[0] === 'api') {
     if (p.length === 1) {

@@ -21,7 +21,6 @@ import { selectorString } from '../controllers/context';
 
 type Obj = Record<string, any>;
 
-
 export function scaleOf(o: KubeObject): Obj {
   const spec = (o.spec ?? {}) as Obj;
   const m = o.metadata;
@@ -57,22 +56,36 @@ export async function handleScaleWrite(ctx: ServerContext, x: Exchange, verb: 'u
       const ct = (x.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const patch = ct === 'application/apply-patch+yaml' ? loadYaml(raw) : JSON.parse(raw);
       if (ct === 'application/json-patch+json') next = jsonPatch(current, patch);
-      else if (ct === 'application/merge-patch+json' || ct === 'application/strategic-merge-patch+json' || ct === 'application/apply-patch+yaml') next = mergePatch(current, patch);
-      else throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml`);
+      else if (ct === 'application/merge-patch+json' || ct === 'application/strategic-merge-patch+json' || ct === 'application/apply-patch+yaml')
+        next = mergePatch(current, patch);
+      else
+        throw new ApiError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml`,
+        );
     }
   } catch (e) {
     if (e instanceof ApiError) throw e;
     throw badRequest(`the object provided is unrecognized (must be of type Scale): ${(e as Error).message}`);
   }
-  if (next === null || typeof next !== 'object' || Array.isArray(next)) throw badRequest('the object provided is unrecognized (must be of type Scale): expected an object');
+  if (next === null || typeof next !== 'object' || Array.isArray(next))
+    throw badRequest('the object provided is unrecognized (must be of type Scale): expected an object');
   const s = next as Obj;
   const replicas = s.spec?.replicas ?? 0;
   if (!Number.isInteger(replicas) || replicas < 0) {
-    throw invalid('Scale', existing.metadata.name, 'autoscaling', [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+    throw invalid('Scale', existing.metadata.name, 'autoscaling', [
+      { field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` },
+    ]);
   }
   const rv = s.metadata?.resourceVersion;
   if (rv && rv !== existing.metadata.resourceVersion) {
-    throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${t.resource}.${t.group} "${existing.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`, { name: existing.metadata.name, group: t.group, kind: t.resource });
+    throw new ApiError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${t.resource}.${t.group} "${existing.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+      { name: existing.metadata.name, group: t.group, kind: t.resource },
+    );
   }
   if (dryRun(x)) return x.json(200, { ...current, spec: { replicas } });
   const stored = ctx.store.update(t.group, t.resource, { ...existing, spec: { ...(existing.spec as Obj), replicas } });

@@ -53,13 +53,17 @@ function parseLabelRequirement(raw: string): LabelRequirement {
   } else if ((m = /^([^\s=!<>(),]+)$/.exec(s))) req = { key: m[1]!, op: 'exists', values: [] };
   else throw fail(`found '${s}', expected: key, !key, key=value, key!=value, key in (values), key notin (values)`);
   if (!keyRe.test(req.key) || req.key.length > 317) {
-    throw fail(`key: Invalid value: "${req.key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    throw fail(
+      `key: Invalid value: "${req.key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+    );
   }
   for (const v of req.values) {
     if (req.op === 'gt' || req.op === 'lt') {
       if (!/^-?\d+$/.test(v)) throw fail(`for 'Gt', 'Lt' operators, the value must be an integer`);
     } else if (!valueRe.test(v) || v.length > 63) {
-      throw fail(`values[0][${req.key}]: Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+      throw fail(
+        `values[0][${req.key}]: Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
     }
   }
   return req;
@@ -97,8 +101,29 @@ export function parseLabelSelector(sel: string | null | undefined): Matcher | un
 
 /** Field paths each resource supports beyond metadata.name / metadata.namespace (upstream's field label conversions). */
 const typeFields: Record<string, string[]> = {
-  '/pods': ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
-  '/events': ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  '/pods': [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  '/events': [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   '/secrets': ['type'],
   '/namespaces': ['status.phase'],
   '/nodes': ['spec.unschedulable'],
@@ -110,7 +135,7 @@ const typeFields: Record<string, string[]> = {
 };
 
 function fieldValue(o: KubeObject, path: string): string {
-  if (path === 'source') return String(((o as { source?: { component?: string } }).source?.component) ?? '');
+  if (path === 'source') return String((o as { source?: { component?: string } }).source?.component ?? '');
   let cur: unknown = o;
   for (const p of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return '';

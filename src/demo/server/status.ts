@@ -91,7 +91,11 @@ export function invalid(kind: string, name: string, group: string, causes: { fie
  */
 export function continueExpired(inconsistentToken?: string): ApiError {
   if (inconsistentToken === undefined) {
-    return new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    return new ApiError(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
   }
   return new ApiError(
     410,

@@ -24,10 +24,28 @@ export async function selfSignedCert(host: string, signal?: AbortSignal): Promis
     await new Promise<void>((resolve, reject) => {
       execFile(
         'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '365',
-          '-subj', '/CN=kubeloop-demo-apiserver', '-addext', `subjectAltName=${[...sans].join(',')}`],
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          keyPath,
+          '-out',
+          certPath,
+          '-days',
+          '365',
+          '-subj',
+          '/CN=kubeloop-demo-apiserver',
+          '-addext',
+          `subjectAltName=${[...sans].join(',')}`,
+        ],
         { signal, timeout: 30_000 },
-        (err, _stdout, stderr) => (err ? reject(new Error(`openssl could not make the demo cluster's serving certificate: ${stderr || err.message}`)) : resolve()),
+        (err, _stdout, stderr) =>
+          err ? reject(new Error(`openssl could not make the demo cluster's serving certificate: ${stderr || err.message}`)) : resolve(),
       );
     });
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8') };

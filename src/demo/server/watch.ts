@@ -42,7 +42,11 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   const startRV = rvParam === '' || rvParam === '0' ? undefined : parseRV(rvParam);
   const sendInitial = x.query.get('sendInitialEvents');
   if (sendInitial !== null && x.query.get('resourceVersionMatch') !== 'NotOlderThan') {
-    throw new ApiError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    throw new ApiError(
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    );
   }
   const initialEvents = sendInitial !== null ? isTrue(sendInitial) : startRV === undefined;
   const bookmarks = isTrue(x.query.get('allowWatchBookmarks'));
@@ -70,7 +74,13 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
     if (form.kind === 'table') {
       const noHeaders = tableHeaderSent;
       tableHeaderSent = true;
-      return table(t.resource, t.group, [o], { resourceVersion: o.metadata.resourceVersion }, { version: form.version, includeObject, noHeaders, now: ctx.options.now() });
+      return table(
+        t.resource,
+        t.group,
+        [o],
+        { resourceVersion: o.metadata.resourceVersion },
+        { version: form.version, includeObject, noHeaders, now: ctx.options.now() },
+      );
     }
     if (form.kind === 'metadata') return partialObject(o, form.version);
     return served(t, o);

@@ -54,7 +54,12 @@ async function readObject(t: Target, x: Exchange): Promise<KubeObject> {
   if (o.metadata !== undefined && (o.metadata === null || typeof o.metadata !== 'object')) {
     throw badRequest(`${t.type.kind} in version "${t.version}" cannot be handled as a ${t.type.kind}: metadata must be an object`);
   }
-  return { ...o, apiVersion: t.type.group ? `${t.type.group}/${t.type.version}` : t.type.version, kind: t.type.kind, metadata: { ...(o.metadata ?? {}) } as KubeObject['metadata'] };
+  return {
+    ...o,
+    apiVersion: t.type.group ? `${t.type.group}/${t.type.version}` : t.type.version,
+    kind: t.type.kind,
+    metadata: { ...(o.metadata ?? {}) } as KubeObject['metadata'],
+  };
 }
 
 /** Namespace on the object must agree with the URL; the URL wins when the object has none. */
@@ -98,17 +103,26 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
     o.metadata.name = `${o.metadata.generateName}${generateSuffix()}`;
   }
   if (!o.metadata.name) {
-    throw invalid(t.type.kind, '', t.group, [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' }]);
+    throw invalid(t.type.kind, '', t.group, [
+      { field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' },
+    ]);
   }
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
   const prepared = normalizeStored(t.type, prepareForCreate(t.type, o));
   if (isDry) {
     if (ctx.store.get(t.group, t.resource, prepared.metadata.namespace, prepared.metadata.name)) {
-      throw new ApiError(409, 'AlreadyExists', `${qualifiedResource(t.group, t.resource)} "${prepared.metadata.name}" already exists`, { name: prepared.metadata.name, kind: t.resource, ...(t.group ? { group: t.group } : {}) });
+      throw new ApiError(409, 'AlreadyExists', `${qualifiedResource(t.group, t.resource)} "${prepared.metadata.name}" already exists`, {
+        name: prepared.metadata.name,
+        kind: t.resource,
+        ...(t.group ? { group: t.group } : {}),
+      });
     }
     const { resourceVersion: _rv, ...meta } = prepared.metadata;
-    const shown = { ...prepared, metadata: { ...meta, uid: randomUUID(), ...(t.type.generation === false ? {} : { generation: 1 }), creationTimestamp: kubeTime(ctx.options.now()) } } as KubeObject;
+    const shown = {
+      ...prepared,
+      metadata: { ...meta, uid: randomUUID(), ...(t.type.generation === false ? {} : { generation: 1 }), creationTimestamp: kubeTime(ctx.options.now()) },
+    } as KubeObject;
     return writeOne(ctx, t, x, shown, 201);
   }
   const { resourceVersion: _ignored, ...meta } = prepared.metadata;
@@ -152,9 +166,25 @@ function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, given: KubeObj
   if (isDry) {
     const rv = o.metadata.resourceVersion;
     if (rv && rv !== existing.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(t.group, t.resource)} "${o.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`, { name: o.metadata.name, kind: t.resource });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${qualifiedResource(t.group, t.resource)} "${o.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { name: o.metadata.name, kind: t.resource },
+      );
     }
-    const shown = sub === 'status' ? { ...existing, status: o.status } : { ...o, metadata: { ...o.metadata, uid: existing.metadata.uid, resourceVersion: existing.metadata.resourceVersion, creationTimestamp: existing.metadata.creationTimestamp } };
+    const shown =
+      sub === 'status'
+        ? { ...existing, status: o.status }
+        : {
+            ...o,
+            metadata: {
+              ...o.metadata,
+              uid: existing.metadata.uid,
+              resourceVersion: existing.metadata.resourceVersion,
+              creationTimestamp: existing.metadata.creationTimestamp,
+            },
+          };
     return writeOne(ctx, t, x, shown as KubeObject, 200);
   }
   const stored = ctx.store.update(t.group, t.resource, o, sub ? { subresource: sub } : {});

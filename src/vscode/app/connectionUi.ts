@@ -7,7 +7,15 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../app/commandIds';
-import { describeConnectionError, expandHome, kubeconfigFiles, listContexts, namespaceChoices, type NamespaceChoices, type OpenConnection } from '../../app/connection/connection';
+import {
+  describeConnectionError,
+  expandHome,
+  kubeconfigFiles,
+  listContexts,
+  namespaceChoices,
+  type NamespaceChoices,
+  type OpenConnection,
+} from '../../app/connection/connection';
 import { KNOWN_KUBECONFIGS_KEY } from '../../app/ecosystem/kubernetesApi';
 import { userKubernetesSettings } from '../ecosystem/kubernetesExtension';
 import type { Services } from './services';
@@ -31,7 +39,9 @@ export async function openKubeconfig(s: Services): Promise<void> {
   const files = kubeconfigFiles(s.target.current());
   const file = files.find((f) => existsSync(f));
   if (!file) {
-    void vscode.window.showWarningMessage(`KubeLoop: no kubeconfig file exists at ${files.join(', ')}. Set kubeloop.kubeconfig, or KUBECONFIG, or create ~/.kube/config.`);
+    void vscode.window.showWarningMessage(
+      `KubeLoop: no kubeconfig file exists at ${files.join(', ')}. Set kubeloop.kubeconfig, or KUBECONFIG, or create ~/.kube/config.`,
+    );
     return;
   }
   await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
@@ -68,7 +78,8 @@ function knownKubeconfigItems(s: Services, current: string | undefined): Context
     const path = expandHome(file);
     if (path === current) continue;
     try {
-      for (const name of listContexts({ kubeconfig: path }).names) items.push({ label: name, description: `in ${file} (${KNOWN_KUBECONFIGS_KEY})`, contextName: name, kubeconfig: path });
+      for (const name of listContexts({ kubeconfig: path }).names)
+        items.push({ label: name, description: `in ${file} (${KNOWN_KUBECONFIGS_KEY})`, contextName: name, kubeconfig: path });
     } catch (e) {
       s.log.warn(`${KNOWN_KUBECONFIGS_KEY}: ${describeConnectionError(e).message}`);
     }
@@ -83,7 +94,10 @@ function knownKubeconfigItems(s: Services, current: string | undefined): Context
  * demo cluster is kept in memory only.
  * Resolves true when the target changed.
  */
-export async function selectContext(s: Services, demo: { name: string; url: string; target: () => import('../../app/connection/connection').ConnectionTarget } | undefined): Promise<boolean> {
+export async function selectContext(
+  s: Services,
+  demo: { name: string; url: string; target: () => import('../../app/connection/connection').ConnectionTarget } | undefined,
+): Promise<boolean> {
   const fromSettings = s.target.fromSettings();
   const items: ContextItem[] = [];
   const known = knownKubeconfigItems(s, fromSettings.kubeconfig);
@@ -102,16 +116,26 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
   for (const name of listed?.names ?? []) {
     const current = name === listed!.current;
     const selected = !s.target.isDemo && (chosen.context ? chosen.context === name : current);
-    items.push({ label: name, description: [current ? 'current-context' : '', selected ? 'selected' : ''].filter(Boolean).join(', ') || undefined, contextName: name });
+    items.push({
+      label: name,
+      description: [current ? 'current-context' : '', selected ? 'selected' : ''].filter(Boolean).join(', ') || undefined,
+      contextName: name,
+    });
   }
   items.push(...known);
   if (items.length === 0) {
-    void vscode.window.showWarningMessage('KubeLoop: the kubeconfig defines no contexts. Start the demo cluster, or set kubeloop.kubeconfig.', 'Start Demo Cluster').then((c) => {
-      if (c) void vscode.commands.executeCommand(COMMANDS.startDemoCluster.id);
-    });
+    void vscode.window
+      .showWarningMessage('KubeLoop: the kubeconfig defines no contexts. Start the demo cluster, or set kubeloop.kubeconfig.', 'Start Demo Cluster')
+      .then((c) => {
+        if (c) void vscode.commands.executeCommand(COMMANDS.startDemoCluster.id);
+      });
     return false;
   }
-  const pick = await vscode.window.showQuickPick(items, { title: 'KubeLoop: Select Context', placeHolder: 'The cluster to load and watch', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'KubeLoop: Select Context',
+    placeHolder: 'The cluster to load and watch',
+    matchOnDescription: true,
+  });
   if (!pick) return false;
   const before = s.target.current();
   if (pick.demo) {
@@ -128,7 +152,9 @@ export async function selectContext(s: Services, demo: { name: string; url: stri
     s.target.setDemo(undefined);
     // '' (the current-context) only when nothing followed (the Kubernetes extension's context) would override it
     const followsContext = !s.settings().context && !!fromSettings.context;
-    await vscode.workspace.getConfiguration('kubeloop').update('context', pick.contextName === listed?.current && !followsContext ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('kubeloop')
+      .update('context', pick.contextName === listed?.current && !followsContext ? '' : pick.contextName, vscode.ConfigurationTarget.Global);
     // now, not at VS Code's change event: the load that follows the pick must run on the new target
     s.reloadSettings();
     s.target.check(); // the demo cluster was left: the target changed even if the setting did not
@@ -161,18 +187,27 @@ export async function selectNamespaces(s: Services): Promise<boolean> {
   const names = choices.names;
   const contextNs = conn.context.namespace || 'default';
   const describe = (n: string) =>
-    [n === contextNs ? 'context namespace' : '', choices.source === 'cluster' && !names.includes(n) ? 'not in the cluster' : ''].filter(Boolean).join(', ') || undefined;
+    [n === contextNs ? 'context namespace' : '', choices.source === 'cluster' && !names.includes(n) ? 'not in the cluster' : ''].filter(Boolean).join(', ') ||
+    undefined;
   const items: vscode.QuickPickItem[] = [...new Set([...names, ...selected])].sort().map((n) => ({ label: n, description: describe(n) }));
   const picks = await pickMany(items, selected, {
     title: `KubeLoop: Select Namespaces of "${conn.context.name}"${choices.note ? ` (${choices.note})` : ''}`,
-    placeholder: choices.source === 'known' ? 'Type a namespace name to add it; select none for all you may list' : 'Namespaces to load and watch; select none for all namespaces; type a name to add one',
+    placeholder:
+      choices.source === 'known'
+        ? 'Type a namespace name to add it; select none for all you may list'
+        : 'Namespaces to load and watch; select none for all namespaces; type a name to add one',
   });
   if (!picks) return false;
   const value = picks.sort();
   if (value.join(',') === [...selected].sort().join(',')) return false;
   const cfg = vscode.workspace.getConfiguration('kubeloop');
   const inspect = cfg.inspect<string[]>('namespaces');
-  const where = inspect?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const where =
+    inspect?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : inspect?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
   await cfg.update('namespaces', value, where);
   s.reloadSettings(); // the reload that follows must use the new namespaces, not wait for the change event
   s.log.info(`namespaces: ${value.length ? value.join(', ') : 'all'}`);

@@ -49,25 +49,27 @@ export class DemoController implements vscode.Disposable {
       return;
     }
     const path = join(this.s.ext.globalStorageUri.fsPath, 'demo', 'kubeconfig');
-    this.starting = Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KubeLoop: starting the demo cluster…' }, async () => {
-      const cluster = await startDemoCluster({
-        host: '127.0.0.1',
-        port: 0,
-        objects: settings.objects,
-        seed: settings.seed,
-        churnPerSecond: settings.churnPerSecond,
-        faults: settings.faults,
-        forbidden: settings.forbidden,
-        kubelet: true,
-      });
-      try {
-        await cluster.writeKubeconfig(path);
-      } catch (e) {
-        await cluster.stop();
-        throw e;
-      }
-      return cluster;
-    }));
+    this.starting = Promise.resolve(
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KubeLoop: starting the demo cluster…' }, async () => {
+        const cluster = await startDemoCluster({
+          host: '127.0.0.1',
+          port: 0,
+          objects: settings.objects,
+          seed: settings.seed,
+          churnPerSecond: settings.churnPerSecond,
+          faults: settings.faults,
+          forbidden: settings.forbidden,
+          kubelet: true,
+        });
+        try {
+          await cluster.writeKubeconfig(path);
+        } catch (e) {
+          await cluster.stop();
+          throw e;
+        }
+        return cluster;
+      }),
+    );
     let cluster: DemoCluster | undefined;
     try {
       cluster = await this.starting;

@@ -40,31 +40,35 @@ export class LoadController implements vscode.Disposable {
     const ctx = conn.context;
     this.s.model.retarget({ context: ctx.name, server: ctx.server, ...(opts.only ? {} : { namespaces: settings.namespaces }) });
     if (!opts.only) void this.revealView();
-    const title = opts.only ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}` : `KubeLoop: loading "${ctx.name}"`;
-    const work = Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-      token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
-      let shown = 0;
-      progress.report({ message: 'discovering resource types…' });
-      return runLoad({
-        client: conn.client,
-        contextName: ctx.name,
-        settings,
-        ...(opts.only ? { only: opts.only } : {}),
-        model: this.s.model,
-        timeline: this.s.timeline,
-        log: this.s.log,
-        origin: this.s.origin,
-        loadId,
-        signal: ac.signal,
-        onProgress: (p) => {
-          this.progress = p;
-          const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
-          progress.report({ message: progressMessage(p), increment: pct - shown });
-          shown = pct;
-          this.s.statusChanged();
-        },
-      });
-    }));
+    const title = opts.only
+      ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}`
+      : `KubeLoop: loading "${ctx.name}"`;
+    const work = Promise.resolve(
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+        token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
+        let shown = 0;
+        progress.report({ message: 'discovering resource types…' });
+        return runLoad({
+          client: conn.client,
+          contextName: ctx.name,
+          settings,
+          ...(opts.only ? { only: opts.only } : {}),
+          model: this.s.model,
+          timeline: this.s.timeline,
+          log: this.s.log,
+          origin: this.s.origin,
+          loadId,
+          signal: ac.signal,
+          onProgress: (p) => {
+            this.progress = p;
+            const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
+            progress.report({ message: progressMessage(p), increment: pct - shown });
+            shown = pct;
+            this.s.statusChanged();
+          },
+        });
+      }),
+    );
     const entry = { ac, done: work };
     this.current = entry;
     setContextKey(CONTEXT_KEYS.loading, true);
@@ -87,7 +91,10 @@ export class LoadController implements vscode.Disposable {
     }
     if (nothingPermitted(result.summary)) {
       // Nothing at all may be listed: one message that says who and where, not a list of 403s.
-      const user = (await conn.client.whoAmI({ signal: AbortSignal.timeout(settings.requestTimeoutSeconds * 1000) }).catch(() => undefined)) ?? ctx.user?.name ?? 'anonymous';
+      const user =
+        (await conn.client.whoAmI({ signal: AbortSignal.timeout(settings.requestTimeoutSeconds * 1000) }).catch(() => undefined)) ??
+        ctx.user?.name ??
+        'anonymous';
       const where = result.plan?.fallbackNamespaces.length ? result.plan.fallbackNamespaces : settings.namespaces;
       const text = noRightsText({ user, context: ctx.name, server: ctx.server }, where);
       this.s.log.error(`loader: ${text}`);
@@ -137,16 +144,20 @@ export class LoadController implements vscode.Disposable {
         return;
       case 'cancelled':
         void vscode.window.showInformationMessage(
-          s.ok === 0 ? 'KubeLoop: load cancelled before any type finished loading.' : `KubeLoop: load cancelled. The tree keeps the ${s.ok} type list(s) that finished (${fmt(s.objects)} objects).`,
+          s.ok === 0
+            ? 'KubeLoop: load cancelled before any type finished loading.'
+            : `KubeLoop: load cancelled. The tree keeps the ${s.ok} type list(s) that finished (${fmt(s.objects)} objects).`,
         );
         return;
       case 'partial': {
         const failed = this.s.model.failures();
         const names = failed.slice(0, 3).map((f) => `${f.type.key}${f.namespace ? ` in ${f.namespace}` : ''} (${f.status ? `${f.status} ` : ''}${f.reason})`);
         const more = failed.length > 3 ? ` and ${failed.length - 3} more` : '';
-        void vscode.window.showWarningMessage(`KubeLoop: loaded ${fmt(s.objects)} objects; ${s.failed} type(s) failed: ${names.join(', ')}${more}.`, 'Show Logs').then((c) => {
-          if (c) void vscode.commands.executeCommand(COMMANDS.showLogs.id);
-        });
+        void vscode.window
+          .showWarningMessage(`KubeLoop: loaded ${fmt(s.objects)} objects; ${s.failed} type(s) failed: ${names.join(', ')}${more}.`, 'Show Logs')
+          .then((c) => {
+            if (c) void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+          });
         return;
       }
       default:

@@ -81,8 +81,16 @@ export class SyncController implements vscode.Disposable {
     if (model.context !== conn.context.name) model.retarget({ context: conn.context.name, server: conn.context.server, namespaces: settings.namespaces });
     // Types that failed to load (403, timeout) would only fail again as watches, and types without
     // the watch verb (componentstatuses) cannot be watched at all: leave both out.
-    const failed = new Set(model.failures().filter((f) => f.namespace === undefined).map((f) => f.type.key));
-    const types = model.loadedTypes().filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key)).map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    const failed = new Set(
+      model
+        .failures()
+        .filter((f) => f.namespace === undefined)
+        .map((f) => f.type.key),
+    );
+    const types = model
+      .loadedTypes()
+      .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
+      .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
     const runner = new SyncRunner({
       client: conn.client,
       contextName: conn.context.name,
@@ -118,17 +126,21 @@ export class SyncController implements vscode.Disposable {
       const forbidden = runner.sync.forbidden;
       if (forbidden.length > forbiddenShown) {
         // Once per type: the user may not watch it where the loop looks (the log has the details).
-        const names = forbidden.slice(forbiddenShown).map((f) => `${f.gvr.group ? `${f.gvr.resource}.${f.gvr.group}` : f.gvr.resource}${f.namespace ? ` in "${f.namespace}"` : ''}`);
+        const names = forbidden
+          .slice(forbiddenShown)
+          .map((f) => `${f.gvr.group ? `${f.gvr.resource}.${f.gvr.group}` : f.gvr.resource}${f.namespace ? ` in "${f.namespace}"` : ''}`);
         forbiddenShown = forbidden.length;
         const pods = forbidden.some((f) => f.gvr.group === '' && f.gvr.resource === 'pods');
-        void vscode.window.showWarningMessage(
-          pods
-            ? `KubeLoop: you may not list and watch pods in "${conn.context.name}" where the sync loop looks, so it has no pods to sync (403 Forbidden). Choose a namespace you may watch, or another context.`
-            : `KubeLoop: the sync loop does not watch ${names.join(', ')}: 403 Forbidden for your user; those rows stay as loaded.`,
-          'Show Logs',
-        ).then((c) => {
-          if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
-        });
+        void vscode.window
+          .showWarningMessage(
+            pods
+              ? `KubeLoop: you may not list and watch pods in "${conn.context.name}" where the sync loop looks, so it has no pods to sync (403 Forbidden). Choose a namespace you may watch, or another context.`
+              : `KubeLoop: the sync loop does not watch ${names.join(', ')}: 403 Forbidden for your user; those rows stay as loaded.`,
+            'Show Logs',
+          )
+          .then((c) => {
+            if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+          });
       }
       if (runner.sourcesReady()) {
         if (this.state !== 'running') {
@@ -137,10 +149,16 @@ export class SyncController implements vscode.Disposable {
         }
       } else if (!warned && Date.now() - started > SOURCES_WARN_MS) {
         warned = true;
-        void vscode.window.showWarningMessage(`KubeLoop: the sync loop on "${conn.context.name}" has not been able to list every watched type yet (API server unreachable or forbidden?). See the logs.`, 'Show Logs', 'Stop Sync Loop').then((c) => {
-          if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
-          if (c === 'Stop Sync Loop') void this.stop();
-        });
+        void vscode.window
+          .showWarningMessage(
+            `KubeLoop: the sync loop on "${conn.context.name}" has not been able to list every watched type yet (API server unreachable or forbidden?). See the logs.`,
+            'Show Logs',
+            'Stop Sync Loop',
+          )
+          .then((c) => {
+            if (c === 'Show Logs') void vscode.commands.executeCommand(COMMANDS.showLogs.id);
+            if (c === 'Stop Sync Loop') void this.stop();
+          });
       }
     }, 500);
     void runner.finished.then(() => {

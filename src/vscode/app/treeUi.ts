@@ -39,7 +39,9 @@ export async function openResourceYaml(s: Services, arg: unknown): Promise<void>
   const node = targetNode(s, arg);
   const a = node && objectAddress(s, node);
   if (!a) {
-    void vscode.window.showInformationMessage('KubeLoop: select an object in the KubeLoop resource tree first, then run Open Resource YAML (or click the object).');
+    void vscode.window.showInformationMessage(
+      'KubeLoop: select an object in the KubeLoop resource tree first, then run Open Resource YAML (or click the object).',
+    );
     return;
   }
   const doc = await vscode.workspace.openTextDocument(yamlUri(a));

@@ -108,20 +108,28 @@ export class KubernetesFollower implements vscode.Disposable {
         this.api = api;
         this.apiPath = hostPath(api.getKubeconfigPath());
         const sub = (e: { dispose(): unknown } | undefined) => e && this.apiSubscriptions.push(e);
-        sub(api.onDidChangeKubeconfigPath?.((p) => {
-          this.apiPath = hostPath(p);
-          this.update('its kubeconfig changed');
-        }));
-        sub(api.onDidChangeContext?.((name) => {
-          this.context = typeof name === 'string' && name ? name : undefined;
-          this.update(`it switched to context ${name ?? '(none)'}`);
-        }));
-        sub(api.onDidChangeNamespace?.((ns) => {
-          if (!this.options().follow) return;
-          this.log.info(`Kubernetes extension: it switched to namespace ${String(ns)}`);
-          this.namespaceChanged.fire(String(ns));
-        }));
-        this.log.info(`Kubernetes extension ${ext.packageJSON?.version ?? ''}: following its configuration API ${api.version}${this.apiPath ? `; kubeconfig ${this.apiPath}` : ''}`);
+        sub(
+          api.onDidChangeKubeconfigPath?.((p) => {
+            this.apiPath = hostPath(p);
+            this.update('its kubeconfig changed');
+          }),
+        );
+        sub(
+          api.onDidChangeContext?.((name) => {
+            this.context = typeof name === 'string' && name ? name : undefined;
+            this.update(`it switched to context ${name ?? '(none)'}`);
+          }),
+        );
+        sub(
+          api.onDidChangeNamespace?.((ns) => {
+            if (!this.options().follow) return;
+            this.log.info(`Kubernetes extension: it switched to namespace ${String(ns)}`);
+            this.namespaceChanged.fire(String(ns));
+          }),
+        );
+        this.log.info(
+          `Kubernetes extension ${ext.packageJSON?.version ?? ''}: following its configuration API ${api.version}${this.apiPath ? `; kubeconfig ${this.apiPath}` : ''}`,
+        );
         this.update('connected');
       } catch (e) {
         this.log.warn(`Kubernetes extension: cannot use its API: ${e instanceof Error ? e.message : String(e)}`);
@@ -156,7 +164,9 @@ export class KubernetesFollower implements vscode.Disposable {
     const now = this.followed();
     if (now.kubeconfig === this.last.kubeconfig && now.context === this.last.context) return;
     this.last = now;
-    this.log.info(`Kubernetes extension: ${why}; following ${now.kubeconfig || now.context ? [now.kubeconfig ? `kubeconfig ${now.kubeconfig} (${now.from})` : '', now.context ? `context ${now.context}` : ''].filter(Boolean).join(', ') : 'nothing'}`);
+    this.log.info(
+      `Kubernetes extension: ${why}; following ${now.kubeconfig || now.context ? [now.kubeconfig ? `kubeconfig ${now.kubeconfig} (${now.from})` : '', now.context ? `context ${now.context}` : ''].filter(Boolean).join(', ') : 'nothing'}`,
+    );
     this.changed.fire(now);
   }
 

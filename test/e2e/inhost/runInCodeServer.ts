@@ -71,7 +71,14 @@ export async function runInCodeServer(opts: InHostOptions = {}): Promise<InHostR
   let codeServer: CodeServer | undefined;
   let browser: Browser | undefined;
   try {
-    codeServer = await startCodeServer({ exe, folder, name: 'inhost', ...dirs, env: { KUBELOOP_TEST_TIER: 'e2e-inhost' }, ...(opts.signal ? { signal: opts.signal } : {}) });
+    codeServer = await startCodeServer({
+      exe,
+      folder,
+      name: 'inhost',
+      ...dirs,
+      env: { KUBELOOP_TEST_TIER: 'e2e-inhost' },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     browser = await launchBrowser();
     const page = await browser.newPage();
     const output: string[] = [];
@@ -104,7 +111,15 @@ export async function runInCodeServer(opts: InHostOptions = {}): Promise<InHostR
     const code = await Promise.race([
       exited,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the extension host did not report the end of the in-host tests (codeAutomationExit) within ${timeoutMs} ms; code-server log: ${codeServer!.logFile}`)), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `the extension host did not report the end of the in-host tests (codeAutomationExit) within ${timeoutMs} ms; code-server log: ${codeServer!.logFile}`,
+              ),
+            ),
+          timeoutMs,
+        );
         opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
       }),
       serverGaveUp(codeServer.logFile, () => done),
@@ -132,7 +147,11 @@ async function serverGaveUp(logFile: string, finished: () => boolean): Promise<n
     eventually(check, { description, timeoutMs, maxIntervalMs: 250 }).catch((e: Error) => {
       throw new Error(`${e.message}; code-server log: ${logFile}`);
     });
-  await step(() => finished() || /Loading development extension at /.test(log()), 'code-server to load the development extension (is the URL payload still honoured?)', 3 * 60_000);
+  await step(
+    () => finished() || /Loading development extension at /.test(log()),
+    'code-server to load the development extension (is the URL payload still honoured?)',
+    3 * 60_000,
+  );
   // The run's own deadline (runInCodeServer's timeoutMs) bounds this one.
   await step(() => finished() || /Extension Host Process exited/.test(log()), 'the extension host to exit', 24 * 60 * 60_000);
   await step(finished, "the page to report the extension host's exit (codeAutomationExit)", 60_000);

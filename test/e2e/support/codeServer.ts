@@ -31,13 +31,11 @@ export interface CodeServerDirs {
 
 /** `code-server --install-extension`: the way that registers it in the extensions dir's extensions.json. */
 export async function installExtension(exe: string, vsix: string, dirs: CodeServerDirs, signal?: AbortSignal): Promise<void> {
-  const { stdout } = await run(exe, [
-    '--config', dirs.configFile,
-    '--user-data-dir', dirs.userDataDir,
-    '--extensions-dir', dirs.extensionsDir,
-    '--install-extension', vsix,
-    '--force',
-  ], { signal });
+  const { stdout } = await run(
+    exe,
+    ['--config', dirs.configFile, '--user-data-dir', dirs.userDataDir, '--extensions-dir', dirs.extensionsDir, '--install-extension', vsix, '--force'],
+    { signal },
+  );
   if (!/successfully installed/i.test(stdout)) throw new Error(`code-server did not confirm the install:\n${stdout}`);
 }
 
@@ -86,17 +84,26 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   mkdirSync(e2eArtifactsDir, { recursive: true });
   const logFile = join(e2eArtifactsDir, `code-server-${opts.name}.log`);
   const logStream = createWriteStream(logFile);
-  const child = spawn(opts.exe, [
-    '--config', opts.configFile,
-    '--auth', 'none',
-    '--bind-addr', '127.0.0.1:0',
-    '--user-data-dir', opts.userDataDir,
-    '--extensions-dir', opts.extensionsDir,
-    '--disable-telemetry',
-    '--disable-update-check',
-    '--disable-workspace-trust',
-    opts.folder,
-  ], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const child = spawn(
+    opts.exe,
+    [
+      '--config',
+      opts.configFile,
+      '--auth',
+      'none',
+      '--bind-addr',
+      '127.0.0.1:0',
+      '--user-data-dir',
+      opts.userDataDir,
+      '--extensions-dir',
+      opts.extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      opts.folder,
+    ],
+    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
+  );
   live.add(child);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -149,10 +156,13 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
  * server itself. Each check is one request; the caller's signal aborts it and the wait at once.
  */
 async function waitForHealthy(url: string, signal?: AbortSignal): Promise<void> {
-  await eventually(async () => {
-    const res = await fetch(`${url}/healthz`, { signal });
-    await res.body?.cancel();
-    if (!res.ok) throw new Error(`/healthz answered ${res.status}`);
-    return true;
-  }, { description: `${url}/healthz to answer OK`, timeoutMs: 30_000, signal });
+  await eventually(
+    async () => {
+      const res = await fetch(`${url}/healthz`, { signal });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`/healthz answered ${res.status}`);
+      return true;
+    },
+    { description: `${url}/healthz to answer OK`, timeoutMs: 30_000, signal },
+  );
 }

@@ -14,7 +14,13 @@ export function packageExtension(signal?: AbortSignal): Promise<string> {
   packaged ??= (async () => {
     mkdirSync(artifactsDir, { recursive: true });
     const { stderr } = await run(process.execPath, [join(repoRoot, 'scripts', 'package-vsix.mjs'), '--out', vsixPath], { cwd: repoRoot, signal });
-    if (/WARNING/.test(stderr)) console.warn(stderr.split('\n').filter((l) => /WARNING|ERROR|error:/.test(l)).join('\n'));
+    if (/WARNING/.test(stderr))
+      console.warn(
+        stderr
+          .split('\n')
+          .filter((l) => /WARNING|ERROR|error:/.test(l))
+          .join('\n'),
+      );
     return vsixPath;
   })();
   return packaged;

@@ -58,21 +58,31 @@ export async function buildStandinKubernetesExtension(o: { contexts: string[]; n
       ...o.contexts.map((n) => ({ command: `standin.useContext.${n}`, title: `Use Context ${n}`, category: 'Stand-in Kubernetes' })),
       ...o.namespaces.map((n) => ({ command: `standin.useNamespace.${n}`, title: `Use Namespace ${n}`, category: 'Stand-in Kubernetes' })),
     ];
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({
-      name: 'vscode-kubernetes-tools',
-      publisher: 'ms-kubernetes-tools',
-      displayName: 'Kubernetes (KubeLoop test stand-in)',
-      description: 'A test stand-in with the Kubernetes extension\'s API shape; published nowhere.',
-      version: '1.3.99',
-      license: 'Apache-2.0',
-      engines: { vscode: '^1.100.0' },
-      main: './extension.js',
-      activationEvents: [],
-      // the real extension's settings section: one object holding its `vs-kubernetes.*` keys
-      contributes: { commands, configuration: { title: 'Kubernetes', properties: { 'vs-kubernetes': { type: 'object', default: {}, description: 'Kubernetes settings' } } } },
-    }, null, 2));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(
+        {
+          name: 'vscode-kubernetes-tools',
+          publisher: 'ms-kubernetes-tools',
+          displayName: 'Kubernetes (KubeLoop test stand-in)',
+          description: "A test stand-in with the Kubernetes extension's API shape; published nowhere.",
+          version: '1.3.99',
+          license: 'Apache-2.0',
+          engines: { vscode: '^1.100.0' },
+          main: './extension.js',
+          activationEvents: [],
+          // the real extension's settings section: one object holding its `vs-kubernetes.*` keys
+          contributes: {
+            commands,
+            configuration: { title: 'Kubernetes', properties: { 'vs-kubernetes': { type: 'object', default: {}, description: 'Kubernetes settings' } } },
+          },
+        },
+        null,
+        2,
+      ),
+    );
     writeFileSync(join(dir, 'extension.js'), EXTENSION_JS);
-    writeFileSync(join(dir, 'README.md'), '# Stand-in\n\nA test stand-in for the Kubernetes extension\'s API.\n');
+    writeFileSync(join(dir, 'README.md'), "# Stand-in\n\nA test stand-in for the Kubernetes extension's API.\n");
     writeFileSync(join(dir, 'LICENSE'), 'Apache-2.0\n');
     mkdirSync(artifactsDir, { recursive: true });
     const out = join(artifactsDir, 'standin-kubernetes.vsix');

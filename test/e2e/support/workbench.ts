@@ -110,10 +110,13 @@ export class Workbench {
 
   /** Waits until the active editor is the tab `tab` and its visible text matches every pattern. */
   async waitForEditor(tab: string, patterns: RegExp[], timeoutMs = UI_TIMEOUT_MS): Promise<{ tab: string; text: string }> {
-    return eventually(async () => {
-      const e = await this.activeEditor();
-      return e.tab === tab && patterns.every((p) => p.test(e.text)) ? e : undefined;
-    }, { description: `editor "${tab}" showing ${patterns.join(' and ')}`, timeoutMs });
+    return eventually(
+      async () => {
+        const e = await this.activeEditor();
+        return e.tab === tab && patterns.every((p) => p.test(e.text)) ? e : undefined;
+      },
+      { description: `editor "${tab}" showing ${patterns.join(' and ')}`, timeoutMs },
+    );
   }
 
   /** The status bar item with this id's text (e.g. `kubeloop.status`). */
@@ -130,17 +133,23 @@ export class Workbench {
     await input.fill(`>${title}`);
     // Enter only once the focused row is exactly this command, never a fuzzy neighbour.
     const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
-    await eventually(async () => {
-      const text = plain((await focused.first().innerText({ timeout: 1000 })).trim());
-      return text === title ? true : undefined;
-    }, { description: `the palette to offer "${title}"`, timeoutMs: UI_TIMEOUT_MS });
+    await eventually(
+      async () => {
+        const text = plain((await focused.first().innerText({ timeout: 1000 })).trim());
+        return text === title ? true : undefined;
+      },
+      { description: `the palette to offer "${title}"`, timeoutMs: UI_TIMEOUT_MS },
+    );
     await this.page.keyboard.press('Enter');
     // The palette closes; a command may open its own quick pick or input box in the same widget at once.
-    await eventually(async () => {
-      if (!(await widget.isVisible())) return true;
-      const value = await input.inputValue({ timeout: 500 }).catch(() => '');
-      return value.startsWith('>') ? undefined : true;
-    }, { description: `the palette to close after "${title}"`, timeoutMs: UI_TIMEOUT_MS });
+    await eventually(
+      async () => {
+        if (!(await widget.isVisible())) return true;
+        const value = await input.inputValue({ timeout: 500 }).catch(() => '');
+        return value.startsWith('>') ? undefined : true;
+      },
+      { description: `the palette to close after "${title}"`, timeoutMs: UI_TIMEOUT_MS },
+    );
   }
 
   /** Texts of the notification toasts currently shown. */
@@ -174,13 +183,16 @@ export class Workbench {
    * frame and an inner `active-frame`), so this walks every frame of the page.
    */
   async webviewFrame(selector: string, timeoutMs = UI_TIMEOUT_MS): Promise<Frame> {
-    return eventually(async () => {
-      for (const frame of this.page.frames()) {
-        if (frame === this.page.mainFrame()) continue;
-        if (await frame.$(selector).catch(() => null)) return frame;
-      }
-      return undefined;
-    }, { description: `a webview frame containing ${selector}`, timeoutMs });
+    return eventually(
+      async () => {
+        for (const frame of this.page.frames()) {
+          if (frame === this.page.mainFrame()) continue;
+          if (await frame.$(selector).catch(() => null)) return frame;
+        }
+        return undefined;
+      },
+      { description: `a webview frame containing ${selector}`, timeoutMs },
+    );
   }
 
   /** Removes this prefix's screenshots of earlier runs, so the artifacts show only this run. */

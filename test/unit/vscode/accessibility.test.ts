@@ -23,7 +23,7 @@ function labels(m: ResourceModel, t: TreeModel, node?: ResourceNode): string[] {
 }
 
 describe('tree rows: accessible labels', () => {
-  it('say each row\'s kind, name and status in words: objects by tone and kubectl status, kinds by count, failures by reason', () => {
+  it("say each row's kind, name and status in words: objects by tone and kubectl status, kinds by count, failures by reason", () => {
     const m = new ResourceModel();
     m.reset('demo');
     m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'web-1'), pod('a', 'web-0', 'Pending', false), pod('a', 'db-0', 'Running', true, 7)]));

@@ -31,7 +31,11 @@ describe('a publishable package', () => {
 
   it('the README starts with a picture (a PNG in the repository, which vsce turns into an absolute URL)', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const first = readme.split('\n').filter((l) => l.trim() && !l.startsWith('# ')).slice(0, 1)[0] ?? '';
+    const first =
+      readme
+        .split('\n')
+        .filter((l) => l.trim() && !l.startsWith('# '))
+        .slice(0, 1)[0] ?? '';
     const m = /^!\[[^\]]+\]\(([^)]+\.png)\)/.exec(first);
     assert.ok(m, `the first paragraph is an image: ${first}`);
     const png = readFileSync(join(root, m[1]!));
@@ -50,7 +54,10 @@ describe('walkthrough and shortcuts', () => {
 
   it('every step completes on a declared command or a context key the extension sets, and its media exists', () => {
     const steps = walkthroughSteps();
-    assert.deepEqual(steps.map((s) => s.id), ['startDemo', 'load', 'sync', 'timeline', 'probeMe']);
+    assert.deepEqual(
+      steps.map((s) => s.id),
+      ['startDemo', 'load', 'sync', 'timeline', 'probeMe'],
+    );
     for (const s of steps) {
       assert.ok(s.completionEvents.length > 0, s.id);
       for (const e of s.completionEvents) {

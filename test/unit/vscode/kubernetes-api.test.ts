@@ -33,12 +33,17 @@ function broker(versions: Record<string, unknown>) {
   };
 }
 
-describe('the Kubernetes extension\'s configuration API', () => {
+describe("the Kubernetes extension's configuration API", () => {
   it('uses v1_1 when offered: the kubeconfig path and the kubeconfig, context and namespace events', () => {
     const ctx = emitter<string | null>();
     const ns = emitter<string>();
     const path = emitter<KubeconfigPath>();
-    const v1_1 = { getKubeconfigPath: () => ({ pathType: 'host', hostPath: '/home/u/.kube/other' }), onDidChangeKubeconfigPath: path.event, onDidChangeContext: ctx.event, onDidChangeNamespace: ns.event };
+    const v1_1 = {
+      getKubeconfigPath: () => ({ pathType: 'host', hostPath: '/home/u/.kube/other' }),
+      onDidChangeKubeconfigPath: path.event,
+      onDidChangeContext: ctx.event,
+      onDidChangeNamespace: ns.event,
+    };
     const b = broker({ v1: { getKubeconfigPath: () => ({ pathType: 'host', hostPath: '/wrong' }) }, v1_1 });
     const api = configurationApi(b)!;
     assert.equal(api.version, 'v1_1');
@@ -61,13 +66,34 @@ describe('the Kubernetes extension\'s configuration API', () => {
     assert.equal(v1.onDidChangeContext, undefined);
     assert.equal(hostPath(v1.getKubeconfigPath()), '/k');
     assert.equal(configurationApi(broker({})), undefined);
-    for (const foreign of [undefined, null, 42, 'x', {}, { get: 1 }, { get: () => { throw new Error('boom'); } }, { get: () => ({ available: true, api: { getKubeconfigPath: 'no' } }) }]) {
+    for (const foreign of [
+      undefined,
+      null,
+      42,
+      'x',
+      {},
+      { get: 1 },
+      {
+        get: () => {
+          throw new Error('boom');
+        },
+      },
+      { get: () => ({ available: true, api: { getKubeconfigPath: 'no' } }) },
+    ]) {
       assert.equal(configurationApi(foreign), undefined, String(foreign));
     }
   });
 
   it('a getKubeconfigPath that throws reads as no path; a WSL path is not one this extension host can open', () => {
-    const api = configurationApi(broker({ v1_1: { getKubeconfigPath: () => { throw new Error('no kubeconfig'); } } }))!;
+    const api = configurationApi(
+      broker({
+        v1_1: {
+          getKubeconfigPath: () => {
+            throw new Error('no kubeconfig');
+          },
+        },
+      }),
+    )!;
     assert.equal(api.getKubeconfigPath(), undefined);
     assert.equal(hostPath({ pathType: 'wsl', wslPath: '/home/u/.kube/config' }), undefined);
     assert.equal(hostPath({ pathType: 'host', hostPath: '  ' }), undefined);
@@ -84,14 +110,18 @@ describe('what KubeLoop follows', () => {
     assert.deepEqual(kubernetesSettings({ 'vs-kubernetes.kubeconfig': 3 }), { known: [] });
   });
 
-  it('the API\'s path first, else vs-kubernetes.kubeconfig; the context it switched to', () => {
+  it("the API's path first, else vs-kubernetes.kubeconfig; the context it switched to", () => {
     const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings };
-    assert.deepEqual(followed({ ...base, apiPath: '/api/path', context: 'beta' }), { kubeconfig: '/api/path', from: 'the Kubernetes extension', context: 'beta' });
+    assert.deepEqual(followed({ ...base, apiPath: '/api/path', context: 'beta' }), {
+      kubeconfig: '/api/path',
+      from: 'the Kubernetes extension',
+      context: 'beta',
+    });
     assert.deepEqual(followed(base), { kubeconfig: '/home/u/.kube/team', from: 'vs-kubernetes.kubeconfig' });
     assert.deepEqual(followed({ ...base, settings: { known: ['/a', '/b'] } }), {}, 'knownKubeconfigs alone chooses no file');
   });
 
-  it('KubeLoop\'s own settings win, and following off follows nothing', () => {
+  it("KubeLoop's own settings win, and following off follows nothing", () => {
     const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings, apiPath: '/api/path', context: 'beta' };
     assert.deepEqual(followed({ ...base, kubeloopKubeconfig: '/mine' }), { context: 'beta' });
     assert.deepEqual(followed({ ...base, kubeloopContext: 'alpha' }), { kubeconfig: '/api/path', from: 'the Kubernetes extension' });

@@ -43,7 +43,10 @@ describe('package.json contributes', () => {
     const container = contributes.viewsContainers.activitybar.find((c: { id: string }) => c.id === VIEW_CONTAINER_ID);
     assert.equal(container.title, 'KubeLoop');
     assert.ok(readFileSync(join(__dirname, '../../..', container.icon), 'utf8').includes('<svg'));
-    assert.deepEqual(contributes.views[VIEW_CONTAINER_ID].map((v: { id: string }) => v.id), [RESOURCES_VIEW_ID]);
+    assert.deepEqual(
+      contributes.views[VIEW_CONTAINER_ID].map((v: { id: string }) => v.id),
+      [RESOURCES_VIEW_ID],
+    );
     assert.ok(contributes.viewsWelcome.some((w: { view: string }) => w.view === RESOURCES_VIEW_ID));
   });
 

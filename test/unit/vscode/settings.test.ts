@@ -12,7 +12,13 @@ describe('readSettings', () => {
   });
 
   it('accepts valid values', () => {
-    const r = from({ concurrency: 32, namespaces: ['default', 'kube-system'], includeTypes: ['pods', 'deployments.apps'], logLevel: 'trace', metadataOnly: true });
+    const r = from({
+      concurrency: 32,
+      namespaces: ['default', 'kube-system'],
+      includeTypes: ['pods', 'deployments.apps'],
+      logLevel: 'trace',
+      metadataOnly: true,
+    });
     assert.deepEqual(r.problems, []);
     assert.equal(r.settings.concurrency, 32);
     assert.deepEqual(r.settings.includeTypes, ['pods', 'deployments.apps']);
@@ -29,7 +35,11 @@ describe('readSettings', () => {
     assert.equal(from({}).settings.concurrencyChosen, false);
     assert.equal(from({ concurrency: 4 }).settings.concurrencyChosen, true);
     // VS Code's getter gives the default for an unset key; inspect() (isSet) tells them apart.
-    const vscodeLike = (set: boolean) => readSettings((k) => (k === 'concurrency' ? 4 : undefined), (k) => k === 'concurrency' && set);
+    const vscodeLike = (set: boolean) =>
+      readSettings(
+        (k) => (k === 'concurrency' ? 4 : undefined),
+        (k) => k === 'concurrency' && set,
+      );
     assert.equal(vscodeLike(false).settings.concurrencyChosen, false);
     assert.equal(vscodeLike(false).settings.concurrency, 4);
     assert.equal(vscodeLike(true).settings.concurrencyChosen, true);

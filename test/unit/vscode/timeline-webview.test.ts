@@ -8,7 +8,11 @@ import { parseWebviewMessage } from '../../../src/shared/protocol';
 import { eventLabel } from '../../../media/timeline/format';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../../src/core/timeline/events';
 
-const input = { cspSource: 'https://webview.example', scriptUri: 'https://webview.example/dist/webview/timeline.js', styleUri: 'https://webview.example/media/timeline/timeline.css' };
+const input = {
+  cspSource: 'https://webview.example',
+  scriptUri: 'https://webview.example/dist/webview/timeline.js',
+  styleUri: 'https://webview.example/media/timeline/timeline.css',
+};
 
 describe('timeline html', () => {
   it('has a CSP that denies by default and runs only scripts carrying its nonce', () => {
@@ -45,8 +49,29 @@ describe('parseWebviewMessage', () => {
 
 describe('event text', () => {
   const hostile = '<img src=x onerror=alert(1)>';
-  const task: LoaderTaskEvent = { kind: 'task', loadId: 'l1', taskId: 7, worker: 2, phase: 'finish', t: 1500, gvr: { group: 'apps', version: 'v1', resource: 'deployments' }, namespace: hostile, count: 12, durationMs: 40, outcome: 'ok' };
-  const iteration: SyncIterationEvent = { kind: 'iteration', t: 2000, source: 'pleg', op: 'ContainerStarted', key: `default/${hostile}`, handler: 'HandlePodSyncs', durationMs: 3, outcome: 'ok' };
+  const task: LoaderTaskEvent = {
+    kind: 'task',
+    loadId: 'l1',
+    taskId: 7,
+    worker: 2,
+    phase: 'finish',
+    t: 1500,
+    gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
+    namespace: hostile,
+    count: 12,
+    durationMs: 40,
+    outcome: 'ok',
+  };
+  const iteration: SyncIterationEvent = {
+    kind: 'iteration',
+    t: 2000,
+    source: 'pleg',
+    op: 'ContainerStarted',
+    key: `default/${hostile}`,
+    handler: 'HandlePodSyncs',
+    durationMs: 3,
+    outcome: 'ok',
+  };
 
   it('keeps cluster names verbatim as text (the webview renders it with textContent)', () => {
     assert.ok(formatEventDetails(task).includes(`Namespace: ${hostile}`));

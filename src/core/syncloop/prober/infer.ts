@@ -1,5 +1,15 @@
 import { containerIdOf } from '../pleg/generic';
-import { allContainerStatuses, objectKey, type Container, type ContainerStatus, type KubeEvent, type Pod, type ProbeResult, type ProbeType, type ProbeUpdate } from '../types';
+import {
+  allContainerStatuses,
+  objectKey,
+  type Container,
+  type ContainerStatus,
+  type KubeEvent,
+  type Pod,
+  type ProbeResult,
+  type ProbeType,
+  type ProbeUpdate,
+} from '../types';
 import { containerNameOf, countOf, isProbeEvent, parseTime, probeOfEvent, stripCombined } from './events';
 import { describeExit, exitCause } from './exits';
 import { INITIAL_RESULT, ResultsManager, thresholdsOf, type ProbeThresholds } from './results';
@@ -8,7 +18,6 @@ export { COMBINED_PREFIX, probeOfEvent } from './events';
 
 /** Upstream probe results channels are buffered 20 each (prober/results manager). */
 export const PROBE_CHANNEL_CAPACITY = 20;
-
 
 /**
  * ProbeInference: the kubelet's prober workers and results managers, reconstructed from what the
@@ -214,7 +223,16 @@ export class ProbeInference {
     run.onHold = true; // liveness or startup: the kubelet kills the container now
     run.failures = 0;
     if (!this.managers[probe].set(c.containerId, 'Failure')) return [];
-    return [{ probe, result: 'Failure', podUID: uid, containerId: c.containerId, inferred: true, message: `${message} (failure ${n} of failureThreshold ${run.thresholds.failureThreshold})` }];
+    return [
+      {
+        probe,
+        result: 'Failure',
+        podUID: uid,
+        containerId: c.containerId,
+        inferred: true,
+        message: `${message} (failure ${n} of failureThreshold ${run.thresholds.failureThreshold})`,
+      },
+    ];
   }
 
   forgetEvent(uid: string): void {
@@ -272,14 +290,16 @@ export class ProbeInference {
     const probe: ProbeType | undefined = probes.has('startup') && !before.started ? 'startup' : probes.has('liveness') ? 'liveness' : undefined;
     if (!probe || this.managers[probe].get(oldId) === 'Failure') return [];
     this.managers[probe].set(oldId, 'Failure');
-    return [{
-      probe,
-      result: 'Failure',
-      podUID: uid,
-      containerId: oldId,
-      inferred: true,
-      message: `restartCount ${before.restartCount} -> ${s.restartCount}, ${describeExit(last)}: killed by a signal, no Killing Event seen`,
-    }];
+    return [
+      {
+        probe,
+        result: 'Failure',
+        podUID: uid,
+        containerId: oldId,
+        inferred: true,
+        message: `restartCount ${before.restartCount} -> ${s.restartCount}, ${describeExit(last)}: killed by a signal, no Killing Event seen`,
+      },
+    ];
   }
 
   private remember(uid: string, count: number): void {

@@ -165,8 +165,14 @@ export class ClusterSync {
         throw e;
       }
     }
-    const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : scopes?.get(t) ?? {});
-    const common = { clock: this.clock, logger: this.kl.logger, pageSize: this.opts.pageSize ?? 500, stallAfterMs: this.opts.stallAfterMs ?? 180_000, ...(this.opts.random ? { random: this.opts.random } : {}) };
+    const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : (scopes?.get(t) ?? {}));
+    const common = {
+      clock: this.clock,
+      logger: this.kl.logger,
+      pageSize: this.opts.pageSize ?? 500,
+      stallAfterMs: this.opts.stallAfterMs ?? 180_000,
+      ...(this.opts.random ? { random: this.opts.random } : {}),
+    };
     for (const t of types) {
       for (const ns of namespaces) {
         const source = sourceName(t, ns);
@@ -234,21 +240,29 @@ export class ClusterSync {
   private async planScopes(types: WatchedType[], signal: AbortSignal): Promise<Map<WatchedType, WatchScope>> {
     const ctx = this.opts.contextNamespace || 'default';
     const facts = this.opts.reviewer ? await reviewWatchAccess(this.opts.reviewer, ctx, signal, this.clock) : undefined;
-    for (const e of facts?.reviewErrors ?? []) this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
+    for (const e of facts?.reviewErrors ?? [])
+      this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
     const plan = planWatchScopes(types, ctx, facts);
     const out = new Map<WatchedType, WatchScope>();
     types.forEach((t, i) => {
       const p = plan[i]!;
       out.set(t, p);
       if (p.namespace !== undefined && p.forbidden === undefined) {
-        this.kl.logger.info(`Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`, 0);
+        this.kl.logger.info(
+          `Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`,
+          0,
+        );
       }
     });
     return out;
   }
 
   /** The reflector options that narrow a cluster-wide 403 once and report a forbidden type once. */
-  private narrowing(source: string | undefined, gvr: GroupVersionResource, planned: WatchScope): { narrowTo?: string; onForbidden: (message: string, namespace: string | undefined) => void } {
+  private narrowing(
+    source: string | undefined,
+    gvr: GroupVersionResource,
+    planned: WatchScope,
+  ): { narrowTo?: string; onForbidden: (message: string, namespace: string | undefined) => void } {
     return {
       ...(planned.narrowTo && !planned.namespace ? { narrowTo: planned.narrowTo } : {}),
       onForbidden: (message, namespace) => this.forbid(source, { gvr, namespace, message, by: 'request' }, false),
@@ -264,7 +278,11 @@ export class ClusterSync {
     this.forbidden.push(f);
     if (source) this.kl.podConfig.removeSource(source);
     const line = `Not watching ${typeName(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: ${f.message}`;
-    if (log) (this.kl.logger.warn ?? this.kl.logger.error).call(this.kl.logger, `Reflector forbidden, not watched${kv({ type: typeName(f.gvr), namespace: f.namespace ?? '(all namespaces)', err: f.message })}`);
+    if (log)
+      (this.kl.logger.warn ?? this.kl.logger.error).call(
+        this.kl.logger,
+        `Reflector forbidden, not watched${kv({ type: typeName(f.gvr), namespace: f.namespace ?? '(all namespaces)', err: f.message })}`,
+      );
     this.unreported.push(line);
     this.opts.onForbidden?.(f);
   }
@@ -284,7 +302,10 @@ export class ClusterSync {
   private *readPods(): Generator<Pod> {
     const pods = this.running.filter((r) => r.consistency && r.reflector.state !== 'forbidden');
     const behind = pods.find((r) => r.reflector.state !== 'watching');
-    if (behind) throw new PodsNotSynced(`pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`);
+    if (behind)
+      throw new PodsNotSynced(
+        `pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`,
+      );
     for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
   }
 

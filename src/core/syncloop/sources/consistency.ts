@@ -140,7 +140,13 @@ export class ConsistencyLister {
         const l = await o.client.list(
           o.gvr,
           // Metadata only: the comparison reads uid and resourceVersion, nothing else.
-          { ...((o.reflector.namespace ?? o.namespace) ? { namespace: o.reflector.namespace ?? o.namespace } : {}), ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}), resourceVersion: '0', limit: o.pageSize, metadataOnly: true },
+          {
+            ...((o.reflector.namespace ?? o.namespace) ? { namespace: o.reflector.namespace ?? o.namespace } : {}),
+            ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
+            resourceVersion: '0',
+            limit: o.pageSize,
+            metadataOnly: true,
+          },
           { signal },
         );
         this.lists++;

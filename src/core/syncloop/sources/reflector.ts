@@ -87,7 +87,20 @@ export class Reflector {
   /** Clock time of the last thing heard from the server (list, event, bookmark, clean close). */
   lastHeardAt: number | undefined;
   /** lists counts full syncs, by LIST or by watch-list (watchLists of them); listRequests only the LISTs. */
-  readonly stats = { lists: 0, watchLists: 0, watchListFallbacks: 0, listRequests: 0, watches: 0, expired: 0, errors: 0, overflows: 0, events: 0, relistRequests: 0, rewatchRequests: 0, consecutiveErrors: 0 };
+  readonly stats = {
+    lists: 0,
+    watchLists: 0,
+    watchListFallbacks: 0,
+    listRequests: 0,
+    watches: 0,
+    expired: 0,
+    errors: 0,
+    overflows: 0,
+    events: 0,
+    relistRequests: 0,
+    rewatchRequests: 0,
+    consecutiveErrors: 0,
+  };
   lastError: string | undefined;
   /** The namespace watched now: the options', or `narrowTo` after a cluster-wide 403. */
   namespace: string | undefined;
@@ -127,7 +140,10 @@ export class Reflector {
     this.stats.rewatchRequests++;
     this.rewatchRequested = true;
     this.heard(); // the new watch gets its own stallAfterMs
-    (this.opts.logger ?? silentLogger).info(`Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`, 2);
+    (this.opts.logger ?? silentLogger).info(
+      `Reflector rewatch requested${kv({ reflector: this.opts.name, reason, resourceVersion: this.lastResourceVersion })}`,
+      2,
+    );
     this.current?.abort(new Error(`rewatch: ${reason}`));
   }
 
@@ -155,11 +171,7 @@ export class Reflector {
           log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`, 2);
           if (signal.aborted) break;
         }
-        const listed = await this.client.list(
-          this.opts.gvr,
-          { ...this.scope(), limit: this.opts.pageSize ?? 500 },
-          { signal: attempt.signal },
-        );
+        const listed = await this.client.list(this.opts.gvr, { ...this.scope(), limit: this.opts.pageSize ?? 500 }, { signal: attempt.signal });
         this.stats.listRequests++;
         await this.synced(storedItems(listed.items), listed.resourceVersion);
         const end = await this.watchLoop(attempt, signal, false);
@@ -172,11 +184,15 @@ export class Reflector {
           if (this.namespace === undefined && this.opts.narrowTo) {
             this.namespace = this.opts.narrowTo;
             this.narrowed++;
-            warn(log)(`Reflector forbidden across all namespaces, narrowing to the context namespace${kv({ reflector: this.opts.name, namespace: this.namespace, err: message })}`);
+            warn(log)(
+              `Reflector forbidden across all namespaces, narrowing to the context namespace${kv({ reflector: this.opts.name, namespace: this.namespace, err: message })}`,
+            );
             continue;
           }
           this.state = 'forbidden';
-          warn(log)(`Reflector forbidden, not retrying${kv({ reflector: this.opts.name, type: typeName(this.opts.gvr), namespace: this.namespace ?? '(all namespaces)', err: message })}`);
+          warn(log)(
+            `Reflector forbidden, not retrying${kv({ reflector: this.opts.name, type: typeName(this.opts.gvr), namespace: this.namespace ?? '(all namespaces)', err: message })}`,
+          );
           this.opts.onForbidden?.(message, this.namespace);
           return;
         }
@@ -288,7 +304,9 @@ export class Reflector {
         {
           ...this.scope(),
           // A watch-list starts from the current state (NotOlderThan ""), a watch from what we hold.
-          ...(streaming ? { resourceVersion: '', sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' as const } : { resourceVersion: this.lastResourceVersion }),
+          ...(streaming
+            ? { resourceVersion: '', sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' as const }
+            : { resourceVersion: this.lastResourceVersion }),
           allowWatchBookmarks: true,
           // Like client-go: a random 5..10 min server-side timeout, so no watch lives forever.
           timeoutSeconds: Math.floor(300 * (1 + (this.opts.random ?? Math.random)())),

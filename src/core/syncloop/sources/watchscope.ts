@@ -43,11 +43,15 @@ export function planWatchScopes(types: readonly WatchedType[], contextNamespace:
     const across = verdictAcross(f, t);
     const name = typeName(t);
     if (t.namespaced === false) {
-      return across === 'denied' ? { forbidden: `${name} is forbidden: the user may not list and watch ${name} at the cluster scope (SelfSubjectRulesReview); not watched` } : {};
+      return across === 'denied'
+        ? { forbidden: `${name} is forbidden: the user may not list and watch ${name} at the cluster scope (SelfSubjectRulesReview); not watched` }
+        : {};
     }
     const inCtx = verdictIn(f, t, ctx);
     if (inCtx === 'denied' && across !== 'allowed') {
-      return { forbidden: `${name} is forbidden: the user may not list and watch ${name} across all namespaces, nor in the namespace "${ctx}" (SelfSubjectRulesReview); not watched` };
+      return {
+        forbidden: `${name} is forbidden: the user may not list and watch ${name} across all namespaces, nor in the namespace "${ctx}" (SelfSubjectRulesReview); not watched`,
+      };
     }
     if (across === 'denied') return { namespace: ctx };
     return { narrowTo: ctx };
