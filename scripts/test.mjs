@@ -82,7 +82,7 @@ function runGuarded(label, cmd, args, opts, limitMs) {
       } catch {
         // nothing left
       }
-      resolve(signal ? 1 : code ?? 1);
+      resolve(signal ? 1 : (code ?? 1));
     });
   });
 }
@@ -91,6 +91,8 @@ function runGuarded(label, cmd, args, opts, limitMs) {
 const LINTERS = [
   ['eslint', ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.']],
   ['knip', ['node_modules/knip/bin/knip.js', '--no-progress']],
+  // the formatter's verdict (.prettierrc.json; Markdown and the generated package.json are left as written)
+  ['prettier', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
 ];
 
 async function runLint() {
@@ -124,14 +126,23 @@ async function runTier(name) {
   }
   mkdirSync('.test-artifacts', { recursive: true });
   const tap = join('.test-artifacts', `${name}.tap`);
-  const status = await runGuarded(`tier ${name}`, process.execPath, [
-    '--import', 'tsx',
-    '--test',
-    `--test-timeout=${tier.timeout}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-    ...files.map((f) => relative(root, f)),
-  ], { env: { ...process.env, KUBELOOP_TEST_TIER: name } }, Number(process.env.KUBELOOP_TIER_LIMIT_MS) || tier.limit);
+  const status = await runGuarded(
+    `tier ${name}`,
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-timeout=${tier.timeout}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
+      ...files.map((f) => relative(root, f)),
+    ],
+    { env: { ...process.env, KUBELOOP_TEST_TIER: name } },
+    Number(process.env.KUBELOOP_TIER_LIMIT_MS) || tier.limit,
+  );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (k) => Number((text.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   const pass = count('pass');
