@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
-import { discoverTypes, kubectlName, listPath, withoutEventAlias } from './types';
+import { discoverTypes, kubectlGetAllArgs, listPath, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { mapLimit } from '../test/apiserver/support';
 import { startSeededControlPlane } from './realserver';
@@ -42,16 +42,7 @@ async function benchSize(objects: number) {
       kubeloopMeta: await runN(repeats, 'KubeLoop (metadata-only)', node, [...kl, '--metadata-only']),
       raw: await runN(repeats, 'raw bytes bound', node, ['.bench/peers/raw.js', cp.kubeconfigPath, typesFile, String(PAGE), String(CONCURRENCY)]),
       naive: await runN(repeats, 'naive client-node, sequential', node, ['.bench/peers/naive.js', cp.kubeconfigPath, typesFile]),
-      kubectl: await runN(repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
-        '--kubeconfig',
-        cp.kubeconfigPath,
-        'get',
-        types.map(kubectlName).join(','),
-        '-A',
-        '-o',
-        'json',
-        `--chunk-size=${PAGE}`,
-      ]),
+      kubectl: await runN(repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), kubectlGetAllArgs(cp.kubeconfigPath, types, PAGE)),
     };
     const seen = { server: onServer, kubeloop: objectsOf(results.kubeloop), meta: objectsOf(results.kubeloopMeta), naive: objectsOf(results.naive) };
     const base = results.kubeloop;

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, runN, runSizes, type Check } from './measure';
 import { startDemoProcess } from './demo';
-import { discoverTypes, kubectlName, withoutEventAlias } from './types';
+import { discoverTypes, kubectlGetAllArgs, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 
 const arg = benchArg;
@@ -47,16 +47,12 @@ async function benchSize(objects: number) {
     });
     const results = {
       ...fast,
-      kubectl: await runN(big ? 1 : repeats, 'kubectl v1.34 get -A -o json --chunk-size=500', await kubectlBinary(), [
-        '--kubeconfig',
-        demo.kubeconfig,
-        'get',
-        types.map(kubectlName).join(','),
-        '-A',
-        '-o',
-        'json',
-        `--chunk-size=${PAGE}`,
-      ]),
+      kubectl: await runN(
+        big ? 1 : repeats,
+        'kubectl v1.34 get -A -o json --chunk-size=500',
+        await kubectlBinary(),
+        kubectlGetAllArgs(demo.kubeconfig, types, PAGE),
+      ),
     };
     rmSync(pagesDir, { recursive: true, force: true });
     const counts = {

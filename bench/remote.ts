@@ -21,7 +21,7 @@ import { startDemoProcess } from './demo';
 import { startNetem, type Netem } from './netem';
 import { kubeconfigViaRelay, serverOf } from './relay-kubeconfig';
 import { startSeededControlPlane } from './realserver';
-import { discoverTypes, getJson, kubectlName, listPath, requestBase, withoutEventAlias, type BenchType } from './types';
+import { discoverTypes, getJson, kubectlGetAllArgs, listPath, requestBase, withoutEventAlias, type BenchType } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 
 const arg = benchArg;
@@ -147,20 +147,7 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     const kube = await measured(relay, {
       name: `kubectl v1.34 get -A -o json --chunk-size=${PAGE}`,
       cmd: 'timeout',
-      args: [
-        '-k',
-        '5',
-        String(kubectlTimeoutS),
-        kubectl,
-        '--kubeconfig',
-        far,
-        'get',
-        types.map(kubectlName).join(','),
-        '-A',
-        '-o',
-        'json',
-        `--chunk-size=${PAGE}`,
-      ],
+      args: ['-k', '5', String(kubectlTimeoutS), kubectl, ...kubectlGetAllArgs(far, types, PAGE)],
       env: kenv,
     });
     if (kube.exitCode !== 0 && !timedOut(kube)) console.error(`  kubectl failed (exit ${kube.exitCode}):\n${kube.stderr.slice(0, 2000)}`);

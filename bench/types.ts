@@ -30,6 +30,11 @@ export function kubectlName(t: BenchType): string {
   return t.group === '' ? t.resource : `${t.resource}.${t.group}`;
 }
 
+/** kubectl's arguments for the bench's peer run: every type, all namespaces, JSON, pages of `chunk`. */
+export function kubectlGetAllArgs(kubeconfig: string, types: BenchType[], chunk: number): string[] {
+  return ['--kubeconfig', kubeconfig, 'get', types.map(kubectlName).join(','), '-A', '-o', 'json', `--chunk-size=${chunk}`];
+}
+
 /**
  * Request options (server address, auth headers, TLS material) built by client-node from a kubeconfig,
  * so every peer authenticates exactly as the real clients do.

@@ -106,29 +106,35 @@ export interface Pki {
   clientKey: string;
 }
 
+/** A self-signed P-256 CA valid for 2 days, its key and certificate written to `key` and `crt` (openssl). */
+export function opensslCa(key: string, crt: string, cn: string): void {
+  const args = [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    crt,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${cn}`,
+  ];
+  execFileSync('openssl', args, { stdio: 'pipe' });
+}
+
 /** A CA, a server certificate for 127.0.0.1 and a client certificate (CN=tester), made by openssl. */
 export function makePki(): Pki {
   const t = tempDir();
   const p = (n: string) => join(t.dir, n);
   const ossl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   try {
-    ossl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      p('ca.key'),
-      '-out',
-      p('ca.crt'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=test-ca',
-    );
+    opensslCa(p('ca.key'), p('ca.crt'), 'test-ca');
     for (const [name, subj, ext] of [
       ['server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1'],
       ['client', '/CN=tester', 'extendedKeyUsage=clientAuth'],

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { KubeClient, KubeConfigError, KubeTransport, listContextNames, loadKubeContext } from '../../src/core/kube';
 import { listContexts, loadContext } from '../../src/app/connection/connection';
-import { b64, json, makePki, startServer, tempDir, type TestServer } from './kube-helpers';
+import { b64, json, makePki, opensslCa, startServer, tempDir, type TestServer } from './kube-helpers';
 
 const t = tempDir();
 const servers: TestServer[] = [];
@@ -182,23 +182,7 @@ describe("a context without a user keeps its cluster's TLS settings", () => {
     const d = tempDir();
     const p = (n: string) => join(d.dir, n);
     const ossl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-    ossl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      p('ca.key'),
-      '-out',
-      p('ca.crt'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=named-ca',
-    );
+    opensslCa(p('ca.key'), p('ca.crt'), 'named-ca');
     ossl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', p('s.key'), '-out', p('s.csr'), '-subj', '/CN=kube.internal');
     writeFileSync(p('s.ext'), 'subjectAltName=DNS:kube.internal\n');
     ossl(

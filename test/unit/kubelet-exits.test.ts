@@ -3,31 +3,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { ObjectStore, type KubeObject, type TypeInfo } from '../../src/demo/store';
+import type { KubeObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
+import { kubeletStore, WALL } from './kubelet-helpers';
 import { AGGREGATE_MAX_EVENTS, COMBINED_PREFIX, EventCorrelator, SPAM_BURST, type CorrelatedEvent } from '../../src/demo/kubelet/correlator';
 import { parseBytes } from '../../src/demo/kubelet/runtime';
 
-const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-const core = (resource: string, kind: string, namespaced: boolean, subresources: string[] = []): TypeInfo => ({
-  group: '',
-  version: 'v1',
-  resource,
-  kind,
-  listKind: `${kind}List`,
-  singular: kind.toLowerCase(),
-  namespaced,
-  verbs,
-  subresources,
-});
-const WALL = Date.parse('2026-03-01T10:00:00Z');
-
 function harness() {
   const clock = new FakeClock();
-  const store = new ObjectStore({ now: () => new Date(WALL + clock.now()) });
-  store.registerType(core('pods', 'Pod', true, ['status']));
-  store.registerType(core('events', 'Event', true));
-  store.registerType(core('nodes', 'Node', false, ['status']));
+  const store = kubeletStore(clock);
   const errors: unknown[] = [];
   const kubelet = startKubelet(store, { clock, wallStart: WALL, onError: (e) => errors.push(e), nodes: 1 });
   const pod = (name: string) => store.get('', 'pods', 'default', name);

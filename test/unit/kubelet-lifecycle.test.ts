@@ -4,29 +4,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { ObjectStore, type KubeObject, type TypeInfo } from '../../src/demo/store';
+import type { KubeObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
-
-const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-const core = (resource: string, kind: string, namespaced: boolean, subresources: string[] = []): TypeInfo => ({
-  group: '',
-  version: 'v1',
-  resource,
-  kind,
-  listKind: `${kind}List`,
-  singular: kind.toLowerCase(),
-  namespaced,
-  verbs,
-  subresources,
-});
-const WALL = Date.parse('2026-03-01T10:00:00Z');
+import { kubeletStore, WALL } from './kubelet-helpers';
 
 function harness() {
   const clock = new FakeClock();
-  const store = new ObjectStore({ now: () => new Date(WALL + clock.now()) });
-  store.registerType(core('pods', 'Pod', true, ['status']));
-  store.registerType(core('events', 'Event', true));
-  store.registerType(core('nodes', 'Node', false, ['status']));
+  const store = kubeletStore(clock);
   const writes: string[] = [];
   store.subscribe((e) => writes.push(`${e.type} ${e.resource}`));
   const errors: unknown[] = [];
