@@ -38,6 +38,13 @@ export function noteRtt(stats: RttStats, ms: number, kind: 'handshake' | 'reques
   if (kind === 'request' && (stats.requestRttMs === undefined || ms < stats.requestRttMs)) stats.requestRttMs = ms;
 }
 
+/**
+ * A loopback address (this machine) whose request RTT is at least this (ms) is a tunnel to somewhere
+ * far (an SSH or port forward, a relay); below it, what a loopback sample measures beyond ~1 ms is a
+ * busy machine (seen: 7 ms at a load average of 5), not distance. Used for gzip and for the lanes.
+ */
+export const LOOPBACK_TUNNEL_MIN_RTT_MS = 20;
+
 /** The RTT to judge a server's distance by: for a loopback address only request samples count (see requestRttMs). */
 export function distanceRttMs(stats: RttStats, loopback: boolean): number | undefined {
   return loopback ? stats.requestRttMs : stats.rttMs;

@@ -34,7 +34,7 @@ import type { KubeContext } from './kubeconfig';
 import { isLoopbackHost, proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
-import { distanceRttMs, noteRtt, observeRtt } from './rtt';
+import { distanceRttMs, LOOPBACK_TUNNEL_MIN_RTT_MS, noteRtt, observeRtt } from './rtt';
 
 export interface TransportOptions {
   clock?: Clock;
@@ -137,8 +137,8 @@ export function contentCoding(headers: http.IncomingHttpHeaders): string {
 }
 
 const USER_AGENT = 'kubeloop/0.1 (node)';
-/** See wantsGzip(): a loopback server this far away is reached through a tunnel. */
-export const LOOPBACK_GZIP_MIN_RTT_MS = 20;
+/** See wantsGzip(): a loopback server this far away is reached through a tunnel (rtt.ts). */
+export const LOOPBACK_GZIP_MIN_RTT_MS = LOOPBACK_TUNNEL_MIN_RTT_MS;
 const PEEK_BYTES = 4096;
 
 export function buildUrl(server: URL, path: string, query?: Query): URL {

@@ -17,6 +17,7 @@
  * still within one client's fair share of a default APF priority level, and below the pool's max.
  * An explicit concurrency is always honoured exactly; this rule is only the default.
  */
+import { LOOPBACK_TUNNEL_MIN_RTT_MS } from '../kube/rtt';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../pool';
 
 export const AUTO_BASE_LANES = DEFAULT_CONCURRENCY;
@@ -30,13 +31,8 @@ export interface ConcurrencyAuto {
   lanes: number;
 }
 
-/**
- * A server on this machine's loopback is near unless its RTT is at least this (ms): then it is a
- * tunnel to somewhere far (an SSH or port forward, a relay). Below it, what a loopback sample
- * measures beyond ~1 ms is a busy machine (seen: 7 ms at a load average of 5), not distance.
- * (The same threshold as the transport's gzip choice.)
- */
-export const AUTO_LOOPBACK_FAR_MS = 20;
+/** A server on this machine's loopback is near unless its RTT is at least this (ms): see rtt.ts. */
+export const AUTO_LOOPBACK_FAR_MS = LOOPBACK_TUNNEL_MIN_RTT_MS;
 
 /** The rule above, for a measured RTT in ms (undefined: not known); `loopback`: the server's address is this machine. */
 export function autoConcurrency(rttMs: number | undefined, opts: { loopback?: boolean } = {}): ConcurrencyAuto {
