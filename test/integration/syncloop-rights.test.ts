@@ -22,6 +22,7 @@ import { createLogger } from '../../src/app/logger';
 import { runLoad as runExtensionLoad } from '../../src/app/load/loadRunner';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { defaultSettings } from '../../src/app/settings';
+import { informerTypes } from '../../src/app/sync/informerTypes';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
@@ -286,16 +287,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     });
     assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 3);
     // The types as syncUi passes them: loaded, watchable, not failed, with their scope.
-    const failed = new Set(
-      model
-        .failures()
-        .filter((f) => f.namespace === undefined)
-        .map((f) => f.type.key),
-    );
-    const types = model
-      .loadedTypes()
-      .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
-      .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    const types = informerTypes(model);
     assert.ok(types.length > 5 && types.some((t) => t.resource === 'configmaps'), JSON.stringify(types));
     const before = { ...fx.cluster.stats.requestsByScope };
     const refused = forbiddenAnswers();

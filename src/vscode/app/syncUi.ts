@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { listNodes } from '../../app/connection/connection';
 import type { SyncState } from '../../app/statusText';
+import { informerTypes } from '../../app/sync/informerTypes';
 import { SyncRunner } from '../../app/sync/syncRunner';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
@@ -79,18 +80,7 @@ export class SyncController implements vscode.Disposable {
     const { model } = this.s;
     // a loop on another context than the tree shows starts from an empty tree in the loop's scope
     if (model.context !== conn.context.name) model.retarget({ context: conn.context.name, server: conn.context.server, namespaces: settings.namespaces });
-    // Types that failed to load (403, timeout) would only fail again as watches, and types without
-    // the watch verb (componentstatuses) cannot be watched at all: leave both out.
-    const failed = new Set(
-      model
-        .failures()
-        .filter((f) => f.namespace === undefined)
-        .map((f) => f.type.key),
-    );
-    const types = model
-      .loadedTypes()
-      .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
-      .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    const types = informerTypes(model);
     const runner = new SyncRunner({
       client: conn.client,
       contextName: conn.context.name,

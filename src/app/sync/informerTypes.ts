@@ -1,0 +1,21 @@
+/**
+ * The types the sync loop's informers watch, taken from what the tree loaded: every loaded type but
+ * pods (the pod workers' own watch), types without the watch verb (componentstatuses: they cannot be
+ * watched), and types that failed to load across all namespaces (403, timeout: they would only fail
+ * again as watches). Each with its scope, so a namespaced type is watched where it may be.
+ */
+import type { WatchedType } from '../../core/syncloop/sources/watchscope';
+import type { ResourceModel } from '../model/resourceModel';
+
+export function informerTypes(model: ResourceModel): WatchedType[] {
+  const failed = new Set(
+    model
+      .failures()
+      .filter((f) => f.namespace === undefined)
+      .map((f) => f.type.key),
+  );
+  return model
+    .loadedTypes()
+    .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
+    .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+}
