@@ -32,6 +32,8 @@ import {
   type LoadTaskResult,
 } from '../core/loader';
 import { MAX_CONCURRENCY } from '../core/pool';
+import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/multiCluster';
+import { loadMany } from './loadMany';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -46,7 +48,13 @@ Loads every listable resource type (CRDs included) with a pool of workers and pr
 
 flags:
   --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
-  --context NAME        context to use (default: the current context)
+  --context NAME        context to use (default: the current context). Repeat it to load several
+                        clusters in one run, on one shared pool of workers (see below)
+  --all-contexts        load every context of the kubeconfig in one run
+  --lanes N             several contexts: lists running at once across all of them, 1..${MAX_CONCURRENCY}
+                        (default ${MULTI_DEFAULT_LANES}; each cluster's own pool still bounds it)
+  --reach-timeout SECONDS  several contexts: a cluster with no answer this long after the start is
+                        given up on and reported unreachable (default ${MULTI_REACH_TIMEOUT_MS / 1000})
   --concurrency N       parallel list workers, 1..${MAX_CONCURRENCY}, used exactly. Default: from the
                         measured round-trip time, ${AUTO_BASE_LANES} on a LAN, widened far away so the
                         server still works on about ${AUTO_BASE_LANES} lists at once:
@@ -72,11 +80,23 @@ flags:
 
 proxies: the kubeconfig cluster's proxy-url, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as kubectl
 
-exit status: 0 all types loaded, 2 some types failed, 1 fatal error, 130 interrupted`;
+several contexts: each cluster is loaded with its own credentials, discovery, rate limit (--qps,
+--burst apply to each) and pool, and the lists of all of them share --lanes fairly: no cluster takes
+every lane, and one still discovering keeps a lane ready for its first list. A cluster that fails or
+does not answer is reported with its reason and never stops the others. --json prints
+{"clusters": [...]}, one object per context as for one context, plus "unreachable".
+
+exit status: 0 all types loaded, 2 some types failed (or, with several contexts, a cluster failed),
+1 fatal error, 130 interrupted`;
 
 export interface LoadFlags {
   kubeconfig?: string;
   context?: string;
+  /** Every --context given, in order (several: a multi-cluster load). */
+  contexts: string[];
+  allContexts: boolean;
+  lanes?: number;
+  reachTimeoutSeconds?: number;
   concurrency?: number;
   pageSize?: number;
   namespaces: string[];
@@ -93,7 +113,7 @@ export interface LoadFlags {
   disableCompression?: boolean;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 const num = (flag: string, v: string, integer: boolean): number => {
   const n = Number(v);
@@ -103,7 +123,7 @@ const num = (flag: string, v: string, integer: boolean): number => {
 };
 
 export function parseLoadFlags(argv: string[]): LoadFlags {
-  const f: LoadFlags = { namespaces: [], include: [], exclude: [], metadataOnly: false, json: false, help: false };
+  const f: LoadFlags = { contexts: [], allContexts: false, namespaces: [], include: [], exclude: [], metadataOnly: false, json: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let inline: string | undefined;
@@ -123,7 +143,17 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
         f.kubeconfig = value();
         break;
       case '--context':
-        f.context = value();
+        f.contexts.push(value());
+        f.context ??= f.contexts[0];
+        break;
+      case '--all-contexts':
+        f.allContexts = true;
+        break;
+      case '--lanes':
+        f.lanes = num(arg, value(), true);
+        break;
+      case '--reach-timeout':
+        f.reachTimeoutSeconds = num(arg, value(), false);
         break;
       case '--concurrency':
         f.concurrency = num(arg, value(), true);
@@ -180,6 +210,10 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
         throw new UsageError(`unknown flag "${argv[i]}"`);
     }
   }
+  if (f.allContexts && f.contexts.length > 0) throw new UsageError('--all-contexts and --context: give one or the other');
+  if (f.lanes !== undefined && (f.lanes < 1 || f.lanes > MAX_CONCURRENCY)) throw new UsageError(`--lanes: must be 1..${MAX_CONCURRENCY}, got ${f.lanes}`);
+  if (f.reachTimeoutSeconds !== undefined && !(f.reachTimeoutSeconds > 0))
+    throw new UsageError(`--reach-timeout: must be > 0 seconds, got ${f.reachTimeoutSeconds}`);
   if (f.timeoutSeconds !== undefined && f.timeoutSeconds < 0) throw new UsageError(`--timeout: must be >= 0 seconds, got ${f.timeoutSeconds}`);
   if (f.qps !== undefined && f.qps < 0) throw new UsageError(`--qps: must be >= 0 (0 = no limit), got ${f.qps}`);
   if (f.burst !== undefined && f.burst < 1) throw new UsageError(`--burst: must be an integer >= 1, got ${f.burst}`);
@@ -196,7 +230,7 @@ const typeName = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resour
  */
 export function toJson(
   ctx: KubeContext,
-  loader: ClusterLoader,
+  loader: Pick<ClusterLoader, 'options'>,
   summary: LoadSummary,
   results: LoadTaskResult[],
   plan?: LoadPlan,
@@ -268,7 +302,7 @@ export function toJson(
   };
 }
 
-function table(results: LoadTaskResult[]): string {
+export function table(results: LoadTaskResult[]): string {
   const rows = [...results]
     .filter((r) => r.outcome !== 'cancelled' || r.worker >= 0)
     .sort((a, b) => typeName(a).localeCompare(typeName(b)) || (a.task.namespace ?? '').localeCompare(b.task.namespace ?? ''))
@@ -307,7 +341,7 @@ function workers(s: LoadSummary, o: ClusterLoader['options']): string {
   return a ? `${n} (auto: ${a.rttMs === null ? 'no RTT measured' : `RTT ${a.rttMs} ms`})` : n;
 }
 
-function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
+export function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
   const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
   const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
@@ -355,6 +389,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     io.stdout.write(LOAD_USAGE + '\n');
     return 0;
   }
+  if (flags.allContexts || flags.contexts.length > 1) return loadMany(flags, io);
   let ctx: KubeContext;
   let loader: ClusterLoader;
   let client: KubeClient;

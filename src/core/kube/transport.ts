@@ -534,8 +534,12 @@ export class KubeTransport {
     if (this.closed) throw new KubeTransportError('connect', 'transport is closed');
   }
 
+  /** The last retry's reason (a 503, a reset...), kept so that a caller giving up can say why. */
+  lastRetry: { error: KubeApiError | KubeTransportError; path: string } | undefined;
+
   private async pause(spec: RequestSpec, info: RetryInfo): Promise<void> {
     this.stats.retries++;
+    this.lastRetry = { error: info.error, path: spec.path };
     spec.onRetry?.(info);
     if (info.delayMs > 0) await this.clock.sleep(info.delayMs, spec.signal);
     else if (spec.signal?.aborted) throw abortReason(spec.signal);

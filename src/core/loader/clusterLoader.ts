@@ -268,6 +268,7 @@ export class ClusterLoader {
       clock: this.clock,
       signal,
       taskTimeoutMs: o.taskTimeoutMs,
+      ...(o.lanes ? { lanes: o.lanes } : {}),
       onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
       run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress, ctx.progress),
       onResult: (r) => {

@@ -15,7 +15,7 @@ import type { KubeObject } from '../kube/types';
 import type { LoaderTaskEvent } from '../timeline/events';
 import type { LoadTask } from './types';
 import type { Clock } from '../clock';
-import { validateConcurrency } from '../pool';
+import { validateConcurrency, type SharedLanes } from '../pool';
 
 export const MIN_PAGE_SIZE = 1;
 export const MAX_PAGE_SIZE = 20_000;
@@ -63,10 +63,15 @@ export interface ClusterLoaderOptions {
    * count, a view) thus lets them die young instead of holding a task's worth of them.
    */
   transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
+  /**
+   * Lanes shared with the loads of other clusters (multiCluster.ts): this load's lists run on its
+   * own pool AND take a seat of the shared budget, fairly shared (sharedLanes.ts).
+   */
+  lanes?: { shared: SharedLanes; name: string };
 }
 
 export interface ResolvedLoaderOptions extends Required<
-  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace'>
+  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace' | 'lanes'>
 > {
   /** The concurrency given, or (when autoConcurrency) the base the rule starts from. */
   concurrency: number;
@@ -75,6 +80,7 @@ export interface ResolvedLoaderOptions extends Required<
   labelSelector?: string;
   contextNamespace?: string;
   transform?: ClusterLoaderOptions['transform'];
+  lanes?: ClusterLoaderOptions['lanes'];
   requestTimeoutMs?: number;
   clock?: Clock;
   onEvent?: (e: LoaderTaskEvent) => void;
@@ -127,5 +133,6 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     loadId: o.loadId ?? `load-${Date.now().toString(36)}`,
     timeOrigin: o.timeOrigin ?? 0,
     transform: o.transform,
+    ...(o.lanes ? { lanes: o.lanes } : {}),
   };
 }

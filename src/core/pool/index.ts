@@ -3,3 +3,4 @@ export type { PoolResult, PoolSummary, TaskContext, WorkerPoolOptions } from './
 export { PoolClosedError, TaskTimeoutError } from './errors';
 export { AsyncQueue } from './asyncQueue';
 export { Fifo } from './fifo';
+export { SharedLanes, LaneMember } from './sharedLanes';

@@ -29,6 +29,7 @@ import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { AsyncQueue } from './asyncQueue';
 import { PoolClosedError, TaskTimeoutError } from './errors';
 import { Fifo } from './fifo';
+import type { LaneMember, SharedLanes } from './sharedLanes';
 
 export const MIN_CONCURRENCY = 1;
 export const MAX_CONCURRENCY = 32;
@@ -85,6 +86,12 @@ export interface WorkerPoolOptions<T, R> {
   abortGraceMs?: number;
   /** Called when a task starts on a worker (before run). */
   onStart?: (info: { taskId: number; task: T; workerId: number; startedAt: number }) => void;
+  /**
+   * A budget of lanes shared with other pools (one per cluster of a multi-cluster load): a task
+   * starts only on an idle worker of this pool AND with a seat of the budget (sharedLanes.ts). The
+   * pool joins the budget when made and leaves it when closed, giving back every seat.
+   */
+  lanes?: { shared: SharedLanes; name: string };
   /** Delivery by callback. When given, results() is not available (nothing is buffered twice). */
   onResult?: (result: PoolResult<T, R>) => void;
 }
@@ -139,6 +146,7 @@ export class WorkerPool<T, R> {
   private readonly donePromise: Promise<PoolSummary>;
   private resolveDone!: (s: PoolSummary) => void;
   private readonly onCallerAbort: (() => void) | undefined;
+  private readonly seat: LaneMember | undefined;
 
   constructor(opts: WorkerPoolOptions<T, R>) {
     this.concurrency = validateConcurrency(opts.concurrency);
@@ -150,6 +158,9 @@ export class WorkerPool<T, R> {
     for (let w = this.concurrency - 1; w >= 0; w--) this.idle.push(w); // pop() hands out lane 0 first
     this.stream = opts.onResult ? undefined : new AsyncQueue<PoolResult<T, R>>();
     this.donePromise = new Promise((r) => (this.resolveDone = r));
+    this.seat = opts.lanes?.shared.join(opts.lanes.name, () => {
+      if (this.state === 'open' || this.state === 'closing') this.dispatch();
+    });
     // Upstream defect (workers ran on context.Background(), so cancel never reached an in-flight
     // list call): here the caller's signal aborts the pool, and the pool aborts every running task.
     const callerSignal = opts.signal;
@@ -254,7 +265,11 @@ export class WorkerPool<T, R> {
   /** Moves work forward: idle workers take queued tasks, then waiting submitters fill the freed room. */
   private dispatch(): void {
     for (;;) {
-      while (this.idle.length > 0 && this.queue.length > 0) this.start(this.queue.shift()!, this.idle.pop()!);
+      while (this.idle.length > 0 && this.queue.length > 0) {
+        if (this.seat && !this.seat.tryTake()) break; // woken when a shared seat frees
+        this.start(this.queue.shift()!, this.idle.pop()!);
+      }
+      if (this.seat && (this.idle.length === 0 || this.queue.length === 0)) this.seat.unwant();
       let moved = false;
       while (this.queue.length < this.queueSize && this.submitters.length > 0) {
         const s = this.submitters.shift()!;
@@ -350,6 +365,7 @@ export class WorkerPool<T, R> {
       ...outcome,
     } as PoolResult<T, R>);
     this.idle.push(r.workerId);
+    this.seat?.give();
     if (this.state !== 'aborted') this.dispatch();
     this.maybeFinish();
   }
@@ -372,6 +388,7 @@ export class WorkerPool<T, R> {
     if (this.state !== 'closing' && this.state !== 'aborted') return;
     if (this.running.size > 0 || this.queue.length > 0 || this.submitters.length > 0) return;
     this.state = 'closed';
+    this.seat?.leave();
     if (this.onCallerAbort) this.opts.signal!.removeEventListener('abort', this.onCallerAbort);
     this.stream?.end();
     this.resolveDone({ ...this.summary });

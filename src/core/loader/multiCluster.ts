@@ -1,0 +1,193 @@
+/**
+ * loadClusters: one load of several clusters at once, each its own ClusterLoader (its own client,
+ * rate limiter, discovery, reviews and pool), all sharing one budget of lanes (SharedLanes).
+ *
+ * Guarantees:
+ * - At most `lanes` lists run at once across all clusters, shared max-min fairly; a cluster still in
+ *   discovery keeps one lane ready for its first list (sharedLanes.ts), so a huge or slow cluster
+ *   never holds every lane and a small one's first results do not wait for it.
+ * - A cluster that has given no sign of life within `reachTimeoutMs` of the start (no discovery
+ *   answered by the server, no page, no answer to a list) is given up on: its requests are aborted
+ *   and it is reported `unreachable` with the reason (the last retry's error if there was one: a 503,
+ *   a reset; else "no answer"). It gives its lanes back at once, so it never delays the others.
+ * - One cluster's failure (unreachable, discovery failed, a fatal error in its set-up) never fails
+ *   the others; the returned promise resolves with one outcome per target, in the targets' order,
+ *   once every cluster's load has settled. It never rejects.
+ * - The caller's signal cancels every cluster's load.
+ */
+import { abortReason, realClock, type Clock } from '../clock';
+import { SharedLanes } from '../pool';
+import { ClusterLoader } from './clusterLoader';
+import type { ClusterLoaderOptions } from './options';
+import type { LoaderClient, LoadPlan, LoadSummary, LoadTaskResult } from './types';
+
+/** Default budget of lanes of a multi-cluster load. */
+export const MULTI_DEFAULT_LANES = 16;
+/** Default time a cluster has to show it answers (the issue's figure is 5 s to report a dead one). */
+export const MULTI_REACH_TIMEOUT_MS = 4_000;
+
+export interface ClusterTarget {
+  /** The kubeconfig context's name: how the cluster is named in results. */
+  name: string;
+  client: LoaderClient & { readonly server?: string; readonly transport?: LoaderClient['transport'] & { lastRetry?: { error: Error; path: string } } };
+  options: Omit<ClusterLoaderOptions, 'lanes'>;
+}
+
+type ApiLikeError = Error & { status?: number; reason?: string };
+
+export class ClusterUnreachableError extends Error {
+  override readonly name = 'ClusterUnreachableError';
+  override readonly cause?: ApiLikeError;
+  constructor(
+    readonly cluster: string,
+    readonly afterMs: number,
+    /** The last retry's error and the path it was for (a 503 of GET /api, a reset...). */
+    last?: { error: ApiLikeError; path: string },
+  ) {
+    super(
+      `no answer from context "${cluster}" within ${(afterMs / 1000).toFixed(afterMs % 1000 === 0 ? 0 : 1)} s${last ? `; last error: ${lastText(last)}` : ''}`,
+    );
+    if (last) this.cause = last.error;
+  }
+}
+
+/** "GET /api: 503 ServiceUnavailable: the server is currently unable..." (an API error's status first). */
+function lastText({ error: e, path }: { error: ApiLikeError; path: string }): string {
+  const status = typeof e.status === 'number' ? `${e.status}${e.reason ? ` ${e.reason}` : ''}: ` : '';
+  return `GET ${path}: ${status}${e.message}`;
+}
+
+export interface ClusterOutcome {
+  name: string;
+  summary: LoadSummary;
+  results: LoadTaskResult[];
+  plan?: LoadPlan;
+  /** Set when the cluster was given up on (reachTimeoutMs); summary.outcome is then 'failed'. */
+  unreachable?: ClusterUnreachableError;
+  /** ms from the start to this cluster's first task result (undefined if it had none). */
+  firstResultMs?: number;
+  /** ms from the start to this cluster's outcome (for "a dead cluster is reported within 5 s"). */
+  settledMs: number;
+}
+
+export interface MultiLoadOptions {
+  lanes?: number;
+  reachTimeoutMs?: number;
+  signal?: AbortSignal;
+  clock?: Clock;
+  onResult?: (cluster: string, r: LoadTaskResult) => void;
+  onPlan?: (cluster: string, plan: LoadPlan) => void;
+  onSettled?: (outcome: ClusterOutcome) => void;
+}
+
+export async function loadClusters(targets: readonly ClusterTarget[], opts: MultiLoadOptions = {}): Promise<ClusterOutcome[]> {
+  const clock = opts.clock ?? realClock;
+  const shared = new SharedLanes(opts.lanes ?? MULTI_DEFAULT_LANES);
+  const reachMs = opts.reachTimeoutMs ?? MULTI_REACH_TIMEOUT_MS;
+  const t0 = clock.now();
+  return Promise.all(targets.map((t) => loadOne(t, shared, reachMs, t0, clock, opts)));
+}
+
+async function loadOne(t: ClusterTarget, shared: SharedLanes, reachMs: number, t0: number, clock: Clock, opts: MultiLoadOptions): Promise<ClusterOutcome> {
+  const results: LoadTaskResult[] = [];
+  let firstResultMs: number | undefined;
+  let alive = false;
+  let unreachable: ClusterUnreachableError | undefined;
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(abortReason(opts.signal!));
+  if (opts.signal?.aborted) ac.abort(abortReason(opts.signal));
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const watchdog =
+    reachMs > 0
+      ? clock.setTimer(reachMs, () => {
+          if (alive) return;
+          unreachable = new ClusterUnreachableError(t.name, reachMs, t.client.transport?.lastRetry);
+          ac.abort(unreachable);
+        })
+      : undefined;
+  const live = () => {
+    if (alive) return;
+    alive = true;
+    watchdog?.cancel();
+  };
+  try {
+    let loader: ClusterLoader;
+    try {
+      loader = new ClusterLoader(t.client, {
+        ...t.options,
+        lanes: { shared, name: t.name },
+        onEvent: (e) => {
+          // A page, or any answer to a list (an error with an HTTP status is an answer too).
+          if (e.phase === 'page' || (e.phase === 'finish' && (e.outcome === 'ok' || e.status !== undefined))) live();
+          t.options.onEvent?.(e);
+        },
+      });
+    } catch (e) {
+      return settle(opts, { name: t.name, summary: failedSummary(e), results, settledMs: clock.now() - t0 });
+    }
+    const run = loader.start({
+      signal: ac.signal,
+      onPlan: (plan) => {
+        // Discovery answered by the server (not the disk cache), and the reviews: it answers.
+        if (plan.discovery.cachedAgeMs === undefined) live();
+        opts.onPlan?.(t.name, plan);
+      },
+      onResult: (r) => {
+        firstResultMs ??= clock.now() - t0;
+        if (r.status !== undefined || r.outcome === 'ok') live();
+        results.push(r);
+        opts.onResult?.(t.name, r);
+      },
+    });
+    const summary = await run.done;
+    const plan = await run.plan;
+    if (unreachable) {
+      summary.outcome = 'failed';
+      summary.error = unreachable;
+    }
+    return settle(opts, {
+      name: t.name,
+      summary,
+      results,
+      ...(plan ? { plan } : {}),
+      ...(unreachable ? { unreachable } : {}),
+      ...(firstResultMs !== undefined ? { firstResultMs } : {}),
+      settledMs: clock.now() - t0,
+    });
+  } finally {
+    watchdog?.cancel();
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function settle(opts: MultiLoadOptions, o: ClusterOutcome): ClusterOutcome {
+  try {
+    opts.onSettled?.(o);
+  } catch {
+    // the consumer's failure is its own
+  }
+  return o;
+}
+
+function failedSummary(error: unknown): LoadSummary {
+  return {
+    outcome: 'failed',
+    error,
+    resourceTypes: 0,
+    tasks: 0,
+    results: 0,
+    ok: 0,
+    failed: 0,
+    cancelled: 0,
+    objects: 0,
+    partialObjects: 0,
+    durationMs: 0,
+    discoveryFailures: [],
+    unmatchedFilters: [],
+    skippedTypes: [],
+    retries: 0,
+    bytes: 0,
+    forbidden: 0,
+    narrowed: 0,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * SharedLanes: one budget of lanes (seats, in the API server's Priority and Fairness vocabulary)
+ * shared by several WorkerPools, one pool per cluster, so that a load of several clusters runs at
+ * most `total` lists at once, and shares them fairly.
+ *
+ * Each pool joins as a LaneMember and takes a seat before a task starts on one of its own workers
+ * (the pool's own concurrency still bounds it too). Guarantees:
+ * 1. At most `total` seats are held at any instant, across all members.
+ * 2. No member takes the last seat another member needs for its first task: while a joined member
+ *    holds no seat, one seat stays free for it (a cluster still in discovery finds a lane ready
+ *    when its first list comes, so a huge cluster cannot delay a small one's first results).
+ * 3. Max-min fair: a member may not take a seat while another member that wants one holds fewer.
+ *    A freed seat goes to the waiting member holding the fewest (ties: the one waiting longest).
+ * 4. Nothing is lost: a member that could not take a seat is woken (its `wake` callback, on a
+ *    microtask) whenever a seat frees or a member leaves, until it no longer wants one. A member
+ *    that leaves gives back what it holds.
+ * Work-conserving: with one member (or one busy member) every seat but the reserved ones is usable.
+ */
+export class SharedLanes {
+  private readonly members = new Set<LaneMember>();
+  private held = 0;
+  private pumping = false;
+
+  constructor(readonly total: number) {
+    if (!Number.isInteger(total) || total < 1) throw new RangeError(`shared lanes must be an integer >= 1, got ${String(total)}`);
+  }
+
+  /** A member for one pool; `wake` is called (never synchronously) when it may be able to take a seat. */
+  join(name: string, wake: () => void): LaneMember {
+    const m = new LaneMember(this, name, wake);
+    this.members.add(m);
+    return m;
+  }
+
+  /** Seats held now, in all (for tests and progress displays). */
+  get inUse(): number {
+    return this.held;
+  }
+
+  /** @internal */
+  take(m: LaneMember): boolean {
+    if (!this.members.has(m) || this.held >= this.total) return false;
+    let reserved = 0;
+    for (const o of this.members) {
+      if (o === m) continue;
+      if (o.held === 0) reserved++; // guarantee 2
+      if (o.wanting && o.held < m.held) return false; // guarantee 3
+    }
+    // A member with no seat may always use the one kept for it.
+    if (m.held > 0 && this.total - this.held <= reserved) return false;
+    m.held++;
+    this.held++;
+    return true;
+  }
+
+  /** @internal */
+  give(m: LaneMember): void {
+    if (m.held <= 0) return;
+    m.held--;
+    this.held--;
+    this.pump();
+  }
+
+  /** @internal */
+  leave(m: LaneMember): void {
+    if (!this.members.delete(m)) return;
+    this.held -= m.held;
+    m.held = 0;
+    m.wanting = false;
+    this.pump();
+  }
+
+  /** Wakes the waiting members, fewest seats first, once per burst of frees (guarantee 4). */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    queueMicrotask(() => {
+      this.pumping = false;
+      const waiting = [...this.members].filter((m) => m.wanting).sort((a, b) => a.held - b.held || a.since - b.since);
+      for (const m of waiting) {
+        if (this.held >= this.total) break;
+        m.wake();
+      }
+    });
+  }
+}
+
+let order = 0;
+
+export class LaneMember {
+  /** @internal seats held */
+  held = 0;
+  /** @internal wants a seat it could not take */
+  wanting = false;
+  /** @internal when it began waiting (ties of guarantee 3) */
+  since = 0;
+
+  constructor(
+    private readonly lanes: SharedLanes,
+    readonly name: string,
+    /** @internal */
+    readonly wake: () => void,
+  ) {}
+
+  /** Takes a seat if the rules allow it now; when not, the member is marked waiting and woken later. */
+  tryTake(): boolean {
+    if (this.lanes.take(this)) {
+      this.wanting = false;
+      return true;
+    }
+    if (!this.wanting) {
+      this.wanting = true;
+      this.since = ++order;
+    }
+    return false;
+  }
+
+  /** The member has no more work waiting for a seat (its queue is empty). */
+  unwant(): void {
+    this.wanting = false;
+  }
+
+  /** Gives back one seat taken with tryTake. */
+  give(): void {
+    this.lanes.give(this);
+  }
+
+  /** Leaves the budget, giving back every seat it holds. Idempotent. */
+  leave(): void {
+    this.lanes.leave(this);
+  }
+
+  get seats(): number {
+    return this.held;
+  }
+}
