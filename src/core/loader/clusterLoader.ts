@@ -364,10 +364,16 @@ export class ClusterLoader {
   private lanesFor(): ConcurrencyAuto {
     const t = this.client.transport;
     const loopback = !!t?.loopback;
-    if (!t) return autoConcurrency(undefined);
+    if (!t) return this.capped(autoConcurrency(undefined));
     // With no request sample, a loopback address whose handshakes were quick is near by them too.
     const quick = loopback && (t.stats.rttMs ?? Infinity) < AUTO_LOOPBACK_FAR_MS ? t.stats.rttMs : undefined;
-    return autoConcurrency(distanceRttMs(t.stats, loopback) ?? quick, { loopback });
+    return this.capped(autoConcurrency(distanceRttMs(t.stats, loopback) ?? quick, { loopback }));
+  }
+
+  /** The latency-aware count, no more than autoConcurrencyMax (a multi-cluster load's fair share). */
+  private capped(a: ConcurrencyAuto): ConcurrencyAuto {
+    const max = this.options.autoConcurrencyMax;
+    return max !== undefined && a.lanes > max ? { ...a, lanes: max } : a;
   }
 
   /**
@@ -376,6 +382,8 @@ export class ClusterLoader {
    * took long enough for a tunnel and no request sample that says otherwise.
    */
   private widening(): boolean {
+    // A pool capped at the base size cannot widen: nothing to confirm, no lanes to dial ahead.
+    if ((this.options.autoConcurrencyMax ?? Infinity) <= AUTO_BASE_LANES) return false;
     const t = this.client.transport;
     if (!t || t.stats.rttMs === undefined) return true;
     if (!t.loopback) return autoConcurrency(t.stats.rttMs).lanes > AUTO_BASE_LANES;
@@ -394,7 +402,8 @@ export class ClusterLoader {
     if (!t?.preconnect || types === 0 || o.metadataOnly) return undefined;
     // While a loopback address's widening is in question, its connections are dialled as if it were
     // as far as its handshakes say (the relay, a tunnel): a connection costs the server no request.
-    const lanes = () => (!o.autoConcurrency ? o.concurrency : t.loopback && this.widening() ? autoConcurrency(t.stats.rttMs).lanes : this.lanesFor().lanes);
+    const lanes = () =>
+      !o.autoConcurrency ? o.concurrency : t.loopback && this.widening() ? this.capped(autoConcurrency(t.stats.rttMs)).lanes : this.lanesFor().lanes;
     return t.preconnect(
       () => CONNECTIONS_PER_LANE * Math.min(types, lanes()),
       // not before a first sample: with none, nothing says the server is far yet

@@ -16,7 +16,8 @@
  * - The caller's signal cancels every cluster's load.
  */
 import { abortReason, realClock, type Clock } from '../clock';
-import { SharedLanes } from '../pool';
+import { MAX_CONCURRENCY, SharedLanes } from '../pool';
+import { AUTO_BASE_LANES } from './autoConcurrency';
 import { ClusterLoader } from './clusterLoader';
 import type { ClusterLoaderOptions } from './options';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTaskResult } from './types';
@@ -85,7 +86,9 @@ export async function loadClusters(targets: readonly ClusterTarget[], opts: Mult
   const shared = new SharedLanes(opts.lanes ?? MULTI_DEFAULT_LANES);
   const reachMs = opts.reachTimeoutMs ?? MULTI_REACH_TIMEOUT_MS;
   const t0 = clock.now();
-  return Promise.all(targets.map((t) => loadOne(t, shared, reachMs, t0, clock, opts)));
+  // Each cluster's fair share of the lanes bounds its latency-aware pool (4 at the least).
+  const share = Math.min(MAX_CONCURRENCY, Math.max(AUTO_BASE_LANES, Math.ceil(shared.total / Math.max(1, targets.length))));
+  return Promise.all(targets.map((t) => loadOne({ ...t, options: { autoConcurrencyMax: share, ...t.options } }, shared, reachMs, t0, clock, opts)));
 }
 
 async function loadOne(t: ClusterTarget, shared: SharedLanes, reachMs: number, t0: number, clock: Clock, opts: MultiLoadOptions): Promise<ClusterOutcome> {

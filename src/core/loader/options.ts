@@ -68,10 +68,16 @@ export interface ClusterLoaderOptions {
    * own pool AND take a seat of the shared budget, fairly shared (sharedLanes.ts).
    */
   lanes?: { shared: SharedLanes; name: string };
+  /**
+   * The most lanes the latency-aware count may choose (unset: its own maximum). A multi-cluster load
+   * sets it to the cluster's fair share of the shared lanes: wider would only wait for seats, and
+   * the other clusters' work on this thread inflates the RTT samples that widening reads.
+   */
+  autoConcurrencyMax?: number;
 }
 
 export interface ResolvedLoaderOptions extends Required<
-  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace' | 'lanes'>
+  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace' | 'lanes' | 'autoConcurrencyMax'>
 > {
   /** The concurrency given, or (when autoConcurrency) the base the rule starts from. */
   concurrency: number;
@@ -81,6 +87,7 @@ export interface ResolvedLoaderOptions extends Required<
   contextNamespace?: string;
   transform?: ClusterLoaderOptions['transform'];
   lanes?: ClusterLoaderOptions['lanes'];
+  autoConcurrencyMax?: number;
   requestTimeoutMs?: number;
   clock?: Clock;
   onEvent?: (e: LoaderTaskEvent) => void;
@@ -134,5 +141,6 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     timeOrigin: o.timeOrigin ?? 0,
     transform: o.transform,
     ...(o.lanes ? { lanes: o.lanes } : {}),
+    ...(o.autoConcurrencyMax !== undefined ? { autoConcurrencyMax: validateConcurrency(o.autoConcurrencyMax) } : {}),
   };
 }
