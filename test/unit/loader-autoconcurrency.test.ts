@@ -98,9 +98,21 @@ class GatedClient implements LoaderClient {
 }
 
 /** Runs a load of `types` tasks; returns the most lists that ran at once, the summary and the plan's concurrency. */
-async function loadWith(rttMs: number | undefined, types: number, concurrency?: number, probedMs?: number, warm?: { probeMs: number; loopback?: boolean }) {
+async function loadWith(
+  rttMs: number | undefined,
+  types: number,
+  concurrency?: number,
+  probedMs?: number,
+  warm?: { probeMs: number; loopback?: boolean },
+  autoConcurrencyMax?: number,
+) {
   const client = new GatedClient(types, rttMs, probedMs, warm);
-  const loader = new ClusterLoader(client, { clock: new FakeClock(), accessReview: false, ...(concurrency === undefined ? {} : { concurrency }) });
+  const loader = new ClusterLoader(client, {
+    clock: new FakeClock(),
+    accessReview: false,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(autoConcurrencyMax === undefined ? {} : { autoConcurrencyMax }),
+  });
   const run = loader.start({ onResult: () => {} });
   const plan = await run.plan;
   assert.ok(plan);
@@ -184,6 +196,18 @@ describe('ClusterLoader: the pool size', () => {
     assert.equal(r.summary.outcome, 'ok');
     assert.equal(r.summary.results, 40); // exactly one result per task
     assert.equal(r.summary.objects, 40);
+  });
+
+  it("capped at a multi-cluster load's fair share: no wider than the cap, and no probe or spare connections for a width it cannot take", async () => {
+    const capped = await loadWith(100, 40, undefined, 100, { probeMs: 100 }, 4);
+    assert.equal(capped.summary.concurrency, 4);
+    assert.equal(capped.peak, 4);
+    assert.equal(capped.probes + capped.warmProbes, 0, 'nothing to confirm');
+    assert.ok(capped.warmWanted <= 8, `two spare connections per lane at most (${capped.warmWanted})`);
+    const eight = await loadWith(100, 40, undefined, 100, undefined, 8);
+    assert.equal(eight.summary.concurrency, 8);
+    assert.equal(eight.peak, 8);
+    assert.equal(capped.summary.results, 40);
   });
 
   it('without a concurrency near the server (or with no RTT measured), keeps 4 lanes', async () => {
