@@ -114,6 +114,26 @@ function job(name: string, script: string, spec: Obj): Obj {
   };
 }
 
+/** A pod template's spec as the apiserver's defaulting leaves it (SetDefaults_PodSpec; no admission defaults). */
+const TEMPLATE_SPEC = (name: string, image: string, command?: string[]): Obj => ({
+  containers: [
+    {
+      name,
+      image,
+      ...(command ? { command } : {}),
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'IfNotPresent',
+    },
+  ],
+  restartPolicy: 'Always',
+  terminationGracePeriodSeconds: 30,
+  dnsPolicy: 'ClusterFirst',
+  securityContext: {},
+  schedulerName: 'default-scheduler',
+});
+
 /** The condition types of an object, in the order the controller wrote them. */
 const conditionTypes = (o: Obj) => (o.status?.conditions ?? []).map((c: Obj) => c.type);
 
@@ -124,6 +144,20 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       await must(t, 'POST', apps(ns, 'deployments'), deployment('web', 2));
       const d = await available(t, ns, 'web', 2);
       assert.equal(d.metadata.annotations['deployment.kubernetes.io/revision'], '1');
+      // What the apiserver's defaulting wrote into the spec, template included.
+      assert.deepEqual(d.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+      assert.equal(d.spec.revisionHistoryLimit, 10);
+      assert.equal(d.spec.progressDeadlineSeconds, 600);
+      assert.deepEqual(d.spec.template.spec, TEMPLATE_SPEC('web', 'nginx:1.27'));
+      assert.deepEqual(d.status, {
+        observedGeneration: 1,
+        replicas: 2,
+        updatedReplicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        terminatingReplicas: 0,
+        conditions: d.status.conditions,
+      });
       const a = cond(d, 'Available')!;
       assert.deepEqual([a.status, a.reason, a.message], ['True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.']);
       const rss = (await must(t, 'GET', `${apps(ns, 'replicasets')}?${sel('web')}`)).items;
@@ -135,6 +169,9 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       assert.equal(rs.metadata.annotations['deployment.kubernetes.io/desired-replicas'], '2');
       assert.equal(rs.metadata.annotations['deployment.kubernetes.io/max-replicas'], '3'); // 25% surge of 2, rounded up
       assert.deepEqual(rs.spec.selector.matchLabels, { app: 'web', 'pod-template-hash': hash });
+      assert.deepEqual(Object.keys(rs.spec).sort(), ['replicas', 'selector', 'template'], 'minReadySeconds 0 is not written');
+      assert.deepEqual(rs.spec.template.spec, TEMPLATE_SPEC('web', 'nginx:1.27'));
+      assert.deepEqual(rs.status, { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, terminatingReplicas: 0, observedGeneration: 1 });
       assert.deepEqual(
         rs.metadata.ownerReferences.map((r: Obj) => [r.kind, r.name, r.uid, r.controller, r.blockOwnerDeletion]),
         [['Deployment', 'web', d.metadata.uid, true, true]],
@@ -151,6 +188,7 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
         assert.equal(pod.status.phase, 'Running');
         assert.match(pod.metadata.name, new RegExp(`^web-${hash}-[a-z0-9]{5}$`));
         assert.equal(pod.metadata.generateName, `web-${hash}-`);
+        assert.equal(pod.metadata.generation, 1, 'binding does not bump the generation');
         assert.deepEqual(
           pod.metadata.ownerReferences.map((r: Obj) => [r.kind, r.name, r.controller, r.blockOwnerDeletion]),
           [['ReplicaSet', rs.metadata.name, true, true]],
@@ -171,6 +209,7 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       });
       const s = cond(pod, 'PodScheduled')!;
       assert.equal(s.status, 'True');
+      assert.equal(pod.metadata.generation, 1, 'binding does not bump the generation');
       const events = await until('a Scheduled event for solo', async () => {
         const list = (await must(t, 'GET', `${core(ns, 'events')}?fieldSelector=${encodeURIComponent('involvedObject.name=solo')}`)).items;
         return list.some((e: Obj) => e.reason === 'Scheduled') && list;
@@ -276,6 +315,26 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
     async run(t, ns) {
       await must(t, 'POST', batch(ns), job('ok', 'echo done', { completions: 2, parallelism: 1 }));
       const j = await jobCondition(t, ns, 'ok', 'Complete');
+      // Defaults, and the selector and labels the Job strategy generates from the Job's uid.
+      const uid = j.metadata.uid;
+      const generated = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'ok', 'controller-uid': uid, 'job-name': 'ok' };
+      assert.deepEqual(j.metadata.labels, generated, 'a Job without labels gets its template labels');
+      assert.deepEqual(j.spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
+      assert.deepEqual(j.spec.template.metadata.labels, generated);
+      const { template, selector: _s, ...rest } = j.spec;
+      assert.deepEqual(rest, {
+        parallelism: 1,
+        completions: 2,
+        backoffLimit: 6,
+        manualSelector: false,
+        completionMode: 'NonIndexed',
+        suspend: false,
+        podReplacementPolicy: 'TerminatingOrFailed',
+      });
+      assert.deepEqual(template.spec, { ...TEMPLATE_SPEC('main', 'busybox:1.36', ['sh', '-c', 'echo done']), restartPolicy: 'Never' });
+      assert.equal(j.status.terminating, 0);
+      assert.equal(j.status.ready, 0);
+      assert.deepEqual(j.status.uncountedTerminatedPods, {});
       assert.equal(j.status.succeeded, 2);
       assert.equal(j.status.failed ?? 0, 0);
       assert.equal(j.status.active ?? 0, 0);
@@ -300,6 +359,10 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
     async run(t, ns) {
       await must(t, 'POST', batch(ns), job('bad', 'exit 1', { backoffLimit: 1 }));
       const j = await jobCondition(t, ns, 'bad', 'Failed');
+      assert.equal(j.spec.completions, 1, 'neither completions nor parallelism given: both 1');
+      assert.equal(j.spec.parallelism, 1);
+      assert.equal(j.spec.backoffLimit, 1);
+      assert.equal(j.status.terminating, 0);
       assert.equal(j.status.failed, 2);
       assert.equal(j.status.succeeded ?? 0, 0);
       assert.equal(j.status.active ?? 0, 0);
