@@ -15,7 +15,7 @@
  * - Each scale writes a ScalingReplicaSet Event ("Scaled up replica set X from A to B").
  * - A complete rollout deletes old ReplicaSets (0 replicas) beyond spec.revisionHistoryLimit (default 10).
  * - status: replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
- *   observedGeneration, and conditions Available (MinimumReplicasAvailable /
+ *   terminatingReplicas (also when 0, as v1.36), observedGeneration, and conditions Available (MinimumReplicasAvailable /
  *   MinimumReplicasUnavailable) and Progressing (NewReplicaSetCreated, FoundNewReplicaSet,
  *   ReplicaSetUpdated, NewReplicaSetAvailable), the reasons kubectl rollout status reads.
  * - Progress (more updated, ready or available pods, fewer old ones) moves the Progressing
@@ -138,7 +138,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
         },
         spec: {
           replicas: start,
-          minReadySeconds: spec.minReadySeconds ?? 0,
+          ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
           selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
           template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
         },
@@ -287,6 +287,8 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       updatedReplicas: updated,
       readyReplicas: sum('readyReplicas'),
       availableReplicas: available,
+      // DeploymentReplicaSetTerminatingReplicas (beta, on in v1.36): written even when 0.
+      terminatingReplicas: sum('terminatingReplicas'),
     };
     const unavailable = Math.max(0, replicas - available);
     if (unavailable) status.unavailableReplicas = unavailable;
