@@ -90,7 +90,12 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
         if (dead) throw Object.assign(new Error(`${dead.name} exited (${dead.exitCode})\n${tail(dead)}`), { fatal: true });
         return (await get(`${cp.server}/api/v1/namespaces/default/serviceaccounts/default`, cp.adminToken)).status === 200;
       },
-      { description: "the controller manager's 'default' ServiceAccount", timeoutMs: Math.max(1, deadline - Date.now()), signal: opts.signal, maxIntervalMs: 200 },
+      {
+        description: "the controller manager's 'default' ServiceAccount",
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        signal: opts.signal,
+        maxIntervalMs: 200,
+      },
     ).catch((e: Error) => {
       throw new Error(`${e.message}\n${running.map(tail).join('\n')}`);
     });

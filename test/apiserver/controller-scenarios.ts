@@ -171,7 +171,14 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       assert.deepEqual(rs.spec.selector.matchLabels, { app: 'web', 'pod-template-hash': hash });
       assert.deepEqual(Object.keys(rs.spec).sort(), ['replicas', 'selector', 'template'], 'minReadySeconds 0 is not written');
       assert.deepEqual(rs.spec.template.spec, TEMPLATE_SPEC('web', 'nginx:1.27'));
-      assert.deepEqual(rs.status, { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, terminatingReplicas: 0, observedGeneration: 1 });
+      assert.deepEqual(rs.status, {
+        replicas: 2,
+        fullyLabeledReplicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        terminatingReplicas: 0,
+        observedGeneration: 1,
+      });
       assert.deepEqual(
         rs.metadata.ownerReferences.map((r: Obj) => [r.kind, r.name, r.uid, r.controller, r.blockOwnerDeletion]),
         [['Deployment', 'web', d.metadata.uid, true, true]],
@@ -196,13 +203,21 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       }
       // kubectl's own waits: a watch on the same state.
       assert.match(await kubectl(t, ns, 'rollout', 'status', 'deployment/web', `--timeout=${KUBECTL_WAIT}`), /deployment "web" successfully rolled out/);
-      assert.match(await kubectl(t, ns, 'wait', '--for=condition=Available', 'deployment/web', `--timeout=${KUBECTL_WAIT}`), /deployment\.apps\/web condition met/);
+      assert.match(
+        await kubectl(t, ns, 'wait', '--for=condition=Available', 'deployment/web', `--timeout=${KUBECTL_WAIT}`),
+        /deployment\.apps\/web condition met/,
+      );
     },
   },
   {
     name: 'a bare pod is bound by the scheduler: spec.nodeName, PodScheduled, a Scheduled event',
     async run(t, ns) {
-      await must(t, 'POST', core(ns, 'pods'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'solo' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } });
+      await must(t, 'POST', core(ns, 'pods'), {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'solo' },
+        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
+      });
       const pod = await until('pod solo Running', async () => {
         const p = await must(t, 'GET', `${core(ns, 'pods')}/solo`);
         return p.status?.phase === 'Running' && p;
@@ -300,7 +315,9 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       assert.deepEqual(violations, [], `seen ${JSON.stringify(seen)}`);
       assert.ok(seen.maxSpecSum > replicas, `the rollout surged (seen ${JSON.stringify(seen)})`);
       const list = (await must(t, 'GET', `${apps(ns, 'replicasets')}?${sel('roll')}`)).items;
-      const byRev = list.map((r: Obj) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.template.spec.containers[0].image, r.spec.replicas]).sort();
+      const byRev = list
+        .map((r: Obj) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.template.spec.containers[0].image, r.spec.replicas])
+        .sort();
       assert.deepEqual(byRev, [
         ['1', 'nginx:1.27', 0],
         ['2', 'nginx:1.28', replicas],

@@ -76,7 +76,14 @@ export class NodeKubelet {
           capacity: { cpu: '4', memory: '8Gi', pods: '110' },
           allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
           conditions: [
-            { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
           ],
           nodeInfo: {
             kubeletVersion: 'v1.36.3',
@@ -126,7 +133,25 @@ export class NodeKubelet {
     const crt = path.join(this.cp.dir, `kubelet-${this.node}.crt`);
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', crt, '-days', '2', '-subj', `/CN=${this.node}`, '-addext', 'subjectAltName=IP:127.0.0.1'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        crt,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${this.node}`,
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
       { stdio: 'pipe' },
     );
     // The apiserver verifies no kubelet serving cert without --kubelet-certificate-authority.
@@ -163,7 +188,11 @@ export class NodeKubelet {
     return new Promise((resolve, reject) => {
       const req = https.get(
         `${this.cp.server}${p}`,
-        { ca: fs.readFileSync(this.cp.caFile), headers: { Authorization: `Bearer ${this.cp.adminToken}`, Accept: 'application/json' }, signal: this.life.signal },
+        {
+          ca: fs.readFileSync(this.cp.caFile),
+          headers: { Authorization: `Bearer ${this.cp.adminToken}`, Accept: 'application/json' },
+          signal: this.life.signal,
+        },
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();

@@ -85,7 +85,6 @@ function qosClass(spec: Obj): string {
   return guaranteed ? 'Guaranteed' : any ? 'Burstable' : 'BestEffort';
 }
 
-
 /** A pod template with SetDefaults_PodSpec applied (restartPolicy defaulted where the type does: not for Jobs). */
 function templateDefaults(tmpl: unknown, restartPolicy?: string): Obj {
   const t = (tmpl && typeof tmpl === 'object' ? tmpl : {}) as Obj;

@@ -122,7 +122,12 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
     const { resourceVersion: _rv, ...meta } = prepared.metadata;
     const shown = {
       ...prepared,
-      metadata: { ...meta, uid: prepared.metadata.uid ?? randomUUID(), ...(t.type.generation === false ? {} : { generation: 1 }), creationTimestamp: kubeTime(ctx.options.now()) },
+      metadata: {
+        ...meta,
+        uid: prepared.metadata.uid ?? randomUUID(),
+        ...(t.type.generation === false ? {} : { generation: 1 }),
+        creationTimestamp: kubeTime(ctx.options.now()),
+      },
     } as KubeObject;
     return writeOne(ctx, t, x, shown, 201);
   }
