@@ -32,6 +32,8 @@ export interface ComponentsOptions {
   signal?: AbortSignal;
   /** Whole start-up, until both are healthy; default 120 s (the machine is shared). */
   startTimeoutMs?: number;
+  /** The node lifecycle controller's --node-monitor-grace-period (upstream's default 50s). */
+  nodeMonitorGracePeriod?: string;
 }
 
 interface Running {
@@ -65,6 +67,7 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
         `--service-account-private-key-file=${path.join(cp.dir, 'sa.key')}`,
         `--root-ca-file=${cp.caFile}`,
         '--cluster-name=kubeloop',
+        ...(opts.nodeMonitorGracePeriod ? [`--node-monitor-grace-period=${opts.nodeMonitorGracePeriod}`] : []),
         '--v=1',
       ]),
     );

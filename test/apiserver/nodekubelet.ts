@@ -36,6 +36,15 @@ export function scriptExitCode(c: Obj): number {
   return m ? Number(m[1]) : 0;
 }
 
+export interface NodeKubeletOptions {
+  /** How often the Lease is renewed, ms (default 10 s, the kubelet's: a quarter of its 40 s duration). */
+  leaseRenewMs?: number;
+  /** false: the Lease is written once and never renewed (a node whose kubelet died). Default true. */
+  heartbeat?: boolean;
+  /** Registers the Node with spec.unschedulable (the scheduler binds nothing to it). */
+  unschedulable?: boolean;
+}
+
 export class NodeKubelet {
   readonly errors: string[] = [];
   private readonly scripted: ScriptedKubelet;
@@ -51,6 +60,7 @@ export class NodeKubelet {
     private readonly cp: ControlPlane,
     private readonly api: Api,
     readonly node: string,
+    private readonly opts: NodeKubeletOptions = {},
   ) {
     this.scripted = new ScriptedKubelet(api, node);
   }
@@ -62,7 +72,7 @@ export class NodeKubelet {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: this.node, labels: { 'kubernetes.io/hostname': this.node, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' } },
-      spec: {},
+      spec: this.opts.unschedulable ? { unschedulable: true } : {},
     });
     const now = kubeTimestamp();
     await this.api.must(
@@ -110,13 +120,15 @@ export class NodeKubelet {
       spec: { holderIdentity: this.node, leaseDurationSeconds: 40, renewTime: microTime() },
     });
     // The kubelet renews every 10 s (a quarter of the 40 s lease); the node monitor's grace is 50 s.
-    this.heartbeat = setInterval(() => {
-      this.api
-        .request('PATCH', `${leases}/${this.node}`, { spec: { renewTime: microTime() } }, { 'Content-Type': 'application/merge-patch+json' })
-        .then((r) => r.status === 200 || this.errors.push(`lease renew: ${r.status}`))
-        .catch((e: Error) => this.life.signal.aborted || this.errors.push(`lease renew: ${e.message}`));
-    }, 10_000);
-    this.heartbeat.unref();
+    if (this.opts.heartbeat !== false) {
+      this.heartbeat = setInterval(() => {
+        this.api
+          .request('PATCH', `${leases}/${this.node}`, { spec: { renewTime: microTime() } }, { 'Content-Type': 'application/merge-patch+json' })
+          .then((r) => r.status === 200 || this.errors.push(`lease renew: ${r.status}`))
+          .catch((e: Error) => this.life.signal.aborted || this.errors.push(`lease renew: ${e.message}`));
+      }, this.opts.leaseRenewMs ?? 10_000);
+      this.heartbeat.unref();
+    }
     this.watching = this.watchLoop();
   }
 
