@@ -114,6 +114,17 @@ function job(name: string, script: string, spec: Obj): Obj {
   };
 }
 
+/** Waits until the namespace has an Event of this reason about this object; resolves with it. */
+function eventAbout(t: ControllerTarget, ns: string, kind: string, name: string, reason: string): Promise<Obj> {
+  return until(`a ${reason} event about ${kind} ${name}`, async () => {
+    const fs = encodeURIComponent(`involvedObject.kind=${kind},involvedObject.name=${name},reason=${reason}`);
+    return (await must(t, 'GET', `${core(ns, 'events')}?fieldSelector=${fs}`)).items[0];
+  });
+}
+
+/** What both a core/v1 recorder's and the controller manager's Events say: reason, type, message, component. */
+const said = (e: Obj) => [e.type, e.reason, e.message, e.source?.component, e.reportingComponent];
+
 /** A pod template's spec as the apiserver's defaulting leaves it (SetDefaults_PodSpec; no admission defaults). */
 const TEMPLATE_SPEC = (name: string, image: string, command?: string[]): Obj => ({
   containers: [
@@ -201,6 +212,16 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
           [['ReplicaSet', rs.metadata.name, true, true]],
         );
       }
+      assert.deepEqual(said(await eventAbout(t, ns, 'Deployment', 'web', 'ScalingReplicaSet')), [
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${rs.metadata.name} from 0 to 2`,
+        'deployment-controller',
+        'deployment-controller',
+      ]);
+      const created = await eventAbout(t, ns, 'ReplicaSet', rs.metadata.name, 'SuccessfulCreate');
+      assert.match(created.message, new RegExp(`^Created pod: web-${hash}-[a-z0-9]{5}$`));
+      assert.deepEqual([created.type, created.source.component, created.reportingComponent], ['Normal', 'replicaset-controller', 'replicaset-controller']);
       // kubectl's own waits: a watch on the same state.
       assert.match(await kubectl(t, ns, 'rollout', 'status', 'deployment/web', `--timeout=${KUBECTL_WAIT}`), /deployment "web" successfully rolled out/);
       assert.match(
@@ -233,6 +254,7 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       assert.equal(ev.type, 'Normal');
       assert.equal(ev.message, `Successfully assigned ${ns}/solo to ${pod.spec.nodeName}`);
       assert.equal(ev.reportingComponent, 'default-scheduler');
+      assert.equal(ev.action, 'Binding');
     },
   },
   {
@@ -369,6 +391,9 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
         assert.equal(p.metadata.ownerReferences[0].kind, 'Job');
       }
       assert.match(await kubectl(t, ns, 'wait', '--for=condition=Complete', 'job/ok', `--timeout=${KUBECTL_WAIT}`), /job\.batch\/ok condition met/);
+      assert.deepEqual(said(await eventAbout(t, ns, 'Job', 'ok', 'Completed')), ['Normal', 'Completed', 'Job completed', 'job-controller', 'job-controller']);
+      const created = await eventAbout(t, ns, 'Job', 'ok', 'SuccessfulCreate');
+      assert.match(created.message, /^Created pod: ok-[a-z0-9]{5}$/);
     },
   },
   {
@@ -392,6 +417,13 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       assert.equal(pods.length, 2);
       for (const p of pods) assert.equal(p.status.phase, 'Failed');
       assert.match(await kubectl(t, ns, 'wait', '--for=condition=Failed', 'job/bad', `--timeout=${KUBECTL_WAIT}`), /job\.batch\/bad condition met/);
+      assert.deepEqual(said(await eventAbout(t, ns, 'Job', 'bad', 'BackoffLimitExceeded')), [
+        'Warning',
+        'BackoffLimitExceeded',
+        'Job has reached the specified backoff limit',
+        'job-controller',
+        'job-controller',
+      ]);
     },
   },
   {
