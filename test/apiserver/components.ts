@@ -80,27 +80,12 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
         '--v=1',
       ]),
     );
-    for (const [r, port] of [
-      [running[0]!, kcmPort],
-      [running[1]!, schedPort],
-    ] as const) {
-      await waitHealthy(r, running, port, deadline, opts.signal);
-    }
+    await waitUntil('kube-controller-manager /healthz', running, deadline, opts.signal, () => healthz(kcmPort));
+    await waitUntil('kube-scheduler /healthz', running, deadline, opts.signal, () => healthz(schedPort));
     // The serviceaccount controller creates 'default' in every namespace once its informers synced.
-    await eventually(
-      async () => {
-        const dead = running.find((r) => r.exitCode !== undefined);
-        if (dead) throw Object.assign(new Error(`${dead.name} exited (${dead.exitCode})\n${tail(dead)}`), { fatal: true });
-        return (await get(`${cp.server}/api/v1/namespaces/default/serviceaccounts/default`, cp.adminToken)).status === 200;
-      },
-      {
-        description: "the controller manager's 'default' ServiceAccount",
-        timeoutMs: Math.max(1, deadline - Date.now()),
-        signal: opts.signal,
-        maxIntervalMs: 200,
-      },
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}\n${running.map(tail).join('\n')}`);
+    await waitUntil("the controller manager's 'default' ServiceAccount", running, deadline, opts.signal, async () => {
+      const a = await get(`${cp.server}/api/v1/namespaces/default/serviceaccounts/default`, cp.adminToken);
+      if (a.status !== 200) throw new Error(`${a.status}`);
     });
   } catch (e) {
     await stop();
@@ -131,24 +116,38 @@ function launch(binDir: string, name: ComponentName, dir: string, args: string[]
   return r;
 }
 
-async function waitHealthy(r: Running, all: Running[], port: number, deadline: number, signal?: AbortSignal): Promise<void> {
+async function healthz(port: number): Promise<void> {
+  const a = await get(`https://127.0.0.1:${port}/healthz`);
+  if (a.status !== 200) throw new Error(`${a.status} ${a.body}`);
+}
+
+/**
+ * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
+ * deadline; a component that exits ends the wait at once, with the logs' tails in the error.
+ */
+async function waitUntil(what: string, all: Running[], deadline: number, signal: AbortSignal | undefined, ok: () => Promise<void>): Promise<void> {
+  const died = new AbortController();
   try {
     await eventually(
       async () => {
         const dead = all.find((x) => x.exitCode !== undefined);
-        if (dead) return `${dead.name} exited (${dead.exitCode})`;
-        const a = await get(`https://127.0.0.1:${port}/healthz`);
-        return a.status === 200 || `${a.status} ${a.body}`;
+        if (dead) {
+          died.abort(new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}`));
+          return false; // eventually then rejects with the abort's reason
+        }
+        await ok();
+        return true;
       },
-      { description: `${r.name} /healthz`, timeoutMs: Math.max(1, deadline - Date.now()), signal, maxIntervalMs: 200 },
-    ).then((v) => {
-      if (v !== true) throw new Error(String(v));
-    });
+      {
+        description: what,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        signal: signal ? AbortSignal.any([signal, died.signal]) : died.signal,
+        maxIntervalMs: 200,
+      },
+    );
   } catch (e) {
-    throw new Error(`${r.name} not healthy: ${(e as Error).message}\n${all.map(tail).join('\n')}`);
+    throw new Error(`${(e as Error).message}\n${all.map(tail).join('\n')}`);
   }
-  const dead = all.find((x) => x.exitCode !== undefined);
-  if (dead) throw new Error(`${dead.name} exited (${dead.exitCode}) during start-up\n${tail(dead)}`);
 }
 
 async function terminate(r: Running): Promise<void> {
