@@ -13,6 +13,9 @@
  * `errors` (a 404/409 on a pod deleted meanwhile is not one), so a test can say why it waited.
  * Its kubelet port (the Node's daemonEndpoints) serves containerLogs with an empty log (the demo's
  * answer: no processes run), so `kubectl logs` goes the real way: apiserver -> node proxy.
+ * Not a kubelet's: no image pulls or kubelet Events, containers are Ready at once, and a finished
+ * pod's Ready condition says ContainersNotReady where a kubelet says PodCompleted (./kubelet.ts's
+ * status writer); the scenarios read none of these from the real side.
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -220,7 +223,14 @@ export class NodeKubelet {
               buf = buf.slice(i + 1);
               if (!line.trim()) continue;
               const ev = JSON.parse(line) as { type: string; object: Obj };
-              if (ev.type === 'ERROR') return void req.destroy(new Error(`watch ERROR ${JSON.stringify(ev.object)}`));
+              if (ev.type === 'ERROR') {
+                // 410 Gone: the resourceVersion is too old, so list again (a reflector's relist); else a failure.
+                if (ev.object?.code === 410) {
+                  resolve();
+                  return void req.destroy();
+                }
+                return void req.destroy(new Error(`watch ERROR ${JSON.stringify(ev.object)}`));
+              }
               if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.enqueue(ev.object);
             }
           });
