@@ -433,7 +433,10 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
       for (const n of ['gc-bg', 'gc-fg', 'gc-or']) await available(t, ns, n, 1);
       const gone = (what: string, path: string) => until(what, async () => (await must(t, 'GET', path)).items.length === 0);
 
-      await must(t, 'DELETE', `${apps(ns, 'deployments')}/gc-bg`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+      const bgUid = (await must(t, 'GET', `${apps(ns, 'deployments')}/gc-bg`)).metadata.uid;
+      const bg = await must(t, 'DELETE', `${apps(ns, 'deployments')}/gc-bg`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+      // Gone at once (no finalizer to wait for): the answer is a Success Status naming it.
+      assert.deepEqual([bg.kind, bg.status, bg.details], ['Status', 'Success', { name: 'gc-bg', group: 'apps', kind: 'deployments', uid: bgUid }]);
       await gone('gc-bg ReplicaSets gone', `${apps(ns, 'replicasets')}?${sel('gc-bg')}`);
       await gone('gc-bg pods gone', `${core(ns, 'pods')}?${sel('gc-bg')}`);
 
@@ -447,7 +450,9 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
 
       // Orphan: the ReplicaSet stays, without its ownerReference; its pods keep theirs (to the RS).
       const rsBefore = (await must(t, 'GET', `${apps(ns, 'replicasets')}?${sel('gc-or')}`)).items[0];
-      await must(t, 'DELETE', `${apps(ns, 'deployments')}/gc-or`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan' });
+      const or = await must(t, 'DELETE', `${apps(ns, 'deployments')}/gc-or`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Orphan' });
+      assert.deepEqual(or.metadata.finalizers, ['orphan'], 'the garbage collector orphans the dependents before the owner goes');
+      assert.ok(or.metadata.deletionTimestamp);
       await until('gc-or Deployment gone', async () => (await t.request('GET', `${apps(ns, 'deployments')}/gc-or`)).status === 404);
       const rs = (await must(t, 'GET', `${apps(ns, 'replicasets')}?${sel('gc-or')}`)).items;
       assert.equal(rs.length, 1);
