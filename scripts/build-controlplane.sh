@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds a real kube-apiserver and etcd from Go modules (no registry ships a
-# usable kube-apiserver binary) into a cache outside the repo:
+# Builds a real kube-apiserver, kube-controller-manager, kube-scheduler and etcd
+# from Go modules (no registry ships usable binaries) into a cache outside the repo:
 #   ${KUBELOOP_CACHE:-$HOME/.cache/kubeloop}/controlplane/<k8s>-<etcd>/bin/
 # Versions come from scripts/controlplane/go.mod (the single place to bump).
-# Re-runs are near-instant: if both binaries exist and answer --version, skip.
+# Re-runs are near-instant: if all four binaries exist and answer --version, skip;
+# otherwise only the missing ones are built.
 # Progress goes to stderr; the LAST line of stdout is the bin dir.
 set -euo pipefail
 
@@ -34,8 +35,13 @@ if command -v flock >/dev/null; then
   flock 9
 fi
 
-if "$bin/kube-apiserver" --version >/dev/null 2>&1 && "$bin/etcd" --version >/dev/null 2>&1; then
-  log "cached: $("$bin/kube-apiserver" --version) / etcd $etcd_version"
+# cached NAME: the binary exists and answers --version.
+cached() { "$bin/$1" --version >/dev/null 2>&1; }
+binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+missing=()
+for name in "${binaries[@]}"; do cached "$name" || missing+=("$name"); done
+if [ ${#missing[@]} -eq 0 ]; then
+  log "cached: $("$bin/kube-apiserver" --version) / etcd $etcd_version (+ controller-manager, scheduler)"
   echo "$bin"
   exit 0
 fi
@@ -70,9 +76,13 @@ build() {
   log "built $name in $((SECONDS - start))s ($(du -h "$bin/$name" | cut -f1))"
 }
 
-log "not cached in $bin: building (cold: ~600 MB of Go modules, 7-15 min on 2 cores)"
-build etcd ./etcd
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+log "not cached in $bin: building ${missing[*]} (cold: ~600 MB of Go modules, 7-15 min on 2 cores for all four)"
+for name in "${missing[@]}"; do
+  case "$name" in
+    etcd) build etcd ./etcd ;;
+    *) build "$name" "k8s.io/kubernetes/cmd/$name" ;;
+  esac
+done
 
 log "$("$bin/kube-apiserver" --version); $("$bin/etcd" --version | head -1)"
 echo "$bin"

@@ -15,6 +15,7 @@
  * - Streams: objects go to the store as they are built; the generator keeps only small references
  *   (pod names and IPs per app) for Services and Events to point at.
  */
+import { applyDefaults } from './server/defaults';
 import { crdObject, crdTypeInfo, CLUSTER, genericObject, WELL_KNOWN_CRDS } from './generate/cluster';
 import { GenContext, refOf, type GenNode, type Ref } from './generate/context';
 import { namespaceNames } from './generate/names';
@@ -263,7 +264,9 @@ export function generateObjects(store: ObjectStore, opts: GenerateOptions): Gene
         return { name: o.metadata.name, index: m ? (Number(m[1]) - 244) * 256 + Number(m[2]) : 0 };
       })
     : [];
-  return generate(store.types(), opts, (g, r, o) => store.create(g, r, o), {
+  // Stored as the apiserver stores a created workload: spec defaults applied, so a later update
+  // (defaulted again on the way in) changes neither the generation nor the template.
+  return generate(store.types(), opts, (g, r, o) => store.create(g, r, applyDefaults(store.type(g, r)!, o)), {
     register: (t) => {
       if (!store.type(t.group, t.resource)) store.registerType(t);
     },

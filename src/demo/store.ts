@@ -174,7 +174,8 @@ export class ObjectStore {
     return this.bucket(group, resource).objects.size;
   }
 
-  create(group: string, resource: string, obj: KubeObject): KubeObject {
+  /** opts.uid: the uid the apiserver's create strategy chose (a Job's selector names it); otherwise a new one. */
+  create(group: string, resource: string, obj: KubeObject, opts: { uid?: string } = {}): KubeObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -188,7 +189,7 @@ export class ObjectStore {
     const metadata: KubeObject['metadata'] = {
       ...obj.metadata,
       name,
-      uid: randomUUID(),
+      uid: opts.uid ?? randomUUID(),
       resourceVersion: String(rv),
       ...(b.info.generation === false ? {} : { generation: 1 }),
       creationTimestamp: kubeTime(this.now()),
@@ -201,7 +202,11 @@ export class ObjectStore {
     return stored;
   }
 
-  update(group: string, resource: string, obj: KubeObject, opts: { subresource?: 'status' } = {}): KubeObject {
+  /**
+   * opts.subresource 'status' writes only the status; 'binding' is the scheduler's pods/binding,
+   * which sets spec.nodeName straight in storage without the pod strategy, so the generation stays.
+   */
+  update(group: string, resource: string, obj: KubeObject, opts: { subresource?: 'status' | 'binding' } = {}): KubeObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -241,7 +246,8 @@ export class ObjectStore {
         resourceVersion: String(rv),
       };
       // A spec change bumps the generation, and so does the start of a graceful deletion (upstream's BeforeDelete).
-      const bump = specPart(next) !== specPart(old) || (!old.metadata.deletionTimestamp && !!obj.metadata.deletionTimestamp);
+      const bump =
+        (opts.subresource !== 'binding' && specPart(next) !== specPart(old)) || (!old.metadata.deletionTimestamp && !!obj.metadata.deletionTimestamp);
       if (b.info.generation !== false) next.metadata.generation = (old.metadata.generation ?? 1) + (bump ? 1 : 0);
       if (ns !== undefined) next.metadata.namespace = ns;
       else delete next.metadata.namespace;

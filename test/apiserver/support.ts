@@ -81,6 +81,45 @@ export class Api {
     return r.body;
   }
 
+  /**
+   * Streams a watch (`p` includes watch=1): onEvent for each event, in order; resolves when the
+   * server ends the stream or the signal aborts, rejects on a non-200 answer or a broken stream.
+   */
+  watch(p: string, signal: AbortSignal, onEvent: (type: string, object: any) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return resolve();
+      const req = https.get(
+        `${this.server}${p}`,
+        { ca: this.ca, agent: false, headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            reject(new Error(`GET ${p}: ${res.statusCode}`));
+            return;
+          }
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            buf += c;
+            for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+              const line = buf.slice(0, i).trim();
+              buf = buf.slice(i + 1);
+              if (!line) continue;
+              const ev = JSON.parse(line) as { type: string; object: unknown };
+              onEvent(ev.type, ev.object);
+            }
+          });
+          res.on('end', resolve);
+          res.on('error', (e) => (signal.aborted ? resolve() : reject(e)));
+        },
+      );
+      const onAbort = () => req.destroy();
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('close', () => signal.removeEventListener('abort', onAbort));
+      req.on('error', (e) => (signal.aborted ? resolve() : reject(e)));
+    });
+  }
+
   /** One plain, unpaged GET of a whole collection (what the loader's counts are checked against). */
   async list(p: string, accept?: string): Promise<{ items: any[]; resourceVersion: string }> {
     const body = await this.must('GET', p, undefined, [200], accept ? { Accept: accept } : undefined);

@@ -485,3 +485,23 @@ describe('generated Events with generatedNow (what kubeloop demo-cluster passes)
     }
   });
 });
+
+describe('generated workloads are stored as the apiserver defaults them', () => {
+  it('a metadata-only PATCH of a generated Deployment keeps its generation and template (no rollout)', async () => {
+    const c = await startDemoCluster({ objects: 400, seed: 3, kubelet: false });
+    try {
+      const d = c.store.list('apps', 'deployments').items[0]!;
+      assert.equal((d.spec as Obj).template.spec.containers[0].terminationMessagePath, '/dev/termination-log', 'the template was defaulted when generated');
+      const r = await api(c, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        json: { metadata: { annotations: { touched: 'yes' } } },
+      });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.metadata.generation, d.metadata.generation, 'no spec change, no new generation');
+      assert.deepEqual(r.body.spec, d.spec);
+    } finally {
+      await c.stop();
+    }
+  });
+});

@@ -143,7 +143,16 @@ describe('kubectl v1.34 against the demo cluster', () => {
     const d = s.get('apps', 'deployments', 'typed', 'td')! as any;
     assert.equal(d.spec.replicas, 2);
     assert.deepEqual(d.spec.selector.matchLabels, { app: 'td' });
-    assert.deepEqual(d.spec.template.spec.containers[0], { name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] });
+    // As decoded from protobuf, then defaulted as a real apiserver does (SetDefaults_PodSpec on the template).
+    assert.deepEqual(d.spec.template.spec.containers[0], {
+      name: 'nginx',
+      image: 'nginx:1.27',
+      ports: [{ containerPort: 80, protocol: 'TCP' }],
+      imagePullPolicy: 'IfNotPresent',
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
     assert.deepEqual((s.get('batch', 'jobs', 'typed', 'tj') as any).spec.template.spec.containers[0].command, ['echo', 'hi']);
     assert.equal((s.get('batch', 'cronjobs', 'typed', 'tcj') as any).spec.schedule, '*/5 * * * *');
     assert.deepEqual((s.get('', 'services', 'typed', 'tsvc') as any).spec.ports, [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }]);

@@ -14,6 +14,7 @@
  */
 import type { KubeObject } from '../store';
 import { kubeTimestamp } from '../kubelet/recorder';
+import { prepareForCreate } from '../server/defaults';
 import { controllerRef, controllerRefTo, type ControllerContext } from './context';
 import { CronError, parseCron } from './cron';
 import { isJobFinished } from './job';
@@ -69,7 +70,8 @@ export function startCronJobController(ctx: ControllerContext): Controller {
         const jobName = `${name}-${Math.floor(due / 60_000)}`;
         if (!store.get('batch', 'jobs', namespace, jobName)) {
           const tmpl = (spec.jobTemplate ?? {}) as Obj;
-          store.create('batch', 'jobs', {
+          // Through the Job's create strategy, as the controller's POST is: defaults, selector, labels.
+          const prepared = prepareForCreate(store.type('batch', 'jobs')!, {
             apiVersion: 'batch/v1',
             kind: 'Job',
             metadata: {
@@ -84,6 +86,7 @@ export function startCronJobController(ctx: ControllerContext): Controller {
             },
             spec: tmpl.spec ?? {},
           });
+          store.create('batch', 'jobs', prepared, { uid: prepared.metadata.uid });
           ctx.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`, CRONJOB_COMPONENT);
         }
       }

@@ -8,14 +8,14 @@
  *   the highest old revision.
  * - RollingUpdate honours maxSurge (rounded up) and maxUnavailable (rounded down; 25% each by
  *   default; both 0 means maxUnavailable 1) as upstream's NewRSNewReplicas and
- *   reconcileOldReplicaSets: total pods never exceed replicas + maxSurge, available pods never drop
+ *   reconcileOldReplicaSets: total pods (active ones, not only the sets' specs) never exceed replicas + maxSurge, available pods never drop
  *   below replicas - maxUnavailable through the controller's own scale-downs. Recreate scales the
  *   old sets to 0 and waits for their pods to go before scaling the new one up.
  * - The Deployment carries the new set's revision annotation, as upstream (kubectl rollout undo relies on it).
  * - Each scale writes a ScalingReplicaSet Event ("Scaled up replica set X from A to B").
  * - A complete rollout deletes old ReplicaSets (0 replicas) beyond spec.revisionHistoryLimit (default 10).
  * - status: replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
- *   observedGeneration, and conditions Available (MinimumReplicasAvailable /
+ *   terminatingReplicas (also when 0, as v1.36), observedGeneration, and conditions Available (MinimumReplicasAvailable /
  *   MinimumReplicasUnavailable) and Progressing (NewReplicaSetCreated, FoundNewReplicaSet,
  *   ReplicaSetUpdated, NewReplicaSetAvailable), the reasons kubectl rollout status reads.
  * - Progress (more updated, ready or available pods, fewer old ones) moves the Progressing
@@ -138,7 +138,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
         },
         spec: {
           replicas: start,
-          minReadySeconds: spec.minReadySeconds ?? 0,
+          ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
           selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
           template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
         },
@@ -166,7 +166,12 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       } else {
         // NewRSNewReplicas
         const cur = replicasOf(newRS);
-        const total = all.reduce((n, rs) => n + (rs.metadata.uid === newRS!.metadata.uid ? cur : replicasOf(rs)), 0);
+        // An old set counts as the larger of its spec and its active pods (status.replicas): upstream
+        // counts specs only and relies on the old set's replicaset controller deleting before the new
+        // one's creates (a network round trip apart); the demo's in-process queues can run the next
+        // pass first, so a scale-up waits until the old set's pods are actually going.
+        const oldPods = (rs: KubeObject) => Math.max(replicasOf(rs), Number(statusOf(rs).replicas ?? 0));
+        const total = all.reduce((n, rs) => n + (rs.metadata.uid === newRS!.metadata.uid ? cur : oldPods(rs)), 0);
         if (cur > replicas) newRS = scale(d, newRS, replicas, maxSurge);
         else if (total < replicas + maxSurge) newRS = scale(d, newRS, cur + Math.min(replicas + maxSurge - total, replicas - cur), maxSurge);
         // As upstream's rolloutRolling, a pass that scaled the new set up ends there: the old sets
@@ -282,6 +287,8 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       updatedReplicas: updated,
       readyReplicas: sum('readyReplicas'),
       availableReplicas: available,
+      // DeploymentReplicaSetTerminatingReplicas (beta, on in v1.36): written even when 0.
+      terminatingReplicas: sum('terminatingReplicas'),
     };
     const unavailable = Math.max(0, replicas - available);
     if (unavailable) status.unavailableReplicas = unavailable;

@@ -115,7 +115,8 @@ export function startJobController(ctx: ControllerContext): Controller {
     status.succeeded = succeeded;
     status.failed = failed;
     status.terminating = pods.filter((p) => !!p.metadata.deletionTimestamp).length;
-    for (const k of ['active', 'succeeded', 'failed', 'terminating']) if (!status[k]) delete status[k];
+    // terminating (JobPodReplacementPolicy) is a pointer upstream: written even when 0, as ready is.
+    for (const k of ['active', 'succeeded', 'failed']) if (!status[k]) delete status[k];
     if (conds) status.conditions = conds;
     status.uncountedTerminatedPods = {};
     const current = store.get('batch', 'jobs', namespace, name);

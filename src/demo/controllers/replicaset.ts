@@ -7,7 +7,7 @@
  *   each); too many: deletes the surplus, unscheduled before pending before not-ready before
  *   ready, newest first (upstream's ActivePods ordering, simplified), a SuccessfulDelete Event each.
  * - Orphan pods that match the selector are adopted (a controller ownerReference is added).
- * - status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas, observedGeneration)
+ * - status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas, terminatingReplicas, observedGeneration)
  *   is written only when it changes; a pod ready but not yet minReadySeconds old re-queues the set.
  * - A ReplicaSet being deleted creates nothing (the garbage collector removes its pods).
  */
@@ -82,10 +82,16 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
       }
       owned = ctx.podsOwnedBy(rs);
     }
-    writeStatus(rs, owned.filter(isPodActive), key);
+    writeStatus(rs, owned.filter(isPodActive), owned.filter(isPodTerminating).length, key);
   }
 
-  function writeStatus(rs: KubeObject, active: KubeObject[], key: string): void {
+  /** Deleted but not yet gone, and not finished: what upstream counts as terminatingReplicas. */
+  function isPodTerminating(p: KubeObject): boolean {
+    const phase = (p.status as Obj | undefined)?.phase;
+    return !!p.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
+  }
+
+  function writeStatus(rs: KubeObject, active: KubeObject[], terminating: number, key: string): void {
     const current = store.get('apps', 'replicasets', rs.metadata.namespace, rs.metadata.name);
     if (!current || current.metadata.uid !== rs.metadata.uid) return;
     const spec = (current.spec ?? {}) as Obj;
@@ -107,6 +113,7 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
     if (fully) status.fullyLabeledReplicas = fully;
     if (ready) status.readyReplicas = ready;
     if (available) status.availableReplicas = available;
+    status.terminatingReplicas = terminating; // DeploymentReplicaSetTerminatingReplicas (beta in v1.36): also when 0
     status.observedGeneration = current.metadata.generation;
     if (old.conditions) status.conditions = old.conditions;
     ctx.updateStatus('apps', 'replicasets', current, status);

@@ -186,7 +186,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     if (pinned !== undefined && !store.get('', 'nodes', undefined, pinned)) return;
     const node = pinned ?? schedulable[nextNode++ % schedulable.length]!;
     nodes.ensure(node);
-    const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } });
+    const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } }, { subresource: 'binding' });
     const now = kubeTimestamp(wallNow());
     const st = (bound.status ?? {}) as { conditions?: { type: string }[] };
     const conditions = [

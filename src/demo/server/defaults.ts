@@ -1,15 +1,20 @@
 /**
  * What the apiserver's create strategies and defaulting do to a new object before it is stored
  * (PrepareForCreate + SetDefaults), for the types where clients notice: pods get the defaults
- * `kubectl get -o yaml` shows and start Pending; namespaces start Active; for other types with a
- * status subresource the status a client sends on create is dropped, as upstream.
+ * `kubectl get -o yaml` shows and start Pending; namespaces start Active; workloads (Deployments,
+ * ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs) get their spec defaults and their pod
+ * templates SetDefaults_PodSpec's; a Job gets its generated selector and labels (its uid is
+ * chosen here, so metadata.uid of the result is the one to store); for other types with a status
+ * subresource the status a client sends on create is dropped, as upstream.
  */
+import { randomUUID } from 'node:crypto';
 import type { KubeObject, TypeInfo } from '../store';
 
 type Obj = Record<string, unknown>;
 
-function podDefaults(pod: KubeObject): KubeObject {
-  const spec = { ...((pod.spec as Obj | undefined) ?? {}) };
+/** SetDefaults_PodSpec and its containers' defaults: what a pod template gets too (no admission defaults). */
+function podSpecDefaults(given: Obj | undefined, restartPolicy: string | undefined = 'Always'): Obj {
+  const spec = { ...(given ?? {}) };
   const defaultContainer = (c: Obj): Obj => {
     const image = String(c.image ?? '');
     const tag = /:[^/]+$/.test(image) ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
@@ -26,12 +31,18 @@ function podDefaults(pod: KubeObject): KubeObject {
   };
   if (Array.isArray(spec.containers)) spec.containers = (spec.containers as Obj[]).map(defaultContainer);
   if (Array.isArray(spec.initContainers)) spec.initContainers = (spec.initContainers as Obj[]).map(defaultContainer);
-  spec.restartPolicy ??= 'Always';
-  spec.dnsPolicy ??= 'ClusterFirst';
+  if (restartPolicy) spec.restartPolicy ??= restartPolicy;
   spec.terminationGracePeriodSeconds ??= 30;
-  spec.schedulerName ??= 'default-scheduler';
-  spec.serviceAccountName ??= 'default';
+  spec.dnsPolicy ??= 'ClusterFirst';
   spec.securityContext ??= {};
+  spec.schedulerName ??= 'default-scheduler';
+  return spec;
+}
+
+function podDefaults(pod: KubeObject): KubeObject {
+  const spec = podSpecDefaults(pod.spec as Obj | undefined);
+  // What only a pod gets (SetDefaults_Pod, the ServiceAccount admission, DefaultTolerationSeconds).
+  spec.serviceAccountName ??= 'default';
   spec.enableServiceLinks ??= true;
   spec.priority ??= 0;
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
@@ -74,8 +85,96 @@ function qosClass(spec: Obj): string {
   return guaranteed ? 'Guaranteed' : any ? 'Burstable' : 'BestEffort';
 }
 
+/** A pod template with SetDefaults_PodSpec applied (restartPolicy defaulted where the type does: not for Jobs). */
+function templateDefaults(tmpl: unknown, restartPolicy?: string): Obj {
+  const t = (tmpl && typeof tmpl === 'object' ? tmpl : {}) as Obj;
+  return { ...t, metadata: t.metadata ?? {}, spec: podSpecDefaults(t.spec as Obj | undefined, restartPolicy) };
+}
+
+/** SetDefaults_Deployment (apps/v1): replicas 1, RollingUpdate 25%/25%, revisionHistoryLimit 10, progressDeadlineSeconds 600. */
+function deploymentSpecDefaults(given: Obj): Obj {
+  const spec: Obj = { ...given, replicas: given.replicas ?? 1, template: templateDefaults(given.template, 'Always') };
+  const strategy = { ...((given.strategy as Obj | undefined) ?? {}) };
+  strategy.type ??= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const ru = { ...((strategy.rollingUpdate as Obj | undefined) ?? {}) };
+    ru.maxUnavailable ??= '25%';
+    ru.maxSurge ??= '25%';
+    strategy.rollingUpdate = ru;
+  }
+  spec.strategy = strategy;
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+  return spec;
+}
+
+/** SetDefaults_Job: completions and parallelism 1 when neither is set, backoffLimit 6, NonIndexed, not suspended. */
+function jobSpecDefaults(given: Obj): Obj {
+  const spec: Obj = { ...given, template: templateDefaults(given.template) };
+  if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= spec.backoffLimitPerIndex !== undefined ? 2147483647 : 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  spec.podReplacementPolicy ??= spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed';
+  return spec;
+}
+
+/** A Job without labels gets its template's (SetDefaults_Job). */
+function jobLabels(job: KubeObject): KubeObject {
+  if (job.metadata.labels && Object.keys(job.metadata.labels).length) return job;
+  const labels = ((((job.spec as Obj).template as Obj).metadata as Obj).labels ?? {}) as Record<string, string>;
+  return Object.keys(labels).length ? { ...job, metadata: { ...job.metadata, labels: { ...labels } } } : job;
+}
+
+/**
+ * The Job strategy's selector generation on create (manualSelector unset or false): the template
+ * gets the controller-uid and job-name labels (both spellings) and the selector is the
+ * batch.kubernetes.io/controller-uid label. The uid is chosen here, before the Job is stored.
+ */
+function jobSelector(job: KubeObject): KubeObject {
+  const spec = { ...(job.spec as Obj) };
+  if (spec.manualSelector) return job;
+  const uid = randomUUID();
+  const labels = {
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': job.metadata.name,
+    'controller-uid': uid,
+    'job-name': job.metadata.name,
+  };
+  const tmpl = spec.template as Obj;
+  const tm = (tmpl.metadata ?? {}) as Obj;
+  spec.template = { ...tmpl, metadata: { ...tm, labels: { ...((tm.labels as Obj | undefined) ?? {}), ...labels } } };
+  spec.selector = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } };
+  spec.manualSelector = false;
+  return { ...job, metadata: { ...job.metadata, uid }, spec };
+}
+
+/**
+ * The spec defaults of the workload types, applied on every create and update of their spec as
+ * the apiserver's decoding does (so a PUT without the defaulted fields stores them again, and a
+ * Deployment's template is still its ReplicaSet's). Other types come back unchanged.
+ */
+export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
+  const spec = ((o.spec as Obj | undefined) ?? {}) as Obj;
+  if (t.group === 'apps' && t.resource === 'deployments') return { ...o, spec: deploymentSpecDefaults(spec) };
+  if (t.group === 'apps' && (t.resource === 'replicasets' || t.resource === 'statefulsets')) {
+    return { ...o, spec: { ...spec, replicas: spec.replicas ?? 1, template: templateDefaults(spec.template, 'Always') } };
+  }
+  if (t.group === 'apps' && t.resource === 'daemonsets') return { ...o, spec: { ...spec, template: templateDefaults(spec.template, 'Always') } };
+  if (t.group === 'batch' && t.resource === 'jobs') return { ...o, spec: jobSpecDefaults(spec) };
+  if (t.group === 'batch' && t.resource === 'cronjobs') {
+    const jt = ((spec.jobTemplate as Obj | undefined) ?? {}) as Obj;
+    const js = ((jt.spec as Obj | undefined) ?? {}) as Obj;
+    return { ...o, spec: { ...spec, jobTemplate: { ...jt, spec: { ...js, template: templateDefaults(js.template) } } } };
+  }
+  return o;
+}
+
 export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
   if (t.group === '' && t.resource === 'pods') return podDefaults(o);
+  o = applyDefaults(t, o);
+  if (t.group === 'batch' && t.resource === 'jobs') o = jobLabels(jobSelector(o));
   if (t.group === '' && t.resource === 'namespaces') {
     const spec = (o.spec as Obj | undefined) ?? { finalizers: ['kubernetes'] };
     return { ...o, spec, status: { phase: 'Active' } };

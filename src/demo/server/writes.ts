@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { load as loadYaml } from 'js-yaml';
 import { kubeTime, qualifiedResource, type KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import { normalizeStored, prepareForCreate, validate } from './defaults';
+import { applyDefaults, normalizeStored, prepareForCreate, validate } from './defaults';
 import type { Exchange } from './exchange';
 import { getNamed, writeOne } from './list';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -98,6 +98,7 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
   requireVerb(t, 'create');
   const isDry = dryRun(x);
   const o = await readObject(t, x);
+  delete o.metadata.uid; // the apiserver chooses every new object's uid
   placeInNamespace(t, x, o);
   if (!o.metadata.name && typeof o.metadata.generateName === 'string' && o.metadata.generateName) {
     o.metadata.name = `${o.metadata.generateName}${generateSuffix()}`;
@@ -121,12 +122,17 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
     const { resourceVersion: _rv, ...meta } = prepared.metadata;
     const shown = {
       ...prepared,
-      metadata: { ...meta, uid: randomUUID(), ...(t.type.generation === false ? {} : { generation: 1 }), creationTimestamp: kubeTime(ctx.options.now()) },
+      metadata: {
+        ...meta,
+        uid: prepared.metadata.uid ?? randomUUID(),
+        ...(t.type.generation === false ? {} : { generation: 1 }),
+        creationTimestamp: kubeTime(ctx.options.now()),
+      },
     } as KubeObject;
     return writeOne(ctx, t, x, shown, 201);
   }
   const { resourceVersion: _ignored, ...meta } = prepared.metadata;
-  const stored = ctx.store.create(t.group, t.resource, { ...prepared, metadata: meta as KubeObject['metadata'] });
+  const stored = ctx.store.create(t.group, t.resource, { ...prepared, metadata: meta as KubeObject['metadata'] }, { uid: prepared.metadata.uid });
   writeOne(ctx, t, x, stored, 201);
 }
 
@@ -161,7 +167,8 @@ export async function handleUpdate(ctx: ServerContext, x: Exchange): Promise<voi
 }
 
 function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, given: KubeObject, sub: 'status' | undefined, isDry: boolean): void {
-  const o = normalizeStored(t.type, given);
+  // Defaulting runs on every decode of an object, so an update's spec is defaulted as a create's.
+  const o = normalizeStored(t.type, sub ? given : applyDefaults(t.type, given));
   const existing = getNamed(ctx, t, x);
   if (isDry) {
     const rv = o.metadata.resourceVersion;
@@ -236,12 +243,13 @@ async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: un
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('the apply patch is not an object');
   const o = { ...(patch as Obj), metadata: { ...(((patch as Obj).metadata as Obj | undefined) ?? {}) } } as KubeObject;
   if (!o.metadata.name) o.metadata.name = x.info.name;
+  delete o.metadata.uid;
   placeInNamespace(t, x, o);
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
   const prepared = normalizeStored(t.type, prepareForCreate(t.type, { ...o, apiVersion: t.apiVersion, kind: t.type.kind }));
   if (isDry) return writeOne(ctx, t, x, prepared, 201);
-  writeOne(ctx, t, x, ctx.store.create(t.group, t.resource, prepared), 201);
+  writeOne(ctx, t, x, ctx.store.create(t.group, t.resource, prepared, { uid: prepared.metadata.uid }), 201);
 }
 
 export function isCustomResource(ctx: ServerContext, t: Target): boolean {
