@@ -345,8 +345,14 @@ describe('protobuf bodies', () => {
     const { decodeProtobufObject, ProtobufMalformed, ProtobufUnsupported } = await import('../../src/demo/server/protobuf');
     assert.throws(() => decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, meta), ...int(42, 7)])), ProtobufUnsupported);
     assert.throws(() => decodeProtobufObject(body('v1', 'PodTemplate', [...bytes(1, meta)])), /no protobuf schema for v1\/PodTemplate/);
-    assert.throws(() => decodeProtobufObject(Buffer.from('{"json":true}')), (e: unknown) => e instanceof ProtobufMalformed && /expected prefix \[107 56 115 0\]/.test(e.message));
-    assert.throws(() => decodeProtobufObject(Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x50])), (e: unknown) => e instanceof ProtobufMalformed && !e.gvk);
+    assert.throws(
+      () => decodeProtobufObject(Buffer.from('{"json":true}')),
+      (e: unknown) => e instanceof ProtobufMalformed && /expected prefix \[107 56 115 0\]/.test(e.message),
+    );
+    assert.throws(
+      () => decodeProtobufObject(Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x50])),
+      (e: unknown) => e instanceof ProtobufMalformed && !e.gvk,
+    );
     // the envelope decodes, the object inside does not: the error names the envelope's kind
     assert.throws(
       () => decodeProtobufObject(body('v1', 'ConfigMap', [0x0a, 0x7f])),
@@ -355,7 +361,9 @@ describe('protobuf bodies', () => {
   });
   it('keep zeros that are values: Scale replicas 0, DeleteOptions gracePeriodSeconds 0 in any group version', async () => {
     const { decodeProtobufObject } = await import('../../src/demo/server/protobuf');
-    const scale = decodeProtobufObject(body('autoscaling/v1', 'Scale', [...bytes(1, meta), ...bytes(2, int(1, 0)), ...bytes(3, [...int(1, 0), ...bytes(2, '')])]));
+    const scale = decodeProtobufObject(
+      body('autoscaling/v1', 'Scale', [...bytes(1, meta), ...bytes(2, int(1, 0)), ...bytes(3, [...int(1, 0), ...bytes(2, '')])]),
+    );
     assert.deepEqual(scale.spec, { replicas: 0 });
     for (const gv of ['v1', 'apps/v1', 'meta.k8s.io/v1']) {
       const d = decodeProtobufObject(body(gv, 'DeleteOptions', [...int(1, 0), ...bytes(4, 'Foreground'), ...bytes(5, 'All')]));

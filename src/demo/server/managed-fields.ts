@@ -13,7 +13,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The FieldsV1 set of the fields an applied configuration sets: {"f:spec": {"f:replicas": {}}}. */
-export function fieldSet(v: Obj): Obj {
+function fieldSet(v: Obj): Obj {
   const out: Obj = {};
   for (const [k, val] of Object.entries(v)) out[`f:${k}`] = isObj(val) ? fieldSet(val) : {};
   return out;
