@@ -134,3 +134,29 @@ export function assertClientGoRun(run: ChecksRun): void {
     if (r.detail !== answer) throw new Error(`undecodable body ${b}: answered\n  ${r.detail}\nkube-apiserver answers\n  ${answer}`);
   }
 }
+
+/** Every check scripts/python-client/checks.py runs. */
+const PYTHON_CHECK_NAMES = [
+  'core/configmaps/create-read',
+  'core/configmaps/patch',
+  'core/configmaps/replace-conflict',
+  'core/configmaps/not-found',
+  'core/configmaps/list-paged',
+  'core/configmaps/watch',
+  'core/configmaps/delete',
+  'core/secrets/create-read-delete',
+  'core/pods/create-list-delete',
+  'apps/deployments/scale',
+  'custom/crd-established',
+  'custom/gizmos/create-get-patch-list-delete',
+];
+
+/** Asserts a Python client run: every check ran and passed. */
+export function assertPythonRun(run: ChecksRun): void {
+  const fail = failures(run);
+  if (run.code !== 0 || fail) throw new Error(`python client checks failed (exit ${run.code}):\n${fail}\n${run.stderr}`);
+  const got = run.results.map((r) => r.name);
+  const missing = PYTHON_CHECK_NAMES.filter((n) => !got.includes(n));
+  if (missing.length || got.length !== PYTHON_CHECK_NAMES.length)
+    throw new Error(`python checks missing: ${missing.join(', ') || '-'}; ran: ${got.join(', ')}`);
+}
