@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/pager"
+	"k8s.io/client-go/util/retry"
 )
 
 // pollInterval is how often a check re-reads a state it waits for (never a fixed sleep).
@@ -71,31 +73,32 @@ func scaleChecks(ctx context.Context, env *Env, enc string, cs kubernetes.Interf
 		if s.Spec.Replicas != 1 || s.Name != name {
 			return "", fmt.Errorf("GetScale: %s spec.replicas %d, want 1", s.Name, s.Spec.Replicas)
 		}
-		s.Spec.Replicas = 3
-		u, err := c.UpdateScale(ctx, name, s, metav1.UpdateOptions{})
-		if err != nil {
-			return "", fmt.Errorf("UpdateScale: %w", err)
-		}
-		if u.Spec.Replicas != 3 {
-			return "", fmt.Errorf("UpdateScale answered spec.replicas %d, want 3", u.Spec.Replicas)
-		}
-		d, err := c.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
-			return "", fmt.Errorf("deployment spec.replicas %v after UpdateScale, want 3", d.Spec.Replicas)
-		}
 		// Zero is a value, not an absent field: a protobuf Scale carries replicas 0 on the wire.
-		u.Spec.Replicas = 0
-		if _, err := c.UpdateScale(ctx, name, u, metav1.UpdateOptions{}); err != nil {
-			return "", fmt.Errorf("UpdateScale to 0: %w", err)
-		}
-		if d, err = c.Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return "", err
-		}
-		if d.Spec.Replicas == nil || *d.Spec.Replicas != 0 {
-			return "", fmt.Errorf("deployment spec.replicas %v after UpdateScale to 0, want 0", d.Spec.Replicas)
+		for _, want := range []int32{3, 0} {
+			// A read-modify-write of the Scale, retried on a Conflict (a controller may write status meanwhile).
+			var u *autoscalingv1.Scale
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				s, err := c.GetScale(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				s.Spec.Replicas = want
+				u, err = c.UpdateScale(ctx, name, s, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				return "", fmt.Errorf("UpdateScale to %d: %w", want, err)
+			}
+			if u.Spec.Replicas != want {
+				return "", fmt.Errorf("UpdateScale answered spec.replicas %d, want %d", u.Spec.Replicas, want)
+			}
+			d, err := c.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return "", err
+			}
+			if d.Spec.Replicas == nil || *d.Spec.Replicas != want {
+				return "", fmt.Errorf("deployment spec.replicas %v after UpdateScale, want %d", d.Spec.Replicas, want)
+			}
 		}
 		return "1 -> 3 -> 0 replicas via autoscaling/v1 Scale", nil
 	})
@@ -110,16 +113,21 @@ func statusChecks(ctx context.Context, env *Env, enc string, cs kubernetes.Inter
 			return "", err
 		}
 		defer func() { _ = c.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{}) }()
-		cur, err := c.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
 		cond := corev1.PodCondition{Type: "kubeloop.dev/Checked", Status: corev1.ConditionTrue, Reason: "ClientGo", LastTransitionTime: metav1.Now()}
-		cur.Status.Conditions = append(cur.Status.Conditions, cond)
-		// The status subresource ignores spec changes: this deadline must not stick.
-		deadline := int64(3600)
-		cur.Spec.ActiveDeadlineSeconds = &deadline
-		u, err := c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		var u *corev1.Pod
+		// retried on a Conflict: a kubelet may write the pod's status meanwhile
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := c.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Status.Conditions = append(cur.Status.Conditions, cond)
+			// The status subresource ignores spec changes: this deadline must not stick.
+			deadline := int64(3600)
+			cur.Spec.ActiveDeadlineSeconds = &deadline
+			u, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
 			return "", fmt.Errorf("UpdateStatus: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	appsapply "k8s.io/client-go/applyconfigurations/apps/v1"
 	coreapply "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // collectionDeleter is the typed clients' DeleteCollection (kept out of typedClient: a kind whose
@@ -147,14 +148,19 @@ func runKind[T metav1.Object, L any, A any](ctx context.Context, enc, resource s
 	step("update", func(ctx context.Context) (string, error) {
 		// A read-modify-write of the whole object as the server returned it: with protobuf, every
 		// field the server filled in (defaults, status, managedFields) travels back in the body.
-		o, err := c.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return "", err
-		}
-		l := o.GetLabels()
-		l["updated"] = "yes"
-		o.SetLabels(l)
-		u, err := c.Update(ctx, o, metav1.UpdateOptions{FieldManager: fieldManager})
+		// Retried on a Conflict, as client-go's callers do: a controller may write status meanwhile.
+		var o, u T
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var err error
+			if o, err = c.Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			l := o.GetLabels()
+			l["updated"] = "yes"
+			o.SetLabels(l)
+			u, err = c.Update(ctx, o, metav1.UpdateOptions{FieldManager: fieldManager})
+			return err
+		})
 		if err != nil {
 			return "", err
 		}

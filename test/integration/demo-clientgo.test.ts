@@ -30,3 +30,22 @@ describe('client-go against the demo cluster', () => {
     if (!created) throw new Error('the checks namespace is not in the demo store');
   });
 });
+
+describe('client-go against the demo cluster with its controllers and kubelet on', () => {
+  let t: TestCluster;
+  let bin: string;
+  before(
+    async () => {
+      bin = await clientGoChecks();
+      t = await startTestCluster({ kubelet: true, controllers: true });
+    },
+    { timeout: 15 * 60_000 },
+  );
+  after(() => t?.close());
+
+  // read-modify-writes now carry what the deployment controller and the kubelet wrote (status,
+  // container statuses) back in protobuf, and race with them (the checks retry on Conflict)
+  it('every check passes', async () => {
+    assertClientGoRun(await runChecks(bin, ['-kubeconfig', t.kubeconfig, '-namespace', 'clientgo-live', '-timeout', '150s']));
+  });
+});

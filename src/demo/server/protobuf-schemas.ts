@@ -160,7 +160,36 @@ const podCondition: Schema = {
   7: { name: 'observedGeneration', type: 'int' },
 };
 const podIP: Schema = { 1: { name: 'ip', type: 'string' } };
-/** PodStatus as a server without a kubelet fills it, plus what UpdateStatus callers set; container statuses are refused (415). */
+const containerState: Schema = {
+  1: { name: 'waiting', type: { 1: { name: 'reason', type: 'string' }, 2: { name: 'message', type: 'string' } } },
+  2: { name: 'running', type: { 1: { name: 'startedAt', type: time } } },
+  3: {
+    name: 'terminated',
+    type: {
+      1: { name: 'exitCode', type: 'int', keepZero: true },
+      2: { name: 'signal', type: 'int' },
+      3: { name: 'reason', type: 'string' },
+      4: { name: 'message', type: 'string' },
+      5: { name: 'startedAt', type: time },
+      6: { name: 'finishedAt', type: time },
+      7: { name: 'containerID', type: 'string' },
+    },
+  },
+};
+/** ContainerStatus as a kubelet writes it (ready and restartCount have no omitempty: their zeros are kept). */
+const containerStatus: Schema = {
+  1: { name: 'name', type: 'string' },
+  2: { name: 'state', type: containerState },
+  3: { name: 'lastState', type: containerState },
+  4: { name: 'ready', type: 'bool', keepZero: true },
+  5: { name: 'restartCount', type: 'int', keepZero: true },
+  6: { name: 'image', type: 'string' },
+  7: { name: 'imageID', type: 'string' },
+  8: { name: 'containerID', type: 'string' },
+  9: { name: 'started', type: 'bool', keepZero: true },
+  15: { name: 'stopSignal', type: 'string' },
+};
+/** PodStatus as the demo's kubelet fills it (the fields a read-modify-write sends back). */
 const podStatus: Schema = {
   1: { name: 'phase', type: 'string' },
   2: { name: 'conditions', type: podCondition, repeated: true },
@@ -169,8 +198,11 @@ const podStatus: Schema = {
   5: { name: 'hostIP', type: 'string' },
   6: { name: 'podIP', type: 'string' },
   7: { name: 'startTime', type: time },
+  8: { name: 'containerStatuses', type: containerStatus, repeated: true },
   9: { name: 'qosClass', type: 'string' },
+  10: { name: 'initContainerStatuses', type: containerStatus, repeated: true },
   11: { name: 'nominatedNodeName', type: 'string' },
+  13: { name: 'ephemeralContainerStatuses', type: containerStatus, repeated: true },
   12: { name: 'podIPs', type: podIP, repeated: true },
   16: { name: 'hostIPs', type: podIP, repeated: true },
   17: { name: 'observedGeneration', type: 'int' },
