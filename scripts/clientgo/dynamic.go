@@ -168,6 +168,8 @@ func badBodyChecks(ctx context.Context, env *Env) {
 		{"no-magic", []byte(`{"apiVersion":"v1","kind":"ConfigMap"}`)},
 		{"truncated", []byte("k8s\x00\x0a\x0c\x0a\x02v1\x12")},
 		{"garbage-raw", []byte("k8s\x00\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x04\xff\xff\xff\xff")},
+		{"magic-only", []byte("k8s\x00")},
+		{"other-kind", []byte("k8s\x00\x0a\x0c\x0a\x02v1\x12\x06Secret\x12\x00")},
 	}
 	for _, b := range bodies {
 		check(ctx, "protobuf/undecodable-body/"+b.name, func(ctx context.Context) (string, error) {

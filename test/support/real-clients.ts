@@ -118,6 +118,8 @@ const UNDECODABLE_BODY_ANSWERS: Record<string, string> = {
     '400 BadRequest: the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] ({"apiVersion":"v1","kind":"Con ...)',
   truncated: '400 BadRequest: the object provided is unrecognized (must be of type ConfigMap): unexpected EOF (6b3873000a0c0a02763112)',
   'garbage-raw': '400 BadRequest: ConfigMap in version "v1" cannot be handled as a ConfigMap: unexpected EOF',
+  'magic-only': '400 BadRequest: the object provided is unrecognized (must be of type ConfigMap): empty body (6b387300)',
+  'other-kind': '400 BadRequest: Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
 };
 
 /** Asserts a client-go run: every expected check ran, each passed, the bad bodies got upstream's answers. */

@@ -88,8 +88,9 @@ export class Exchange {
     const ct = (this.req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
     if (ct === 'application/vnd.kubernetes.protobuf') {
       const buf = await this.readBody();
+      let o: Record<string, unknown>;
       try {
-        return decodeProtobufObject(buf);
+        o = decodeProtobufObject(buf);
       } catch (e) {
         if (e instanceof ProtobufMalformed) throw protobufBadRequest(e, what, buf);
         if (e instanceof ProtobufUnsupported) {
@@ -101,6 +102,15 @@ export class Exchange {
         }
         throw e;
       }
+      // another kind than the endpoint's: upstream's converter has no conversion between them
+      if (o.kind !== what) {
+        const version = String(o.apiVersion).split('/').pop();
+        const internal = this.info.group === '' ? 'core' : this.info.group.split('.')[0];
+        throw badRequest(
+          `${String(o.kind)} in version ${JSON.stringify(version)} cannot be handled as a ${what}: converting (${version}.${String(o.kind)}) to (${internal}.${what}): unknown conversion`,
+        );
+      }
+      return o;
     }
     if (ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
       await this.readBody();

@@ -230,6 +230,7 @@ export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> 
   if (body.length < 4 || body[0] !== 0x6b || body[1] !== 0x38 || body[2] !== 0x73 || body[3] !== 0) {
     throw new ProtobufMalformed('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
+  if (body.length === 4) throw new ProtobufMalformed('empty body');
   const envelope = decodeMessage(body.subarray(4), {
     1: { name: 'typeMeta', type: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } },
     2: { name: 'raw', type: 'bytes' },
