@@ -11,6 +11,8 @@ command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
 [ -x /usr/bin/time ] || need_apt+=(time)  # GNU time: peak memory figures in npm run bench
+# venv + ensurepip: the Python client's venv (scripts/setup-python-client.sh; Debian splits them out)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"

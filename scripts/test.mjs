@@ -16,15 +16,28 @@ process.chdir(root);
 
 /**
  * Per tier: folder, per-test timeout (ms), a wall-clock limit for the whole tier (ms), and the set-up
- * it needs before it runs. The tier limit is a watchdog: a test process that spins (a busy loop cannot
+ * scripts it needs before it runs (each caches outside the repo and is near-instant when warm: the
+ * client-go check program and the Python client's venv are the real clients the integration and
+ * apiserver tiers run against the demo cluster and kube-apiserver). The tier limit is a watchdog: a test process that spins (a busy loop cannot
  * be interrupted by node:test's own timeouts) is killed with its whole process group and the tier
  * fails, so a stuck test costs minutes, never CI's whole budget.
  */
 const TIERS = {
   unit: { dir: 'test/unit', timeout: 60_000, limit: 10 * 60_000 },
-  integration: { dir: 'test/integration', timeout: 180_000, limit: 15 * 60_000, needsBuild: true },
-  apiserver: { dir: 'test/apiserver', timeout: 600_000, limit: 25 * 60_000, setup: 'scripts/build-controlplane.sh' },
-  e2e: { dir: 'test/e2e', timeout: 900_000, limit: 25 * 60_000, needsBuild: true, setup: 'scripts/install-code-server.sh' },
+  integration: {
+    dir: 'test/integration',
+    timeout: 180_000,
+    limit: 15 * 60_000,
+    needsBuild: true,
+    setup: ['scripts/build-clientgo.sh', 'scripts/setup-python-client.sh'],
+  },
+  apiserver: {
+    dir: 'test/apiserver',
+    timeout: 600_000,
+    limit: 25 * 60_000,
+    setup: ['scripts/build-controlplane.sh', 'scripts/build-clientgo.sh', 'scripts/setup-python-client.sh'],
+  },
+  e2e: { dir: 'test/e2e', timeout: 900_000, limit: 25 * 60_000, needsBuild: true, setup: ['scripts/install-code-server.sh'] },
 };
 
 function findTests(dir) {
@@ -118,9 +131,11 @@ async function runTier(name) {
   }
   console.log(`\n== ${name}: ${files.length} file(s)`);
   if (tier.needsBuild && build() !== 0) return { pass: 0, fail: 1, ok: false };
-  if (tier.setup && existsSync(tier.setup)) {
-    if (run('bash', [tier.setup]) !== 0) {
-      console.error(`${name}: set-up ${tier.setup} failed`);
+  for (const setup of tier.setup ?? []) {
+    if (!existsSync(setup)) continue;
+    // the scripts print what they made on stdout (for the tests); only their progress is shown here
+    if (run('bash', [setup], { stdio: ['ignore', 'ignore', 'inherit'] }) !== 0) {
+      console.error(`${name}: set-up ${setup} failed`);
       return { pass: 0, fail: 1, ok: false };
     }
   }

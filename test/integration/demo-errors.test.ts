@@ -148,16 +148,29 @@ describe('Status errors', () => {
     }
   });
 
-  it('415 for unknown patch types and protobuf bodies; 422 Invalid for a missing or bad name', async () => {
+  it('415 for unknown patch types and protobuf kinds the demo lacks, 400 for a body that is not protobuf; 422 Invalid for a missing or bad name', async () => {
     assertStatus(
       await api(t.cluster, '/api/v1/namespaces/e/configmaps/one', { method: 'PATCH', body: '{}', headers: { 'content-type': 'text/plain' } }),
       415,
       'UnsupportedMediaType',
     );
+    // the magic alone is an empty body to kube-apiserver's protobuf serializer: 400 (its message)
     assertStatus(
       await api(t.cluster, '/api/v1/namespaces/e/configmaps', {
         method: 'POST',
         body: 'k8s\u0000',
+        headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+      }),
+      400,
+      'BadRequest',
+      /^the object provided is unrecognized \(must be of type ConfigMap\): empty body \(6b387300\)$/,
+    );
+    // a kind the demo has no protobuf schema for: 415, never silently dropped
+    const podTemplate = Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x11, 0x0a, 0x02, ...Buffer.from('v1'), 0x12, 0x0b, ...Buffer.from('PodTemplate'), 0x12, 0x00]);
+    assertStatus(
+      await api(t.cluster, '/api/v1/namespaces/e/podtemplates', {
+        method: 'POST',
+        body: podTemplate,
         headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
       }),
       415,

@@ -341,12 +341,55 @@ describe('protobuf bodies', () => {
     const o = decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, meta), ...bytes(2, [...bytes(1, 'k'), ...bytes(2, 'v')]), ...bytes(99, [])]));
     assert.deepEqual(o, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { a: 'b' } }, data: { k: 'v' } });
   });
-  it('refuse unknown non-zero fields, unknown kinds and bodies without the magic', async () => {
-    const { decodeProtobufObject, ProtobufUnsupported } = await import('../../src/demo/server/protobuf');
+  it('refuse unknown non-zero fields and unknown kinds (415), and bodies that are not protobuf (400)', async () => {
+    const { decodeProtobufObject, ProtobufMalformed, ProtobufUnsupported } = await import('../../src/demo/server/protobuf');
     assert.throws(() => decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, meta), ...int(42, 7)])), ProtobufUnsupported);
-    assert.throws(() => decodeProtobufObject(body('v1', 'Pod', [...bytes(1, meta)])), /no protobuf schema for v1\/Pod/);
-    assert.throws(() => decodeProtobufObject(Buffer.from('{"json":true}')), /magic/);
-    assert.throws(() => decodeProtobufObject(Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x50])), ProtobufUnsupported);
+    assert.throws(() => decodeProtobufObject(body('v1', 'PodTemplate', [...bytes(1, meta)])), /no protobuf schema for v1\/PodTemplate/);
+    assert.throws(
+      () => decodeProtobufObject(Buffer.from('{"json":true}')),
+      (e: unknown) => e instanceof ProtobufMalformed && /expected prefix \[107 56 115 0\]/.test(e.message),
+    );
+    assert.throws(
+      () => decodeProtobufObject(Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0x50])),
+      (e: unknown) => e instanceof ProtobufMalformed && !e.gvk,
+    );
+    // the envelope decodes, the object inside does not: the error names the envelope's kind
+    assert.throws(
+      () => decodeProtobufObject(body('v1', 'ConfigMap', [0x0a, 0x7f])),
+      (e: unknown) => e instanceof ProtobufMalformed && e.gvk?.kind === 'ConfigMap' && e.gvk.version === 'v1' && e.message === 'unexpected EOF',
+    );
+  });
+  it('keep zeros that are values: Scale replicas 0, DeleteOptions gracePeriodSeconds 0 in any group version', async () => {
+    const { decodeProtobufObject } = await import('../../src/demo/server/protobuf');
+    const scale = decodeProtobufObject(
+      body('autoscaling/v1', 'Scale', [...bytes(1, meta), ...bytes(2, int(1, 0)), ...bytes(3, [...int(1, 0), ...bytes(2, '')])]),
+    );
+    assert.deepEqual(scale.spec, { replicas: 0 });
+    for (const gv of ['v1', 'apps/v1', 'meta.k8s.io/v1']) {
+      const d = decodeProtobufObject(body(gv, 'DeleteOptions', [...int(1, 0), ...bytes(4, 'Foreground'), ...bytes(5, 'All')]));
+      assert.deepEqual(d, { apiVersion: gv, kind: 'DeleteOptions', gracePeriodSeconds: 0, propagationPolicy: 'Foreground', dryRun: ['All'] });
+    }
+    // a deployment's replicas 0 is kept; its unset minReadySeconds 0 is left out
+    const dep = decodeProtobufObject(body('apps/v1', 'Deployment', [...bytes(1, meta), ...bytes(2, [...int(1, 0), ...int(5, 0)])]));
+    assert.deepEqual(dep.spec, { replicas: 0 });
+  });
+  it('decode managedFields with their fieldsV1 JSON, and a Pod with its status conditions', async () => {
+    const { decodeProtobufObject } = await import('../../src/demo/server/protobuf');
+    const fields = '{"f:data":{"f:k":{}}}';
+    const entry = [...bytes(1, 'kubectl'), ...bytes(2, 'Apply'), ...bytes(3, 'v1'), ...bytes(6, 'FieldsV1'), ...bytes(7, bytes(1, fields))];
+    const cm = decodeProtobufObject(body('v1', 'ConfigMap', [...bytes(1, [...bytes(1, 'cm'), ...bytes(17, entry)])]));
+    assert.deepEqual((cm.metadata as { managedFields: unknown }).managedFields, [
+      { manager: 'kubectl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: JSON.parse(fields) },
+    ]);
+    const pod = decodeProtobufObject(
+      body('v1', 'Pod', [
+        ...bytes(1, meta),
+        ...bytes(2, [...bytes(2, [...bytes(1, 'main'), ...bytes(2, 'pause')]), ...int(25, 0), ...int(30, 1)]),
+        ...bytes(3, [...bytes(1, 'Pending'), ...bytes(2, [...bytes(1, 'Ready'), ...bytes(2, 'False')])]),
+      ]),
+    );
+    assert.deepEqual(pod.spec, { containers: [{ name: 'main', image: 'pause' }], priority: 0, enableServiceLinks: true });
+    assert.deepEqual(pod.status, { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] });
   });
 });
 

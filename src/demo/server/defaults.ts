@@ -192,6 +192,7 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
  * them on every read of a pod status or an Event it wrote without them.
  */
 export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
+  if (t.group === '' && t.resource === 'secrets' && o.stringData !== undefined) return withStringDataMerged(o);
   if (t.group === '' && t.resource === 'pods' && o.status && typeof o.status === 'object') return { ...o, status: podStatusZeroes(o.status as Obj) };
   if (t.group === '' && t.resource === 'events') {
     return {
@@ -206,6 +207,20 @@ export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
     };
   }
   return o;
+}
+
+/**
+ * As core/v1's conversion of a Secret: stringData is write-only; each of its keys is written into
+ * data (base64 of the UTF-8 value), overriding a data key of the same name, and stringData itself
+ * is never stored or returned.
+ */
+function withStringDataMerged(o: KubeObject): KubeObject {
+  const { stringData, ...rest } = o;
+  const data: Record<string, unknown> = { ...((o.data as Obj | undefined) ?? {}) };
+  if (stringData && typeof stringData === 'object') {
+    for (const [k, v] of Object.entries(stringData as Obj)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  }
+  return { ...rest, data } as KubeObject;
 }
 
 function podStatusZeroes(status: Obj): Obj {

@@ -6,7 +6,7 @@
  */
 import { kubeTime, qualifiedResource, type KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import type { Exchange } from './exchange';
+import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed, selectorFor, writeOne } from './list';
 import { ApiError, badRequest, success } from './status';
 import { dryRun, isCustomResource } from './writes';
@@ -22,6 +22,8 @@ interface DeleteOptions {
 }
 
 async function readDeleteOptions(x: Exchange): Promise<DeleteOptions> {
+  // client-go's typed clients send DeleteOptions as protobuf (every delete and deletecollection)
+  if (requestContentType(x) === PROTOBUF_TYPE) return (await x.readJson('DeleteOptions')) as DeleteOptions;
   const raw = (await x.readBody()).toString('utf8');
   if (!raw.trim()) return {};
   try {

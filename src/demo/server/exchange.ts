@@ -8,7 +8,7 @@ import type { ServerStats } from './stats';
 import type { Identity } from './auth';
 import type { RequestInfo } from './requestinfo';
 import { load as loadYaml } from 'js-yaml';
-import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufUnsupported } from './protobuf';
+import { decodeProtobufObject, PROTOBUF_KINDS, ProtobufMalformed, ProtobufUnsupported } from './protobuf';
 import { ApiError, badRequest, type Status } from './status';
 
 export const JSON_TYPE = 'application/json';
@@ -88,9 +88,11 @@ export class Exchange {
     const ct = (this.req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
     if (ct === 'application/vnd.kubernetes.protobuf') {
       const buf = await this.readBody();
+      let o: Record<string, unknown>;
       try {
-        return decodeProtobufObject(buf);
+        o = decodeProtobufObject(buf);
       } catch (e) {
+        if (e instanceof ProtobufMalformed) throw protobufBadRequest(e, what, buf);
         if (e instanceof ProtobufUnsupported) {
           throw new ApiError(
             415,
@@ -100,6 +102,15 @@ export class Exchange {
         }
         throw e;
       }
+      // another kind than the endpoint's: upstream's converter has no conversion between them
+      if (o.kind !== what) {
+        const version = String(o.apiVersion).split('/').pop();
+        const internal = this.info.group === '' ? 'core' : this.info.group.split('.')[0];
+        throw badRequest(
+          `${String(o.kind)} in version ${JSON.stringify(version)} cannot be handled as a ${what}: converting (${version}.${String(o.kind)}) to (${internal}.${what}): unknown conversion`,
+        );
+      }
+      return o;
     }
     if (ct !== 'application/json' && ct !== 'application/yaml' && ct !== '*/*') {
       await this.readBody();
@@ -166,6 +177,27 @@ export class Exchange {
     this.status(e.toStatus(), e.headers);
   }
 }
+
+/**
+ * kube-apiserver's 400 for a body its protobuf serializer refuses (handlers' transformDecodeError):
+ * "<Kind> in version "<v>" cannot be handled as a <Kind>: <err>" when the envelope named a kind,
+ * else "the object provided is unrecognized (must be of type <Kind>): <err> (<summary>)", where the
+ * summary is the body's first 30 bytes, as text when it starts with '{', else in hex.
+ */
+function protobufBadRequest(e: ProtobufMalformed, what: string, body: Buffer): ApiError {
+  if (e.gvk) return badRequest(`${e.gvk.kind} in version ${JSON.stringify(e.gvk.version)} cannot be handled as a ${what}: ${e.message}`);
+  const head = body.subarray(0, 30);
+  const more = body.length > 30 ? ' ...' : '';
+  const summary = body.length === 0 ? '<empty>' : body[0] === 0x7b ? `${head.toString('utf8')}${more}` : `${head.toString('hex')}${more}`;
+  return badRequest(`the object provided is unrecognized (must be of type ${what}): ${e.message} (${summary})`);
+}
+
+/** The content type of the request body, lower-cased, without parameters. */
+export function requestContentType(x: Exchange): string {
+  return (x.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 
 export function unsupportedMediaType(ct: string): ApiError {
   return new ApiError(

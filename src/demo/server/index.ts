@@ -58,7 +58,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   catalog.registerBuiltins();
   // CRDs written at any time (start-up or through the API) make their types servable.
   const unsubscribe = store.subscribe((e) => {
-    if (e.group === CRD_GROUP && e.resource === CRD_RESOURCE && e.type !== 'DELETED') catalog.registerCRD(e.object);
+    if (e.group === CRD_GROUP && e.resource === CRD_RESOURCE && e.type !== 'DELETED') {
+      catalog.registerCRD(e.object);
+      establishLater(store, e.object);
+    }
   });
   for (const crd of store.list(CRD_GROUP, CRD_RESOURCE).items) catalog.registerCRD(crd);
 
@@ -183,25 +186,44 @@ export function crdObject(c: {
         },
       ],
     },
-    status: {
-      acceptedNames: names,
-      storedVersions: [c.version],
-      conditions: [
-        {
-          type: 'NamesAccepted',
-          status: 'True',
-          reason: 'NoConflicts',
-          message: 'no conflicts found',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        },
-        {
-          type: 'Established',
-          status: 'True',
-          reason: 'InitialNamesAccepted',
-          message: 'the initial names have been accepted',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        },
-      ],
-    },
+    status: crdEstablishedStatus(names, c.version),
   };
+}
+
+/**
+ * The status apiextensions-apiserver's controllers give a CRD whose names are free: NamesAccepted
+ * and Established, the names accepted as asked, the storage version recorded.
+ */
+function crdEstablishedStatus(names: unknown, storageVersion: string | undefined): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    acceptedNames: names,
+    storedVersions: storageVersion ? [storageVersion] : [],
+    conditions: [
+      { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: now },
+      { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: now },
+    ],
+  };
+}
+
+function isEstablished(crd: KubeObject): boolean {
+  const conds = ((crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []) as { type?: string; status?: string }[];
+  return conds.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/**
+ * As the apiextensions controllers do a moment after a CRD is created through the API (kubectl
+ * apply, client-go's dynamic client): mark it Established so clients waiting for that proceed.
+ * Runs after the write that created it (a microtask), never inside the store's write.
+ */
+function establishLater(store: ObjectStore, crd: KubeObject): void {
+  if (isEstablished(crd)) return;
+  const name = crd.metadata.name;
+  queueMicrotask(() => {
+    const cur = store.get(CRD_GROUP, CRD_RESOURCE, undefined, name);
+    if (!cur || isEstablished(cur) || cur.metadata.deletionTimestamp) return;
+    const spec = (cur.spec ?? {}) as { names?: unknown; versions?: { name?: string; storage?: boolean }[] };
+    const storage = spec.versions?.find((v) => v.storage)?.name;
+    store.update(CRD_GROUP, CRD_RESOURCE, { ...cur, status: crdEstablishedStatus(spec.names, storage) }, { subresource: 'status' });
+  });
 }

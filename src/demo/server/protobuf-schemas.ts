@@ -3,11 +3,18 @@
  * and of the nested structs they use. Only fields kubectl's typed commands fill are listed; the
  * decoder refuses any other field that carries a value (see protobuf.ts).
  */
-export type Kind = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'quantity' | 'intOrString';
+/** 'fieldsV1': metav1.FieldsV1, a message whose field 1 (Raw) holds JSON text; decoded as that JSON, as its JSON form is. */
+export type Kind = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'quantity' | 'intOrString' | 'fieldsV1';
 export interface Field {
   name: string;
   type: Kind | Schema | { map: 'string' | 'bytes' | 'quantity' };
   repeated?: boolean;
+  /**
+   * A pointer field (`*int32`, `*bool`) or one whose zero means something: gogo-proto writes it
+   * whenever it is set, so a zero on the wire is kept (replicas: 0, gracePeriodSeconds: 0), where
+   * other zero values are left out as JSON's omitempty does.
+   */
+  keepZero?: boolean;
 }
 export type Schema = Record<number, Field>;
 
@@ -35,6 +42,19 @@ const objectMeta: Schema = {
   12: { name: 'annotations', type: { map: 'string' } },
   13: { name: 'ownerReferences', type: ownerReference, repeated: true },
   14: { name: 'finalizers', type: 'string', repeated: true },
+  17: {
+    name: 'managedFields',
+    type: {
+      1: { name: 'manager', type: 'string' },
+      2: { name: 'operation', type: 'string' },
+      3: { name: 'apiVersion', type: 'string' },
+      4: { name: 'time', type: time },
+      6: { name: 'fieldsType', type: 'string' },
+      7: { name: 'fieldsV1', type: 'fieldsV1' },
+      8: { name: 'subresource', type: 'string' },
+    },
+    repeated: true,
+  },
 };
 const meta: Field = { name: 'metadata', type: objectMeta };
 const objectReference: Schema = {
@@ -102,11 +122,124 @@ const podSpec: Schema = {
   6: { name: 'dnsPolicy', type: 'string' },
   7: { name: 'nodeSelector', type: { map: 'string' } },
   8: { name: 'serviceAccountName', type: 'string' },
+  9: { name: 'serviceAccount', type: 'string' },
   10: { name: 'nodeName', type: 'string' },
+  11: { name: 'hostNetwork', type: 'bool' },
+  15: { name: 'imagePullSecrets', type: { 1: { name: 'name', type: 'string' } }, repeated: true },
+  16: { name: 'hostname', type: 'string' },
+  17: { name: 'subdomain', type: 'string' },
   19: { name: 'schedulerName', type: 'string' },
   20: { name: 'initContainers', type: container, repeated: true },
+  21: { name: 'automountServiceAccountToken', type: 'bool', keepZero: true },
+  22: {
+    name: 'tolerations',
+    type: {
+      1: { name: 'key', type: 'string' },
+      2: { name: 'operator', type: 'string' },
+      3: { name: 'value', type: 'string' },
+      4: { name: 'effect', type: 'string' },
+      5: { name: 'tolerationSeconds', type: 'int', keepZero: true },
+    },
+    repeated: true,
+  },
+  24: { name: 'priorityClassName', type: 'string' },
+  25: { name: 'priority', type: 'int', keepZero: true },
+  28: { name: 'readinessGates', type: { 1: { name: 'conditionType', type: 'string' } }, repeated: true },
+  29: { name: 'runtimeClassName', type: 'string' },
+  30: { name: 'enableServiceLinks', type: 'bool', keepZero: true },
+  31: { name: 'preemptionPolicy', type: 'string' },
+};
+/** PodCondition (core/v1 generated.proto). */
+const podCondition: Schema = {
+  1: { name: 'type', type: 'string' },
+  2: { name: 'status', type: 'string' },
+  3: { name: 'lastProbeTime', type: time },
+  4: { name: 'lastTransitionTime', type: time },
+  5: { name: 'reason', type: 'string' },
+  6: { name: 'message', type: 'string' },
+  7: { name: 'observedGeneration', type: 'int' },
+};
+const podIP: Schema = { 1: { name: 'ip', type: 'string' } };
+const containerState: Schema = {
+  1: { name: 'waiting', type: { 1: { name: 'reason', type: 'string' }, 2: { name: 'message', type: 'string' } } },
+  2: { name: 'running', type: { 1: { name: 'startedAt', type: time } } },
+  3: {
+    name: 'terminated',
+    type: {
+      1: { name: 'exitCode', type: 'int', keepZero: true },
+      2: { name: 'signal', type: 'int' },
+      3: { name: 'reason', type: 'string' },
+      4: { name: 'message', type: 'string' },
+      5: { name: 'startedAt', type: time },
+      6: { name: 'finishedAt', type: time },
+      7: { name: 'containerID', type: 'string' },
+    },
+  },
+};
+/** ContainerStatus as a kubelet writes it (ready and restartCount have no omitempty: their zeros are kept). */
+const containerStatus: Schema = {
+  1: { name: 'name', type: 'string' },
+  2: { name: 'state', type: containerState },
+  3: { name: 'lastState', type: containerState },
+  4: { name: 'ready', type: 'bool', keepZero: true },
+  5: { name: 'restartCount', type: 'int', keepZero: true },
+  6: { name: 'image', type: 'string' },
+  7: { name: 'imageID', type: 'string' },
+  8: { name: 'containerID', type: 'string' },
+  9: { name: 'started', type: 'bool', keepZero: true },
+  15: { name: 'stopSignal', type: 'string' },
+};
+/** PodStatus as the demo's kubelet fills it (the fields a read-modify-write sends back). */
+const podStatus: Schema = {
+  1: { name: 'phase', type: 'string' },
+  2: { name: 'conditions', type: podCondition, repeated: true },
+  3: { name: 'message', type: 'string' },
+  4: { name: 'reason', type: 'string' },
+  5: { name: 'hostIP', type: 'string' },
+  6: { name: 'podIP', type: 'string' },
+  7: { name: 'startTime', type: time },
+  8: { name: 'containerStatuses', type: containerStatus, repeated: true },
+  9: { name: 'qosClass', type: 'string' },
+  10: { name: 'initContainerStatuses', type: containerStatus, repeated: true },
+  11: { name: 'nominatedNodeName', type: 'string' },
+  13: { name: 'ephemeralContainerStatuses', type: containerStatus, repeated: true },
+  12: { name: 'podIPs', type: podIP, repeated: true },
+  16: { name: 'hostIPs', type: podIP, repeated: true },
+  17: { name: 'observedGeneration', type: 'int' },
 };
 const podTemplateSpec: Schema = { 1: meta, 2: { name: 'spec', type: podSpec } };
+/** DeploymentStatus (apps/v1 generated.proto): what a deployment controller writes, sent back by a read-modify-write. */
+const deploymentStatus: Schema = {
+  1: { name: 'observedGeneration', type: 'int' },
+  2: { name: 'replicas', type: 'int' },
+  3: { name: 'updatedReplicas', type: 'int' },
+  4: { name: 'availableReplicas', type: 'int' },
+  5: { name: 'unavailableReplicas', type: 'int' },
+  6: {
+    name: 'conditions',
+    type: {
+      1: { name: 'type', type: 'string' },
+      2: { name: 'status', type: 'string' },
+      4: { name: 'reason', type: 'string' },
+      5: { name: 'message', type: 'string' },
+      6: { name: 'lastUpdateTime', type: time },
+      7: { name: 'lastTransitionTime', type: time },
+    },
+    repeated: true,
+  },
+  7: { name: 'readyReplicas', type: 'int' },
+  8: { name: 'collisionCount', type: 'int', keepZero: true },
+  9: { name: 'terminatingReplicas', type: 'int', keepZero: true },
+};
+/** meta/v1 DeleteOptions: client-go sends it as the body of every delete and deletecollection. */
+export const DELETE_OPTIONS: Schema = {
+  1: { name: 'gracePeriodSeconds', type: 'int', keepZero: true },
+  2: { name: 'preconditions', type: { 1: { name: 'uid', type: 'string' }, 2: { name: 'resourceVersion', type: 'string' } } },
+  3: { name: 'orphanDependents', type: 'bool', keepZero: true },
+  4: { name: 'propagationPolicy', type: 'string' },
+  5: { name: 'dryRun', type: 'string', repeated: true },
+  6: { name: 'ignoreStoreReadErrorWithClusterBreakingPotential', type: 'bool', keepZero: true },
+};
 /** Status on create is dropped by the server; its zero-valued fields only need to be skipped. */
 const ignoredStatus: Field = { name: 'status', type: {} };
 const jobSpec: Schema = {
@@ -164,7 +297,7 @@ export const KINDS: Record<string, Schema> = {
     2: {
       name: 'spec',
       type: {
-        1: { name: 'replicas', type: 'int' },
+        1: { name: 'replicas', type: 'int', keepZero: true },
         2: { name: 'selector', type: labelSelector },
         3: { name: 'template', type: podTemplateSpec },
         4: {
@@ -180,7 +313,14 @@ export const KINDS: Record<string, Schema> = {
         9: { name: 'progressDeadlineSeconds', type: 'int' },
       },
     },
-    3: ignoredStatus,
+    3: { name: 'status', type: deploymentStatus },
+  },
+  'v1/Pod': { 1: meta, 2: { name: 'spec', type: podSpec }, 3: { name: 'status', type: podStatus } },
+  // autoscaling/v1 Scale: the body of client-go's UpdateScale (ScaleSpec.replicas is a plain int32: 0 is sent and means 0)
+  'autoscaling/v1/Scale': {
+    1: meta,
+    2: { name: 'spec', type: { 1: { name: 'replicas', type: 'int', keepZero: true } } },
+    3: { name: 'status', type: { 1: { name: 'replicas', type: 'int' }, 2: { name: 'selector', type: 'string' } } },
   },
   'batch/v1/Job': { 1: meta, 2: { name: 'spec', type: jobSpec }, 3: ignoredStatus },
   'batch/v1/CronJob': {
@@ -222,8 +362,15 @@ export const KINDS: Record<string, Schema> = {
         4: { name: 'type', type: 'string' },
         5: { name: 'externalIPs', type: 'string', repeated: true },
         7: { name: 'sessionAffinity', type: 'string' },
+        8: { name: 'loadBalancerIP', type: 'string' },
         10: { name: 'externalName', type: 'string' },
         11: { name: 'externalTrafficPolicy', type: 'string' },
+        13: { name: 'publishNotReadyAddresses', type: 'bool' },
+        17: { name: 'ipFamilyPolicy', type: 'string' },
+        18: { name: 'clusterIPs', type: 'string', repeated: true },
+        19: { name: 'ipFamilies', type: 'string', repeated: true },
+        20: { name: 'allocateLoadBalancerNodePorts', type: 'bool', keepZero: true },
+        22: { name: 'internalTrafficPolicy', type: 'string' },
       },
     },
     3: ignoredStatus,

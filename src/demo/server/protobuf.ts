@@ -13,9 +13,24 @@
  * sent is silently dropped; zero values of unknown fields (gogo-proto writes every non-pointer
  * field) are ignored.
  */
-import { KINDS, type Field, type Schema } from './protobuf-schemas';
+import { DELETE_OPTIONS, KINDS, type Field, type Schema } from './protobuf-schemas';
 
+/** A body the demo cannot decode though it may be valid protobuf (a kind or field it lacks): 415. */
 export class ProtobufUnsupported extends Error {}
+
+/**
+ * A body that is not valid Kubernetes protobuf at all: 400, as kube-apiserver answers (its
+ * serializer's "provided data does not appear to be a protobuf message" and "unexpected EOF").
+ * `kind`/`version` are set when the envelope decoded and only the object inside it did not.
+ */
+export class ProtobufMalformed extends Error {
+  constructor(
+    message: string,
+    readonly gvk?: { version: string; kind: string },
+  ) {
+    super(message);
+  }
+}
 
 export const PROTOBUF_KINDS = Object.keys(KINDS);
 
@@ -29,17 +44,17 @@ class Reader {
     let r = 0n;
     let s = 0n;
     for (;;) {
-      if (this.i >= this.b.length) throw new ProtobufUnsupported('truncated varint');
+      if (this.i >= this.b.length) throw new ProtobufMalformed('unexpected EOF');
       const x = this.b[this.i++]!;
       r |= BigInt(x & 0x7f) << s;
       if (x < 0x80) return r;
       s += 7n;
-      if (s > 70n) throw new ProtobufUnsupported('varint too long');
+      if (s > 70n) throw new ProtobufMalformed('proto: integer overflow');
     }
   }
   bytes(): Uint8Array {
     const n = Number(this.varint());
-    if (this.i + n > this.b.length) throw new ProtobufUnsupported('truncated field');
+    if (this.i + n > this.b.length) throw new ProtobufMalformed('unexpected EOF');
     const v = this.b.subarray(this.i, this.i + n);
     this.i += n;
     return v;
@@ -77,6 +92,7 @@ function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown>
       else if (t === 'time') setValue(out, f, decodeTime(v));
       else if (t === 'quantity') setValue(out, f, decodeQuantity(v));
       else if (t === 'intOrString') setValue(out, f, decodeIntOrString(v));
+      else if (t === 'fieldsV1') setValue(out, f, decodeFieldsV1(v, num));
       else if (typeof t === 'object' && 'map' in t) {
         const [k, val] = decodeMapEntry(v, t.map as 'string' | 'bytes' | 'quantity');
         const m = (out[f.name] ??= {}) as Record<string, unknown>;
@@ -122,8 +138,30 @@ function setValue(out: Record<string, unknown>, f: Field, v: unknown): void {
     ((out[f.name] ??= []) as unknown[]).push(v);
     return;
   }
+  if (f.keepZero && v !== undefined) {
+    out[f.name] = v;
+    return;
+  }
   const empty = v === '' || v === 0 || v === false || v === undefined || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
   if (!empty) out[f.name] = v;
+}
+
+/** metav1.FieldsV1 { 1: Raw (JSON text) }: the JSON it holds; Raw that is not JSON makes the body unsupported. */
+function decodeFieldsV1(buf: Uint8Array, num: number): unknown {
+  const r = new Reader(buf);
+  let raw: Uint8Array | undefined;
+  while (!r.done) {
+    const key = Number(r.varint());
+    if ((key & 7) !== 2) throw new ProtobufUnsupported(`field ${num}: fieldsV1: unexpected wire type`);
+    const b = r.bytes();
+    if (key >>> 3 === 1) raw = b;
+  }
+  if (!raw || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new ProtobufUnsupported(`field ${num}: fieldsV1 is not JSON`);
+  }
 }
 
 function decodeMapEntry(buf: Uint8Array, valueType: 'string' | 'bytes' | 'quantity'): [string, unknown] {
@@ -190,8 +228,9 @@ function decodeTime(buf: Uint8Array): string | undefined {
 /** Decodes a protobuf request body into the JSON object it stands for. */
 export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> {
   if (body.length < 4 || body[0] !== 0x6b || body[1] !== 0x38 || body[2] !== 0x73 || body[3] !== 0) {
-    throw new ProtobufUnsupported('missing the k8s protobuf magic prefix');
+    throw new ProtobufMalformed('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
+  if (body.length === 4) throw new ProtobufMalformed('empty body');
   const envelope = decodeMessage(body.subarray(4), {
     1: { name: 'typeMeta', type: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } },
     2: { name: 'raw', type: 'bytes' },
@@ -200,8 +239,14 @@ export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> 
   });
   const tm = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   if (envelope.contentEncoding) throw new ProtobufUnsupported(`content encoding ${String(envelope.contentEncoding)}`);
-  const schema = KINDS[`${tm.apiVersion}/${tm.kind}`];
+  // DeleteOptions is registered in every group version (metav1.AddToGroupVersion): "v1", "apps/v1", ...
+  const schema = tm.kind === 'DeleteOptions' ? DELETE_OPTIONS : KINDS[`${tm.apiVersion}/${tm.kind}`];
   if (!schema) throw new ProtobufUnsupported(`no protobuf schema for ${tm.apiVersion}/${tm.kind}`);
   const raw = Buffer.from(String(envelope.raw ?? ''), 'base64');
-  return { apiVersion: tm.apiVersion, kind: tm.kind, ...decodeMessage(raw, schema) };
+  try {
+    return { apiVersion: tm.apiVersion, kind: tm.kind, ...decodeMessage(raw, schema) };
+  } catch (e) {
+    if (e instanceof ProtobufMalformed) throw new ProtobufMalformed(e.message, { version: String(tm.apiVersion).split('/').pop()!, kind: String(tm.kind) });
+    throw e;
+  }
 }

@@ -12,7 +12,7 @@
 import { load as loadYaml } from 'js-yaml';
 import type { KubeObject } from '../store';
 import { resolveTarget, type ServerContext, type Target } from './context';
-import type { Exchange } from './exchange';
+import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed } from './list';
 import { jsonPatch, mergePatch } from './patch';
 import { ApiError, badRequest, invalid, pathNotFound } from './status';
@@ -48,10 +48,14 @@ export async function handleScaleWrite(ctx: ServerContext, x: Exchange, verb: 'u
   const t = target(ctx, x);
   const existing = getNamed(ctx, t, x);
   const current = scaleOf(existing);
-  const raw = (await x.readBody()).toString('utf8');
-  let next: unknown;
+  // client-go's UpdateScale sends an autoscaling/v1 Scale as protobuf
+  const pb = verb === 'update' && requestContentType(x) === PROTOBUF_TYPE ? await x.readJson('Scale') : undefined;
+  const raw = pb === undefined ? (await x.readBody()).toString('utf8') : '';
+  let next: unknown = pb;
   try {
-    if (verb === 'update') next = JSON.parse(raw);
+    if (pb !== undefined) {
+      // decoded already
+    } else if (verb === 'update') next = JSON.parse(raw);
     else {
       const ct = (x.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const patch = ct === 'application/apply-patch+yaml' ? loadYaml(raw) : JSON.parse(raw);

@@ -13,6 +13,7 @@ import { applyDefaults, normalizeStored, prepareForCreate, validate } from './de
 import type { Exchange } from './exchange';
 import { getNamed, writeOne } from './list';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch';
+import { withApplyEntry } from './managed-fields';
 import { ApiError, badRequest, invalid, notFound, pathNotFound, success } from './status';
 
 type Obj = Record<string, unknown>;
@@ -233,8 +234,9 @@ export async function handlePatch(ctx: ServerContext, x: Exchange): Promise<void
   const o = next as KubeObject;
   const meta = (o.metadata ?? {}) as KubeObject['metadata'];
   if (meta.name !== x.info.name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${x.info.name})`);
-  const patched: KubeObject = { ...o, apiVersion: existing.apiVersion, kind: existing.kind, metadata: { ...meta, namespace: existing.metadata.namespace } };
+  let patched: KubeObject = { ...o, apiVersion: existing.apiVersion, kind: existing.kind, metadata: { ...meta, namespace: existing.metadata.namespace } };
   if (!t.namespaced) delete patched.metadata.namespace;
+  if (ct === 'application/apply-patch+yaml') patched = recordApply(t, x, patched, patch as Obj, sub);
   throwIfInvalid(t, patched);
   commitUpdate(ctx, t, x, patched, sub, isDry);
 }
@@ -247,9 +249,15 @@ async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: un
   placeInNamespace(t, x, o);
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
-  const prepared = normalizeStored(t.type, prepareForCreate(t.type, { ...o, apiVersion: t.apiVersion, kind: t.type.kind }));
+  const prepared = recordApply(t, x, normalizeStored(t.type, prepareForCreate(t.type, { ...o, apiVersion: t.apiVersion, kind: t.type.kind })), patch as Obj);
   if (isDry) return writeOne(ctx, t, x, prepared, 201);
   writeOne(ctx, t, x, ctx.store.create(t.group, t.resource, prepared, { uid: prepared.metadata.uid }), 201);
+}
+
+/** The apply request's managedFields entry, for its ?fieldManager= (see managed-fields.ts). */
+function recordApply(t: Target, x: Exchange, o: KubeObject, applied: Obj, sub?: string): KubeObject {
+  const manager = x.query.get('fieldManager') ?? '';
+  return withApplyEntry(o, applied, { manager, apiVersion: t.apiVersion, subresource: sub, time: kubeTime(new Date()) });
 }
 
 export function isCustomResource(ctx: ServerContext, t: Target): boolean {
