@@ -9,7 +9,7 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
-import { startControllers, type ControllerName } from './controllers/index';
+import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
@@ -22,6 +22,7 @@ import { realKubeletClock } from './kubelet/clock';
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
+export type { ReconcileRecord } from './controllers/index';
 export { ObjectStore } from './store';
 
 export interface DemoCRD {
@@ -76,6 +77,11 @@ export interface DemoClusterOptions {
    * DELETE with propagationPolicy Foreground or Orphan is finished by the collector, as upstream.
    */
   controllers?: boolean | ControllerName[];
+  /**
+   * Called after every reconcile of every controller (with `controllers` on), with its key, handler,
+   * duration and writes: the extension puts them on the timeline's controller lanes.
+   */
+  onControllerReconcile?: (r: ReconcileRecord) => void;
   /**
    * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
    * fixed instant, for determinism. The CLI passes the real time, so a generated Event was last
@@ -165,7 +171,11 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {
-      const cm = startControllers(store, { signal: life.signal, ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}) });
+      const cm = startControllers(store, {
+        signal: life.signal,
+        ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}),
+        ...(opts.onControllerReconcile ? { onReconcile: opts.onControllerReconcile } : {}),
+      });
       stops.push(() => cm.stop());
     }
     if (opts.eventTtlMs !== 0) {
