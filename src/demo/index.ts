@@ -9,6 +9,7 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
+import { startStory } from './story';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
@@ -82,6 +83,12 @@ export interface DemoClusterOptions {
    * duration and writes: the extension puts them on the timeline's controller lanes.
    */
   onControllerReconcile?: (r: ReconcileRecord) => void;
+  /**
+   * Start the story (./story.ts): namespace `story` with a Deployment that rolls 8 s after start and
+   * every 45 s, a Job that completes, a CronJob that runs every minute, and the failing probe-me pod.
+   * Needs the kubelet and the controllers. Default off (the tests count objects); `npm run demo` turns it on.
+   */
+  story?: boolean;
   /**
    * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
    * fixed instant, for determinism. The CLI passes the real time, so a generated Event was last
@@ -177,6 +184,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
         ...(opts.onControllerReconcile ? { onReconcile: opts.onControllerReconcile } : {}),
       });
       stops.push(() => cm.stop());
+    }
+    if (opts.story) {
+      const story = startStory(store, { signal: life.signal });
+      stops.push(() => story.stop());
     }
     if (opts.eventTtlMs !== 0) {
       const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
