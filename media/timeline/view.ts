@@ -302,7 +302,7 @@ export class TimelineView {
     const empty =
       this.model.size === 0
         ? this.snapshotDone
-          ? 'No events yet: load cluster resources or start the sync loop. (Controller lanes show for the demo cluster started in VS Code only.)'
+          ? 'No events yet: load cluster resources or start the sync loop. (Controller lanes show for the KubeLoop demo cluster only.)'
           : 'Loading…'
         : undefined;
     if (ctx) drawFrame(ctx, frame, this.palette, this.dpr, empty);

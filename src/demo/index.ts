@@ -10,6 +10,7 @@ import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
 import { startStory } from './story';
+import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
@@ -138,7 +139,10 @@ function ensureNamespace(store: ObjectStore, name: string): void {
 
 export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<DemoCluster> {
   const store = new ObjectStore({ historySize: opts.historySize });
+  // The controllers' reconciles, for clients in other processes (GET /_demo/reconciles).
+  const reconciles = opts.controllers ? new ReconcileLog() : undefined;
   const server = await startApiServer({
+    ...(reconciles ? { reconciles } : {}),
     store,
     host: opts.host,
     port: opts.port,
@@ -181,7 +185,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       const cm = startControllers(store, {
         signal: life.signal,
         ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}),
-        ...(opts.onControllerReconcile ? { onReconcile: opts.onControllerReconcile } : {}),
+        onReconcile: (r) => {
+          reconciles!.push(r);
+          opts.onControllerReconcile?.(r);
+        },
       });
       stops.push(() => cm.stop());
     }

@@ -71,8 +71,9 @@ export interface SyncIterationEvent {
 /**
  * One reconcile of one controller of the demo cluster run in this process (kube-controller-manager's
  * syncHandler for one key: deployment's syncDeployment, replicaset's syncReplicaSet, ...), on its
- * own lane `controller/<controller>`. A cluster elsewhere (`npm run demo`, a real one) shows none:
- * its controllers run in another process, which the timeline cannot see.
+ * own lane `controller/<controller>`. A demo cluster in another process (`npm run demo`) serves
+ * them at /_demo/reconciles and the extension polls it while the sync loop runs there; a real
+ * cluster shows none: its controllers run where the timeline cannot see them.
  */
 export interface ControllerReconcileEvent {
   kind: 'reconcile';

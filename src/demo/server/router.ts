@@ -7,6 +7,7 @@
  * (the reset and hang faults); the server never crashes on a request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReconcileLog } from '../controllers/reconcileLog';
 import { handleAdmin } from './admin';
 import { impersonation, type Authenticator, type Authorizer } from './auth';
 import type { ServerContext } from './context';
@@ -34,6 +35,8 @@ export interface RouterDeps {
   stats: ServerStats;
   /** Registers a cleanup for server stop (open watches, hung requests). */
   track(cleanup: () => void): () => void;
+  /** The controllers' reconciles, served at /_demo/reconciles when they run. */
+  reconciles?: ReconcileLog;
 }
 
 export function createRequestListener(d: RouterDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -87,7 +90,7 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
       x.user = x.impersonated.user;
       stats.lastImpersonation = x.impersonated;
     }
-    if (admin) return await handleAdmin(x, d.faults, stats);
+    if (admin) return await handleAdmin(x, d.faults, stats, d.reconciles);
     const fired = d.faults.pick({
       method: req.method ?? 'GET',
       verb: String(info.verb),
