@@ -241,7 +241,7 @@ async function openAPIV3(ctx: ServerContext, x: Exchange, segments: string[]): P
     }
     return;
   }
-  x.jsonText(200, (await doc.body()).toString('utf8'), 'application/json', headers);
+  x.jsonBytes(200, await doc.body(), 'application/json', headers);
 }
 
 function unsupportedSubresource(ctx: ServerContext, x: Exchange): ApiError {
