@@ -23,6 +23,7 @@ describe('npm run demo: the story of the first minute', () => {
   let dir: string;
   let kubeconfig: string;
   let started: number;
+  let url: string;
   const since = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
   const kubectl = async (args: string[]) => {
     const r = await runKubectl(args, { kubeconfig, timeoutMs: 70_000 });
@@ -46,7 +47,7 @@ describe('npm run demo: the story of the first minute', () => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await eventually(() => /story: +namespace "story"/.test(out) && /Press Ctrl-C/.test(out), {
+    await eventually(() => /story: +namespace "story"/.test(out) && /Press Ctrl-C/.test(out) && (url = /demo cluster: (\S+)/.exec(out)?.[1] ?? ''), {
       description: `the demo cluster up with its story (output: ${JSON.stringify(out)})`,
       timeoutMs: 60_000,
     });
@@ -82,6 +83,26 @@ describe('npm run demo: the story of the first minute', () => {
     const status = await kubectl(['rollout', 'status', 'deployment/shop', '-n', 'story', '--timeout=60s']);
     assert.match(status, /deployment "shop" successfully rolled out/);
     seen.rolledOut = since();
+    // what the extension's controller lanes read from this process: the rollout, reconcile by reconcile
+    type Logged = { seq: number; controller: string; key: string; created?: string[] };
+    const log = { records: [] as Logged[] };
+    for (let after = 0; ;) {
+      const page = (await (await fetch(`${url}/_demo/reconciles?after=${after}`)).json()) as { records: Logged[] };
+      if (!page.records.length) break;
+      log.records.push(...page.records);
+      after = page.records[page.records.length - 1]!.seq;
+    }
+    assert.ok(
+      log.records.some(
+        (r) => r.controller === 'deployment' && r.key === 'deployments.apps:story/shop' && r.created?.some((k) => k.startsWith('replicasets.apps:story/shop-')),
+      ),
+      'the deployment controller creating the new ReplicaSet',
+    );
+    assert.ok(
+      log.records.some(
+        (r) => r.controller === 'replicaset' && r.key.startsWith('replicasets.apps:story/shop-') && r.created?.some((k) => k.startsWith('pods:story/shop-')),
+      ),
+    );
 
     // the Job completes
     await kubectl(['wait', '--for=condition=Complete', 'job/report', '-n', 'story', '--timeout=60s']);
