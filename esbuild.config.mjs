@@ -3,9 +3,11 @@
 //  - dist/cli.js:       the headless command line (`kubeloop load|sync|demo-cluster`): a launcher of
 //                       dist/cli-main.js that compiles it through V8's code cache
 //  - dist/webview/timeline.js: the timeline webview script (browser platform, no Node APIs)
+// and copies the demo cluster's OpenAPI v3 documents (src/demo/data/openapi, gzipped data the bundles
+// read at run time from dist/openapi, next to themselves: src/demo/server/openapiData.ts).
 // Usage: node esbuild.config.mjs [--watch] [--production]
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -51,6 +53,9 @@ if (existsSync('media/timeline/main.ts')) {
     format: 'iife',
   });
 }
+
+rmSync('dist/openapi', { recursive: true, force: true });
+cpSync('src/demo/data/openapi', 'dist/openapi', { recursive: true });
 
 if (watch) {
   const ctxs = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -47,6 +47,8 @@ const cluster = spawn(
     kubeconfig,
     '--churn',
     '2',
+    // something happens in the first minute: a rollout, a Job, a CronJob, probe-me failing (src/demo/story.ts)
+    '--story',
   ],
   { stdio: 'inherit' },
 );
@@ -104,6 +106,8 @@ console.log(`
 KubeLoop demo is up.
   demo cluster kubeconfig: ${kubeconfig}
   KubeLoop:                ${where}
+Namespace "story": deployment shop rolls to a new image in 8 s (then every 45 s), job report completes,
+cronjob tick runs every minute, pod probe-me fails its liveness probe and restarts.
 In VS Code: click the KubeLoop icon in the activity bar, then run "KubeLoop: Load Cluster Resources",
 "KubeLoop: Start Sync Loop" and "KubeLoop: Show Timeline" from the command palette (Ctrl+Shift+P).
 From a shell: node dist/cli.js load --kubeconfig ${kubeconfig}

@@ -18,10 +18,13 @@ const out = outIdx > 0 ? process.argv[outIdx + 1] : `${pkg.name}-${pkg.version}.
 
 /** The bundles the .vsix carries: they must come out of this build. */
 const BUNDLES = ['dist/extension.js', 'dist/webview/timeline.js'];
+/** Data the extension's demo cluster reads at run time (copied by the build, not bundled). */
+const DATA = ['dist/openapi/index.json'];
 /** Everything the .vsix may contain (paths as `vsce ls` prints them). */
 const ALLOWED = [
   /^dist\/extension\.js$/,
   /^dist\/webview\/[\w.-]+\.js$/,
+  /^dist\/openapi\/[\w.-]+\.json(\.gz)?$/,
   /^media\/[\w./-]+\.(svg|png|css|md)$/,
   /^package\.json$/,
   /^README\.md$/i,
@@ -61,7 +64,7 @@ const files = ls.stdout
   .filter(Boolean);
 const stray = files.filter((f) => !ALLOWED.some((re) => re.test(f)));
 if (stray.length) fail(`files not on the allow-list would ship (fix .vscodeignore): ${stray.join(', ')}`);
-for (const f of [...BUNDLES, 'package.json']) if (!files.includes(f)) fail(`${f} would be missing from the .vsix`);
+for (const f of [...BUNDLES, ...DATA, 'package.json']) if (!files.includes(f)) fail(`${f} would be missing from the .vsix`);
 
 const pack = run([vsce, 'package', ...flags, '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
 // vsce's own lines (its WARNINGs among them) go to stderr, where test/e2e/package.test.ts reads them.

@@ -53,7 +53,11 @@ export function buildDom(parent: HTMLElement): Dom {
   const sources = el('div', { className: 'group', id: 'timeline-sources' }, { role: 'group', 'aria-label': 'Sources shown' });
   const sourceButtons = new Map<SourceName, HTMLButtonElement>();
   for (const s of SOURCES) {
-    const b = button(s, `Show ${s === 'loader' ? 'loader tasks' : `${s} iterations`}`, { 'aria-pressed': 'true', 'data-source': s });
+    const b = button(
+      s,
+      `Show ${s === 'loader' ? 'loader tasks' : s === 'controllers' ? "the in-process demo cluster's controller reconciles" : `${s} iterations`}`,
+      { 'aria-pressed': 'true', 'data-source': s },
+    );
     b.className = 'toggle';
     sourceButtons.set(s, b);
     sources.append(b);

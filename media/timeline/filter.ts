@@ -20,20 +20,18 @@ export function itemKinds(item: Item): readonly string[] {
   return item.type === 'bar' ? [item.resource] : item.kinds;
 }
 
-/** The text the name filter searches (an iteration's objects and its node), lower case; kept on the item so typing a filter is cheap. */
+/** The text the name filter searches (an iteration's objects and its node; a reconcile's objects), lower case; kept on the item so typing a filter is cheap. */
 function nameHaystack(item: Item): string {
-  if (item.search === undefined) {
-    const text =
-      item.type === 'mark'
-        ? item.event.node
-          ? `${item.event.key} ${item.event.node}`
-          : item.event.key
-        : item.namespace
-          ? `${item.namespace}/${item.resource}`
-          : item.resource;
-    item.search = text.toLowerCase();
-  }
+  item.search ??= haystackText(item).toLowerCase();
   return item.search;
+}
+
+function haystackText(item: Item): string {
+  if (item.type === 'bar') return item.namespace ? `${item.namespace}/${item.resource}` : item.resource;
+  const e = item.event;
+  // a reconcile: its object and every object it wrote, so a pod's name finds the reconcile that made it
+  if (e.kind === 'reconcile') return [e.key, ...(e.created ?? []), ...(e.deleted ?? []), ...(e.updated ?? [])].join(' ');
+  return e.node ? `${e.key} ${e.node}` : e.key;
 }
 
 export function isEmptyFilter(f: FilterSpec): boolean {

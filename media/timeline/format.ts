@@ -4,7 +4,7 @@
  * cluster-supplied names are never parsed as HTML.
  */
 import type { TimelineEvent } from '../../src/core/timeline/events';
-import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, type DetailRow } from '../../src/shared/details';
+import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, reconcileSummary, type DetailRow } from '../../src/shared/details';
 import { itemEnd, type Bar, type Item } from './model';
 
 export function eventLabel(e: TimelineEvent): string {
@@ -19,6 +19,8 @@ export function eventLabel(e: TimelineEvent): string {
           : '';
     return `${fmtTime(e.t)}  worker ${e.worker}  ${e.phase} ${gvr}${where}${extra}`;
   }
+  if (e.kind === 'reconcile')
+    return `${fmtTime(e.t)}  controller/${e.controller}  ${e.handler} ${e.key}: ${e.outcome}, ${reconcileSummary(e)}, ${e.durationMs} ms`;
   const key = e.key ? ` ${e.key}` : '';
   return `${fmtTime(e.t)}  ${e.source}  ${e.op}${key} -> ${e.handler} ${e.outcome}${e.inferred ? ' (inferred)' : ''}, ${e.durationMs} ms`;
 }
@@ -56,6 +58,8 @@ function barDuration(bar: Bar, end: number): number {
 export function describeItem(item: Item, now: number): Description {
   if (item.type === 'mark') {
     const e = item.event;
+    if (e.kind === 'reconcile')
+      return { title: `controller/${e.controller} · ${e.handler} · ${clip(e.key, 100)} · ${reconcileSummary(e)}`, rows: eventDetailRows(e) };
     return { title: `${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}${e.node ? ` · node ${e.node}` : ''}`, rows: eventDetailRows(e) };
   }
   const bar = item;

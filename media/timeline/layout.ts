@@ -156,7 +156,7 @@ export function layoutFrame(model: TimelineModel, view: Viewport, geom: Geometry
     const h = Math.max(2, row.h - 2 * pad);
     cols.fill(0, 0, plotW + 2);
     let usedCols = false;
-    const isMark = row.lane.kind === 'source';
+    const isMark = row.lane.kind !== 'worker';
     frame.stats.visited += forEachInRange(row.lane, view.start, view.end, now, (item, end) => {
       const x0 = (item.start - view.start) * pxPerMs;
       const x1 = (end - view.start) * pxPerMs;
@@ -218,7 +218,7 @@ function drawIndividual(
   const sev = item.sev;
   if (item.type === 'mark') {
     frame.rects[MARK_STYLE[sev]!].push(left + cx0, y, w, h);
-    if (item.event.inferred) frame.rects['mark-inferred'].push(left + cx0, y, w, h);
+    if (item.event.kind === 'iteration' && item.event.inferred) frame.rects['mark-inferred'].push(left + cx0, y, w, h);
     return;
   }
   frame.rects[BAR_STYLE[sev]!].push(left + cx0, y, w, h);

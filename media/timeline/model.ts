@@ -4,8 +4,11 @@
  *
  * - Loader task events (start/page/retry/finish) are grouped by loadId+taskId into one Bar on the
  *   lane of their worker. Sync-loop iterations are one Mark each on the lane of their source.
- * - Lanes: one per worker seen (ascending), then one per sync source in a fixed order (always shown,
- *   so a user sees where iterations will appear before the loop runs).
+ *   Controller reconciles (the in-process demo cluster's) are one Mark each on the lane of their
+ *   controller, `controller/<name>`.
+ * - Lanes: one per worker seen (ascending), then one per controller seen (in upstream's order: a
+ *   Deployment's change flows down through them), then one per sync source in a fixed order (always
+ *   shown, so a user sees where iterations will appear before the loop runs).
  *
  * Guarantees:
  * - Every item of a lane is in `lane.items`, sorted by `start` whenever `ensureSorted()` returned
@@ -15,13 +18,15 @@
  *   ever missing an item that overlaps the view.
  * - Any event id of an item resolves to that item (`byId`) until the item is pruned or the model reset.
  */
-import type { GroupVersionResource, LoaderTaskEvent, SyncIterationEvent, SyncSource } from '../../src/core/timeline/events';
+import type { ControllerReconcileEvent, GroupVersionResource, LoaderTaskEvent, SyncIterationEvent, SyncSource } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 
 export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
-/** The filterable sources: the loader's tasks, and each sync-loop source. */
-export type SourceName = 'loader' | SyncSource;
-export const SOURCES: readonly SourceName[] = ['loader', ...SYNC_SOURCES];
+/** The demo cluster's controllers in the order work flows through them (unknown names sort after). */
+export const CONTROLLER_ORDER: readonly string[] = ['cronjob', 'job', 'deployment', 'replicaset', 'statefulset', 'daemonset', 'garbagecollector'];
+/** The filterable sources: the loader's tasks, the controllers' reconciles (all lanes at once), and each sync-loop source. */
+export type SourceName = 'loader' | 'controllers' | SyncSource;
+export const SOURCES: readonly SourceName[] = ['loader', 'controllers', ...SYNC_SOURCES];
 
 export type BarOutcome = 'ok' | 'error' | 'cancelled' | 'running';
 
@@ -68,7 +73,7 @@ export const SEVERITY = { ok: 1, running: 2, cancelled: 3, error: 4, skipped: 1,
 export interface Mark {
   readonly type: 'mark';
   readonly id: number;
-  readonly event: SyncIterationEvent;
+  readonly event: SyncIterationEvent | ControllerReconcileEvent;
   /** The kinds of the objects in `event.key` (see keyKinds); empty for a tick that touched nothing. */
   readonly kinds: readonly string[];
   readonly start: number;
@@ -82,12 +87,13 @@ export interface Mark {
 export type Item = Bar | Mark;
 
 export interface Lane {
-  /** Stable across updates: `worker:3` or `source:pleg`. */
+  /** Stable across updates: `worker:3`, `controller:deployment` or `source:pleg`. */
   readonly key: string;
-  readonly kind: 'worker' | 'source';
+  readonly kind: 'worker' | 'controller' | 'source';
   readonly label: string;
-  /** The worker number, or the sync source. */
+  /** The worker number, the controller, or the sync source. */
   readonly worker?: number;
+  readonly controller?: string;
   readonly source?: SyncSource;
   readonly items: Item[];
   maxSpan: number;
@@ -101,7 +107,12 @@ export function itemEnd(item: Item, now: number): number {
 }
 
 export function sourceOf(item: Item): SourceName {
-  return item.type === 'bar' ? 'loader' : item.event.source;
+  return item.type === 'bar' ? 'loader' : item.event.kind === 'reconcile' ? 'controllers' : item.event.source;
+}
+
+/** The filter source a lane belongs to. */
+export function laneSource(lane: Lane): SourceName {
+  return lane.kind === 'worker' ? 'loader' : lane.kind === 'controller' ? 'controllers' : lane.source!;
 }
 
 export function resourceName(gvr: GroupVersionResource): string {
@@ -155,13 +166,17 @@ export class TimelineModel {
     this.version++;
   }
 
-  /** Lanes in display order: workers ascending, then the sync sources. */
+  /** Lanes in display order: workers ascending, then the controllers seen, then the sync sources. */
   lanes(): readonly Lane[] {
     if (!this.ordered) {
       const all = [...this.lanesByKey.values()];
       const workers = all.filter((l) => l.kind === 'worker').sort((a, b) => a.worker! - b.worker!);
+      const rank = (c: string) => (CONTROLLER_ORDER.includes(c) ? CONTROLLER_ORDER.indexOf(c) : CONTROLLER_ORDER.length);
+      const controllers = all
+        .filter((l) => l.kind === 'controller')
+        .sort((a, b) => rank(a.controller!) - rank(b.controller!) || (a.controller! < b.controller! ? -1 : 1));
       const sources = SYNC_SOURCES.map((s) => this.lanesByKey.get(`source:${s}`)!);
-      this.ordered = [...workers, ...sources];
+      this.ordered = [...workers, ...controllers, ...sources];
     }
     return this.ordered;
   }
@@ -179,11 +194,11 @@ export class TimelineModel {
     for (const it of items) {
       const e = it.event;
       if (e.kind === 'task') this.addTask(it.id, e);
-      else if (e.kind === 'iteration') this.addIteration(it.id, e);
+      else if (e.kind === 'iteration' || e.kind === 'reconcile') this.addMark(it.id, e);
       else continue; // an event kind this webview does not know: ignore rather than break
       if (this.minT === undefined || e.t < this.minT) this.minT = e.t;
       if (this.maxT === undefined || e.t > this.maxT) this.maxT = e.t;
-      if (e.kind === 'iteration' && e.t + e.durationMs > this.maxT) this.maxT = e.t + e.durationMs;
+      if (e.kind !== 'task' && e.t + e.durationMs > this.maxT) this.maxT = e.t + e.durationMs;
     }
     this.version++;
   }
@@ -246,7 +261,7 @@ export class TimelineModel {
     return true;
   }
 
-  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'source'>): Lane {
+  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'controller' | 'source'>): Lane {
     let lane = this.lanesByKey.get(key);
     if (!lane) {
       lane = { key, ...make(), items: [], maxSpan: 0, open: new Set(), sorted: true };
@@ -269,11 +284,15 @@ export class TimelineModel {
     this.itemCount++;
   }
 
-  private addIteration(id: number, e: SyncIterationEvent): void {
-    const lane = this.sourceLanes.get(e.source) ?? this.sourceLane(e.source);
+  private addMark(id: number, e: SyncIterationEvent | ControllerReconcileEvent): void {
+    const lane =
+      e.kind === 'reconcile'
+        ? this.lane(`controller:${e.controller}`, () => ({ kind: 'controller', label: `controller/${e.controller}`, controller: e.controller }))
+        : (this.sourceLanes.get(e.source) ?? this.sourceLane(e.source));
     const duration = Number.isFinite(e.durationMs) && e.durationMs > 0 ? e.durationMs : 0;
     const sev = e.outcome === 'error' ? SEVERITY.error : e.outcome === 'skipped' ? SEVERITY.skipped : SEVERITY.markOk;
-    const kinds = keyKinds(e.key);
+    // A reconcile is filtered by the kinds of its object and of everything it created or deleted.
+    const kinds = e.kind === 'reconcile' ? keyKinds([e.key, ...(e.created ?? []), ...(e.deleted ?? [])].join(',')) : keyKinds(e.key);
     const mark: Mark = { type: 'mark', id, event: e, kinds, start: e.t, end: e.t + duration, lane, visible: true, sev };
     mark.visible = this.predicate(mark);
     if (duration > lane.maxSpan) lane.maxSpan = duration;

@@ -18,7 +18,7 @@ import { isEmptyFilter, kindsOf, makePredicate } from './filter';
 import { describeItem, itemLabel } from './format';
 import { bindInput } from './input';
 import { hitTest, laneRows, layoutFrame, type Geometry, type LaneRow } from './layout';
-import { TimelineModel, type Item, type Lane, type SourceName } from './model';
+import { laneSource, TimelineModel, type Item, type Lane, type SourceName } from './model';
 import { itemsInView, navigate, type NavKey } from './nav';
 import { restoreState, saveableState, type RestoredState } from './state';
 import { readPalette, themeClassOf, type Palette } from './theme';
@@ -223,7 +223,7 @@ export class TimelineView {
 
   showLane(lane: Lane): boolean {
     const hidden = this.st.filter.hiddenSources;
-    return !hidden.includes(lane.kind === 'worker' ? 'loader' : lane.source!);
+    return !hidden.includes(laneSource(lane));
   }
 
   private syncControls(): void {
@@ -299,7 +299,12 @@ export class TimelineView {
     const view = this.view();
     const frame = layoutFrame(this.model, view, this.geom, this.rows, this.selected);
     const ctx = this.dom.canvas.getContext('2d');
-    const empty = this.model.size === 0 ? (this.snapshotDone ? 'No events yet: load cluster resources or start the sync loop.' : 'Loading…') : undefined;
+    const empty =
+      this.model.size === 0
+        ? this.snapshotDone
+          ? 'No events yet: load cluster resources or start the sync loop. (Controller lanes show for the KubeLoop demo cluster only.)'
+          : 'Loading…'
+        : undefined;
     if (ctx) drawFrame(ctx, frame, this.palette, this.dpr, empty);
     this.updateLanes();
     this.updateStatus();
@@ -349,13 +354,10 @@ export class TimelineView {
     this.laneSig = sig;
     this.dom.lanes.replaceChildren(
       ...this.rows.map((r) => {
-        const title = r.lane.kind === 'worker' ? `loader ${r.lane.label}` : `sync loop: ${r.lane.label} iterations`;
+        const title =
+          r.lane.kind === 'worker' ? `loader ${r.lane.label}` : r.lane.kind === 'controller' ? laneTitle(r.lane) : `sync loop: ${r.lane.label} iterations`;
         // what a screen reader says for the lane: what its marks are, not only its short name
-        const li = el(
-          'li',
-          { textContent: r.lane.label, title },
-          { 'aria-label': `Lane ${r.lane.label}: ${r.lane.kind === 'worker' ? 'loader tasks' : `sync loop ${r.lane.label} iterations`}` },
-        );
+        const li = el('li', { textContent: r.lane.label, title }, { 'aria-label': `Lane ${r.lane.label}: ${laneTitle(r.lane)}` });
         li.dataset.lane = r.lane.key;
         li.style.top = `${r.y}px`;
         li.style.height = `${r.h}px`;
@@ -443,4 +445,11 @@ export class TimelineView {
   spanMs(): number {
     return span(this.view());
   }
+}
+
+/** What a lane's marks are, for its tooltip and what a screen reader says. */
+function laneTitle(lane: Lane): string {
+  if (lane.kind === 'worker') return 'loader tasks';
+  if (lane.kind === 'controller') return `demo cluster ${lane.controller} controller reconciles`;
+  return `sync loop ${lane.label} iterations`;
 }

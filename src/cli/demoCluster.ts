@@ -33,6 +33,9 @@ const HELP = `usage: kubeloop demo-cluster [flags]
                         --event-ttl (default 3600; 0 = never)
   --no-kubelet          do not run the kubelet simulation
   --no-controllers      do not run the controllers (deployment, replicaset, job, ..., garbage collector)
+  --story               start the story in namespace "story": a Deployment that rolls 8 s after start and
+                        every 45 s, a Job that completes, a CronJob every minute, the failing probe-me pod
+                        (needs the kubelet and the controllers; npm run demo turns it on)
 `;
 
 function parseCrd(spec: string): DemoCRD {
@@ -71,6 +74,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       'event-ttl': { type: 'string' },
       'no-kubelet': { type: 'boolean' },
       'no-controllers': { type: 'boolean' },
+      story: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -80,6 +84,8 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     return 0;
   }
   if (values.faults) parseFaultSpec(values.faults); // report a bad spec before starting anything
+  if (values.story && (values['no-kubelet'] || values['no-controllers']))
+    throw new Error('--story needs the kubelet and the controllers: drop --no-kubelet / --no-controllers');
   const grants = (values.grant ?? []).map(parseGrant);
   const port = intFlag(values.port, 'port', 0);
   const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
@@ -101,6 +107,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     eventTtlMs: values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
     kubelet: !values['no-kubelet'],
     controllers: !values['no-controllers'],
+    story: values.story === true,
     generatedNow: Date.now(),
     signal: life.signal,
   });
@@ -116,6 +123,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   console.log(`demo cluster: ${cluster.url}`);
   console.log(`kubeconfig:   ${kubeconfigPath}`);
   console.log(`objects:      ${cluster.store.types().reduce((n, t) => n + cluster.store.count(t.group, t.resource), 0)}`);
+  if (values.story) console.log('story:        namespace "story": deployment shop rolls in 8 s, job report, cronjob tick, pod probe-me');
   console.log('Press Ctrl-C to stop.');
 
   await new Promise<void>((done) => {

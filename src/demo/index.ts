@@ -9,7 +9,9 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
-import { startControllers, type ControllerName } from './controllers/index';
+import { startStory } from './story';
+import { ReconcileLog } from './controllers/reconcileLog';
+import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
 import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
@@ -22,6 +24,7 @@ import { realKubeletClock } from './kubelet/clock';
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
+export type { ReconcileRecord } from './controllers/index';
 export { ObjectStore } from './store';
 
 export interface DemoCRD {
@@ -77,6 +80,17 @@ export interface DemoClusterOptions {
    */
   controllers?: boolean | ControllerName[];
   /**
+   * Called after every reconcile of every controller (with `controllers` on), with its key, handler,
+   * duration and writes: the extension puts them on the timeline's controller lanes.
+   */
+  onControllerReconcile?: (r: ReconcileRecord) => void;
+  /**
+   * Start the story (./story.ts): namespace `story` with a Deployment that rolls 8 s after start and
+   * every 45 s, a Job that completes, a CronJob that runs every minute, and the failing probe-me pod.
+   * Needs the kubelet and the controllers. Default off (the tests count objects); `npm run demo` turns it on.
+   */
+  story?: boolean;
+  /**
    * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
    * fixed instant, for determinism. The CLI passes the real time, so a generated Event was last
    * seen minutes ago, not months.
@@ -125,7 +139,10 @@ function ensureNamespace(store: ObjectStore, name: string): void {
 
 export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<DemoCluster> {
   const store = new ObjectStore({ historySize: opts.historySize });
+  // The controllers' reconciles, for clients in other processes (GET /_demo/reconciles).
+  const reconciles = opts.controllers ? new ReconcileLog() : undefined;
   const server = await startApiServer({
+    ...(reconciles ? { reconciles } : {}),
     store,
     host: opts.host,
     port: opts.port,
@@ -165,8 +182,19 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {
-      const cm = startControllers(store, { signal: life.signal, ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}) });
+      const cm = startControllers(store, {
+        signal: life.signal,
+        ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}),
+        onReconcile: (r) => {
+          reconciles!.push(r);
+          opts.onControllerReconcile?.(r);
+        },
+      });
       stops.push(() => cm.stop());
+    }
+    if (opts.story) {
+      const story = startStory(store, { signal: life.signal });
+      stops.push(() => story.stop());
     }
     if (opts.eventTtlMs !== 0) {
       const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);

@@ -4,7 +4,7 @@
  * The webview puts them in the DOM with textContent, so a name such as `<img src=x onerror=alert(1)>`
  * shows as those characters.
  */
-import type { GroupVersionResource, TimelineEvent } from '../core/timeline/events';
+import type { ControllerReconcileEvent, GroupVersionResource, TimelineEvent } from '../core/timeline/events';
 
 /** One labelled value of a details pane. */
 export type DetailRow = [label: string, value: string];
@@ -31,8 +31,38 @@ export function presentRows(rows: [string, unknown][]): DetailRow[] {
   return rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]);
 }
 
+/** What a controller's reconcile wrote, in words: "created 2, deleted 1, status updated, 1 Event"; "no change". */
+export function reconcileSummary(e: ControllerReconcileEvent): string {
+  const parts: string[] = [];
+  if (e.created?.length) parts.push(`created ${e.created.length}`);
+  if (e.deleted?.length) parts.push(`deleted ${e.deleted.length}`);
+  if (e.updated?.length) parts.push(`updated ${e.updated.length}`);
+  if (e.statusUpdates) parts.push(e.statusUpdates === 1 ? 'status updated' : `${e.statusUpdates} status updates`);
+  if (e.events) parts.push(e.events === 1 ? '1 Event' : `${e.events} Events`);
+  return parts.length ? parts.join(', ') : 'no change';
+}
+
+/** Up to 20 object keys, then "+N more" (a reconcile of a big ReplicaSet creates a burst). */
+function keyList(keys: string[] | undefined): string | undefined {
+  if (!keys?.length) return undefined;
+  return keys.length <= 20 ? keys.join(', ') : `${keys.slice(0, 20).join(', ')}, +${keys.length - 20} more`;
+}
+
 /** The rows of one event, in a fixed order, omitting absent fields. */
 export function eventDetailRows(e: TimelineEvent): DetailRow[] {
+  if (e.kind === 'reconcile')
+    return presentRows([
+      ['Controller reconcile', `${e.controller} / ${e.handler}`],
+      ['Object', e.key],
+      ['At', formatTime(e.t)],
+      ['Duration', formatDuration(e.durationMs)],
+      ['Outcome', e.outcome],
+      ['Did', reconcileSummary(e)],
+      ['Created', keyList(e.created)],
+      ['Deleted', keyList(e.deleted)],
+      ['Updated', keyList(e.updated)],
+      ['Message', e.message],
+    ]);
   return presentRows(
     e.kind === 'task'
       ? [

@@ -30,6 +30,9 @@ describe('the packaged .vsix', () => {
       'extension/LICENSE.txt',
       'extension/dist/extension.js',
       'extension/dist/webview/timeline.js',
+      // the demo cluster's OpenAPI documents, read from next to the bundle (kubectl explain)
+      'extension/dist/openapi/index.json',
+      'extension/dist/openapi/api__v1.json.gz',
     ]) {
       assert.ok(
         files.some((x) => x.toLowerCase() === f.toLowerCase()),

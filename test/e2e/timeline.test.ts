@@ -533,6 +533,118 @@ async function xOfTime(frame: Frame, t: number): Promise<number> {
   return canvas.x + gutter + ((t - a!) * (canvas.width - gutter)) / (b! - a!);
 }
 
+describe('controller lanes in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  before(async () => {
+    browser = await launchBrowser();
+    page = await openBareWebview(browser, undefined);
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('a Deployment change flowing down: one lane per controller before the sync loop, details as text', async () => {
+    const rsKey = `replicasets.apps:story/shop-${XSS}`;
+    const events: TimelineItem['event'][] = [
+      { kind: 'task', loadId: 'l', taskId: 1, worker: 0, phase: 'start', t: 0, gvr: { group: '', version: 'v1', resource: 'pods' } },
+      {
+        kind: 'task',
+        loadId: 'l',
+        taskId: 1,
+        worker: 0,
+        phase: 'finish',
+        t: 40,
+        gvr: { group: '', version: 'v1', resource: 'pods' },
+        outcome: 'ok',
+        count: 3,
+        durationMs: 40,
+      },
+      {
+        kind: 'reconcile',
+        t: 100,
+        controller: 'deployment',
+        key: 'deployments.apps:story/shop',
+        handler: 'syncDeployment',
+        durationMs: 0.3,
+        outcome: 'ok',
+        created: [rsKey],
+        events: 1,
+      },
+      {
+        kind: 'reconcile',
+        t: 102,
+        controller: 'replicaset',
+        key: rsKey,
+        handler: 'syncReplicaSet',
+        durationMs: 0.5,
+        outcome: 'ok',
+        created: ['pods:story/shop-a1', 'pods:story/shop-b2'],
+        events: 2,
+      },
+      { kind: 'iteration', t: 110, source: 'config', op: 'ADD', key: 'story/shop-a1', handler: 'HandlePodAdditions', durationMs: 1, outcome: 'ok' },
+    ];
+    await feed(
+      page,
+      events.map((event, id) => ({ id, event })),
+    );
+    await frames(page);
+    const lanes = await page.locator('#timeline-lanes li').allInnerTexts();
+    assert.deepEqual(lanes, [
+      'worker 0',
+      'controller/deployment',
+      'controller/replicaset',
+      'config',
+      'pleg',
+      'sync',
+      'probe',
+      'housekeeping',
+      'informer',
+      'podworker',
+    ]);
+    assert.equal(
+      await page.locator('#timeline-lanes li[data-lane="controller:replicaset"]').getAttribute('aria-label'),
+      'Lane controller/replicaset: demo cluster replicaset controller reconciles',
+    );
+    await page.locator('button', { hasText: 'List' }).click();
+    await page.locator('#timeline-filter').fill('shop-a1');
+    const texts = await eventually(
+      async () => {
+        const all = await page.locator('#timeline-events li[role="option"]').allInnerTexts();
+        return all.length === 2 ? all : undefined;
+      },
+      { description: "the pod's name to find the reconcile that created it and its config ADD", timeoutMs: UI_TIMEOUT_MS },
+    );
+    assert.ok(
+      texts.some((x) => x.includes('controller/replicaset') && x.includes('created 2')),
+      texts.join(' | '),
+    );
+    await page.locator('#timeline-events li[role="option"]', { hasText: 'controller/replicaset' }).click();
+    await frames(page);
+    assert.match(await page.locator('#timeline-details h2').innerText(), /^controller\/replicaset · syncReplicaSet · /);
+    assert.equal(await page.locator('#timeline-details dt:text-is("Created") + dd').innerText(), 'pods:story/shop-a1, pods:story/shop-b2');
+    assert.ok((await page.locator('#timeline-details').innerText()).includes(XSS), 'the hostile name is shown as its characters');
+    assert.equal(await page.locator('img').count(), 0, 'no element was made from cluster data');
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+    await page.locator('#timeline-filter').fill('');
+    await frames(page);
+    await shot(page, '10-controller-lanes');
+    await page.locator('#timeline-sources button[data-source="controllers"]').click();
+    await frames(page);
+    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), [
+      'worker 0',
+      'config',
+      'pleg',
+      'sync',
+      'probe',
+      'housekeeping',
+      'informer',
+      'podworker',
+    ]);
+    assert.deepEqual(pageErrors.get(page), []);
+  });
+});
+
 describe('the timeline in a real VS Code (code-server)', () => {
   let s: Session;
 

@@ -238,7 +238,7 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     const lanes = await frame.locator('#timeline-lanes li').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
     assert.ok(lanes.includes('Lane worker 0: loader tasks'), lanes.join(' | '));
     assert.ok(lanes.includes('Lane probe: sync loop probe iterations'), lanes.join(' | '));
-    for (const l of lanes) assert.match(l, /^Lane \S+( \d+)?: (loader tasks|sync loop \S+ iterations)$/);
+    for (const l of lanes) assert.match(l, /^Lane \S+( \d+)?: (loader tasks|sync loop \S+ iterations|demo cluster \S+ controller reconciles)$/);
     for (const b of await frame.locator('#timeline-root button').all())
       assert.ok((await b.getAttribute('aria-label')) || (await b.innerText()).trim(), 'every button has a name');
     await frame.locator('button', { hasText: 'List' }).click();

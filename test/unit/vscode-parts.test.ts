@@ -106,7 +106,10 @@ describe('log lines', () => {
 
 describe('demo cluster options from the environment', () => {
   it('has defaults, and reads objects, faults and forbidden types', () => {
-    assert.deepEqual(demoSettingsFromEnv({}), { objects: 2000, seed: 1, churnPerSecond: 1, faults: [], forbidden: [] });
+    assert.deepEqual(demoSettingsFromEnv({}), { objects: 2000, seed: 1, churnPerSecond: 1, faults: [], forbidden: [], controllers: true });
+    const off = demoSettingsFromEnv({ KUBELOOP_DEMO_CONTROLLERS: '0' });
+    assert.equal(off.controllers, false);
+    assert.equal(describeDemoSettings(off), '2,000 objects, 1 change(s)/s, controllers off');
     const s = demoSettingsFromEnv({
       KUBELOOP_DEMO_OBJECTS: '500',
       KUBELOOP_DEMO_FAULTS: 'latency,verb=list,ms=30000,times=4',
@@ -123,6 +126,7 @@ describe('demo cluster options from the environment', () => {
     assert.throws(() => demoSettingsFromEnv({ KUBELOOP_DEMO_OBJECTS: 'many' }), /KUBELOOP_DEMO_OBJECTS must be a whole number/);
     assert.throws(() => demoSettingsFromEnv({ KUBELOOP_DEMO_FAULTS: 'explode' }), /KUBELOOP_DEMO_FAULTS: unknown fault kind/);
     assert.throws(() => demoSettingsFromEnv({ KUBELOOP_DEMO_FORBID: 'secrets' }), /KUBELOOP_DEMO_FORBID: "secrets" is not group\/resource/);
+    assert.throws(() => demoSettingsFromEnv({ KUBELOOP_DEMO_CONTROLLERS: 'yes' }), /KUBELOOP_DEMO_CONTROLLERS must be a whole number from 0 to 1/);
   });
 });
 

@@ -10,6 +10,8 @@
  *                          `latency,verb=list,ms=30000,times=4` (see src/demo/server/faults.ts)
  *   KUBELOOP_DEMO_FORBID   comma-separated group/resource the default user may not use, core as
  *                          `/secrets`, e.g. `/secrets,apps/deployments`
+ *   KUBELOOP_DEMO_CONTROLLERS  1 (default) runs the controllers (deployment, replicaset, job, ...),
+ *                          each on its own timeline lane; 0 leaves the generated workloads as generated
  * The cluster listens on 127.0.0.1 only, on a free port, over plain HTTP without a token: it holds
  * generated data only and lives as long as the extension host.
  */
@@ -21,9 +23,10 @@ export interface DemoSettings {
   churnPerSecond: number;
   faults: FaultRule[];
   forbidden: string[];
+  controllers: boolean;
 }
 
-export const DEMO_DEFAULTS = { objects: 2000, seed: 1, churnPerSecond: 1 } as const;
+export const DEMO_DEFAULTS = { objects: 2000, seed: 1, churnPerSecond: 1, controllers: true } as const;
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number, max: number): number {
   const raw = env[name];
@@ -54,6 +57,7 @@ export function demoSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoS
     churnPerSecond: int(env, 'KUBELOOP_DEMO_CHURN', DEMO_DEFAULTS.churnPerSecond, 1000),
     faults,
     forbidden,
+    controllers: int(env, 'KUBELOOP_DEMO_CONTROLLERS', DEMO_DEFAULTS.controllers ? 1 : 0, 1) === 1,
   };
 }
 
@@ -63,5 +67,6 @@ export function describeDemoSettings(s: DemoSettings): string {
   if (s.churnPerSecond) parts.push(`${s.churnPerSecond} change(s)/s`);
   if (s.faults.length) parts.push(`${s.faults.length} fault rule(s) from KUBELOOP_DEMO_FAULTS`);
   if (s.forbidden.length) parts.push(`forbidden: ${s.forbidden.join(', ')}`);
+  if (!s.controllers) parts.push('controllers off');
   return parts.join(', ');
 }

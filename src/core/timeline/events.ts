@@ -68,4 +68,32 @@ export interface SyncIterationEvent {
   worker?: PodWorkerDetails;
 }
 
-export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent;
+/**
+ * One reconcile of one controller of the demo cluster run in this process (kube-controller-manager's
+ * syncHandler for one key: deployment's syncDeployment, replicaset's syncReplicaSet, ...), on its
+ * own lane `controller/<controller>`. A demo cluster in another process (`npm run demo`) serves
+ * them at /_demo/reconciles and the extension polls it while the sync loop runs there; a real
+ * cluster shows none: its controllers run where the timeline cannot see them.
+ */
+export interface ControllerReconcileEvent {
+  kind: 'reconcile';
+  t: number;
+  /** Upstream's controller name: deployment, replicaset, statefulset, daemonset, job, cronjob, garbagecollector. */
+  controller: string;
+  /** The reconciled object, `resource[.group]:namespace/name` (as the sync loop keys non-pod objects). */
+  key: string;
+  /** Upstream's handler, e.g. syncDeployment. */
+  handler: string;
+  durationMs: number;
+  outcome: 'ok' | 'error';
+  /** What the reconcile wrote, each `resource[.group]:namespace/name`: objects created, deleted (or marked for deletion), updated. */
+  created?: string[];
+  deleted?: string[];
+  updated?: string[];
+  /** Status writes (only writes that changed something are made) and Events recorded. */
+  statusUpdates?: number;
+  events?: number;
+  message?: string;
+}
+
+export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent | ControllerReconcileEvent;

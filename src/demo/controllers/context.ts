@@ -11,6 +11,8 @@ import { prepareForCreate } from '../server/defaults';
 import type { KubeObject, ObjectStore } from '../store';
 import type { KubeletClock } from '../kubelet/clock';
 import { kubeTimestamp, type EventRecorder, type InvolvedObject } from '../kubelet/recorder';
+import { objectKey, type ReconcileObserver } from './observe';
+import { splitKey, WorkQueue } from './queue';
 
 type Obj = Record<string, any>;
 
@@ -63,6 +65,8 @@ export class ControllerContext {
     /** Wall-clock ms, for timestamps and minReadySeconds. */
     readonly wallNow: () => number,
     readonly onError: (e: unknown) => void,
+    /** Reports every reconcile (the timeline's controller lanes); absent: nothing is observed. */
+    private readonly observer?: ReconcileObserver,
   ) {
     this.unsubscribe = store.subscribe((e) => {
       const idx = this.indexes.get(`${e.group}/${e.resource}`);
@@ -83,8 +87,27 @@ export class ControllerContext {
     return idx.list(namespace);
   }
 
+  /**
+   * The work queue of one controller: `reconcile` is upstream's `handler` (syncDeployment, ...) for
+   * keys `namespace/name` of `resource[.group]`, reported to the observer when there is one.
+   * `keyText` turns a key of another form (the garbage collector's) into an object key.
+   */
+  queue(controller: string, handler: string, reconcile: (key: string) => void, keyText: string | ((key: string) => string)): WorkQueue {
+    const text =
+      typeof keyText === 'function'
+        ? keyText
+        : (key: string) => {
+            const { namespace, name } = splitKey(key);
+            const dot = keyText.indexOf('.');
+            return dot < 0 ? objectKey('', keyText, namespace, name) : objectKey(keyText.slice(dot + 1), keyText.slice(0, dot), namespace, name);
+          };
+    const fn = this.observer ? this.observer.wrap(controller, handler, text, reconcile) : reconcile;
+    return new WorkQueue(fn, this.clock, this.onError);
+  }
+
   stop(): void {
     this.unsubscribe();
+    this.observer?.stop();
     this.indexes.clear();
   }
 
@@ -107,7 +130,8 @@ export class ControllerContext {
   /** Writes .status when it differs from the stored one (no empty writes, no watch noise). */
   updateStatus(group: string, resource: string, obj: KubeObject, status: Obj): KubeObject {
     if (JSON.stringify(obj.status ?? {}) === JSON.stringify(status)) return obj;
-    return this.store.update(group, resource, { ...obj, status }, { subresource: 'status' });
+    const write = () => this.store.update(group, resource, { ...obj, status }, { subresource: 'status' });
+    return this.observer ? this.observer.as('status', write) : write();
   }
 
   /** Creates a pod from a template, owned by (controller ref) owner, with extra labels/fields. */
@@ -145,10 +169,13 @@ export class ControllerContext {
       this.store.delete('', 'pods', pod.metadata.namespace, pod.metadata.name);
       return;
     }
-    this.store.update('', 'pods', {
-      ...pod,
-      metadata: { ...pod.metadata, deletionTimestamp: kubeTimestamp(this.wallNow() + grace * 1000), deletionGracePeriodSeconds: grace },
-    });
+    const mark = () =>
+      this.store.update('', 'pods', {
+        ...pod,
+        metadata: { ...pod.metadata, deletionTimestamp: kubeTimestamp(this.wallNow() + grace * 1000), deletionGracePeriodSeconds: grace },
+      });
+    if (this.observer) this.observer.as('delete', mark);
+    else mark();
   }
 
   /** Pods of a namespace whose controller ref is owner. */

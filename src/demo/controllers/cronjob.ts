@@ -18,7 +18,7 @@ import { prepareForCreate } from '../server/defaults';
 import { controllerRef, controllerRefTo, type ControllerContext } from './context';
 import { CronError, parseCron } from './cron';
 import { isJobFinished } from './job';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 
 export const CRONJOB_COMPONENT = 'cronjob-controller';
@@ -30,7 +30,7 @@ const condTime = (j: KubeObject, type: string) =>
 
 export function startCronJobController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('cronjob', 'sync', reconcile, 'cronjobs.batch');
 
   function reconcile(key: string): void {
     const { namespace, name } = splitKey(key);

@@ -14,7 +14,7 @@
 import type { KubeObject } from '../store';
 import { controllerRef, intOrPercent, isPodActive, isPodReady, type ControllerContext } from './context';
 import { templateHash } from './deployment';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 
 export const DAEMONSET_COMPONENT = 'daemonset-controller';
@@ -34,7 +34,7 @@ export function targetNode(p: KubeObject): string | undefined {
 
 export function startDaemonSetController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('daemonset', 'syncDaemonSet', reconcile, 'daemonsets.apps');
 
   function reconcile(key: string): void {
     const { namespace, name } = splitKey(key);

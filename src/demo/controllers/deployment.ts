@@ -25,7 +25,7 @@
  */
 import type { KubeObject } from '../store';
 import { controllerRef, controllerRefTo, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './context';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 
 export const DEPLOYMENT_COMPONENT = 'deployment-controller';
@@ -76,7 +76,7 @@ export function templateHash(template: Obj | undefined, collisionCount = 0): str
 
 export function startDeploymentController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('deployment', 'syncDeployment', reconcile, 'deployments.apps');
 
   function scale(d: KubeObject, rs: KubeObject, to: number, maxSurge: number): KubeObject {
     const from = replicasOf(rs);

@@ -16,7 +16,7 @@
 import type { KubeObject, ObjectStore, TypeInfo } from '../store';
 import { kubeTimestamp } from '../kubelet/recorder';
 import type { ControllerContext, OwnerReference } from './context';
-import { WorkQueue } from './queue';
+import { objectKey } from './observe';
 import type { Controller } from './replicaset';
 
 export const FOREGROUND = 'foregroundDeletion';
@@ -56,7 +56,11 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
   const { store } = ctx;
   /** owner uid -> keys of objects that reference it. */
   const dependents = new Map<string, Set<string>>();
-  const queue = new WorkQueue(process, ctx.clock, ctx.onError);
+  // upstream's attemptToDeleteItem, for one object the graph says may have lost an owner
+  const queue = ctx.queue('garbagecollector', 'attemptToDeleteItem', process, (k) => {
+    const r = parseRef(k);
+    return objectKey(r.group, r.resource, r.namespace, r.name);
+  });
 
   const link = (o: KubeObject, group: string, resource: string, add: boolean) => {
     const k = refKey({ group, resource, namespace: o.metadata.namespace, name: o.metadata.name });

@@ -16,6 +16,7 @@ import type { ObjectStore } from '../store';
 import { realKubeletClock, type KubeletClock } from '../kubelet/clock';
 import { EventRecorder } from '../kubelet/recorder';
 import { ControllerContext } from './context';
+import { ReconcileObserver, type ReconcileRecord } from './observe';
 import { startCronJobController } from './cronjob';
 import { startDaemonSetController } from './daemonset';
 import { startDeploymentController } from './deployment';
@@ -36,7 +37,11 @@ export interface ControllerManagerOptions {
   controllers?: readonly ControllerName[];
   /** Errors of store writes that raced another writer; default: ignored (the next reconcile retries). */
   onError?: (e: unknown) => void;
+  /** Called after every reconcile of every controller with what it did (the timeline's controller lanes; see observe.ts). */
+  onReconcile?: (r: ReconcileRecord) => void;
 }
+
+export type { ReconcileRecord };
 
 export interface ControllerManager {
   readonly running: string[];
@@ -48,7 +53,8 @@ export function startControllers(store: ObjectStore, opts: ControllerManagerOpti
   const wallNow = opts.wallNow ?? (() => Date.now());
   const onError = opts.onError ?? (() => {});
   const recorder = new EventRecorder(store, wallNow, onError);
-  const ctx = new ControllerContext(store, clock, recorder, wallNow, onError);
+  const observer = opts.onReconcile ? new ReconcileObserver(store, clock, opts.onReconcile) : undefined;
+  const ctx = new ControllerContext(store, clock, recorder, wallNow, onError, observer);
   const want = new Set(opts.controllers ?? CONTROLLER_NAMES);
   const starters: Record<ControllerName, (c: ControllerContext) => Controller> = {
     deployment: startDeploymentController,

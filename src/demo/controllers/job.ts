@@ -14,7 +14,7 @@
  */
 import type { KubeObject } from '../store';
 import { isPodActive, isPodReady, setCondition, type ControllerContext } from './context';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 import { controllerRef } from './context';
 
@@ -33,7 +33,7 @@ export function isJobFinished(job: KubeObject): boolean {
 
 export function startJobController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('job', 'syncJob', reconcile, 'jobs.batch');
 
   function reconcile(key: string): void {
     const { namespace, name } = splitKey(key);

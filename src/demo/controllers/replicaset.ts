@@ -13,7 +13,7 @@
  */
 import type { KubeObject } from '../store';
 import { availableIn, controllerRef, controllerRefTo, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './context';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 
 export const REPLICASET_COMPONENT = 'replicaset-controller';
 
@@ -32,7 +32,7 @@ export interface Controller {
 
 export function startReplicaSetController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('replicaset', 'syncReplicaSet', reconcile, 'replicasets.apps');
 
   function rank(p: KubeObject): number {
     const spec = p.spec as Obj | undefined;

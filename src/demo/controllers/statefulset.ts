@@ -18,7 +18,7 @@
 import type { KubeObject } from '../store';
 import { availableIn, controllerRef, isPodActive, isPodReady, type ControllerContext } from './context';
 import { templateHash } from './deployment';
-import { keyOf, splitKey, WorkQueue } from './queue';
+import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 
 export const STATEFULSET_COMPONENT = 'statefulset-controller';
@@ -30,7 +30,7 @@ const runningAndReady = (p: KubeObject) => (p.status as Obj | undefined)?.phase 
 
 export function startStatefulSetController(ctx: ControllerContext): Controller {
   const { store } = ctx;
-  const queue = new WorkQueue(reconcile, ctx.clock, ctx.onError);
+  const queue = ctx.queue('statefulset', 'sync', reconcile, 'statefulsets.apps');
 
   function reconcile(key: string): void {
     const { namespace, name } = splitKey(key);

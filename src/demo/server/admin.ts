@@ -6,16 +6,25 @@
  *   DELETE /_demo/faults        -> remove every rule
  *   DELETE /_demo/faults/{id}   -> remove one rule (404 when unknown)
  *   GET    /_demo/stats         -> the server's counters
+ *   GET    /_demo/reconciles?after=SEQ -> { last, records }: the controllers' reconciles after SEQ
+ *                                  (controllers/reconcileLog.ts); 404 when no controllers run
  */
 import type { Exchange } from './exchange';
 import { FaultSpecError, type FaultController, type FaultRule } from './faults';
+import type { ReconcileLog } from '../controllers/reconcileLog';
 import type { ServerStats } from './stats';
 import { badRequest, pathNotFound, success } from './status';
 
-export async function handleAdmin(x: Exchange, faults: FaultController, stats: ServerStats): Promise<void> {
+export async function handleAdmin(x: Exchange, faults: FaultController, stats: ServerStats, reconciles?: ReconcileLog): Promise<void> {
   const parts = x.url.pathname.split('/').filter(Boolean); // ['_demo', 'faults', id?]
   const method = x.req.method ?? 'GET';
   if (parts[1] === 'stats' && parts.length === 2 && method === 'GET') return x.json(200, stats);
+  if (parts[1] === 'reconciles' && parts.length === 2 && method === 'GET') {
+    if (!reconciles) throw pathNotFound();
+    const after = Number(x.url.searchParams.get('after') ?? 0);
+    if (!Number.isInteger(after) || after < 0) throw badRequest('after must be a non-negative integer');
+    return x.json(200, reconciles.after(after));
+  }
   if (parts[1] !== 'faults' || parts.length > 3) throw pathNotFound();
   const id = parts[2];
   if (method === 'GET' && !id) return x.json(200, { rules: faults.list() });

@@ -105,7 +105,13 @@ interface CRDSpec {
   group?: string;
   names?: { plural?: string; singular?: string; kind?: string; listKind?: string; shortNames?: string[]; categories?: string[] };
   scope?: string;
-  versions?: { name: string; served?: boolean; storage?: boolean; subresources?: { status?: unknown; scale?: unknown } }[];
+  versions?: {
+    name: string;
+    served?: boolean;
+    storage?: boolean;
+    subresources?: { status?: unknown; scale?: unknown };
+    schema?: { openAPIV3Schema?: Record<string, unknown> };
+  }[];
 }
 
 /** The served versions of one CRD, as catalog entries; undefined when the CRD is incomplete. */
@@ -242,6 +248,17 @@ export class Catalog {
 
   group(name: string): GroupEntry | undefined {
     return name === '' ? this.core : this.groups().find((g) => g.name === name);
+  }
+
+  /** The openAPIV3Schema a CRD declares for group/version/plural (undefined: no such CRD or none given). */
+  crdSchema(group: string, version: string, plural: string): Record<string, unknown> | undefined {
+    if (!this.store.type(CRD_GROUP, CRD_RESOURCE)) return undefined;
+    for (const crd of this.store.list(CRD_GROUP, CRD_RESOURCE).items) {
+      const spec = crd.spec as CRDSpec | undefined;
+      if (spec?.group !== group || spec.names?.plural !== plural) continue;
+      return spec.versions?.find((v) => v.name === version)?.schema?.openAPIV3Schema;
+    }
+    return undefined;
   }
 
   /** The served resource at group/version/resource (without a subresource), if any. */

@@ -141,7 +141,16 @@ export class Exchange {
       text = malform(text);
       code = 200;
     }
-    const buf = Buffer.from(text, 'utf8');
+    this.writeJson(code, Buffer.from(text, 'utf8'), contentType, headers);
+  }
+
+  /** Writes JSON that is already UTF-8 bytes (a stored OpenAPI document: no string round trip). */
+  jsonBytes(code: number, buf: Buffer, contentType = JSON_TYPE, headers: Record<string, string> = {}): void {
+    if (this.malformBody) return this.jsonText(code, buf.toString('utf8'), contentType, headers);
+    if (!this.closed) this.writeJson(code, buf, contentType, headers);
+  }
+
+  private writeJson(code: number, buf: Buffer, contentType: string, headers: Record<string, string>): void {
     const head = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
     if (this.req.method === 'HEAD') {
       this.res.writeHead(code, { ...head, 'Content-Length': String(buf.length) });

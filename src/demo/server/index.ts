@@ -8,6 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeObject, ObjectStore } from '../store';
 import { Authenticator, Authorizer, type Grant } from './auth';
+import type { ReconcileLog } from '../controllers/reconcileLog';
 import { Catalog, CRD_GROUP, CRD_RESOURCE } from './catalog';
 import type { ServerContext, ServerOptions } from './context';
 import { FaultController, type FaultRule } from './faults';
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   garbageCollector?: boolean;
   now?: () => Date;
   signal?: AbortSignal;
+  /** Served at /_demo/reconciles (the controllers' reconciles, for clients in other processes). */
+  reconciles?: ReconcileLog;
 }
 
 export interface ApiServer {
@@ -87,7 +90,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       cleanups.delete(fn);
     };
   };
-  const listener = createRequestListener({ ctx, authn, authz, faults, stats, track });
+  const listener = createRequestListener({ ctx, authn, authz, faults, stats, track, ...(o.reconciles ? { reconciles: o.reconciles } : {}) });
 
   let caCert: string | undefined;
   let server: Server;

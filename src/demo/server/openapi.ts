@@ -1,61 +1,126 @@
 /**
- * A minimal OpenAPI v3 surface: enough for kubectl to learn that the server validates fields
- * itself (the `fieldValidation` query parameter on each type's PATCH operation, found through
- * `x-kubernetes-group-version-kind`), so `kubectl create -f` / `apply` use server-side
- * validation instead of failing to download a schema. No schemas are served: kubectl then
- * computes strategic merge patches from its compiled-in types, as it does for any server whose
- * spec lacks them. /openapi/v2 is not served (404), as on servers that disable it.
+ * OpenAPI v3, as kube-apiserver serves it (kube-openapi's handler3), so `kubectl explain` works and
+ * kubectl learns that the server validates fields itself (`fieldValidation` on each PATCH).
  *
- *   GET /openapi/v3                 -> { paths: { "api/v1": { serverRelativeURL }, "apis/g/v": ... } }
- *   GET /openapi/v3/api/v1?hash=... -> an OpenAPI 3.0 document with one path per resource
+ *   GET /openapi/v3                 -> { paths: { "api/v1": { serverRelativeURL: "/openapi/v3/api/v1?hash=H" }, ... } }
+ *   GET /openapi/v3/api/v1?hash=H   -> the document; ETag "H"; with the right hash also
+ *                                      Cache-Control: public, immutable (as upstream); a stale hash is
+ *                                      redirected (301) to the current URL; If-None-Match "H" -> 304.
+ *
+ * Documents, by group-version:
+ *  - built-in group-versions kube-apiserver serves by default: its own documents, stored byte for
+ *    byte (openapiData.ts; descriptions included, so explain prints them);
+ *  - custom resources: generated from each CRD's openAPIV3Schema, shaped as the apiextensions
+ *    server shapes them (apiVersion, kind, metadata -> ObjectMeta, x-kubernetes-group-version-kind);
+ *  - other built-in group-versions (the alpha and beta ones the demo also serves): the paths only,
+ *    no schemas, so kubectl still finds fieldValidation and says it has no schema for explain.
+ * H is always the upper-case hex SHA-512 of the document's bytes, as upstream.
+ * /openapi/v2 is not served (404), as on servers that disable it.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, GroupEntry, VersionEntry } from './catalog';
+import type { Catalog, ResourceEntry, VersionEntry } from './catalog';
+import { StoredOpenAPI } from './openapiData';
 
-function gvPath(group: string, version: string): string {
+const stored = new StoredOpenAPI();
+
+export function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
-function allVersions(catalog: Catalog): { group: GroupEntry; version: VersionEntry }[] {
-  return [catalog.coreGroup(), ...catalog.groups()].flatMap((g) => g.versions.map((v) => ({ group: g, version: v })));
+/** 'api/v1' or 'apis/<group>/<version>' from the path segments after /openapi/v3/; undefined otherwise. */
+export function gvOfSegments(segments: string[]): { group: string; version: string } | undefined {
+  if (segments[0] === 'api' && segments.length === 2) return { group: '', version: segments[1]! };
+  if (segments[0] === 'apis' && segments.length === 3) return { group: segments[1]!, version: segments[2]! };
+  return undefined;
 }
 
-function hashOf(group: string, v: VersionEntry): string {
-  const h = createHash('sha512');
-  h.update(`${group}/${v.version}`);
-  for (const r of v.resources) h.update(`|${r.resource}:${r.responseKind.kind}:${r.scope}:${r.verbs.join(',')}`);
-  return h.digest('hex').slice(0, 128).toUpperCase();
+const sha512 = (b: Buffer | string): string => createHash('sha512').update(b).digest('hex').toUpperCase();
+
+export interface OpenAPIDocument {
+  hash: string;
+  /** The JSON bytes (a stored document is read on first use). */
+  body(): Promise<Buffer>;
 }
 
-export function openAPIV3Root(catalog: Catalog) {
+/** Whether every resource of the group-version is a built-in one (a stored document describes them all). */
+function allBuiltin(catalog: Catalog, group: string, v: VersionEntry): boolean {
+  return v.resources.every((r) => catalog.isBuiltin(group, r.resource));
+}
+
+/** The document for a served group-version, undefined when the demo does not serve it. */
+export async function openAPIV3Document(catalog: Catalog, group: string, version: string): Promise<OpenAPIDocument | undefined> {
+  const v = catalog.group(group)?.versions.find((x) => x.version === version);
+  if (!v) return undefined;
+  const gv = gvPath(group, version);
+  const hash = allBuiltin(catalog, group, v) ? stored.hash(gv) : undefined;
+  if (hash) return { hash, body: () => stored.document(gv)! };
+  // Generated: small (the paths, and the schemas of a few custom kinds), built when asked.
+  const text = Buffer.from(await buildGenerated(catalog, group, v), 'utf8');
+  return { hash: sha512(text), body: () => Promise.resolve(text) };
+}
+
+/** The root listing, each document's URL carrying its hash. */
+export async function openAPIV3Root(catalog: Catalog): Promise<{ paths: Record<string, { serverRelativeURL: string }> }> {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const { group, version } of allVersions(catalog)) {
-    const p = gvPath(group.name, version.version);
-    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hashOf(group.name, version)}` };
+  for (const g of [catalog.coreGroup(), ...catalog.groups()]) {
+    for (const v of g.versions) {
+      const d = await openAPIV3Document(catalog, g.name, v.version);
+      const p = gvPath(g.name, v.version);
+      if (d) paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` };
+    }
   }
   return { paths };
 }
 
 const queryParam = (name: string, description: string) => ({ name, in: 'query', description, schema: { type: 'string', uniqueItems: true } });
 
-export function openAPIV3Document(catalog: Catalog, segments: string[]): unknown | undefined {
-  // segments: ['api', 'v1'] or ['apis', group, version]
-  const group = segments[0] === 'api' && segments.length === 2 ? '' : segments[0] === 'apis' && segments.length === 3 ? segments[1]! : undefined;
-  if (group === undefined) return undefined;
-  const version = segments[segments.length - 1]!;
-  const g = catalog.group(group);
-  const v = g?.versions.find((x) => x.version === version);
-  if (!v) return undefined;
+/** kube-openapi's definition name for a custom kind: the group's DNS labels reversed, then version and kind. */
+export function crdDefinitionName(group: string, version: string, kind: string): string {
+  return [...group.split('.').reverse(), version, kind].join('.');
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/** A custom resource's schema as the apiextensions server publishes it. */
+function crdSchemaOf(catalog: Catalog, group: string, version: string, r: ResourceEntry): Record<string, unknown> {
+  const declared = catalog.crdSchema(group, version, r.resource) ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const props = { ...((declared.properties as Record<string, unknown> | undefined) ?? {}) };
+  props.apiVersion = {
+    description:
+      'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+    type: 'string',
+  };
+  props.kind = {
+    description:
+      'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+    type: 'string',
+  };
+  props.metadata = {
+    description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+    allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }],
+  };
+  return { ...declared, type: 'object', properties: props, 'x-kubernetes-group-version-kind': [{ group, kind: r.responseKind.kind, version }] };
+}
+
+async function buildGenerated(catalog: Catalog, group: string, v: VersionEntry): Promise<string> {
+  const version = v.version;
   const prefix = `/${gvPath(group, version)}`;
   const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
   for (const r of v.resources) {
     const gvk = { group, version, kind: r.responseKind.kind };
+    const custom = !catalog.isBuiltin(group, r.resource);
+    const ref = custom ? { $ref: `#/components/schemas/${crdDefinitionName(group, version, r.responseKind.kind)}` } : undefined;
+    if (custom) schemas[crdDefinitionName(group, version, r.responseKind.kind)] = crdSchemaOf(catalog, group, version, r);
     const base = r.scope === 'Namespaced' ? `${prefix}/namespaces/{namespace}/${r.resource}` : `${prefix}/${r.resource}`;
     const ops: Record<string, unknown> = {};
     const op = (action: string, params: unknown[]) => ({
       operationId: `${action}${r.responseKind.kind}`,
       parameters: params,
-      responses: { '200': { description: 'OK' }, '401': { description: 'Unauthorized' } },
+      responses: {
+        '200': ref ? { description: 'OK', content: { 'application/json': { schema: ref } } } : { description: 'OK' },
+        '401': { description: 'Unauthorized' },
+      },
       'x-kubernetes-action': action,
       'x-kubernetes-group-version-kind': gvk,
     });
@@ -74,10 +139,6 @@ export function openAPIV3Document(catalog: Catalog, segments: string[]): unknown
     if (r.verbs.includes('create')) coll.post = op('post', writeParams);
     if (Object.keys(coll).length) paths[base] = coll;
   }
-  return {
-    openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.34.0' },
-    paths,
-    components: { schemas: {} },
-  };
+  if (Object.keys(schemas).length) Object.assign(schemas, await stored.crdComponents());
+  return JSON.stringify({ openapi: '3.0.0', info: { title: 'Kubernetes CRD Swagger', version: 'v0.1.0' }, paths, components: { schemas } });
 }

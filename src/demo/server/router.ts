@@ -7,12 +7,13 @@
  * (the reset and hang faults); the server never crashes on a request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReconcileLog } from '../controllers/reconcileLog';
 import { handleAdmin } from './admin';
 import { impersonation, type Authenticator, type Authorizer } from './auth';
 import type { ServerContext } from './context';
 import { aggregatedContentType, aggregatedList, apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, wantsAggregated } from './discovery';
 import { Exchange } from './exchange';
-import { openAPIV3Document, openAPIV3Root } from './openapi';
+import { gvOfSegments, openAPIV3Document, openAPIV3Root } from './openapi';
 import type { FaultController, FaultRuleState } from './faults';
 import { resolveTarget } from './context';
 import { handleGet, handleList } from './list';
@@ -34,6 +35,8 @@ export interface RouterDeps {
   stats: ServerStats;
   /** Registers a cleanup for server stop (open watches, hung requests). */
   track(cleanup: () => void): () => void;
+  /** The controllers' reconciles, served at /_demo/reconciles when they run. */
+  reconciles?: ReconcileLog;
 }
 
 export function createRequestListener(d: RouterDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -87,7 +90,7 @@ async function handle(d: RouterDeps, req: IncomingMessage, res: ServerResponse):
       x.user = x.impersonated.user;
       stats.lastImpersonation = x.impersonated;
     }
-    if (admin) return await handleAdmin(x, d.faults, stats);
+    if (admin) return await handleAdmin(x, d.faults, stats, d.reconciles);
     const fired = d.faults.pick({
       method: req.method ?? 'GET',
       verb: String(info.verb),
@@ -214,13 +217,40 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
   }
 }
 
+/** /openapi/v3 and its documents, with kube-openapi handler3's caching headers (see openapi.ts). */
+async function openAPIV3(ctx: ServerContext, x: Exchange, segments: string[]): Promise<void> {
+  if (segments.length === 0) return x.json(200, await openAPIV3Root(ctx.catalog));
+  const gv = gvOfSegments(segments);
+  const doc = gv && (await openAPIV3Document(ctx.catalog, gv.group, gv.version));
+  if (!doc) throw pathNotFound();
+  const asked = x.url.searchParams.get('hash');
+  const etag = `"${doc.hash}"`;
+  if (asked && asked !== doc.hash) {
+    if (!x.closed) {
+      x.res.writeHead(301, { Location: `/openapi/v3/${segments.join('/')}?hash=${doc.hash}`, 'Cache-Control': 'no-cache, private' });
+      x.res.end();
+    }
+    return;
+  }
+  const headers: Record<string, string> = { ETag: etag };
+  if (asked) Object.assign(headers, { 'Cache-Control': 'public, immutable', Expires: new Date(Date.now() + 365 * 86_400_000).toUTCString(), Vary: 'Accept' });
+  if (x.req.headers['if-none-match'] === etag) {
+    if (!x.closed) {
+      x.res.writeHead(304, { 'Cache-Control': 'no-cache, private', ...headers });
+      x.res.end();
+    }
+    return;
+  }
+  x.jsonBytes(200, await doc.body(), 'application/json', headers);
+}
+
 function unsupportedSubresource(ctx: ServerContext, x: Exchange): ApiError {
   const entry = ctx.catalog.resolve(x.info.group, x.info.version, x.info.resource);
   const declared = entry?.subresources?.some((s) => s.subresource === x.info.subresource);
   return declared ? new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}) : pathNotFound();
 }
 
-function discovery(ctx: ServerContext, x: Exchange): void {
+function discovery(ctx: ServerContext, x: Exchange): void | Promise<void> {
   const method = x.req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') {
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
@@ -228,12 +258,7 @@ function discovery(ctx: ServerContext, x: Exchange): void {
   const p = x.info.parts;
   const path = `/${p.join('/')}`;
   if (path === '/version') return x.json(200, versionInfo());
-  if (p[0] === 'openapi' && p[1] === 'v3') {
-    if (p.length === 2) return x.json(200, openAPIV3Root(ctx.catalog));
-    const doc = openAPIV3Document(ctx.catalog, p.slice(2));
-    if (doc) return x.json(200, doc);
-    throw pathNotFound();
-  }
+  if (p[0] === 'openapi' && p[1] === 'v3') return openAPIV3(ctx, x, p.slice(2));
   if (path === '/healthz' || path === '/livez' || path === '/readyz') {
     if (!x.closed) {
       x.res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });

@@ -11,6 +11,7 @@ import { startDemoCluster, type DemoCluster } from '../../demo/index';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import type { ConnectionTarget } from '../../app/connection/connection';
 import { demoSettingsFromEnv, describeDemoSettings } from '../../app/demo/demoOptions';
+import { appendReconciles } from '../../app/timeline/controllers';
 import { setContextKey, type Services } from './services';
 
 /** The context name the demo cluster's kubeconfig defines (src/demo/kubeconfig.ts). */
@@ -60,6 +61,9 @@ export class DemoController implements vscode.Disposable {
           faults: settings.faults,
           forbidden: settings.forbidden,
           kubelet: true,
+          // in this process, so each controller's reconciles can be its own timeline lane
+          controllers: settings.controllers,
+          onControllerReconcile: appendReconciles(this.s.timeline, this.s.origin),
         });
         try {
           await cluster.writeKubeconfig(path);

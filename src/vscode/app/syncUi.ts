@@ -9,6 +9,10 @@ import { listNodes } from '../../app/connection/connection';
 import type { SyncState } from '../../app/statusText';
 import { informerTypes } from '../../app/sync/informerTypes';
 import { SyncRunner } from '../../app/sync/syncRunner';
+import { pollRemoteReconciles } from '../../app/timeline/remoteReconciles';
+import { realClock } from '../../core/clock';
+import type { KubeClient } from '../../core/kube/client';
+import { DEMO_CONTEXT } from './demoUi';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 
@@ -18,6 +22,8 @@ const SOURCES_WARN_MS = 15_000;
 export class SyncController implements vscode.Disposable {
   private runner: SyncRunner | undefined;
   private readyCheck: ReturnType<typeof setInterval> | undefined;
+  /** Ends the polling of an out-of-process demo cluster's reconciles (followRemoteControllers). */
+  private remote: AbortController | undefined;
   state: SyncState = 'off';
   /** The node the loop is scoped to (Sync Loop: Choose Node); undefined = all nodes. Reset when the cluster changes. */
   node: string | undefined;
@@ -98,6 +104,7 @@ export class SyncController implements vscode.Disposable {
       origin: this.s.origin,
     });
     this.runner = runner;
+    this.followRemoteControllers(conn);
     this.state = 'starting';
     setContextKey(CONTEXT_KEYS.syncRunning, true);
     this.s.statusChanged();
@@ -164,7 +171,27 @@ export class SyncController implements vscode.Disposable {
     this.s.log.info(`sync loop: ${reason}`);
   }
 
+  /**
+   * A demo cluster in another process (`npm run demo`: context kubeloop-demo, not the one this
+   * extension host runs) serves its controllers' reconciles: their lanes follow while the loop runs.
+   */
+  private followRemoteControllers(conn: { context: { name: string }; client: KubeClient }): void {
+    if (conn.context.name !== DEMO_CONTEXT || this.s.target.isDemo) return;
+    const ac = new AbortController();
+    this.remote = ac;
+    const transport = conn.client.transport;
+    void pollRemoteReconciles({
+      get: async (query, signal) => (await transport.getJson({ path: '/_demo/reconciles', query, signal })).body,
+      timeline: this.s.timeline,
+      origin: this.s.origin,
+      clock: realClock,
+      signal: ac.signal,
+    });
+  }
+
   private clear(): void {
+    this.remote?.abort();
+    this.remote = undefined;
     this.runner = undefined;
     if (this.readyCheck) clearInterval(this.readyCheck);
     this.readyCheck = undefined;
