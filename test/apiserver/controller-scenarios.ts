@@ -367,7 +367,6 @@ export const CONTROLLER_SCENARIOS: ControllerScenario[] = [
   },
   {
     name: 'kubectl explain deployment.spec.strategy',
-    skip: 'needs the OpenAPI v3 data of branch 11b; until it lands the demo serves no /openapi/v3 documents for explain',
     async run(t, ns) {
       const out = await kubectl(t, ns, 'explain', 'deployment.spec.strategy');
       assert.match(out, /KIND:\s+Deployment/);
