@@ -1,12 +1,12 @@
 /**
  * Response forms chosen by the Accept header (content negotiation), as the apiserver does:
  * the plain object (JSON; protobuf requests fall back to JSON), PartialObjectMetadata(List)
- * (metadata only), and Table (server-side printing, with kubectl's columns for pods).
+ * (metadata only), and Table (server-side printing, with kube-apiserver's columns for the built-ins printers.ts knows).
  * The first media range in the Accept header that we can serve wins.
  */
 import type { KubeObject } from '../store';
 import { parseAccept } from './discovery';
-import { tableColumns, type Column } from './printers';
+import { rowConditions, tableColumns, type Column } from './printers';
 
 export type Form = { kind: 'object' } | { kind: 'metadata'; version: 'v1' | 'v1beta1' } | { kind: 'table'; version: 'v1' | 'v1beta1' };
 
@@ -56,7 +56,9 @@ export function table(
   const columns: Column[] = tableColumns(group, resource);
   const include = opts.includeObject ?? 'Metadata';
   const rows = items.map((o) => {
-    const row: { cells: unknown[]; object?: unknown } = { cells: columns.map((c) => c.cell(o, opts.now)) };
+    const row: { cells: unknown[]; object?: unknown; conditions?: unknown[] } = { cells: columns.map((c) => c.cell(o, opts.now)) };
+    const conditions = rowConditions(group, resource, o);
+    if (conditions) row.conditions = conditions;
     if (include === 'Metadata') row.object = partialObject(o, opts.version);
     else if (include === 'Object') row.object = o;
     return row;
