@@ -96,7 +96,8 @@ async function main(): Promise<void> {
   try {
     generateObjects(cluster.store, { objects: OBJECTS, seed: 11 });
     const types = cluster.store.types().filter((t) => t.verbs.includes('list') && cluster.store.count(t.group, t.resource) > 0);
-    const pathOf = (t: { group: string; version: string; resource: string }) => (t.group ? `/apis/${t.group}/${t.version}/${t.resource}` : `/api/${t.version}/${t.resource}`);
+    const pathOf = (t: { group: string; version: string; resource: string }) =>
+      t.group ? `/apis/${t.group}/${t.version}/${t.resource}` : `/api/${t.version}/${t.resource}`;
     const pods = types.find((t) => t.group === '' && t.resource === 'pods')!;
     console.log(`demo cluster: ${OBJECTS} generated objects, ${types.length} non-empty types, pages of ${PAGE}, best of ${RUNS} runs`);
     for (const [label, set] of [

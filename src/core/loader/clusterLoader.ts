@@ -445,7 +445,14 @@ export class ClusterLoader {
     const o = this.options;
     const r = await this.client.list(
       task.gvr,
-      { namespace: task.namespace, labelSelector: task.labelSelector, limit: o.pageSize, metadataOnly: transfer === 'metadata', transfer, requestTimeoutMs: o.requestTimeoutMs },
+      {
+        namespace: task.namespace,
+        labelSelector: task.labelSelector,
+        limit: o.pageSize,
+        metadataOnly: transfer === 'metadata',
+        transfer,
+        requestTimeoutMs: o.requestTimeoutMs,
+      },
       {
         signal,
         sink: p.sink,

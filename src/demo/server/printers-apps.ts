@@ -17,7 +17,8 @@ const jobTemplateContainers = (o: KubeObject) => arr(get(o, 'spec', 'jobTemplate
 export function formatLabelSelector(sel: unknown): string {
   if (!sel || typeof sel !== 'object') return '<none>';
   const parts: string[] = [];
-  for (const [k, v] of Object.entries((get(sel, 'matchLabels') as Obj | undefined) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) parts.push(`${k}=${String(v)}`);
+  for (const [k, v] of Object.entries((get(sel, 'matchLabels') as Obj | undefined) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    parts.push(`${k}=${String(v)}`);
   for (const e of arr(get(sel, 'matchExpressions'))) {
     const values = (Array.isArray(e.values) ? (e.values as string[]) : []).join(',');
     switch (e.operator) {
@@ -39,18 +40,59 @@ export function formatLabelSelector(sel: unknown): string {
 }
 
 const wide = (containers: (o: KubeObject) => Obj[], selector?: (o: KubeObject) => unknown): Column[] => [
-  { name: 'Containers', type: 'string', priority: 1, description: 'Names of each container in the template.', cell: (o) => containers(o).map((c) => String(c.name)).join(',') },
-  { name: 'Images', type: 'string', priority: 1, description: 'Images referenced by each container in the template.', cell: (o) => containers(o).map((c) => String(c.image)).join(',') },
+  {
+    name: 'Containers',
+    type: 'string',
+    priority: 1,
+    description: 'Names of each container in the template.',
+    cell: (o) =>
+      containers(o)
+        .map((c) => String(c.name))
+        .join(','),
+  },
+  {
+    name: 'Images',
+    type: 'string',
+    priority: 1,
+    description: 'Images referenced by each container in the template.',
+    cell: (o) =>
+      containers(o)
+        .map((c) => String(c.image))
+        .join(','),
+  },
   ...(selector
-    ? [{ name: 'Selector', type: 'string' as const, priority: 1, description: 'A label query over pods that should match the replica count.', cell: (o: KubeObject) => formatLabelSelector(selector(o)) }]
+    ? [
+        {
+          name: 'Selector',
+          type: 'string' as const,
+          priority: 1,
+          description: 'A label query over pods that should match the replica count.',
+          cell: (o: KubeObject) => formatLabelSelector(selector(o)),
+        },
+      ]
     : []),
 ];
 
 export const deploymentColumns: Column[] = [
   nameCol,
-  { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${int(get(o, 'status', 'readyReplicas'))}/${int(get(o, 'spec', 'replicas'))}` },
-  { name: 'Up-to-date', type: 'integer', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', cell: (o) => int(get(o, 'status', 'updatedReplicas')) },
-  { name: 'Available', type: 'integer', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', cell: (o) => int(get(o, 'status', 'availableReplicas')) },
+  {
+    name: 'Ready',
+    type: 'string',
+    description: 'Number of the pod with ready state',
+    cell: (o) => `${int(get(o, 'status', 'readyReplicas'))}/${int(get(o, 'spec', 'replicas'))}`,
+  },
+  {
+    name: 'Up-to-date',
+    type: 'integer',
+    description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+    cell: (o) => int(get(o, 'status', 'updatedReplicas')),
+  },
+  {
+    name: 'Available',
+    type: 'integer',
+    description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+    cell: (o) => int(get(o, 'status', 'availableReplicas')),
+  },
   ageCol,
   ...wide(templateContainers, (o) => get(o, 'spec', 'selector')),
 ];
@@ -60,8 +102,18 @@ function replicaColumns(selector: (o: KubeObject) => unknown): Column[] {
   return [
     nameCol,
     { name: 'Desired', type: 'integer', description: 'Replicas is the number of desired replicas.', cell: (o) => int(get(o, 'spec', 'replicas')) },
-    { name: 'Current', type: 'integer', description: 'Replicas is the most recently observed number of replicas.', cell: (o) => int(get(o, 'status', 'replicas')) },
-    { name: 'Ready', type: 'integer', description: 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.', cell: (o) => int(get(o, 'status', 'readyReplicas')) },
+    {
+      name: 'Current',
+      type: 'integer',
+      description: 'Replicas is the most recently observed number of replicas.',
+      cell: (o) => int(get(o, 'status', 'replicas')),
+    },
+    {
+      name: 'Ready',
+      type: 'integer',
+      description: 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.',
+      cell: (o) => int(get(o, 'status', 'readyReplicas')),
+    },
     ageCol,
     ...wide(templateContainers, selector),
   ];
@@ -71,18 +123,48 @@ export const replicationControllerColumns = replicaColumns((o) => ({ matchLabels
 
 export const statefulSetColumns: Column[] = [
   nameCol,
-  { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${int(get(o, 'status', 'readyReplicas'))}/${int(get(o, 'spec', 'replicas'))}` },
+  {
+    name: 'Ready',
+    type: 'string',
+    description: 'Number of the pod with ready state',
+    cell: (o) => `${int(get(o, 'status', 'readyReplicas'))}/${int(get(o, 'spec', 'replicas'))}`,
+  },
   ageCol,
   ...wide(templateContainers),
 ];
 
 export const daemonSetColumns: Column[] = [
   nameCol,
-  { name: 'Desired', type: 'integer', description: 'The total number of nodes that should be running the daemon pod.', cell: (o) => int(get(o, 'status', 'desiredNumberScheduled')) },
-  { name: 'Current', type: 'integer', description: 'The number of nodes that are running at least 1 daemon pod.', cell: (o) => int(get(o, 'status', 'currentNumberScheduled')) },
-  { name: 'Ready', type: 'integer', description: 'The number of nodes that should be running the daemon pod and have one or more of it running and ready.', cell: (o) => int(get(o, 'status', 'numberReady')) },
-  { name: 'Up-to-date', type: 'integer', description: 'The total number of nodes that are running updated daemon pod', cell: (o) => int(get(o, 'status', 'updatedNumberScheduled')) },
-  { name: 'Available', type: 'integer', description: 'The number of nodes that should be running the daemon pod and have one or more of it running and available.', cell: (o) => int(get(o, 'status', 'numberAvailable')) },
+  {
+    name: 'Desired',
+    type: 'integer',
+    description: 'The total number of nodes that should be running the daemon pod.',
+    cell: (o) => int(get(o, 'status', 'desiredNumberScheduled')),
+  },
+  {
+    name: 'Current',
+    type: 'integer',
+    description: 'The number of nodes that are running at least 1 daemon pod.',
+    cell: (o) => int(get(o, 'status', 'currentNumberScheduled')),
+  },
+  {
+    name: 'Ready',
+    type: 'integer',
+    description: 'The number of nodes that should be running the daemon pod and have one or more of it running and ready.',
+    cell: (o) => int(get(o, 'status', 'numberReady')),
+  },
+  {
+    name: 'Up-to-date',
+    type: 'integer',
+    description: 'The total number of nodes that are running updated daemon pod',
+    cell: (o) => int(get(o, 'status', 'updatedNumberScheduled')),
+  },
+  {
+    name: 'Available',
+    type: 'integer',
+    description: 'The number of nodes that should be running the daemon pod and have one or more of it running and available.',
+    cell: (o) => int(get(o, 'status', 'numberAvailable')),
+  },
   {
     name: 'Node Selector',
     type: 'string',
@@ -127,7 +209,10 @@ export const jobColumns: Column[] = [
   { name: 'Completions', type: 'string', description: 'The desired number of successfully finished pods the job should be run with.', cell: jobCompletions },
   { name: 'Duration', type: 'string', description: 'Time required to complete the job.', cell: jobDuration },
   ageCol,
-  ...wide((o) => templateContainers(o), (o) => get(o, 'spec', 'selector')),
+  ...wide(
+    (o) => templateContainers(o),
+    (o) => get(o, 'spec', 'selector'),
+  ),
 ];
 
 export const cronJobColumns: Column[] = [
@@ -170,10 +255,15 @@ function accessModes(v: unknown): string {
     .map(([, s]) => s)
     .join(',');
 }
-const storageClass = (o: KubeObject) =>
-  String(get(o, 'spec', 'storageClassName') ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '');
+const storageClass = (o: KubeObject) => String(get(o, 'spec', 'storageClassName') ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '');
 const phaseOrTerminating = (o: KubeObject) => (o.metadata.deletionTimestamp ? 'Terminating' : String(get(o, 'status', 'phase') ?? ''));
-const volumeMode: Column = { name: 'VolumeMode', type: 'string', priority: 1, description: 'Volume mode.', cell: (o) => String(get(o, 'spec', 'volumeMode') ?? '<unset>') };
+const volumeMode: Column = {
+  name: 'VolumeMode',
+  type: 'string',
+  priority: 1,
+  description: 'Volume mode.',
+  cell: (o) => String(get(o, 'spec', 'volumeMode') ?? '<unset>'),
+};
 const attributesClass: Column = {
   name: 'VolumeAttributesClass',
   type: 'string',
@@ -183,10 +273,30 @@ const attributesClass: Column = {
 
 export const persistentVolumeColumns: Column[] = [
   nameCol,
-  { name: 'Capacity', type: 'string', description: 'capacity is the description of the persistent volume.', cell: (o) => String(get(o, 'spec', 'capacity', 'storage') ?? '') },
-  { name: 'Access Modes', type: 'string', description: 'accessModes contains all ways the volume can be mounted.', cell: (o) => accessModes(get(o, 'spec', 'accessModes')) },
-  { name: 'Reclaim Policy', type: 'string', description: 'What happens to a persistent volume when released from its claim.', cell: (o) => String(get(o, 'spec', 'persistentVolumeReclaimPolicy') ?? '') },
-  { name: 'Status', type: 'string', description: 'phase indicates if a volume is available, bound to a claim, or released by a claim.', cell: phaseOrTerminating },
+  {
+    name: 'Capacity',
+    type: 'string',
+    description: 'capacity is the description of the persistent volume.',
+    cell: (o) => String(get(o, 'spec', 'capacity', 'storage') ?? ''),
+  },
+  {
+    name: 'Access Modes',
+    type: 'string',
+    description: 'accessModes contains all ways the volume can be mounted.',
+    cell: (o) => accessModes(get(o, 'spec', 'accessModes')),
+  },
+  {
+    name: 'Reclaim Policy',
+    type: 'string',
+    description: 'What happens to a persistent volume when released from its claim.',
+    cell: (o) => String(get(o, 'spec', 'persistentVolumeReclaimPolicy') ?? ''),
+  },
+  {
+    name: 'Status',
+    type: 'string',
+    description: 'phase indicates if a volume is available, bound to a claim, or released by a claim.',
+    cell: phaseOrTerminating,
+  },
   {
     name: 'Claim',
     type: 'string',
@@ -198,7 +308,12 @@ export const persistentVolumeColumns: Column[] = [
   },
   { name: 'StorageClass', type: 'string', description: 'StorageClassName of the volume.', cell: storageClass },
   attributesClass,
-  { name: 'Reason', type: 'string', description: 'reason is a brief CamelCase string that describes any failure.', cell: (o) => String(get(o, 'status', 'reason') ?? '') },
+  {
+    name: 'Reason',
+    type: 'string',
+    description: 'reason is a brief CamelCase string that describes any failure.',
+    cell: (o) => String(get(o, 'status', 'reason') ?? ''),
+  },
   ageCol,
   volumeMode,
 ];
@@ -206,7 +321,12 @@ export const persistentVolumeColumns: Column[] = [
 export const persistentVolumeClaimColumns: Column[] = [
   nameCol,
   { name: 'Status', type: 'string', description: 'phase represents the current phase of PersistentVolumeClaim.', cell: phaseOrTerminating },
-  { name: 'Volume', type: 'string', description: 'volumeName is the binding reference to the PersistentVolume backing this claim.', cell: (o) => String(get(o, 'spec', 'volumeName') ?? '') },
+  {
+    name: 'Volume',
+    type: 'string',
+    description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
+    cell: (o) => String(get(o, 'spec', 'volumeName') ?? ''),
+  },
   {
     name: 'Capacity',
     type: 'string',

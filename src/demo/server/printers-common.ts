@@ -68,4 +68,3 @@ export function age(ts: string | undefined, now: Date): string {
 export type Obj = Record<string, unknown>;
 export const get = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((c, p) => (c && typeof c === 'object' ? (c as Obj)[p] : undefined), o);
 export const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
-

@@ -63,7 +63,8 @@ export function podRow(pod: KubeObject): PodRow {
       if (st.ready === true) ready++;
       continue;
     }
-    if (term) reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
+    if (term)
+      reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
     else if (waiting?.reason && waiting.reason !== 'PodInitializing') reason = `Init:${String(waiting.reason)}`;
     else reason = `Init:${i}/${initList.length}`;
     initializing = true;

@@ -12,7 +12,8 @@
  *   Completed condition (printPod sets it on terminal pods); otherwise the phase is the Status cell
  *   when that is a phase, Pending for the reasons of a pod whose containers never started (Init:*,
  *   ContainerCreating, image pull failures...) when no container restarted, else Running. The one
- *   case this can get wrong is a deleting pod (Terminating hides the phase): taken as Running, the
+ *   case this can get wrong is a deleting pod (Terminating, or Unknown for a lost node, hides the
+ *   phase): taken as Running, the
  *   phase of nearly every pod being deleted. The tree never shows a pod's phase (objectStatus.ts).
  * - deployments, statefulsets: ready = the Ready cell ("readyReplicas/spec.replicas").
  *   replicasets, replicationcontrollers: ready = "Ready/Desired".
@@ -138,9 +139,11 @@ const NEVER_STARTED = new Set([
 const PHASES = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
 
 /** A pod's status.phase as its row implies it (see the header for the one case it cannot tell). */
-export function podPhaseFromRow(status: string, restarts: number, row: TableRowCells): string {
+export function podPhaseFromRow(status: string, restarts: number, row: TableRowCells, deleting = false): string {
   const done = row.conditions?.find((c) => c.type === 'Completed' && c.status === 'True');
   if (done?.reason === 'Succeeded' || done?.reason === 'Failed') return done.reason;
+  // Deleting: Terminating (or Unknown, a lost node) stands where the phase would.
+  if (deleting && (status === 'Terminating' || status === 'Unknown')) return 'Running';
   if (PHASES.has(status) && status !== 'Succeeded' && status !== 'Failed') return status;
   if (status.startsWith('Init:') || (NEVER_STARTED.has(status) && restarts === 0)) return 'Pending';
   return 'Running';
@@ -171,7 +174,7 @@ export function viewOfLoaded(key: string, obj: KubeObject, r: ResourceRef, kind:
     const status = str(cell(row, 'Status', r));
     const restarts = restartCount(cell(row, 'Restarts', r));
     const view: ObjectView = { ...base, status, ready: str(cell(row, 'Ready', r)), restarts };
-    const phase = podPhaseFromRow(status, restarts, row);
+    const phase = podPhaseFromRow(status, restarts, row, deleting);
     if (phase) view.phase = phase;
     return view;
   }
