@@ -32,6 +32,8 @@ import {
   type LoadTaskResult,
 } from '../core/loader';
 import { MAX_CONCURRENCY } from '../core/pool';
+import type { ListTransfer } from '../core/kube/list';
+import { treeTransferFor } from '../core/syncloop/state/tableView';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -59,6 +61,8 @@ flags:
   --include TYPE        only these types (repeatable): pods, po, Pod, deployments.apps, deployments.v1.apps
   --exclude TYPE        skip these types (repeatable), same forms
   --metadata-only       fetch PartialObjectMetadataList and keep only metadata (much less memory)
+  --transfer MODE       full (default) | metadata | table (server-side Table rows, includeObject=Metadata)
+                        | auto (what the extension's tree fetches: per type, Table, metadata or full)
   --timeout SECONDS     per-task timeout: a list is given up after this long without receiving
                         anything (one type in one namespace), 0 = none (default 300)
   --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
@@ -84,6 +88,8 @@ export interface LoadFlags {
   include: string[];
   exclude: string[];
   metadataOnly: boolean;
+  /** --transfer: what each list asks for; default full objects (auto: the tree's per-type choice). */
+  transfer?: ListTransfer | 'auto';
   timeoutSeconds?: number;
   qps?: number;
   burst?: number;
@@ -148,6 +154,13 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       case '--metadata-only':
         f.metadataOnly = true;
         break;
+      case '--transfer': {
+        const mode = value();
+        if (mode !== 'full' && mode !== 'metadata' && mode !== 'table' && mode !== 'auto')
+          throw new UsageError(`--transfer must be full, metadata, table or auto, got "${mode}"`);
+        f.transfer = mode;
+        break;
+      }
       case '--timeout':
         f.timeoutSeconds = num(arg, value(), false);
         break;
@@ -212,6 +225,7 @@ export function toJson(
     concurrencyAuto: summary.concurrencyAuto ?? null,
     pageSize: o.pageSize,
     metadataOnly: o.metadataOnly,
+    transfer: typeof o.transfer === 'function' ? 'auto' : o.transfer,
     namespaces: o.namespaces,
     selector: o.labelSelector ?? null,
     outcome: summary.outcome,
@@ -309,7 +323,7 @@ function workers(s: LoadSummary, o: ClusterLoader['options']): string {
 
 function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
   const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
-  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
+  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : o.transfer !== 'full' ? `, transfer ${typeof o.transfer === 'function' ? 'auto' : o.transfer}` : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
     case 'ok':
       return `Loaded ${what} in ${tail}.\n`;
@@ -364,7 +378,8 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,
       burst: flags.burst,
-      ioThread: !flags.metadataOnly,
+      // (full objects only are parsed off the I/O thread; --transfer auto lists custom resources in full)
+      ioThread: !flags.metadataOnly && (flags.transfer ?? 'full') !== 'metadata' && flags.transfer !== 'table',
       discoveryCache: !flags.noDiscoveryCache,
       disableCompression: flags.disableCompression,
     });
@@ -382,6 +397,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
         include: flags.include,
         exclude: flags.exclude,
         metadataOnly: flags.metadataOnly,
+        transfer: flags.transfer === 'auto' ? (task) => treeTransferFor(task.gvr) : flags.transfer,
         taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
         // The command reports counts, never objects: each object is parsed, counted and let go with
         // its page, so memory holds the pages in flight rather than the cluster (a million-object

@@ -15,6 +15,8 @@ import { defaultSettings, type TreeTransfer } from '../../src/app/settings';
 import type { ObjectView } from '../../src/core/syncloop/state/view';
 import { startTestCluster, type TestCluster } from './demo-support';
 import { PODS } from '../support/pod-spread';
+import { runLoad as runCliLoad } from '../../src/cli/load';
+import { capture } from '../support/capture';
 
 const quiet = createLogger({ trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }, () => 'off');
 
@@ -103,5 +105,33 @@ describe('tree transfer modes on the demo cluster', () => {
         assert.ok(r.bytes < full.bytes * 0.6, `auto moved ${r.bytes} bytes, full ${full.bytes}`);
       }
     }
+  });
+
+  it('kubeloop load --transfer: the same counts per type in every mode, fewer bytes; a bad mode is a usage error', async () => {
+    const run = async (mode: string) => {
+      const c = capture();
+      const code = await runCliLoad(['--kubeconfig', tc.kubeconfig, '--json', '--page-size', '200', '--transfer', mode], c.io);
+      assert.equal(code, 0, c.err);
+      const j = JSON.parse(c.out) as { transfer: string; objects: number; types: Record<string, unknown>[]; transport: { bytesReceived: number } };
+      return {
+        ...j,
+        types: j.types.map((t) => `${String(t.group)}/${String(t.resource)}@${String(t.namespace)}: ${String(t.count)} in ${String(t.pages)} pages`).sort(),
+      };
+    };
+    const full = await run('full');
+    assert.equal(full.transfer, 'full');
+    for (const mode of ['table', 'auto', 'metadata']) {
+      const j = await run(mode);
+      assert.equal(j.transfer, mode);
+      assert.equal(j.objects, full.objects, mode);
+      assert.deepEqual(j.types, full.types, `${mode}: counts per type`);
+      assert.ok(
+        j.transport.bytesReceived < full.transport.bytesReceived * 0.6,
+        `${mode}: ${j.transport.bytesReceived} vs ${full.transport.bytesReceived} bytes`,
+      );
+    }
+    const c = capture();
+    assert.equal(await runCliLoad(['--kubeconfig', tc.kubeconfig, '--transfer', 'yaml'], c.io), 1);
+    assert.match(c.err, /--transfer must be full, metadata, table or auto, got "yaml"/);
   });
 });
