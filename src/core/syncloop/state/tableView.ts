@@ -13,8 +13,8 @@
  *   when that is a phase, Pending for the reasons of a pod whose containers never started (Init:*,
  *   ContainerCreating, image pull failures...) when no container restarted, else Running. The one
  *   case this can get wrong is a deleting pod (Terminating, or Unknown for a lost node, hides the
- *   phase): taken as Running, the
- *   phase of nearly every pod being deleted. The tree never shows a pod's phase (objectStatus.ts).
+ *   phase): taken as Running, the phase of nearly every pod being deleted. The tree never shows a
+ *   pod's phase (objectStatus.ts).
  * - deployments, statefulsets: ready = the Ready cell ("readyReplicas/spec.replicas").
  *   replicasets, replicationcontrollers: ready = "Ready/Desired".
  * - namespaces: phase = the Status cell. persistentvolumes, persistentvolumeclaims: phase = the
