@@ -7,7 +7,7 @@ import { computeObjectView, type ObjectView } from '../../src/core/syncloop/stat
 import { METADATA_TYPES, TABLE_TYPES, podPhaseFromRow, restartCount, treeTransferFor, viewOfLoaded } from '../../src/core/syncloop/state/tableView';
 import { TableColumnError, tableItems, tableRowOf } from '../../src/core/kube/table';
 import { objectKey, type KubeObject as SyncObject } from '../../src/core/syncloop/types';
-import { table } from '../../src/demo/server/forms';
+import { table, tableJson } from '../../src/demo/server/forms';
 import { Catalog } from '../../src/demo/server/catalog';
 import { DEFAULT_NOW, generateObjects } from '../../src/demo/generator';
 import { ObjectStore, type KubeObject } from '../../src/demo/store';
@@ -18,9 +18,10 @@ const POD = { group: '', resource: 'pods' };
 
 /** Full view and Table view of the same objects, through a JSON round trip as on the wire. */
 function bothViews(group: string, resource: string, kind: string, objects: KubeObject[]): { full: ObjectView; fromTable: ObjectView }[] {
-  const body = JSON.parse(
-    JSON.stringify(table(resource, group, objects, { resourceVersion: '1' }, { version: 'v1', includeObject: 'Metadata', now: NOW })),
-  ) as unknown;
+  const opts = { version: 'v1', includeObject: 'Metadata', now: NOW } as const;
+  // the list path's text encoding, and the same document as the object form watches and GETs use
+  const body = JSON.parse(tableJson(resource, group, objects, { resourceVersion: '1' }, opts)) as unknown;
+  assert.deepEqual(body, JSON.parse(JSON.stringify(table(resource, group, objects, { resourceVersion: '1' }, opts))));
   const { items } = tableItems(body, undefined, `/${resource}`);
   const ref = { group, resource };
   return objects.map((o, i) => {

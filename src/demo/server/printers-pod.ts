@@ -32,7 +32,16 @@ function conditionTrue(pod: KubeObject, type: string): boolean {
   return arr(get(pod, 'status', 'conditions')).some((c) => c.type === type && c.status === 'True');
 }
 
+/** Stored objects are frozen: a row computed once serves its Ready, Status and Restarts cells. */
+const rows = new WeakMap<KubeObject, PodRow>();
+
 export function podRow(pod: KubeObject): PodRow {
+  let row = rows.get(pod);
+  if (!row) rows.set(pod, (row = computePodRow(pod)));
+  return row;
+}
+
+function computePodRow(pod: KubeObject): PodRow {
   const phase = String(get(pod, 'status', 'phase') ?? '');
   let reason = String(get(pod, 'status', 'reason') ?? '') || phase;
   for (const c of arr(get(pod, 'status', 'conditions'))) if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
