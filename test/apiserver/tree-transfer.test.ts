@@ -17,6 +17,8 @@ import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
 import { startControlPlane, type ControlPlane } from './controlplane';
 import { Api, collectionPath } from './support';
 import { PODS } from '../support/pod-spread';
+import { table as demoTable } from '../../src/demo/server/forms';
+import { TABLE_ACCEPT } from '../../src/core/kube/table';
 
 const NS = 'tree-transfer';
 const HOLD = 'kubeloop.io/hold';
@@ -93,6 +95,28 @@ describe('Table rows of a real kube-apiserver give the views full objects give',
       spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') },
     });
     await api.must('POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: 'settings' }, data: { a: '1' } });
+    const jobSpec = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.example/x:1' }] } } };
+    await put(
+      'batch',
+      'v1',
+      'jobs',
+      NS,
+      { metadata: { name: 'once' }, spec: { ...jobSpec, completions: 3, parallelism: 2 } },
+      {
+        startTime: '2026-01-01T00:00:00Z',
+        completionTime: '2026-01-01T00:02:30Z',
+        succeeded: 3,
+        conditions: [
+          { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: '2026-01-01T00:02:30Z' },
+          { type: 'Complete', status: 'True', lastTransitionTime: '2026-01-01T00:02:30Z' },
+        ],
+      },
+    );
+    await put('batch', 'v1', 'jobs', NS, { metadata: { name: 'running' }, spec: jobSpec }, { startTime: '2026-01-01T00:00:00Z', active: 1 });
+    await api.must('POST', `/apis/batch/v1/namespaces/${NS}/cronjobs`, {
+      metadata: { name: 'nightly' },
+      spec: { schedule: '0 3 * * *', jobTemplate: { spec: jobSpec } },
+    });
     client = await KubeClient.fromKubeconfig({ kubeconfig: cp.kubeconfigPath });
   });
   after(async () => {
@@ -176,6 +200,43 @@ describe('Table rows of a real kube-apiserver give the views full objects give',
       const got = await pairs(group, resource, kind, 'metadata');
       assert.ok(got.length >= 1, `${group}/${resource}`);
       for (const { name, full, got: v } of got) assert.deepEqual(v, full, `${resource} ${name}`);
+    }
+  });
+
+  it("the demo's printers give the real server's columns and cells for the same objects", async () => {
+    const types: [string, string, string][] = [
+      ['', 'v1', 'pods'],
+      ['apps', 'v1', 'deployments'],
+      ['apps', 'v1', 'replicasets'],
+      ['apps', 'v1', 'statefulsets'],
+      ['apps', 'v1', 'daemonsets'],
+      ['', 'v1', 'replicationcontrollers'],
+      ['batch', 'v1', 'jobs'],
+      ['batch', 'v1', 'cronjobs'],
+      ['', 'v1', 'persistentvolumes'],
+      ['', 'v1', 'persistentvolumeclaims'],
+      ['', 'v1', 'namespaces'],
+    ];
+    for (const [group, version, resource] of types) {
+      const namespaced = !['persistentvolumes', 'namespaces'].includes(resource);
+      const path = collectionPath(group, version, resource, namespaced ? NS : undefined);
+      const real = await api.must('GET', `${path}?includeObject=Object`, undefined, [200], { Accept: TABLE_ACCEPT });
+      const objects = real.rows.map((r: Obj) => r.object);
+      const demo = demoTable(resource, group, objects, {}, { version: 'v1', includeObject: 'None', now: new Date() }) as Obj;
+      const names = (t: Obj) => t.columnDefinitions.map((c: Obj) => c.name);
+      assert.deepEqual(names(demo), names(real), `${resource}: columns`);
+      real.rows.forEach((row: Obj, i: number) => {
+        const cells = (t: Obj, r: Obj) =>
+          Object.fromEntries(
+            names(t)
+              .map((n: string, c: number) => [n, r.cells[c]])
+              // Age and a restart's "(5m ago)" move with the clock; everything else must match
+              .filter(([n]: [string]) => n !== 'Age' && n !== 'Last Schedule' && n !== 'Duration')
+              .map(([n, v]: [string, unknown]) => [n, n === 'Restarts' ? String(v).replace(/ \(.*\)$/, '') : v]),
+          );
+        assert.deepEqual(cells(demo, demo.rows[i]), cells(real, row), `${resource} ${row.object.metadata.name}`);
+        assert.deepEqual(demo.rows[i].conditions, row.conditions, `${resource} ${row.object.metadata.name}: row conditions`);
+      });
     }
   });
 });
