@@ -1,5 +1,5 @@
-// The extension's load (runLoad into the tree's model) with kubeloop.treeTransfer auto, table and
-// full, next to what `kubeloop load` does (full objects, parsed and counted), on the demo cluster
+// The extension's load (runLoad into the tree's model) with kubeloop.treeTransfer auto, table,
+// metadata and full, next to what `kubeloop load` does (full objects, parsed and counted), on the demo cluster
 // over loopback, same run, same client settings. Prints wall time, bytes received and the time
 // the first type reached the model, with ratios against `kubeloop load`. The demo cluster runs in a
 // child process (as `npm run demo` would), so its encoding does not share this thread.
@@ -108,6 +108,7 @@ async function main(): Promise<void> {
       ['kubeloop load (full)', cli],
       ['tree, auto', () => tree('auto')],
       ['tree, table', () => tree('table')],
+      ['tree, metadata', () => tree('metadata')],
       ['tree, full', () => tree('full')],
     ];
     const best = new Map<string, Run>();
