@@ -16,6 +16,9 @@ import type { ObjectView } from '../../src/core/syncloop/state/view';
 import { startTestCluster, type TestCluster } from './demo-support';
 import { PODS } from '../support/pod-spread';
 import { runLoad as runCliLoad } from '../../src/cli/load';
+import { ClusterLoader } from '../../src/core/loader';
+import { TableColumnError, tableRowOf } from '../../src/core/kube/table';
+import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { capture } from '../support/capture';
 
 const quiet = createLogger({ trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }, () => 'off');
@@ -133,5 +136,32 @@ describe('tree transfer modes on the demo cluster', () => {
     const c = capture();
     assert.equal(await runCliLoad(['--kubeconfig', tc.kubeconfig, '--transfer', 'yaml'], c.io), 1);
     assert.match(c.err, /--transfer must be full, metadata, table or auto, got "yaml"/);
+  });
+
+  it('a Table without a column the reader needs: that type is listed again as full objects, nothing doubled', async () => {
+    const events: LoaderTaskEvent[] = [];
+    const loader = new ClusterLoader(client, {
+      include: ['pods', 'configmaps'],
+      pageSize: 50,
+      transfer: 'table',
+      onEvent: (e) => events.push(e),
+      // pods' rows are refused as another server version's would be; configmaps' are taken
+      transform: (o, task) => {
+        if (task.gvr.resource === 'pods' && tableRowOf(o)) throw new TableColumnError('the /pods Table has no "Ready" column');
+        return o;
+      },
+    });
+    const { summary, results } = await loader.load();
+    assert.equal(summary.outcome, 'ok');
+    const pods = results.find((r) => r.task.gvr.resource === 'pods')!;
+    const configmaps = results.find((r) => r.task.gvr.resource === 'configmaps')!;
+    assert.equal(pods.count, tc.cluster.store.count('', 'pods'));
+    assert.equal(new Set(pods.items.map((o) => o.metadata.uid)).size, pods.count, 'no pod twice');
+    assert.ok(
+      pods.items.every((o) => !tableRowOf(o) && o.kind === 'Pod' && o.spec),
+      'pods as full objects',
+    );
+    assert.ok(configmaps.items.length > 0 && configmaps.items.every((o) => tableRowOf(o)), 'configmaps stay Table rows');
+    assert.ok(events.some((e) => e.phase === 'retry' && e.gvr.resource === 'pods' && /listing full objects instead/.test(e.message ?? '')));
   });
 });
