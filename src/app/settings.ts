@@ -11,6 +11,10 @@
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warning', 'error', 'off'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
+/** How the tree's loads fetch each type (kubeloop.treeTransfer); see app/load/transfer.ts. */
+export const TREE_TRANSFERS = ['auto', 'table', 'metadata', 'full'] as const;
+export type TreeTransfer = (typeof TREE_TRANSFERS)[number];
+
 export interface KubeLoopSettings {
   kubeconfig: string;
   context: string;
@@ -18,6 +22,7 @@ export interface KubeLoopSettings {
   pageSize: number;
   requestTimeoutSeconds: number;
   metadataOnly: boolean;
+  treeTransfer: TreeTransfer;
   discoveryCache: boolean;
   namespaces: string[];
   includeTypes: string[];
@@ -41,7 +46,7 @@ export type SettingKey = Exclude<keyof KubeLoopSettings, 'concurrencyChosen'>;
 type IntSpec = { type: 'integer'; default: number; minimum: number; maximum: number; description: string };
 type BoolSpec = { type: 'boolean'; default: boolean; description: string };
 type ListSpec = { type: 'array'; default: string[]; itemPattern: string; itemHint: string; description: string };
-type EnumSpec = { type: 'string'; default: LogLevelName; enum: readonly LogLevelName[]; description: string };
+type EnumSpec = { type: 'string'; default: string; enum: readonly string[]; description: string };
 /**
  * A free-form string. `machine` scope: only user (or remote) settings may set it, never a workspace's
  * .vscode/settings.json — a kubeconfig can name an exec plugin, so a cloned repository must not be able
@@ -94,7 +99,15 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
   metadataOnly: {
     type: 'boolean',
     default: false,
-    description: 'Load only object metadata (PartialObjectMetadataList), which is much smaller than full objects.',
+    description:
+      'Load only object metadata (PartialObjectMetadataList) for every type: rows show names, no status. The same as `kubeloop.treeTransfer`: `metadata`, and wins over it.',
+  },
+  treeTransfer: {
+    type: 'string',
+    default: 'auto',
+    enum: TREE_TRANSFERS,
+    description:
+      "What the tree's loads fetch. `auto`: per type, the least that keeps every row right: server-side Table rows (`includeObject=Metadata`) for pods, workloads, namespaces and volumes, metadata only for built-ins whose row shows just a name, full objects for the rest (custom resources). `table`: Table rows for every type (a custom resource's row then shows no status). `metadata`: metadata only. `full`: whole objects, as `kubeloop load` does. Open Resource YAML always fetches the whole object.",
   },
   discoveryCache: {
     type: 'boolean',

@@ -23,6 +23,7 @@ import {
   AUTO_MAX_LANES,
   AUTO_SERVER_MS,
   ClusterLoader,
+  type ClusterLoaderOptions,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   noRightsText,
@@ -34,6 +35,8 @@ import {
 import { MAX_CONCURRENCY } from '../core/pool';
 import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/multiCluster';
 import { loadMany } from './loadMany';
+import type { ListTransfer } from '../core/kube/list';
+import { treeTransferFor } from '../core/syncloop/state/tableView';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -67,6 +70,8 @@ flags:
   --include TYPE        only these types (repeatable): pods, po, Pod, deployments.apps, deployments.v1.apps
   --exclude TYPE        skip these types (repeatable), same forms
   --metadata-only       fetch PartialObjectMetadataList and keep only metadata (much less memory)
+  --transfer MODE       full (default) | metadata | table (server-side Table rows, includeObject=Metadata)
+                        | auto (what the extension's tree fetches: per type, Table, metadata or full)
   --timeout SECONDS     per-task timeout: a list is given up after this long without receiving
                         anything (one type in one namespace), 0 = none (default 300)
   --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
@@ -104,6 +109,8 @@ export interface LoadFlags {
   include: string[];
   exclude: string[];
   metadataOnly: boolean;
+  /** --transfer: what each list asks for; default full objects (auto: the tree's per-type choice). */
+  transfer?: ListTransfer | 'auto';
   timeoutSeconds?: number;
   qps?: number;
   burst?: number;
@@ -111,6 +118,16 @@ export interface LoadFlags {
   help: boolean;
   noDiscoveryCache?: boolean;
   disableCompression?: boolean;
+}
+
+/** The loader's `transfer` for --transfer (auto: the tree's per-type choice). */
+export function transferOption(flags: LoadFlags): ClusterLoaderOptions['transfer'] {
+  return flags.transfer === 'auto' ? (task) => treeTransferFor(task.gvr) : flags.transfer;
+}
+
+/** Full objects only are parsed off the I/O thread (--transfer auto lists custom resources in full). */
+export function wantsIoThread(flags: LoadFlags): boolean {
+  return !flags.metadataOnly && (flags.transfer ?? 'full') !== 'metadata' && flags.transfer !== 'table';
 }
 
 export class UsageError extends Error {}
@@ -178,6 +195,13 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       case '--metadata-only':
         f.metadataOnly = true;
         break;
+      case '--transfer': {
+        const mode = value();
+        if (mode !== 'full' && mode !== 'metadata' && mode !== 'table' && mode !== 'auto')
+          throw new UsageError(`--transfer must be full, metadata, table or auto, got "${mode}"`);
+        f.transfer = mode;
+        break;
+      }
       case '--timeout':
         f.timeoutSeconds = num(arg, value(), false);
         break;
@@ -246,6 +270,7 @@ export function toJson(
     concurrencyAuto: summary.concurrencyAuto ?? null,
     pageSize: o.pageSize,
     metadataOnly: o.metadataOnly,
+    transfer: typeof o.transfer === 'function' ? 'auto' : o.transfer,
     namespaces: o.namespaces,
     selector: o.labelSelector ?? null,
     outcome: summary.outcome,
@@ -343,7 +368,7 @@ function workers(s: LoadSummary, o: ClusterLoader['options']): string {
 
 export function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
   const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
-  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
+  const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : o.transfer !== 'full' ? `, transfer ${typeof o.transfer === 'function' ? 'auto' : o.transfer}` : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
     case 'ok':
       return `Loaded ${what} in ${tail}.\n`;
@@ -399,7 +424,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,
       burst: flags.burst,
-      ioThread: !flags.metadataOnly,
+      ioThread: wantsIoThread(flags),
       discoveryCache: !flags.noDiscoveryCache,
       disableCompression: flags.disableCompression,
     });
@@ -417,6 +442,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
         include: flags.include,
         exclude: flags.exclude,
         metadataOnly: flags.metadataOnly,
+        transfer: transferOption(flags),
         taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
         // The command reports counts, never objects: each object is parsed, counted and let go with
         // its page, so memory holds the pages in flight rather than the cluster (a million-object

@@ -10,7 +10,7 @@
 import { KubeClient, KubeConfigError, listContextNames, loadKubeContext, type KubeContext } from '../core/kube';
 import { resolveLoaderOptions, type ClusterLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
-import { summaryLine, table, toJson, type LoadFlags, type LoadIO } from './load';
+import { summaryLine, table, toJson, transferOption, wantsIoThread, type LoadFlags, type LoadIO } from './load';
 
 interface Prepared {
   name: string;
@@ -44,6 +44,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
     include: flags.include,
     exclude: flags.exclude,
     metadataOnly: flags.metadataOnly,
+    transfer: transferOption(flags),
     taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
     // counts, never objects (as for one context)
     transform: () => undefined,
@@ -62,7 +63,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
         const client = await KubeClient.connect(ctx, {
           qps: flags.qps,
           burst: flags.burst,
-          ioThread: !flags.metadataOnly,
+          ioThread: wantsIoThread(flags),
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,
         });

@@ -20,6 +20,7 @@ import type { Logger } from '../logger';
 import { typeKeyOf } from '../model/keys';
 import { failureKey, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
+import { treeTransfer } from './transfer';
 
 export interface LoadProgress {
   typesDone: number;
@@ -40,7 +41,7 @@ export function progressMessage(p: LoadProgress): string {
 
 export type LoadSettings = Pick<
   KubeLoopSettings,
-  'concurrency' | 'concurrencyChosen' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'namespaces' | 'includeTypes' | 'excludeTypes'
+  'concurrency' | 'concurrencyChosen' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'treeTransfer' | 'namespaces' | 'includeTypes' | 'excludeTypes'
 >;
 
 export interface LoadRequest {
@@ -116,7 +117,8 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     namespaces: only?.namespace ? [only.namespace] : s.namespaces,
     include: only ? [only.typeKey] : s.includeTypes,
     exclude: only ? [] : s.excludeTypes,
-    metadataOnly: s.metadataOnly,
+    // the least each type's rows need (kubeloop.treeTransfer; transfer.ts)
+    transfer: treeTransfer(s),
     requestTimeoutMs: s.requestTimeoutSeconds * 1000,
     onEvent: (e) => {
       req.timeline.append(e);
@@ -136,7 +138,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
   const remaining = new Map<string, number>();
   req.log.info(
-    `loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrencyChosen === false ? 'workers by RTT' : `${s.concurrency} workers`}, page size ${s.pageSize}${s.metadataOnly ? ', metadata only' : ''}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`,
+    `loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrencyChosen === false ? 'workers by RTT' : `${s.concurrency} workers`}, page size ${s.pageSize}, ${s.metadataOnly ? 'metadata only' : `transfer ${s.treeTransfer ?? 'auto'}`}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`,
   );
   const run = loader.start({
     signal: req.signal,

@@ -14,7 +14,8 @@
  * - A listener that throws cannot break the writer or the other listeners.
  */
 import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
-import { computeObjectView, type ObjectView } from '../../core/syncloop/state/view';
+import type { ObjectView } from '../../core/syncloop/state/view';
+import { viewOfLoaded } from '../../core/syncloop/state/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
@@ -94,6 +95,7 @@ type ViewCarrier = KubeObject & { [VIEW]?: ObjectView };
  * The loader transform of the tree's loads: each object becomes its view as soon as its page is
  * parsed (a slim object that carries the view), so the full objects die young instead of waiting
  * for their whole task; applyResult takes the view as it is. Same view as applyResult computes.
+ * A Table row or a metadata-only item gets the view its full object would (core's viewOfLoaded).
  */
 export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undefined {
   const obj = asStoredObject(raw);
@@ -101,7 +103,7 @@ export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undef
   const ref: ResourceRef = { group: task.gvr.group, resource: task.gvr.resource };
   const m = obj.metadata;
   const slim: ViewCarrier = { metadata: { name: m.name, uid: m.uid, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}) } };
-  slim[VIEW] = computeObjectView(objectKey(obj, ref), obj, ref);
+  slim[VIEW] = viewOfLoaded(objectKey(obj, ref), obj, ref, task.kind);
   return slim;
 }
 
@@ -195,7 +197,7 @@ export class ResourceModel {
       if (!obj) continue;
       const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
-      const view = (obj as ViewCarrier)[VIEW] ?? computeObjectView(objectKey(obj, ref), obj, ref);
+      const view = (obj as ViewCarrier)[VIEW] ?? viewOfLoaded(objectKey(obj, ref), obj, ref, r.task.kind);
       const list = byNs.get(ns) ?? [];
       list.push({ name: obj.metadata.name, ...(type.namespaced ? { namespace: ns } : {}), view });
       byNs.set(ns, list);

@@ -38,6 +38,8 @@ import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, 
 import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
 import { distanceRttMs } from '../kube/rtt';
+import type { ListTransfer } from '../kube/list';
+import { TableColumnError } from '../kube/table';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;
@@ -399,7 +401,8 @@ export class ClusterLoader {
     const t = this.client.transport;
     const o = this.options;
     // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
-    if (!t?.preconnect || types === 0 || o.metadataOnly) return undefined;
+    // Table lists too, and a per-type choice (the tree's) whose bulk (pods) is Table rows.
+    if (!t?.preconnect || types === 0 || o.transfer !== 'full') return undefined;
     // While a loopback address's widening is in question, its connections are dialled as if it were
     // as far as its handshakes say (the relay, a tunnel): a connection costs the server no request.
     const lanes = () =>
@@ -431,12 +434,35 @@ export class ClusterLoader {
   /** `alive`: the task made progress (a page, a body chunk); the per-task timeout counts from the last one. */
   private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>, alive: () => void): Promise<void> {
     const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
-    const transform = this.options.transform;
     progress.set(task.id, p);
+    const o = this.options;
+    const transfer = typeof o.transfer === 'function' ? o.transfer(task) : o.transfer;
+    try {
+      await this.listTask(task, transfer, worker, signal, p, alive);
+    } catch (e) {
+      // A Table without a column the transform reads (another server version's printer): this
+      // type is listed again as full objects, from its first page; nothing of the first try stays.
+      if (transfer !== 'table' || !(e instanceof TableColumnError)) throw e;
+      this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: ++p.retries, message: `${e.message}; listing full objects instead` });
+      p.sink.length = 0;
+      Object.assign(p, { dropped: 0, pages: 0, bytes: 0, resourceVersion: '', fellBack: false });
+      await this.listTask(task, 'full', worker, signal, p, alive);
+    }
+  }
+
+  private async listTask(task: LoadTask, transfer: ListTransfer, worker: number, signal: AbortSignal, p: Progress, alive: () => void): Promise<void> {
+    const transform = this.options.transform;
     const o = this.options;
     const r = await this.client.list(
       task.gvr,
-      { namespace: task.namespace, labelSelector: task.labelSelector, limit: o.pageSize, metadataOnly: o.metadataOnly, requestTimeoutMs: o.requestTimeoutMs },
+      {
+        namespace: task.namespace,
+        labelSelector: task.labelSelector,
+        limit: o.pageSize,
+        metadataOnly: transfer === 'metadata',
+        transfer,
+        requestTimeoutMs: o.requestTimeoutMs,
+      },
       {
         signal,
         sink: p.sink,

@@ -11,6 +11,7 @@
  * aborted after this long without receiving anything (a page or a body chunk), not after this
  * long in all, so a big list over a slow link that keeps arriving is never cut off.
  */
+import type { ListTransfer } from '../kube/list';
 import type { KubeObject } from '../kube/types';
 import type { LoaderTaskEvent } from '../timeline/events';
 import type { LoadTask } from './types';
@@ -43,8 +44,13 @@ export interface ClusterLoaderOptions {
   include?: string[];
   /** Types to skip, same forms. */
   exclude?: string[];
-  /** Ask for PartialObjectMetadataList and keep only metadata. */
+  /** Ask for PartialObjectMetadataList and keep only metadata (the same as transfer 'metadata'; wins over it). */
   metadataOnly?: boolean;
+  /**
+   * What each list request asks for: 'full' objects (default), 'metadata', or 'table' (server-side
+   * Table rows with their metadata; see kube/table.ts), for every type or chosen per task.
+   */
+  transfer?: ListTransfer | ((task: LoadTask) => ListTransfer);
   /** Per-task idle deadline, ms: aborted after this long without a page or a body chunk; 0 = none. */
   taskTimeoutMs?: number;
   /** Per-request deadline, ms (a timed-out page is retried); 0/unset = none. */
@@ -77,7 +83,10 @@ export interface ClusterLoaderOptions {
 }
 
 export interface ResolvedLoaderOptions extends Required<
-  Omit<ClusterLoaderOptions, 'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace' | 'lanes' | 'autoConcurrencyMax'>
+  Omit<
+    ClusterLoaderOptions,
+    'clock' | 'onEvent' | 'labelSelector' | 'requestTimeoutMs' | 'transform' | 'contextNamespace' | 'lanes' | 'autoConcurrencyMax' | 'transfer'
+  >
 > {
   /** The concurrency given, or (when autoConcurrency) the base the rule starts from. */
   concurrency: number;
@@ -88,6 +97,7 @@ export interface ResolvedLoaderOptions extends Required<
   transform?: ClusterLoaderOptions['transform'];
   lanes?: ClusterLoaderOptions['lanes'];
   autoConcurrencyMax?: number;
+  transfer: NonNullable<ClusterLoaderOptions['transfer']>;
   requestTimeoutMs?: number;
   clock?: Clock;
   onEvent?: (e: LoaderTaskEvent) => void;
@@ -133,6 +143,7 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     include: (o.include ?? []).map((s) => s.trim()),
     exclude: (o.exclude ?? []).map((s) => s.trim()),
     metadataOnly: !!o.metadataOnly,
+    transfer: o.metadataOnly ? 'metadata' : (o.transfer ?? 'full'),
     taskTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,
     clock: o.clock,

@@ -10,7 +10,7 @@
 import type { KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
 import { encodeListItem, encodeStored, type Exchange } from './exchange';
-import { formContentType, metadataList, negotiate, parseIncludeObject, partialObject, table, type ListMeta } from './forms';
+import { formContentType, metadataListJson, negotiate, parseIncludeObject, partialObject, table, tableJson, type ListMeta } from './forms';
 import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';
 import { decodeToken, encodeToken, inconsistentToken, isInconsistentToken } from './snapshots';
 import { ApiError, badRequest, continueExpired, invalid, notFound, pathNotFound, resourceVersionTooOld } from './status';
@@ -126,9 +126,9 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   const form = negotiate(x.accept, 'list');
   const ct = formContentType(form, 'list');
   if (form.kind === 'table') {
-    x.json(
+    x.jsonText(
       200,
-      table(t.resource, t.group, page, meta, {
+      tableJson(t.resource, t.group, page, meta, {
         version: form.version,
         includeObject: parseIncludeObject(x.query.get('includeObject')),
         now: ctx.options.now(),
@@ -136,7 +136,7 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
       ct,
     );
   } else if (form.kind === 'metadata') {
-    x.json(200, metadataList(page, meta, form.version), ct);
+    x.jsonText(200, metadataListJson(page, meta, form.version), ct);
   } else {
     // Items come from per-object JSON caches. Built-in types' items carry no apiVersion and kind (a
     // typed list, as upstream encodes it); custom resources' carry both, in the version served.
