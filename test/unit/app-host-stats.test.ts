@@ -68,12 +68,13 @@ describe('HostStats', () => {
       assert.equal(got.length, 2);
       assert.deepEqual(
         { ...got[0], probes: got[0]!.probes > 0 },
-        { t: 1234, elP50Ms: 0, elP99Ms: 0, elMaxMs: 0, probes: true, rssMB: 300, heapUsedMB: 90, objects: 7 },
+        { t: 1234, elP50Ms: 0, elP99Ms: 0, elMaxMs: 0, probes: true, late50: 0, rssMB: 300, heapUsedMB: 90, objects: 7 },
       );
       assert.ok(got[0]!.probes >= WINDOW_MS / PROBE_MS - 1, `${got[0]!.probes} probes in a free second`);
       assert.equal(got[1]!.objects, 9);
       assert.ok(got[1]!.elMaxMs >= 110 && got[1]!.elMaxMs <= 121, `max lateness ${got[1]!.elMaxMs} ms`);
       assert.equal(got[1]!.elP50Ms, 0);
+      assert.equal(got[1]!.late50, 1, 'one probe was at least 50 ms late');
     } finally {
       stats.stop();
       t.done();
