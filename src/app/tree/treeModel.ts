@@ -45,7 +45,7 @@ export class TreeModel {
   /** The ids of each kind node's rows as last handed out (so a rebuild forgets only its own). */
   private readonly pages = new Map<string, Set<string>>();
   private filterText = '';
-  private readonly filterCache = new WeakMap<readonly ObjectEntry[], { filter: string; entries: readonly ObjectEntry[] }>();
+  private readonly filterCache = new WeakMap<Bucket, { filter: string; version: number; entries: readonly ObjectEntry[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
   private shownNamespaces = '';
 
@@ -360,15 +360,15 @@ export class TreeModel {
     return b.objects.size > 0 && (!this.filterText || this.visibleObjects(b).length > 0);
   }
 
-  /** The bucket's objects the filter lets through, sorted by name (cached per sorted array and filter). */
+  /** The bucket's objects the filter lets through, sorted by name (cached per bucket membership and filter). */
   private visibleObjects(b: Bucket): readonly ObjectEntry[] {
     const all = b.sortedObjects();
     const f = this.filterText;
     if (!f || this.matchesWhole(b)) return all;
-    const hit = this.filterCache.get(all);
-    if (hit && hit.filter === f) return hit.entries;
+    const hit = this.filterCache.get(b);
+    if (hit && hit.filter === f && hit.version === b.version) return hit.entries;
     const entries = all.filter((e) => e.name.toLowerCase().includes(f));
-    this.filterCache.set(all, { filter: f, entries });
+    this.filterCache.set(b, { filter: f, version: b.version, entries });
     return entries;
   }
 
