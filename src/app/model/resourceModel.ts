@@ -50,7 +50,15 @@ export interface TypeFailure {
 export type ModelChange =
   | { kind: 'reset' }
   | { kind: 'failures' }
-  | { kind: 'bucket'; namespace: string; typeKey: string; created: boolean; emptied: boolean }
+  | {
+      kind: 'bucket';
+      namespace: string;
+      typeKey: string;
+      created: boolean;
+      emptied: boolean;
+      /** Set when one object joined or left (a sync-loop change), not a whole list: which, and which way. */
+      member?: { name: string; joined: boolean };
+    }
   | { kind: 'object'; namespace: string; typeKey: string; name: string };
 
 /** Namespace key of cluster-scoped objects. */
@@ -306,7 +314,7 @@ export class ResourceModel {
       this.count--;
       const emptied = bucket.objects.size === 0;
       if (emptied) this.dropBucket(ns, type.key);
-      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied });
+      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied, member: { name: p.name, joined: false } });
       return true;
     }
     const entry: ObjectEntry = { name: p.name, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}), view };
@@ -319,7 +327,7 @@ export class ResourceModel {
     const b = bucket ?? this.createBucket(type, ns);
     b.put(entry);
     this.count++;
-    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false });
+    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false, member: { name: p.name, joined: true } });
     return true;
   }
 
