@@ -11,7 +11,7 @@
 //        [--big-pods 10000] [--repeats 3] [--million] [--setting kubeloop.key=JSON ...]
 // --setting passes user settings to the extension (e.g. the tree's transfer, once it has one);
 // without it the extension runs with today's defaults.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as https from 'node:https';
@@ -61,6 +61,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 const median = (xs: number[]) => pct(xs, 50);
+
+function findFile(dir: string, name: string): string | undefined {
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name === name) return join(e.parentPath, e.name);
+  return undefined;
+}
 
 function readStats(file: string): HostSample[] {
   try {
@@ -164,6 +169,8 @@ async function benchSize(objects: number, withPeers: boolean) {
       const latencies: number[] = [];
       // The PATCH's own round trip: how long the cluster (busy with the churn) took to take the change.
       const apiLatencies: number[] = [];
+      /** Each probe: when it was sent (wall ms), which pod, how long to the row (NaN: not shown). */
+      const probeLog: { at: number; pod: string; ms: number }[] = [];
       let missed = 0;
       const probes = [...onScreen];
       const end = performance.now() + MINUTES * 60_000;
@@ -182,6 +189,7 @@ async function benchSize(objects: number, withPeers: boolean) {
         );
         let answeredAt = NaN;
         const [ok] = await Promise.all([shown.then(() => true).catch(() => false), patched.then(() => (answeredAt = performance.now()))]);
+        probeLog.push({ at: Date.now() - (performance.now() - started), pod: name, ms: ok ? performance.now() - started : NaN });
         if (ok) {
           latencies.push(performance.now() - started);
           apiLatencies.push(answeredAt - started);
@@ -259,11 +267,14 @@ async function benchSize(objects: number, withPeers: boolean) {
         settings: userSettings(),
         load: { firstRowMs: firstMs, finalCountMs: loadMs, count, peakRssMB: loadRss },
         peers: peers && Object.fromEntries(Object.entries(peers).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, objects: objectsOf(m) }])),
-        churn: { ...stats, latencies, apiLatencies, missed, late50, probes: probesTotal },
+        churn: { ...stats, latencies, apiLatencies, probeLog, missed, late50, probes: probesTotal },
         hostSamples: samples,
         checks: checks.map(([what, pass, figure]) => ({ what, pass, figure })),
       };
     } finally {
+      // The host's log (the sync loop's handler lines, with times) next to the JSON, for reading the probes against it.
+      const log = findFile(join(s.userDataDir, 'logs'), 'KubeLoop.log');
+      if (log) copyFileSync(log, resolve('.bench', `extension-host-${objects}.log`));
       await s.close();
     }
   } finally {
