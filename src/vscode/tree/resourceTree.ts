@@ -5,7 +5,9 @@
  * Partial refresh: every ResourceModel change is mapped (TreeModel.changed) to the nodes it affects
  * and coalesced in lanes (RefreshLanes: rows within a frame, structure within 100 ms, counts of
  * expanded kinds within a second), so a burst of sync-loop updates becomes a few
- * onDidChangeTreeData events naming only the changed rows and kinds.
+ * onDidChangeTreeData events naming only the changed rows and kinds; a RefreshGate spaces those
+ * events just over VS Code's own 200 ms debounce, which would otherwise hold them while they keep
+ * coming (under churn, for seconds).
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
@@ -14,6 +16,7 @@ import type { ResourceModel } from '../../app/model/resourceModel';
 import type { StatusTone } from '../../app/model/objectStatus';
 import { accessibleLabel } from '../../app/tree/accessibility';
 import { RefreshLanes } from '../../app/tree/lanes';
+import { RefreshGate } from '../../app/tree/gate';
 import type { ResourceNode } from '../../app/tree/node';
 import { TreeModel } from '../../app/tree/treeModel';
 
@@ -44,22 +47,22 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   private readonly changed = new vscode.EventEmitter<ResourceNode | ResourceNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly lanes: RefreshLanes;
+  private readonly gate: RefreshGate<ResourceNode>;
+  /** Set while a refresh a command waits on goes through the lanes: the gate lets it pass at once. */
+  private urgent = false;
   private readonly unsubscribe: () => void;
   /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
   readonly stats = { refreshes: 0, nodes: 0, full: 0 };
 
   constructor(readonly model: ResourceModel) {
     this.tree = new TreeModel(model);
-    this.lanes = new RefreshLanes(
-      this.tree,
-      (nodes) => {
-        this.stats.refreshes++;
-        if (nodes === undefined) this.stats.full++;
-        else this.stats.nodes += nodes.length;
-        this.changed.fire(nodes);
-      },
-      realClock,
-    );
+    this.gate = new RefreshGate<ResourceNode>((nodes) => {
+      this.stats.refreshes++;
+      if (nodes === undefined) this.stats.full++;
+      else this.stats.nodes += nodes.length;
+      this.changed.fire(nodes);
+    }, realClock);
+    this.lanes = new RefreshLanes(this.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
     this.unsubscribe = model.onChange((c) => this.lanes.modelChanged(c));
   }
 
@@ -71,7 +74,12 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   /** Refreshes the whole tree now (before a reveal that must see the new shape). */
   refreshAllNow(): void {
     this.lanes.add(undefined);
-    this.lanes.flushStructure();
+    this.urgent = true;
+    try {
+      this.lanes.flushStructure();
+    } finally {
+      this.urgent = false;
+    }
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
@@ -101,6 +109,7 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   dispose(): void {
     this.unsubscribe();
     this.lanes.dispose();
+    this.gate.dispose();
     this.changed.dispose();
   }
 }
