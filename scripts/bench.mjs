@@ -10,6 +10,8 @@
 //             pods, idle and under churn, next to a client-go-style informer floor (issue 10)
 //   multicluster  5 clusters x 20,000 objects in one load vs 1 x 100,000 and vs one after another;
 //             first results per cluster; a hanging cluster beside them (issue 13)
+//   extension  the packaged extension in VS Code (code-server + Chromium): palette load vs the CLI and
+//             the raw bound, then event-loop delay, RSS and change-to-row latency under churn (issue 14)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -39,6 +41,7 @@ const sections = {
   remote: 'bench/remote.ts',
   apicost: 'bench/apicost.ts',
   multicluster: 'bench/multicluster.ts',
+  extension: 'bench/extension.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);

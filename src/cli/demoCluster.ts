@@ -17,6 +17,8 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --objects N           generate N objects across namespaces and types (default 0)
   --seed S              seed of the generator (default 1)
   --churn N             creates/updates/deletes per second after start (default 0)
+  --big-namespace NS:P  one more namespace NS holding P pods, counted in --objects (a kind of
+                        10,000 rows in one namespace, e.g. big:10000)
   --tls                 serve HTTPS with a self-signed certificate (trusted by the kubeconfig)
   --token T             require bearer token T (401 without it); implies --tls, since kubectl
                         sends credentials only over HTTPS
@@ -45,6 +47,12 @@ function parseCrd(spec: string): DemoCRD {
   return { plural: pg.slice(0, dot), group: pg.slice(dot + 1), version, kind, namespaced: scope?.toLowerCase() !== 'cluster' };
 }
 
+function parseBigNamespace(spec: string): { name: string; pods: number } {
+  const m = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?):(\d+)$/.exec(spec);
+  if (!m) throw new Error(`--big-namespace ${spec}: expected NAMESPACE:PODS, e.g. big:10000`);
+  return { name: m[1]!, pods: Number(m[3]) };
+}
+
 function intFlag(v: string | undefined, name: string, dflt: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
@@ -61,6 +69,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       objects: { type: 'string' },
       seed: { type: 'string' },
       churn: { type: 'string' },
+      'big-namespace': { type: 'string' },
       tls: { type: 'boolean' },
       token: { type: 'string' },
       'kubeconfig-out': { type: 'string' },
@@ -99,6 +108,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     objects: intFlag(values.objects, 'objects', 0),
     seed: intFlag(values.seed, 'seed', 1),
     churnPerSecond: intFlag(values.churn, 'churn', 0),
+    ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
     faults: values.faults,
     forbidden: values.forbid,
     grants,

@@ -48,6 +48,12 @@ export interface GenerateOptions {
   brokenPods?: number;
   /** The generated cluster's "now" (ms), before which every timestamp lies. Default: a fixed instant, for determinism. */
   now?: number;
+  /**
+   * One more namespace holding `pods` bare Running pods, counted in the N objects (the rest of the
+   * cluster is planned from what is left): a kind of 10,000 rows in one namespace, which the spread
+   * of N/500 namespaces never makes, for the tree's paging and the extension bench's churn.
+   */
+  bigNamespace?: { name: string; pods: number };
 }
 
 export interface GenerateResult {
@@ -68,7 +74,12 @@ export function generate(
   hooks: { register?: (t: TypeInfo) => void; takenNamespace?: (name: string) => boolean; existingNodes?: { name: string; index: number }[] } = {},
 ): GenerateResult {
   const started = performance.now();
-  const n = Math.max(0, Math.floor(opts.objects));
+  const total = Math.max(0, Math.floor(opts.objects));
+  const hasNs = types.some((t) => typeKey(t) === '/namespaces') && types.some((t) => typeKey(t) === '/pods');
+  // The big namespace's objects (its Namespace and its pods) come off the top; the plan shares the
+  // rest, which keeps room for one namespace and one node (the pods' node) at least.
+  const bigPods = opts.bigNamespace && hasNs && total > 3 ? Math.min(Math.max(0, Math.floor(opts.bigNamespace.pods)), total - 3) : 0;
+  const n = bigPods > 0 ? total - bigPods - 1 : total;
   const byType: Record<string, number> = {};
   const counted: Emit = (g, r, o) => {
     const stored = emit(g, r, o);
@@ -96,7 +107,7 @@ export function generate(
   const plan = planCounts(allTypes, n, { namespaces: opts.namespaces, crds: crdWanted, isCustom: (t) => customKeys.has(typeKey(t)) });
 
   const nsNames = namespaceNames(plan.namespaces + 64)
-    .filter((x) => !hooks.takenNamespace?.(x))
+    .filter((x) => !hooks.takenNamespace?.(x) && x !== opts.bigNamespace?.name)
     .slice(0, plan.namespaces);
   const existing = hooks.existingNodes ?? [];
   let nodeIndex = existing.reduce((m, x) => Math.max(m, x.index), 0);
@@ -138,6 +149,7 @@ export function generate(
     'batch/cronjobs',
     'apps/controllerrevisions',
   ]);
+  if (bigPods > 0) generateBigNamespace(ctx, counted, opts.bigNamespace!.name, bigPods, nodes.length > 0);
   for (const [k, c] of plan.counts) {
     if (done.has(k) || c === 0) continue;
     const t = allTypes.find((x) => typeKey(x) === k)!;
@@ -156,6 +168,20 @@ export function generate(
     nodes: nodes.map((x) => x.name),
     ms: performance.now() - started,
   };
+}
+
+/** The big namespace: its Namespace object, then `pods` bare Running pods of one app (names `<app>-<suffix>`). */
+function generateBigNamespace(ctx: GenContext, emit: Emit, name: string, pods: number, haveNodes: boolean): void {
+  emit('', 'namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: ctx.meta(name, undefined, { labels: { 'kubernetes.io/metadata.name': name } }),
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  });
+  if (!haveNodes) throw new Error('bigNamespace: no node to schedule its pods on'); // the plan always keeps one
+  const t = template(ctx, name);
+  for (let k = 0; k < pods; k++) pod(ctx, emit, t, ctx.name(`pod/${name}`, t.app), undefined, t.labels, 'running');
 }
 
 /** Deployments -> ReplicaSets -> Pods, StatefulSets, DaemonSets, CronJobs -> Jobs -> Pods, ControllerRevisions. */

@@ -53,6 +53,8 @@ export interface DemoClusterOptions {
   seed?: number;
   /** Creates/updates/deletes per second after start (0 = none). */
   churnPerSecond?: number;
+  /** One more namespace with this many pods, counted in `objects` (see GenerateOptions.bigNamespace). */
+  bigNamespace?: { name: string; pods: number };
   faults?: FaultRule[] | string;
   /** Lifetime of continue tokens, ms (default 5 minutes). */
   continueTtlMs?: number;
@@ -172,7 +174,12 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
     // kubelet adopts them without work, and its own nodes reuse the generated ones.
     if ((opts.objects ?? 0) > 0)
-      generateObjects(store, { objects: opts.objects!, seed: opts.seed ?? 1, ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}) });
+      generateObjects(store, {
+        objects: opts.objects!,
+        seed: opts.seed ?? 1,
+        ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}),
+        ...(opts.bigNamespace ? { bigNamespace: opts.bigNamespace } : {}),
+      });
     if ((opts.churnPerSecond ?? 0) > 0) {
       const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
       stops.push(() => churn.stop());

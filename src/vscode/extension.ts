@@ -28,6 +28,8 @@ import { YAML_SCHEME } from '../app/yaml/address';
 import { ResourceYamlProvider } from './yaml/provider';
 import { KubernetesFollower } from './ecosystem/kubernetesExtension';
 import { openDemoTerminal, trackWalkthrough } from './walkthrough/progress';
+import { hostStatsFromEnv, STATS_FILE_ENV } from '../app/stats/hostStats';
+import { cpuProfilesFromEnv } from '../app/stats/cpuProfiles';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -113,6 +115,14 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
   }));
   context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
+  // Off by default: the host's event-loop delay, RSS and object count, one JSON line a second (the extension bench).
+  const stats = hostStatsFromEnv(process.env, { clock: realClock, objects: () => model.objectCount });
+  if (stats) {
+    log.info(`host stats: writing event-loop delay and memory to ${process.env[STATS_FILE_ENV]} every second`);
+    context.subscriptions.push({ dispose: () => stats.stop() });
+  }
+  const profiles = cpuProfilesFromEnv(process.env);
+  if (profiles) context.subscriptions.push({ dispose: () => profiles.stop() });
 
   // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
   // tree empties, so it never shows one cluster's objects under another's name. Synchronous on

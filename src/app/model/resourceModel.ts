@@ -51,32 +51,93 @@ export interface TypeFailure {
 export type ModelChange =
   | { kind: 'reset' }
   | { kind: 'failures' }
-  | { kind: 'bucket'; namespace: string; typeKey: string; created: boolean; emptied: boolean }
+  | {
+      kind: 'bucket';
+      namespace: string;
+      typeKey: string;
+      created: boolean;
+      emptied: boolean;
+      /** Set when one object joined or left (a sync-loop change), not a whole list: which, and which way. */
+      member?: { name: string; joined: boolean };
+    }
   | { kind: 'object'; namespace: string; typeKey: string; name: string };
 
 /** Namespace key of cluster-scoped objects. */
 export const CLUSTER = '';
 
 export class Bucket {
-  readonly objects = new Map<string, ObjectEntry>();
+  private readonly byName = new Map<string, ObjectEntry>();
   /** True when the last list of this bucket failed or was cut short. */
   partial = false;
+  /** Objects by name, kept in step with `byName` once built (see sortedObjects). */
   private sorted: ObjectEntry[] | undefined;
+  private members = 0;
 
   constructor(
     readonly type: ResourceType,
     readonly namespace: string,
   ) {}
 
-  /** Objects by name; the array is cached until membership changes (a view change keeps the order). */
+  /** The objects by name; written only through put / remove / replaceAll. */
+  get objects(): ReadonlyMap<string, ObjectEntry> {
+    return this.byName;
+  }
+
+  /** Bumped on every membership change: caches derived from the order (the tree's filter) key on it. */
+  get version(): number {
+    return this.members;
+  }
+
+  /**
+   * Objects by name (code-unit order). Sorted once; after that every put and remove keeps the array
+   * in order by binary search (an insert into 10,000 sorted rows, not a re-sort of them), and a view
+   * change replaces its entry in place. The array is this bucket's own: read it, do not keep it.
+   */
   sortedObjects(): readonly ObjectEntry[] {
-    this.sorted ??= [...this.objects.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.sorted ??= [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return this.sorted;
   }
 
-  invalidateOrder(): void {
-    this.sorted = undefined;
+  /** Adds or replaces the entry of `e.name`; true when it was new. */
+  put(e: ObjectEntry): boolean {
+    const had = this.byName.has(e.name);
+    this.byName.set(e.name, e);
+    if (this.sorted) {
+      const i = lowerBound(this.sorted, e.name);
+      if (had) this.sorted[i] = e;
+      else this.sorted.splice(i, 0, e);
+    }
+    if (!had) this.members++;
+    return !had;
   }
+
+  /** Removes `name`; false when it was not there. */
+  remove(name: string): boolean {
+    if (!this.byName.delete(name)) return false;
+    if (this.sorted) this.sorted.splice(lowerBound(this.sorted, name), 1);
+    this.members++;
+    return true;
+  }
+
+  /** Replaces every entry (a list of this bucket); the order is rebuilt when next asked for. */
+  replaceAll(entries: readonly ObjectEntry[]): void {
+    this.byName.clear();
+    for (const e of entries) this.byName.set(e.name, e);
+    this.sorted = undefined;
+    this.members++;
+  }
+}
+
+/** The first index whose entry's name is not below `name` (the entries sorted by name). */
+function lowerBound(sorted: readonly ObjectEntry[], name: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]!.name < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export const PODS_TYPE: ResourceType = Object.freeze({
@@ -251,27 +312,24 @@ export class ResourceModel {
     if (type.namespaced && this.namespaceScope.length > 0 && !this.namespaceScope.includes(ns)) return false;
     const bucket = this.buckets.get(ns)?.get(type.key);
     if (!view) {
-      if (!bucket?.objects.delete(p.name)) return false;
+      if (!bucket?.remove(p.name)) return false;
       this.count--;
-      bucket.invalidateOrder();
       const emptied = bucket.objects.size === 0;
       if (emptied) this.dropBucket(ns, type.key);
-      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied });
+      this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied, member: { name: p.name, joined: false } });
       return true;
     }
     const entry: ObjectEntry = { name: p.name, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}), view };
     if (bucket?.objects.has(p.name)) {
       if (deepEqual(bucket.objects.get(p.name)!.view, view)) return false;
-      bucket.objects.set(p.name, entry);
-      bucket.invalidateOrder();
+      bucket.put(entry);
       this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: p.name });
       return true;
     }
     const b = bucket ?? this.createBucket(type, ns);
-    b.objects.set(p.name, entry);
-    b.invalidateOrder();
+    b.put(entry);
     this.count++;
-    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false });
+    this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false, member: { name: p.name, joined: true } });
     return true;
   }
 
@@ -353,7 +411,7 @@ export class ResourceModel {
       // Same members: only views may differ; announce each changed row.
       for (const e of entries) {
         if (deepEqual(old.objects.get(e.name)!.view, e.view)) continue;
-        old.objects.set(e.name, e);
+        old.put(e);
         this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: e.name });
       }
       return;
@@ -365,10 +423,8 @@ export class ResourceModel {
       return;
     }
     const b = old ?? this.createBucket(type, ns);
-    b.objects.clear();
-    for (const e of entries) b.objects.set(e.name, e);
+    b.replaceAll(entries);
     b.partial = partial;
-    b.invalidateOrder();
     this.count += entries.length;
     this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !old, emptied: false });
   }

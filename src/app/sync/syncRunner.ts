@@ -11,6 +11,8 @@
  *
  * Guarantees:
  * - stop() resolves once the loop, its watches and its timers have ended; it is idempotent.
+ * - Views reach the model batched per frame-sized window (ViewBatch, 16 ms), the last of each key
+ *   winning; reconcile() and stop() apply what is pending first, so the model never lags them.
  * - Objects the tree got from an earlier load but the API no longer has (deleted before the loop
  *   started, so no REMOVE ever names them) are removed once every source has listed, and again
  *   every `reconcileEveryMs`: the tree converges to the API, level-driven, like housekeeping.
@@ -26,6 +28,7 @@ import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../logger';
 import { parseObjectKey, typeKeyOf } from '../model/keys';
 import type { ResourceModel } from '../model/resourceModel';
+import { ViewBatch } from './viewBatch';
 
 export const MAX_LOG_LINE = 2000;
 export const RECONCILE_EVERY_MS = 5000;
@@ -83,6 +86,7 @@ export class SyncRunner {
   private timer: TimerHandle | undefined;
   private readonly clock: Clock;
   private readonly watchedTypes: Set<string>;
+  private readonly views: ViewBatch;
   private stopped = false;
 
   constructor(private readonly req: SyncRequest) {
@@ -108,9 +112,8 @@ export class SyncRunner {
       logger: syncLogger(req.log),
     });
     this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);
-    this.unsubscribe = this.sync.kl.actual.subscribe((key, _old, view) => {
-      req.model.applyView(key, view);
-    });
+    this.views = new ViewBatch((key, view) => req.model.applyView(key, view), this.clock);
+    this.unsubscribe = this.sync.kl.actual.subscribe((key, _old, view) => this.views.push(key, view));
     req.log.info(
       `sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, ${req.node ? `pods of node ${req.node}` : 'all nodes'}, watching ${this.watchedTypes.size} type(s)`,
     );
@@ -138,6 +141,7 @@ export class SyncRunner {
   /** Removes tree objects of watched types and namespaces that the API no longer has. */
   reconcile(): number {
     if (!this.sync.kl.allSourcesReady()) return 0;
+    this.views.flush();
     const desired = this.sync.kl.desired;
     const nss = this.req.namespaces;
     const removed = this.req.model.removeWhere(this.watchedTypes, (key) => {
@@ -170,6 +174,8 @@ export class SyncRunner {
     }
     await this.done;
     this.unsubscribe();
+    this.views.flush();
+    this.views.dispose();
   }
 
   /** Resolves when the loop has ended (stopped, or its config channel closed). */

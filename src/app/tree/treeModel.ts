@@ -11,6 +11,10 @@
  *   objects that left their kind's page are dropped from the cache when the page is rebuilt.
  * - `changed(change)` returns only nodes VS Code has been given (cached), or undefined for "refresh
  *   everything"; a status change of one pod names only that pod's row.
+ * - A pod joining or leaving an expanded kind without changing its shown page (a new name that sorts
+ *   after the page, a removed one that was not on it) names only the "Show more" row; the kind
+ *   row, whose count changed, is handed out by `takeStaleCounts()` for a slower refresh, since VS
+ *   Code cannot refresh a row without re-reading its children (a page of 500 rows).
  * - A kind shows at most `pageSize` objects per page, so a kind of 100,000 objects costs one page
  *   of rows; "Show more" grows that kind's page by another `pageSize`.
  */
@@ -45,9 +49,11 @@ export class TreeModel {
   /** The ids of each kind node's rows as last handed out (so a rebuild forgets only its own). */
   private readonly pages = new Map<string, Set<string>>();
   private filterText = '';
-  private readonly filterCache = new WeakMap<readonly ObjectEntry[], { filter: string; entries: readonly ObjectEntry[] }>();
+  private readonly filterCache = new WeakMap<Bucket, { filter: string; version: number; entries: readonly ObjectEntry[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
   private shownNamespaces = '';
+  /** Kind nodes whose count changed but whose page did not (see takeStaleCounts). */
+  private staleCounts = new Map<string, ResourceNode>();
 
   constructor(
     readonly model: ResourceModel,
@@ -174,6 +180,7 @@ export class TreeModel {
    */
   changed(c: ModelChange): ResourceNode[] | undefined {
     if (c.kind === 'reset') {
+      this.staleCounts.clear();
       this.nodes.clear();
       this.limits.clear();
       this.pages.clear();
@@ -197,7 +204,15 @@ export class TreeModel {
     }
     // Membership of a (namespace, type) changed.
     if (this.filterText) return [ctx]; // what matches may now show or hide anywhere above
-    if (typeNode) out.push(typeNode);
+    if (typeNode && c.member && !c.created && !c.emptied && this.pageUnchanged(typeNode, c.member)) {
+      this.staleCounts.set(typeNode.id, typeNode);
+      const more = this.nodes.get(nodeId([...typeNode.path, 'more']));
+      return more ? [more] : [];
+    }
+    if (typeNode) {
+      out.push(typeNode);
+      this.staleCounts.delete(typeNode.id);
+    }
     if (c.created || c.emptied) {
       const nsNode = this.nodes.get(nodeId([ctx.path[0]!, nsSeg]));
       if (nsNode) out.push(nsNode);
@@ -205,6 +220,34 @@ export class TreeModel {
     }
     if (c.typeKey === 'namespaces' && c.namespace === CLUSTER && this.namespaceSignature() !== this.shownNamespaces) out.push(ctx);
     return out;
+  }
+
+  /**
+   * Kind nodes whose count changed since last asked while their page stayed the same (cleared on
+   * asking). Only nodes still cached; a kind refreshed meanwhile for another reason is not repeated.
+   */
+  takeStaleCounts(): ResourceNode[] {
+    if (this.staleCounts.size === 0) return [];
+    const out = [...this.staleCounts.values()].filter((n) => this.nodes.get(n.id) === n);
+    this.staleCounts.clear();
+    return out;
+  }
+
+  /**
+   * Whether one object joining or leaving leaves the kind's shown page (its first `limit` rows and
+   * the "Show more" row) as it was. Only for a kind whose page was handed out (expanded); the page is
+   * the unfiltered one (a filter refreshes from the context row instead).
+   */
+  private pageUnchanged(type: ResourceNode, m: { name: string; joined: boolean }): boolean {
+    const page = this.pages.get(type.id);
+    const bucket = this.model.bucket(type.namespace!, type.typeKey!);
+    if (!page || !bucket) return false;
+    const limit = this.limits.get(type.id) ?? this.pageSize;
+    const sorted = bucket.sortedObjects();
+    const moreShown = page.has(nodeId([...type.path, 'more']));
+    if (!m.joined) return moreShown && sorted.length > limit && !page.has(nodeId([...type.path, `o:${m.name}`]));
+    // Joined: the page was full before (more than `limit` rows, so "Show more" stays) and the new name sorts after its last row.
+    return moreShown && sorted.length > limit + 1 && m.name > sorted[limit - 1]!.name;
   }
 
   // ---- children ----
@@ -360,15 +403,15 @@ export class TreeModel {
     return b.objects.size > 0 && (!this.filterText || this.visibleObjects(b).length > 0);
   }
 
-  /** The bucket's objects the filter lets through, sorted by name (cached per sorted array and filter). */
+  /** The bucket's objects the filter lets through, sorted by name (cached per bucket membership and filter). */
   private visibleObjects(b: Bucket): readonly ObjectEntry[] {
     const all = b.sortedObjects();
     const f = this.filterText;
     if (!f || this.matchesWhole(b)) return all;
-    const hit = this.filterCache.get(all);
-    if (hit && hit.filter === f) return hit.entries;
+    const hit = this.filterCache.get(b);
+    if (hit && hit.filter === f && hit.version === b.version) return hit.entries;
     const entries = all.filter((e) => e.name.toLowerCase().includes(f));
-    this.filterCache.set(all, { filter: f, entries });
+    this.filterCache.set(b, { filter: f, version: b.version, entries });
     return entries;
   }
 

@@ -3,8 +3,11 @@
  * it has no roots, which makes VS Code show the view's welcome content (package.json viewsWelcome).
  *
  * Partial refresh: every ResourceModel change is mapped (TreeModel.changed) to the nodes it affects
- * and coalesced (RefreshCoalescer, 100 ms), so a burst of sync-loop updates becomes one
- * onDidChangeTreeData naming only the changed rows and kinds.
+ * and coalesced in lanes (RefreshLanes: rows within a frame, structure within 100 ms, counts of
+ * expanded kinds within a second), so a burst of sync-loop updates becomes a few
+ * onDidChangeTreeData events naming only the changed rows and kinds; a RefreshGate spaces those
+ * events just over VS Code's own 200 ms debounce, which would otherwise hold them while they keep
+ * coming (under churn, for seconds).
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
@@ -12,7 +15,8 @@ import { COMMANDS } from '../../app/commandIds';
 import type { ResourceModel } from '../../app/model/resourceModel';
 import type { StatusTone } from '../../app/model/objectStatus';
 import { accessibleLabel } from '../../app/tree/accessibility';
-import { RefreshCoalescer } from '../../app/tree/coalesce';
+import { RefreshLanes } from '../../app/tree/lanes';
+import { RefreshGate } from '../../app/tree/gate';
 import type { ResourceNode } from '../../app/tree/node';
 import { TreeModel } from '../../app/tree/treeModel';
 
@@ -42,31 +46,40 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   readonly tree: TreeModel;
   private readonly changed = new vscode.EventEmitter<ResourceNode | ResourceNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly coalescer: RefreshCoalescer<ResourceNode>;
+  private readonly lanes: RefreshLanes;
+  private readonly gate: RefreshGate<ResourceNode>;
+  /** Set while a refresh a command waits on goes through the lanes: the gate lets it pass at once. */
+  private urgent = false;
   private readonly unsubscribe: () => void;
   /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
   readonly stats = { refreshes: 0, nodes: 0, full: 0 };
 
   constructor(readonly model: ResourceModel) {
     this.tree = new TreeModel(model);
-    this.coalescer = new RefreshCoalescer<ResourceNode>((nodes) => {
+    this.gate = new RefreshGate<ResourceNode>((nodes) => {
       this.stats.refreshes++;
       if (nodes === undefined) this.stats.full++;
       else this.stats.nodes += nodes.length;
       this.changed.fire(nodes);
     }, realClock);
-    this.unsubscribe = model.onChange((c) => this.coalescer.add(this.tree.changed(c)));
+    this.lanes = new RefreshLanes(this.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
+    this.unsubscribe = model.onChange((c) => this.lanes.modelChanged(c));
   }
 
   /** Re-reads one node's row and children, or the whole tree. */
   refresh(node?: ResourceNode): void {
-    this.coalescer.add(node ? [node] : undefined);
+    this.lanes.add(node ? [node] : undefined);
   }
 
   /** Refreshes the whole tree now (before a reveal that must see the new shape). */
   refreshAllNow(): void {
-    this.coalescer.add(undefined);
-    this.coalescer.flush();
+    this.lanes.add(undefined);
+    this.urgent = true;
+    try {
+      this.lanes.flushStructure();
+    } finally {
+      this.urgent = false;
+    }
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
@@ -95,7 +108,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
 
   dispose(): void {
     this.unsubscribe();
-    this.coalescer.dispose();
+    this.lanes.dispose();
+    this.gate.dispose();
     this.changed.dispose();
   }
 }

@@ -1,0 +1,298 @@
+// Extension section of `npm run bench` (issue 14): the packaged extension in a real VS Code
+// (code-server in Chromium, the e2e harness) on a demo cluster in its own process, against
+// `kubeloop load` and the raw-bytes bound on the same cluster in the same run.
+//   1. load: palette "KubeLoop: Load Cluster Resources" to the first loaded row in the tree and to
+//      the final count in the status bar, vs the CLI's and the raw bound's wall time;
+//   2. churn: sync loop running, the 10,000-pod kind of namespace a-big expanded, churn over HTTP at
+//      --churn writes/s for --minutes; the extension host's event-loop lateness and RSS (its own
+//      stats file, KUBELOOP_STATS_FILE) and how long a pod change takes to show in its row (the bench
+//      patches a visible pod's status.reason once a second and waits for the DOM to show it).
+// Usage: node --import tsx bench/extension.ts [--objects 100000] [--churn 500] [--minutes 5]
+//        [--big-pods 10000] [--repeats 3] [--million] [--setting kubeloop.key=JSON ...]
+// --setting passes user settings to the extension (e.g. the tree's transfer, once it has one);
+// without it the extension runs with today's defaults.
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as https from 'node:https';
+import * as http from 'node:http';
+import { paletteTitle } from '../src/app/commandIds';
+import type { HostSample } from '../src/app/stats/hostStats';
+import { startVsCode } from '../test/e2e/support/session';
+import { startDemoProcess } from './demo';
+import { apiCall, startHttpChurn } from './httpChurn';
+import { enterCommand, renderedLabels, statusText, waitFinalCount, waitFirstLoadedRow, waitRowShows } from './extensionUi';
+import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, type Check, type Measurement } from './measure';
+import { discoverTypes, getJson, requestBase, withoutEventAlias } from './types';
+import { eventually } from '../test/support/eventually';
+
+const num = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
+const OBJECTS = num('--objects', 100_000);
+const CHURN = num('--churn', 500);
+const MINUTES = num('--minutes', 5);
+const BIG_PODS = num('--big-pods', 10_000);
+const REPEATS = num('--repeats', 3);
+const MILLION = process.argv.includes('--million');
+const OUT = benchArg('--json', '.bench/extension.json');
+const BIG_NS = 'a-big'; // sorts first, so its row is on screen without scrolling
+const PAGE = 500;
+const CONCURRENCY = 4;
+
+/** `--setting kubeloop.key=value` (value as JSON, else a string), repeatable. */
+function userSettings(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--setting' || !argv[i + 1]) continue;
+    const [k, ...v] = argv[++i]!.split('=');
+    const raw = v.join('=');
+    try {
+      out[k!] = JSON.parse(raw);
+    } catch {
+      out[k!] = raw;
+    }
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const median = (xs: number[]) => pct(xs, 50);
+
+function findFile(dir: string, name: string): string | undefined {
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name === name) return join(e.parentPath, e.name);
+  return undefined;
+}
+
+function readStats(file: string): HostSample[] {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as HostSample);
+  } catch {
+    return [];
+  }
+}
+
+async function benchSize(objects: number, withPeers: boolean) {
+  console.log(
+    `\n## extension: ${objects.toLocaleString('en')} objects (${BIG_PODS.toLocaleString('en')} pods in ${BIG_NS}), churn ${CHURN}/s for ${MINUTES} min`,
+  );
+  const demo = await startDemoProcess(objects, 7, ['--no-kubelet', '--big-namespace', `${BIG_NS}:${BIG_PODS}`]);
+  const work = mkdtempSync(join(tmpdir(), 'kubeloop-bench-ext-'));
+  const statsFile = join(work, 'host-stats.jsonl');
+  const base = await requestBase(demo.kubeconfig);
+  const agent = new (base.server.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 8 });
+  try {
+    // ---- peers: the CLI and the raw bound on the same cluster ----
+    const node = process.execPath;
+    let peers: Record<string, Measurement> | undefined;
+    if (withPeers) {
+      const types = withoutEventAlias(await discoverTypes(demo.kubeconfig));
+      mkdirSync(resolve('.bench'), { recursive: true });
+      const typesFile = resolve('.bench', 'types-extension.json');
+      writeFileSync(typesFile, JSON.stringify(types));
+      peers = await runInterleaved(REPEATS, {
+        cli: { name: 'kubeloop load (CLI, full objects)', cmd: node, args: ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--json'] },
+        raw: {
+          name: 'raw bytes bound (full objects)',
+          cmd: node,
+          args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)],
+        },
+      });
+      console.log(`peers: CLI ${peers.cli.wallMs.toFixed(0)} ms (${objectsOf(peers.cli)} objects), raw bound ${peers.raw.wallMs.toFixed(0)} ms`);
+    }
+
+    // ---- the extension in VS Code ----
+    const settings = { 'kubeloop.kubeconfig': demo.kubeconfig, ...userSettings() };
+    // --profile DIR: the host also writes a CPU profile every 30 s there (src/app/stats/cpuProfiles.ts).
+    const profileDir = benchArg('--profile', '');
+    const env: Record<string, string> = { KUBELOOP_STATS_FILE: statsFile, ...(profileDir ? { KUBELOOP_CPU_PROFILE_DIR: resolve(profileDir) } : {}) };
+    const s = await startVsCode({ name: 'bench-extension', settings, env });
+    try {
+      await s.workbench.waitReady('KubeLoop');
+      await s.workbench.openViewContainer('KubeLoop');
+      await s.workbench.sideBarWelcomeText(); // tree empty
+      // Activate the extension first (its status bar item appears): the figure is the load's, not the
+      // activation's. Select Context opens only a quick pick, closed again with Escape.
+      await enterCommand(s.workbench, paletteTitle('selectContext'));
+      await s.page.locator('.part.statusbar [id*="kubeloop.status"]').first().waitFor({ timeout: 60_000 });
+      await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
+      await s.page.keyboard.press('Escape');
+      await s.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
+      const t0 = await enterCommand(s.workbench, paletteTitle('loadClusterResources'));
+      const t0Wall = Date.now() - (performance.now() - t0);
+      const firstRow = await waitFirstLoadedRow(s.page, 600_000);
+      const firstMs = performance.now() - t0;
+      const count = await waitFinalCount(s.page, 1_800_000);
+      const loadMs = performance.now() - t0;
+      console.log(
+        `extension: command at ${new Date(t0Wall).toISOString()}; first row "${firstRow}" after ${firstMs.toFixed(0)} ms; ${count.toLocaleString('en')} objects after ${loadMs.toFixed(0)} ms`,
+      );
+
+      // ---- sync loop + the big kind expanded ----
+      await enterCommand(s.workbench, paletteTitle('startSyncLoop'));
+      await eventually(async () => /syncing/.test(await statusText(s.page)) || undefined, { description: 'the sync loop running', timeoutMs: 600_000 });
+      await s.workbench.expandTreeRow(BIG_NS);
+      await s.workbench.expandTreeRow('core');
+      await s.workbench.expandTreeRow('Pod');
+      await s.workbench
+        .treeRow('Show 500 more')
+        .first()
+        .waitFor({ timeout: 60_000 })
+        .catch(() => undefined);
+      await s.workbench.screenshot('expanded');
+
+      // Pods on screen are probed; churn never touches them.
+      const bigPods = ((await getJson(base, `/api/v1/namespaces/${BIG_NS}/pods`, agent)).items as { metadata: { name: string } }[]).map((p) => p.metadata.name);
+      const onScreen = new Set((await renderedLabels(s.page, 5)).filter((n) => bigPods.includes(n)));
+      if (onScreen.size === 0) throw new Error(`no pod row of ${BIG_NS} rendered`);
+      const protect = new Set(
+        [...bigPods]
+          .sort()
+          .slice(0, 200)
+          .concat([...onScreen])
+          .map((n) => `${BIG_NS}/${n}`),
+      );
+      const allPods = ((await getJson(base, '/api/v1/pods', agent)).items as { metadata: { name: string; namespace: string } }[]).map(
+        (p) => `${p.metadata.namespace}/${p.metadata.name}`,
+      );
+      const cms = ((await getJson(base, '/api/v1/configmaps', agent)).items as { metadata: { name: string; namespace: string } }[]).map(
+        (c) => `${c.metadata.namespace}/${c.metadata.name}`,
+      );
+      const namespaces = [...new Set(allPods.map((p) => p.split('/')[0]!))].filter((n) => n !== BIG_NS);
+
+      const churnStart = Date.now();
+      const churn = startHttpChurn(base, CHURN, { pods: allPods, configmaps: cms, bigNamespace: BIG_NS, namespaces, protect });
+      const latencies: number[] = [];
+      // The PATCH's own round trip: how long the cluster (busy with the churn) took to take the change.
+      const apiLatencies: number[] = [];
+      /** Each probe: when it was sent (wall ms), which pod, how long to the row (NaN: not shown). */
+      const probeLog: { at: number; pod: string; ms: number }[] = [];
+      let missed = 0;
+      const probes = [...onScreen];
+      const end = performance.now() + MINUTES * 60_000;
+      for (let k = 0; performance.now() < end; k++) {
+        const started = performance.now();
+        const name = probes[k % probes.length]!;
+        const token = `Probe${k}`;
+        const shown = waitRowShows(s.page, name, token, 10_000);
+        const patched = apiCall(
+          base,
+          agent,
+          'PATCH',
+          `/api/v1/namespaces/${BIG_NS}/pods/${encodeURIComponent(name)}/status`,
+          { status: { reason: token } },
+          'application/merge-patch+json',
+        );
+        let answeredAt = NaN;
+        const [ok] = await Promise.all([shown.then(() => true).catch(() => false), patched.then(() => (answeredAt = performance.now()))]);
+        probeLog.push({ at: Date.now() - (performance.now() - started), pod: name, ms: ok ? performance.now() - started : NaN });
+        if (ok) {
+          latencies.push(performance.now() - started);
+          apiLatencies.push(answeredAt - started);
+        } else missed++;
+        // One probe a second: the next one starts a second after this one started.
+        const rest = 1000 - (performance.now() - started);
+        if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+      }
+      await churn.stop();
+      const churnEnd = Date.now();
+      await s.workbench.screenshot('after-churn');
+
+      // ---- figures ----
+      const samples = readStats(statsFile);
+      const during = samples.filter((x) => x.t >= churnStart && x.t <= churnEnd);
+      const probesTotal = during.reduce((a, x) => a + x.probes, 0);
+      const late50 = during.reduce((a, x) => a + x.late50, 0);
+      const windowP99 = during.map((x) => x.elP99Ms);
+      const rss = during.map((x) => x.rssMB);
+      const tail = Math.min(3 * 60_000, 0.6 * (churnEnd - churnStart));
+      const lastPart = during.filter((x) => x.t >= churnEnd - tail);
+      const ten = Math.max(1, Math.min(10, Math.floor(lastPart.length / 4)));
+      const rssStart = median(lastPart.slice(0, ten).map((x) => x.rssMB));
+      const rssEnd = median(lastPart.slice(-ten).map((x) => x.rssMB));
+      const growth = (rssEnd - rssStart) / rssStart;
+      const loadRss = Math.max(...samples.filter((x) => x.t < churnStart).map((x) => x.rssMB));
+      const stats = churn.stats();
+      const p95 = pct(latencies, 95);
+      const elP99 = probesTotal ? (late50 / probesTotal <= 0.01 ? '<= 50' : '> 50') : '?';
+
+      if (peers) {
+        const ext: Measurement = { name: 'extension: palette to final count', wallMs: loadMs, peakMB: loadRss, exitCode: 0, stdout: '', stderr: '' };
+        printTable({ ext, ...peers }, peers.cli);
+      }
+      console.table([
+        {
+          'churn s': ((churnEnd - churnStart) / 1000).toFixed(0),
+          'writes sent': stats.sent,
+          failed: stats.failed,
+          skipped: stats.skipped,
+          probes: latencies.length,
+          missed,
+          'visible p50 ms': median(latencies).toFixed(0),
+          'visible p95 ms': p95.toFixed(0),
+          'PATCH answered p50 / p95 ms': `${median(apiLatencies).toFixed(0)} / ${pct(apiLatencies, 95).toFixed(0)}`,
+          'EL p99 (1-s windows, median / worst) ms': `${median(windowP99).toFixed(1)} / ${Math.max(...windowP99).toFixed(1)}`,
+          'probes >= 50 ms late': `${late50} of ${probesTotal}`,
+          'RSS MB (max)': Math.max(...rss),
+          'RSS growth, last part': `${(growth * 100).toFixed(1)} %`,
+        },
+      ]);
+      console.log(`extension host RSS MB through the churn: ${rss.filter((_, i) => i % Math.max(1, Math.floor(rss.length / 20)) === 0).join(' ')}`);
+      const checks: Check[] = [
+        [`first loaded row <= 300 ms after the command`, firstMs <= 300, `${firstMs.toFixed(0)} ms`],
+        [`object count in the status bar = the CLI's`, peers ? count === objectsOf(peers.cli) : true, `${count} vs ${peers ? objectsOf(peers.cli) : 'n/a'}`],
+        [`event-loop delay p99 <= 50 ms under churn`, elP99 === '<= 50', `${((100 * late50) / Math.max(1, probesTotal)).toFixed(2)} % of probes >= 50 ms late`],
+        [`a change visible in the tree within 250 ms (p95)`, p95 <= 250 && missed === 0, `${p95.toFixed(0)} ms, ${missed} missed`],
+        [`extension host RSS <= 600 MB under churn`, Math.max(...rss) <= 600, `${Math.max(...rss)} MB`],
+        [`RSS flat: <= 5 % growth over the last ${(tail / 60_000).toFixed(1)} min`, growth <= 0.05, `${(growth * 100).toFixed(1)} %`],
+      ];
+      if (peers) {
+        checks.unshift(
+          [`extension / CLI <= 1.2x`, loadMs / peers.cli.wallMs <= 1.2, `${(loadMs / peers.cli.wallMs).toFixed(2)}x`],
+          [`extension / raw full-object bound <= 1.0x`, loadMs / peers.raw.wallMs <= 1.0, `${(loadMs / peers.raw.wallMs).toFixed(2)}x`],
+        );
+        console.log(`info: CLI / raw bound = ${ratio(peers.cli, peers.raw).toFixed(2)}x`);
+      }
+      if (objects >= 1_000_000) checks.push([`extension host under 1.5 GB`, Math.max(loadRss, ...rss) <= 1536, `${Math.max(loadRss, ...rss)} MB`]);
+      printChecks(checks, objects < 100_000 ? ' (targets are set at 100,000)' : '');
+      return {
+        objects,
+        bigPods: BIG_PODS,
+        churnPerSecond: CHURN,
+        minutes: MINUTES,
+        settings: userSettings(),
+        load: { firstRowMs: firstMs, finalCountMs: loadMs, count, peakRssMB: loadRss },
+        peers: peers && Object.fromEntries(Object.entries(peers).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, objects: objectsOf(m) }])),
+        churn: { ...stats, latencies, apiLatencies, probeLog, missed, late50, probes: probesTotal },
+        hostSamples: samples,
+        checks: checks.map(([what, pass, figure]) => ({ what, pass, figure })),
+      };
+    } finally {
+      // The host's log (the sync loop's handler lines, with times) next to the JSON, for reading the probes against it.
+      const log = findFile(join(s.userDataDir, 'logs'), 'KubeLoop.log');
+      if (log) copyFileSync(log, resolve('.bench', `extension-host-${objects}.log`));
+      await s.close();
+    }
+  } finally {
+    agent.destroy();
+    await demo.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+(async () => {
+  const all = [await benchSize(OBJECTS, true)];
+  if (MILLION) all.push(await benchSize(1_000_000, false));
+  mkdirSync('.bench', { recursive: true });
+  writeFileSync(OUT, JSON.stringify(all, null, 2));
+  console.log(`\nresults written to ${OUT}`);
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
