@@ -31,25 +31,49 @@ export interface HousekeepingReport {
   hookError?: string;
 }
 
+/**
+ * Items handled between two yields to the event loop: housekeeping walks every view and every
+ * object the loop holds, 100,000 and more on a big cluster (measured: 300-900 ms in one go at
+ * 100k, every 2 s), and the thread it runs on is the extension host's. A batch of this size
+ * takes a few ms.
+ */
+export const HOUSEKEEPING_BATCH = 2_048;
+
+/**
+ * Lets the event loop run between batches. While it does, informer handlers may change the
+ * desired and actual state, so every step below reads the current state of each item when it
+ * handles it (never a snapshot taken before a yield): an object added meanwhile is never taken
+ * for a leftover, one removed meanwhile is never re-added.
+ */
+async function breathe(done: number, signal: AbortSignal): Promise<void> {
+  if (done % HOUSEKEEPING_BATCH !== 0) return;
+  await new Promise<void>((r) => setImmediate(r));
+  if (signal.aborted) throw signal.reason;
+}
+
 export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Promise<HousekeepingReport> {
   const report: HousekeepingReport = { removed: [], forgotten: [], terminating: [], readded: [], resynced: [] };
-  const desiredUIDs = new Map<string, string>(); // key -> uid
+  // Steps 1 and 5 read the pods alone, in one synchronous pass (no yield: the pod workers are
+  // reconciled with one consistent set).
   const desiredPods = new Map<string, string>(); // pod uid -> key (what the pod workers are reconciled with)
-  for (const d of kl.desired.values()) {
-    desiredUIDs.set(d.key, d.obj.metadata.uid);
-    if (isPodResource(d.resource)) desiredPods.set(d.obj.metadata.uid, d.key);
-  }
+  for (const d of kl.desired.pods()) desiredPods.set(d.obj.metadata.uid, d.key);
 
   const workers = kl.podWorkers.SyncKnownPods(desiredPods, report.forgotten);
   for (const w of workers.values()) if (w.orphan && w.state !== 'terminated') report.terminating.push(w.key);
 
+  let done = 0;
   for (const view of [...kl.actual.values()]) {
-    const uid = desiredUIDs.get(view.key);
-    if (uid === view.uid || workers.has(view.uid)) continue;
+    await breathe(++done, signal);
+    const cur = kl.actual.get(view.key);
+    if (!cur || cur.uid !== view.uid) continue; // replaced or removed meanwhile
+    if (kl.desired.get(view.key)?.obj.metadata.uid === view.uid || workers.has(view.uid) || kl.podWorkers.isKnown(view.uid)) continue;
     if (kl.actual.delete(view.key, view.uid)) report.removed.push(view.key);
   }
 
-  for (const d of kl.desired.values()) {
+  for (const key of [...kl.desired.keys()]) {
+    await breathe(++done, signal);
+    const d = kl.desired.get(key);
+    if (!d) continue; // removed meanwhile
     const uid = d.obj.metadata.uid;
     if (!isPodResource(d.resource)) {
       // Kept by its informer: a view missing or older than the object is recomputed here.
@@ -60,14 +84,15 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
       }
       continue;
     }
-    const w = workers.get(uid);
+    const w = workers.get(uid) ?? (kl.podWorkers.isKnown(uid) ? undefined : null);
     const base = { key: d.key, obj: d.obj, ...(d.resource ? { resource: d.resource } : {}) };
-    if (!w) {
+    if (w === null) {
       kl.podWorkers.UpdatePod({ ...base, updateType: 'create' });
       report.readded.push(d.key);
       continue;
     }
-    if (w.orphan || kl.podWorkers.isWorking(uid) || kl.podWorkers.isFinished(uid)) continue;
+    // A worker made meanwhile (w undefined) has its first work in hand.
+    if (!w || w.orphan || kl.podWorkers.isWorking(uid) || kl.podWorkers.isFinished(uid)) continue;
     // Work dropped after it started: a view missing, or a worker with nothing queued. (A view older
     // than the pod is not work lost: status-only changes wait for the PLEG, the prober or the resync,
     // as upstream's RECONCILE does.)

@@ -286,6 +286,11 @@ export class PodWorkers {
     return out;
   }
 
+  /** A worker exists for uid (in any state, until it is forgotten). */
+  isKnown(uid: string): boolean {
+    return this.podSyncStatuses.has(uid);
+  }
+
   isWorking(uid: string): boolean {
     return this.podSyncStatuses.get(uid)?.working ?? false;
   }

@@ -18,7 +18,7 @@ import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
 import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import { allContainerStatuses, isPodResource, objectKey } from './types';
+import { allContainerStatuses, objectKey } from './types';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */
@@ -201,8 +201,7 @@ export class SyncLoop {
     const keys: string[] = [];
     const deadlineExceeded: string[] = [];
     const wallNow = (this.opts.wallNow ?? Date.now)();
-    for (const d of this.desired.values()) {
-      if (!isPodResource(d.resource)) continue;
+    for (const d of this.desired.pods()) {
       if (due.has(d.obj.metadata.uid)) keys.push(d.key);
       else if (activeDeadlinePassed(d.obj as Pod, wallNow)) {
         keys.push(d.key);

@@ -1,11 +1,13 @@
-import type { KubeObject, ResourceRef } from '../types';
+import { isPodResource, type KubeObject, type ResourceRef } from '../types';
 
 /**
  * DesiredStateOfWorld: what the API server says exists (upstream: the kubelet's pod manager; the
  * name is the volume manager's, for the set the loop converges towards). Keyed by object key, with
  * the UID kept so a stale message about a previous incarnation of a name cannot touch the current one.
  *
- * Guarantee: at most one entry per key, and the UID index always points at the entry that holds it.
+ * Guarantees: at most one entry per key, and the UID index always points at the entry that holds it;
+ * the pod index holds exactly the entries whose resource is pods, so the loop's per-tick and
+ * housekeeping passes over pods cost the pods, not every object of every watched type.
  */
 export interface DesiredObject {
   key: string;
@@ -17,6 +19,7 @@ export interface DesiredObject {
 export class DesiredStateOfWorld {
   private readonly byKey = new Map<string, DesiredObject>();
   private readonly uidToKey = new Map<string, string>();
+  private readonly podsByKey = new Map<string, DesiredObject>();
 
   /** Adds or replaces the object under key (a new UID replaces the old incarnation). */
   set(entry: DesiredObject): void {
@@ -24,6 +27,8 @@ export class DesiredStateOfWorld {
     if (old && old.obj.metadata.uid !== entry.obj.metadata.uid) this.uidToKey.delete(old.obj.metadata.uid);
     this.byKey.set(entry.key, entry);
     this.uidToKey.set(entry.obj.metadata.uid, entry.key);
+    if (isPodResource(entry.resource)) this.podsByKey.set(entry.key, entry);
+    else this.podsByKey.delete(entry.key);
   }
 
   /** Removes key if it still holds `uid` (or unconditionally without uid). True when removed. */
@@ -33,6 +38,7 @@ export class DesiredStateOfWorld {
     if (uid !== undefined && cur.obj.metadata.uid !== uid) return false;
     this.byKey.delete(key);
     this.uidToKey.delete(cur.obj.metadata.uid);
+    this.podsByKey.delete(key);
     return true;
   }
 
@@ -55,6 +61,15 @@ export class DesiredStateOfWorld {
 
   values(): IterableIterator<DesiredObject> {
     return this.byKey.values();
+  }
+
+  /** The pods alone (the entries whose resource is pods). */
+  pods(): IterableIterator<DesiredObject> {
+    return this.podsByKey.values();
+  }
+
+  get podCount(): number {
+    return this.podsByKey.size;
   }
 
   get size(): number {
