@@ -55,6 +55,8 @@ const HELP = `usage: kubeloop sync [flags]
                         event, with keyframes; flushed every second (read it with kubeloop export)
   --record-max-mb N     bound of the recording's files together (default 1024)
   --record-max-hours H  history the recording keeps (default 24)
+  --record-keyframe-seconds S
+                        a keyframe at most this often while things change (default 600; see README)
 `;
 
 export function processIo(): SyncIo {
@@ -78,6 +80,7 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
         record: { type: 'string' },
         'record-max-mb': { type: 'string' },
         'record-max-hours': { type: 'string' },
+        'record-keyframe-seconds': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -115,7 +118,7 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     return 1;
   }
 
-  const bound = (name: 'record-max-mb' | 'record-max-hours', scale: number): number | undefined => {
+  const bound = (name: 'record-max-mb' | 'record-max-hours' | 'record-keyframe-seconds', scale: number): number | undefined => {
     const v = values[name];
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -124,15 +127,17 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
   };
   let maxBytes: number | undefined;
   let maxAgeMs: number | undefined;
+  let keyframeEveryMs: number | undefined;
   try {
+    keyframeEveryMs = bound('record-keyframe-seconds', 1000);
     maxBytes = bound('record-max-mb', 1024 * 1024);
     maxAgeMs = bound('record-max-hours', 3600_000);
   } catch (e) {
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;
   }
-  if ((maxBytes !== undefined || maxAgeMs !== undefined) && !values.record) {
-    io.stderr('kubeloop sync: --record-max-mb and --record-max-hours need --record FILE');
+  if ((maxBytes !== undefined || maxAgeMs !== undefined || keyframeEveryMs !== undefined) && !values.record) {
+    io.stderr('kubeloop sync: --record-max-mb, --record-max-hours and --record-keyframe-seconds need --record FILE');
     return 1;
   }
 
@@ -197,6 +202,7 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
           clock,
           ...(maxBytes !== undefined ? { maxBytes } : {}),
           ...(maxAgeMs !== undefined ? { maxAgeMs } : {}),
+          ...(keyframeEveryMs !== undefined ? { keyframeEveryMs } : {}),
           onError: (e) => io.stderr(`kubeloop sync: recording stopped: ${e.message}`),
         },
         recordingLife.signal,

@@ -8,6 +8,8 @@
  *   `kubectl.kubernetes.io/last-applied-configuration` annotation, which `kubectl apply` fills with
  *   the whole Secret including its data. Keys (the names of the values) are kept.
  * - managedFields are dropped from every object: they are large and serve server-side apply.
+ * - Idempotent: a value that already is a mask (`<masked: N bytes>`, e.g. a replayed recording's)
+ *   stays as it is, so masking a masked Secret changes nothing.
  * - The input is never mutated; the output shares unchanged sub-objects with it.
  */
 
@@ -18,6 +20,8 @@ type Obj = Record<string, unknown>;
 export function maskedValue(bytes: number): string {
   return `<masked: ${bytes} byte${bytes === 1 ? '' : 's'}>`;
 }
+
+const MASK = /^<masked: \d+ bytes?>$/;
 
 export function isSecret(a: { group: string; resource: string }, obj: Obj): boolean {
   return (a.group === '' && a.resource === 'secrets') || (obj.kind === 'Secret' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined));
@@ -34,14 +38,14 @@ export function redactObject(a: { group: string; resource: string }, obj: Obj): 
   if (!isSecret(a, obj)) return out;
   const maskMap = (m: unknown, size: (v: string) => number): unknown => {
     if (typeof m !== 'object' || m === null) return m;
-    return Object.fromEntries(Object.entries(m as Obj).map(([k, v]) => [k, maskedValue(typeof v === 'string' ? size(v) : 0)]));
+    return Object.fromEntries(Object.entries(m as Obj).map(([k, v]) => [k, typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? size(v) : 0)]));
   };
   if ('data' in obj) out.data = maskMap(obj.data, (v) => Buffer.from(v, 'base64').length);
   if ('stringData' in obj) out.stringData = maskMap(obj.stringData, (v) => Buffer.byteLength(v, 'utf8'));
   const ann = meta?.annotations;
   if (meta && typeof ann === 'object' && ann !== null && LAST_APPLIED in (ann as Obj)) {
     const v = (ann as Obj)[LAST_APPLIED];
-    meta.annotations = { ...(ann as Obj), [LAST_APPLIED]: maskedValue(typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0) };
+    meta.annotations = { ...(ann as Obj), [LAST_APPLIED]: typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0) };
   }
   return out;
 }
