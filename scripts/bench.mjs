@@ -8,6 +8,8 @@
 //   remote     the same loads through a relay adding WAN latency and a bandwidth cap; bytes each way (issue 9)
 //   apicost   requests and bytes per minute `kubeloop sync` costs a real kube-apiserver with 10,000
 //             pods, idle and under churn, next to a client-go-style informer floor (issue 10)
+//   recorder  the flight recorder: CPU overhead of sync --record at 200 changes/s, bytes per event,
+//             open and seek in a synthetic 24-hour recording of 100,000 objects (issue 12)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -36,6 +38,7 @@ const sections = {
   apiserver: 'bench/apiserver.ts',
   remote: 'bench/remote.ts',
   apicost: 'bench/apicost.ts',
+  recorder: 'bench/recorder.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);

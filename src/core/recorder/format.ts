@@ -93,15 +93,13 @@ export class CorruptBlockError extends Error {
 }
 
 function parseLines(text: string, offset: number): RecordingRecord[] {
-  const out: RecordingRecord[] = [];
-  for (const line of text.split('\n')) {
-    try {
-      out.push(JSON.parse(line) as RecordingRecord);
-    } catch (e) {
-      throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
-    }
+  // JSON.stringify never writes a raw newline, so the lines joined by commas are one JSON array:
+  // one parse per block, much faster than one per line on keyframes.
+  try {
+    return JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
+  } catch (e) {
+    throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
   }
-  return out;
 }
 
 /** The records of a whole block, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
