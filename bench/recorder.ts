@@ -93,11 +93,20 @@ async function cpuOverhead(dir: string): Promise<Check[]> {
     console.log(`\n== recording overhead: ${SECONDS} s window, churn ${CHURN}/s, both loops on one demo cluster`);
     console.table([
       { loop: 'sync (no recording)', 'CPU s': cpuPlain.toFixed(2), 'CPU %': ((cpuPlain / wall) * 100).toFixed(1) },
-      { loop: 'sync --record', 'CPU s': cpuRec.toFixed(2), 'CPU %': ((cpuRec / wall) * 100).toFixed(1), 'vs no recording': `${(cpuRec / cpuPlain).toFixed(3)}x` },
+      {
+        loop: 'sync --record',
+        'CPU s': cpuRec.toFixed(2),
+        'CPU %': ((cpuRec / wall) * 100).toFixed(1),
+        'vs no recording': `${(cpuRec / cpuPlain).toFixed(3)}x`,
+      },
     ]);
     console.log(`changes recorded: ${perS.toFixed(0)}/s; file ${bytes} B for ${events} events (deltas + timeline): ${(bytes / events).toFixed(1)} B/event`);
     return [
-      ['recording adds <= 5 % to the sync loop CPU', overhead <= 0.05, `${(overhead * 100).toFixed(1)} % (${cpuRec.toFixed(2)} s vs ${cpuPlain.toFixed(2)} s at ${perS.toFixed(0)} changes/s)`],
+      [
+        'recording adds <= 5 % to the sync loop CPU',
+        overhead <= 0.05,
+        `${(overhead * 100).toFixed(1)} % (${cpuRec.toFixed(2)} s vs ${cpuPlain.toFixed(2)} s at ${perS.toFixed(0)} changes/s)`,
+      ],
       ['bytes per recorded event <= 150 B', bytes / events <= 150, `${(bytes / events).toFixed(1)} B`],
     ];
   } finally {
@@ -116,7 +125,7 @@ async function deltas(r: Recording): Promise<number> {
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function podOf(i: number, ns: string, gen: number): Obj {
@@ -135,7 +144,14 @@ function podOf(i: number, ns: string, gen: number): Obj {
     },
     spec: {
       nodeName: `node-${i % 200}`,
-      containers: [{ name: 'main', image: `registry.example.com/${app}:1.${i % 7}`, ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+      containers: [
+        {
+          name: 'main',
+          image: `registry.example.com/${app}:1.${i % 7}`,
+          ports: [{ containerPort: 8080 }],
+          resources: { requests: { cpu: '100m', memory: '128Mi' } },
+        },
+      ],
       serviceAccountName: 'default',
     },
     status: {
@@ -161,7 +177,14 @@ async function synthetic(dir: string): Promise<Check[]> {
   const T0 = Date.UTC(2026, 11, 1);
   let now = T0;
   let rec: Recorder | undefined;
-  const writer = new RecordingWriter({ path, now: () => now, snapshot: Recorder.snapshotOf(() => rec), maxBytes: 8 * 1024 ** 3, maxAgeMs: 48 * 3600_000, context: 'synthetic' });
+  const writer = new RecordingWriter({
+    path,
+    now: () => now,
+    snapshot: Recorder.snapshotOf(() => rec),
+    maxBytes: 8 * 1024 ** 3,
+    maxAgeMs: 48 * 3600_000,
+    context: 'synthetic',
+  });
   await writer.open(never);
   rec = new Recorder(writer, { now: () => now });
   const random = rng(12);
@@ -191,7 +214,15 @@ async function synthetic(dir: string): Promise<Check[]> {
       if (x < 0.4) {
         const p = pods[i]!;
         const st = p.status as { containerStatuses: { restartCount: number }[]; conditions: { status: string }[] };
-        pods[i] = { ...p, metadata: { ...(p.metadata as Obj), resourceVersion: String(100000 + changes) }, status: { ...st, conditions: [{ type: 'Ready', status: st.conditions[0]!.status === 'True' ? 'False' : 'True' }], containerStatuses: [{ ...st.containerStatuses[0]!, restartCount: st.containerStatuses[0]!.restartCount + 1 }] } };
+        pods[i] = {
+          ...p,
+          metadata: { ...(p.metadata as Obj), resourceVersion: String(100000 + changes) },
+          status: {
+            ...st,
+            conditions: [{ type: 'Ready', status: st.conditions[0]!.status === 'True' ? 'False' : 'True' }],
+            containerStatuses: [{ ...st.containerStatuses[0]!, restartCount: st.containerStatuses[0]!.restartCount + 1 }],
+          },
+        };
         rec.apply('api', PODS, 'MODIFIED', pods[i]!);
       } else if (x < 0.6) {
         const j = Math.floor(random() * nCms);
@@ -228,7 +259,9 @@ async function synthetic(dir: string): Promise<Check[]> {
   let bytes = 0;
   for (let i = 0; existsSync(segmentPath(path, i)); i++) bytes += statSync(segmentPath(path, i)).size;
   console.log(`\n== synthetic recording: ${OBJECTS} objects, ${HOURS} h, ${RATE} changes/s (${changes} changes), written in ${genS.toFixed(1)} s`);
-  console.log(`   ${(bytes / 1024 ** 2).toFixed(1)} MiB in ${writer.stats.segments} segment(s), ${writer.stats.blocks} blocks, ${writer.stats.keyframes} keyframes`);
+  console.log(
+    `   ${(bytes / 1024 ** 2).toFixed(1)} MiB in ${writer.stats.segments} segment(s), ${writer.stats.blocks} blocks, ${writer.stats.keyframes} keyframes`,
+  );
 
   const o0 = performance.now();
   const r = await Recording.open(path, never);

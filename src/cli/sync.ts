@@ -283,7 +283,8 @@ async function resolveTypes(client: KubeClient, names: string[]): Promise<Watche
     const g = d.groups.find((x) => x.name === group);
     const v = g?.versions.find((x) => x.version === g.preferredVersion) ?? g?.versions[0];
     const r = v?.resources.find((x) => x.resource === resource);
-    if (!g || !v || !r) throw new Error(`--watch ${name}: the server has no such type (expected resource or resource.group, e.g. configmaps, deployments.apps)`);
+    if (!g || !v || !r)
+      throw new Error(`--watch ${name}: the server has no such type (expected resource or resource.group, e.g. configmaps, deployments.apps)`);
     if (!r.verbs.includes('watch')) throw new Error(`--watch ${name}: the type cannot be watched`);
     out.push({ group, version: v.version, resource, namespaced: r.namespaced });
   }

@@ -217,7 +217,11 @@ describe('kubeloop sync --record, export and demo-cluster --replay', () => {
         check(t);
       }
       two.close();
-      assert.equal(compared, [...targets.values()].reduce((n, l) => n + l.length, 0), 'every keyframe of every type compared');
+      assert.equal(
+        compared,
+        [...targets.values()].reduce((n, l) => n + l.length, 0),
+        'every keyframe of every type compared',
+      );
 
       // No Secret value, no token: raw bytes of every segment, the decompressed records, the trace.
       for (const p of [rec1, rec2]) {

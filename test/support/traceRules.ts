@@ -38,7 +38,8 @@ export function traceViolations(text: string): string[] {
     if (e.ph === 'M') {
       if (!METADATA.has(e.name as string)) bad.push(`${where}: unknown metadata name`);
       if (typeof e.args !== 'object' || e.args === null) bad.push(`${where}: metadata without args`);
-      else if ((e.name === 'process_name' || e.name === 'thread_name') && typeof (e.args as Ev).name !== 'string') bad.push(`${where}: metadata name not a string`);
+      else if ((e.name === 'process_name' || e.name === 'thread_name') && typeof (e.args as Ev).name !== 'string')
+        bad.push(`${where}: metadata name not a string`);
       return;
     }
     if (typeof e.ts !== 'number' || !Number.isFinite(e.ts) || e.ts < 0) bad.push(`${where}: ts is not a non-negative number of microseconds`);

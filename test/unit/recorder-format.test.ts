@@ -24,7 +24,14 @@ function pod(name: string, labels: Record<string, string>, extra: Obj = {}): Obj
 async function setup(dir: string, opts: Partial<ConstructorParameters<typeof RecordingWriter>[0]> = {}) {
   let now = 1_700_000_000_000;
   let rec: Recorder | undefined;
-  const writer = new RecordingWriter({ path: join(dir, 'rec.klr'), now: () => now, snapshot: Recorder.snapshotOf(() => rec), context: 'ctx', server: 'https://127.0.0.1:1', ...opts });
+  const writer = new RecordingWriter({
+    path: join(dir, 'rec.klr'),
+    now: () => now,
+    snapshot: Recorder.snapshotOf(() => rec),
+    context: 'ctx',
+    server: 'https://127.0.0.1:1',
+    ...opts,
+  });
   await writer.open(never);
   rec = new Recorder(writer, { now: () => now });
   return {
@@ -86,7 +93,10 @@ describe('recorder format', () => {
       for (let i = 1; i < h.length; i++) assert.deepEqual(h[i]!.before, h[i - 1]!.after);
       assert.deepEqual((h.at(-1)!.after!.metadata as Obj).labels, { v: '29' });
       const hb = await r.historyOf('pods/default/b', never);
-      assert.deepEqual(hb.map((c) => c.op), ['A', 'D']);
+      assert.deepEqual(
+        hb.map((c) => c.op),
+        ['A', 'D'],
+      );
       const tl = await r.timelineEvents({}, never);
       assert.equal(tl.length, 30);
       assert.equal((await r.timelineEvents({ from: tl[10]!.t, to: tl[12]!.t }, never)).length, 3);
@@ -120,7 +130,10 @@ describe('recorder format', () => {
       try {
         const objs = await r.objectsAt(Infinity, never);
         assert.deepEqual((objs.get('pods/default/a')!.metadata as Obj).labels, { v: '1' }, `cut at ${n}`);
-        assert.equal(r.damage.reduce((x, d) => x + d.bytes, 0), n - lastStart);
+        assert.equal(
+          r.damage.reduce((x, d) => x + d.bytes, 0),
+          n - lastStart,
+        );
       } finally {
         r.close();
       }

@@ -40,7 +40,7 @@ describe('recorder masking', () => {
     assert.equal(yamlRedact, redactObject, 'the YAML view and the recorder share one function');
     const raw = readFileSync(path);
     let plain = '';
-    for (let off = 0; off < raw.length; ) {
+    for (let off = 0; off < raw.length;) {
       const n = raw.readUInt32LE(off + 8);
       plain += inflateRawSync(raw.subarray(off + BLOCK_HEADER_BYTES, off + BLOCK_HEADER_BYTES + n)).toString('utf8');
       off += BLOCK_HEADER_BYTES + n;

@@ -38,14 +38,19 @@ export function redactObject(a: { group: string; resource: string }, obj: Obj): 
   if (!isSecret(a, obj)) return out;
   const maskMap = (m: unknown, size: (v: string) => number): unknown => {
     if (typeof m !== 'object' || m === null) return m;
-    return Object.fromEntries(Object.entries(m as Obj).map(([k, v]) => [k, typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? size(v) : 0)]));
+    return Object.fromEntries(
+      Object.entries(m as Obj).map(([k, v]) => [k, typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? size(v) : 0)]),
+    );
   };
   if ('data' in obj) out.data = maskMap(obj.data, (v) => Buffer.from(v, 'base64').length);
   if ('stringData' in obj) out.stringData = maskMap(obj.stringData, (v) => Buffer.byteLength(v, 'utf8'));
   const ann = meta?.annotations;
   if (meta && typeof ann === 'object' && ann !== null && LAST_APPLIED in (ann as Obj)) {
     const v = (ann as Obj)[LAST_APPLIED];
-    meta.annotations = { ...(ann as Obj), [LAST_APPLIED]: typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0) };
+    meta.annotations = {
+      ...(ann as Obj),
+      [LAST_APPLIED]: typeof v === 'string' && MASK.test(v) ? v : maskedValue(typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0),
+    };
   }
   return out;
 }

@@ -87,7 +87,16 @@ export async function writeTrace(records: AsyncIterable<RecordingRecord>, write:
       if (isEventKey(r.key)) {
         if (r.op === 'D') continue;
         const o = r.o ?? {};
-        instants.push({ name: String(o.reason ?? r.key), ph: 'i', s: 't', pid: PID.events, tid: 1, ts, cat: 'event', args: { key: r.key, op: r.op, ...(o.message ? { message: o.message } : {}) } });
+        instants.push({
+          name: String(o.reason ?? r.key),
+          ph: 'i',
+          s: 't',
+          pid: PID.events,
+          tid: 1,
+          ts,
+          cat: 'event',
+          args: { key: r.key, op: r.op, ...(o.message ? { message: o.message } : {}) },
+        });
       } else {
         const type = k?.type ?? '?';
         let tid = watchTids.get(type);
