@@ -81,7 +81,9 @@ export class Recorder implements SyncObserver {
     const every = this.opts.flushEveryMs ?? 1000;
     const tick = () => {
       if (signal.aborted) return;
-      void this.writer.flush(signal).then(() => this.check());
+      // Not `signal`: a flush under way when the run ends must finish, not fail the writer; the
+      // close that follows writes the rest.
+      void this.writer.flush(new AbortController().signal).then(() => this.check());
       this.timer = this.clock.setTimer(every, tick);
     };
     this.timer = this.clock.setTimer(every, tick);
