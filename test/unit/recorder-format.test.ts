@@ -12,6 +12,7 @@ import { Recording } from '../../src/core/recorder/reader';
 import { applyMergePatch, deltaOf, mergePatch } from '../../src/core/recorder/diff';
 import { BLOCK_HEADER_BYTES, parseBlockHeader } from '../../src/core/recorder/format';
 import type { Obj } from '../../src/core/recorder/records';
+import { FakeClock } from '../../src/core/clock';
 
 const never = new AbortController().signal;
 const PODS = { group: '', resource: 'pods' };
@@ -204,6 +205,33 @@ describe('recorder format', () => {
     const alone = await Recording.open(`${s.path}.2`, never);
     assert.ok((await alone.objectsAt(Infinity, never)).size > 0);
     alone.close();
+    rmSync(dir, { recursive: true });
+  });
+
+  it('a run that ends while a periodic flush is under way still writes every record and closes cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const path = join(dir, 'r.klr');
+    const clock = new FakeClock();
+    let rec: Recorder | undefined;
+    const w = new RecordingWriter({ path, snapshot: Recorder.snapshotOf(() => rec) });
+    await w.open(never);
+    const errors: Error[] = [];
+    rec = new Recorder(w, { clock, onError: (e) => errors.push(e) });
+    const life = new AbortController();
+    const done = rec.start(life.signal);
+    rec.apply('api', PODS, 'ADDED', pod('a', { v: '1' }));
+    // A write on the thread pool holds the writer's chain while the periodic flush queues behind it.
+    void w.flush(never);
+    rec.apply('api', PODS, 'ADDED', pod('b', { v: '1' }));
+    // Due with the periodic flush, after it: the run ends in the tick the flush started in.
+    clock.setTimer(1000, () => life.abort(new Error('interrupted')));
+    await clock.advance(1000);
+    await done;
+    assert.deepEqual(errors, []);
+    assert.equal(w.failed, undefined);
+    const r = await Recording.open(path, never);
+    assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()].sort(), ['pods/default/a', 'pods/default/b']);
+    r.close();
     rmSync(dir, { recursive: true });
   });
 
