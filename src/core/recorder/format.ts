@@ -102,15 +102,18 @@ function parseLines(text: string, offset: number): RecordingRecord[] {
   }
 }
 
-/** The records of a whole block, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
-export async function decodeBlock(block: Buffer, offset: number): Promise<RecordingRecord[]> {
+/** The JSON-lines text of a whole block, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
+export async function decodeBlockText(block: Buffer, offset: number): Promise<string> {
   if (!blockIntact(block)) throw new CorruptBlockError(offset, 'checksum mismatch or wrong length');
   const payload = block.subarray(BLOCK_HEADER_BYTES);
-  let raw: Buffer;
   try {
-    raw = payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload);
+    return (payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload)).toString('utf8');
   } catch (e) {
     throw new CorruptBlockError(offset, `does not inflate (${(e as Error).message})`);
   }
-  return parseLines(raw.toString('utf8'), offset);
+}
+
+/** The records of a whole block, checksum verified. */
+export async function decodeBlock(block: Buffer, offset: number): Promise<RecordingRecord[]> {
+  return parseLines(await decodeBlockText(block, offset), offset);
 }

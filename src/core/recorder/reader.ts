@@ -23,7 +23,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { abortReason } from '../clock';
 import { applyMergePatch } from './diff';
-import { BLOCK_HEADER_BYTES, BlockKind, CorruptBlockError, blockIntact, decodeBlock, parseBlockHeader, type BlockInfo } from './format';
+import { BLOCK_HEADER_BYTES, BlockKind, CorruptBlockError, blockIntact, decodeBlock, decodeBlockText, parseBlockHeader, type BlockInfo } from './format';
+import { RecordedObjects } from './objects';
 import type { HeaderRecord, Obj, RecordingRecord, TimelineRecord } from './records';
 import { segmentPath } from './writer';
 
@@ -205,14 +206,27 @@ export class Recording {
     return found;
   }
 
-  /** Every object as it was at t: the keyframe before t, then the changes up to t. Empty before the first keyframe. */
-  async objectsAt(t: number, signal: AbortSignal): Promise<Map<string, Obj>> {
-    const state = new Map<string, Obj>();
+  /**
+   * Every object as it was at t: the keyframe before t, then the changes up to t. Empty before the
+   * first keyframe. The keyframe's objects are parsed when first read (RecordedObjects), so
+   * rebuilding a large cluster costs its decompression, not a parse of every object.
+   */
+  async objectsAt(t: number, signal: AbortSignal): Promise<RecordedObjects> {
+    const state = new RecordedObjects();
     const kf = this.keyframeAt(t);
     if (!kf) return state;
     for (let i = kf.first; i <= kf.last; i++) {
       if (signal.aborted) throw abortReason(signal);
-      for (const r of (await this.tryDecode(this.blocks[i]!)) ?? []) if (r.k === 'K') state.set(r.key, r.o);
+      const b = this.blocks[i]!;
+      let text: string;
+      try {
+        text = await decodeBlockText(this.segments[b.segment]!.read(b.offset, b.size), b.offset);
+      } catch (e) {
+        if (!(e instanceof CorruptBlockError)) throw e;
+        this.damage.push({ segment: b.segment, at: b.offset, bytes: b.size });
+        continue;
+      }
+      state.addKeyframeLines(text);
     }
     for (let i = kf.last + 1; i < this.blocks.length; i++) {
       const b = this.blocks[i]!;
@@ -222,7 +236,7 @@ export class Recording {
       for (const r of (await this.tryDecode(b)) ?? []) {
         if (r.k !== 'D') continue;
         if (r.t > t) return state;
-        applyDelta(state, r.key, r);
+        state.apply(r.key, r);
       }
     }
     return state;
