@@ -22,8 +22,8 @@ function pod(name: string, labels: Record<string, string>, extra: Obj = {}): Obj
 }
 
 /** A recorder on a fake wall clock that the test moves; flushes are explicit. */
-async function setup(dir: string, opts: Partial<ConstructorParameters<typeof RecordingWriter>[0]> = {}) {
-  let now = 1_700_000_000_000;
+async function setup(dir: string, opts: Partial<ConstructorParameters<typeof RecordingWriter>[0]> = {}, start = 1_700_000_000_000) {
+  let now = start;
   let rec: Recorder | undefined;
   const writer = new RecordingWriter({
     path: join(dir, 'rec.klr'),
@@ -232,6 +232,24 @@ describe('recorder format', () => {
     const r = await Recording.open(path, never);
     assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()].sort(), ['pods/default/a', 'pods/default/b']);
     r.close();
+    rmSync(dir, { recursive: true });
+  });
+
+  it('recording anew into a file rotates the old recording away: opening the file reads only the new one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const a = await setup(dir);
+    a.rec.apply('api', PODS, 'ADDED', pod('old', { v: '1' }));
+    await a.writer.close(never);
+    const b = await setup(dir, {}, 1_700_000_100_000);
+    b.rec.apply('api', PODS, 'ADDED', pod('new', { v: '1' }));
+    await b.writer.close(never);
+    const r = await Recording.open(b.path, never);
+    assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()], ['pods/default/new']);
+    assert.equal(r.headers.length, 1);
+    r.close();
+    const old = await Recording.open(`${b.path}.1`, never);
+    assert.deepEqual([...(await old.objectsAt(Infinity, never)).keys()], ['pods/default/old']);
+    old.close();
     rmSync(dir, { recursive: true });
   });
 

@@ -95,9 +95,14 @@ export class Recording {
   /** Opens PATH and its older segments PATH.1, PATH.2, ... (oldest first). */
   static async open(path: string, signal: AbortSignal): Promise<Recording> {
     if (!existsSync(path)) throw new Error(`no recording at ${path}`);
-    const paths: string[] = [];
-    for (let i = 1; existsSync(segmentPath(path, i)); i++) paths.unshift(segmentPath(path, i));
-    paths.push(path);
+    // Older segments belong to this recording only while their header says it started when PATH's
+    // did: recording anew into PATH rotates an earlier recording to PATH.1, which is not part of it.
+    const startedAt = await startOf(path);
+    const paths: string[] = [path];
+    for (let i = 1; existsSync(segmentPath(path, i)); i++) {
+      if ((await startOf(segmentPath(path, i))) !== startedAt) break;
+      paths.unshift(segmentPath(path, i));
+    }
     const rec = new Recording(paths.map(fileBytes));
     try {
       await rec.index(signal);
@@ -293,6 +298,22 @@ export class Recording {
       if (signal.aborted) throw abortReason(signal);
       yield* (await this.tryDecode(b)) ?? [];
     }
+  }
+}
+
+/** The startedAt of a segment's header record, or undefined when it has none. */
+async function startOf(path: string): Promise<number | undefined> {
+  let b: Bytes | undefined;
+  try {
+    b = fileBytes(path);
+    const info = parseBlockHeader(b.read(0, BLOCK_HEADER_BYTES), 0);
+    if (!info || info.kind !== BlockKind.Header || info.size > b.size) return undefined;
+    const [h] = await decodeBlock(b.read(0, info.size), 0);
+    return h?.k === 'H' ? h.startedAt : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    b?.close();
   }
 }
 
