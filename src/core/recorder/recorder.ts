@@ -18,7 +18,7 @@
 import { realClock, type Clock, type TimerHandle } from '../clock';
 import { redactObject } from '../kube/redact';
 import type { TimelineEvent } from '../timeline/events';
-import { deepEqual, deltaOf } from './diff';
+import { deltaOf } from './diff';
 import { objectKey, type Obj } from './records';
 import type { RecordingWriter } from './writer';
 
@@ -53,6 +53,8 @@ export class Recorder implements SyncObserver {
   private readonly held = new Map<string, Obj>();
   /** source -> keys it holds (a relist deletes only its own). */
   private readonly bySource = new Map<string, Set<string>>();
+  /** key -> the JSON length of its object, once measured. */
+  private readonly bytes = new Map<string, number>();
   private timer: TimerHandle | undefined;
   private reported = false;
   private readonly now: () => number;
@@ -140,13 +142,18 @@ export class Recorder implements SyncObserver {
   private put(key: string, type: RecordedType, obj: Obj): void {
     const masked = redactObject(type, obj);
     const old = this.held.get(key);
-    if (old && deepEqual(old, masked)) return;
+    const d = deltaOf(old, masked, this.bytes.get(key));
+    if (!d) return; // unchanged (a relist repeating it)
     this.held.set(key, masked);
-    this.writer.add({ k: 'D', t: this.now(), op: old ? 'M' : 'A', key, ...deltaOf(old, masked) });
+    // The object's JSON length as first measured: an estimate, only used to choose patch or whole.
+    if ('p' in d) this.bytes.set(key, d.size);
+    else this.bytes.delete(key);
+    this.writer.add({ k: 'D', t: this.now(), op: old ? 'M' : 'A', key, ...('p' in d ? { p: d.p } : { o: d.o }) });
     this.check();
   }
 
   private remove(key: string): void {
+    this.bytes.delete(key);
     if (!this.held.delete(key)) return;
     this.writer.add({ k: 'D', t: this.now(), op: 'D', key });
     this.check();
