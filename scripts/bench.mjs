@@ -12,6 +12,8 @@
 //             first results per cluster; a hanging cluster beside them (issue 13)
 //   extension  the packaged extension in VS Code (code-server + Chromium): palette load vs the CLI and
 //             the raw bound, then event-loop delay, RSS and change-to-row latency under churn (issue 14)
+//   recorder  the flight recorder: CPU overhead of sync --record at 200 changes/s, bytes per event,
+//             open and seek in a synthetic 24-hour recording of 100,000 objects (issue 12)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -42,6 +44,7 @@ const sections = {
   apicost: 'bench/apicost.ts',
   multicluster: 'bench/multicluster.ts',
   extension: 'bench/extension.ts',
+  recorder: 'bench/recorder.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);

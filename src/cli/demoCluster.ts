@@ -9,6 +9,11 @@ import { parseArgs } from 'node:util';
 import { startDemoCluster, type DemoCRD } from '../demo/index';
 import { parseFaultSpec } from '../demo/server/faults';
 import { parseGrant } from '../demo/server/auth';
+import type { ObjectStore } from '../demo/store';
+import { Recording } from '../core/recorder/reader';
+import { replayRecording, type ReplayTarget } from '../core/recorder/replay';
+import { realClock } from '../core/clock';
+import { deepEqual } from '../core/recorder/diff';
 
 const HELP = `usage: kubeloop demo-cluster [flags]
 
@@ -38,6 +43,11 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --story               start the story in namespace "story": a Deployment that rolls 8 s after start and
                         every 45 s, a Job that completes, a CronJob every minute, the failing probe-me pod
                         (needs the kubelet and the controllers; npm run demo turns it on)
+  --replay FILE         serve a flight recording (kubeloop sync --record): its first keyframe at
+                        start, then its changes at the pace they were recorded (no generated objects,
+                        churn, kubelet, controllers or Event TTL). Secret values stay masked
+  --speed N             replay N times faster (default 1)
+  --replay-wait-watches N  start the changes once N watches are open (default 0: at once)
 `;
 
 function parseCrd(spec: string): DemoCRD {
@@ -84,6 +94,9 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       'no-kubelet': { type: 'boolean' },
       'no-controllers': { type: 'boolean' },
       story: { type: 'boolean' },
+      replay: { type: 'string' },
+      speed: { type: 'string' },
+      'replay-wait-watches': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -100,24 +113,30 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
 
   const life = new AbortController();
+  const replayFile = values.replay;
+  const speed = values.speed === undefined ? 1 : Number(values.speed);
+  if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`--speed must be a positive number, got "${values.speed}"`);
+  const waitWatches = intFlag(values['replay-wait-watches'], 'replay-wait-watches', 0);
+  if (!replayFile && (values.speed !== undefined || waitWatches)) throw new Error('--speed and --replay-wait-watches need --replay FILE');
+  const recording = replayFile ? await Recording.open(replayFile, life.signal) : undefined;
   const cluster = await startDemoCluster({
     port,
     host: values.host,
     tls: values.tls || values.token !== undefined,
     token: values.token,
-    objects: intFlag(values.objects, 'objects', 0),
+    objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
     seed: intFlag(values.seed, 'seed', 1),
-    churnPerSecond: intFlag(values.churn, 'churn', 0),
+    churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
     ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
     faults: values.faults,
     forbidden: values.forbid,
     grants,
     crds: (values.crd ?? []).map(parseCrd),
     continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
-    eventTtlMs: values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
-    kubelet: !values['no-kubelet'],
-    controllers: !values['no-controllers'],
-    story: values.story === true,
+    eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
+    kubelet: !recording && !values['no-kubelet'],
+    controllers: !recording && !values['no-controllers'],
+    story: !recording && values.story === true,
     generatedNow: Date.now(),
     signal: life.signal,
   });
@@ -130,6 +149,27 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') throw e;
   });
+  let replayDone: Promise<unknown> | undefined;
+  if (recording) {
+    const replay = replayRecording(recording, storeTarget(cluster.store), life.signal, {
+      speed,
+      ...(waitWatches
+        ? {
+            startWhen: async (signal: AbortSignal) => {
+              // A state, not a time: the first change waits until the clients are watching.
+              while (cluster.stats.openWatches < waitWatches) await realClock.sleep(20, signal);
+            },
+          }
+        : {}),
+    });
+    await replay.ready;
+    replayDone = replay.done.then(
+      (s) => console.log(`replay: done (${s.applied} changes applied, ${s.skipped} skipped)`),
+      (e: Error) => console.error(`replay: ${e.message}`),
+    );
+    const { start, end } = recording.range;
+    console.log(`replay:       ${replayFile} (${new Date(start).toISOString()} .. ${new Date(end).toISOString()}, speed ${speed})`);
+  }
   console.log(`demo cluster: ${cluster.url}`);
   console.log(`kubeconfig:   ${kubeconfigPath}`);
   console.log(`objects:      ${cluster.store.types().reduce((n, t) => n + cluster.store.count(t.group, t.resource), 0)}`);
@@ -147,6 +187,40 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
   });
   life.abort();
+  await replayDone;
+  recording?.close();
   await cluster.stop();
   return 0;
+}
+
+/** The demo store as a replay's target: whole objects in, the store's own resourceVersions out. */
+function storeTarget(store: ObjectStore): ReplayTarget {
+  return {
+    put(group, resource, namespace, o) {
+      const meta = { ...(o.metadata as Record<string, unknown>) };
+      delete meta.resourceVersion;
+      delete meta.uid;
+      delete meta.creationTimestamp;
+      delete meta.generation;
+      const obj = { ...o, metadata: meta } as Parameters<ObjectStore['create']>[2];
+      const old = store.get(group, resource, namespace, obj.metadata.name);
+      if (!old) return void store.create(group, resource, obj);
+      // The status subresource's types keep status on a plain update: status goes by its own update.
+      const statusSub = store.type(group, resource)?.subresources?.includes('status') ?? false;
+      const sameStatus = deepEqual(old.status, obj.status);
+      const { status: _s, ...restNew } = obj;
+      const { status: _o, ...restOld } = old;
+      const sameRest = deepEqual({ ...restOld, metadata: stripMeta(restOld.metadata) }, { ...restNew, metadata: stripMeta(restNew.metadata) });
+      if (!statusSub || !sameRest || sameStatus) store.update(group, resource, obj);
+      if (statusSub && !sameStatus) store.update(group, resource, obj, { subresource: 'status' });
+    },
+    remove(group, resource, namespace, name) {
+      store.delete(group, resource, namespace, name);
+    },
+  };
+}
+
+function stripMeta(m: Record<string, unknown>): Record<string, unknown> {
+  const { resourceVersion: _r, uid: _u, creationTimestamp: _c, generation: _g, ...rest } = m;
+  return rest;
 }

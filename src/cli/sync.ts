@@ -3,6 +3,7 @@
  *
  *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
  *                 [--consistency-period SECONDS] [--duration SECONDS] [--json]
+ *                 [--watch TYPE]... [--record FILE [--record-max-mb N] [--record-max-hours H]]
  *
  * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr,
  * among them "PLEG is not healthy: ..." while the pods watches are down for over 3 minutes).
@@ -15,6 +16,10 @@
  * With no --namespace, each type is watched where the user's rights allow (one access review at
  * start, see core/syncloop/sources/watchscope.ts): across all namespaces, else in the context's
  * namespace; a type forbidden everywhere is named once on stderr and not watched.
+ *
+ * --watch TYPE (resource or resource.group, found by discovery) adds a type to the watched ones.
+ * --record FILE writes a flight recording (core/recorder) of every watch delta and timeline event,
+ * flushed every second; it is closed cleanly when the run ends.
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
@@ -22,6 +27,8 @@ import { KubeClient } from '../core/kube/client';
 import { ClusterSync } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
 import { TimelineStore } from '../core/timeline/store';
+import { startRecording, type RecordingSession } from '../core/recorder/session';
+import type { WatchedType } from '../core/syncloop/sources/watchscope';
 
 export interface SyncIo {
   stdout(line: string): void;
@@ -43,6 +50,13 @@ const HELP = `usage: kubeloop sync [flags]
   --duration SECONDS    stop after this long (default: until Ctrl-C)
   --json                one JSON object per iteration: t, source, op, key, handler, durationMs, outcome
                         (and message, node, uid, inferred when known)
+  --watch TYPE          also watch TYPE (e.g. configmaps, secrets, deployments.apps); repeatable
+  --record FILE         write a flight recording to FILE: every watch delta, Event and timeline
+                        event, with keyframes; flushed every second (read it with kubeloop export)
+  --record-max-mb N     bound of the recording's files together (default 1024)
+  --record-max-hours H  history the recording keeps (default 24)
+  --record-keyframe-seconds S
+                        a keyframe at most this often while things change (default 600; see README)
 `;
 
 export function processIo(): SyncIo {
@@ -62,6 +76,11 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
         'consistency-period': { type: 'string' },
         duration: { type: 'string' },
         json: { type: 'boolean' },
+        watch: { type: 'string', multiple: true },
+        record: { type: 'string' },
+        'record-max-mb': { type: 'string' },
+        'record-max-hours': { type: 'string' },
+        'record-keyframe-seconds': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -99,6 +118,29 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     return 1;
   }
 
+  const bound = (name: 'record-max-mb' | 'record-max-hours' | 'record-keyframe-seconds', scale: number): number | undefined => {
+    const v = values[name];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${v}"`);
+    return n * scale;
+  };
+  let maxBytes: number | undefined;
+  let maxAgeMs: number | undefined;
+  let keyframeEveryMs: number | undefined;
+  try {
+    keyframeEveryMs = bound('record-keyframe-seconds', 1000);
+    maxBytes = bound('record-max-mb', 1024 * 1024);
+    maxAgeMs = bound('record-max-hours', 3600_000);
+  } catch (e) {
+    io.stderr(`kubeloop sync: ${(e as Error).message}`);
+    return 1;
+  }
+  if ((maxBytes !== undefined || maxAgeMs !== undefined || keyframeEveryMs !== undefined) && !values.record) {
+    io.stderr('kubeloop sync: --record-max-mb, --record-max-hours and --record-keyframe-seconds need --record FILE');
+    return 1;
+  }
+
   let client: KubeClient;
   try {
     client = await KubeClient.fromKubeconfig({
@@ -108,6 +150,17 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
   } catch (e) {
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;
+  }
+
+  let types: WatchedType[] = [];
+  if (values.watch?.length) {
+    try {
+      types = await resolveTypes(client, values.watch);
+    } catch (e) {
+      io.stderr(`kubeloop sync: ${(e as Error).message}`);
+      client.close();
+      return 1;
+    }
   }
 
   const clock = io.clock ?? realClock;
@@ -136,6 +189,30 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     });
   }
   const stop = new AbortController();
+  const recordingLife = new AbortController();
+  let recording: RecordingSession | undefined;
+  if (values.record) {
+    try {
+      recording = await startRecording(
+        {
+          path: values.record,
+          context: client.context.name,
+          server: client.server,
+          timeline,
+          clock,
+          ...(maxBytes !== undefined ? { maxBytes } : {}),
+          ...(maxAgeMs !== undefined ? { maxAgeMs } : {}),
+          ...(keyframeEveryMs !== undefined ? { keyframeEveryMs } : {}),
+          onError: (e) => io.stderr(`kubeloop sync: recording stopped: ${e.message}`),
+        },
+        recordingLife.signal,
+      );
+    } catch (e) {
+      io.stderr(`kubeloop sync: cannot record to ${values.record}: ${(e as Error).message}`);
+      client.close();
+      return 1;
+    }
+  }
   let podsForbidden: string | undefined;
   const forbiddenPods: string[] = [];
   const sync = new ClusterSync({
@@ -155,6 +232,8 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
     ...(node ? { node } : {}),
     ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
+    ...(types.length ? { types } : {}),
+    ...(recording ? { observer: recording.recorder } : {}),
     logger: { info: (l) => (json ? undefined : io.stdout(l)), warn: (l) => io.stderr(`W ${l}`), error: (l) => io.stderr(l) },
   });
 
@@ -176,6 +255,8 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     client.close();
+    recordingLife.abort();
+    await recording?.done;
   }
   if (podsForbidden !== undefined) {
     const ctx = client.context;
@@ -189,4 +270,23 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     return 2;
   }
   return 0;
+}
+
+/** TYPE (resource or resource.group, as kubectl spells it) -> the watched type, by discovery. */
+async function resolveTypes(client: KubeClient, names: string[]): Promise<WatchedType[]> {
+  const d = await client.discover({});
+  const out: WatchedType[] = [];
+  for (const name of names) {
+    const dot = name.indexOf('.');
+    const resource = dot < 0 ? name : name.slice(0, dot);
+    const group = dot < 0 ? '' : name.slice(dot + 1);
+    const g = d.groups.find((x) => x.name === group);
+    const v = g?.versions.find((x) => x.version === g.preferredVersion) ?? g?.versions[0];
+    const r = v?.resources.find((x) => x.resource === resource);
+    if (!g || !v || !r)
+      throw new Error(`--watch ${name}: the server has no such type (expected resource or resource.group, e.g. configmaps, deployments.apps)`);
+    if (!r.verbs.includes('watch')) throw new Error(`--watch ${name}: the type cannot be watched`);
+    out.push({ group, version: v.version, resource, namespaced: r.namespaced });
+  }
+  return out;
 }

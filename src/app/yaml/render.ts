@@ -1,7 +1,7 @@
 /**
  * An object as the read-only YAML document shows it. No 'vscode' import.
  *
- * Secrets: every value of `data` and `stringData` is replaced by `<masked: N bytes>` (N is the
+ * Secrets are masked by core/kube/redact.ts (shared with the flight recorder): every value of `data` and `stringData` is replaced by `<masked: N bytes>` (N is the
  * decoded size), and so is the `kubectl.kubernetes.io/last-applied-configuration` annotation, which
  * `kubectl apply` fills with the whole Secret including its data. There is deliberately no setting
  * to unmask: the document lives in an editor tab (screen shares, screenshots, "copy all", chat
@@ -11,41 +11,11 @@
  */
 import { dump } from 'js-yaml';
 import type { ObjectAddress } from './address';
+import { LAST_APPLIED, isSecret, redactObject } from '../../core/kube/redact';
 
-export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+export { LAST_APPLIED, isSecret, redactObject };
 
 type Obj = Record<string, unknown>;
-
-function masked(bytes: number): string {
-  return `<masked: ${bytes} byte${bytes === 1 ? '' : 's'}>`;
-}
-
-export function isSecret(a: Pick<ObjectAddress, 'group' | 'resource'>, obj: Obj): boolean {
-  return (a.group === '' && a.resource === 'secrets') || (obj.kind === 'Secret' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined));
-}
-
-/** A copy of the object with Secret values masked and managedFields dropped. Never mutates `obj`. */
-export function redactObject(a: Pick<ObjectAddress, 'group' | 'resource'>, obj: Obj): Obj {
-  const out: Obj = { ...obj };
-  const meta = typeof obj.metadata === 'object' && obj.metadata !== null ? { ...(obj.metadata as Obj) } : undefined;
-  if (meta) {
-    delete meta.managedFields;
-    out.metadata = meta;
-  }
-  if (!isSecret(a, obj)) return out;
-  const maskMap = (m: unknown, size: (v: string) => number): unknown => {
-    if (typeof m !== 'object' || m === null) return m;
-    return Object.fromEntries(Object.entries(m as Obj).map(([k, v]) => [k, masked(typeof v === 'string' ? size(v) : 0)]));
-  };
-  if ('data' in obj) out.data = maskMap(obj.data, (v) => Buffer.from(v, 'base64').length);
-  if ('stringData' in obj) out.stringData = maskMap(obj.stringData, (v) => Buffer.byteLength(v, 'utf8'));
-  const ann = meta?.annotations;
-  if (meta && typeof ann === 'object' && ann !== null && LAST_APPLIED in (ann as Obj)) {
-    const v = (ann as Obj)[LAST_APPLIED];
-    meta.annotations = { ...(ann as Obj), [LAST_APPLIED]: masked(typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0) };
-  }
-  return out;
-}
 
 function typeName(a: ObjectAddress): string {
   return a.group ? `${a.resource}.${a.group}` : a.resource;

@@ -12,6 +12,8 @@ import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 import type { AccessReviewer } from '../../loader/scope';
 import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
+import type { ReflectorSink } from './reflector';
+import type { SyncObserver } from '../../recorder/recorder';
 
 export const PODS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'pods' });
 function typeName(g: Pick<GroupVersionResource, 'group' | 'resource'>): string {
@@ -54,6 +56,26 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   stallAfterMs?: number;
   /** Reflectors failing this many times in a row make the loop back off (the API is unreachable). */
   unreachableAfterErrors?: number;
+  /**
+   * Told every full list and watch event every source delivers, after the loop took it (the
+   * flight recorder). Called synchronously; it must not throw and must not block.
+   */
+  observer?: SyncObserver;
+}
+
+/** A sink that also tells the observer what it was given, once the inner sink has taken it. */
+function observed(inner: ReflectorSink, observer: SyncObserver | undefined, source: string, type: GroupVersionResource): ReflectorSink {
+  if (!observer) return inner;
+  return {
+    async replace(items, rv) {
+      await inner.replace(items, rv);
+      observer.replace(source, type, items as unknown as Record<string, unknown>[]);
+    },
+    async apply(event, obj) {
+      await inner.apply(event, obj);
+      observer.apply(source, type, event, obj as unknown as Record<string, unknown>);
+    },
+  };
 }
 
 /** The config source name of a type in a namespace: "api" for all pods, as the kubelet names its source. */
@@ -183,7 +205,12 @@ export class ClusterSync {
           this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
           continue;
         }
-        const sink = new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns);
+        const sink = observed(
+          new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns),
+          this.opts.observer,
+          source,
+          t,
+        );
         const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
         const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
         const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...scope, name: source, ...this.narrowing(source, t, planned) });
@@ -212,7 +239,7 @@ export class ClusterSync {
         this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
         continue;
       }
-      const sink = new EventsSink(this.kl, this.probes, life.signal);
+      const sink = observed(new EventsSink(this.kl, this.probes, life.signal), this.opts.observer, name, EVENTS_GVR);
       const reflector = new Reflector(this.opts.client, sink, {
         ...common,
         gvr: EVENTS_GVR,

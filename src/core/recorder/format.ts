@@ -1,0 +1,119 @@
+/**
+ * The on-disk block format of a flight recording segment: an append-only sequence of blocks,
+ *
+ *   offset  size  field
+ *   0       4     magic "KLR1"
+ *   4       1     kind: 1 header, 2 keyframe part, 3 keyframe end, 4 data
+ *   5       3     zero
+ *   8       4     payload length (uint32 LE)
+ *   12      4     CRC-32 of bytes 4..11, 16..31 and the payload (uint32 LE)
+ *   16      8     time of the block's first record (float64 LE, epoch ms)
+ *   24      8     time of its last record
+ *   32      n     payload: raw DEFLATE of UTF-8 JSON lines (records.ts)
+ *
+ * Guarantees:
+ * - Each block is self-contained (its own DEFLATE stream, its own records) and checksummed: a
+ *   reader needs nothing before a block to decode it, and a damaged block is recognised.
+ * - The index is the block headers themselves: a scan reads 32 bytes per block and skips the
+ *   payload, so opening never decompresses. A file cut off anywhere (SIGKILL mid-write) reads up to
+ *   its last whole block: a partial header or payload is shorter than it says, and a last block's
+ *   checksum is verified when the file is opened.
+ */
+import { crc32, deflateRaw, inflateRawSync, inflateRaw } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { RecordingRecord } from './records';
+
+export const MAGIC = Buffer.from('KLR1', 'latin1');
+export const BLOCK_HEADER_BYTES = 32;
+/** A block payload larger than this is damage, not data (the writer never writes one). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
+
+export const BlockKind = { Header: 1, KeyframePart: 2, KeyframeEnd: 3, Data: 4 } as const;
+export type BlockKind = (typeof BlockKind)[keyof typeof BlockKind];
+
+export interface BlockInfo {
+  offset: number;
+  kind: BlockKind;
+  /** Bytes of the whole block (header + payload). */
+  size: number;
+  tFirst: number;
+  tLast: number;
+}
+
+const deflateRawAsync = promisify(deflateRaw);
+const inflateRawAsync = promisify(inflateRaw);
+
+function checksum(head: Buffer, payload: Buffer): number {
+  return crc32(payload, crc32(head.subarray(16, 32), crc32(head.subarray(4, 12))));
+}
+
+/** The records as one block's payload, compressed on libuv's thread pool (never on the caller's thread). */
+export async function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[]): Promise<Buffer> {
+  if (records.length === 0) throw new RangeError('a block holds at least one record');
+  const text = records.map((r) => JSON.stringify(r)).join('\n');
+  const payload = await deflateRawAsync(Buffer.from(text, 'utf8'), { level: 6 });
+  const head = Buffer.alloc(BLOCK_HEADER_BYTES);
+  MAGIC.copy(head, 0);
+  head.writeUInt8(kind, 4);
+  head.writeUInt32LE(payload.length, 8);
+  head.writeDoubleLE(records[0]!.t, 16);
+  head.writeDoubleLE(records[records.length - 1]!.t, 24);
+  head.writeUInt32LE(checksum(head, payload), 12);
+  return Buffer.concat([head, payload]);
+}
+
+/** The block described by a 32-byte header, or undefined when these bytes are not a block header. */
+export function parseBlockHeader(head: Buffer, offset: number): (BlockInfo & { crc: number; payloadBytes: number }) | undefined {
+  if (head.length < BLOCK_HEADER_BYTES || !head.subarray(0, 4).equals(MAGIC)) return undefined;
+  const kind = head.readUInt8(4) as BlockKind;
+  if (kind < BlockKind.Header || kind > BlockKind.Data) return undefined;
+  const payloadBytes = head.readUInt32LE(8);
+  if (payloadBytes > MAX_PAYLOAD_BYTES) return undefined;
+  const tFirst = head.readDoubleLE(16);
+  const tLast = head.readDoubleLE(24);
+  if (!Number.isFinite(tFirst) || !Number.isFinite(tLast) || tLast < tFirst) return undefined;
+  return { offset, kind, size: BLOCK_HEADER_BYTES + payloadBytes, tFirst, tLast, crc: head.readUInt32LE(12), payloadBytes };
+}
+
+/** Whether a whole block (header + payload) has the checksum its header says. */
+export function blockIntact(block: Buffer): boolean {
+  const info = parseBlockHeader(block, 0);
+  if (!info || block.length !== info.size) return false;
+  return checksum(block, block.subarray(BLOCK_HEADER_BYTES)) === info.crc;
+}
+
+export class CorruptBlockError extends Error {
+  constructor(
+    readonly offset: number,
+    why: string,
+  ) {
+    super(`recording block at byte ${offset} is damaged: ${why}`);
+    this.name = 'CorruptBlockError';
+  }
+}
+
+function parseLines(text: string, offset: number): RecordingRecord[] {
+  // JSON.stringify never writes a raw newline, so the lines joined by commas are one JSON array:
+  // one parse per block, much faster than one per line on keyframes.
+  try {
+    return JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
+  } catch (e) {
+    throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
+  }
+}
+
+/** The JSON-lines text of a whole block, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
+export async function decodeBlockText(block: Buffer, offset: number): Promise<string> {
+  if (!blockIntact(block)) throw new CorruptBlockError(offset, 'checksum mismatch or wrong length');
+  const payload = block.subarray(BLOCK_HEADER_BYTES);
+  try {
+    return (payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload)).toString('utf8');
+  } catch (e) {
+    throw new CorruptBlockError(offset, `does not inflate (${(e as Error).message})`);
+  }
+}
+
+/** The records of a whole block, checksum verified. */
+export async function decodeBlock(block: Buffer, offset: number): Promise<RecordingRecord[]> {
+  return parseLines(await decodeBlockText(block, offset), offset);
+}

@@ -1,0 +1,83 @@
+/**
+ * RecordedObjects: the objects of a recording at one instant (Recording.objectsAt), a read-only
+ * map from key to object whose keyframe objects stay JSON text until first read.
+ *
+ * Guarantees: it behaves as a ReadonlyMap<string, Obj> (get, has, size, keys, values, entries,
+ * iteration, forEach); an object is parsed at most once, on first read; keys never need a parse.
+ */
+import { applyMergePatch } from './diff';
+import type { Obj } from './records';
+
+/** How the writer spells a keyframe record: `{"k":"K","t":T,"seq":N,"key":"KEY","o":{...}}`. */
+const K_PREFIX = '{"k":"K",';
+const KEY_AT = '"key":';
+const O_AT = ',"o":';
+
+export class RecordedObjects implements ReadonlyMap<string, Obj> {
+  private readonly m = new Map<string, Obj | string>();
+
+  /** Adds the objects of one keyframe block (its JSON lines); other records are ignored. */
+  addKeyframeLines(text: string): void {
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (!line.startsWith(K_PREFIX)) continue;
+      const k = line.indexOf(KEY_AT);
+      const o = k < 0 ? -1 : line.indexOf(O_AT, k);
+      if (k < 0 || o < 0 || !line.endsWith('}')) {
+        // Not the writer's usual spelling: parse the record whole.
+        const r = JSON.parse(line) as { key: string; o: Obj };
+        this.m.set(r.key, r.o);
+        continue;
+      }
+      const key = JSON.parse(line.slice(k + KEY_AT.length, o)) as string;
+      this.m.set(key, line.slice(o + O_AT.length, -1));
+    }
+  }
+
+  /** Applies one change (a delta record). */
+  apply(key: string, r: { op: 'A' | 'M' | 'D'; o?: Obj; p?: Obj }): void {
+    if (r.op === 'D') this.m.delete(key);
+    else if (r.o) this.m.set(key, r.o);
+    else if (r.p) this.m.set(key, applyMergePatch(this.get(key), r.p) as Obj);
+  }
+
+  get size(): number {
+    return this.m.size;
+  }
+
+  has(key: string): boolean {
+    return this.m.has(key);
+  }
+
+  get(key: string): Obj | undefined {
+    const v = this.m.get(key);
+    if (typeof v !== 'string') return v;
+    const o = JSON.parse(v) as Obj;
+    this.m.set(key, o);
+    return o;
+  }
+
+  keys(): MapIterator<string> {
+    return this.m.keys();
+  }
+
+  *entries(): MapIterator<[string, Obj]> {
+    for (const k of this.m.keys()) yield [k, this.get(k)!];
+  }
+
+  *values(): MapIterator<Obj> {
+    for (const k of this.m.keys()) yield this.get(k)!;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Obj]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: Obj, key: string, map: ReadonlyMap<string, Obj>) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * RecordingWriter: appends records to a recording as compressed blocks (format.ts), writes
+ * keyframes, and keeps the recording within its size and age bounds by rotating segments.
+ *
+ * Segments (the rotation rule). A recording at PATH is the file PATH (the newest segment) and
+ * PATH.1, PATH.2, ... (older ones, PATH.1 the newest of them). The current segment is closed and
+ * renamed to PATH.1 (PATH.1 to PATH.2, ...) when it holds maxBytes / segments bytes or spans
+ * maxAgeMs / segments; segments beyond `segments` in all, and segments whose last record is older
+ * than maxAgeMs, are deleted. So the files together stay under about maxBytes (plus one block) and
+ * hold at least the last maxAgeMs * (segments - 1) / segments of history. Every segment begins with
+ * a header block and a keyframe, so each one opens on its own.
+ *
+ * Keyframes. A keyframe (the full set of objects held, from `snapshot`) is written at a flush when
+ * something changed since the last one and either keyframeChanges changes were recorded or
+ * keyframeEveryMs passed, and the deltas since the last keyframe weigh at least a quarter of it:
+ * keyframes stay a bounded share of the file on a large, quiet cluster, and rebuilding any instant
+ * replays at most about keyframeChanges deltas (or four keyframes' weight of them).
+ *
+ * Guarantees:
+ * - Blocks are written in order, one write each, by one chain of writes; a record added before
+ *   flush() is called is on disk (in the kernel: a killed process loses nothing flushed) when it
+ *   resolves. No fsync: a power cut may lose what the OS had not written out.
+ * - Memory: pending records are flushed at pendingBytes (default 1 MiB of JSON) whatever the timer.
+ * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
+ *   records are dropped, nothing throws into the caller's event handlers.
+ */
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { abortReason } from '../clock';
+import { BlockKind, encodeBlock } from './format';
+import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
+
+export interface RecordingWriterOptions {
+  path: string;
+  context?: string;
+  server?: string;
+  /** Wall-clock ms (default Date.now). */
+  now?: () => number;
+  /** The full set of objects held now, key -> masked object (for keyframes). */
+  snapshot: () => Iterable<[string, Obj]>;
+  /** Bound of all segments together (default 1 GiB). */
+  maxBytes?: number;
+  /** Bound of the history kept (default 24 h). */
+  maxAgeMs?: number;
+  /** Number of segment files (default 4). */
+  segments?: number;
+  keyframeEveryMs?: number;
+  keyframeChanges?: number;
+  /** Pending JSON that forces a flush (default 1 MiB). */
+  pendingBytes?: number;
+  /** Objects per keyframe block (default 2,000). */
+  keyframeBlockObjects?: number;
+}
+
+export const RECORDING_DEFAULTS = {
+  maxBytes: 1024 * 1024 * 1024,
+  maxAgeMs: 24 * 3600_000,
+  segments: 4,
+  keyframeEveryMs: 10 * 60_000,
+  keyframeChanges: 10_000,
+  pendingBytes: 1024 * 1024,
+  keyframeBlockObjects: 2_000,
+};
+
+export interface WriterStats {
+  blocks: number;
+  bytes: number;
+  records: number;
+  deltas: number;
+  keyframes: number;
+  segments: number;
+}
+
+export function segmentPath(path: string, i: number): string {
+  return i === 0 ? path : `${path}.${i}`;
+}
+
+export class RecordingWriter {
+  private fh: FileHandle | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private pending: RecordingRecord[] = [];
+  private pendingJson = 0;
+  private segmentBytes = 0;
+  private segmentStart = 0;
+  private segment = 0;
+  private startedAt = 0;
+  private keyframeSeq = 0;
+  private lastKeyframeT = 0;
+  private lastKeyframeBytes = 0;
+  private changesSinceKeyframe = 0;
+  private deltaBytesSinceKeyframe = 0;
+  private closed = false;
+  failed: Error | undefined;
+  readonly stats: WriterStats = { blocks: 0, bytes: 0, records: 0, deltas: 0, keyframes: 0, segments: 0 };
+  private readonly o: Required<Omit<RecordingWriterOptions, 'context' | 'server'>> & Pick<RecordingWriterOptions, 'context' | 'server'>;
+
+  constructor(opts: RecordingWriterOptions) {
+    this.o = { now: Date.now, ...RECORDING_DEFAULTS, ...opts };
+    for (const k of ['maxBytes', 'maxAgeMs', 'segments', 'keyframeEveryMs', 'keyframeChanges', 'pendingBytes', 'keyframeBlockObjects'] as const) {
+      const v = this.o[k];
+      if (!Number.isFinite(v) || v <= 0) throw new RangeError(`recording option ${k} must be a positive number, got ${v}`);
+    }
+  }
+
+  /** Creates PATH (an existing recording there is rotated away, as on a size bound) with its header and first keyframe. */
+  async open(signal: AbortSignal): Promise<void> {
+    this.startedAt = this.o.now();
+    await this.run(async () => {
+      await this.rotateFiles(signal);
+      await this.startSegment(signal);
+    });
+    await this.chain;
+    if (this.failed) throw this.failed;
+  }
+
+  /** Queues one record (dropped once the writer has failed or closed); flushes early when much is pending. */
+  add(r: RecordingRecord): void {
+    if (this.failed || this.closed) return;
+    this.pending.push(r);
+    this.stats.records++;
+    if (r.k === 'D') {
+      this.stats.deltas++;
+      this.changesSinceKeyframe++;
+    }
+    // A cheap size estimate; the exact JSON is made once, when the block is encoded.
+    this.pendingJson += r.k === 'D' ? 200 : r.k === 'T' ? 150 : 100;
+    if (this.pendingJson >= this.o.pendingBytes) void this.flush(new AbortController().signal);
+  }
+
+  /** Writes what is pending as one block (and a keyframe or a new segment when due); resolves when it is written. */
+  flush(signal: AbortSignal): Promise<void> {
+    const records = this.pending;
+    this.pending = [];
+    this.pendingJson = 0;
+    const now = this.o.now();
+    const rotate = this.segmentBytes >= this.o.maxBytes / this.o.segments || now - this.segmentStart >= this.o.maxAgeMs / this.o.segments;
+    const keyframe =
+      !rotate &&
+      this.changesSinceKeyframe > 0 &&
+      (this.changesSinceKeyframe >= this.o.keyframeChanges || now - this.lastKeyframeT >= this.o.keyframeEveryMs) &&
+      this.deltaBytesSinceKeyframe >= this.lastKeyframeBytes / 4;
+    // Taken now, in the same tick as `records`: the keyframe holds exactly the changes before it.
+    const snap = keyframe ? [...this.o.snapshot()] : undefined;
+    return this.run(async () => {
+      if (records.length) {
+        const n = await this.writeBlock(BlockKind.Data, records, signal);
+        this.deltaBytesSinceKeyframe += n;
+      }
+      if (snap) await this.writeKeyframe(now, snap, signal);
+      if (rotate) {
+        await this.closeFile();
+        await this.rotateFiles(signal);
+        await this.startSegment(signal);
+      }
+    });
+  }
+
+  /** Flushes and closes the file; later records are dropped. */
+  async close(signal: AbortSignal): Promise<void> {
+    if (this.closed) return this.chain;
+    const done = this.flush(signal);
+    this.closed = true;
+    await done;
+    await this.run(() => this.closeFile());
+    await this.chain;
+  }
+
+  private run(step: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      if (this.failed) return;
+      try {
+        await step();
+      } catch (e) {
+        this.failed = e instanceof Error ? e : new Error(String(e));
+        await this.closeFile().catch(() => undefined);
+      }
+    });
+    return this.chain;
+  }
+
+  private async writeBlock(kind: BlockKind, records: RecordingRecord[], signal: AbortSignal): Promise<number> {
+    if (signal.aborted) throw abortReason(signal);
+    if (!this.fh) throw new Error('recording file is not open');
+    const block = await encodeBlock(kind, records);
+    await this.fh.write(block, 0, block.length, null);
+    this.segmentBytes += block.length;
+    this.stats.blocks++;
+    this.stats.bytes += block.length;
+    return block.length;
+  }
+
+  private async writeKeyframe(t: number, snap: [string, Obj][], signal: AbortSignal): Promise<void> {
+    const seq = ++this.keyframeSeq;
+    let bytes = 0;
+    const per = this.o.keyframeBlockObjects;
+    for (let i = 0; i < snap.length || i === 0; i += per) {
+      const part: RecordingRecord[] = snap.slice(i, i + per).map(([key, o]) => ({ k: 'K', t, seq, key, o }));
+      const last = i + per >= snap.length;
+      if (last) part.push({ k: 'KE', t, seq, n: snap.length });
+      bytes += await this.writeBlock(last ? BlockKind.KeyframeEnd : BlockKind.KeyframePart, part, signal);
+      if (last) break;
+    }
+    this.stats.keyframes++;
+    this.lastKeyframeT = t;
+    this.lastKeyframeBytes = bytes;
+    this.changesSinceKeyframe = 0;
+    this.deltaBytesSinceKeyframe = 0;
+  }
+
+  private async startSegment(signal: AbortSignal): Promise<void> {
+    const t = this.o.now();
+    this.fh = await open(this.o.path, 'wx');
+    this.segmentBytes = 0;
+    this.segmentStart = t;
+    const header: HeaderRecord = {
+      k: 'H',
+      version: FORMAT_VERSION,
+      startedAt: this.startedAt,
+      t,
+      segment: this.segment++,
+      ...(this.o.context !== undefined ? { context: this.o.context } : {}),
+      ...(this.o.server !== undefined ? { server: this.o.server } : {}),
+    };
+    await this.writeBlock(BlockKind.Header, [header], signal);
+    await this.writeKeyframe(t, [...this.o.snapshot()], signal);
+    this.stats.segments++;
+  }
+
+  private async closeFile(): Promise<void> {
+    const fh = this.fh;
+    this.fh = undefined;
+    await fh?.close();
+  }
+
+  /** PATH.i -> PATH.(i+1) from the oldest down, deleting those beyond the count or the age bound. */
+  private async rotateFiles(signal: AbortSignal): Promise<void> {
+    const now = this.o.now();
+    const n = this.o.segments;
+    for (let i = n + 8; i >= 0; i--) {
+      if (signal.aborted) throw abortReason(signal);
+      const from = segmentPath(this.o.path, i);
+      const st = await stat(from).catch(() => undefined);
+      if (!st) continue;
+      // The last record of a segment is at most as old as the file's mtime.
+      if (i + 1 >= n || now - st.mtimeMs > this.o.maxAgeMs) await rm(from, { force: true });
+      else await rename(from, segmentPath(this.o.path, i + 1));
+    }
+  }
+}
