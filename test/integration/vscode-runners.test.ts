@@ -12,6 +12,7 @@ import { runLoad, type LoadProgress } from '../../src/app/load/loadRunner';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { defaultSettings } from '../../src/app/settings';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
+import { informerTypes } from '../../src/app/sync/informerTypes';
 import { api, configMap, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
 
@@ -196,6 +197,51 @@ describe('load and sync runners on the demo cluster', () => {
     }
     assert.equal(runner.running, false);
   });
+  it('types whose rows need only metadata are watched as metadata: no ConfigMap data in the loop, the same rows, changes still reach them', async () => {
+    const model = new ResourceModel();
+    await load(model);
+    const types = informerTypes(model);
+    const cms = types.find((t) => t.resource === 'configmaps')!;
+    assert.deepEqual([cms.metadataOnly, cms.kind], [true, 'ConfigMap']);
+    assert.ok(!types.find((t) => t.resource === 'deployments')?.metadataOnly, 'a Deployment row reads its replicas: whole objects');
+    const name = 'metadata-watched';
+    assert.equal(
+      (await api(tc.cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', json: configMap('default', name, { big: 'x'.repeat(5000) }) })).status,
+      201,
+    );
+    const runner = new SyncRunner({
+      client,
+      contextName: 'kubeloop-demo',
+      namespaces: [],
+      types,
+      syncPeriodSeconds: 10,
+      pageSize: 500,
+      model,
+      timeline: new TimelineStore(),
+      log: recordingLog(),
+      origin: 0,
+      reconcileEveryMs: 200,
+    });
+    try {
+      await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
+      await eventually(() => !!model.object('default', 'configmaps', name), { description: 'the new ConfigMap in the tree', timeoutMs: 15_000 });
+      const held = runner.sync.kl.desired.get(`configmaps:default/${name}`)!;
+      assert.equal(held.obj.kind, 'ConfigMap');
+      assert.equal((held.obj as { data?: unknown }).data, undefined, 'the loop holds no ConfigMap data');
+      // A synced row is the row a full load gives.
+      const full = new ResourceModel();
+      await load(full, { settings: { ...defaultSettings(), treeTransfer: 'full' } });
+      const { resourceVersion: _a, ...synced } = model.object('default', 'configmaps', name)!.view;
+      const { resourceVersion: _b, ...loaded } = full.object('default', 'configmaps', name)!.view;
+      assert.deepEqual(synced, loaded);
+      // A deletion still reaches the row.
+      assert.equal((await api(tc.cluster, `/api/v1/namespaces/default/configmaps/${name}`, { method: 'DELETE' })).status, 200);
+      await eventually(() => !model.object('default', 'configmaps', name), { description: 'the deleted ConfigMap to leave the tree', timeoutMs: 15_000 });
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it("a loop scoped to one node adds that node's pods and leaves other nodes' pods in the tree", async () => {
     const pinned = (name: string, nodeName: string) => ({
       apiVersion: 'v1',

@@ -3,7 +3,12 @@
  * pods (the pod workers' own watch), types without the watch verb (componentstatuses: they cannot be
  * watched), and types that failed to load across all namespaces (403, timeout: they would only fail
  * again as watches). Each with its scope, so a namespaced type is watched where it may be.
+ *
+ * A type whose row needs nothing but metadata (the tree's transfer rule, tableView.ts) is watched
+ * as PartialObjectMetadata: a ConfigMap's data or a Secret's values are then neither parsed nor
+ * kept by the loop, which at heavy churn is most of what its watches bring (and hold).
  */
+import { treeTransferFor } from '../../core/syncloop/state/tableView';
 import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { ResourceModel } from '../model/resourceModel';
 
@@ -17,5 +22,5 @@ export function informerTypes(model: ResourceModel): WatchedType[] {
   return model
     .loadedTypes()
     .filter((t) => t.key !== 'pods' && t.watchable !== false && !failed.has(t.key))
-    .map((t) => ({ ...t.gvr, namespaced: t.namespaced }));
+    .map((t) => ({ ...t.gvr, namespaced: t.namespaced, ...(treeTransferFor(t.gvr) === 'metadata' ? { metadataOnly: true, kind: t.kind } : {}) }));
 }

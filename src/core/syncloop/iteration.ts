@@ -129,7 +129,7 @@ function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
   // A non-pod update sent straight onto configCh (PodConfig hands them to the informer itself).
   const { handler, keys } = kl.handleInformerUpdate(u);
   const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
-  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 2);
+  kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 4);
   return { source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' };
 }
 

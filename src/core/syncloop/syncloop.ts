@@ -242,7 +242,10 @@ export class SyncLoop {
     const start = this.clock.now();
     const { handler, keys } = this.handleInformerUpdate(u);
     const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
-    this.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 2);
+    // V(4): client-go's informers log nothing per event; this line is ours, one per batch, and at
+    // heavy churn (hundreds a second) it would flood the output channel. The timeline's informer
+    // lane has every batch.
+    this.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 4);
     this.sourcesSeenByLoop.add(u.source);
     this.timeline?.append({
       kind: 'iteration',

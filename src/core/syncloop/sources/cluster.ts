@@ -213,7 +213,14 @@ export class ClusterSync {
         );
         const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
         const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-        const reflector = new Reflector(this.opts.client, sink, { ...common, gvr: t, ...scope, name: source, ...this.narrowing(source, t, planned) });
+        const reflector = new Reflector(this.opts.client, sink, {
+          ...common,
+          gvr: t,
+          ...scope,
+          name: source,
+          ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
+          ...this.narrowing(source, t, planned),
+        });
         const consistency = isPods
           ? new ConsistencyLister({
               client: this.opts.client,

@@ -44,6 +44,8 @@ export interface ReflectorOptions {
    * loader's fallback). Unset: a 403 makes the type forbidden.
    */
   narrowTo?: string;
+  /** List and watch as PartialObjectMetadata (see WatchedType.metadataOnly); objects get `kind` when given. */
+  metadataOnly?: { kind?: string };
   /** Called once when the server answers 403 where the reflector may not narrow further; the reflector then stops. */
   onForbidden?: (message: string, namespace: string | undefined) => void;
 }
@@ -173,7 +175,7 @@ export class Reflector {
         }
         const listed = await this.client.list(this.opts.gvr, { ...this.scope(), limit: this.opts.pageSize ?? 500 }, { signal: attempt.signal });
         this.stats.listRequests++;
-        await this.synced(storedItems(listed.items), listed.resourceVersion);
+        await this.synced(this.stamped(storedItems(listed.items)), listed.resourceVersion);
         const end = await this.watchLoop(attempt, signal, false);
         if (end === 'error') throw new Error(this.lastError ?? 'watch failed');
       } catch (e) {
@@ -273,7 +275,7 @@ export class Reflector {
           if (overflow || watchAbort.signal.aborted) return;
           const rv = e.object.metadata?.resourceVersion;
           // a bookmark carries only a resourceVersion; every other event an object the server stored
-          const obj = e.type === 'BOOKMARK' ? undefined : asStoredObject(e.object);
+          const obj = e.type === 'BOOKMARK' ? undefined : this.stamp(asStoredObject(e.object));
           if (e.type !== 'BOOKMARK' && !obj) {
             warn(log)(`Reflector skipped a watch event without a name or uid${kv({ reflector: this.opts.name, type: e.type })}`);
             continue;
@@ -364,8 +366,24 @@ export class Reflector {
     }
   }
 
-  private scope(): { namespace?: string; fieldSelector?: string } {
-    return { ...(this.namespace ? { namespace: this.namespace } : {}), ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}) };
+  /** A metadata-only object named by its kind (it carries none). */
+  private stamp<T extends KubeObject | undefined>(obj: T): T {
+    const kind = this.opts.metadataOnly?.kind;
+    if (obj && kind && !obj.kind) obj.kind = kind;
+    return obj;
+  }
+
+  private stamped(items: KubeObject[]): KubeObject[] {
+    if (this.opts.metadataOnly?.kind) for (const o of items) this.stamp(o);
+    return items;
+  }
+
+  private scope(): { namespace?: string; fieldSelector?: string; metadataOnly?: boolean } {
+    return {
+      ...(this.namespace ? { namespace: this.namespace } : {}),
+      ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}),
+      ...(this.opts.metadataOnly ? { metadataOnly: true } : {}),
+    };
   }
 
   private child(parent: AbortSignal): AbortController {

@@ -17,8 +17,13 @@ import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessF
 import type { Clock } from '../../clock';
 import type { GroupVersionResource } from '../../kube/types';
 
-/** A watched type; `namespaced` unset means namespaced (every type the loop watches by default is). */
-export type WatchedType = GroupVersionResource & { namespaced?: boolean };
+/**
+ * A watched type; `namespaced` unset means namespaced (every type the loop watches by default is).
+ * `metadataOnly`: list and watch it as PartialObjectMetadata (its row shows a name and its state from
+ * metadata alone, so its bodies are neither parsed nor kept); `kind` then names its objects, since
+ * metadata-only objects carry no kind.
+ */
+export type WatchedType = GroupVersionResource & { namespaced?: boolean; metadataOnly?: boolean; kind?: string };
 
 export interface WatchScope {
   /** The namespace to watch in; unset: all namespaces (or the cluster scope). */
