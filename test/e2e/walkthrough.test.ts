@@ -241,6 +241,13 @@ describe('the first-run walkthrough, accessibility and high contrast, in a real 
     for (const l of lanes) assert.match(l, /^Lane \S+( \d+)?: (loader tasks|sync loop \S+ iterations|demo cluster \S+ controller reconciles)$/);
     for (const b of await frame.locator('#timeline-root button').all())
       assert.ok((await b.getAttribute('aria-label')) || (await b.innerText()).trim(), 'every button has a name');
+    // The demo's controllers reconcile all the while: their lanes hidden, the list holds the loader's tasks.
+    const controllers = frame.locator('#timeline-sources button[data-source="controllers"]');
+    await controllers.click();
+    await eventually(async () => ((await controllers.getAttribute('aria-pressed')) === 'false' ? true : undefined), {
+      description: 'the controller lanes hidden',
+      timeoutMs: UI_TIMEOUT_MS,
+    });
     await frame.locator('button', { hasText: 'List' }).click();
     const items = frame.locator('#timeline-events li[role="option"]');
     await items.first().waitFor({ state: 'visible' });
