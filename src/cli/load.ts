@@ -120,6 +120,25 @@ export interface LoadFlags {
   disableCompression?: boolean;
 }
 
+/** The loader's options from the flags (the context's namespace aside), for one context or several. */
+export function loaderOptions(flags: LoadFlags): Omit<ClusterLoaderOptions, 'lanes' | 'contextNamespace'> {
+  return {
+    concurrency: flags.concurrency,
+    pageSize: flags.pageSize,
+    namespaces: flags.namespaces,
+    labelSelector: flags.selector,
+    include: flags.include,
+    exclude: flags.exclude,
+    metadataOnly: flags.metadataOnly,
+    transfer: transferOption(flags),
+    taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
+    // The command reports counts, never objects: each object is parsed, counted and let go with
+    // its page, so memory holds the pages in flight rather than the cluster (a million-object
+    // cluster must not need gigabytes here), and the objects die young, cheap to collect.
+    transform: () => undefined,
+  };
+}
+
 /** The loader's `transfer` for --transfer (auto: the tree's per-type choice). */
 export function transferOption(flags: LoadFlags): ClusterLoaderOptions['transfer'] {
   return flags.transfer === 'auto' ? (task) => treeTransferFor(task.gvr) : flags.transfer;
@@ -433,22 +452,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
   }
   try {
     try {
-      loader = new ClusterLoader(client, {
-        concurrency: flags.concurrency,
-        contextNamespace: ctx.namespace,
-        pageSize: flags.pageSize,
-        namespaces: flags.namespaces,
-        labelSelector: flags.selector,
-        include: flags.include,
-        exclude: flags.exclude,
-        metadataOnly: flags.metadataOnly,
-        transfer: transferOption(flags),
-        taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
-        // The command reports counts, never objects: each object is parsed, counted and let go with
-        // its page, so memory holds the pages in flight rather than the cluster (a million-object
-        // cluster must not need gigabytes here), and the objects die young, cheap to collect.
-        transform: () => undefined,
-      });
+      loader = new ClusterLoader(client, { ...loaderOptions(flags), contextNamespace: ctx.namespace });
     } catch (e) {
       return fatal(io, (e as Error).message);
     }

@@ -8,9 +8,9 @@
  * for a problem with the run itself (bad flags, no kubeconfig, no contexts); 130 interrupted.
  */
 import { KubeClient, KubeConfigError, listContextNames, loadKubeContext, type KubeContext } from '../core/kube';
-import { resolveLoaderOptions, type ClusterLoaderOptions } from '../core/loader';
+import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
-import { summaryLine, table, toJson, transferOption, wantsIoThread, type LoadFlags, type LoadIO } from './load';
+import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
 
 interface Prepared {
   name: string;
@@ -36,19 +36,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
     io.stderr.write('kubeloop load: --all-contexts: the kubeconfig has no contexts\n');
     return 1;
   }
-  const options: Omit<ClusterLoaderOptions, 'lanes' | 'contextNamespace'> = {
-    concurrency: flags.concurrency,
-    pageSize: flags.pageSize,
-    namespaces: flags.namespaces,
-    labelSelector: flags.selector,
-    include: flags.include,
-    exclude: flags.exclude,
-    metadataOnly: flags.metadataOnly,
-    transfer: transferOption(flags),
-    taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
-    // counts, never objects (as for one context)
-    transform: () => undefined,
-  };
+  const options = loaderOptions(flags);
   let resolved;
   try {
     resolved = resolveLoaderOptions(options);

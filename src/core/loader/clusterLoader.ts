@@ -88,6 +88,29 @@ export interface LoadRun {
   cancel(reason?: unknown): void;
 }
 
+/** A summary of nothing loaded yet (outcome 'ok' until the load says otherwise). */
+export function emptySummary(): LoadSummary {
+  return {
+    outcome: 'ok',
+    resourceTypes: 0,
+    tasks: 0,
+    results: 0,
+    ok: 0,
+    failed: 0,
+    cancelled: 0,
+    objects: 0,
+    partialObjects: 0,
+    durationMs: 0,
+    discoveryFailures: [],
+    unmatchedFilters: [],
+    skippedTypes: [],
+    retries: 0,
+    bytes: 0,
+    forbidden: 0,
+    narrowed: 0,
+  };
+}
+
 export class ClusterLoader {
   readonly options: ResolvedLoaderOptions;
   private readonly clock: Clock;
@@ -151,25 +174,7 @@ export class ClusterLoader {
   ): Promise<LoadSummary> {
     const o = this.options;
     const t0 = this.clock.now();
-    const summary: LoadSummary = {
-      outcome: 'ok',
-      resourceTypes: 0,
-      tasks: 0,
-      results: 0,
-      ok: 0,
-      failed: 0,
-      cancelled: 0,
-      objects: 0,
-      partialObjects: 0,
-      durationMs: 0,
-      discoveryFailures: [],
-      unmatchedFilters: [],
-      skippedTypes: [],
-      retries: 0,
-      bytes: 0,
-      forbidden: 0,
-      narrowed: 0,
-    };
+    const summary = emptySummary();
     const requestsBefore = this.client.transport?.stats.requests ?? 0;
     const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
       summary.outcome = outcome;

@@ -18,7 +18,7 @@
 import { abortReason, realClock, type Clock } from '../clock';
 import { MAX_CONCURRENCY, SharedLanes } from '../pool';
 import { AUTO_BASE_LANES } from './autoConcurrency';
-import { ClusterLoader } from './clusterLoader';
+import { ClusterLoader, emptySummary } from './clusterLoader';
 import type { ClusterLoaderOptions } from './options';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTaskResult } from './types';
 
@@ -173,24 +173,5 @@ function settle(opts: MultiLoadOptions, o: ClusterOutcome): ClusterOutcome {
 }
 
 function failedSummary(error: unknown): LoadSummary {
-  return {
-    outcome: 'failed',
-    error,
-    resourceTypes: 0,
-    tasks: 0,
-    results: 0,
-    ok: 0,
-    failed: 0,
-    cancelled: 0,
-    objects: 0,
-    partialObjects: 0,
-    durationMs: 0,
-    discoveryFailures: [],
-    unmatchedFilters: [],
-    skippedTypes: [],
-    retries: 0,
-    bytes: 0,
-    forbidden: 0,
-    narrowed: 0,
-  };
+  return { ...emptySummary(), outcome: 'failed', error };
 }
