@@ -57,28 +57,7 @@ export class ScriptedKubelet {
           ],
           capacity: { cpu: '2', memory: '8Gi', pods: '110' },
           allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'kubelet is posting ready status',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-          nodeInfo: {
-            kubeletVersion: 'v1.36.3',
-            containerRuntimeVersion: 'containerd://2.1.3',
-            operatingSystem: 'linux',
-            architecture: 'amd64',
-            kernelVersion: '6.8.0',
-            osImage: 'Debian GNU/Linux 12 (bookworm)',
-            machineID: '0'.repeat(32),
-            systemUUID: '00000000-0000-4000-8000-000000000001',
-            bootID: '00000000-0000-4000-8000-000000000002',
-            kubeProxyVersion: '',
-          },
+          ...readyNodeStatus(now),
         },
       },
       [200],
@@ -198,3 +177,31 @@ export class ScriptedKubelet {
 }
 
 export const kubeTimestamp = ts;
+
+/** The Ready condition and nodeInfo a v1.36 kubelet posts in its Node's status (both stand-ins post these). */
+export function readyNodeStatus(now: string) {
+  return {
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+    ],
+    nodeInfo: {
+      kubeletVersion: 'v1.36.3',
+      containerRuntimeVersion: 'containerd://2.1.3',
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+      kernelVersion: '6.8.0',
+      osImage: 'Debian GNU/Linux 12 (bookworm)',
+      machineID: '0'.repeat(32),
+      systemUUID: '00000000-0000-4000-8000-000000000001',
+      bootID: '00000000-0000-4000-8000-000000000002',
+      kubeProxyVersion: '',
+    },
+  };
+}

@@ -17,15 +17,15 @@
  * pod's Ready condition says ContainersNotReady where a kubelet says PodCompleted (./kubelet.ts's
  * status writer); the scenarios read none of these from the real side.
  */
-import { execFileSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { ControlPlane } from './controlplane';
-import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
+import { kubeTimestamp, readyNodeStatus, ScriptedKubelet, type ContainerState } from './kubelet';
 import type { Api } from './support';
+import { opensslCa } from '../unit/kube-helpers';
 
 type Obj = Record<string, any>;
 
@@ -88,28 +88,7 @@ export class NodeKubelet {
           daemonEndpoints: { kubeletEndpoint: { Port: port } },
           capacity: { cpu: '4', memory: '8Gi', pods: '110' },
           allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'kubelet is posting ready status',
-              lastHeartbeatTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-          nodeInfo: {
-            kubeletVersion: 'v1.36.3',
-            containerRuntimeVersion: 'containerd://2.1.3',
-            operatingSystem: 'linux',
-            architecture: 'amd64',
-            kernelVersion: '6.8.0',
-            osImage: 'Debian GNU/Linux 12 (bookworm)',
-            machineID: '0'.repeat(32),
-            systemUUID: '00000000-0000-4000-8000-000000000001',
-            bootID: '00000000-0000-4000-8000-000000000002',
-            kubeProxyVersion: '',
-          },
+          ...readyNodeStatus(now),
         },
       },
       [200],
@@ -146,29 +125,7 @@ export class NodeKubelet {
   private async serveLogs(): Promise<number> {
     const key = path.join(this.cp.dir, `kubelet-${this.node}.key`);
     const crt = path.join(this.cp.dir, `kubelet-${this.node}.crt`);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        crt,
-        '-days',
-        '2',
-        '-subj',
-        `/CN=${this.node}`,
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'pipe' },
-    );
+    opensslCa(key, crt, this.node, 'IP:127.0.0.1');
     // The apiserver verifies no kubelet serving cert without --kubelet-certificate-authority.
     this.logServer = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(crt) }, (req, res) => {
       if (req.url?.startsWith('/containerLogs/')) {

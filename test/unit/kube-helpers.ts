@@ -106,8 +106,11 @@ export interface Pki {
   clientKey: string;
 }
 
-/** A self-signed P-256 CA valid for 2 days, its key and certificate written to `key` and `crt` (openssl). */
-export function opensslCa(key: string, crt: string, cn: string): void {
+/**
+ * A self-signed P-256 CA valid for 2 days, its key and certificate written to `key` and `crt`
+ * (openssl); `san` (e.g. `IP:127.0.0.1`) makes it fit to serve on that address too.
+ */
+export function opensslCa(key: string, crt: string, cn: string, san?: string): void {
   const args = [
     'req',
     '-x509',
@@ -124,6 +127,7 @@ export function opensslCa(key: string, crt: string, cn: string): void {
     '2',
     '-subj',
     `/CN=${cn}`,
+    ...(san ? ['-addext', `subjectAltName=${san}`] : []),
   ];
   execFileSync('openssl', args, { stdio: 'pipe' });
 }
