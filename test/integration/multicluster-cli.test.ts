@@ -81,10 +81,24 @@ describe('kubeloop load with several contexts', () => {
       assert.ok(by[name].settledMs <= 5_000, `${name} reported after ${by[name].settledMs} ms`);
     }
     assert.match(by.hung.error, /no answer from context "hung" within 4 s/);
-    assert.match(by.flaky.error, /no answer from context "flaky" within 4 s; last error: GET \/\S*: 503 /);
+    // 503s are retried with jittered back-off: the retries may run out a little before the 4 s deadline
+    assert.match(by.flaky.error, /no answer from context "flaky" within (4|[0-3]\.\d) s; last error: GET \/\S*: 503 /);
     // Exact counts: each live cluster alone gives the same number.
     for (const name of Object.keys(SIZES)) assert.equal(by[name].objects, await loadAlone(name), `${name}: same count alone`);
     assert.equal(doc.objects, by.alpha.objects + by.beta.objects + by.gamma.objects);
+  });
+
+  it('a cluster whose retries of 503s run out before the deadline is reported unreachable at once, with the 503', { timeout: 60_000 }, async () => {
+    // The back-off (5 retries, 3.1-6.2 s in all) ends well before a 30 s deadline.
+    const c = capture();
+    const args = ['--kubeconfig', kubeconfig, '--json', '--no-discovery-cache', '--reach-timeout', '30', '--context', 'gamma', '--context', 'flaky'];
+    assert.equal(await runLoad(args, c.io), 2);
+    const [gamma, flaky] = JSON.parse(c.out).clusters;
+    assert.equal(gamma.outcome, 'ok');
+    assert.equal(flaky.outcome, 'failed');
+    assert.equal(flaky.unreachable, true, flaky.error);
+    assert.ok(flaky.settledMs < 15_000, `reported after ${flaky.settledMs} ms, not at the retries' end`);
+    assert.match(flaky.error, /^no answer from context "flaky" within \d+(\.\d)? s; last error: GET \/\S*: 503 ServiceUnavailable/);
   });
 
   it('a context that cannot be set up is reported, and the others still load', { timeout: 30_000 }, async () => {

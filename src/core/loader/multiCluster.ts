@@ -10,6 +10,9 @@
  *   answered by the server, no page, no answer to a list) is given up on: its requests are aborted
  *   and it is reported `unreachable` with the reason (the last retry's error if there was one: a 503,
  *   a reset; else "no answer"). It gives its lanes back at once, so it never delays the others.
+ *   A cluster whose load fails before then without such a sign (its retries of 503s or resets ran
+ *   out first) is reported `unreachable` as well, at once, naming the time it took: the outcome
+ *   does not depend on whether the back-off's jitter ends before or after the deadline.
  * - One cluster's failure (unreachable, discovery failed, a fatal error in its set-up) never fails
  *   the others; the returned promise resolves with one outcome per target, in the targets' order,
  *   once every cluster's load has settled. It never rejects.
@@ -43,7 +46,7 @@ export class ClusterUnreachableError extends Error {
     readonly cluster: string,
     readonly afterMs: number,
     /** The last retry's error and the path it was for (a 503 of GET /api, a reset...). */
-    last?: { error: ApiLikeError; path: string },
+    last?: { error: ApiLikeError; path?: string },
   ) {
     super(
       `no answer from context "${cluster}" within ${(afterMs / 1000).toFixed(afterMs % 1000 === 0 ? 0 : 1)} s${last ? `; last error: ${lastText(last)}` : ''}`,
@@ -53,9 +56,9 @@ export class ClusterUnreachableError extends Error {
 }
 
 /** "GET /api: 503 ServiceUnavailable: the server is currently unable..." (an API error's status first). */
-function lastText({ error: e, path }: { error: ApiLikeError; path: string }): string {
+function lastText({ error: e, path }: { error: ApiLikeError; path?: string }): string {
   const status = typeof e.status === 'number' ? `${e.status}${e.reason ? ` ${e.reason}` : ''}: ` : '';
-  return `GET ${path}: ${status}${e.message}`;
+  return `${path ? `GET ${path}: ` : ''}${status}${e.message}`;
 }
 
 export interface ClusterOutcome {
@@ -144,6 +147,12 @@ async function loadOne(t: ClusterTarget, shared: SharedLanes, reachMs: number, t
     });
     const summary = await run.done;
     const plan = await run.plan;
+    if (!unreachable && !alive && summary.outcome === 'failed' && !opts.signal?.aborted) {
+      // Given up before the deadline: the retries ran out with no sign of life, the same verdict
+      // the watchdog would have given a little later.
+      const last = t.client.transport?.lastRetry ?? (summary.error instanceof Error ? { error: summary.error as ApiLikeError } : undefined);
+      unreachable = new ClusterUnreachableError(t.name, clock.now() - t0, last);
+    }
     if (unreachable) {
       summary.outcome = 'failed';
       summary.error = unreachable;
