@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
-import { applyMergePatch, deltaOf, mergePatch } from '../../src/core/recorder/diff';
+import { applyMergePatch, deepEqual, deltaOf, mergePatch } from '../../src/core/recorder/diff';
 import { BLOCK_HEADER_BYTES, parseBlockHeader } from '../../src/core/recorder/format';
 import type { Obj } from '../../src/core/recorder/records';
 import { FakeClock } from '../../src/core/clock';
+import fc from 'fast-check';
 
 const never = new AbortController().signal;
 const PODS = { group: '', resource: 'pods' };
@@ -263,4 +264,43 @@ describe('recorder format', () => {
     const c = { ...b, status: { phase: null } } as unknown as Obj;
     assert.deepEqual(deltaOf(b, c), { o: c });
   });
+
+  it('for any two JSON objects: equal gives no delta, a patch rebuilds `after` exactly and is its own JSON, else `after` whole', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, true, 0, 1, 'a', 'b', ''), tie('arr'), tie('obj')),
+      arr: fc.array(tie('value'), { maxLength: 3 }),
+      obj: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), tie('value'), { maxKeys: 4, noNullPrototype: true }),
+    }));
+    const obj = json.obj as fc.Arbitrary<Obj>;
+    // `after` is often a small edit of `before`, as a watch's MODIFIED is
+    const pair = fc.oneof(
+      fc.tuple(obj, obj),
+      fc.tuple(obj, obj).map(([a, b]) => [a, { ...a, ...b }] as [Obj, Obj]),
+    );
+    fc.assert(
+      fc.property(pair, ([before, after]) => {
+        const same = JSON.stringify(canonical(before)) === JSON.stringify(canonical(after));
+        assert.equal(deepEqual(before, after), same);
+        const d = deltaOf(before, structuredClone(after));
+        if (same) return assert.equal(d, undefined);
+        assert.ok(d);
+        if ('p' in d) {
+          assert.deepEqual(applyMergePatch(before, d.p), after);
+          assert.equal(d.json, JSON.stringify(d.p));
+        } else assert.deepEqual(d.o, after);
+      }),
+      { numRuns: 2000, seed: 12 },
+    );
+  });
 });
+
+/** The value with every object's keys sorted (JSON text equality is then deep equality). */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, canonical((v as Obj)[k])]),
+  );
+}

@@ -15,15 +15,19 @@ function isObj(v: unknown): v is Obj {
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
   }
-  const ka = Object.keys(a as Obj);
-  const kb = Object.keys(b as Obj);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Obj)[k], (b as Obj)[k]));
+  if (Array.isArray(b)) return false;
+  let n = 0;
+  for (const k in a as Obj) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqual((a as Obj)[k], (b as Obj)[k])) return false;
+    n++;
+  }
+  for (const k in b as Obj) if (Object.prototype.hasOwnProperty.call(b, k)) n--;
+  return n === 0;
 }
 
 /** An object member set to null somewhere in `v` (not inside arrays, which a merge patch replaces whole). */
@@ -33,29 +37,38 @@ function hasNullMember(v: unknown): boolean {
 
 /** The merge patch from `before` to `after` (both objects). */
 export function mergePatch(before: Obj, after: Obj): Obj {
-  return diff(before, after).patch;
+  const p = diff(before, after).patch;
+  return p === EMPTY ? {} : p;
 }
 
-/** The patch, and whether it is exact: false when `after` sets a member to null (a merge patch would read a removal). */
+/**
+ * The patch, and whether it is exact: false when `after` sets a member to null (a merge patch would
+ * read a removal). Walks members with `for...in` over own keys (objects parsed from JSON have no
+ * inherited enumerable ones), allocating nothing for an unchanged subtree.
+ */
 function diff(before: Obj, after: Obj): { patch: Obj; exact: boolean } {
-  const patch: Obj = {};
+  let patch: Obj | undefined;
   let exact = true;
-  for (const k of Object.keys(before)) if (!(k in after)) patch[k] = null;
-  for (const [k, v] of Object.entries(after)) {
+  for (const k in before) if (!Object.prototype.hasOwnProperty.call(after, k)) (patch ??= {})[k] = null;
+  for (const k in after) {
+    const v = after[k];
     const old = before[k];
     if (old === v) continue;
     if (isObj(old) && isObj(v)) {
       const d = diff(old, v);
-      if (Object.keys(d.patch).length) patch[k] = d.patch;
+      if (d.patch !== EMPTY) (patch ??= {})[k] = d.patch;
       exact &&= d.exact;
       continue;
     }
     if (deepEqual(old, v)) continue;
     if (v === null || hasNullMember(v)) exact = false;
-    patch[k] = v;
+    (patch ??= {})[k] = v;
   }
-  return { patch, exact };
+  return { patch: patch ?? EMPTY, exact };
 }
+
+/** The empty patch, shared (never written to: callers test for it by identity or by its keys). */
+const EMPTY: Obj = Object.freeze({}) as Obj;
 
 /** RFC 7386 MergePatch(target, patch); never mutates its inputs. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
@@ -73,11 +86,16 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
  * and shorter than the object (`afterBytes`: its JSON length when known, else measured); else the
  * whole object.
  */
-export function deltaOf(before: Obj | undefined, after: Obj, afterBytes?: number): { p: Obj; size: number } | { o: Obj } | undefined {
+export function deltaOf(
+  before: Obj | undefined,
+  after: Obj,
+  afterBytes?: number,
+): { p: Obj; size: number; /** the patch's JSON text, made once for the comparison and reused */ json: string } | { o: Obj } | undefined {
   if (!before) return { o: after };
   const { patch, exact } = diff(before, after);
   if (!Object.keys(patch).length) return undefined;
   if (!exact) return { o: after };
   const size = afterBytes ?? JSON.stringify(after).length;
-  return JSON.stringify(patch).length < size ? { p: patch, size } : { o: after };
+  const json = JSON.stringify(patch);
+  return json.length < size ? { p: patch, size, json } : { o: after };
 }

@@ -48,16 +48,31 @@ function checksum(head: Buffer, payload: Buffer): number {
 }
 
 /** The records as one block's payload, compressed on libuv's thread pool (never on the caller's thread). */
-export async function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[]): Promise<Buffer> {
+export function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[], level = 6): Promise<Buffer> {
   if (records.length === 0) throw new RangeError('a block holds at least one record');
-  const text = records.map((r) => JSON.stringify(r)).join('\n');
-  const payload = await deflateRawAsync(Buffer.from(text, 'utf8'), { level: 6 });
+  return encodeLines(
+    kind,
+    records.map((r) => JSON.stringify(r)),
+    records[0]!.t,
+    records[records.length - 1]!.t,
+    level,
+  );
+}
+
+/**
+ * A block of records already serialized, one JSON text each (no raw newline can occur in one:
+ * JSON escapes it), whose first and last record are at `tFirst` and `tLast`. `level` is DEFLATE's
+ * (1-9): the writer's data blocks use 1, about half the CPU of 6 for a quarter more bytes.
+ */
+export async function encodeLines(kind: BlockKind, lines: readonly string[], tFirst: number, tLast: number, level = 6): Promise<Buffer> {
+  if (lines.length === 0) throw new RangeError('a block holds at least one record');
+  const payload = await deflateRawAsync(Buffer.from(lines.join('\n'), 'utf8'), { level });
   const head = Buffer.alloc(BLOCK_HEADER_BYTES);
   MAGIC.copy(head, 0);
   head.writeUInt8(kind, 4);
   head.writeUInt32LE(payload.length, 8);
-  head.writeDoubleLE(records[0]!.t, 16);
-  head.writeDoubleLE(records[records.length - 1]!.t, 24);
+  head.writeDoubleLE(tFirst, 16);
+  head.writeDoubleLE(tLast, 24);
   head.writeUInt32LE(checksum(head, payload), 12);
   return Buffer.concat([head, payload]);
 }

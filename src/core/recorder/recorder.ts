@@ -148,7 +148,14 @@ export class Recorder implements SyncObserver {
     // The object's JSON length as first measured: an estimate, only used to choose patch or whole.
     if ('p' in d) this.bytes.set(key, d.size);
     else this.bytes.delete(key);
-    this.writer.add({ k: 'D', t: this.now(), op: old ? 'M' : 'A', key, ...('p' in d ? { p: d.p } : { o: d.o }) });
+    const t = this.now();
+    const op = old ? 'M' : 'A';
+    if ('p' in d) {
+      // The patch's JSON was made to weigh it: the record's line reuses it instead of a second pass.
+      this.writer.add({ k: 'D', t, op, key, p: d.p }, `{"k":"D","t":${JSON.stringify(t)},"op":"${op}","key":${JSON.stringify(key)},"p":${d.json}}`);
+    } else {
+      this.writer.add({ k: 'D', t, op, key, o: d.o });
+    }
     this.check();
   }
 
