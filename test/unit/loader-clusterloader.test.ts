@@ -201,6 +201,30 @@ describe('ClusterLoader: running a load', () => {
     assert.deepEqual(started, ['things1', 'things2', 'things4', 'things5', 'things0', 'things3', 'things6']);
   });
 
+  it('submits core namespaces before everything else, so the first result (and the first level of the tree) comes after one short list', async () => {
+    const clock = new FakeClock();
+    const d = syntheticDiscovery(4);
+    const ns: ApiResource = {
+      group: '',
+      version: 'v1',
+      resource: 'namespaces',
+      kind: 'Namespace',
+      singular: 'namespace',
+      namespaced: false,
+      verbs: ['list', 'get', 'watch'],
+      shortNames: ['ns'],
+      categories: [],
+    };
+    d.groups.push({ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [ns] }] });
+    const client = new FakeClient(clock, d, (gvr) => (gvr.resource === 'namespaces' ? { objects: 3, pageLatencyMs: 1 } : { objects: 50, pageLatencyMs: 10 }));
+    const events: LoaderTaskEvent[] = [];
+    const loader = new ClusterLoader(client, { clock, concurrency: 1, pageSize: 10, onEvent: (e) => events.push(e) });
+    const { results } = await settle(clock, loader.load());
+    const started = events.filter((e) => e.phase === 'start').map((e) => e.gvr.resource);
+    assert.deepEqual(started, ['namespaces', 'things1', 'things2', 'things0', 'things3']);
+    assert.equal(results[0]!.task.gvr.resource, 'namespaces');
+  });
+
   it('a failing type is one error result with its status and message (partial items kept); the rest loads', async () => {
     const clock = new FakeClock();
     const client = new FakeClient(clock, syntheticDiscovery(6), (gvr) =>

@@ -592,8 +592,15 @@ export function describeError(e: unknown): { status?: number; reason: string; me
   return { reason: 'Error', message: e instanceof Error ? e.message : String(e) };
 }
 
+/** core/v1 namespaces: a small list, and the first level of every view of a cluster. */
+function isNamespaces(t: LoadTask): boolean {
+  return t.gvr.group === '' && t.gvr.resource === 'namespaces';
+}
+
 /**
- * The order the feeder submits a plan in: likely-large lists first (longest-processing-time-first,
+ * The order the feeder submits a plan in: namespaces first (one short list, so a cluster's first
+ * result, and the tree's first level, comes after one round trip rather than after the first big
+ * list), then likely-large lists first (longest-processing-time-first,
  * which shortens a pool's makespan), else the plan's order. Sizes are not known before the lists,
  * so the guess is by scope: a namespaced type across all namespaces holds the many objects of a
  * cluster (pods, secrets, configmaps, events), one namespace's list fewer, a cluster-scoped type
@@ -601,7 +608,7 @@ export function describeError(e: unknown): { status?: number; reason: string; me
  * about 6% sooner than in discovery order (1.32 s vs 1.40 s, median of 5). Stable: equal guesses keep the plan's order.
  */
 function byLikelySize(tasks: readonly LoadTask[]): LoadTask[] {
-  const rank = (t: LoadTask) => (t.forbidden !== undefined ? -1 : !t.namespaced ? 2 : t.namespace === undefined ? 0 : 1);
+  const rank = (t: LoadTask) => (t.forbidden !== undefined ? -2 : isNamespaces(t) ? -1 : !t.namespaced ? 2 : t.namespace === undefined ? 0 : 1);
   return tasks
     .map((t, i) => ({ t, i, r: rank(t) }))
     .sort((a, b) => a.r - b.r || a.i - b.i)
