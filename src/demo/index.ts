@@ -9,6 +9,7 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
+import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
@@ -143,7 +144,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
   const store = new ObjectStore({ historySize: opts.historySize });
   // The controllers' reconciles, for clients in other processes (GET /_demo/reconciles).
   const reconciles = opts.controllers ? new ReconcileLog() : undefined;
+  // The kubelet writes containers' logs here; the API server's pods/log reads them.
+  const logs = new LogStore();
   const server = await startApiServer({
+    logs,
     ...(reconciles ? { reconciles } : {}),
     store,
     host: opts.host,
@@ -185,7 +189,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       stops.push(() => churn.stop());
     }
     if (opts.kubelet !== false) {
-      const kubelet = startKubelet(store, { signal: life.signal });
+      const kubelet = startKubelet(store, { signal: life.signal, logs });
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {

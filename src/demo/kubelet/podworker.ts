@@ -22,6 +22,8 @@ import { ContainerRuntime, type ContainerState, type ProbeWorkerState, type Term
 import type { KubeletContext } from './context';
 import { containerIDFor, hex64, imageIDFor } from './ids';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeOutcome, type ProbeType } from './probes';
+import { ContainerLog } from './logs';
+import { planOutput } from './output';
 import { planProcess } from './runtime';
 import { buildPodStatus, qosClassOf } from './status';
 
@@ -156,6 +158,7 @@ export class PodWorker {
   }
 
   stop(): void {
+    if (!this.stopped) this.ctx.logs?.forget(this.uid);
     this.stopped = true;
     this.timers.cancelAll(true);
     for (const c of this.all) c.timers.cancelAll(true);
@@ -304,6 +307,7 @@ export class PodWorker {
     const startedSim = c.state.startedSim;
     const plan = planProcess(c.spec, this.restartPolicy, c.init && !c.sidecar);
     c.files = plan.files;
+    this.startLog(c, startedSim);
     const exit = plan.exit;
     c.ignoresSigterm = plan.ignoresSigterm === true;
     if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason));
@@ -327,6 +331,15 @@ export class PodWorker {
       c.started = true;
       this.afterStarted(c, false);
     }
+  }
+
+  /** The instance's log: what its process writes, from its start on (./output.ts). */
+  private startLog(c: ContainerRuntime, startedSim: number): void {
+    const logs = this.ctx.logs;
+    if (!logs || !c.containerID) return;
+    const plan = planOutput(c.spec, { hostIP: this.hostIP, podName: this.name });
+    const startWall = this.ctx.wallNow() - (this.ctx.simNow() - startedSim) / this.ctx.speed;
+    logs.start(this.uid, c.name, new ContainerLog(c.containerID, plan, startWall, this.ctx.speed, () => this.ctx.wallNow()));
   }
 
   private afterStarted(c: ContainerRuntime, adopted: boolean): void {
@@ -400,6 +413,7 @@ export class PodWorker {
   private containerExited(c: ContainerRuntime, exitCode: number, reason?: string): void {
     if (c.state.kind !== 'running') return;
     c.timers.cancelAll();
+    if (c.containerID) this.ctx.logs?.end(this.uid, c.name, c.containerID, this.ctx.wallNow());
     c.state = {
       kind: 'terminated',
       exitCode,
