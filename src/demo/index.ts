@@ -74,6 +74,8 @@ export interface DemoClusterOptions {
   crds?: DemoCRD[];
   /** Run the kubelet simulation (default true). */
   kubelet?: boolean;
+  /** The kubelet simulation's simulated seconds per real second (default 1; tests run it faster). */
+  kubeletSpeed?: number;
   /**
    * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
    * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
@@ -189,7 +191,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       stops.push(() => churn.stop());
     }
     if (opts.kubelet !== false) {
-      const kubelet = startKubelet(store, { signal: life.signal, logs });
+      const kubelet = startKubelet(store, { signal: life.signal, logs, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {

@@ -310,7 +310,7 @@ export class PodWorker {
     this.startLog(c, startedSim);
     const exit = plan.exit;
     c.ignoresSigterm = plan.ignoresSigterm === true;
-    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason));
+    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason, startedSim + exit.afterMs));
     c.probes.clear();
     if (!c.init || c.sidecar) {
       for (const type of PROBE_TYPES) {
@@ -410,10 +410,12 @@ export class PodWorker {
     this.timers.after(KILL_MS, () => this.containerExited(c, 137, 'Error'));
   }
 
-  private containerExited(c: ContainerRuntime, exitCode: number, reason?: string): void {
+  /** `atSim`: the planned exit's instant (a timer may fire a little early): its lines are all written. */
+  private containerExited(c: ContainerRuntime, exitCode: number, reason?: string, atSim?: number): void {
     if (c.state.kind !== 'running') return;
     c.timers.cancelAll();
-    if (c.containerID) this.ctx.logs?.end(this.uid, c.name, c.containerID, this.ctx.wallNow());
+    const late = Math.max(0, (atSim ?? 0) - this.ctx.simNow()) / this.ctx.speed;
+    if (c.containerID) this.ctx.logs?.end(this.uid, c.name, c.containerID, this.ctx.wallNow() + late);
     c.state = {
       kind: 'terminated',
       exitCode,
