@@ -17,6 +17,7 @@
  */
 import type { ContainerSpec, ProbeSpec } from './probes';
 import { resolveProbe } from './probes';
+import { seconds, shellScript, shellStatements } from './runtime';
 
 export type LogStream = 'stdout' | 'stderr';
 
@@ -47,7 +48,6 @@ export interface OutputContext {
   podName?: string;
 }
 
-const SHELLS = /(^|\/)(sh|bash|ash|dash|zsh)$/;
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -75,57 +75,6 @@ const fixed =
   (at: number, text: string, stream: LogStream = 'stdout'): OutputLine =>
   ({ at, stream, text: () => text });
 const goLog = (at: number, text: string): OutputLine => ({ at, stream: 'stderr', text: (w) => `${logDate(w)} ${text}` });
-
-/** Words of a script, quote-aware; statements end at ; && || newlines outside quotes. */
-export function shellStatements(script: string): string[][] {
-  const out: string[][] = [];
-  let words: string[] = [];
-  let word = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  const endWord = () => {
-    if (inWord) words.push(word);
-    word = '';
-    inWord = false;
-  };
-  const endStatement = () => {
-    endWord();
-    if (words.length) out.push(words);
-    words = [];
-  };
-  for (let i = 0; i < script.length; i++) {
-    const ch = script[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && /["\\$`]/.test(script[i + 1] ?? '')) word += script[++i];
-      else word += ch;
-      continue;
-    }
-    if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\' && i + 1 < script.length) {
-      word += script[++i];
-      inWord = true;
-    } else if (ch === ';' || ch === '\n' || ((ch === '&' || ch === '|') && script[i + 1] === ch)) {
-      if (ch === '&' || ch === '|') i++;
-      endStatement();
-    } else if (/\s/.test(ch)) {
-      endWord();
-    } else {
-      word += ch;
-      inWord = true;
-    }
-  }
-  endStatement();
-  return out;
-}
-
-function seconds(arg: string | undefined): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(arg ?? '');
-  if (!m) return undefined;
-  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
-}
 
 /** A variable's value: a literal string, or a counter (`i=0` then `i=$((i+1))` each iteration). */
 type Value = { s: string } | { base: number; step: number };
@@ -367,8 +316,8 @@ export function planOutput(c: ContainerSpec, ctx: OutputContext = {}): OutputPla
   for (const e of (c.env as { name?: string; value?: unknown }[] | undefined) ?? []) {
     if (e?.name && typeof e.value === 'string') env.set(e.name, { s: e.value });
   }
-  const dashC = argv.indexOf('-c');
-  if (dashC >= 0 && dashC + 1 < argv.length && (SHELLS.test(argv[0]!) || dashC === 0)) return scriptOutput(argv[dashC + 1]!, env);
+  const script = shellScript(argv);
+  if (script !== undefined) return scriptOutput(script, env);
   if (argv.includes('netexec')) {
     const { http, udp } = netexecPorts(argv);
     const lines = [goLog(0, `Started HTTP server on port ${http}`)];
