@@ -140,7 +140,12 @@ export class NodeKubelet {
         const [ns, pod, container] = new URL(req.url, 'https://kubelet').pathname.split('/').slice(2).map(decodeURIComponent);
         const p = this.running.get(`${ns}/${pod}`);
         const c = p?.containers.find((x) => x.name === container);
-        const body = c ? new ContainerLog('stand-in', planOutput(c), p!.startMs, 1, Date.now).read().entries.map((e) => formatEntry(e, false)).join('') : '';
+        const body = c
+          ? new ContainerLog('stand-in', planOutput(c), p!.startMs, 1, Date.now)
+              .read()
+              .entries.map((e) => formatEntry(e, false))
+              .join('')
+          : '';
         res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(body)) });
         res.end(body);
         return;

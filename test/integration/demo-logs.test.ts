@@ -15,7 +15,8 @@ import type { KubeObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
 import { startTestCluster, type TestCluster } from './demo-support';
 
-const NETEXEC_LINES = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started HTTP server on port 8080\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started UDP server on port {2}8081\n$/;
+const NETEXEC_LINES =
+  /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started HTTP server on port 8080\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started UDP server on port {2}8081\n$/;
 
 function shPod(name: string, script: string, restartPolicy = 'Always'): KubeObject {
   return {
@@ -61,7 +62,11 @@ describe('kubectl logs on the demo cluster', () => {
     t = await startTestCluster({ kubelet: true, kubeletSpeed: 10, controllers: true, story: true });
     t.cluster.store.create('', 'pods', shPod('echo', 'echo hello; printf "%s world\\n" big; echo oops >&2; sleep 3600', 'Never'));
     // Six ticks so far (0, 600, ..., 3000 s after its start); the next one is ten seconds away.
-    t.cluster.store.create('', 'pods', runningSince(shPod('ticker', 'i=0; while true; do echo "tick $i"; i=$((i+1)); sleep 600; done'), kubeTimestamp(hourAgo)));
+    t.cluster.store.create(
+      '',
+      'pods',
+      runningSince(shPod('ticker', 'i=0; while true; do echo "tick $i"; i=$((i+1)); sleep 600; done'), kubeTimestamp(hourAgo)),
+    );
   });
   after(async () => {
     await t.close();
@@ -69,8 +74,11 @@ describe('kubectl logs on the demo cluster', () => {
 
   const logs = (...args: string[]) => t.kubectlOk(['logs', ...args]);
 
-  it("prints what an echo script wrote, stdout and stderr, in the order written", async () => {
-    const out = await eventually(async () => (await t.kubectl(['logs', 'echo'])).stdout || undefined, { description: 'the echo pod to log', timeoutMs: 15_000 });
+  it('prints what an echo script wrote, stdout and stderr, in the order written', async () => {
+    const out = await eventually(async () => (await t.kubectl(['logs', 'echo'])).stdout || undefined, {
+      description: 'the echo pod to log',
+      timeoutMs: 15_000,
+    });
     assert.equal(out, 'hello\nbig world\noops\n');
     assert.equal(await logs('echo', '-c', 'echo'), out);
   });
@@ -92,7 +100,7 @@ describe('kubectl logs on the demo cluster', () => {
     assert.equal(await logs('ticker', `--since-time=${kubeTimestamp(hourAgo + 1_200_000)}`), 'tick 2\ntick 3\ntick 4\ntick 5\n');
   });
 
-  it('--previous without a previous instance is the kubelet\'s 400', async () => {
+  it("--previous without a previous instance is the kubelet's 400", async () => {
     const r = await t.kubectl(['logs', 'echo', '--previous']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /Error from server \(BadRequest\): previous terminated container "echo" in pod "echo" not found/);
@@ -131,7 +139,10 @@ describe('kubectl logs on the demo cluster', () => {
 
   it('nginx pods print the image entry point lines; client-node reads the same log', async () => {
     const shop = await eventually(
-      () => t.cluster.store.list('', 'pods', STORY_NAMESPACE).items.find((p) => p.metadata.name.startsWith('shop-') && (p.status as any)?.containerStatuses?.[0]?.state?.running),
+      () =>
+        t.cluster.store
+          .list('', 'pods', STORY_NAMESPACE)
+          .items.find((p) => p.metadata.name.startsWith('shop-') && (p.status as any)?.containerStatuses?.[0]?.state?.running),
       { description: 'a running shop pod', timeoutMs: 15_000 },
     );
     const out = await logs('-n', STORY_NAMESPACE, shop.metadata.name);

@@ -26,7 +26,10 @@ const sh = (script: string): Partial<ContainerSpec> => ({ image: 'busybox', comm
 
 describe('what a container writes (planOutput)', () => {
   it('a script echoes and printfs at their time; redirections and other commands print nothing', () => {
-    const out = written(sh('echo "hello   world"; sleep 2; printf "%s=%d\\n" a 1 b 2; echo into > /tmp/f; echo oops >&2; touch /tmp/x; echo $HOSTNAME $GREETING'), 5000);
+    const out = written(
+      sh('echo "hello   world"; sleep 2; printf "%s=%d\\n" a 1 b 2; echo into > /tmp/f; echo oops >&2; touch /tmp/x; echo $HOSTNAME $GREETING'),
+      5000,
+    );
     assert.deepEqual(out, [
       [0, 'stdout', 'hello   world'],
       [2000, 'stdout', 'a=1'],
@@ -84,7 +87,11 @@ describe('what a container writes (planOutput)', () => {
   });
 
   it('shell words are quote-aware', () => {
-    assert.deepEqual(shellStatements(`echo 'a; b' && echo "c \\"d\\""\nsleep 1`), [['echo', 'a; b'], ['echo', 'c "d"'], ['sleep', '1']]);
+    assert.deepEqual(shellStatements(`echo 'a; b' && echo "c \\"d\\""\nsleep 1`), [
+      ['echo', 'a; b'],
+      ['echo', 'c "d"'],
+      ['sleep', '1'],
+    ]);
   });
 });
 
@@ -98,11 +105,18 @@ describe('a container log (ContainerLog, LogStore)', () => {
     log.subscribe(() => seen.push(now));
     now = WALL + 1500;
     const r = log.read();
-    assert.deepEqual(r.entries.map((e) => e.text), ['1', '2']);
+    assert.deepEqual(
+      r.entries.map((e) => e.text),
+      ['1', '2'],
+    );
     assert.deepEqual(log.read(r.next).entries, [], 'nothing after the cursor');
     log.end(WALL + 1600);
     now = WALL + 5000;
-    assert.deepEqual(log.read().entries.map((e) => e.text), ['1', '2'], 'a killed instance writes no more');
+    assert.deepEqual(
+      log.read().entries.map((e) => e.text),
+      ['1', '2'],
+      'a killed instance writes no more',
+    );
     assert.equal(log.untilNext(), undefined);
     assert.equal(seen.length, 2, 'one notification for the new line, one for the end');
   });
@@ -140,10 +154,19 @@ describe("the kubelet's reading options (logslice)", () => {
   const entries = [e(0, 'a'), e(1, 'b'), e(2, 'c'), e(3, 'd')];
 
   it('tailLines first, then since', () => {
-    assert.deepEqual(selectEntries(entries, { tailLines: 2 }).map((x) => x.text), ['c', 'd']);
+    assert.deepEqual(
+      selectEntries(entries, { tailLines: 2 }).map((x) => x.text),
+      ['c', 'd'],
+    );
     assert.deepEqual(selectEntries(entries, { tailLines: 0 }), []);
-    assert.deepEqual(selectEntries(entries, { since: WALL + 1000 }).map((x) => x.text), ['b', 'c', 'd']);
-    assert.deepEqual(selectEntries(entries, { tailLines: 3, since: WALL + 2000 }).map((x) => x.text), ['c', 'd']);
+    assert.deepEqual(
+      selectEntries(entries, { since: WALL + 1000 }).map((x) => x.text),
+      ['b', 'c', 'd'],
+    );
+    assert.deepEqual(
+      selectEntries(entries, { tailLines: 3, since: WALL + 2000 }).map((x) => x.text),
+      ['c', 'd'],
+    );
   });
 
   it('timestamps are RFC3339Nano; limitBytes cuts bytes, mid-line too', () => {

@@ -71,9 +71,7 @@ function nginxAccessDate(wallMs: number): string {
   return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
-const fixed =
-  (at: number, text: string, stream: LogStream = 'stdout'): OutputLine =>
-  ({ at, stream, text: () => text });
+const fixed = (at: number, text: string, stream: LogStream = 'stdout'): OutputLine => ({ at, stream, text: () => text });
 const goLog = (at: number, text: string): OutputLine => ({ at, stream: 'stderr', text: (w) => `${logDate(w)} ${text}` });
 
 /** A variable's value: a literal string, or a counter (`i=0` then `i=$((i+1))` each iteration). */
@@ -87,7 +85,9 @@ function expand(word: string, vars: Map<string, Value>, w: number, k: number): s
     return 's' in v ? v.s : String(v.base + v.step * k);
   };
   return word
-    .replace(/\$\(\(\s*(\w+)\s*([+-])\s*(\d+)\s*\)\)/g, (_, n: string, op: string, d: string) => String(Number(val(n) || 0) + (op === '+' ? 1 : -1) * Number(d)))
+    .replace(/\$\(\(\s*(\w+)\s*([+-])\s*(\d+)\s*\)\)/g, (_, n: string, op: string, d: string) =>
+      String(Number(val(n) || 0) + (op === '+' ? 1 : -1) * Number(d)),
+    )
     .replace(/\$\(\s*date\s*\)|`\s*date\s*`/g, () => dateCommand(w))
     .replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => val((a ?? b)!));
 }
@@ -120,14 +120,24 @@ function printedBy(s: string[], vars: Map<string, Value>): Printed | undefined {
   for (let i = 1; i < s.length; i++) {
     const a = s[i]!;
     if (a === '>&2' || a === '1>&2') stream = 'stderr';
-    else if (/^[12]?>>?$/.test(a)) return undefined; // `> file`: into the file
+    else if (/^[12]?>>?$/.test(a))
+      return undefined; // `> file`: into the file
     else if (/^[12]?>>?[^&]/.test(a)) return undefined;
     else args.push(a);
   }
   const snapshot = new Map(vars);
   if (cmd === 'printf') {
     if (!args.length) return undefined;
-    return { stream, lines: (w, k) => splitLines(printf(expand(args[0]!, snapshot, w, k), args.slice(1).map((a) => expand(a, snapshot, w, k)))) };
+    return {
+      stream,
+      lines: (w, k) =>
+        splitLines(
+          printf(
+            expand(args[0]!, snapshot, w, k),
+            args.slice(1).map((a) => expand(a, snapshot, w, k)),
+          ),
+        ),
+    };
   }
   let escapes = false;
   while (args[0] && /^-[neE]+$/.test(args[0])) escapes = args.shift()!.includes('e') || escapes;
@@ -166,7 +176,10 @@ function scriptOutput(script: string, env: Map<string, Value>): OutputPlan {
       const body: OutputLine[] = [];
       let bt = 0;
       const end = stmts.findIndex((b, j) => j > i && b[0] === 'done');
-      const bodyStmts = stmts.slice(i + 1, end < 0 ? stmts.length : end).map((b) => (b[0] === 'do' ? b.slice(1) : b)).filter((b) => b.length);
+      const bodyStmts = stmts
+        .slice(i + 1, end < 0 ? stmts.length : end)
+        .map((b) => (b[0] === 'do' ? b.slice(1) : b))
+        .filter((b) => b.length);
       const counterOf = (b: string[]) => {
         const m = /^(\w+)=\$\(\(\s*(\w+)\s*\+\s*(\d+)\s*\)\)$/.exec(b[0]!);
         return m && m[1] === m[2] && b.length === 1 ? { name: m[1]!, step: Number(m[3]) } : undefined;
@@ -333,7 +346,10 @@ export function planOutput(c: ContainerSpec, ctx: OutputContext = {}): OutputPla
       text: (w) => `${src} - - [${nginxAccessDate(w)}] "GET ${path} HTTP/1.1" 200 615 "-" "kube-probe/1.34" "-"`,
     });
     const served = [{ port: 80, line: access }];
-    return { lines: nginxStart(c), series: probeSeries(c, served).filter((s) => ['/', '/index.html'].some((p) => s.body[0]!.text(0, 0).includes(`GET ${p} `))) };
+    return {
+      lines: nginxStart(c),
+      series: probeSeries(c, served).filter((s) => ['/', '/index.html'].some((p) => s.body[0]!.text(0, 0).includes(`GET ${p} `))),
+    };
   }
   if (argv[0] === 'echo' || argv[0]?.endsWith('/echo')) {
     const p = printedBy(argv, env);

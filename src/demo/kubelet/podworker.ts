@@ -310,7 +310,10 @@ export class PodWorker {
     this.startLog(c, startedSim);
     const exit = plan.exit;
     c.ignoresSigterm = plan.ignoresSigterm === true;
-    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason, startedSim + exit.afterMs));
+    if (exit)
+      c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () =>
+        this.containerExited(c, exit.exitCode, exit.reason, startedSim + exit.afterMs),
+      );
     c.probes.clear();
     if (!c.init || c.sidecar) {
       for (const type of PROBE_TYPES) {

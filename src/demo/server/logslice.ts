@@ -46,7 +46,8 @@ export function parseLogOptions(q: URLSearchParams, podName: string, nowMs: numb
   const sinceSeconds = int(q, 'sinceSeconds');
   const sinceTime = q.get('sinceTime');
   const causes: { field: string; reason: string; message: string }[] = [];
-  const bad = (field: string, value: number, message: string) => causes.push({ field, reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${message}` });
+  const bad = (field: string, value: number, message: string) =>
+    causes.push({ field, reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${message}` });
   if (tailLines !== undefined && tailLines < 0) bad('tailLines', tailLines, 'must be greater than or equal to 0');
   if (limitBytes !== undefined && limitBytes < 1) bad('limitBytes', limitBytes, 'must be greater than 0');
   if (sinceSeconds !== undefined && sinceTime) {

@@ -47,7 +47,8 @@ function pickInstance(pod: KubeObject, container: string, previous: boolean): { 
     return { id: String(last.containerID), startedAt: last.startedAt, finishedAt: last.finishedAt };
   }
   if (state.running && st?.containerID) return { id: String(st.containerID), startedAt: state.running.startedAt };
-  if (state.terminated?.containerID) return { id: String(state.terminated.containerID), startedAt: state.terminated.startedAt, finishedAt: state.terminated.finishedAt };
+  if (state.terminated?.containerID)
+    return { id: String(state.terminated.containerID), startedAt: state.terminated.startedAt, finishedAt: state.terminated.finishedAt };
   if (last?.containerID) return { id: String(last.containerID), startedAt: last.startedAt, finishedAt: last.finishedAt };
   if (state.terminated) throw badRequest(`container "${container}" in pod "${podName}" is terminated`);
   const reason = String(state.waiting?.reason ?? 'ContainerCreating');
@@ -101,7 +102,17 @@ export function handlePodLog(ctx: ServerContext, t: Target, x: Exchange, track?:
 }
 
 /** Streams the lines written after `cursor` until the instance ends (see the guarantees above). */
-function follow(ctx: ServerContext, pod: KubeObject, container: string, log: ContainerLog, x: Exchange, opts: LogOptions, cursor: number, budget: number, track?: Track): void {
+function follow(
+  ctx: ServerContext,
+  pod: KubeObject,
+  container: string,
+  log: ContainerLog,
+  x: Exchange,
+  opts: LogOptions,
+  cursor: number,
+  budget: number,
+  track?: Track,
+): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let finished = false;
   const finish = () => {
