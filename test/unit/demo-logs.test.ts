@@ -247,4 +247,36 @@ describe('the kubelet simulation writes each container instance its log', () => 
     kubelet.stop();
     assert.equal(logs.size, 0);
   });
+
+  it('a container adopted as running (its status written elsewhere) has the log its script wrote since its startedAt', async () => {
+    const clock = new FakeClock();
+    const store = kubeletStore(clock);
+    const logs = new LogStore();
+    const kubelet = startKubelet(store, { clock, wallStart: WALL, nodes: 1, logs });
+    const startedAt = new Date(WALL - 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    store.create('', 'pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'old', namespace: 'default' },
+      spec: { nodeName: 'demo-node-1', containers: [{ name: 'old', image: 'busybox', command: ['sh', '-c', 'echo a; sleep 30; echo b; sleep 3600'] }] },
+      status: {
+        phase: 'Running',
+        podIP: '10.244.0.9',
+        containerStatuses: [{ name: 'old', containerID: 'containerd://old', ready: true, started: true, restartCount: 0, state: { running: { startedAt } } }],
+      },
+    } as KubeObject);
+    await clock.advance(0);
+    const uid = store.get('', 'pods', 'default', 'old')!.metadata.uid!;
+    assert.deepEqual(
+      logs
+        .find(uid, 'old', 'containerd://old')!
+        .read()
+        .entries.map((e) => [e.wallMs - WALL, e.text]),
+      [
+        [-60_000, 'a'],
+        [-30_000, 'b'],
+      ],
+    );
+    kubelet.stop();
+  });
 });

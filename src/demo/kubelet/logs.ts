@@ -101,9 +101,9 @@ export class ContainerLog {
   private push(e: LogEntry): void {
     this.kept.push(e);
     this.written++;
-    this.bytes += e.text.length + 1;
+    this.bytes += Buffer.byteLength(e.text) + 1;
     while (this.kept.length - this.head > MAX_LOG_LINES || (this.bytes > MAX_LOG_BYTES && this.kept.length - this.head > 1)) {
-      this.bytes -= this.kept[this.head]!.text.length + 1;
+      this.bytes -= Buffer.byteLength(this.kept[this.head]!.text) + 1;
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > this.kept.length) {

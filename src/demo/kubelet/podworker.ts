@@ -307,7 +307,7 @@ export class PodWorker {
     const startedSim = c.state.startedSim;
     const plan = planProcess(c.spec, this.restartPolicy, c.init && !c.sidecar);
     c.files = plan.files;
-    this.startLog(c, startedSim);
+    this.startLog(c, startedSim, adopted);
     const exit = plan.exit;
     c.ignoresSigterm = plan.ignoresSigterm === true;
     if (exit)
@@ -337,11 +337,13 @@ export class PodWorker {
   }
 
   /** The instance's log: what its process writes, from its start on (./output.ts). */
-  private startLog(c: ContainerRuntime, startedSim: number): void {
+  private startLog(c: ContainerRuntime, startedSim: number, adopted: boolean): void {
     const logs = this.ctx.logs;
-    if (!logs || !c.containerID) return;
+    if (!logs || !c.containerID || c.state.kind !== 'running') return;
     const plan = planOutput(c.spec, { hostIP: this.hostIP, podName: this.name });
-    const startWall = this.ctx.wallNow() - (this.ctx.simNow() - startedSim) / this.ctx.speed;
+    // An adopted container started when its status says (wall time); one started here, at its start.
+    const adoptedAt = adopted ? Date.parse(c.state.startedAt) : NaN;
+    const startWall = Number.isNaN(adoptedAt) ? this.ctx.wallNow() - (this.ctx.simNow() - startedSim) / this.ctx.speed : adoptedAt;
     logs.start(this.uid, c.name, new ContainerLog(c.containerID, plan, startWall, this.ctx.speed, () => this.ctx.wallNow()));
   }
 
