@@ -9,6 +9,7 @@
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
 import { startKubelet } from './kubelet/index';
+import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
@@ -73,6 +74,8 @@ export interface DemoClusterOptions {
   crds?: DemoCRD[];
   /** Run the kubelet simulation (default true). */
   kubelet?: boolean;
+  /** The kubelet simulation's simulated seconds per real second (default 1; tests run it faster). */
+  kubeletSpeed?: number;
   /**
    * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
    * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
@@ -143,7 +146,10 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
   const store = new ObjectStore({ historySize: opts.historySize });
   // The controllers' reconciles, for clients in other processes (GET /_demo/reconciles).
   const reconciles = opts.controllers ? new ReconcileLog() : undefined;
+  // The kubelet writes containers' logs here; the API server's pods/log reads them.
+  const logs = new LogStore();
   const server = await startApiServer({
+    logs,
     ...(reconciles ? { reconciles } : {}),
     store,
     host: opts.host,
@@ -185,7 +191,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
       stops.push(() => churn.stop());
     }
     if (opts.kubelet !== false) {
-      const kubelet = startKubelet(store, { signal: life.signal });
+      const kubelet = startKubelet(store, { signal: life.signal, logs, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {

@@ -11,8 +11,9 @@
  * It learns of pods through a watch (fieldSelector spec.nodeName), re-listing when the watch ends;
  * pods are handled one at a time, in event order. Failures of its own writes are kept in
  * `errors` (a 404/409 on a pod deleted meanwhile is not one), so a test can say why it waited.
- * Its kubelet port (the Node's daemonEndpoints) serves containerLogs with an empty log (the demo's
- * answer: no processes run), so `kubectl logs` goes the real way: apiserver -> node proxy.
+ * Its kubelet port (the Node's daemonEndpoints) serves containerLogs with what the demo's kubelet
+ * simulation says the container writes (src/demo/kubelet/output.ts: nginx's entry point lines, an
+ * echo script's text) since it started, so `kubectl logs` goes the real way: apiserver -> node proxy.
  * Not a kubelet's: no image pulls or kubelet Events, containers are Ready at once, and a finished
  * pod's Ready condition says ContainersNotReady where a kubelet says PodCompleted (./kubelet.ts's
  * status writer); the scenarios read none of these from the real side.
@@ -26,6 +27,10 @@ import type { ControlPlane } from './controlplane';
 import { kubeTimestamp, readyNodeStatus, ScriptedKubelet, type ContainerState } from './kubelet';
 import type { Api } from './support';
 import { opensslCa } from '../unit/kube-helpers';
+import { ContainerLog } from '../../src/demo/kubelet/logs';
+import { planOutput } from '../../src/demo/kubelet/output';
+import type { ContainerSpec } from '../../src/demo/kubelet/probes';
+import { formatEntry } from '../../src/demo/server/logslice';
 
 type Obj = Record<string, any>;
 
@@ -52,6 +57,8 @@ export class NodeKubelet {
   readonly errors: string[] = [];
   private readonly scripted: ScriptedKubelet;
   private readonly started = new Map<string, string>(); // pod uid -> startTime
+  /** Started pods by namespace/name: their containers and start, for containerLogs. */
+  private readonly running = new Map<string, { containers: ContainerSpec[]; startMs: number }>();
   private readonly confirmed = new Set<string>();
   private readonly life = new AbortController();
   private queue: Promise<void> = Promise.resolve();
@@ -129,8 +136,18 @@ export class NodeKubelet {
     // The apiserver verifies no kubelet serving cert without --kubelet-certificate-authority.
     this.logServer = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(crt) }, (req, res) => {
       if (req.url?.startsWith('/containerLogs/')) {
-        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '0' });
-        res.end();
+        // /containerLogs/{namespace}/{pod}/{container}
+        const [ns, pod, container] = new URL(req.url, 'https://kubelet').pathname.split('/').slice(2).map(decodeURIComponent);
+        const p = this.running.get(`${ns}/${pod}`);
+        const c = p?.containers.find((x) => x.name === container);
+        const body = c
+          ? new ContainerLog('stand-in', planOutput(c), p!.startMs, 1, Date.now)
+              .read()
+              .entries.map((e) => formatEntry(e, false))
+              .join('')
+          : '';
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(Buffer.byteLength(body)) });
+        res.end(body);
         return;
       }
       res.writeHead(404).end();
@@ -212,6 +229,7 @@ export class NodeKubelet {
     if (pod.metadata.deletionTimestamp) {
       if (this.confirmed.has(uid)) return;
       this.confirmed.add(uid);
+      this.running.delete(`${ns}/${name}`);
       await this.scripted.confirmDeletion(ns, name, uid).catch(ignoreGone);
       return;
     }
@@ -219,6 +237,7 @@ export class NodeKubelet {
     if (!this.started.has(uid)) {
       const startTime = kubeTimestamp();
       this.started.set(uid, startTime);
+      this.running.set(`${ns}/${name}`, { containers: pod.spec.containers, startMs: Date.now() });
       const ids = new Map<string, string>();
       const containers: ContainerState[] = pod.spec.containers.map((c: Obj) => {
         const id = this.scripted.newContainerId();

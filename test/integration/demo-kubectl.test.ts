@@ -223,7 +223,7 @@ describe('kubectl with the kubelet simulation running', () => {
       description: 'kubectl to show quick Running',
       timeoutMs: 15_000,
     });
-    assert.equal(await t.kubectlOk(['logs', 'quick']), '', 'the simulation runs no process: an empty log');
+    assert.equal(await t.kubectlOk(['logs', 'quick']), '', 'sleep writes nothing: an empty log');
     assert.match((await t.kubectl(['logs', 'nope'])).stderr, /NotFound/);
     assert.match(
       await t.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=quick']),

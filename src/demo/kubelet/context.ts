@@ -1,6 +1,7 @@
 /** What every pod worker shares: the store, time, the event recorder and the node registry. */
 import type { ObjectStore } from '../store';
 import { TimerGroup, type KubeletClock } from './clock';
+import type { LogStore } from './logs';
 import type { NodeRegistry } from './nodes';
 import { kubeTimestamp, type EventRecorder } from './recorder';
 
@@ -17,6 +18,8 @@ export class KubeletContext {
     readonly recorder: EventRecorder,
     readonly nodes: NodeRegistry,
     readonly onError: (e: unknown) => void,
+    /** Where containers' logs are written (the API server reads them), if anywhere. */
+    readonly logs?: LogStore,
   ) {
     this.clockBase = clock.now();
   }

@@ -19,6 +19,7 @@
 import type { KubeObject, ObjectStore } from '../store';
 import { realKubeletClock, type KubeletClock } from './clock';
 import { KubeletContext } from './context';
+import type { LogStore } from './logs';
 import { NodeRegistry } from './nodes';
 import { PodWorker } from './podworker';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
@@ -41,6 +42,8 @@ export interface KubeletOptions {
   wallStart?: number;
   /** Errors of store writes (a pod deleted under a pending write, ...); default: ignored. */
   onError?: (e: unknown) => void;
+  /** Containers' logs are written here (the demo API server serves them from it). */
+  logs?: LogStore;
 }
 
 export interface Kubelet {
@@ -119,7 +122,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const wallNow = () => wallStart + (clock.now() - clockStart);
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
   const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
-  const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError);
+  const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError, opts.logs);
   const workers = new Map<string, PodWorker>();
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);
   let nextNode = 0;

@@ -22,6 +22,8 @@ import { ContainerRuntime, type ContainerState, type ProbeWorkerState, type Term
 import type { KubeletContext } from './context';
 import { containerIDFor, hex64, imageIDFor } from './ids';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeOutcome, type ProbeType } from './probes';
+import { ContainerLog } from './logs';
+import { planOutput } from './output';
 import { planProcess } from './runtime';
 import { buildPodStatus, qosClassOf } from './status';
 
@@ -156,6 +158,7 @@ export class PodWorker {
   }
 
   stop(): void {
+    if (!this.stopped) this.ctx.logs?.forget(this.uid);
     this.stopped = true;
     this.timers.cancelAll(true);
     for (const c of this.all) c.timers.cancelAll(true);
@@ -304,9 +307,13 @@ export class PodWorker {
     const startedSim = c.state.startedSim;
     const plan = planProcess(c.spec, this.restartPolicy, c.init && !c.sidecar);
     c.files = plan.files;
+    this.startLog(c, startedSim, adopted);
     const exit = plan.exit;
     c.ignoresSigterm = plan.ignoresSigterm === true;
-    if (exit) c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () => this.containerExited(c, exit.exitCode, exit.reason));
+    if (exit)
+      c.timers.after(Math.max(0, startedSim + exit.afterMs - this.ctx.simNow()), () =>
+        this.containerExited(c, exit.exitCode, exit.reason, startedSim + exit.afterMs),
+      );
     c.probes.clear();
     if (!c.init || c.sidecar) {
       for (const type of PROBE_TYPES) {
@@ -327,6 +334,17 @@ export class PodWorker {
       c.started = true;
       this.afterStarted(c, false);
     }
+  }
+
+  /** The instance's log: what its process writes, from its start on (./output.ts). */
+  private startLog(c: ContainerRuntime, startedSim: number, adopted: boolean): void {
+    const logs = this.ctx.logs;
+    if (!logs || !c.containerID || c.state.kind !== 'running') return;
+    const plan = planOutput(c.spec, { hostIP: this.hostIP, podName: this.name });
+    // An adopted container started when its status says (wall time); one started here, at its start.
+    const adoptedAt = adopted ? Date.parse(c.state.startedAt) : NaN;
+    const startWall = Number.isNaN(adoptedAt) ? this.ctx.wallNow() - (this.ctx.simNow() - startedSim) / this.ctx.speed : adoptedAt;
+    logs.start(this.uid, c.name, new ContainerLog(c.containerID, plan, startWall, this.ctx.speed, () => this.ctx.wallNow()));
   }
 
   private afterStarted(c: ContainerRuntime, adopted: boolean): void {
@@ -397,9 +415,12 @@ export class PodWorker {
     this.timers.after(KILL_MS, () => this.containerExited(c, 137, 'Error'));
   }
 
-  private containerExited(c: ContainerRuntime, exitCode: number, reason?: string): void {
+  /** `atSim`: the planned exit's instant (a timer may fire a little early): its lines are all written. */
+  private containerExited(c: ContainerRuntime, exitCode: number, reason?: string, atSim?: number): void {
     if (c.state.kind !== 'running') return;
     c.timers.cancelAll();
+    const late = Math.max(0, (atSim ?? 0) - this.ctx.simNow()) / this.ctx.speed;
+    if (c.containerID) this.ctx.logs?.end(this.uid, c.name, c.containerID, this.ctx.wallNow() + late);
     c.state = {
       kind: 'terminated',
       exitCode,

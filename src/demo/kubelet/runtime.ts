@@ -66,21 +66,64 @@ const SHELLS = /(^|\/)(sh|bash|ash|dash|zsh)$/;
 
 /** Statements (as argv) the container runs: a shell's `-c` script split on ; && || and newlines, or argv itself. */
 export function statements(argv: readonly string[]): string[][] {
-  const dashC = argv.indexOf('-c');
-  const isShell = dashC >= 0 && dashC + 1 < argv.length && (SHELLS.test(argv[0]!) || dashC === 0);
-  if (!isShell) return argv.length ? [[...argv]] : [];
-  return argv[dashC + 1]!.split(/;|&&|\|\||\n/)
-    .map((s) =>
-      s
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map((t) => t.replace(/^['"]|['"]$/g, '')),
-    )
-    .filter((s) => s.length > 0);
+  const script = shellScript(argv);
+  if (script === undefined) return argv.length ? [[...argv]] : [];
+  return shellStatements(script);
 }
 
-function seconds(arg: string | undefined): number | undefined {
+/** The script of a shell's `-c` (`sh -c SCRIPT`, or `-c SCRIPT` as args to a shell image), if argv is one. */
+export function shellScript(argv: readonly string[]): string | undefined {
+  const dashC = argv.indexOf('-c');
+  return dashC >= 0 && dashC + 1 < argv.length && (SHELLS.test(argv[0]!) || dashC === 0) ? argv[dashC + 1] : undefined;
+}
+
+/** Words of a script, quote-aware; statements end at ; && || newlines outside quotes. */
+export function shellStatements(script: string): string[][] {
+  const out: string[][] = [];
+  let words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  const endWord = () => {
+    if (inWord) words.push(word);
+    word = '';
+    inWord = false;
+  };
+  const endStatement = () => {
+    endWord();
+    if (words.length) out.push(words);
+    words = [];
+  };
+  for (let i = 0; i < script.length; i++) {
+    const ch = script[i]!;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else if (ch === '\\' && quote === '"' && /["\\$`]/.test(script[i + 1] ?? '')) word += script[++i];
+      else word += ch;
+      continue;
+    }
+    if (ch === '"' || ch === "'") {
+      quote = ch;
+      inWord = true;
+    } else if (ch === '\\' && i + 1 < script.length) {
+      word += script[++i];
+      inWord = true;
+    } else if (ch === ';' || ch === '\n' || ((ch === '&' || ch === '|') && script[i + 1] === ch)) {
+      if (ch === '&' || ch === '|') i++;
+      endStatement();
+    } else if (/\s/.test(ch)) {
+      endWord();
+    } else {
+      word += ch;
+      inWord = true;
+    }
+  }
+  endStatement();
+  return out;
+}
+
+/** sleep(1)'s operand in seconds (`30`, `1.5m`, `2h`), or undefined for `infinity` and the unparseable. */
+export function seconds(arg: string | undefined): number | undefined {
   const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(arg ?? '');
   if (!m) return undefined; // `infinity` or unparseable: forever
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];

@@ -2,6 +2,7 @@
  * What every handler of one demo API server shares: its store, catalog, snapshots of paged lists,
  * options and counters. One per server; nothing here is global.
  */
+import type { LogStore } from '../kubelet/logs';
 import type { KubeObject, ObjectStore, TypeInfo } from '../store';
 import { apiVersionOf } from '../store';
 import type { Catalog, ResourceEntry } from './catalog';
@@ -37,6 +38,8 @@ export interface ServerContext {
   catalog: Catalog;
   snapshots: SnapshotCache;
   options: ServerOptions;
+  /** Containers' logs, written by the kubelet simulation (pods/log reads them). */
+  logs: LogStore;
   /** host:port as clients reach it, for /api's serverAddressByClientCIDRs. */
   serverAddress(): string;
 }

@@ -6,6 +6,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { LogStore } from '../kubelet/logs';
 import type { KubeObject, ObjectStore } from '../store';
 import { Authenticator, Authorizer, type Grant } from './auth';
 import type { ReconcileLog } from '../controllers/reconcileLog';
@@ -38,6 +39,8 @@ export interface ApiServerOptions {
   signal?: AbortSignal;
   /** Served at /_demo/reconciles (the controllers' reconciles, for clients in other processes). */
   reconciles?: ReconcileLog;
+  /** Containers' logs the kubelet simulation writes (default: an empty store; adopted pods' logs come from their spec). */
+  logs?: LogStore;
 }
 
 export interface ApiServer {
@@ -78,7 +81,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   };
   const snapshots = new SnapshotCache(() => options.continueTtlMs);
   let address = '';
-  const ctx: ServerContext = { store, catalog, snapshots, options, serverAddress: () => address };
+  const ctx: ServerContext = { store, catalog, snapshots, options, logs: o.logs ?? new LogStore(), serverAddress: () => address };
   const faults = new FaultController(o.faults ?? []);
   const stats = newStats();
   const authn = new Authenticator(o.token);

@@ -185,7 +185,7 @@ async function dispatch(d: RouterDeps, x: Exchange): Promise<void> {
     case 'list':
       return handleList(ctx, x);
     case 'get':
-      if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return handlePodLog(ctx, resolveTarget(ctx, x), x);
+      if (info.group === '' && info.resource === 'pods' && info.subresource === 'log') return handlePodLog(ctx, resolveTarget(ctx, x), x, d.track);
       if (info.subresource === 'scale') return handleScaleGet(ctx, x);
       if (info.subresource && info.subresource !== 'status') throw unsupportedSubresource(ctx, x);
       return handleGet(ctx, x);
