@@ -52,6 +52,8 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
           qps: flags.qps,
           burst: flags.burst,
           ioThread: wantsIoThread(flags),
+          // one thread per cluster boots at once here: a cluster's first lists must not wait for its own
+          waitForIoThread: false,
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,
         });

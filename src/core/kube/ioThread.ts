@@ -16,6 +16,10 @@
  * - The worker keeps the process alive only while a stream is open (it is unref'd when idle).
  * - If the worker dies, every open stream ends with a reset failure (retried by the transport's
  *   policy on the calling thread) and `failed` is set, so no new stream is opened on it.
+ * - `ready` turns true when the thread has booted (its 'ready' message). Until then the transport
+ *   opens no stream on it: a list that starts before (the first lists of a load whose thread was
+ *   not started ahead, e.g. the second and later clusters of a multi-cluster load) is walked on the
+ *   calling thread instead of waiting tens to hundreds of ms for a booting isolate.
  */
 import { Worker } from 'node:worker_threads';
 import type { HeaderMap, Tls } from './auth';
@@ -58,6 +62,7 @@ const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require, ($
 interface Prestarted {
   worker: Worker;
   failure?: Error;
+  ready?: boolean;
 }
 const PRESTARTED = Symbol.for('kubeloop.ioThread.prestarted');
 type Slot = { [PRESTARTED]?: Prestarted };
@@ -80,6 +85,9 @@ export function prestartIoThread(): void {
     p.worker.unref();
     p.worker.on('error', (e) => (p.failure ??= e));
     p.worker.on('exit', (code) => (p.failure ??= new Error(`I/O thread exited with code ${code}`)));
+    p.worker.on('message', (m: FromWorker) => {
+      if (m.t === 'ready') p.ready = true;
+    });
     slot[PRESTARTED] = p;
   } catch {
     // worker threads unavailable: start() will say so in its own way
@@ -94,18 +102,20 @@ export function discardPrestartedIoThread(): void {
   if (p) void p.worker.terminate();
 }
 
-function takePrestarted(): Worker | undefined {
+function takePrestarted(): { worker: Worker; ready: boolean } | undefined {
   const slot = globalThis as Slot;
   const p = slot[PRESTARTED];
   delete slot[PRESTARTED];
   if (!p) return undefined;
   p.worker.removeAllListeners('error');
   p.worker.removeAllListeners('exit');
+  // the taker attaches its own listener in the same tick: no message falls between the two
+  p.worker.removeAllListeners('message');
   if (p.failure) {
     void p.worker.terminate();
     return undefined;
   }
-  return p.worker;
+  return { worker: p.worker, ready: !!p.ready };
 }
 
 export class IoThread {
@@ -116,6 +126,8 @@ export class IoThread {
   private tlsVersion = -1;
   /** Set when the worker died: no new stream is opened on it. */
   failed: Error | undefined;
+  /** The thread has booted (see the guarantees). */
+  ready = false;
   /** Gets each RTT sample the thread takes (warmed connections' handshakes; `probe`: the warm probe's answer). */
   onRtt: ((ms: number, probe: boolean) => void) | undefined;
   /** The warm probe got no sample. */
@@ -135,7 +147,8 @@ export class IoThread {
 
   private constructor(secure: boolean, proxy?: string) {
     const early = takePrestarted();
-    this.worker = early ?? spawnWorker(secure);
+    this.worker = early?.worker ?? spawnWorker(secure);
+    this.ready = !!early?.ready;
     // a prestarted worker was told `secure: true`; messages are ordered, so this precedes any list
     if (early && !secure) this.worker.postMessage({ t: 'secure', secure } satisfies ToWorker);
     if (proxy) this.worker.postMessage({ t: 'proxy', url: proxy } satisfies ToWorker);
@@ -210,6 +223,7 @@ export class IoThread {
   }
 
   private onMessage(m: FromWorker): void {
+    if (m.t === 'ready') return void (this.ready = true);
     if (m.t === 'rtt') return void this.onRtt?.(m.ms, !!m.probe);
     if (m.t === 'probeFailed') return void this.onProbeFailed?.();
     const deliver = this.streams.get(m.id);

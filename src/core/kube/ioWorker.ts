@@ -61,7 +61,9 @@ export type FromWorker =
    */
   | { t: 'rtt'; ms: number; probe?: boolean; id?: undefined; end?: undefined }
   /** The warm probe was not answered (no sample; the caller probes in its own way). */
-  | { t: 'probeFailed'; id?: undefined; end?: undefined };
+  | { t: 'probeFailed'; id?: undefined; end?: undefined }
+  /** The thread has booted and takes lists (sent once, first). */
+  | { t: 'ready'; id?: undefined; end?: undefined };
 
 export interface IoWorkerData {
   secure: boolean;
@@ -517,4 +519,5 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       agent = makeAgent(tlsNow);
     }
   });
+  post({ t: 'ready' });
 }
