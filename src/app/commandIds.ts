@@ -37,6 +37,8 @@ export const COMMANDS = {
   refreshType: { id: 'kubeloop.refreshType', title: 'Refresh This Type', icon: '$(refresh)', palette: false },
   showMore: { id: 'kubeloop.showMore', title: 'Show More Objects', icon: undefined, palette: false },
   openDemoTerminal: { id: 'kubeloop.openDemoTerminal', title: 'Open Terminal on Demo Cluster', icon: '$(terminal)' },
+  startRecording: { id: 'kubeloop.startRecording', title: 'Start Recording', icon: '$(record)' },
+  stopRecording: { id: 'kubeloop.stopRecording', title: 'Stop Recording', icon: '$(debug-stop)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -58,6 +60,7 @@ export const CONTEXT_KEYS = {
   syncRunning: 'kubeloop.syncRunning',
   filtered: 'kubeloop.filtered',
   demoRunning: 'kubeloop.demoRunning',
+  recording: 'kubeloop.recording',
 } as const;
 
 /** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */

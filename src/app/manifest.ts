@@ -41,6 +41,8 @@ export function contributedMenus(): Record<string, MenuItem[]> {
     { command: id('clearFilter'), when: CONTEXT_KEYS.filtered },
     { command: id('stopDemoCluster'), when: CONTEXT_KEYS.demoRunning },
     { command: id('openDemoTerminal'), when: CONTEXT_KEYS.demoRunning },
+    { command: id('startRecording'), when: `!${CONTEXT_KEYS.recording}` },
+    { command: id('stopRecording'), when: CONTEXT_KEYS.recording },
   );
   return {
     commandPalette: palette,
@@ -56,6 +58,8 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('startSyncLoop'), when: `${view} && !${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
       { command: id('stopSyncLoop'), when: `${view} && ${CONTEXT_KEYS.syncRunning}`, group: '3_sync@1' },
       { command: id('chooseSyncNode'), when: view, group: '3_sync@2' },
+      { command: id('startRecording'), when: `${view} && !${CONTEXT_KEYS.recording}`, group: '3_sync@3' },
+      { command: id('stopRecording'), when: `${view} && ${CONTEXT_KEYS.recording}`, group: '3_sync@3' },
       { command: id('startDemoCluster'), when: `${view} && !${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('stopDemoCluster'), when: `${view} && ${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('showLogs'), when: view, group: '5_logs@1' },

@@ -31,6 +31,11 @@ export interface KubeLoopSettings {
   housekeepingPeriodSeconds: number;
   logLevel: LogLevelName;
   followKubernetesExtension: boolean;
+  /** The flight recorder's bounds (Start Recording): its files together, and the history kept. */
+  'recording.maxMB': number;
+  'recording.maxHours': number;
+  /** Where Start Recording's save dialog opens; empty: the workspace folder, else the home folder. */
+  'recording.folder': string;
   /**
    * Whether the user set `kubeloop.concurrency` (any scope; WorkspaceConfiguration.inspect() tells a
    * value set from the default). false: the loader picks the pool size from the measured RTT
@@ -60,10 +65,17 @@ const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 // A resource type as kubectl spells it: plural resource, optionally `.group` (e.g. `pods`, `deployments.apps`).
 const TYPE_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
-/** A kubeconfig path must not depend on the folder VS Code happens to run in. */
+/** An absolute path (or one under ~/), or empty: a path setting must not depend on the folder VS Code happens to run in. */
+function absoluteOrEmpty(v: string): boolean {
+  return v === '' || v.startsWith('/') || v.startsWith('~/') || /^[A-Za-z]:[\\/]/.test(v) || v.startsWith('\\\\');
+}
+
 function checkKubeconfigPath(v: string): string | undefined {
-  if (v === '' || v.startsWith('/') || v.startsWith('~/') || /^[A-Za-z]:[\\/]/.test(v) || v.startsWith('\\\\')) return undefined;
-  return 'must be an absolute path (or start with ~/), or empty for $KUBECONFIG / ~/.kube/config';
+  return absoluteOrEmpty(v) ? undefined : 'must be an absolute path (or start with ~/), or empty for $KUBECONFIG / ~/.kube/config';
+}
+
+function checkFolderPath(v: string): string | undefined {
+  return absoluteOrEmpty(v) ? undefined : 'must be an absolute path (or start with ~/), or empty for the workspace folder';
 }
 
 export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
@@ -157,6 +169,29 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
     default: true,
     description:
       'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.',
+  },
+  'recording.maxMB': {
+    type: 'integer',
+    default: 1024,
+    minimum: 1,
+    maximum: 1048576,
+    description:
+      "Bound of a flight recording's files together, in MiB (**KubeLoop: Start Recording**; `kubeloop sync --record-max-mb`). The newest file is rotated at a quarter of it and the fifth-oldest deleted.",
+  },
+  'recording.maxHours': {
+    type: 'integer',
+    default: 24,
+    minimum: 1,
+    maximum: 8760,
+    description:
+      'History a flight recording keeps, in hours (`kubeloop sync --record-max-hours`): files whose last change is older are deleted, at least three quarters of it is kept.',
+  },
+  'recording.folder': {
+    type: 'string',
+    default: '',
+    scope: 'machine',
+    check: checkFolderPath,
+    description: "The folder **KubeLoop: Start Recording**'s save dialog opens in. Empty: the workspace folder, else your home folder.",
   },
 };
 

@@ -13,6 +13,7 @@ import { selectContext, selectNamespaces } from './app/connectionUi';
 import { TargetState, type Services } from './app/services';
 import { StatusBar } from './app/statusBar';
 import { SyncController } from './app/syncUi';
+import { RecordingController } from './app/recordingUi';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
 import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
@@ -102,7 +103,8 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const loads = new LoadController(s);
   const sync = new SyncController(s);
   const demo = new DemoController(s);
-  context.subscriptions.push(loads, sync);
+  const recorder = new RecordingController(s, sync);
+  context.subscriptions.push(loads, recorder, sync);
   statusBar = new StatusBar(() => ({
     ...(model.context ? { context: model.context } : {}),
     ...(model.server ? { server: model.server } : {}),
@@ -193,6 +195,8 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     cancelLoad: () => loads.cancel(),
     startSyncLoop: () => sync.start(),
     stopSyncLoop: () => sync.stop(),
+    startRecording: (path) => recorder.start(path),
+    stopRecording: () => recorder.stop(),
     chooseSyncNode: () => sync.chooseNode(),
     showTimeline: () => void TimelinePanel.show(timelineOptions),
     revealInTimeline: (arg) => revealInTimeline(s, arg, (key) => TimelinePanel.reveal(timelineOptions, key)),
@@ -235,6 +239,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
 
   shutdown = async () => {
     loads.dispose();
+    await recorder.stop('the extension is shutting down');
     await sync.stop('the extension is shutting down');
     connections.close();
     await demo.stop();

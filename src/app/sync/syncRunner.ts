@@ -25,6 +25,7 @@ import type { SyncLogger, Verbosity } from '../../core/syncloop/log';
 import type { AccessReviewer } from '../../core/loader/scope';
 import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { TimelineStore } from '../../core/timeline/store';
+import type { SyncObserver } from '../../core/recorder/recorder';
 import type { Logger } from '../logger';
 import { parseObjectKey, typeKeyOf } from '../model/keys';
 import type { ResourceModel } from '../model/resourceModel';
@@ -88,6 +89,8 @@ export class SyncRunner {
   private readonly watchedTypes: Set<string>;
   private readonly views: ViewBatch;
   private stopped = false;
+  /** The flight recorder while one records this loop (record()). */
+  private recorder: SyncObserver | undefined;
 
   constructor(private readonly req: SyncRequest) {
     this.clock = req.clock ?? realClock;
@@ -110,6 +113,11 @@ export class SyncRunner {
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
       housekeepingPeriodMs: req.housekeepingPeriodSeconds !== undefined ? req.housekeepingPeriodSeconds * 1000 : undefined,
       logger: syncLogger(req.log),
+      // Always this forwarder, so a recording can start and stop while the loop runs (record()).
+      observer: {
+        replace: (source, type, items) => this.recorder?.replace(source, type, items),
+        apply: (source, type, event, obj) => this.recorder?.apply(source, type, event, obj),
+      },
     });
     this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);
     this.views = new ViewBatch((key, view) => req.model.applyView(key, view), this.clock);
@@ -126,6 +134,18 @@ export class SyncRunner {
 
   get running(): boolean {
     return !this.stopped;
+  }
+
+  /**
+   * Tells `observer` (the flight recorder) every list and watch event from now on; undefined stops.
+   * A recorder needs each source's full list before its changes mean anything, so every source lists
+   * again (one list per watched type, as a relist after a 410 costs): the loop and its pod workers
+   * keep running. A source that has not listed yet lists to the recorder anyway.
+   */
+  record(observer: SyncObserver | undefined): void {
+    this.recorder = observer;
+    if (!observer) return;
+    for (const r of this.sync.running) if (r.reflector.state !== 'forbidden') r.reflector.relist('the flight recorder started');
   }
 
   /** Whether every source has listed at least once (the API answered). */

@@ -29,6 +29,8 @@ export class SyncController implements vscode.Disposable {
   node: string | undefined;
   /** "PLEG is not healthy: ..." while the running loop's PLEG is unhealthy. */
   plegProblem: string | undefined;
+  /** Told when the running loop ends (stopped, restarted on a new scope, or ended by itself): a recording of it ends too. */
+  onStopped: (() => void) | undefined;
 
   constructor(private readonly s: Services) {}
 
@@ -73,6 +75,11 @@ export class SyncController implements vscode.Disposable {
 
   get running(): boolean {
     return !!this.runner;
+  }
+
+  /** The running loop, if any (Start Recording attaches to it). */
+  get current(): SyncRunner | undefined {
+    return this.runner;
   }
 
   async start(): Promise<void> {
@@ -190,6 +197,7 @@ export class SyncController implements vscode.Disposable {
   }
 
   private clear(): void {
+    if (this.runner) this.onStopped?.();
     this.remote?.abort();
     this.remote = undefined;
     this.runner = undefined;

@@ -59,7 +59,7 @@ describe('readSettings', () => {
         const { settings, problems } = readSettings((k) => raw[k]);
         assert.deepEqual(readSettings((k) => settings[k]).problems, [], 'the result re-validates cleanly');
         assert.ok(problems.length <= keys.length);
-        for (const p of problems) assert.match(p, /^kubeloop\.\w+ .+ Using .+\.$/s);
+        for (const p of problems) assert.match(p, /^kubeloop\.\w+(\.\w+)? .+ Using .+\.$/s);
       }),
     );
   });
