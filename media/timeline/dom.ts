@@ -17,6 +17,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 
 export interface Dom {
   root: HTMLDivElement;
+  /** Shown only in a recording's panel (the host's `banner` message). */
+  banner: HTMLDivElement;
   status: HTMLSpanElement;
   sourceButtons: Map<SourceName, HTMLButtonElement>;
   kindSelect: HTMLSelectElement;
@@ -46,6 +48,7 @@ function button(text: string, title: string, extra: Record<string, string> = {})
 
 export function buildDom(parent: HTMLElement): Dom {
   const root = el('div', { id: 'timeline-root' });
+  const banner = el('div', { id: 'timeline-banner', hidden: true }, { role: 'note' });
   const header = el('header', { className: 'toolbar' });
   const title = el('h1', { textContent: 'KubeLoop Timeline' });
   const status = el('span', { id: 'timeline-status', textContent: 'waiting for the extension...' }, { role: 'status' });
@@ -113,10 +116,11 @@ export function buildDom(parent: HTMLElement): Dom {
   details.append(detailsTitle, detailsBody);
 
   const announce = el('div', { id: 'timeline-announce', className: 'sr-only' }, { 'aria-live': 'polite' });
-  root.append(header, body, details, announce);
+  root.append(banner, header, body, details, announce);
   parent.append(root);
   return {
     root,
+    banner,
     status,
     sourceButtons,
     kindSelect,

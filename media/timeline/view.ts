@@ -122,6 +122,12 @@ export class TimelineView {
       case 'theme':
         this.readTheme();
         break;
+      case 'banner':
+        if (typeof msg.text === 'string') {
+          this.dom.banner.textContent = msg.text;
+          this.dom.banner.hidden = false;
+        }
+        break;
       case 'reveal':
         if (typeof msg.key === 'string') {
           this.setFilter({ hiddenSources: [], kind: '', name: msg.key });

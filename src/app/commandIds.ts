@@ -39,6 +39,10 @@ export const COMMANDS = {
   openDemoTerminal: { id: 'kubeloop.openDemoTerminal', title: 'Open Terminal on Demo Cluster', icon: '$(terminal)' },
   startRecording: { id: 'kubeloop.startRecording', title: 'Start Recording', icon: '$(record)' },
   stopRecording: { id: 'kubeloop.stopRecording', title: 'Stop Recording', icon: '$(debug-stop)' },
+  openRecording: { id: 'kubeloop.openRecording', title: 'Open Recording...', icon: '$(folder-opened)' },
+  recordingGoToTime: { id: 'kubeloop.recordingGoToTime', title: 'Recording: Go to Time...', icon: '$(clock)' },
+  showRecordedHistory: { id: 'kubeloop.showRecordedHistory', title: 'Show Recorded History', icon: '$(history)' },
+  openRecordedYaml: { id: 'kubeloop.openRecordedYaml', title: 'Open Recorded YAML', icon: '$(go-to-file)', palette: false },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -53,6 +57,10 @@ export const VIEW_CONTAINER_ID = 'kubeloop';
 export const RESOURCES_VIEW_ID = 'kubeloop.resources';
 export const OUTPUT_CHANNEL_NAME = 'KubeLoop';
 export const TIMELINE_PANEL_TYPE = 'kubeloop.timeline';
+/** A recording's timeline panel (Open Recording...): its own type, so a reload never revives it as the live one. */
+export const RECORDING_PANEL_TYPE = 'kubeloop.recordingTimeline';
+/** The Recording tree: the cluster as an open recording holds it at the chosen instant. */
+export const RECORDING_VIEW_ID = 'kubeloop.recording';
 
 /** Context keys the glue sets (`setContext`) and package.json's `when` clauses read. */
 export const CONTEXT_KEYS = {
@@ -61,6 +69,7 @@ export const CONTEXT_KEYS = {
   filtered: 'kubeloop.filtered',
   demoRunning: 'kubeloop.demoRunning',
   recording: 'kubeloop.recording',
+  recordingOpen: 'kubeloop.recordingOpen',
 } as const;
 
 /** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */
@@ -74,4 +83,6 @@ export const ITEM_CONTEXT = {
   more: 'kubeloop.more',
   errors: 'kubeloop.errors',
   typeError: 'kubeloop.typeError',
+  recordedType: 'kubeloop.recordedType',
+  recordedObject: 'kubeloop.recordedObject',
 } as const;

@@ -6,7 +6,7 @@
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */
-import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
+import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RECORDING_VIEW_ID, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
 import { configurationSchema } from './settings';
 import { contributedKeybindings, contributedWalkthroughs } from './walkthrough/walkthrough';
 
@@ -43,7 +43,10 @@ export function contributedMenus(): Record<string, MenuItem[]> {
     { command: id('openDemoTerminal'), when: CONTEXT_KEYS.demoRunning },
     { command: id('startRecording'), when: `!${CONTEXT_KEYS.recording}` },
     { command: id('stopRecording'), when: CONTEXT_KEYS.recording },
+    { command: id('recordingGoToTime'), when: CONTEXT_KEYS.recordingOpen },
+    { command: id('showRecordedHistory'), when: CONTEXT_KEYS.recordingOpen },
   );
+  const recorded = `view == ${RECORDING_VIEW_ID} && viewItem == ${ITEM_CONTEXT.recordedObject}`;
   return {
     commandPalette: palette,
     'view/title': [
@@ -63,6 +66,8 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('startDemoCluster'), when: `${view} && !${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('stopDemoCluster'), when: `${view} && ${CONTEXT_KEYS.demoRunning}`, group: '4_demo@1' },
       { command: id('showLogs'), when: view, group: '5_logs@1' },
+      { command: id('openRecording'), when: view, group: '3_sync@4' },
+      { command: id('recordingGoToTime'), when: `view == ${RECORDING_VIEW_ID}`, group: 'navigation@1' },
     ],
     'view/item/context': [
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: 'inline' },
@@ -71,6 +76,9 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('revealInTimeline'), when: item(ITEM_CONTEXT.object), group: '1_open@2' },
       { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context), group: '2_copy@1' },
       { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: '3_refresh@1' },
+      { command: id('showRecordedHistory'), when: recorded, group: 'inline' },
+      { command: id('openRecordedYaml'), when: recorded, group: '1_open@1' },
+      { command: id('showRecordedHistory'), when: recorded, group: '1_open@2' },
     ],
   };
 }

@@ -80,7 +80,16 @@ export interface RevealMessage {
   key: string;
 }
 
-export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | RevealMessage;
+/**
+ * The panel shows a recording, not the live loop: a banner above the toolbar says which, its span,
+ * and that it is read-only (rendered as text). Sent after the snapshot, again when it changes.
+ */
+export interface BannerMessage {
+  type: 'banner';
+  text: string;
+}
+
+export type HostToWebviewMessage = InitMessage | ChunkMessage | AppendMessage | ResetMessage | ThemeMessage | RevealMessage | BannerMessage;
 
 // ---- webview -> host ---------------------------------------------------------------------------
 

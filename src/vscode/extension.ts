@@ -14,6 +14,8 @@ import { TargetState, type Services } from './app/services';
 import { StatusBar } from './app/statusBar';
 import { SyncController } from './app/syncUi';
 import { RecordingController } from './app/recordingUi';
+import { RecordingViewer } from './app/recordingView';
+import { RECORDING_SCHEME } from '../app/recording/recordedObjects';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
 import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
@@ -103,8 +105,9 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const loads = new LoadController(s);
   const sync = new SyncController(s);
   const demo = new DemoController(s);
-  const recorder = new RecordingController(s, sync);
-  context.subscriptions.push(loads, recorder, sync);
+  const viewer = new RecordingViewer(s, () => ({ extensionUri: context.extensionUri, log }));
+  const recorder = new RecordingController(s, sync, (path) => viewer.openFile(path));
+  context.subscriptions.push(loads, recorder, sync, viewer, vscode.workspace.registerTextDocumentContentProvider(RECORDING_SCHEME, viewer));
   statusBar = new StatusBar(() => ({
     ...(model.context ? { context: model.context } : {}),
     ...(model.server ? { server: model.server } : {}),
@@ -197,6 +200,10 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     stopSyncLoop: () => sync.stop(),
     startRecording: (path) => recorder.start(path),
     stopRecording: () => recorder.stop(),
+    openRecording: (path) => viewer.openFile(path),
+    recordingGoToTime: () => viewer.goToTime(),
+    showRecordedHistory: (node) => viewer.showHistory(node),
+    openRecordedYaml: (node) => viewer.openYaml(node),
     chooseSyncNode: () => sync.chooseNode(),
     showTimeline: () => void TimelinePanel.show(timelineOptions),
     revealInTimeline: (arg) => revealInTimeline(s, arg, (key) => TimelinePanel.reveal(timelineOptions, key)),

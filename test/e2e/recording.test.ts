@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paletteTitle } from '../../src/app/commandIds';
 import { Recording } from '../../src/core/recorder/reader';
+import { objectLabel } from '../../src/app/recording/recordedObjects';
+import type { Locator } from 'playwright-core';
 import { startVsCode, type Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
@@ -26,7 +28,10 @@ describe('the flight recorder in a real VS Code', () => {
     s = await startVsCode({
       name: 'recording',
       env: { KUBELOOP_DEMO_OBJECTS: '300', KUBELOOP_DEMO_CHURN: '3' },
-      keybindings: [{ key: 'ctrl+alt+f9', command: 'kubeloop.startRecording', args: file }],
+      keybindings: [
+        { key: 'ctrl+alt+f9', command: 'kubeloop.startRecording', args: file },
+        { key: 'ctrl+alt+f10', command: 'kubeloop.openRecording', args: file },
+      ],
     });
     await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
     await s.workbench.openViewContainer('KubeLoop');
@@ -78,7 +83,8 @@ describe('the flight recorder in a real VS Code', () => {
           try {
             let modified = 0;
             for await (const x of r.records(never)) if (x.k === 'D' && x.op === 'M' && x.key.startsWith('pods/')) modified++;
-            return modified >= 5 ? true : undefined;
+            // and a few seconds of it, so that an early instant reads another clock time than the end
+            return modified >= 5 && r.range.end - r.range.start >= 4000 ? true : undefined;
           } finally {
             r.close();
           }
@@ -100,4 +106,129 @@ describe('the flight recorder in a real VS Code', () => {
       r.close();
     }
   });
+
+  it("opens the recording: a read-only banner and the recorded lanes, the Recording tree, an object's history as a diff, an earlier instant", async () => {
+    // A pod the recording changed and still holds at its end: its history has a modification.
+    const pod = await (async () => {
+      const r = await Recording.open(file, never);
+      try {
+        const atEnd = await r.objectsAt(r.range.end, never);
+        const changed = new Set<string>();
+        for await (const x of r.records(never)) if (x.k === 'D' && x.op === 'M' && x.key.startsWith('pods/')) changed.add(x.key);
+        const key = [...changed].find((k) => atEnd.has(k));
+        assert.ok(key, 'a changed pod that exists at the end');
+        return key;
+      } finally {
+        r.close();
+      }
+    })();
+    let frame = await s.step('recording opened', async () => {
+      await s.page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+      await s.page.keyboard.press('Control+Alt+F10');
+      return s.workbench.webviewFrame('#timeline-banner:not([hidden])', 60_000);
+    });
+    const banner = await frame.locator('#timeline-banner').innerText();
+    assert.match(banner, /^Recording churn\.klr — \d\d:\d\d:\d\d\.\.\d\d:\d\d:\d\d \(read-only\)/);
+    await frame.locator('#timeline-root[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    const lanes = await eventually(
+      async () => {
+        const l = await frame.locator('#timeline-lanes li').allInnerTexts();
+        return l.includes('config') && l.includes('sync') ? l : undefined;
+      },
+      { description: 'the recorded config and sync lanes', timeoutMs: UI_TIMEOUT_MS },
+    );
+    assert.ok(lanes.includes('housekeeping'), `lanes: ${lanes}`);
+
+    const pane = s.page.locator('.part.sidebar .pane', { has: s.page.locator('.pane-header', { hasText: 'Recording' }) });
+    const header = pane.locator('.pane-header');
+    const atEnd = await s.step('the Recording tree at the end', async () => {
+      await s.workbench.openViewContainer('KubeLoop');
+      await pane.locator('.monaco-list-row', { hasText: 'pods' }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      return eventually(async () => /recording at (\d\d:\d\d:\d\d)/.exec(await header.innerText())?.[1], {
+        description: 'the Recording view to say which instant it shows',
+        timeoutMs: UI_TIMEOUT_MS,
+      });
+    });
+
+    await s.step('history of a pod as a diff', async () => {
+      await s.workbench.runCommand(paletteTitle('showRecordedHistory'));
+      await pick(s, objectLabel(pod), new RegExp(`^${objectLabel(pod).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      await pick(s, undefined, /^\d\d:\d\d:\d\d\.\d{3} (modified|added)$/);
+      await s.page.locator('.part.editor .monaco-diff-editor').first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await eventually(
+        async () => /: (modified|added) at \d\d:\d\d:\d\d\.\d{3} \(recording\)/.test(await s.page.locator('.part.editor .tab.active').innerText()),
+        { description: 'the diff editor titled with the change', timeoutMs: UI_TIMEOUT_MS },
+      );
+      const text = await eventually(
+        async () => {
+          const t = (await s.page.locator('.part.editor .monaco-diff-editor').first().innerText()).replace(/\u00a0/g, ' ');
+          return /after the change at/.test(t) ? t : undefined;
+        },
+        { description: 'the diff to show the recorded object after the change', timeoutMs: UI_TIMEOUT_MS },
+      );
+      assert.match(text.replace(/\u00a0/g, ' '), /after the change at .* from the recording churn\.klr/);
+    });
+
+    await s.step('an earlier instant chosen in the timeline', async () => {
+      // The diff editor hid the recording's panel (its webview is not kept while hidden): show it again.
+      await s.page.locator('.part.editor .tab', { hasText: 'Recording churn.klr' }).click();
+      frame = await s.workbench.webviewFrame('#timeline-banner:not([hidden])', 60_000);
+      await frame.locator('#timeline-root[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+      await frame.locator('button', { hasText: 'Fit' }).click();
+      await frame.locator('button', { hasText: 'List' }).click();
+      // An event in the middle: the first ones precede the sources' first lists to the recorder (an
+      // empty cluster). The list is redrawn with the view, so a row may be replaced under the click:
+      // click until the Recording view says it shows another instant.
+      const items = frame.locator('#timeline-events li[role="option"]');
+      await eventually(
+        async () => {
+          const n = await items.count();
+          if (n)
+            await items
+              .nth(Math.floor(n / 2))
+              .click({ timeout: 2000 })
+              .catch(() => undefined);
+          const at = /recording at (\d\d:\d\d:\d\d)/.exec(await header.innerText())?.[1];
+          return at && at !== atEnd ? at : undefined;
+        },
+        { description: `the Recording view to show an instant before ${atEnd}`, timeoutMs: UI_TIMEOUT_MS },
+      );
+      assert.match(await frame.locator('#timeline-banner').innerText(), /the Recording view shows the cluster at \d\d:\d\d:\d\d/);
+    });
+
+    await s.step('an object of that instant as YAML', async () => {
+      await s.workbench.openViewContainer('KubeLoop');
+      const podsRow = pane.locator('.monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^pods$/ }) }).first();
+      await expand(podsRow);
+      const obj = pane.locator('.monaco-list-row[aria-level="2"]').first();
+      const label = (await obj.locator('.label-name').innerText()).trim();
+      await obj.click();
+      const name = label.slice(label.lastIndexOf('/') + 1);
+      const editor = await s.workbench.waitForEditor(`${name}.yaml`, [/as recorded at/, /A recording: read-only, not the cluster now\./, /kind: Pod/]);
+      assert.match(editor.text, new RegExp(`pods ${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} as recorded at`));
+    });
+  });
 });
+
+/** Types `text` (if any) into the open quick input and takes the row whose label matches, once it is the focused one. */
+async function pick(s: Session, text: string | undefined, label: RegExp): Promise<void> {
+  const widget = s.page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  if (text !== undefined) await input.fill(text);
+  const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
+  await eventually(
+    async () => {
+      const t = (await focused.first().innerText({ timeout: 1000 })).replace(/\u00a0/g, ' ').trim();
+      return label.test(t) ? t : undefined;
+    },
+    { description: `the quick pick to focus a row matching ${label}`, timeoutMs: UI_TIMEOUT_MS },
+  );
+  await s.page.keyboard.press('Enter');
+}
+
+async function expand(row: Locator): Promise<void> {
+  await row.waitFor({ timeout: UI_TIMEOUT_MS });
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+  await row.and(row.page().locator('[aria-expanded="true"]')).waitFor({ timeout: UI_TIMEOUT_MS });
+}

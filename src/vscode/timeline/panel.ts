@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
-import { TIMELINE_PANEL_TYPE } from '../../app/commandIds';
+import { RECORDING_PANEL_TYPE, TIMELINE_PANEL_TYPE } from '../../app/commandIds';
 import type { Logger } from '../../app/logger';
 import { TimelineFeed } from '../../app/timeline/feed';
 import { makeNonce, timelineHtml } from '../../app/timeline/html';
@@ -40,6 +40,13 @@ export interface TimelinePanelOptions {
   onSelect?: (id: number, event: TimelineEvent) => void;
 }
 
+/** A recording's panel: its own store of the recorded events, a title, a banner, and an end. */
+export interface RecordingPanelOptions extends TimelinePanelOptions {
+  title: string;
+  banner: string;
+  onDispose?: () => void;
+}
+
 /** The webview may run our script and read only the extension's bundle and media; nothing else on disk. */
 function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return {
@@ -50,6 +57,8 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
 
 export class TimelinePanel implements vscode.Disposable {
   private static current: TimelinePanel | undefined;
+  /** The open recording's panel (one at a time: opening another recording replaces it). */
+  private static recording: TimelinePanel | undefined;
 
   /** Shows the one timeline panel, creating it on first use. */
   static show(opts: TimelinePanelOptions): TimelinePanel {
@@ -70,9 +79,22 @@ export class TimelinePanel implements vscode.Disposable {
     return TimelinePanel.current;
   }
 
-  /** Closes the open panel (if any); for deactivation. */
+  /**
+   * Opens a recording's timeline: the same webview, lanes, zoom and filters as the live one, fed from
+   * the recording's own store, with a banner marking it. Not revived after a window reload (the
+   * recording is not reopened by itself).
+   */
+  static showRecording(opts: RecordingPanelOptions): TimelinePanel {
+    TimelinePanel.recording?.dispose();
+    const panel = vscode.window.createWebviewPanel(RECORDING_PANEL_TYPE, opts.title, vscode.ViewColumn.Active, webviewOptions(opts.extensionUri));
+    TimelinePanel.recording = new TimelinePanel(panel, opts);
+    return TimelinePanel.recording;
+  }
+
+  /** Closes the open panels (if any); for deactivation. */
   static disposeCurrent(): void {
     TimelinePanel.current?.dispose();
+    TimelinePanel.recording?.dispose();
   }
 
   /**
@@ -99,11 +121,14 @@ export class TimelinePanel implements vscode.Disposable {
   /** The webview has its snapshot and is showing (a hidden one is torn down and says `ready` again). */
   private live = false;
   private pendingReveal: string | undefined;
+  private banner: string | undefined;
+  private disposed = false;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
-    private readonly opts: TimelinePanelOptions,
+    private readonly opts: TimelinePanelOptions | RecordingPanelOptions,
   ) {
+    if ('banner' in opts) this.banner = opts.banner;
     const webview = panel.webview;
     webview.html = timelineHtml({
       cspSource: webview.cspSource,
@@ -147,6 +172,7 @@ export class TimelinePanel implements vscode.Disposable {
         this.live = false;
         void this.feed.start().then(() => {
           this.live = true;
+          if (this.banner !== undefined) void this.post({ type: 'banner', text: this.banner });
           this.flushReveal();
         });
         break;
@@ -156,6 +182,12 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       }
     }
+  }
+
+  /** Replaces the banner (a recording's panel), now if the webview shows, else when it is shown. */
+  setBanner(text: string): void {
+    this.banner = text;
+    if (this.live) void this.post({ type: 'banner', text });
   }
 
   private flushReveal(): void {
@@ -169,9 +201,13 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     if (TimelinePanel.current === this) TimelinePanel.current = undefined;
+    if (TimelinePanel.recording === this) TimelinePanel.recording = undefined;
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
+    if ('onDispose' in this.opts) this.opts.onDispose?.();
   }
 }
 
