@@ -11,7 +11,7 @@
 //      time to open it and to rebuild the cluster at instants across it (the worst: just before a
 //      keyframe). Target <= 1 s each.
 // Usage: node --import tsx bench/recorder.ts [--seconds 30] [--churn 200] [--objects 100000]
-//        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic]
+//        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic] [--keep]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -311,7 +311,9 @@ async function main() {
     if (!flag('--skip-cpu')) checks.push(...(await cpuOverhead(dir)));
     if (!flag('--skip-synthetic')) checks.push(...(await synthetic(dir)));
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // --keep: leave the recordings for a profile of the reader (`--seek-only FILE N` with --cpu-prof).
+    if (flag('--keep')) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
   console.log('');
   printChecks(checks);

@@ -180,6 +180,42 @@ describe('recorder format', () => {
     rmSync(dir, { recursive: true });
   });
 
+  it('a keyframe of many blocks, read ahead: every object, keys with escapes, a damaged block skipped and counted, an abort rejects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const s = await setup(dir, { keyframeBlockObjects: 3, keyframeChanges: 1 });
+    const names = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'we"ird\\name' : i === 8 ? 'caf\u00e9-\u00fcml' : `p${i}`));
+    s.rec.replace(
+      'api',
+      PODS,
+      names.map((n, i) => pod(n, { i: String(i) })),
+    );
+    s.advance(10);
+    await s.writer.flush(never);
+    await s.writer.close(never);
+    const r0 = await Recording.open(s.path, never);
+    const kf = r0.keyframes[r0.keyframes.length - 1]!;
+    assert.equal(kf.last - kf.first + 1, 7, 'twenty objects in blocks of three');
+    const all = await r0.objectsAt(Infinity, never);
+    assert.deepEqual([...all.keys()].sort(), names.map((n) => `pods/default/${n}`).sort());
+    assert.equal((all.get('pods/default/we"ird\\name')!.metadata as { labels: { i: string } }).labels.i, '7');
+    // Aborted while reading the keyframe: the query rejects with the abort, nothing is left unhandled.
+    const ac = new AbortController();
+    const pending = r0.objectsAt(Infinity, ac.signal);
+    ac.abort(new Error('user closed the recording'));
+    await assert.rejects(pending, /user closed the recording/);
+    const victim = r0.blocks[kf.first + 2]!;
+    r0.close();
+    const buf = readFileSync(s.path);
+    buf[victim.offset + BLOCK_HEADER_BYTES + 1]! ^= 0xff;
+    writeFileSync(s.path, buf);
+    const r = await Recording.open(s.path, never);
+    const objs = await r.objectsAt(Infinity, never);
+    assert.equal(objs.size, 17, 'one block of three objects lost, the other six read');
+    assert.deepEqual(r.damage, [{ segment: 0, at: victim.offset, bytes: victim.size }]);
+    r.close();
+    rmSync(dir, { recursive: true });
+  });
+
   it('rotates segments at maxBytes/segments; each segment opens alone, the whole recording spans them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-'));
     const s = await setup(dir, { maxBytes: 40_000, segments: 4 });

@@ -33,7 +33,9 @@ export class RecordedObjects implements ReadonlyMap<string, Obj> {
         this.m.set(r.key, r.o);
         continue;
       }
-      const key = JSON.parse(line.slice(k + KEY_AT.length, o)) as string;
+      const raw = line.slice(k + KEY_AT.length, o);
+      // A key without escapes is its quoted text; only one with a backslash needs JSON's parse.
+      const key = raw.length >= 2 && raw.charCodeAt(0) === 34 && !raw.includes('\\') ? raw.slice(1, -1) : (JSON.parse(raw) as string);
       this.m.set(key, line.slice(o + O_AT.length, -1));
     }
   }
