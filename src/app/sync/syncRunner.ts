@@ -138,14 +138,13 @@ export class SyncRunner {
 
   /**
    * Tells `observer` (the flight recorder) every list and watch event from now on; undefined stops.
-   * A recorder needs each source's full list before its changes mean anything, so every source lists
-   * again (one list per watched type, as a relist after a 410 costs): the loop and its pod workers
-   * keep running. A source that has not listed yet lists to the recorder anyway.
+   * A recorder needs each source's full list before its changes mean anything: it is given what the
+   * loop already holds (ClusterSync.seedObserver: no request for the watched types; the pod Events
+   * list again, one request per namespace watched). The loop and its pod workers keep running.
    */
   record(observer: SyncObserver | undefined): void {
     this.recorder = observer;
-    if (!observer) return;
-    for (const r of this.sync.running) if (r.reflector.state !== 'forbidden') r.reflector.relist('the flight recorder started');
+    if (observer) this.sync.seedObserver(observer);
   }
 
   /** Whether every source has listed at least once (the API answered). */

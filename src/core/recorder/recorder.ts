@@ -73,6 +73,11 @@ export class Recorder implements SyncObserver {
     return () => r()?.held.entries() ?? [];
   }
 
+  /** Whether an object (objectKey: `resource[.group]/namespace/name`) is held now. */
+  holds(key: string): boolean {
+    return this.held.has(key);
+  }
+
   /** How many objects are held now. */
   get size(): number {
     return this.held.size;

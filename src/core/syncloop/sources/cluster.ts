@@ -343,6 +343,31 @@ export class ClusterSync {
     for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
   }
 
+  /**
+   * Shows an observer that starts now (a flight recording begun while the loop runs) what the loop
+   * already holds, without asking the API server for it again: each config source's objects as its
+   * full list (from the merge's storage). Sources that hold nothing in storage (the Events sources,
+   * which feed the probe inference only) list again, one request each. Safe against a merge under
+   * way: the observer takes lists and events as states (an object it already holds in that state is
+   * no change), and every merge after this call reaches it through the sinks as usual.
+   */
+  seedObserver(observer: SyncObserver): { seeded: number; relisted: number } {
+    let seeded = 0;
+    let relisted = 0;
+    for (const r of this.running) {
+      if (r.reflector.state === 'forbidden') continue;
+      if (r.source !== undefined) {
+        const items = this.kl.podConfig.storage.sourcePods(r.source);
+        observer.replace(r.source, r.reflector.opts.gvr, items as unknown as Record<string, unknown>[]);
+        seeded += items.length;
+      } else {
+        r.reflector.relist('an observer started');
+        relisted++;
+      }
+    }
+    return { seeded, relisted };
+  }
+
   /** The PLEG's health (upstream Healthy()), for the status and the CLI. */
   plegHealth(): PlegHealth {
     return this.relister.health();
