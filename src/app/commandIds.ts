@@ -37,6 +37,9 @@ export const COMMANDS = {
   refreshType: { id: 'kubeloop.refreshType', title: 'Refresh This Type', icon: '$(refresh)', palette: false },
   showMore: { id: 'kubeloop.showMore', title: 'Show More Objects', icon: undefined, palette: false },
   openDemoTerminal: { id: 'kubeloop.openDemoTerminal', title: 'Open Terminal on Demo Cluster', icon: '$(terminal)' },
+  addContext: { id: 'kubeloop.addContext', title: 'Add Context...', icon: '$(add)' },
+  removeContext: { id: 'kubeloop.removeContext', title: 'Remove Context', icon: '$(close)' },
+  loadContext: { id: 'kubeloop.loadContext', title: 'Load This Context', icon: '$(cloud-download)', palette: false },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -63,6 +66,8 @@ export const CONTEXT_KEYS = {
 /** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */
 export const ITEM_CONTEXT = {
   context: 'kubeloop.context',
+  /** A context of `kubeloop.contexts`, shown beside the current one. */
+  listedContext: 'kubeloop.listedContext',
   namespace: 'kubeloop.namespace',
   clusterScoped: 'kubeloop.clusterScoped',
   group: 'kubeloop.group',
