@@ -80,6 +80,7 @@ describe('a context row', () => {
     assert.equal(dead.description, 'unreachable: no answer within 4 s');
     assert.match(dead.tooltip, /Trying again in 8 s\./);
     assert.equal(dead.tone, 'error');
+    assert.match(contextRow('a', undefined, { phase: 'unreachable', reason: 'x', retrying: true }, 0).tooltip, /Trying again now\./);
     assert.equal(contextRow('a', undefined, { phase: 'failed', reason: '401 Unauthorized' }, 0).description, 'failed: 401 Unauthorized');
   });
 });
@@ -152,6 +153,11 @@ describe('ListedContexts', () => {
     assert.deepEqual(l.calls, ['dead', 'live']);
     await clock.advance(1);
     assert.deepEqual(l.calls, ['dead', 'live', 'dead'], 'retried after the first delay');
+    assert.deepEqual(
+      set.get('dead')!.state,
+      { phase: 'unreachable', reason: 'no answer from context "dead" within 4 s', retrying: true },
+      'while the retry runs the row still says unreachable',
+    );
     l.pending.get('dead')!.settle({ summary: { ...emptySummary(), outcome: 'failed' }, unreachable: 'still nothing' });
     await clock.advance(0);
     assert.equal((set.get('dead')!.state as { retryAt: number }).retryAt, 1000 + 2000, 'the next delay doubles');

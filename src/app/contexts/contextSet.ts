@@ -28,7 +28,8 @@ export function withoutContext(listed: readonly string[], name: string): string[
  * - idle: listed, not opened yet: nothing was asked of its cluster (connect lazily);
  * - loading: a load runs (`objects` so far);
  * - loaded: the last load settled with this many objects (some types may have failed);
- * - unreachable: its cluster gave no sign of life in time; tried again at `retryAt` (Clock time);
+ * - unreachable: its cluster gave no sign of life in time; tried again at `retryAt` (Clock time),
+ *   `retrying` while that try runs;
  * - failed: it answered but the load failed (credentials, rights, a broken kubeconfig entry): not
  *   retried by itself, since another try would fail the same way;
  * - cancelled: the user cancelled its load.
@@ -37,7 +38,7 @@ export type ContextState =
   | { phase: 'idle' }
   | { phase: 'loading'; objects: number }
   | { phase: 'loaded'; objects: number; namespaces: number; failedTypes: number }
-  | { phase: 'unreachable'; reason: string; retryAt?: number }
+  | { phase: 'unreachable'; reason: string; retryAt?: number; retrying?: boolean }
   | { phase: 'failed'; reason: string }
   | { phase: 'cancelled'; objects: number };
 
@@ -80,7 +81,11 @@ export function contextRow(name: string, server: string | undefined, state: Cont
       };
     }
     case 'unreachable': {
-      const retry = state.retryAt === undefined ? '' : ` Trying again in ${Math.max(1, Math.round((state.retryAt - now) / 1000))} s.`;
+      const retry = state.retrying
+        ? ' Trying again now.'
+        : state.retryAt === undefined
+          ? ''
+          : ` Trying again in ${Math.max(1, Math.round((state.retryAt - now) / 1000))} s.`;
       return { description: `unreachable: ${state.reason}`, tooltip: `${at}: unreachable: ${state.reason}.${retry}`, icon: 'debug-disconnect', tone: 'error' };
     }
     case 'failed':

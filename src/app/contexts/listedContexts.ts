@@ -99,8 +99,11 @@ export class ListedContexts {
     if (e && e.state.phase === 'idle') void this.load(name);
   }
 
-  /** Loads (or reloads) one context now; a load of it still running is replaced. */
-  async load(name: string): Promise<void> {
+  /**
+   * Loads (or reloads) one context now; a load of it still running is replaced. `retry`: the
+   * back-off's try of an unreachable one, whose row keeps saying unreachable until it answers.
+   */
+  async load(name: string, retry = false): Promise<void> {
     const e = this.entries.get(name);
     if (!e) return;
     e.running?.abort(new Error('superseded by a new load'));
@@ -108,7 +111,8 @@ export class ListedContexts {
     const ac = new AbortController();
     e.running = ac;
     const current = () => this.entries.get(name) === e && e.running === ac;
-    this.set(e, { phase: 'loading', objects: 0 });
+    if (retry && e.state.phase === 'unreachable') this.set(e, { phase: 'unreachable', reason: e.state.reason, retrying: true });
+    else this.set(e, { phase: 'loading', objects: 0 });
     const r = await this.o.load({
       name,
       model: e.model,
@@ -172,7 +176,7 @@ export class ListedContexts {
       state: { phase: 'idle' },
       server: undefined,
       running: undefined,
-      retry: new RetryTimer(this.o.clock, this.o.backoff ?? CONTEXT_RETRY_BACKOFF, () => void this.load(name), this.o.random),
+      retry: new RetryTimer(this.o.clock, this.o.backoff ?? CONTEXT_RETRY_BACKOFF, () => void this.load(name, true), this.o.random),
     };
     return e;
   }

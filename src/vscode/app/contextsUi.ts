@@ -112,9 +112,12 @@ export class ContextsController implements vscode.Disposable {
     await this.write(withContext(this.s.settings().contexts, name));
   }
 
-  /** Remove Context: the row's context (or one picked) leaves the tree and the setting; its load and retries stop. */
+  /**
+   * Remove Context: the row's context leaves the tree and the setting, its load and retries stop.
+   * From the palette it asks which (never the selection's, silently: removing is not undone by a click).
+   */
   async remove(arg?: unknown): Promise<void> {
-    let name = this.nameOf(arg);
+    let name = typeof arg === 'string' || isNode(arg) ? this.nameOf(arg) : undefined;
     if (name === undefined) {
       const names = this.listed.names();
       if (names.length === 0) {
