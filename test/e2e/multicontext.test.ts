@@ -184,4 +184,49 @@ describe('several contexts in a real VS Code (code-server)', () => {
     await rowSays('bravo', /^[\d,]+ objects$/);
     await rowSays('dead', /^unreachable: /);
   });
+
+  it("the timeline shows every cluster's loader lanes, grouped by cluster, and filters to one", async () => {
+    await s.workbench.runCommand(paletteTitle('showTimeline'));
+    const frame = await s.workbench.webviewFrame('#timeline-lanes li[data-lane^="worker:"]');
+    const workerLanes = async () => (await frame.locator('#timeline-lanes li[data-lane^="worker:"]').allInnerTexts()).map((t) => t.trim());
+    const lanes = await s.step('timeline of three clusters', () =>
+      eventually(
+        async () => {
+          const l = await workerLanes();
+          return ['alpha', 'bravo', 'charlie'].every((c) => l.includes(`${c} worker 0`)) ? l : undefined;
+        },
+        { description: 'worker lanes of alpha, bravo and charlie', timeoutMs: 30_000 },
+      ),
+    );
+    // grouped: each cluster's lanes together
+    const order = lanes.map((l) => l.split(' ')[0]!);
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => order.indexOf(a) - order.indexOf(b)),
+      `grouped by cluster: ${lanes.join(' | ')}`,
+    );
+    for (const c of ['alpha', 'bravo', 'charlie'])
+      assert.equal(order.lastIndexOf(c) - order.indexOf(c) + 1, order.filter((o) => o === c).length, `${c}'s lanes together: ${lanes.join(' | ')}`);
+    const select = frame.locator('#timeline-cluster');
+    await select.waitFor({ state: 'visible' });
+    assert.deepEqual(
+      (await select.locator('option').allInnerTexts()).map((t) => t.trim()),
+      ['All clusters', 'alpha', 'bravo', 'charlie'],
+    );
+    await s.step('filtered to bravo', async () => {
+      await select.selectOption('bravo');
+      await eventually(
+        async () => {
+          const l = await workerLanes();
+          return l.length > 0 && l.every((x) => x.startsWith('bravo worker ')) ? true : undefined;
+        },
+        { description: "only bravo's worker lanes", timeoutMs: 30_000 },
+      );
+    });
+    assert.deepEqual(
+      s.consoleErrors.filter((e) => /Content Security Policy|Refused to/i.test(e)),
+      [],
+      'no CSP violation',
+    );
+  });
 });
