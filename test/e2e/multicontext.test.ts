@@ -185,6 +185,40 @@ describe('several contexts in a real VS Code (code-server)', () => {
     await rowSays('dead', /^unreachable: /);
   });
 
+  it("Filter Resources narrows every context's tree", async () => {
+    const rowsUnder = (rows: string[], root: string) => {
+      const i = rows.findIndex((r) => r.startsWith(root));
+      const next = rows.findIndex((r, j) => j > i && /^(alpha|bravo|dead)/.test(r));
+      return rows.slice(i + 1, next < 0 ? undefined : next);
+    };
+    const rows = await s.step('filtered to kube-public', async () => {
+      await s.workbench.runCommand(paletteTitle('filter'));
+      const input = s.page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('kube-public');
+      await s.page.keyboard.press('Enter');
+      return eventually(
+        async () => {
+          const r = await s.workbench.treeRows();
+          const a = rowsUnder(r, 'alpha');
+          const b = rowsUnder(r, 'bravo');
+          // the namespace, and Cluster-scoped for the Namespace object named so
+          const only = (x: string[]) => x.includes('kube-public') && x.every((y) => y === 'kube-public' || y === 'Cluster-scoped');
+          return only(a) && only(b) ? r : undefined;
+        },
+        { description: 'only kube-public under alpha and under bravo', timeoutMs: 30_000 },
+      );
+    });
+    assert.ok(!rows.includes('payments-prod'), rows.join(' | '));
+    await s.step('filter cleared', async () => {
+      await s.workbench.runCommand(paletteTitle('clearFilter'));
+      await eventually(async () => (rowsUnder(await s.workbench.treeRows(), 'bravo').includes('payments-prod') ? true : undefined), {
+        description: "bravo's namespaces back",
+        timeoutMs: 30_000,
+      });
+    });
+  });
+
   it("the timeline shows every cluster's loader lanes, grouped by cluster, and filters to one", async () => {
     await s.workbench.runCommand(paletteTitle('showTimeline'));
     const frame = await s.workbench.webviewFrame('#timeline-lanes li[data-lane^="worker:"]');

@@ -2,7 +2,7 @@
  * Several contexts in the tree: Add Context..., Remove Context, Load This Context, and the rows of
  * the contexts `kubeloop.contexts` lists beside the current one. Glue only: the set, its loads and
  * retries are ../../app/contexts (ListedContexts, ContextConnections); a row is loaded when the user
- * expands it (lazy connect) or asks for it.
+ * expands it (the tree provider opens it when VS Code first asks its children) or asks for it.
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
@@ -40,10 +40,6 @@ export class ContextsController implements vscode.Disposable {
     this.listed = new ListedContexts({ clock: realClock, load: this.connections.load, closed: (name) => this.connections.close(name) });
     s.tree.attachListed(this.listed);
     this.subscriptions.push(
-      s.view.onDidExpandElement((e) => {
-        const name = s.tree.listedOf(e.element);
-        if (name !== undefined && e.element.kind === 'context') this.listed.open(name);
-      }),
       new vscode.Disposable(
         this.listed.onChange((name) => {
           if (name !== undefined) s.statusChanged();

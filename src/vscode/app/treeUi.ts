@@ -76,7 +76,7 @@ export async function copyName(s: Services, arg: unknown): Promise<void> {
 }
 
 export async function applyFilter(s: Services, text: string): Promise<void> {
-  s.tree.tree.setFilter(text);
+  s.tree.setFilter(text);
   const f = s.tree.tree.filter;
   s.view.description = f ? `filter: ${f}` : undefined;
   // The description is hidden while the view is its container's only view: the message always shows.
@@ -109,7 +109,7 @@ export async function filter(s: Services): Promise<void> {
 
 export function showMore(s: Services, arg: unknown): void {
   if (!isNode(arg) || arg.kind !== 'more') return;
-  const type = s.tree.tree.showMore(arg);
+  const type = s.tree.treeOf(arg).showMore(arg); // the current context's tree, or a listed context's
   if (type) s.tree.refresh(type);
 }
 

@@ -97,6 +97,7 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
       for (const name of listed.names()) {
         if (this.listedLanes.has(name)) continue;
         const c = listed.get(name)!;
+        c.tree.setFilter(this.tree.filter); // a context added while a filter is on is filtered too
         const lanes = new RefreshLanes(c.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
         this.listedLanes.set(name, { lanes, unsubscribe: c.model.onChange((ch) => lanes.modelChanged(ch)) });
       }
@@ -126,9 +127,16 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     return (name !== undefined ? this.listed?.get(name)?.model : undefined) ?? this.model;
   }
 
-  private treeOf(node: ResourceNode): TreeModel {
+  /** The tree a node belongs to: the current context's, or its listed context's. */
+  treeOf(node: ResourceNode): TreeModel {
     const name = this.listedOf(node);
     return (name !== undefined ? this.listed?.get(name)?.tree : undefined) ?? this.tree;
+  }
+
+  /** The filter of every context's tree (name, kind or namespace; '' clears it). */
+  setFilter(text: string): void {
+    this.tree.setFilter(text);
+    for (const name of this.listed?.names() ?? []) this.listed!.get(name)!.tree.setFilter(text);
   }
 
   /** Re-reads one node's row and children, or the whole tree. */
@@ -148,6 +156,13 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
+    if (node?.kind === 'context') {
+      // VS Code asks a collapsed row's children only once it is expanded: the lazy connect's trigger.
+      // (onDidExpandElement alone is not enough: VS Code drops it when the row's handle was renewed
+      // by a refresh between drawing and the click.)
+      const name = this.listedOf(node);
+      if (name !== undefined) this.listed!.open(name);
+    }
     if (node) return this.treeOf(node).children(node);
     const roots = this.tree.roots();
     const current = roots[0]?.path[0];
