@@ -158,8 +158,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   getChildren(node?: ResourceNode): ResourceNode[] {
     if (node?.kind === 'context') {
       // VS Code asks a collapsed row's children only once it is expanded: the lazy connect's trigger.
-      // (onDidExpandElement alone is not enough: VS Code drops it when the row's handle was renewed
-      // by a refresh between drawing and the click.)
+      // (onDidExpandElement was not enough: under load an expanded row's event was lost once, likely
+      // when a refresh renewed the row's handle between drawing and the click.)
       const name = this.listedOf(node);
       if (name !== undefined) this.listed!.open(name);
     }
