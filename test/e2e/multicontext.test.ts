@@ -150,9 +150,15 @@ describe('several contexts in a real VS Code (code-server)', () => {
     const expected = await contents(kubeconfig, 'bravo');
     const count = await s.step('bravo loaded', () => rowSays('bravo', /^[\d,]+ objects?/));
     assert.equal(count, `${expected.objects.toLocaleString('en')} objects`, 'the exact count of bravo on its row');
-    const rows = await s.workbench.treeRows();
-    const under = rows.slice(rows.findIndex((r) => /^bravo\b/.test(r)) + 1);
-    for (const ns of expected.namespaces) assert.ok(under.includes(ns), `bravo's namespace ${ns} is under its row: ${rows.join(' | ')}`);
+    // its namespaces are drawn under its row (read until drawn: the children may come a refresh after the row)
+    await eventually(
+      async () => {
+        const rows = await s.workbench.treeRows();
+        const under = rows.slice(rows.findIndex((r) => /^bravo\b/.test(r)) + 1);
+        return expected.namespaces.every((ns) => under.includes(ns)) ? true : undefined;
+      },
+      { description: `bravo's namespaces ${expected.namespaces.join(', ')} under its row`, timeoutMs: 30_000 },
+    );
     assert.equal(await firstRootLabel(), 'alpha', 'the current context still leads');
   });
 
