@@ -205,6 +205,20 @@ describe('ListedContexts', () => {
     set.dispose();
   });
 
+  it("the caller's signal cancels a load", async () => {
+    const clock = new FakeClock();
+    const l = scriptedLoads();
+    const set = new ListedContexts({ clock, load: l.load, backoff: SPEC });
+    set.setNames(['a']);
+    const ac = new AbortController();
+    const done = set.load('a', { signal: ac.signal });
+    ac.abort(new Error('stop'));
+    assert.ok(l.pending.get('a')!.signal.aborted);
+    await done;
+    assert.deepEqual(set.get('a')!.state, { phase: 'cancelled', objects: 0 });
+    set.dispose();
+  });
+
   it('a load by hand replaces the running one and the pending retry', async () => {
     const clock = new FakeClock();
     const l = scriptedLoads();

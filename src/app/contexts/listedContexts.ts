@@ -102,25 +102,32 @@ export class ListedContexts {
   /**
    * Loads (or reloads) one context now; a load of it still running is replaced. `retry`: the
    * back-off's try of an unreachable one, whose row keeps saying unreachable until it answers.
+   * `signal` cancels this load (as Cancel Load does).
    */
-  async load(name: string, retry = false): Promise<void> {
+  async load(name: string, opts: { retry?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    const { retry = false, signal } = opts;
     const e = this.entries.get(name);
     if (!e) return;
     e.running?.abort(new Error('superseded by a new load'));
     e.retry.cancel();
     const ac = new AbortController();
     e.running = ac;
+    const onAbort = () => ac.abort(signal!.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     const current = () => this.entries.get(name) === e && e.running === ac;
     if (retry && e.state.phase === 'unreachable') this.set(e, { phase: 'unreachable', reason: e.state.reason, retrying: true });
     else this.set(e, { phase: 'loading', objects: 0 });
-    const r = await this.o.load({
-      name,
-      model: e.model,
-      signal: ac.signal,
-      onProgress: (p) => {
-        if (current() && e.state.phase === 'loading' && e.state.objects !== p.objects) this.set(e, { phase: 'loading', objects: p.objects });
-      },
-    });
+    const r = await this.o
+      .load({
+        name,
+        model: e.model,
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (current() && e.state.phase === 'loading' && e.state.objects !== p.objects) this.set(e, { phase: 'loading', objects: p.objects });
+        },
+      })
+      .finally(() => signal?.removeEventListener('abort', onAbort));
     if (!current()) return; // removed, or a newer load of it runs
     e.running = undefined;
     if (r.server) e.server = r.server;
@@ -141,8 +148,10 @@ export class ListedContexts {
   }
 
   /** Loads every context that was opened (any state but idle): the palette's Load Cluster Resources. */
-  loadOpened(): Promise<void> {
-    return Promise.all([...this.entries.values()].filter((e) => e.state.phase !== 'idle').map((e) => this.load(e.name))).then(() => undefined);
+  loadOpened(signal?: AbortSignal): Promise<void> {
+    return Promise.all([...this.entries.values()].filter((e) => e.state.phase !== 'idle').map((e) => this.load(e.name, signal ? { signal } : {}))).then(
+      () => undefined,
+    );
   }
 
   /** Cancels every running load (Cancel Load); true when one ran. */
@@ -176,7 +185,7 @@ export class ListedContexts {
       state: { phase: 'idle' },
       server: undefined,
       running: undefined,
-      retry: new RetryTimer(this.o.clock, this.o.backoff ?? CONTEXT_RETRY_BACKOFF, () => void this.load(name, true), this.o.random),
+      retry: new RetryTimer(this.o.clock, this.o.backoff ?? CONTEXT_RETRY_BACKOFF, () => void this.load(name, { retry: true }), this.o.random),
     };
     return e;
   }
