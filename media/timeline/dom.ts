@@ -22,6 +22,7 @@ export interface Dom {
   status: HTMLSpanElement;
   sourceButtons: Map<SourceName, HTMLButtonElement>;
   kindSelect: HTMLSelectElement;
+  clusterSelect: HTMLSelectElement;
   nameInput: HTMLInputElement;
   zoomIn: HTMLButtonElement;
   zoomOut: HTMLButtonElement;
@@ -65,6 +66,9 @@ export function buildDom(parent: HTMLElement): Dom {
     sourceButtons.set(s, b);
     sources.append(b);
   }
+  // Hidden until the loads of two clusters are seen; context names are text (option textContent).
+  const clusterSelect = el('select', { id: 'timeline-cluster', hidden: true }, { 'aria-label': 'Filter by cluster' });
+  clusterSelect.append(el('option', { value: '', textContent: 'All clusters' }));
   const kindSelect = el('select', { id: 'timeline-kind' }, { 'aria-label': 'Filter by kind' });
   kindSelect.append(el('option', { value: '', textContent: 'All kinds' }));
   const nameInput = el(
@@ -82,7 +86,7 @@ export function buildDom(parent: HTMLElement): Dom {
   const listToggle = button('List', 'Show the event list', { 'aria-pressed': 'false', 'aria-controls': 'timeline-list' });
   listToggle.className = 'toggle';
   nav.append(zoomOut, zoomIn, fit, follow, listToggle);
-  header.append(title, status, sources, kindSelect, nameInput, nav);
+  header.append(title, status, sources, clusterSelect, kindSelect, nameInput, nav);
 
   const body = el('div', { className: 'body' });
   const plot = el('div', { id: 'timeline-plot' });
@@ -124,6 +128,7 @@ export function buildDom(parent: HTMLElement): Dom {
     status,
     sourceButtons,
     kindSelect,
+    clusterSelect,
     nameInput,
     zoomIn,
     zoomOut,

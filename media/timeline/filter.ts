@@ -13,6 +13,8 @@ export interface FilterSpec {
   kind: string;
   /** '' shows every name. */
   name: string;
+  /** '' (or absent) shows every cluster; else only this context's loader tasks (the sync loop's and controllers' marks are the current context's, and stay). */
+  cluster?: string;
 }
 
 /** The kinds an item is filtered by: a task's resource; the kinds of an iteration's objects (none for a bare tick). */
@@ -35,7 +37,7 @@ function haystackText(item: Item): string {
 }
 
 export function isEmptyFilter(f: FilterSpec): boolean {
-  return f.hiddenSources.length === 0 && f.kind === '' && f.name.trim() === '';
+  return f.hiddenSources.length === 0 && f.kind === '' && f.name.trim() === '' && !f.cluster;
 }
 
 export function makePredicate(f: FilterSpec): ItemPredicate {
@@ -43,8 +45,10 @@ export function makePredicate(f: FilterSpec): ItemPredicate {
   const hidden = new Set<string>(f.hiddenSources);
   const kind = f.kind;
   const needle = f.name.trim().toLowerCase();
+  const cluster = f.cluster ?? '';
   return (item) => {
     if (hidden.size && hidden.has(sourceOf(item))) return false;
+    if (cluster && item.type === 'bar' && item.context !== cluster) return false;
     if (kind && (item.type === 'bar' ? item.resource !== kind : !item.kinds.includes(kind))) return false;
     if (needle && !nameHaystack(item).includes(needle)) return false;
     return true;
@@ -61,5 +65,6 @@ export function sanitizeFilter(raw: Partial<FilterSpec> | undefined): FilterSpec
   const hidden = Array.isArray(raw?.hiddenSources) ? raw.hiddenSources.filter((s): s is SourceName => (SOURCES as readonly string[]).includes(s)) : [];
   const kind = typeof raw?.kind === 'string' ? raw.kind : '';
   const name = typeof raw?.name === 'string' ? raw.name : '';
-  return { hiddenSources: [...new Set(hidden)], kind, name };
+  const cluster = typeof raw?.cluster === 'string' ? raw.cluster : '';
+  return { hiddenSources: [...new Set(hidden)], kind, name, ...(cluster ? { cluster } : {}) };
 }

@@ -76,6 +76,7 @@ export function describeItem(item: Item, now: number): Description {
     title: `list ${bar.resource}${bar.namespace ? ` in ${bar.namespace}` : ''}`,
     rows: presentRows([
       ['Loader task', `#${bar.taskId} (load ${bar.loadId})`],
+      ['Context', bar.context],
       ['Resource', gvrText(bar.gvr)],
       ['Namespace', bar.namespace ?? '(all namespaces / cluster-scoped)'],
       ['Worker', bar.worker],

@@ -136,6 +136,7 @@ export function bindInput(v: TimelineView): void {
   dom.listToggle.addEventListener('click', () => v.setListOpen(!v.st.listOpen));
   for (const [source, b] of dom.sourceButtons) b.addEventListener('click', () => v.toggleSource(source));
   dom.kindSelect.addEventListener('change', () => v.setFilter({ ...v.st.filter, kind: dom.kindSelect.value }));
+  dom.clusterSelect.addEventListener('change', () => v.setFilter({ ...v.st.filter, cluster: dom.clusterSelect.value }));
   // Typing fast re-filters at most once per frame (a pass over 100k items is a few ms each).
   let nameFrame: number | undefined;
   dom.nameInput.addEventListener('input', () => {

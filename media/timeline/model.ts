@@ -6,7 +6,8 @@
  *   lane of their worker. Sync-loop iterations are one Mark each on the lane of their source.
  *   Controller reconciles (the in-process demo cluster's) are one Mark each on the lane of their
  *   controller, `controller/<name>`.
- * - Lanes: one per worker seen (ascending), then one per controller seen (in upstream's order: a
+ * - Lanes: one per worker seen (ascending; grouped by cluster when the loads of several contexts
+ *   are seen, each cluster's workers together, clusters in the order first seen), then one per controller seen (in upstream's order: a
  *   Deployment's change flows down through them), then one per sync source in a fixed order (always
  *   shown, so a user sees where iterations will appear before the loop runs).
  *
@@ -39,6 +40,8 @@ export interface Bar {
   readonly loadId: string;
   readonly taskId: number;
   readonly worker: number;
+  /** The kubeconfig context the task listed (absent in events of older hosts). */
+  readonly context: string | undefined;
   readonly gvr: GroupVersionResource;
   readonly namespace: string | undefined;
   /** `resource` or `resource.group`, as kubectl names a type. */
@@ -90,7 +93,10 @@ export interface Lane {
   /** Stable across updates: `worker:3`, `controller:deployment` or `source:pleg`. */
   readonly key: string;
   readonly kind: 'worker' | 'controller' | 'source';
-  readonly label: string;
+  /** Its name as shown; a worker lane's names its cluster once the loads of several are seen. */
+  label: string;
+  /** A worker lane's cluster (kubeconfig context), when its events named one. */
+  readonly context?: string;
   /** The worker number, the controller, or the sync source. */
   readonly worker?: number;
   readonly controller?: string;
@@ -137,6 +143,8 @@ export class TimelineModel {
   dropped = 0;
   /** Every kind seen (a task's resource, `pods` for keyed iterations), for the kind filter; kept across pruning. */
   readonly kinds = new Set<string>();
+  /** Every cluster (kubeconfig context) seen in loader events, in the order first seen; kept across pruning. */
+  readonly contexts: string[] = [];
   /** Bumped whenever items change, so views can cache what they derive. */
   version = 0;
   /** Events held, and how many of them belong to items the filter shows. */
@@ -154,6 +162,7 @@ export class TimelineModel {
     this.bars.clear();
     this.idIndex.clear();
     this.kinds.clear();
+    this.contexts.length = 0;
     this.minT = this.maxT = undefined;
     this.dropped = 0;
     this.prunedBelow = 0;
@@ -170,7 +179,11 @@ export class TimelineModel {
   lanes(): readonly Lane[] {
     if (!this.ordered) {
       const all = [...this.lanesByKey.values()];
-      const workers = all.filter((l) => l.kind === 'worker').sort((a, b) => a.worker! - b.worker!);
+      // each cluster's workers together, clusters in the order first seen (a context-less lane first)
+      const group = (l: Lane) => (l.context === undefined ? -1 : this.contexts.indexOf(l.context));
+      const workers = all.filter((l) => l.kind === 'worker').sort((a, b) => group(a) - group(b) || a.worker! - b.worker!);
+      const several = this.contexts.length > 1;
+      for (const l of workers) l.label = several && l.context !== undefined ? `${l.context} worker ${l.worker}` : `worker ${l.worker}`;
       const rank = (c: string) => (CONTROLLER_ORDER.includes(c) ? CONTROLLER_ORDER.indexOf(c) : CONTROLLER_ORDER.length);
       const controllers = all
         .filter((l) => l.kind === 'controller')
@@ -308,7 +321,19 @@ export class TimelineModel {
     if (!ofLoad) this.bars.set(e.loadId, (ofLoad = new Map()));
     let bar = ofLoad.get(e.taskId);
     if (!bar) {
-      const lane = this.lane(`worker:${e.worker}`, () => ({ kind: 'worker', label: `worker ${e.worker}`, worker: e.worker }));
+      const context = typeof e.context === 'string' ? e.context : undefined;
+      if (context !== undefined && !this.contexts.includes(context)) {
+        this.contexts.push(context);
+        this.ordered = undefined; // labels name the cluster once there are several
+      }
+      // The first cluster's lanes keep the plain key (`worker:3`), so a timeline of one cluster is keyed as it always was.
+      const key = context === undefined || context === this.contexts[0] ? `worker:${e.worker}` : `worker:${e.worker}@${context}`;
+      const lane = this.lane(key, () => ({
+        kind: 'worker',
+        label: `worker ${e.worker}`,
+        worker: e.worker,
+        ...(context !== undefined ? { context } : {}),
+      }));
       bar = {
         type: 'bar',
         id,
@@ -316,6 +341,7 @@ export class TimelineModel {
         loadId: e.loadId,
         taskId: e.taskId,
         worker: e.worker,
+        context,
         gvr: e.gvr,
         namespace: e.namespace,
         resource: resourceName(e.gvr),

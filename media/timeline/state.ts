@@ -23,7 +23,12 @@ export function restoreState(raw: unknown): RestoredState {
   return {
     selectedEventId: typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined,
     scrollTop: typeof s.scrollTop === 'number' && Number.isFinite(s.scrollTop) && s.scrollTop > 0 ? s.scrollTop : 0,
-    filter: sanitizeFilter({ hiddenSources: s.hiddenSources as FilterSpec['hiddenSources'], kind: s.kind as string, name: s.filter as string }),
+    filter: sanitizeFilter({
+      hiddenSources: s.hiddenSources as FilterSpec['hiddenSources'],
+      kind: s.kind as string,
+      name: s.filter as string,
+      cluster: s.cluster as string,
+    }),
     view,
     follow: s.follow === true,
     listOpen: s.listOpen === true,
@@ -39,6 +44,7 @@ export function saveableState(r: RestoredState): TimelineViewState {
     follow: r.follow,
     hiddenSources: [...r.filter.hiddenSources],
     kind: r.filter.kind,
+    ...(r.filter.cluster ? { cluster: r.filter.cluster } : {}),
     listOpen: r.listOpen,
   };
 }

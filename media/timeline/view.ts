@@ -51,6 +51,7 @@ export class TimelineView {
   private laneSig = '';
   private detailsVersion = -1;
   private kindCount = -1;
+  private clusterCount = -1;
   private ingestMs = 0;
 
   constructor(
@@ -228,8 +229,9 @@ export class TimelineView {
   }
 
   showLane(lane: Lane): boolean {
-    const hidden = this.st.filter.hiddenSources;
-    return !hidden.includes(laneSource(lane));
+    const f = this.st.filter;
+    if (f.cluster && lane.kind === 'worker' && lane.context !== f.cluster) return false; // another cluster's loader lanes
+    return !f.hiddenSources.includes(laneSource(lane));
   }
 
   private syncControls(): void {
@@ -237,6 +239,7 @@ export class TimelineView {
     for (const [s, b] of this.dom.sourceButtons) b.setAttribute('aria-pressed', String(!f.hiddenSources.includes(s)));
     if (this.dom.nameInput.value !== f.name) this.dom.nameInput.value = f.name;
     syncOptions(this.dom.kindSelect, kindsOf(this.model), f.kind);
+    this.syncClusters();
     this.dom.follow.setAttribute('aria-pressed', String(this.st.follow));
     this.dom.listToggle.setAttribute('aria-pressed', String(this.st.listOpen));
     this.dom.listSection.className = this.st.listOpen ? 'open' : 'sr-only';
@@ -319,6 +322,7 @@ export class TimelineView {
       showDetails(this.dom, d.title, d.rows);
       this.detailsVersion = this.model.version;
     }
+    if (this.clusterCount !== this.model.contexts.length) this.syncClusters();
     if (this.kindCount !== this.model.kinds.size) {
       this.kindCount = this.model.kinds.size;
       syncOptions(this.dom.kindSelect, kindsOf(this.model), this.st.filter.kind);
@@ -351,6 +355,15 @@ export class TimelineView {
       c.style.height = `${height}px`;
       this.dom.stage.style.height = `${height}px`;
     }
+  }
+
+  /** The cluster filter: offered once the loads of two clusters are seen (or while one is chosen). */
+  private syncClusters(): void {
+    this.clusterCount = this.model.contexts.length;
+    const chosen = this.st.filter.cluster ?? '';
+    const names = [...new Set([...this.model.contexts, ...(chosen ? [chosen] : [])])].sort();
+    syncOptions(this.dom.clusterSelect, names, chosen);
+    this.dom.clusterSelect.hidden = names.length < 2 && !chosen;
   }
 
   /** Lane labels are DOM text over the canvas gutter: readable by screen readers and tests. */

@@ -43,6 +43,9 @@ export const COMMANDS = {
   recordingGoToTime: { id: 'kubeloop.recordingGoToTime', title: 'Recording: Go to Time...', icon: '$(clock)' },
   showRecordedHistory: { id: 'kubeloop.showRecordedHistory', title: 'Show Recorded History', icon: '$(history)' },
   openRecordedYaml: { id: 'kubeloop.openRecordedYaml', title: 'Open Recorded YAML', icon: '$(go-to-file)', palette: false },
+  addContext: { id: 'kubeloop.addContext', title: 'Add Context...', icon: '$(add)' },
+  removeContext: { id: 'kubeloop.removeContext', title: 'Remove Context', icon: '$(close)' },
+  loadContext: { id: 'kubeloop.loadContext', title: 'Load This Context', icon: '$(cloud-download)', palette: false },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -75,6 +78,8 @@ export const CONTEXT_KEYS = {
 /** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */
 export const ITEM_CONTEXT = {
   context: 'kubeloop.context',
+  /** A context of `kubeloop.contexts`, shown beside the current one. */
+  listedContext: 'kubeloop.listedContext',
   namespace: 'kubeloop.namespace',
   clusterScoped: 'kubeloop.clusterScoped',
   group: 'kubeloop.group',

@@ -18,6 +18,8 @@ export type TreeTransfer = (typeof TREE_TRANSFERS)[number];
 export interface KubeLoopSettings {
   kubeconfig: string;
   context: string;
+  /** Contexts shown beside the current one, each loaded when opened (see app/contexts). */
+  contexts: string[];
   concurrency: number;
   pageSize: number;
   requestTimeoutSeconds: number;
@@ -50,7 +52,7 @@ export type SettingKey = Exclude<keyof KubeLoopSettings, 'concurrencyChosen'>;
 
 type IntSpec = { type: 'integer'; default: number; minimum: number; maximum: number; description: string };
 type BoolSpec = { type: 'boolean'; default: boolean; description: string };
-type ListSpec = { type: 'array'; default: string[]; itemPattern: string; itemHint: string; description: string };
+type ListSpec = { type: 'array'; default: string[]; itemPattern: string; itemHint: string; description: string; scope?: 'machine' };
 type EnumSpec = { type: 'string'; default: string; enum: readonly string[]; description: string };
 /**
  * A free-form string. `machine` scope: only user (or remote) settings may set it, never a workspace's
@@ -91,6 +93,17 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
     default: '',
     scope: 'machine',
     description: "The kubeconfig context to use (set by **KubeLoop: Select Context**). Empty: the kubeconfig's current-context.",
+  },
+  contexts: {
+    type: 'array',
+    default: [],
+    // a kubeconfig context name is any string (`user@cluster`, an EKS ARN): only blanks are refused
+    itemPattern: '^\\S(.*\\S)?$',
+    itemHint: 'a context name of the kubeconfig',
+    // like kubeloop.context: a cloned repository must not pick which of the user's contexts are connected to
+    scope: 'machine',
+    description:
+      'Contexts of the kubeconfig to show beside the current one (set by **KubeLoop: Add Context...** and **Remove Context**). Each is its own root in the tree, loaded only when you expand it (or run **Load This Context** on it), then refreshed on its own; all share one budget of list requests. One whose cluster does not answer within 4 s shows `unreachable` with the reason on its row and is tried again by itself (5 s, 10 s, ... up to every 2 minutes).',
   },
   concurrency: {
     type: 'integer',
@@ -275,7 +288,7 @@ export function configurationSchema(): Record<string, Record<string, unknown>> {
     if (spec.type === 'integer') Object.assign(p, { minimum: spec.minimum, maximum: spec.maximum });
     if (spec.type === 'array') Object.assign(p, { items: { type: 'string', pattern: spec.itemPattern } });
     if (spec.type === 'string' && 'enum' in spec) Object.assign(p, { enum: [...spec.enum] });
-    if (spec.type === 'string' && 'scope' in spec) Object.assign(p, { scope: spec.scope });
+    if ((spec.type === 'string' || spec.type === 'array') && 'scope' in spec) Object.assign(p, { scope: spec.scope });
     props[`${SETTINGS_SECTION}.${key}`] = p;
   }
   return props;

@@ -126,6 +126,8 @@ export interface TimelineViewState {
   hiddenSources?: string[];
   /** The kind filter ('' or absent: every kind). */
   kind?: string;
+  /** The cluster filter, a kubeconfig context ('' or absent: every cluster). */
+  cluster?: string;
   /** Whether the event list is shown next to the canvas. */
   listOpen?: boolean;
 }

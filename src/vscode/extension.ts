@@ -33,6 +33,9 @@ import { KubernetesFollower } from './ecosystem/kubernetesExtension';
 import { openDemoTerminal, trackWalkthrough } from './walkthrough/progress';
 import { hostStatsFromEnv, STATS_FILE_ENV } from '../app/stats/hostStats';
 import { cpuProfilesFromEnv } from '../app/stats/cpuProfiles';
+import { SharedLanes } from '../core/pool/sharedLanes';
+import { MULTI_DEFAULT_LANES } from '../core/loader/multiCluster';
+import { ContextsController } from './app/contextsUi';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -73,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;
+  let contexts: ContextsController | undefined;
   /**
    * Idempotent: the change event after a command's own reload finds nothing new to apply, and a
    * problem already reported is not reported again until the settings or the problems change.
@@ -87,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     log.info(`settings changed: ${JSON.stringify(settings)}`);
     k8s.settingsChanged();
     target.check();
+    contexts?.update();
   };
   const s: Services = {
     ext: context,
@@ -101,13 +106,17 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     connections,
     target,
     statusChanged: () => statusBar?.update(),
+    // one budget of list requests for every context's loads, shared fairly (core's SharedLanes)
+    lanes: new SharedLanes(MULTI_DEFAULT_LANES),
   };
   const loads = new LoadController(s);
   const sync = new SyncController(s);
   const demo = new DemoController(s);
   const viewer = new RecordingViewer(s, () => ({ extensionUri: context.extensionUri, log }));
   const recorder = new RecordingController(s, sync, (path) => viewer.openFile(path));
-  context.subscriptions.push(loads, recorder, sync, viewer, vscode.workspace.registerTextDocumentContentProvider(RECORDING_SCHEME, viewer));
+  contexts = new ContextsController(s, s.lanes);
+  const listed = contexts;
+  context.subscriptions.push(loads, recorder, sync, viewer, contexts, vscode.workspace.registerTextDocumentContentProvider(RECORDING_SCHEME, viewer));
   statusBar = new StatusBar(() => ({
     ...(model.context ? { context: model.context } : {}),
     ...(model.server ? { server: model.server } : {}),
@@ -172,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     client: async (name) => {
       const open = await connections.peek(target.current());
       if (open?.context.name === name) return open.client;
-      if (model.context !== name) return undefined;
+      if (model.context !== name) return listed.connections.client(name);
       return (await connections.get(target.current()).catch(() => undefined))?.client;
     },
     timeoutMs: () => settings.requestTimeoutSeconds * 1000,
@@ -193,9 +202,11 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const handlers: Record<CommandName, CommandHandler> = {
     loadClusterResources: async () => {
       await k8s.connect(); // a load right after start-up uses the Kubernetes extension's kubeconfig, not the default
-      return loads.load();
+      // the current context, and the listed ones already opened (a collapsed, never opened one stays unloaded)
+      const [result] = await Promise.all([loads.load(), listed.listed.loadOpened()]);
+      return result;
     },
-    cancelLoad: () => loads.cancel(),
+    cancelLoad: () => (listed.listed.cancel() && !loads.loading ? true : loads.cancel()),
     startSyncLoop: () => sync.start(),
     stopSyncLoop: () => sync.stop(),
     startRecording: (path) => recorder.start(path),
@@ -222,10 +233,12 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     refresh: (arg) => {
       const active = vscode.window.activeTextEditor?.document.uri;
       if (!arg && active?.scheme === YAML_SCHEME) return yaml.refresh(active);
+      if (listed.nameOf(arg) !== undefined) return listed.load(arg); // a listed context reloads as a whole
       const scope = refreshScope(s, targetNode(s, arg));
       return loads.load(scope ? { only: scope } : {});
     },
     refreshType: (arg) => {
+      if (listed.nameOf(arg) !== undefined) return listed.load(arg);
       const scope = refreshScope(s, targetNode(s, arg));
       return scope ? loads.load({ only: scope }) : loads.load();
     },
@@ -237,6 +250,9 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     clearFilter: () => applyFilter(s, ''),
     copyName: (arg) => copyName(s, arg),
     showMore: (arg) => showMore(s, arg),
+    addContext: (arg) => listed.add(arg),
+    removeContext: (arg) => listed.remove(arg),
+    loadContext: (arg) => listed.load(arg),
     openDemoTerminal: () => {
       const d = demo.info;
       openDemoTerminal(d ? { name: d.name, kubeconfig: d.target().kubeconfig! } : undefined);
@@ -247,6 +263,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   shutdown = async () => {
     loads.dispose();
     await recorder.stop('the extension is shutting down');
+    listed.dispose();
     await sync.stop('the extension is shutting down');
     connections.close();
     await demo.stop();

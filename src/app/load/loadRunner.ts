@@ -12,7 +12,9 @@
  * - A refresh of one type (`only`) replaces that type (in that namespace) and touches nothing else.
  */
 import type { Clock } from '../../core/clock';
-import { ClusterLoader } from '../../core/loader/clusterLoader';
+import { loadCluster, MULTI_DEFAULT_LANES } from '../../core/loader/multiCluster';
+import type { ClusterLoaderOptions } from '../../core/loader/options';
+import { SharedLanes } from '../../core/pool/sharedLanes';
 import type { LoadPlan, LoadSummary, LoaderClient } from '../../core/loader/types';
 import type { LoaderTaskEvent } from '../../core/timeline/events';
 import type { TimelineStore } from '../../core/timeline/store';
@@ -59,11 +61,20 @@ export interface LoadRequest {
   signal: AbortSignal;
   onProgress?: (p: LoadProgress) => void;
   clock?: Clock;
+  /** The lanes every context's loads share (one budget across clusters); unset: a budget of its own. */
+  lanes?: SharedLanes;
+  /**
+   * Give the cluster up when it shows no sign of life this soon (core's reach deadline), reporting
+   * it `unreachable`; 0/unset: no deadline (the request timeouts and retries decide).
+   */
+  reachTimeoutMs?: number;
 }
 
 export interface LoadResult {
   summary: LoadSummary;
   plan?: LoadPlan;
+  /** Set when the cluster gave no sign of life within `reachTimeoutMs`: why, in a user's words. */
+  unreachable?: string;
 }
 
 export function taskWhat(e: { gvr: LoaderTaskEvent['gvr']; namespace?: string }): string {
@@ -110,7 +121,7 @@ export function summaryLine(contextName: string, s: LoadSummary): string {
 
 export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   const { settings: s, model, only } = req;
-  const loader = new ClusterLoader(req.client, {
+  const options: ClusterLoaderOptions = {
     // kubeloop.concurrency not set: the loader picks the pool size from the RTT (autoConcurrency.ts).
     concurrency: s.concurrencyChosen === false ? undefined : s.concurrency,
     pageSize: s.pageSize,
@@ -121,7 +132,8 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     transfer: treeTransfer(s),
     requestTimeoutMs: s.requestTimeoutSeconds * 1000,
     onEvent: (e) => {
-      req.timeline.append(e);
+      // the timeline names the context of every task: lanes are grouped, and filtered, by it
+      req.timeline.append({ ...e, context: req.contextName });
       logTaskEvent(req.log, e);
     },
     loadId: req.loadId,
@@ -129,7 +141,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     // the tree keeps views, not objects: make each one a view as its page arrives
     transform: viewTransform,
     ...(req.clock ? { clock: req.clock } : {}),
-  });
+  };
   if (!only) {
     // A new context or a new namespace selection starts from an empty tree: objects of the old
     // scope would otherwise linger (hidden, but counted and kept in memory).
@@ -140,9 +152,14 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   req.log.info(
     `loader: ${only ? `refreshing ${only.typeKey}${only.namespace ? ` in ${only.namespace}` : ''}` : 'loading'} from "${req.contextName}" (${s.concurrencyChosen === false ? 'workers by RTT' : `${s.concurrency} workers`}, page size ${s.pageSize}, ${s.metadataOnly ? 'metadata only' : `transfer ${s.treeTransfer ?? 'auto'}`}${s.namespaces.length ? `, namespaces ${s.namespaces.join(',')}` : ''})`,
   );
-  const run = loader.start({
+  // Every context's lists take seats of one shared budget (core's SharedLanes), as `kubeloop load
+  // --context A --context B` does; a load given none has a budget of its own.
+  const outcome = await loadCluster({ name: req.contextName, client: req.client, options }, req.lanes ?? new SharedLanes(MULTI_DEFAULT_LANES), {
+    reachTimeoutMs: req.reachTimeoutMs ?? 0,
     signal: req.signal,
-    onPlan: (plan) => {
+    keepResults: false,
+    ...(req.clock ? { clock: req.clock } : {}),
+    onPlan: (_name, plan) => {
       const auto = plan.concurrencyAuto;
       if (auto)
         req.log.info(
@@ -158,14 +175,14 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
       for (const f of plan.discovery.failures) req.log.warn(`loader: discovery of ${f.groupVersion} failed${f.status ? ` (${f.status})` : ''}: ${f.message}`);
       req.onProgress?.({ ...progress });
     },
-    onNarrow: (replaced, by) => {
+    onNarrow: (_name, replaced, by) => {
       // A 403 across all namespaces: the type is listed in the context's namespace instead.
       const key = typeKeyOf(replaced.gvr);
       remaining.set(key, (remaining.get(key) ?? 1) + by.length - 1);
       progress.tasksTotal += by.length - 1;
       req.log.info(`loader: ${key}: 403 across all namespaces; listing it in ${by.map((t) => t.namespace).join(', ')} instead`);
     },
-    onResult: (r) => {
+    onResult: (_name, r) => {
       model.applyResult(r);
       const key = typeKeyOf(r.task.gvr);
       const left = (remaining.get(key) ?? 1) - 1;
@@ -177,8 +194,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
       req.onProgress?.({ ...progress });
     },
   });
-  const summary = await run.done;
-  const plan = await run.plan;
+  const { summary, plan } = outcome;
   if (!only && plan) {
     // Failures of tasks this load did not plan (another namespace selection, a type now excluded) are history.
     model.retainFailures(new Set(plan.tasks.map((t) => failureKey(typeKeyOf(t.gvr), t.namespace))));
@@ -187,7 +203,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   const line = summaryLine(req.contextName, summary);
   if (summary.outcome === 'failed') req.log.error(`loader: ${line}`);
   else req.log.info(`loader: ${line}`);
-  return { summary, ...(plan ? { plan } : {}) };
+  return { summary, ...(plan ? { plan } : {}), ...(outcome.unreachable ? { unreachable: outcome.unreachable.message } : {}) };
 }
 
 export function toResourceType(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean; verbs?: string[] }): ResourceType {

@@ -23,7 +23,7 @@ import { MAX_CONCURRENCY, SharedLanes } from '../pool';
 import { AUTO_BASE_LANES } from './autoConcurrency';
 import { ClusterLoader, emptySummary } from './clusterLoader';
 import type { ClusterLoaderOptions } from './options';
-import type { LoaderClient, LoadPlan, LoadSummary, LoadTaskResult } from './types';
+import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 /** Default budget of lanes of a multi-cluster load. */
 export const MULTI_DEFAULT_LANES = 16;
@@ -81,7 +81,11 @@ export interface MultiLoadOptions {
   clock?: Clock;
   onResult?: (cluster: string, r: LoadTaskResult) => void;
   onPlan?: (cluster: string, plan: LoadPlan) => void;
+  /** A 403 across all namespaces: the task was replaced by one per namespace (ClusterLoader's onNarrow). */
+  onNarrow?: (cluster: string, replaced: LoadTask, by: LoadTask[]) => void;
   onSettled?: (outcome: ClusterOutcome) => void;
+  /** false: the outcome's `results` stays empty (a caller that consumes them in onResult need not hold them twice). */
+  keepResults?: boolean;
 }
 
 export async function loadClusters(targets: readonly ClusterTarget[], opts: MultiLoadOptions = {}): Promise<ClusterOutcome[]> {
@@ -92,6 +96,17 @@ export async function loadClusters(targets: readonly ClusterTarget[], opts: Mult
   // Each cluster's fair share of the lanes bounds its latency-aware pool (4 at the least).
   const share = Math.min(MAX_CONCURRENCY, Math.max(AUTO_BASE_LANES, Math.ceil(shared.total / Math.max(1, targets.length))));
   return Promise.all(targets.map((t) => loadOne({ ...t, options: { autoConcurrencyMax: share, ...t.options } }, shared, reachMs, t0, clock, opts)));
+}
+
+/**
+ * One cluster's load on a budget of lanes that outlives it (the extension's contexts load at
+ * different times, each when opened, on one SharedLanes), with the same reach deadline and verdicts
+ * as loadClusters. `reachTimeoutMs` 0: no deadline, and a failure is reported as it is, never as
+ * unreachable. Never rejects.
+ */
+export function loadCluster(t: ClusterTarget, shared: SharedLanes, opts: MultiLoadOptions = {}): Promise<ClusterOutcome> {
+  const clock = opts.clock ?? realClock;
+  return loadOne(t, shared, opts.reachTimeoutMs ?? MULTI_REACH_TIMEOUT_MS, clock.now(), clock, opts);
 }
 
 async function loadOne(t: ClusterTarget, shared: SharedLanes, reachMs: number, t0: number, clock: Clock, opts: MultiLoadOptions): Promise<ClusterOutcome> {
@@ -141,13 +156,14 @@ async function loadOne(t: ClusterTarget, shared: SharedLanes, reachMs: number, t
       onResult: (r) => {
         firstResultMs ??= clock.now() - t0;
         if (r.status !== undefined || r.outcome === 'ok') live();
-        results.push(r);
+        if (opts.keepResults !== false) results.push(r);
         opts.onResult?.(t.name, r);
       },
+      ...(opts.onNarrow ? { onNarrow: (replaced: LoadTask, by: LoadTask[]) => opts.onNarrow!(t.name, replaced, by) } : {}),
     });
     const summary = await run.done;
     const plan = await run.plan;
-    if (!unreachable && !alive && summary.outcome === 'failed' && !opts.signal?.aborted) {
+    if (reachMs > 0 && !unreachable && !alive && summary.outcome === 'failed' && !opts.signal?.aborted) {
       // Given up before the deadline: the retries ran out with no sign of life, the same verdict
       // the watchdog would have given a little later.
       const last = t.client.transport?.lastRetry ?? (summary.error instanceof Error ? { error: summary.error as ApiLikeError } : undefined);

@@ -13,6 +13,8 @@ export type { GroupVersionResource };
 export interface LoaderTaskEvent {
   kind: 'task';
   loadId: string;
+  /** The kubeconfig context whose cluster the task listed (the timeline groups lanes by it); absent when one cluster is shown. */
+  context?: string;
   taskId: number;
   worker: number; // worker lane, 0-based
   phase: 'start' | 'page' | 'retry' | 'finish';

@@ -59,6 +59,7 @@ export class LoadController implements vscode.Disposable {
           origin: this.s.origin,
           loadId,
           signal: ac.signal,
+          lanes: this.s.lanes,
           onProgress: (p) => {
             this.progress = p;
             const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;

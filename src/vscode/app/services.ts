@@ -9,6 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
+import type { SharedLanes } from '../../core/pool/sharedLanes';
 import { CONTEXT_KEYS } from '../../app/commandIds';
 import { expandHome, sameTarget, type ConnectionTarget, type Connections } from '../../app/connection/connection';
 import type { Logger } from '../../app/logger';
@@ -37,6 +38,8 @@ export interface Services {
   readonly target: TargetState;
   /** Asks the status bar to redraw soon. */
   statusChanged(): void;
+  /** The lanes every context's loads share (the current one's and the listed ones'). */
+  readonly lanes: SharedLanes;
 }
 
 export function settingsTarget(s: KubeLoopSettings): ConnectionTarget {

@@ -22,11 +22,12 @@ export function targetNode(s: Services, arg: unknown): ResourceNode | undefined 
 }
 
 export function objectAddress(s: Services, node: ResourceNode): ObjectAddress | undefined {
-  if (node.kind !== 'object' || !s.model.context) return undefined;
-  const type = s.model.type(node.typeKey!);
+  const model = s.tree.modelOf(node); // the current context's, or a listed context's
+  if (node.kind !== 'object' || !model.context) return undefined;
+  const type = model.type(node.typeKey!);
   if (!type) return undefined;
   return {
-    context: s.model.context,
+    context: model.context,
     group: type.gvr.group,
     version: type.gvr.version,
     resource: type.gvr.resource,
@@ -54,7 +55,7 @@ export async function openResourceYaml(s: Services, arg: unknown): Promise<void>
  */
 export function revealInTimeline(s: Services, arg: unknown, show: (key: string) => void): void {
   const node = targetNode(s, arg);
-  const key = node?.kind === 'object' ? s.model.object(node.namespace ?? CLUSTER, node.typeKey!, node.name!)?.view.key : undefined;
+  const key = node?.kind === 'object' ? s.tree.modelOf(node).object(node.namespace ?? CLUSTER, node.typeKey!, node.name!)?.view.key : undefined;
   if (!key) {
     void vscode.window.showInformationMessage('KubeLoop: select an object in the KubeLoop resource tree first, then run Reveal in Timeline.');
     return;
@@ -67,14 +68,15 @@ export function revealInTimeline(s: Services, arg: unknown, show: (key: string) 
 
 export async function copyName(s: Services, arg: unknown): Promise<void> {
   const node = targetNode(s, arg);
-  const name = node?.kind === 'object' ? node.name : node?.kind === 'namespace' ? node.namespace : node?.kind === 'context' ? s.model.context : undefined;
+  const name =
+    node?.kind === 'object' ? node.name : node?.kind === 'namespace' ? node.namespace : node?.kind === 'context' ? s.tree.modelOf(node).context : undefined;
   if (!name) return;
   await vscode.env.clipboard.writeText(name);
   vscode.window.setStatusBarMessage(`Copied "${name}"`, 2000);
 }
 
 export async function applyFilter(s: Services, text: string): Promise<void> {
-  s.tree.tree.setFilter(text);
+  s.tree.setFilter(text);
   const f = s.tree.tree.filter;
   s.view.description = f ? `filter: ${f}` : undefined;
   // The description is hidden while the view is its container's only view: the message always shows.
@@ -107,7 +109,7 @@ export async function filter(s: Services): Promise<void> {
 
 export function showMore(s: Services, arg: unknown): void {
   if (!isNode(arg) || arg.kind !== 'more') return;
-  const type = s.tree.tree.showMore(arg);
+  const type = s.tree.treeOf(arg).showMore(arg); // the current context's tree, or a listed context's
   if (type) s.tree.refresh(type);
 }
 

@@ -8,6 +8,11 @@
  * onDidChangeTreeData events naming only the changed rows and kinds; a RefreshGate spaces those
  * events just over VS Code's own 200 ms debounce, which would otherwise hold them while they keep
  * coming (under churn, for seconds).
+ *
+ * Several contexts: the current context is the first root (this.tree over the model); the contexts
+ * of `kubeloop.contexts` follow (ListedContexts), each its own TreeModel and refresh lanes, and a
+ * node is answered by the tree its path's first segment (`c:<context>`) belongs to. A listed
+ * context's row says its state (contextRow) and starts collapsed: expanding it is what loads it.
  */
 import * as vscode from 'vscode';
 import { realClock } from '../../core/clock';
@@ -18,7 +23,10 @@ import { accessibleLabel } from '../../app/tree/accessibility';
 import { RefreshLanes } from '../../app/tree/lanes';
 import { RefreshGate } from '../../app/tree/gate';
 import type { ResourceNode } from '../../app/tree/node';
-import { TreeModel } from '../../app/tree/treeModel';
+import { TreeModel, type NodeItem } from '../../app/tree/treeModel';
+import type { ListedContexts } from '../../app/contexts/listedContexts';
+import { contextRow } from '../../app/contexts/contextSet';
+import { ITEM_CONTEXT } from '../../app/commandIds';
 
 /** Shape and colour both say the state, so it does not rest on colour alone. */
 const TONE_ICONS: Record<Exclude<StatusTone, 'none'>, [string, string]> = {
@@ -34,6 +42,12 @@ function icon(tone: StatusTone | undefined, codicon: string | undefined): vscode
     return new vscode.ThemeIcon(codicon && tone === 'error' ? codicon : id, new vscode.ThemeColor(color));
   }
   return new vscode.ThemeIcon(codicon ?? 'file-code');
+}
+
+/** A listed context's state icon: its own codicon, coloured by tone. */
+function listedIcon(it: NodeItem): vscode.ThemeIcon {
+  const color = it.tone === 'error' ? 'charts.red' : it.tone === 'warning' ? 'charts.yellow' : undefined;
+  return new vscode.ThemeIcon(it.icon ?? 'server-environment', color ? new vscode.ThemeColor(color) : undefined);
 }
 
 const COLLAPSIBLE = {
@@ -53,6 +67,10 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   private readonly unsubscribe: () => void;
   /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
   readonly stats = { refreshes: 0, nodes: 0, full: 0 };
+  private listed: ListedContexts | undefined;
+  /** Refresh lanes of each listed context's tree. */
+  private readonly listedLanes = new Map<string, { lanes: RefreshLanes; unsubscribe: () => void }>();
+  private unsubscribeListed: (() => void) | undefined;
 
   constructor(readonly model: ResourceModel) {
     this.tree = new TreeModel(model);
@@ -64,6 +82,61 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     }, realClock);
     this.lanes = new RefreshLanes(this.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
     this.unsubscribe = model.onChange((c) => this.lanes.modelChanged(c));
+  }
+
+  /** Shows the listed contexts after the current one, each row following its context's state. */
+  attachListed(listed: ListedContexts): void {
+    this.listed = listed;
+    const sync = () => {
+      for (const [name, l] of [...this.listedLanes]) {
+        if (listed.get(name)) continue;
+        l.unsubscribe();
+        l.lanes.dispose();
+        this.listedLanes.delete(name);
+      }
+      for (const name of listed.names()) {
+        if (this.listedLanes.has(name)) continue;
+        const c = listed.get(name)!;
+        c.tree.setFilter(this.tree.filter); // a context added while a filter is on is filtered too
+        const lanes = new RefreshLanes(c.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
+        this.listedLanes.set(name, { lanes, unsubscribe: c.model.onChange((ch) => lanes.modelChanged(ch)) });
+      }
+    };
+    sync();
+    this.unsubscribeListed = listed.onChange((name) => {
+      if (name === undefined) {
+        sync();
+        this.refresh();
+        return;
+      }
+      const root = listed.get(name)?.tree.roots()[0];
+      if (root) this.listedLanes.get(name)?.lanes.add([root]);
+    });
+  }
+
+  /** The listed context (not the current one) a node belongs to. */
+  listedOf(node: ResourceNode): string | undefined {
+    const seg = node.path[0];
+    if (seg === undefined || this.tree.roots()[0]?.path[0] === seg) return undefined;
+    return this.listed?.byRootSegment(seg)?.name;
+  }
+
+  /** The model that holds a node's objects: the current context's, or its listed context's. */
+  modelOf(node: ResourceNode): ResourceModel {
+    const name = this.listedOf(node);
+    return (name !== undefined ? this.listed?.get(name)?.model : undefined) ?? this.model;
+  }
+
+  /** The tree a node belongs to: the current context's, or its listed context's. */
+  treeOf(node: ResourceNode): TreeModel {
+    const name = this.listedOf(node);
+    return (name !== undefined ? this.listed?.get(name)?.tree : undefined) ?? this.tree;
+  }
+
+  /** The filter of every context's tree (name, kind or namespace; '' clears it). */
+  setFilter(text: string): void {
+    this.tree.setFilter(text);
+    for (const name of this.listed?.names() ?? []) this.listed!.get(name)!.tree.setFilter(text);
   }
 
   /** Re-reads one node's row and children, or the whole tree. */
@@ -83,15 +156,30 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
-    return this.tree.children(node);
+    if (node?.kind === 'context') {
+      // VS Code asks a collapsed row's children only once it is expanded: the lazy connect's trigger.
+      // (onDidExpandElement was not enough: under load an expanded row's event was lost once, likely
+      // when a refresh renewed the row's handle between drawing and the click.)
+      const name = this.listedOf(node);
+      if (name !== undefined) this.listed!.open(name);
+    }
+    if (node) return this.treeOf(node).children(node);
+    const roots = this.tree.roots();
+    const current = roots[0]?.path[0];
+    for (const name of this.listed?.names() ?? []) {
+      const root = this.listed!.get(name)!.tree.roots()[0];
+      if (root && root.path[0] !== current) roots.push(root);
+    }
+    return roots;
   }
 
   getParent(node: ResourceNode): ResourceNode | undefined {
-    return this.tree.parent(node);
+    return this.treeOf(node).parent(node);
   }
 
   getTreeItem(node: ResourceNode): vscode.TreeItem {
-    const it = this.tree.item(node);
+    const listed = node.kind === 'context' ? this.listedOf(node) : undefined;
+    const it = listed !== undefined ? this.listedRow(listed, node) : this.treeOf(node).item(node);
     // Labels, descriptions and plain-string tooltips are rendered as text by VS Code, so names from
     // the cluster (even `<img src=x onerror=...>`) cannot become markup here. Never a MarkdownString.
     const item = new vscode.TreeItem(it.label, COLLAPSIBLE[it.collapsible]);
@@ -99,14 +187,35 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     item.description = it.description;
     item.tooltip = it.tooltip;
     item.contextValue = it.contextValue;
-    item.iconPath = icon(it.tone, it.icon);
-    const kind = node.kind === 'object' ? this.model.type(node.typeKey!)?.kind : undefined;
+    item.iconPath = listed !== undefined ? listedIcon(it) : icon(it.tone, it.icon);
+    const kind = node.kind === 'object' ? this.modelOf(node).type(node.typeKey!)?.kind : undefined;
     item.accessibilityInformation = { label: accessibleLabel(node, it, kind), role: 'treeitem' };
     if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
     return item;
   }
 
+  /** A listed context's row: its name, and its state where the current context shows its server. */
+  private listedRow(name: string, node: ResourceNode): NodeItem {
+    const c = this.listed!.get(name)!;
+    const row = contextRow(name, c.server, c.state, realClock.now());
+    return {
+      ...c.tree.item(node),
+      description: row.description,
+      tooltip: row.tooltip,
+      icon: row.icon,
+      tone: row.tone === 'none' ? undefined : row.tone,
+      contextValue: ITEM_CONTEXT.listedContext,
+      // collapsed until the user opens it (VS Code keeps a row's expansion by its id afterwards)
+      collapsible: 'collapsed',
+    };
+  }
+
   dispose(): void {
+    this.unsubscribeListed?.();
+    for (const l of this.listedLanes.values()) {
+      l.unsubscribe();
+      l.lanes.dispose();
+    }
     this.unsubscribe();
     this.lanes.dispose();
     this.gate.dispose();
