@@ -77,14 +77,14 @@ describe('preconnect: the lanes find their connections up', () => {
 
   it('a far load with the default lanes dials while the reviews are out and widens on one probe, sent on a warmed connection', async () => {
     const stats = remote.fx.cluster.stats;
-    const discovery = () => stats.requestsByVerb.discovery ?? 0;
-    // The fixed pool never probes: its discovery requests are the baseline.
-    let before = discovery();
+    const probes = () => stats.requestsByVerb.version ?? 0;
+    // The fixed pool never probes: its GET /version requests are the baseline.
+    let before = probes();
     const fixed = await load(remote.far, ['--concurrency', '4']);
-    const baseline = discovery() - before;
+    const baseline = probes() - before;
     assert.equal(fixed.failed.length, 0);
 
-    before = discovery();
+    before = probes();
     const conns0 = stats.totalConnections;
     const auto = await load(remote.far);
     assert.equal(auto.failed.length, 0);
@@ -92,7 +92,7 @@ describe('preconnect: the lanes find their connections up', () => {
     assert.ok(auto.concurrencyAuto && auto.concurrency > 4, JSON.stringify(auto.concurrencyAuto));
     // One idle-time probe confirmed the widening: the I/O thread's, on a warmed connection (the
     // loader's own would be a second one).
-    assert.equal(discovery() - before, baseline + 1, 'exactly one /version probe');
+    assert.equal(probes() - before, baseline + 1, 'exactly one /version probe');
     // At most the warmed connections (two per lane) plus the calling thread's (discovery, reviews).
     const conns = stats.totalConnections - conns0;
     assert.ok(conns <= 2 * auto.concurrency + 3, `${conns} connections for ${auto.concurrency} lanes`);

@@ -6,7 +6,7 @@
 export interface ServerStats {
   /** Requests received, in total. */
   requests: number;
-  /** Requests by verb: list, get, watch, create, update, patch, delete, deletecollection, discovery, admin. */
+  /** Requests by verb: list, get, watch, create, update, patch, delete, deletecollection, discovery, version (GET /version), admin. */
   requestsByVerb: Record<string, number>;
   /** Requests by resource ('pods', 'deployments.apps'). */
   requestsByResource: Record<string, number>;
