@@ -93,6 +93,7 @@ describe('a recording started while the sync loop runs', () => {
       session.abort();
       stop.abort();
       await running;
+      client.close();
     }
   });
 });
