@@ -14,6 +14,9 @@ import {
   objectLabel,
   parseRecordingDocPath,
   recordedTypes,
+  recordedPage,
+  RECORDED_PAGE,
+  sortedKeys,
   recordingDocPath,
   renderRecordedYaml,
   type RecordingDoc,
@@ -83,15 +86,31 @@ describe('a recording in the timeline', () => {
 
 describe('the cluster as recorded', () => {
   it('lists types then objects, sorted, pods first and Events last; labels namespace/name or name', () => {
-    const types = recordedTypes(['pods/b/x', 'events/b/x.1', 'deployments.apps/a/d', 'pods/a/y', 'nodes//n1', 'not-a-key']);
+    const types = recordedTypes(['pods/b/x', 'events/b/x.1', 'deployments.apps/a/d', 'pods/a/y', 'nodes//n1', 'not-a-key', 'pods/a/']);
     assert.deepEqual(types, [
-      { type: 'pods', keys: ['pods/a/y', 'pods/b/x'] },
+      { type: 'pods', keys: ['pods/b/x', 'pods/a/y'] },
       { type: 'deployments.apps', keys: ['deployments.apps/a/d'] },
       { type: 'nodes', keys: ['nodes//n1'] },
       { type: 'events', keys: ['events/b/x.1'] },
     ]);
+    // sorted when shown, once
+    assert.deepEqual(sortedKeys(types[0]!), ['pods/a/y', 'pods/b/x']);
+    assert.deepEqual(types[0]!.keys, ['pods/a/y', 'pods/b/x']);
     assert.equal(objectLabel('pods/a/y'), 'a/y');
     assert.equal(objectLabel('nodes//n1'), 'n1');
+  });
+
+  it('pages a type of many objects: 500 rows, then where the next page starts, the last page with none after it', () => {
+    const keys = Array.from({ length: 1203 }, (_, i) => `pods/ns/p${String(i).padStart(4, '0')}`);
+    const first = recordedPage(keys, 0);
+    assert.equal(first.keys.length, RECORDED_PAGE);
+    assert.equal(first.keys[0], 'pods/ns/p0000');
+    assert.equal(first.next, 500);
+    const second = recordedPage(keys, first.next!);
+    assert.equal(second.keys[0], 'pods/ns/p0500');
+    const last = recordedPage(keys, 1000);
+    assert.deepEqual([last.keys.length, last.next, last.keys.at(-1)], [203, undefined, 'pods/ns/p1202']);
+    assert.deepEqual(recordedPage(keys.slice(0, 500), 0).next, undefined, 'exactly one page: no "more" row');
   });
 
   it('addresses documents so that any name round-trips, and rejects what is not one', () => {

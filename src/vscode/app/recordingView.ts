@@ -20,6 +20,9 @@ import {
   objectLabel,
   parseRecordingDocPath,
   recordedTypes,
+  recordedPage,
+  RECORDED_PAGE,
+  sortedKeys,
   recordingDocPath,
   renderRecordedYaml,
   RECORDING_SCHEME,
@@ -31,7 +34,10 @@ import { TimelineStore } from '../../core/timeline/store';
 import { TimelinePanel, type TimelinePanelOptions } from '../timeline/panel';
 import { setContextKey, type Services } from './services';
 
-type RecNode = { kind: 'type'; type: string; keys: string[] } | { kind: 'object'; key: string };
+type RecNode =
+  | { kind: 'type'; type: string; keys: string[]; sorted?: boolean }
+  | { kind: 'object'; key: string }
+  | { kind: 'more'; type: string; keys: string[]; from: number };
 
 interface OpenRecording {
   id: number;
@@ -196,10 +202,22 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
     const o = this.open;
     if (!o) return [];
     if (!node) return recordedTypes(o.objects.keys()).map((t) => ({ kind: 'type', type: t.type, keys: t.keys }));
-    return node.kind === 'type' ? node.keys.map((key) => ({ kind: 'object', key })) : [];
+    if (node.kind === 'object') return [];
+    // A page of objects at a time, the rest behind a "more" row (expanded: the next page).
+    const keys = node.kind === 'type' ? sortedKeys(node) : node.keys;
+    const page = recordedPage(keys, node.kind === 'type' ? 0 : node.from);
+    const rows: RecNode[] = page.keys.map((key) => ({ kind: 'object', key }));
+    if (page.next !== undefined) rows.push({ kind: 'more', type: node.type, keys, from: page.next });
+    return rows;
   }
 
   getTreeItem(node: RecNode): vscode.TreeItem {
+    if (node.kind === 'more') {
+      const item = new vscode.TreeItem(`${node.keys.length - node.from} more ${node.type}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `more:${node.type}:${node.from}`;
+      item.tooltip = `Expand for the next ${Math.min(RECORDED_PAGE, node.keys.length - node.from)}`;
+      return item;
+    }
     if (node.kind === 'type') {
       const item = new vscode.TreeItem(node.type, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `type:${node.type}`;
