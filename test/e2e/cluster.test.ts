@@ -383,18 +383,33 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     }
   });
 
-  it('"Select Context" offers the running demo cluster', async () => {
+  it('"Select Context" offers the running demo cluster', async (t) => {
     const items = await s.step('context quick pick', async () => {
-      await s.page.keyboard.press('Escape');
-      await s.workbench.runCommand(paletteTitle('selectContext'));
       const rows = s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-      // The context pick's own title and the demo cluster's row, not the palette's rows.
-      await s.page.locator('.quick-input-widget .quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
-      await rows
-        .filter({ hasText: /embedded demo cluster/ })
-        .first()
-        .waitFor();
-      return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      const open = async (timeout?: number) => {
+        await s.page.keyboard.press('Escape');
+        await s.workbench.runCommand(paletteTitle('selectContext'));
+        // The context pick's own title and the demo cluster's row, not the palette's rows.
+        await s.page.locator('.quick-input-widget .quick-input-title', { hasText: 'KubeLoop: Select Context' }).waitFor();
+        await rows
+          .filter({ hasText: /embedded demo cluster/ })
+          .first()
+          .waitFor(timeout ? { timeout } : {});
+      };
+      try {
+        await open(10_000);
+      } catch (e) {
+        // Seen once in about ten runs (a full e2e tier, cause not found): the pick drew its title,
+        // then its list stayed hidden, as when the quick pick is dismissed by a focus change. Say
+        // what had focus, and ask once more: what this test checks is what the pick offers.
+        const active = await s.page.evaluate(() => {
+          const a = document.activeElement;
+          return a ? `${a.tagName}.${a.className}` : 'none';
+        });
+        t.diagnostic(`the context pick's rows stayed hidden (${(e as Error).message.split('\n')[0]}); focus on ${active}; asking again`);
+        await open();
+      }
+      return (await rows.allInnerTexts()).map((x) => x.replace(/\s+/g, ' ').trim());
     });
     await s.page.keyboard.press('Escape');
     assert.ok(
