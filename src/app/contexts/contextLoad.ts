@@ -31,7 +31,7 @@ export class ContextConnections {
   constructor(private readonly o: ContextLoadOptions) {}
 
   readonly load: ContextLoad = async ({ name, model, signal, onProgress }) => {
-    const target: ConnectionTarget = { ...(this.o.kubeconfig() ? { kubeconfig: this.o.kubeconfig()! } : {}), context: name };
+    const target = this.targetOf(name);
     let conns = this.open.get(name);
     if (!conns) this.open.set(name, (conns = new Connections(this.o.connection)));
     let conn;
@@ -64,8 +64,13 @@ export class ContextConnections {
   async client(name: string): Promise<Awaited<ReturnType<Connections['get']>>['client'] | undefined> {
     const conns = this.open.get(name);
     if (!conns) return undefined;
-    const target: ConnectionTarget = { ...(this.o.kubeconfig() ? { kubeconfig: this.o.kubeconfig()! } : {}), context: name };
-    return (await conns.peek(target))?.client;
+    return (await conns.peek(this.targetOf(name)))?.client;
+  }
+
+  /** A listed context's connection target: the kubeconfig of the settings, that context. */
+  private targetOf(name: string): ConnectionTarget {
+    const kubeconfig = this.o.kubeconfig();
+    return { ...(kubeconfig ? { kubeconfig } : {}), context: name };
   }
 
   close(name: string): void {

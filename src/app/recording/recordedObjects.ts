@@ -18,6 +18,7 @@ import { mergePatch } from '../../core/recorder/diff';
 import type { ObjectChange } from '../../core/recorder/reader';
 import { objectKey, parseKey, type Obj } from '../../core/recorder/records';
 import { redactObject, isSecret } from '../../core/kube/redact';
+import { escapePathSegment, pathSegments } from '../yaml/address';
 import { clockTime } from './liveRecording';
 
 export const RECORDING_SCHEME = 'kubeloop-recording';
@@ -82,28 +83,17 @@ export function preciseTime(t: number): string {
 
 export type RecordingDoc = { recording: number; key: string } & ({ kind: 'at'; t: number } | { kind: 'before' | 'after'; change: number });
 
-function escape(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[%/?#\\\u0000-\u001f\u007f]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-}
-
 export function recordingDocPath(d: RecordingDoc): string {
   const p = parseKey(d.key);
   if (!p) throw new Error(`not an object key: ${d.key}`);
   const n = d.kind === 'at' ? d.t : d.change;
-  return `/${[String(d.recording), d.kind, String(n), p.type, p.namespace ?? '_', `${p.name}.yaml`].map(escape).join('/')}`;
+  return `/${[String(d.recording), d.kind, String(n), p.type, p.namespace ?? '_', `${p.name}.yaml`].map(escapePathSegment).join('/')}`;
 }
 
 /** The document a path names, or undefined when it is not one of ours. */
 export function parseRecordingDocPath(path: string): RecordingDoc | undefined {
-  const parts = path.split('/');
-  if (parts.length !== 7 || parts[0] !== '') return undefined;
-  let seg: string[];
-  try {
-    seg = parts.slice(1).map((x) => decodeURIComponent(x));
-  } catch {
-    return undefined;
-  }
+  const seg = pathSegments(path, 6);
+  if (!seg) return undefined;
   const [rec, kind, n, type, ns, file] = seg as [string, string, string, string, string, string];
   const recording = Number(rec);
   const num = Number(n);

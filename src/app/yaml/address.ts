@@ -24,25 +24,31 @@ export interface ObjectAddress {
 
 const CORE = '_';
 
-function escape(s: string): string {
+/** One path segment of a document address: `%`, `/`, `?`, `#`, `\\` and control characters percent-escaped, so any name round-trips. */
+export function escapePathSegment(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/[%/?#\\\u0000-\u001f\u007f]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
+/** The `count` decoded segments of an absolute path `/a/b/...`, or undefined when it has another number or one does not decode. */
+export function pathSegments(path: string, count: number): string[] | undefined {
+  const parts = path.split('/');
+  if (parts.length !== count + 1 || parts[0] !== '') return undefined;
+  try {
+    return parts.slice(1).map((p) => decodeURIComponent(p));
+  } catch {
+    return undefined;
+  }
+}
+
 export function addressToPath(a: ObjectAddress): string {
-  return `/${[a.context, a.group || CORE, a.version, a.resource, a.namespace ?? CORE, `${a.name}.yaml`].map(escape).join('/')}`;
+  return `/${[a.context, a.group || CORE, a.version, a.resource, a.namespace ?? CORE, `${a.name}.yaml`].map(escapePathSegment).join('/')}`;
 }
 
 /** The address a path names, or undefined when the path is not one of ours. */
 export function pathToAddress(path: string): ObjectAddress | undefined {
-  const parts = path.split('/');
-  if (parts.length !== 7 || parts[0] !== '') return undefined;
-  let seg: string[];
-  try {
-    seg = parts.slice(1).map((p) => decodeURIComponent(p));
-  } catch {
-    return undefined;
-  }
+  const seg = pathSegments(path, 6);
+  if (!seg) return undefined;
   const [context, group, version, resource, namespace, file] = seg as [string, string, string, string, string, string];
   if (!context || !version || !resource || !file.endsWith('.yaml') || file.length <= 5) return undefined;
   return {

@@ -24,7 +24,7 @@ import { RefreshLanes } from '../../app/tree/lanes';
 import { RefreshGate } from '../../app/tree/gate';
 import type { ResourceNode } from '../../app/tree/node';
 import { TreeModel, type NodeItem } from '../../app/tree/treeModel';
-import type { ListedContexts } from '../../app/contexts/listedContexts';
+import type { ListedContext, ListedContexts } from '../../app/contexts/listedContexts';
 import { contextRow } from '../../app/contexts/contextSet';
 import { ITEM_CONTEXT } from '../../app/commandIds';
 
@@ -114,23 +114,29 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     });
   }
 
-  /** The listed context (not the current one) a node belongs to. */
-  listedOf(node: ResourceNode): string | undefined {
+  /**
+   * The listed context (not the current one) a node belongs to. Asked for every row VS Code draws:
+   * one map lookup by the path's first segment, no node built.
+   */
+  private ownerOf(node: ResourceNode): ListedContext | undefined {
     const seg = node.path[0];
-    if (seg === undefined || this.tree.roots()[0]?.path[0] === seg) return undefined;
-    return this.listed?.byRootSegment(seg)?.name;
+    const c = seg === undefined ? undefined : this.listed?.byRootSegment(seg);
+    return c && c.name !== this.model.context ? c : undefined;
+  }
+
+  /** The name of the listed context (not the current one) a node belongs to. */
+  listedOf(node: ResourceNode): string | undefined {
+    return this.ownerOf(node)?.name;
   }
 
   /** The model that holds a node's objects: the current context's, or its listed context's. */
   modelOf(node: ResourceNode): ResourceModel {
-    const name = this.listedOf(node);
-    return (name !== undefined ? this.listed?.get(name)?.model : undefined) ?? this.model;
+    return this.ownerOf(node)?.model ?? this.model;
   }
 
   /** The tree a node belongs to: the current context's, or its listed context's. */
   treeOf(node: ResourceNode): TreeModel {
-    const name = this.listedOf(node);
-    return (name !== undefined ? this.listed?.get(name)?.tree : undefined) ?? this.tree;
+    return this.ownerOf(node)?.tree ?? this.tree;
   }
 
   /** The filter of every context's tree (name, kind or namespace; '' clears it). */
@@ -178,8 +184,9 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   }
 
   getTreeItem(node: ResourceNode): vscode.TreeItem {
-    const listed = node.kind === 'context' ? this.listedOf(node) : undefined;
-    const it = listed !== undefined ? this.listedRow(listed, node) : this.treeOf(node).item(node);
+    const owner = this.ownerOf(node);
+    const listed = node.kind === 'context' ? owner?.name : undefined;
+    const it = listed !== undefined ? this.listedRow(listed, node) : (owner?.tree ?? this.tree).item(node);
     // Labels, descriptions and plain-string tooltips are rendered as text by VS Code, so names from
     // the cluster (even `<img src=x onerror=...>`) cannot become markup here. Never a MarkdownString.
     const item = new vscode.TreeItem(it.label, COLLAPSIBLE[it.collapsible]);
@@ -188,7 +195,7 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     item.tooltip = it.tooltip;
     item.contextValue = it.contextValue;
     item.iconPath = listed !== undefined ? listedIcon(it) : icon(it.tone, it.icon);
-    const kind = node.kind === 'object' ? this.modelOf(node).type(node.typeKey!)?.kind : undefined;
+    const kind = node.kind === 'object' ? (owner?.model ?? this.model).type(node.typeKey!)?.kind : undefined;
     item.accessibilityInformation = { label: accessibleLabel(node, it, kind), role: 'treeitem' };
     if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
     return item;
