@@ -7,7 +7,8 @@ import { FakeClock } from '../../src/core/clock';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { TreeModel } from '../../src/app/tree/treeModel';
-import { COUNTS_MS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';
+import { COUNTS_MS, FIRST_RESULT_HOLD_MS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';
+import { RefreshCoalescer } from '../../src/app/tree/coalesce';
 import type { ResourceNode } from '../../src/app/tree/node';
 import { pod, result, task } from './vscode-fixtures';
 
@@ -93,5 +94,59 @@ describe('RefreshLanes', () => {
     await t.clock.advance(COUNTS_MS);
     assert.equal(t.fired.length, before);
     assert.equal(t.clock.pendingTimers(), 0);
+  });
+
+  it('a new load: its reset waits for the first bucket and goes out with it, at once (one tree event, not two)', async () => {
+    const model = new ResourceModel();
+    const tree = new TreeModel(model);
+    const clock = new FakeClock();
+    const fired: { at: number; ids: string[] | 'all' }[] = [];
+    const lanes = new RefreshLanes(tree, (nodes) => fired.push({ at: clock.now(), ids: nodes ? nodes.map((n) => n.id) : 'all' }), clock);
+    model.onChange((c) => lanes.modelChanged(c));
+    model.retarget({ context: 'ctx' });
+    await clock.advance(STRUCTURE_MS + 20); // later than the structure window: the reset is still held
+    assert.equal(fired.length, 0);
+    model.applyResult(result(task({ group: '', version: 'v1', resource: 'namespaces' }, 'Namespace', false), []));
+    model.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'p-1')]));
+    assert.deepEqual(fired, [{ at: STRUCTURE_MS + 20, ids: 'all' }], 'the first bucket flushed the held reset with it, without waiting');
+    const ns = tree.children(tree.roots()[0]!)[0]!;
+    assert.equal(ns.namespace, 'a');
+    // The buckets after the first take the structure lane as before.
+    model.applyResult(result(task(PODS, 'Pod', true, 'b'), [pod('b', 'p-2')]));
+    await clock.advance(STRUCTURE_MS);
+    assert.equal(fired.length, 2);
+    assert.equal(fired[1]!.at, 2 * STRUCTURE_MS + 20);
+    lanes.dispose();
+  });
+
+  it('a reset with no bucket after it goes out alone after FIRST_RESULT_HOLD_MS', async () => {
+    const t = setup();
+    t.model.retarget({ context: 'other' });
+    await t.clock.advance(FIRST_RESULT_HOLD_MS - 1);
+    assert.equal(t.fired.length, 0);
+    await t.clock.advance(1);
+    assert.deepEqual(t.fired, [{ at: FIRST_RESULT_HOLD_MS, ids: 'all' }]);
+    t.lanes.dispose();
+  });
+});
+
+describe('RefreshCoalescer', () => {
+  it('fires within the shortest delay asked for since its last flush; a longer one never postpones it', async () => {
+    const clock = new FakeClock();
+    const fired: number[] = [];
+    const c = new RefreshCoalescer<{ id: string; path: string[] }>(() => fired.push(clock.now()), clock, 100);
+    c.add([{ id: 'a', path: ['a'] }], 500);
+    await clock.advance(50);
+    c.add([{ id: 'b', path: ['b'] }]); // due at 150: sooner than 500
+    await clock.advance(99);
+    assert.deepEqual(fired, []);
+    await clock.advance(1);
+    assert.deepEqual(fired, [150]);
+    c.add([{ id: 'c', path: ['c'] }]); // due at 250
+    c.add([{ id: 'd', path: ['d'] }], 1000); // asks for later: still 250
+    await clock.advance(100);
+    assert.deepEqual(fired, [150, 250]);
+    assert.equal(clock.pendingTimers(), 0);
+    c.dispose();
   });
 });

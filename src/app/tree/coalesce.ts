@@ -6,6 +6,8 @@
  * - Every node added is refreshed by the next flush (itself, or an ancestor that covers it): a node
  *   whose ancestor is also pending is left out, since refreshing the ancestor re-reads it.
  * - A request to refresh everything (undefined) makes the flush one whole-tree refresh.
+ * - The flush comes within the shortest delay any add asked for since the last flush (the
+ *   lane's `delayMs` unless an add says otherwise).
  * - At most one timer is pending; dispose() cancels it and nothing fires afterwards.
  */
 import type { Clock, TimerHandle } from '../../core/clock';
@@ -20,6 +22,8 @@ export class RefreshCoalescer<N extends PathNode> {
   private pending = new Map<string, N>();
   private all = false;
   private timer: TimerHandle | undefined;
+  /** Clock time the pending timer fires at. */
+  private due = Infinity;
   private disposed = false;
 
   constructor(
@@ -28,18 +32,23 @@ export class RefreshCoalescer<N extends PathNode> {
     readonly delayMs = 100,
   ) {}
 
-  /** Queues nodes to refresh; undefined = the whole tree. */
-  add(nodes: readonly N[] | undefined): void {
+  /** Queues nodes to refresh (undefined = the whole tree), to be fired within `delayMs`. */
+  add(nodes: readonly N[] | undefined, delayMs = this.delayMs): void {
     if (this.disposed) return;
     if (nodes === undefined) this.all = true;
     else for (const n of nodes) this.pending.set(n.id, n);
     if (!this.all && this.pending.size === 0) return;
-    this.timer ??= this.clock.setTimer(this.delayMs, () => this.flush());
+    const due = this.clock.now() + delayMs;
+    if (this.timer && this.due <= due) return;
+    this.timer?.cancel();
+    this.due = due;
+    this.timer = this.clock.setTimer(delayMs, () => this.flush());
   }
 
   flush(): void {
     this.timer?.cancel();
     this.timer = undefined;
+    this.due = Infinity;
     if (this.disposed) return;
     const all = this.all;
     const nodes = [...this.pending.values()];
@@ -54,6 +63,7 @@ export class RefreshCoalescer<N extends PathNode> {
     this.disposed = true;
     this.timer?.cancel();
     this.timer = undefined;
+    this.due = Infinity;
   }
 }
 
