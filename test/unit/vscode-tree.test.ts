@@ -172,6 +172,15 @@ describe('TreeModel', () => {
       ['context'],
       'a new namespace refreshes the context row',
     );
+    render(t); // VS Code re-read the context row: namespace c is shown
+    m.applyView('c/new-1', computeObjectView('c/new-1', pod('c', 'new-1'), undefined));
+    assert.ok(!changed!.some((n) => n.kind === 'context'), 'an object that joins a namespace already shown leaves the context row alone');
+    m.applyView('c/new-1', undefined);
+    m.applyView('c/new-0', undefined);
+    assert.ok(
+      changed!.some((n) => n.kind === 'context'),
+      'a namespace that lost its last object refreshes the context row',
+    );
     off();
   });
 

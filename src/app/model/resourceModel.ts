@@ -185,6 +185,16 @@ export class ResourceModel {
   private readonly failed = new Map<string, TypeFailure>();
   private readonly listeners = new Set<(c: ModelChange) => void>();
   private count = 0;
+  private nsVersion = 0;
+
+  /**
+   * Bumped whenever what namespaces() returns may have changed (a namespace gained its first bucket
+   * or lost its last, the namespaces list changed, a reset or a new scope); equal versions mean an
+   * equal list. Lets the tree skip rebuilding the list on the thousands of bucket changes of a load.
+   */
+  get namespacesVersion(): number {
+    return this.nsVersion;
+  }
 
   get objectCount(): number {
     return this.count;
@@ -211,7 +221,10 @@ export class ResourceModel {
     const scopeChanged = t.namespaces !== undefined && this.namespaceScope.join(',') !== t.namespaces.join(',');
     const emptied = this.context !== t.context || scopeChanged;
     if (emptied) this.reset(t.context);
-    if (t.namespaces) this.scope = [...t.namespaces];
+    if (t.namespaces) {
+      this.scope = [...t.namespaces];
+      this.nsVersion++;
+    }
     if (t.server !== undefined || t.context === undefined) this.shownServer = t.server ?? '';
     return emptied;
   }
@@ -392,7 +405,10 @@ export class ResourceModel {
 
   private createBucket(type: ResourceType, ns: string): Bucket {
     let byType = this.buckets.get(ns);
-    if (!byType) this.buckets.set(ns, (byType = new Map()));
+    if (!byType) {
+      this.buckets.set(ns, (byType = new Map()));
+      this.nsVersion++;
+    }
     const b = new Bucket(type, ns);
     byType.set(type.key, b);
     return b;
@@ -401,7 +417,10 @@ export class ResourceModel {
   private dropBucket(ns: string, key: string): void {
     const byType = this.buckets.get(ns);
     byType?.delete(key);
-    if (byType && byType.size === 0) this.buckets.delete(ns);
+    if (byType && byType.size === 0) {
+      this.buckets.delete(ns);
+      this.nsVersion++;
+    }
   }
 
   private replaceBucket(type: ResourceType, ns: string, entries: ObjectEntry[], partial: boolean): void {
@@ -430,6 +449,7 @@ export class ResourceModel {
   }
 
   private emit(c: ModelChange): void {
+    if (c.kind === 'reset' || (c.kind === 'bucket' && c.namespace === CLUSTER && c.typeKey === 'namespaces')) this.nsVersion++;
     for (const l of this.listeners) {
       try {
         l(c);
