@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { handlePodCleanups, HOUSEKEEPING_BATCH } from '../../src/core/syncloop/housekeeping';
+import { handlePodCleanups, HOUSEKEEPING_BATCH, HOUSEKEEPING_SWEEP } from '../../src/core/syncloop/housekeeping';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
 import type { KubeObject } from '../../src/core/syncloop/types';
 
@@ -72,5 +72,25 @@ describe('housekeeping in batches', () => {
     const ac = new AbortController();
     setImmediate(() => ac.abort(new Error('loop stopped')));
     await assert.rejects(handlePodCleanups(kl, ac.signal), /loop stopped/);
+  });
+
+  it('sweeps at most HOUSEKEEPING_SWEEP views and objects a pass, going on where the last pass stopped', async () => {
+    const n = HOUSEKEEPING_SWEEP + 1_000;
+    const kl = await bigLoop(n);
+    // Both gaps sit past the first sweep: the stale view of the last object, and a ghost view (set last).
+    const last = `configmaps:default/cm-${n - 1}`;
+    kl.actual.set({ ...kl.actual.get(last)!, resourceVersion: '0' });
+    kl.actual.set({ key: 'configmaps:default/ghost', uid: 'ghost', kind: 'ConfigMap', name: 'ghost', status: 'Active', deleting: false });
+    const first = await handlePodCleanups(kl, new AbortController().signal);
+    assert.deepEqual(first.resynced, [], 'the first pass did not get that far');
+    assert.deepEqual(first.removed, []);
+    const second = await handlePodCleanups(kl, new AbortController().signal);
+    assert.deepEqual(second.resynced, [last]);
+    assert.deepEqual(second.removed, ['configmaps:default/ghost']);
+    // A new lap: the gap repaired stays repaired, and a gap at the start is found by the third pass.
+    kl.actual.set({ ...kl.actual.get('configmaps:default/cm-0')!, resourceVersion: '0' });
+    const third = await handlePodCleanups(kl, new AbortController().signal);
+    assert.deepEqual(third.resynced, ['configmaps:default/cm-0']);
+    assert.deepEqual(third.removed, []);
   });
 });
