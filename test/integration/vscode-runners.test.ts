@@ -192,6 +192,33 @@ describe('load and sync runners on the demo cluster', () => {
       );
       const bad = log.lines.filter((l) => /MethodNotAllowed|not allow this method/.test(l));
       assert.deepEqual(bad, [], 'no watch of an unwatchable type');
+      // A load after the first reconcile (a Refresh) that brings a row the API does not have: the
+      // reconcile walks again (the model's loadVersion moved) and takes it out; the others stay.
+      const pods = model.bucketsIn('default').find((b) => b.type.key === 'pods')!;
+      const kept = [...pods.objects.values()].map((e) => ({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: e.name, namespace: 'default', uid: e.view.uid },
+      }));
+      model.applyResult({
+        taskId: 9_999,
+        task: { id: 9_999, gvr: pods.type.gvr, kind: 'Pod', namespaced: true, namespace: 'default' },
+        outcome: 'ok',
+        items: [...kept, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'phantom', namespace: 'default', uid: 'phantom-uid' } }],
+        count: kept.length + 1,
+        partial: false,
+        pages: 1,
+        retries: 0,
+        bytes: 0,
+        resourceVersion: '1',
+        fellBackToFullList: false,
+        worker: 0,
+        startedAt: 0,
+        durationMs: 0,
+      } as Parameters<ResourceModel['applyResult']>[0]);
+      assert.ok(model.object('default', 'pods', 'phantom'));
+      await eventually(() => !model.object('default', 'pods', 'phantom'), { description: 'the loaded phantom to leave the tree', timeoutMs: 15_000 });
+      assert.ok(model.object('default', 'pods', 'added-by-test'), 'the real ones stay');
     } finally {
       await runner.stop();
     }

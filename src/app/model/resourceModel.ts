@@ -186,6 +186,15 @@ export class ResourceModel {
   private readonly listeners = new Set<(c: ModelChange) => void>();
   private count = 0;
   private nsVersion = 0;
+  private loads = 0;
+
+  /**
+   * Bumped by every load result taken in and by a reset: rows that did not come from the sync loop's
+   * own views can only have arrived when it moved (the loop's reconcile walks the rows only then).
+   */
+  get loadVersion(): number {
+    return this.loads;
+  }
 
   /**
    * Bumped whenever what namespaces() returns may have changed (a namespace gained its first bucket
@@ -238,6 +247,7 @@ export class ResourceModel {
     this.types.clear();
     this.types.set(PODS_TYPE.key, PODS_TYPE);
     this.count = 0;
+    this.loads++;
     this.emit({ kind: 'reset' });
   }
 
@@ -257,6 +267,7 @@ export class ResourceModel {
   /** One loader result: replaces what its task covers. A cancelled task changes nothing. */
   applyResult(r: LoadTaskResult): void {
     if (r.outcome === 'cancelled') return;
+    this.loads++;
     const gvr = r.task.gvr;
     const key = typeKeyOf(gvr);
     let type = this.types.get(key);
