@@ -1,7 +1,7 @@
 /**
  * `kubeloop load --context A --context B` / `--all-contexts`: several clusters in one run, on one
  * shared budget of lanes (core's loadClusters). Each cluster has its own client (credentials, rate
- * limiter, I/O thread, discovery cache) and its own report; a cluster that cannot be set up, fails
+ * limiter, discovery cache, its channel of the process's one I/O thread) and its own report; a cluster that cannot be set up, fails
  * or does not answer is reported with its reason and never stops the others.
  *
  * Exit status: 0 every cluster loaded every type; 2 some cluster failed or some types did; 1 only
@@ -52,8 +52,6 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
           qps: flags.qps,
           burst: flags.burst,
           ioThread: wantsIoThread(flags),
-          // one thread per cluster boots at once here: a cluster's first lists must not wait for its own
-          waitForIoThread: false,
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,
         });

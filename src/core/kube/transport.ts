@@ -3,8 +3,10 @@
  *
  * Guarantees:
  * - One keep-alive agent (see auth.ts) carries every request of this thread; paged lists are
- *   walked by the transport's I/O thread (ioThread.ts, listStream.ts) on its own keep-alive agent.
- *   close() destroys both, so no socket outlives the transport.
+ *   walked on the transport's channel of the process's I/O thread (ioThread.ts, listStream.ts),
+ *   with a keep-alive agent of the channel's own (this transport's TLS material and proxy).
+ *   close() destroys both (the channel's sockets in the thread; the thread itself once no other
+ *   transport uses it), so no socket outlives the transport.
  * - Every request takes an AbortSignal that really aborts: the request (and its socket) is destroyed
  *   at once, whether it is connecting, waiting for headers or streaming the body, and the promise
  *   rejects with the signal's reason. Listeners and timers are released on every outcome.
@@ -228,7 +230,7 @@ export class KubeTransport {
   /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
   static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
     // The I/O thread boots while the credentials are applied and discovery runs: started at the
-    // first list, its boot would delay every list of a load.
+    // first list, its boot would delay every list of a load. Later transports share it (ioThread.ts).
     let proxy: URL | undefined;
     try {
       proxy = resolveProxy(new URL(context.server), context.cluster.proxyUrl, proxyEnvironment(opts.env ?? process.env));
