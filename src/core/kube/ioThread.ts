@@ -28,10 +28,9 @@
  *   the transport's policy on the calling thread) and each channel's `failed` is set, so no new
  *   stream is opened on it (its lists stay on the calling thread); a start() after that starts a
  *   new thread.
- * - `ready` turns true when the thread has booted (its 'ready' message). Until then the transport
- *   may open streams (they wait in the worker's queue) or, if told not to wait, walks its lists on
- *   the calling thread. The CLI starts the thread ahead (prestartIoThread), so that its boot
- *   overlaps the command's start-up.
+ * - Streams opened while the thread boots wait in the worker's queue, in order. The CLI starts the thread ahead (prestartIoThread), so
+ *   that its boot overlaps the command's start-up; a multi-cluster load boots it once (five
+ *   threads booting at once on 2 cores held each cluster's first lists 200-450 ms).
  */
 import { Worker } from 'node:worker_threads';
 import type { HeaderMap, Tls } from './auth';
@@ -74,7 +73,6 @@ const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require, ($
 interface Prestarted {
   worker: Worker;
   failure?: Error;
-  ready?: boolean;
 }
 const PRESTARTED = Symbol.for('kubeloop.ioThread.prestarted');
 type Slot = { [PRESTARTED]?: Prestarted };
@@ -96,9 +94,6 @@ export function prestartIoThread(): void {
     p.worker.unref();
     p.worker.on('error', (e) => (p.failure ??= e));
     p.worker.on('exit', (code) => (p.failure ??= new Error(`I/O thread exited with code ${code}`)));
-    p.worker.on('message', (m: FromWorker) => {
-      if (m.t === 'ready') p.ready = true;
-    });
     slot[PRESTARTED] = p;
   } catch {
     // worker threads unavailable: start() will say so in its own way
@@ -113,20 +108,18 @@ export function discardPrestartedIoThread(): void {
   if (p) void p.worker.terminate();
 }
 
-function takePrestarted(): { worker: Worker; ready: boolean } | undefined {
+function takePrestarted(): Worker | undefined {
   const slot = globalThis as Slot;
   const p = slot[PRESTARTED];
   delete slot[PRESTARTED];
   if (!p) return undefined;
   p.worker.removeAllListeners('error');
   p.worker.removeAllListeners('exit');
-  // the taker attaches its own listener in the same tick: no message falls between the two
-  p.worker.removeAllListeners('message');
   if (p.failure) {
     void p.worker.terminate();
     return undefined;
   }
-  return { worker: p.worker, ready: !!p.ready };
+  return p.worker;
 }
 
 /** A stream's owner and where its messages go. */
@@ -146,14 +139,11 @@ class IoHost {
   readonly streams = new Map<number, OpenStream>();
   nextStream = 1;
   nextChannel = 1;
-  ready: boolean;
   failed: Error | undefined;
   private ended = false;
 
   constructor() {
-    const early = takePrestarted();
-    this.worker = early?.worker ?? spawnWorker();
-    this.ready = !!early?.ready;
+    this.worker = takePrestarted() ?? spawnWorker();
     this.worker.unref();
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(e));
@@ -203,7 +193,6 @@ class IoHost {
   }
 
   private onMessage(m: FromWorker): void {
-    if (m.t === 'ready') return void (this.ready = true);
     if (m.t === 'rtt' || m.t === 'probeFailed') {
       for (const c of this.channels) if (c.ch === m.ch) c.fromWorker(m);
       return;
@@ -287,11 +276,6 @@ export class IoThread {
   /** Set when the worker died: no new stream is opened on it. */
   get failed(): Error | undefined {
     return this.host.failed;
-  }
-
-  /** The thread has booted (see the guarantees). */
-  get ready(): boolean {
-    return this.host.ready;
   }
 
   /** Not closed, and the worker did not die. */

@@ -71,9 +71,7 @@ export type FromWorker =
    */
   | { t: 'rtt'; ch: number; ms: number; probe?: boolean; id?: undefined; end?: undefined }
   /** The warm probe was not answered (no sample; the caller probes in its own way). */
-  | { t: 'probeFailed'; ch: number; id?: undefined; end?: undefined }
-  /** The thread has booted and takes lists (sent once, first). */
-  | { t: 'ready'; id?: undefined; end?: undefined };
+  | { t: 'probeFailed'; ch: number; id?: undefined; end?: undefined };
 
 /** `makeTunnel`: tunnel.ts's factory, shipped alongside (for a cluster behind a proxy). */
 export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentMaker): void {
@@ -547,5 +545,4 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       makeAgent(c, { ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] });
     }
   });
-  post({ t: 'ready' });
 }

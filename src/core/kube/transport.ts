@@ -54,13 +54,6 @@ export interface TransportOptions {
    */
   ioThread?: boolean;
   /**
-   * false: a list that starts while the I/O thread is still booting is walked on the calling thread
-   * rather than queued for the thread (a load that starts several threads at once, one per cluster,
-   * where a booting isolate held each cluster's first list 200-450 ms on 2 cores). Default true: a
-   * single load's thread is started ahead (prestartIoThread) and lists wait the few ms it may need.
-   */
-  waitForIoThread?: boolean;
-  /**
    * Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their lower-case forms) are read; default
    * process.env. The cluster's proxy-url takes precedence (see proxy.ts).
    */
@@ -259,8 +252,9 @@ export class KubeTransport {
     spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number },
   ): Promise<ListStream | undefined> {
     const io = this.io;
-    // A thread still booting would hold the list up: unless told to wait, walk it on this thread.
-    if (!io || !this.listStreams || (!io.ready && this.opts.waitForIoThread === false)) return undefined;
+    // A thread still booting takes the list when it is up (its messages wait in order): the CLI
+    // starts it ahead (prestartIoThread), and every later transport of the process shares it.
+    if (!io || !this.listStreams) return undefined;
     return openListStream(
       {
         io,
