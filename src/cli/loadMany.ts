@@ -1,13 +1,13 @@
 /**
  * `kubeloop load --context A --context B` / `--all-contexts`: several clusters in one run, on one
  * shared budget of lanes (core's loadClusters). Each cluster has its own client (credentials, rate
- * limiter, I/O thread, discovery cache) and its own report; a cluster that cannot be set up, fails
+ * limiter, discovery cache, its channel of the process's one I/O thread) and its own report; a cluster that cannot be set up, fails
  * or does not answer is reported with its reason and never stops the others.
  *
  * Exit status: 0 every cluster loaded every type; 2 some cluster failed or some types did; 1 only
  * for a problem with the run itself (bad flags, no kubeconfig, no contexts); 130 interrupted.
  */
-import { KubeClient, KubeConfigError, listContextNames, loadKubeContext, type KubeContext } from '../core/kube';
+import { KubeClient, KubeConfigError, listContextNames, loadKubeContexts, type KubeContext } from '../core/kube';
 import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
 import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
@@ -44,16 +44,22 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
     io.stderr.write(`kubeloop load: ${describe(e)}\n`);
     return 1;
   }
+  // The configuration is read once for every context; a context it cannot give is that cluster's failure.
+  let contexts: (KubeContext | Error)[];
+  try {
+    contexts = loadKubeContexts({ kubeconfig: flags.kubeconfig }, names);
+  } catch (e) {
+    contexts = names.map(() => (e instanceof Error ? e : new Error(String(e))));
+  }
   const prepared: Prepared[] = await Promise.all(
-    names.map(async (name): Promise<Prepared> => {
+    names.map(async (name, i): Promise<Prepared> => {
       try {
-        const ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: name });
+        const ctx = contexts[i]!;
+        if (ctx instanceof Error) throw ctx;
         const client = await KubeClient.connect(ctx, {
           qps: flags.qps,
           burst: flags.burst,
           ioThread: wantsIoThread(flags),
-          // one thread per cluster boots at once here: a cluster's first lists must not wait for its own
-          waitForIoThread: false,
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,
         });

@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfigError, listContextNames, loadKubeContext } from '../../src/core/kube';
+import { KubeConfigError, listContextNames, loadKubeContext, loadKubeContexts } from '../../src/core/kube';
 import { kubeconfigYaml, tempDir } from './kube-helpers';
 
 const t = tempDir();
@@ -56,6 +56,29 @@ describe('kubeconfig: one KubeConfig per context', () => {
     assert.equal(b.kc.getCurrentUser()?.token, 'token-b');
     assert.equal(a.kc.getCurrentUser()?.token, 'token-a');
     assert.deepEqual(listContextNames({ kubeconfig: p }), { names: ['ctx-a', 'ctx-b'], current: 'ctx-a' });
+  });
+
+  it('loadKubeContexts reads the configuration once and gives each name what loadKubeContext gives, or its error', () => {
+    const p = file('two-many', two);
+    const [a, b, missing] = loadKubeContexts({ kubeconfig: p }, ['ctx-a', 'ctx-b', 'nope']);
+    for (const [got, name] of [
+      [a, 'ctx-a'],
+      [b, 'ctx-b'],
+    ] as const) {
+      assert.ok(!(got instanceof Error));
+      const one = loadKubeContext({ kubeconfig: p, context: name });
+      assert.deepEqual(
+        [got.name, got.server, got.namespace, got.kc.getCurrentUser()?.token],
+        [one.name, one.server, one.namespace, one.kc.getCurrentUser()?.token],
+      );
+      assert.deepEqual(
+        got.kc.getContexts().map((c) => c.name),
+        [name],
+        'each its own KubeConfig',
+      );
+    }
+    assert.ok(isConfigError(/unknown context "nope"/)(missing));
+    assert.throws(() => loadKubeContexts({ kubeconfig: join(t.dir, 'absent') }, ['ctx-a']), isConfigError(/file not found/));
   });
 
   it('merges KUBECONFIG files like kubectl: first definition and first current-context win', () => {

@@ -15,6 +15,7 @@ import {
   type ListOptions,
 } from '../../src/core/kube';
 import { ClusterLoader, planTasks, selectTypes, type LoaderClient, type LoadTaskResult } from '../../src/core/loader';
+import { SharedLanes } from '../../src/core/pool';
 import type { GroupVersionResource, LoaderTaskEvent } from '../../src/core/timeline/events';
 
 const fixture = parseAggregated(JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'discovery', 'aggregated_v2.json'), 'utf8')));
@@ -79,6 +80,18 @@ class FakeClient implements LoaderClient {
     return { items: sink, resourceVersion: '42', pages: page, retries: 0, bytes: 0, fellBackToFullList: false };
   }
 }
+
+const namespacesType: ApiResource = {
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  singular: 'namespace',
+  namespaced: false,
+  verbs: ['list', 'get', 'watch'],
+  shortNames: ['ns'],
+  categories: [],
+};
 
 async function settle<T>(clock: FakeClock, p: Promise<T>, step = 10): Promise<T> {
   let done = false;
@@ -204,18 +217,7 @@ describe('ClusterLoader: running a load', () => {
   it('submits core namespaces before everything else, so the first result (and the first level of the tree) comes after one short list', async () => {
     const clock = new FakeClock();
     const d = syntheticDiscovery(4);
-    const ns: ApiResource = {
-      group: '',
-      version: 'v1',
-      resource: 'namespaces',
-      kind: 'Namespace',
-      singular: 'namespace',
-      namespaced: false,
-      verbs: ['list', 'get', 'watch'],
-      shortNames: ['ns'],
-      categories: [],
-    };
-    d.groups.push({ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [ns] }] });
+    d.groups.push({ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [namespacesType] }] });
     const client = new FakeClient(clock, d, (gvr) => (gvr.resource === 'namespaces' ? { objects: 3, pageLatencyMs: 1 } : { objects: 50, pageLatencyMs: 10 }));
     const events: LoaderTaskEvent[] = [];
     const loader = new ClusterLoader(client, { clock, concurrency: 1, pageSize: 10, onEvent: (e) => events.push(e) });
@@ -223,6 +225,39 @@ describe('ClusterLoader: running a load', () => {
     const started = events.filter((e) => e.phase === 'start').map((e) => e.gvr.resource);
     assert.deepEqual(started, ['namespaces', 'things1', 'things2', 'things0', 'things3']);
     assert.equal(results[0]!.task.gvr.resource, 'namespaces');
+  });
+
+  it('on shared lanes, a cluster in discovery keeps a seat for its first list, and its other lists wait for its namespaces', async () => {
+    const clock = new FakeClock();
+    const shared = new SharedLanes(2);
+    const withNamespaces = (n: number) => {
+      const d = syntheticDiscovery(n);
+      d.groups.push({ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [namespacesType] }] });
+      return d;
+    };
+    // A: planned at once, every list long. B: its discovery answers after 50 ms.
+    const a = new FakeClient(clock, withNamespaces(4), (gvr) =>
+      gvr.resource === 'namespaces' ? { objects: 3, pageLatencyMs: 5 } : { objects: 10, pageLatencyMs: 1000 },
+    );
+    const b = new FakeClient(
+      clock,
+      () => clock.sleep(50).then(() => withNamespaces(2)),
+      (gvr) => (gvr.resource === 'namespaces' ? { objects: 3, pageLatencyMs: 5 } : { objects: 10, pageLatencyMs: 10 }),
+    );
+    const events: { c: string; e: LoaderTaskEvent }[] = [];
+    const load = (c: FakeClient, name: string) =>
+      new ClusterLoader(c, { clock, concurrency: 2, pageSize: 10, lanes: { shared, name }, onEvent: (e) => events.push({ c: name, e }) }).load();
+    const [ra, rb] = await settle(clock, Promise.all([load(a, 'a'), load(b, 'b')]));
+    assert.equal(ra.summary.outcome, 'ok');
+    assert.equal(rb.summary.outcome, 'ok');
+    const at = (c: string, phase: string, resource?: string) =>
+      events.filter((x) => x.c === c && x.e.phase === phase && (!resource || x.e.gvr.resource === resource)).map((x) => x.e.t);
+    assert.deepEqual(at('b', 'start', 'namespaces'), [50], "b's first list starts when its plan is ready, not after a's long lists");
+    assert.equal(rb.results[0]!.task.gvr.resource, 'namespaces');
+    const aNamespacesDone = at('a', 'finish', 'namespaces')[0]!;
+    for (const t of at('a', 'start').slice(1))
+      assert.ok(t >= aNamespacesDone, `a's other lists start after its namespaces answered (${t} >= ${aNamespacesDone})`);
+    assert.equal(shared.inUse, 0, 'every seat given back');
   });
 
   it('a failing type is one error result with its status and message (partial items kept); the rest loads', async () => {

@@ -4,8 +4,8 @@
  */
 export { KubeClient, type ClientOptions } from './client';
 export { DiscoveryCache, defaultDiscoveryCacheDir, discoveryCacheLocation, DEFAULT_DISCOVERY_CACHE_TTL_MS, type DiscoveryCacheOptions } from './discoveryCache';
-export { prestartIoThread, discardPrestartedIoThread } from './ioThread';
-export { loadKubeContext, listContextNames, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
+export { prestartIoThread, discardPrestartedIoThread, sharedIoThread } from './ioThread';
+export { loadKubeContext, loadKubeContexts, listContextNames, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
 export { KubeTransport, buildUrl, type TransportOptions, type RequestSpec, type RetryInfo, type JsonResponse, type TransportStats } from './transport';
 export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter, apiErrorFromResponse, type TransportFailure } from './errors';
 export { TokenBucket, createRateLimiter, DEFAULT_QPS, DEFAULT_BURST, type RateLimiter } from './rateLimiter';

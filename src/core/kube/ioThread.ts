@@ -8,22 +8,33 @@
  * thread the chains move at the server's pace and the parsing thread only decodes and parses; each
  * page crosses as one transferred buffer (no copy between threads).
  *
+ * One thread per process: every IoThread (one per transport, so per cluster) is a channel of the
+ * same worker, which keeps each channel's agent (its TLS material, scheme and proxy) and spare
+ * connections apart. Five clusters cost one isolate, not five (measured: five threads were most of
+ * the extra CPU of a five-cluster load on 2 cores). Each cluster's rate limiter stays with its
+ * transport on the calling thread, which grants that cluster's requests (below).
+ *
  * Guarantees:
  * - A stream's messages arrive in list order, and the last one says `end`; after cancel() nothing
  *   more arrives, and the worker has destroyed the stream's requests (the server sees them go).
  * - The worker sends a request only with a grant; the transport grants as its rate limiter allows.
- * - close() terminates the worker and with it every socket of its agent.
+ * - A channel's requests use only its own agent: a cluster that hangs holds its own sockets, and
+ *   the other channels' streams go on (the thread does no blocking work).
+ * - close() ends the channel: its streams are cancelled and its agent, with every socket of it, is
+ *   destroyed in the thread; the other channels are untouched. The thread is reference-counted: the
+ *   last channel's close() terminates it, and the next start() starts a new one.
  * - The worker keeps the process alive only while a stream is open (it is unref'd when idle).
- * - If the worker dies, every open stream ends with a reset failure (retried by the transport's
- *   policy on the calling thread) and `failed` is set, so no new stream is opened on it.
- * - `ready` turns true when the thread has booted (its 'ready' message). Until then the transport
- *   opens no stream on it: a list that starts before (the first lists of a load whose thread was
- *   not started ahead, e.g. the second and later clusters of a multi-cluster load) is walked on the
- *   calling thread instead of waiting tens to hundreds of ms for a booting isolate.
+ * - If the worker dies, every open stream of every channel ends with a reset failure (retried by
+ *   the transport's policy on the calling thread) and each channel's `failed` is set, so no new
+ *   stream is opened on it (its lists stay on the calling thread); a start() after that starts a
+ *   new thread.
+ * - Streams opened while the thread boots wait in the worker's queue, in order. The CLI starts the thread ahead (prestartIoThread), so
+ *   that its boot overlaps the command's start-up; a multi-cluster load boots it once (five
+ *   threads booting at once on 2 cores held each cluster's first lists 200-450 ms).
  */
 import { Worker } from 'node:worker_threads';
 import type { HeaderMap, Tls } from './auth';
-import { ioWorkerMain, type FromWorker, type IoWorkerData, type ToWorker } from './ioWorker';
+import { ioWorkerMain, type FromWorker, type ToWorker } from './ioWorker';
 import { tunnelAgentFactory } from './tunnel';
 
 export type StreamMessage =
@@ -62,32 +73,27 @@ const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require, ($
 interface Prestarted {
   worker: Worker;
   failure?: Error;
-  ready?: boolean;
 }
 const PRESTARTED = Symbol.for('kubeloop.ioThread.prestarted');
 type Slot = { [PRESTARTED]?: Prestarted };
 
-function spawnWorker(secure: boolean): Worker {
-  const workerData: IoWorkerData = { secure };
-  return new Worker(SOURCE, { eval: true, workerData, name: 'kubeloop-io' });
+function spawnWorker(): Worker {
+  return new Worker(SOURCE, { eval: true, name: 'kubeloop-io' });
 }
 
 /**
  * Starts the I/O thread now, so that its boot (tens of ms) overlaps the caller's own start-up; the
- * next IoThread.start() takes it. Unclaimed, it does not keep the process alive, and
+ * next IoThread.start() takes it (and every later one shares it). Unclaimed, it does not keep the process alive, and
  * discardPrestartedIoThread() ends it. Best effort: a failure here only means a later start.
  */
 export function prestartIoThread(): void {
   const slot = globalThis as Slot;
   if (slot[PRESTARTED]) return;
   try {
-    const p: Prestarted = { worker: spawnWorker(true) };
+    const p: Prestarted = { worker: spawnWorker() };
     p.worker.unref();
     p.worker.on('error', (e) => (p.failure ??= e));
     p.worker.on('exit', (code) => (p.failure ??= new Error(`I/O thread exited with code ${code}`)));
-    p.worker.on('message', (m: FromWorker) => {
-      if (m.t === 'ready') p.ready = true;
-    });
     slot[PRESTARTED] = p;
   } catch {
     // worker threads unavailable: start() will say so in its own way
@@ -102,150 +108,237 @@ export function discardPrestartedIoThread(): void {
   if (p) void p.worker.terminate();
 }
 
-function takePrestarted(): { worker: Worker; ready: boolean } | undefined {
+function takePrestarted(): Worker | undefined {
   const slot = globalThis as Slot;
   const p = slot[PRESTARTED];
   delete slot[PRESTARTED];
   if (!p) return undefined;
   p.worker.removeAllListeners('error');
   p.worker.removeAllListeners('exit');
-  // the taker attaches its own listener in the same tick: no message falls between the two
-  p.worker.removeAllListeners('message');
   if (p.failure) {
     void p.worker.terminate();
     return undefined;
   }
-  return { worker: p.worker, ready: !!p.ready };
+  return p.worker;
 }
 
+/** A stream's owner and where its messages go. */
+interface OpenStream {
+  channel: IoThread;
+  deliver: (m: StreamMessage) => void;
+}
+
+/**
+ * The one worker of the process and what is open on it: its channels (reference count) and its
+ * streams (ids unique across channels). Made by the first start(), dropped by the last close() or
+ * by the worker's death.
+ */
+class IoHost {
+  readonly worker: Worker;
+  readonly channels = new Set<IoThread>();
+  readonly streams = new Map<number, OpenStream>();
+  nextStream = 1;
+  nextChannel = 1;
+  failed: Error | undefined;
+  private ended = false;
+
+  constructor() {
+    this.worker = takePrestarted() ?? spawnWorker();
+    this.worker.unref();
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (e) => this.die(e));
+    this.worker.on('exit', (code) => {
+      if (!this.ended) this.die(new Error(`I/O thread exited with code ${code}`));
+    });
+  }
+
+  get usable(): boolean {
+    return !this.ended && !this.failed;
+  }
+
+  post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+    if (this.usable) this.worker.postMessage(m, transfer);
+  }
+
+  openStream(s: OpenStream): number {
+    const id = this.nextStream++;
+    if (this.streams.size === 0) this.worker.ref();
+    this.streams.set(id, s);
+    return id;
+  }
+
+  /** Forgets a stream of `channel` (no more messages reach it); false when it was not open. */
+  forget(id: number, channel?: IoThread): boolean {
+    const s = this.streams.get(id);
+    if (!s || (channel && s.channel !== channel)) return false;
+    this.streams.delete(id);
+    if (this.streams.size === 0) this.worker.unref();
+    return true;
+  }
+
+  /** A channel closed: its streams are forgotten; the last one ends the thread. */
+  release(channel: IoThread, ch: number): void {
+    if (!this.channels.delete(channel)) return;
+    for (const [id, s] of this.streams) if (s.channel === channel) this.forget(id);
+    this.post({ t: 'close', ch });
+    if (this.channels.size === 0) this.end();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (shared === this) shared = undefined;
+    this.streams.clear();
+    void this.worker.terminate();
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.t === 'rtt' || m.t === 'probeFailed') {
+      for (const c of this.channels) if (c.ch === m.ch) c.fromWorker(m);
+      return;
+    }
+    const s = this.streams.get(m.id);
+    if (!s) return; // cancelled meanwhile
+    if (m.end) this.forget(m.id);
+    if (m.t === 'page') {
+      const { id: _id, body, ...rest } = m;
+      s.deliver({ ...rest, body: Buffer.from(body, 0, m.length) });
+    } else if (m.t === 'progress') {
+      s.deliver({ t: 'progress' });
+    } else {
+      const { id: _id, ...rest } = m;
+      s.deliver(rest);
+    }
+  }
+
+  private die(e: Error): void {
+    if (this.failed || this.ended) return;
+    this.failed = e;
+    if (shared === this) shared = undefined; // the next start() gets a new thread
+    const open = [...this.streams.values()];
+    this.streams.clear();
+    this.worker.unref();
+    for (const s of open) s.deliver({ t: 'fail', kind: 'reset', message: `I/O thread failed: ${e.message}`, sent: 0, end: true });
+    void this.worker.terminate();
+  }
+}
+
+/** The process's thread while any channel is open on it. */
+let shared: IoHost | undefined;
+
+/**
+ * The process's I/O thread as it is now, for diagnostics and tests: its thread id, the channels
+ * (transports) open on it and their open streams; undefined when none runs. `kill()` terminates the
+ * worker as a crash would (every open stream fails with a reset and its list goes on here).
+ */
+export function sharedIoThread(): { threadId: number; channels: number; streams: number; kill(): Promise<number> } | undefined {
+  const h = shared;
+  if (!h || !h.usable) return undefined;
+  return { threadId: h.worker.threadId, channels: h.channels.size, streams: h.streams.size, kill: () => h.worker.terminate() };
+}
+
+/** One cluster's channel of the process's I/O thread (see the guarantees above). */
 export class IoThread {
-  private readonly worker: Worker;
-  private readonly streams = new Map<number, (m: StreamMessage) => void>();
-  private nextId = 1;
+  /** The channel's number in the worker. */
+  readonly ch: number;
   private closed = false;
   private tlsVersion = -1;
-  /** Set when the worker died: no new stream is opened on it. */
-  failed: Error | undefined;
-  /** The thread has booted (see the guarantees). */
-  ready = false;
   /** Gets each RTT sample the thread takes (warmed connections' handshakes; `probe`: the warm probe's answer). */
   onRtt: ((ms: number, probe: boolean) => void) | undefined;
   /** The warm probe got no sample. */
   onProbeFailed: (() => void) | undefined;
 
   /**
-   * A running thread, or undefined where worker threads are not available (lists then stay here).
-   * `proxy`: an http(s) proxy URL every connection of the thread tunnels through (tunnel.ts).
+   * A channel of the running thread (started now if there is none), or undefined where worker
+   * threads are not available (lists then stay here). `secure`: the server is https. `proxy`: an
+   * http(s) proxy URL every connection of the channel tunnels through (tunnel.ts).
    */
   static start(secure: boolean, proxy?: string): IoThread | undefined {
     try {
-      return new IoThread(secure, proxy);
+      shared ??= new IoHost();
+      return new IoThread(shared, secure, proxy);
     } catch {
       return undefined;
     }
   }
 
-  private constructor(secure: boolean, proxy?: string) {
-    const early = takePrestarted();
-    this.worker = early?.worker ?? spawnWorker(secure);
-    this.ready = !!early?.ready;
-    // a prestarted worker was told `secure: true`; messages are ordered, so this precedes any list
-    if (early && !secure) this.worker.postMessage({ t: 'secure', secure } satisfies ToWorker);
-    if (proxy) this.worker.postMessage({ t: 'proxy', url: proxy } satisfies ToWorker);
-    this.worker.unref();
-    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
-    this.worker.on('error', (e) => this.die(e));
-    this.worker.on('exit', (code) => {
-      if (!this.closed) this.die(new Error(`I/O thread exited with code ${code}`));
-    });
+  private constructor(
+    private readonly host: IoHost,
+    secure: boolean,
+    proxy?: string,
+  ) {
+    this.ch = host.nextChannel++;
+    host.channels.add(this);
+    // messages are ordered: the channel is open in the worker before any of its lists
+    host.post({ t: 'open', ch: this.ch, secure, ...(proxy ? { proxy } : {}) });
+  }
+
+  /** Set when the worker died: no new stream is opened on it. */
+  get failed(): Error | undefined {
+    return this.host.failed;
   }
 
   /** Not closed, and the worker did not die. */
   get usable(): boolean {
-    return !this.closed && !this.failed;
+    return !this.closed && this.host.usable;
   }
 
-  /** TLS material for new connections; `version` changes when it rotates. */
+  /** TLS material for the channel's new connections; `version` changes when it rotates. */
   useTls(tls: Tls, version: number): void {
-    if (version === this.tlsVersion) return;
+    if (version === this.tlsVersion || !this.usable) return;
     this.tlsVersion = version;
-    this.post({ t: 'tls', tls: cloneableTls(tls) });
+    this.host.post({ t: 'tls', ch: this.ch, tls: cloneableTls(tls) });
   }
 
   /** Opens a stream; `onMessage` gets its pages and its end. Returns the stream's id. */
   openList(r: ListStreamRequest, onMessage: (m: StreamMessage) => void): number {
-    const id = this.nextId++;
-    if (this.streams.size === 0) this.worker.ref();
-    this.streams.set(id, onMessage);
-    this.post({ t: 'list', id, ...r });
+    const id = this.host.openStream({ channel: this, deliver: onMessage });
+    if (this.usable) this.host.post({ t: 'list', ch: this.ch, id, ...r });
+    else queueMicrotask(() => this.failStream(id, 'the I/O channel is closed'));
     return id;
   }
 
   grant(id: number, grants: number, headers: HeaderMap): void {
-    if (this.streams.has(id)) this.post({ t: 'grant', id, grants, headers });
+    if (this.usable && this.host.streams.get(id)?.channel === this) this.host.post({ t: 'grant', id, grants, headers });
   }
 
   /** Hands a body's buffer back to the worker for reuse (the caller must not touch it again). */
   recycle(body: Buffer): void {
     const ab = body.buffer as ArrayBuffer;
-    if (this.usable && body.byteOffset === 0 && ab.byteLength >= 64 * 1024) this.worker.postMessage({ t: 'recycle', buffer: ab } satisfies ToWorker, [ab]);
+    if (this.usable && body.byteOffset === 0 && ab.byteLength >= 64 * 1024) this.host.post({ t: 'recycle', buffer: ab }, [ab]);
   }
 
   /**
-   * Asks the thread to have `sockets` connections to `origin` open or opening, dialled now (spares
-   * its agent hands out before it would dial). Connections only, no request, but for `probe`: one
-   * GET on the first connection that is up, for an idle-time RTT sample. A spare unused for 30 s
-   * is closed. Not done through a proxy. Call useTls first.
+   * Asks the thread to have `sockets` connections of this channel to `origin` open or opening,
+   * dialled now (spares its agent hands out before it would dial). Connections only, no request,
+   * but for `probe`: one GET on the first connection that is up, for an idle-time RTT sample. A
+   * spare unused for 30 s is closed. Not done through a proxy. Call useTls first.
    */
   warm(origin: string, sockets: number, probe?: { url: string; headers: HeaderMap }): void {
-    this.post({ t: 'warm', origin, sockets, ...(probe ? { probe } : {}) });
+    if (this.usable) this.host.post({ t: 'warm', ch: this.ch, origin, sockets, ...(probe ? { probe } : {}) });
   }
 
   cancel(id: number): void {
-    if (this.forget(id)) this.post({ t: 'cancel', id });
+    if (this.host.forget(id, this)) this.host.post({ t: 'cancel', id });
   }
 
+  /** Ends this channel (its streams, its sockets); the thread ends with its last channel. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.streams.clear();
-    void this.worker.terminate();
+    this.host.release(this, this.ch);
   }
 
-  private post(m: ToWorker): void {
-    if (this.usable) this.worker.postMessage(m);
+  /** @internal the host's delivery of this channel's RTT messages */
+  fromWorker(m: Extract<FromWorker, { t: 'rtt' | 'probeFailed' }>): void {
+    if (this.closed) return;
+    if (m.t === 'rtt') this.onRtt?.(m.ms, !!m.probe);
+    else this.onProbeFailed?.();
   }
 
-  private forget(id: number): boolean {
-    if (!this.streams.delete(id)) return false;
-    if (this.streams.size === 0) this.worker.unref();
-    return true;
-  }
-
-  private onMessage(m: FromWorker): void {
-    if (m.t === 'ready') return void (this.ready = true);
-    if (m.t === 'rtt') return void this.onRtt?.(m.ms, !!m.probe);
-    if (m.t === 'probeFailed') return void this.onProbeFailed?.();
-    const deliver = this.streams.get(m.id);
-    if (!deliver) return; // cancelled meanwhile
-    if (m.end) this.forget(m.id);
-    if (m.t === 'page') {
-      const { id: _id, body, ...rest } = m;
-      deliver({ ...rest, body: Buffer.from(body, 0, m.length) });
-    } else if (m.t === 'progress') {
-      deliver({ t: 'progress' });
-    } else {
-      const { id: _id, ...rest } = m;
-      deliver(rest);
-    }
-  }
-
-  private die(e: Error): void {
-    if (this.failed || this.closed) return;
-    this.failed = e;
-    const open = [...this.streams.values()];
-    this.streams.clear();
-    for (const deliver of open) deliver({ t: 'fail', kind: 'reset', message: `I/O thread failed: ${e.message}`, sent: 0, end: true });
-    void this.worker.terminate();
+  private failStream(id: number, message: string): void {
+    const s = this.host.streams.get(id);
+    if (!s || !this.host.forget(id, this)) return;
+    s.deliver({ t: 'fail', kind: 'reset', message, sent: 0, end: true });
   }
 }

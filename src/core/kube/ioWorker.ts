@@ -1,6 +1,12 @@
 /**
  * The I/O thread's side of paged-list streams (see ioThread.ts for the why and the guarantees).
  *
+ * One thread serves every cluster of the process. Each cluster is a channel (`open` ... `close`):
+ * its own keep-alive agent (its TLS material, its scheme, its proxy), its own spare connections and
+ * warm probe; a stream belongs to one channel and uses only that channel's agent, so a cluster that
+ * hangs holds only its own sockets. Stream ids are unique across channels (the main thread's host
+ * numbers them). `close` of a channel ends its streams and destroys its agent and every socket of it.
+ *
  * `ioWorkerMain` is shipped to the worker as source text (`ioWorkerMain.toString()`), so it must be
  * self-contained: it may use only its parameter (the worker's `require`) and what it loads with it.
  *
@@ -23,19 +29,23 @@ import type { HeaderMap, Tls } from './auth';
 import type { TunnelAgentMaker } from './tunnel';
 
 export type ToWorker =
-  | { t: 'tls'; tls: Tls }
-  | { t: 'secure'; secure: boolean }
-  /** Tunnel every connection through this http(s) proxy (sent before any list). */
-  | { t: 'proxy'; url: string }
-  | { t: 'list'; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
+  /**
+   * A cluster's channel: `secure` (https), `proxy`: tunnel every connection through this http(s)
+   * proxy. Sent before any other message of the channel.
+   */
+  | { t: 'open'; ch: number; secure: boolean; proxy?: string }
+  /** The channel is over: its streams are stopped and its agent and spares destroyed. */
+  | { t: 'close'; ch: number }
+  | { t: 'tls'; ch: number; tls: Tls }
+  | { t: 'list'; ch: number; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer }
   /**
-   * Have `sockets` connections to `origin` open or opening (spare ones are dialled now); see `warm`
-   * below. `probe`: also GET this URL once on the first connection that is up (an RTT sample).
+   * Have `sockets` connections of the channel to `origin` open or opening (spare ones are dialled
+   * now); see `warm` below. `probe`: also GET this URL once on the first connection that is up.
    */
-  | { t: 'warm'; origin: string; sockets: number; probe?: { url: string; headers: HeaderMap } };
+  | { t: 'warm'; ch: number; origin: string; sockets: number; probe?: { url: string; headers: HeaderMap } };
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
@@ -59,19 +69,13 @@ export type FromWorker =
    * An RTT sample (rtt.ts's rule) taken on this thread: from a connection's handshake, or from the
    * warm probe's answer on a connection that was already up (`probe`: then one request was sent).
    */
-  | { t: 'rtt'; ms: number; probe?: boolean; id?: undefined; end?: undefined }
+  | { t: 'rtt'; ch: number; ms: number; probe?: boolean; id?: undefined; end?: undefined }
   /** The warm probe was not answered (no sample; the caller probes in its own way). */
-  | { t: 'probeFailed'; id?: undefined; end?: undefined }
-  /** The thread has booted and takes lists (sent once, first). */
-  | { t: 'ready'; id?: undefined; end?: undefined };
-
-export interface IoWorkerData {
-  secure: boolean;
-}
+  | { t: 'probeFailed'; ch: number; id?: undefined; end?: undefined };
 
 /** `makeTunnel`: tunnel.ts's factory, shipped alongside (for a cluster behind a proxy). */
 export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentMaker): void {
-  const { parentPort, workerData } = load('node:worker_threads');
+  const { parentPort } = load('node:worker_threads');
   const { isAscii } = load('node:buffer');
   const http = load('node:http');
   const https = load('node:https');
@@ -81,9 +85,6 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const PROGRESS_MS = 250;
   /** A spare connection nobody took is closed after this long (unref'd: it never holds the thread). */
   const SPARE_IDLE_MS = 30_000;
-  // set at start, or by a 'secure' message when a thread started ahead of need is taken (before any list)
-  let secure = (workerData as IoWorkerData).secure;
-  let tlsNow: Tls = {};
   // A list's continue token is looked for in its first 64 KB, before `"items"` (a typed list, every
   // built-in type, writes its metadata first); a page whose token is not found there ends the stream
   // (token null). An unstructured list (custom resources: a Go map, keys sorted) writes apiVersion,
@@ -92,12 +93,23 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const SCAN = 64 * 1024;
   const TAIL = 4096;
   const CONTINUE = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/;
-  let proxyHref: string | undefined;
+  /** One cluster's connections: what `open` set up, the agent of its current TLS material. */
+  interface Channel {
+    ch: number;
+    secure: boolean;
+    proxyHref?: string;
+    agent: any;
+    /** Every agent the channel made (a TLS rotation makes a new one): `close` destroys them all. */
+    agents: any[];
+    /** A warm probe asked for and not sent yet: it goes on the channel's next connection that is up. */
+    probing?: { url: string; headers: HeaderMap };
+  }
+  const channels = new Map<number, Channel>();
   // Spare connections (the `warm` message): opened ahead of the lists, while the main thread still
   // waits for discovery and the access reviews, so a lane's first page does not also wait for a TCP
-  // and TLS handshake (two round trips far away). They belong to the agent that opened them; the
-  // agent's createConnection hands one out before it would dial. A spare is a connection, never a
-  // request: the server sees no request it would not have seen.
+  // and TLS handshake (two round trips far away). They belong to the agent that opened them (so to
+  // one channel); the agent's createConnection hands one out before it would dial. A spare is a
+  // connection, never a request: the server sees no request it would not have seen.
   interface Spare {
     socket: import('node:net').Socket;
     owner: unknown;
@@ -120,10 +132,11 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     dropSpare(sp);
     return sp.socket;
   };
-  const destroySpares = () => {
-    const all = spares;
-    spares = [];
-    for (const sp of all) (clearTimeout(sp.timer), sp.socket.destroy());
+  /** Destroys the spares of one agent (the others' channels keep theirs). */
+  const destroySpares = (owner: unknown) => {
+    const mine = spares.filter((x) => x.owner === owner);
+    spares = spares.filter((x) => x.owner !== owner);
+    for (const sp of mine) (clearTimeout(sp.timer), sp.socket.destroy());
   };
   const sparing = (a: any) => {
     const dial = a.createConnection;
@@ -133,31 +146,34 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     a.dial = dial;
     return a;
   };
-  const makeAgent = (tls: Tls) => {
-    destroySpares();
-    return proxyHref
-      ? makeTunnel(secure, tls, proxyHref)
-      : sparing(secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+  /** The channel's agent for new connections (the old one's spares go; its busy sockets finish). */
+  const makeAgent = (c: Channel, tls: Tls) => {
+    if (c.agent) destroySpares(c.agent);
+    c.agent = c.proxyHref
+      ? makeTunnel(c.secure, tls, c.proxyHref)
+      : sparing(c.secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+    c.agents.push(c.agent);
   };
-  let agent = makeAgent({});
-  /** Connections of the agent (busy, free) plus spares. */
-  const openSockets = (): number => {
-    let n = spares.length;
-    for (const pool of [agent.sockets, agent.freeSockets]) for (const list of Object.values(pool ?? {})) n += (list as unknown[]).length;
+  /** Connections of the channel's agent (busy, free) plus its spares. */
+  const openSockets = (c: Channel): number => {
+    let n = spares.filter((x) => x.owner === c.agent).length;
+    for (const pool of [c.agent.sockets, c.agent.freeSockets]) for (const list of Object.values(pool ?? {})) n += (list as unknown[]).length;
     return n;
   };
   /**
-   * The warm probe: one GET on a connection that is up, sent while nothing else runs here, so the
-   * time to its answer's headers is one round trip plus the server's (small) work, with none of a
-   * handshake's CPU in it, which near a busy server is most of a handshake sample. At most one per
-   * `warm` message; posts its sample, or probeFailed.
+   * The warm probe: one GET on a connection that is up, sent before the channel's lists start, so
+   * the time to its answer's headers is one round trip plus the server's (small) work, with none of
+   * a handshake's CPU in it, which near a busy server is most of a handshake sample. Other clusters'
+   * pages may be moving through the thread meanwhile: that can only make a sample larger (each is
+   * an upper bound, rtt.ts), and the loader re-checks a near figure with its own idle-time probe.
+   * At most one per `warm` message; posts its sample, or probeFailed.
    */
-  const sendProbe = (probe: { url: string; headers: HeaderMap }) => {
+  const sendProbe = (c: Channel, probe: { url: string; headers: HeaderMap }) => {
     const t0 = performance.now();
     let reused = false;
     let settled = false;
-    const failed = () => settled || ((settled = true), post({ t: 'probeFailed' }));
-    const req = (secure ? https : http).request(probe.url, { method: 'GET', agent, headers: probe.headers });
+    const failed = () => settled || ((settled = true), post({ t: 'probeFailed', ch: c.ch }));
+    const req = (c.secure ? https : http).request(probe.url, { method: 'GET', agent: c.agent, headers: probe.headers });
     req.setTimeout(10_000, () => req.destroy(new Error('probe timed out')));
     req.once('socket', (sock: import('node:net').Socket) => (reused = !sock.connecting));
     req.on('error', failed);
@@ -167,32 +183,31 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       res.on('error', () => undefined);
       if (settled) return;
       settled = true;
-      post(reused ? { t: 'rtt', ms, probe: true } : { t: 'probeFailed' });
+      post(reused ? { t: 'rtt', ch: c.ch, ms, probe: true } : { t: 'probeFailed', ch: c.ch });
     });
     req.end();
   };
 
-  /** Opens spares until `sockets` connections are open or opening; posts each handshake's RTT sample. */
-  /** A probe asked for and not sent yet: it goes on the next connection that is up. */
-  let probing: { url: string; headers: HeaderMap } | undefined;
-  const up = () => {
-    const p = probing;
-    probing = undefined;
-    if (p) sendProbe(p);
+  const up = (c: Channel) => {
+    const p = c.probing;
+    c.probing = undefined;
+    if (p && channels.get(c.ch) === c) sendProbe(c, p);
   };
-  const liveSpares = () => spares.filter((x) => x.owner === agent && !x.socket.destroyed);
-  const warm = (origin: string, sockets: number, probe?: { url: string; headers: HeaderMap }) => {
-    if (proxyHref || typeof agent.dial !== 'function') return void (probe && post({ t: 'probeFailed' })); // a tunnel's connections go through the proxy: not warmed
+  const liveSpares = (c: Channel) => spares.filter((x) => x.owner === c.agent && !x.socket.destroyed);
+  /** Opens spares until `sockets` connections are open or opening; posts each handshake's RTT sample. */
+  const warm = (c: Channel, origin: string, sockets: number, probe?: { url: string; headers: HeaderMap }) => {
+    const agent = c.agent;
+    if (c.proxyHref || typeof agent.dial !== 'function') return void (probe && post({ t: 'probeFailed', ch: c.ch })); // a tunnel's connections go through the proxy: not warmed
     if (probe) {
-      probing = probe;
+      c.probing = probe;
       // A connection already up (a ready spare, a free socket of the agent) takes it at once.
-      if (liveSpares().some((x) => x.ready) || Object.values(agent.freeSockets ?? {}).some((l) => (l as unknown[]).length > 0)) up();
+      if (liveSpares(c).some((x) => x.ready) || Object.values(agent.freeSockets ?? {}).some((l) => (l as unknown[]).length > 0)) up(c);
     }
     const u = new URL(origin);
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    const port = Number(u.port || (secure ? 443 : 80));
+    const port = Number(u.port || (c.secure ? 443 : 80));
     const key = `${host}:${port}`;
-    for (let n = openSockets(); n < sockets; n++) {
+    for (let n = openSockets(c); n < sockets; n++) {
       // The options the agent itself would dial with (its TLS material, keep-alive; SNI as Node
       // derives it: the host name, none for an IP address).
       const options = { ...agent.options, host, port, servername: net.isIP(host) ? '' : host, encoding: null };
@@ -208,29 +223,29 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       sp.timer.unref?.();
       spares.push(sp);
       socket.once('connect', () => (connectMs = performance.now() - t0));
-      if (secure && socket instanceof tls.TLSSocket) {
+      if (c.secure && socket instanceof tls.TLSSocket) {
         const s = socket as import('node:tls').TLSSocket;
         s.once('secureConnect', () => {
           const rounds = s.getProtocol() === 'TLSv1.3' || s.isSessionReused() ? 1 : 2;
-          post({ t: 'rtt', ms: Math.max(connectMs, (performance.now() - t0) / (1 + rounds)) });
+          post({ t: 'rtt', ch: c.ch, ms: Math.max(connectMs, (performance.now() - t0) / (1 + rounds)) });
           sp.ready = true;
-          up();
+          up(c);
         });
       } else
         socket.once('connect', () => {
-          post({ t: 'rtt', ms: connectMs });
+          post({ t: 'rtt', ch: c.ch, ms: connectMs });
           sp.ready = true;
-          up();
+          up(c);
         });
       // A spare that fails is dropped; a list that needs a connection then dials its own.
       socket.on('error', () => {
         dropSpare(sp);
-        if (probing && liveSpares().length === 0) up(); // no spare left to carry it: the agent dials (and the sample is refused)
+        if (c.probing && liveSpares(c).length === 0) up(c); // no spare left to carry it: the agent dials (and the sample is refused)
       });
       socket.once('close', () => dropSpare(sp));
     }
     // Nothing dialling (every connection busy): the probe takes its turn on the agent.
-    if (probing && liveSpares().length === 0) up();
+    if (c.probing && liveSpares(c).length === 0) up(c);
   };
   const post = (m: FromWorker, transfer?: ArrayBuffer[]) => parentPort.postMessage(m, transfer);
 
@@ -259,6 +274,8 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   }
   interface Stream {
     id: number;
+    /** The cluster whose agent carries its requests. */
+    c: Channel;
     next: string;
     headers: HeaderMap;
     grants: number;
@@ -402,7 +419,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       f.inflater?.destroy();
       flush(s);
     };
-    const req = (secure ? https : http).request(url, { method: 'GET', agent, headers: s.headers });
+    const req = (s.c.secure ? https : http).request(url, { method: 'GET', agent: s.c.agent, headers: s.headers });
     f.req = req;
     if (s.timeoutMs > 0) f.timer = setTimeout(() => fail({ kind: 'timeout', message: `no complete response within ${s.timeoutMs} ms` }), s.timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => fail({ kind: 'connect', code: e.code, message: e.message }));
@@ -471,8 +488,12 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
 
   parentPort.on('message', (m: ToWorker) => {
     if (m.t === 'list') {
+      const c = channels.get(m.ch);
+      // never happens (a channel's messages precede its close); said, so that no stream waits forever
+      if (!c) return post({ t: 'fail', id: m.id, kind: 'connect', message: "the cluster's I/O channel is closed", sent: 0, end: true });
       const s: Stream = {
         id: m.id,
+        c,
         next: m.next,
         headers: m.headers,
         grants: m.grants,
@@ -493,19 +514,25 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     } else if (m.t === 'recycle') {
       if (pool.length < 16) pool.push(m.buffer);
     } else if (m.t === 'warm') {
-      warm(m.origin, m.sockets, m.probe);
+      const c = channels.get(m.ch);
+      if (c) warm(c, m.origin, m.sockets, m.probe);
     } else if (m.t === 'cancel') {
       const s = streams.get(m.id);
       if (s) stop(s);
-    } else if (m.t === 'proxy') {
-      proxyHref = m.url;
-      agent.destroy();
-      agent = makeAgent(tlsNow);
-    } else if (m.t === 'secure') {
-      secure = m.secure;
-      agent.destroy();
-      agent = makeAgent(tlsNow);
+    } else if (m.t === 'open') {
+      const c: Channel = { ch: m.ch, secure: m.secure, proxyHref: m.proxy, agent: undefined, agents: [] };
+      makeAgent(c, {});
+      channels.set(m.ch, c);
+    } else if (m.t === 'close') {
+      const c = channels.get(m.ch);
+      if (!c) return;
+      channels.delete(m.ch);
+      for (const s of [...streams.values()]) if (s.c === c) stop(s);
+      for (const a of c.agents) (destroySpares(a), a.destroy());
+      c.agents = [];
     } else if (m.t === 'tls') {
+      const c = channels.get(m.ch);
+      if (!c) return;
       // New credentials (e.g. a rotated client certificate): new connections use them.
       const bin = (v: unknown): unknown =>
         v instanceof Uint8Array
@@ -515,9 +542,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
             : v && typeof v === 'object' && 'buf' in v
               ? { ...v, buf: bin((v as { buf: unknown }).buf) } // PxfObject
               : v;
-      tlsNow = { ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] };
-      agent = makeAgent(tlsNow);
+      makeAgent(c, { ...m.tls, pfx: bin(m.tls.pfx) as Tls['pfx'] });
     }
   });
-  post({ t: 'ready' });
 }

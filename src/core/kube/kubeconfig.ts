@@ -267,8 +267,29 @@ function execOf(where: string, u: Obj): ExecConfig | undefined {
 
 /** Loads one context into its own KubeConfig. Throws KubeConfigError. */
 export function loadKubeContext(opts: LoadKubeContextOptions = {}): KubeContext {
+  return contextOf(resolveSource(opts), opts.context);
+}
+
+/**
+ * Several contexts of one configuration, its files read and parsed once (a load of five contexts
+ * parsed the same YAML five times, before any of them could connect). One entry per name, in order:
+ * the context, or the KubeConfigError loadKubeContext would have thrown for it. Throws only what
+ * reading the configuration itself throws (no file, invalid YAML).
+ */
+export function loadKubeContexts(opts: Omit<LoadKubeContextOptions, 'context'>, names: readonly string[]): (KubeContext | KubeConfigError)[] {
   const m = resolveSource(opts);
-  const name = opts.context || m.currentContext;
+  return names.map((name) => {
+    try {
+      return contextOf(m, name);
+    } catch (e) {
+      if (e instanceof KubeConfigError) return e;
+      throw e;
+    }
+  });
+}
+
+function contextOf(m: Merged, wanted: string | undefined): KubeContext {
+  const name = wanted || m.currentContext;
   const known = [...m.contexts.keys()];
   if (!name) {
     throw new KubeConfigError(

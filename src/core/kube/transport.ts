@@ -3,8 +3,10 @@
  *
  * Guarantees:
  * - One keep-alive agent (see auth.ts) carries every request of this thread; paged lists are
- *   walked by the transport's I/O thread (ioThread.ts, listStream.ts) on its own keep-alive agent.
- *   close() destroys both, so no socket outlives the transport.
+ *   walked on the transport's channel of the process's I/O thread (ioThread.ts, listStream.ts),
+ *   with a keep-alive agent of the channel's own (this transport's TLS material and proxy).
+ *   close() destroys both (the channel's sockets in the thread; the thread itself once no other
+ *   transport uses it), so no socket outlives the transport.
  * - Every request takes an AbortSignal that really aborts: the request (and its socket) is destroyed
  *   at once, whether it is connecting, waiting for headers or streaming the body, and the promise
  *   rejects with the signal's reason. Listeners and timers are released on every outcome.
@@ -51,13 +53,6 @@ export interface TransportOptions {
    * thread tunnels through the proxy too); only a socks proxy-url turns it off.
    */
   ioThread?: boolean;
-  /**
-   * false: a list that starts while the I/O thread is still booting is walked on the calling thread
-   * rather than queued for the thread (a load that starts several threads at once, one per cluster,
-   * where a booting isolate held each cluster's first list 200-450 ms on 2 cores). Default true: a
-   * single load's thread is started ahead (prestartIoThread) and lists wait the few ms it may need.
-   */
-  waitForIoThread?: boolean;
   /**
    * Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY (and their lower-case forms) are read; default
    * process.env. The cluster's proxy-url takes precedence (see proxy.ts).
@@ -228,7 +223,7 @@ export class KubeTransport {
   /** Applies the context's credentials once (exec plugins run here) and builds the shared agent. */
   static async create(context: KubeContext, opts: TransportOptions = {}): Promise<KubeTransport> {
     // The I/O thread boots while the credentials are applied and discovery runs: started at the
-    // first list, its boot would delay every list of a load.
+    // first list, its boot would delay every list of a load. Later transports share it (ioThread.ts).
     let proxy: URL | undefined;
     try {
       proxy = resolveProxy(new URL(context.server), context.cluster.proxyUrl, proxyEnvironment(opts.env ?? process.env));
@@ -257,8 +252,9 @@ export class KubeTransport {
     spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number },
   ): Promise<ListStream | undefined> {
     const io = this.io;
-    // A thread still booting would hold the list up: unless told to wait, walk it on this thread.
-    if (!io || !this.listStreams || (!io.ready && this.opts.waitForIoThread === false)) return undefined;
+    // A thread still booting takes the list when it is up (its messages wait in order): the CLI
+    // starts it ahead (prestartIoThread), and every later transport of the process shares it.
+    if (!io || !this.listStreams) return undefined;
     return openListStream(
       {
         io,

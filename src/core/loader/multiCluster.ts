@@ -4,8 +4,12 @@
  *
  * Guarantees:
  * - At most `lanes` lists run at once across all clusters, shared max-min fairly; a cluster still in
- *   discovery keeps one lane ready for its first list (sharedLanes.ts), so a huge or slow cluster
- *   never holds every lane and a small one's first results do not wait for it.
+ *   discovery keeps one lane ready for its first list (sharedLanes.ts; its loader joins the lanes
+ *   before discovery), so a huge or slow cluster never holds every lane and a small one's first
+ *   results do not wait for it. A cluster's other lists start once its namespaces list has
+ *   answered (clusterLoader.ts), so that small first result is not parsed behind the others' pages.
+ * - Every cluster's paged lists go through the process's one I/O thread, on a channel of their own
+ *   (ioThread.ts): a cluster that hangs holds only its own connections.
  * - A cluster that has given no sign of life within `reachTimeoutMs` of the start (no discovery
  *   answered by the server, no page, no answer to a list) is given up on: its requests are aborted
  *   and it is reported `unreachable` with the reason (the last retry's error if there was one: a 503,

@@ -25,8 +25,12 @@ export class SharedLanes {
     if (!Number.isInteger(total) || total < 1) throw new RangeError(`shared lanes must be an integer >= 1, got ${String(total)}`);
   }
 
-  /** A member for one pool; `wake` is called (never synchronously) when it may be able to take a seat. */
-  join(name: string, wake: () => void): LaneMember {
+  /**
+   * A member for one pool; `wake` is called (never synchronously) when it may be able to take a
+   * seat. A loader joins before its discovery (so guarantee 2 keeps a seat for its first list) and
+   * hands the member to its pool, which sets its own `wake`.
+   */
+  join(name: string, wake: () => void = () => undefined): LaneMember {
     const m = new LaneMember(this, name, wake);
     this.members.add(m);
     return m;
@@ -98,8 +102,8 @@ export class LaneMember {
   constructor(
     private readonly lanes: SharedLanes,
     readonly name: string,
-    /** @internal */
-    readonly wake: () => void,
+    /** @internal Set again by the pool that adopts a member joined ahead of it (WorkerPoolOptions.lanes). */
+    public wake: () => void,
   ) {}
 
   /** Takes a seat if the rules allow it now; when not, the member is marked waiting and woken later. */

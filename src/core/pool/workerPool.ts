@@ -89,9 +89,10 @@ export interface WorkerPoolOptions<T, R> {
   /**
    * A budget of lanes shared with other pools (one per cluster of a multi-cluster load): a task
    * starts only on an idle worker of this pool AND with a seat of the budget (sharedLanes.ts). The
-   * pool joins the budget when made and leaves it when closed, giving back every seat.
+   * pool joins the budget when made, or adopts `member` (joined earlier by its owner, holding no
+   * seat), and leaves it when closed, giving back every seat.
    */
-  lanes?: { shared: SharedLanes; name: string };
+  lanes?: { shared: SharedLanes; name: string; member?: LaneMember };
   /** Delivery by callback. When given, results() is not available (nothing is buffered twice). */
   onResult?: (result: PoolResult<T, R>) => void;
 }
@@ -158,9 +159,11 @@ export class WorkerPool<T, R> {
     for (let w = this.concurrency - 1; w >= 0; w--) this.idle.push(w); // pop() hands out lane 0 first
     this.stream = opts.onResult ? undefined : new AsyncQueue<PoolResult<T, R>>();
     this.donePromise = new Promise((r) => (this.resolveDone = r));
-    this.seat = opts.lanes?.shared.join(opts.lanes.name, () => {
+    const wake = () => {
       if (this.state === 'open' || this.state === 'closing') this.dispatch();
-    });
+    };
+    this.seat = opts.lanes?.member ?? opts.lanes?.shared.join(opts.lanes.name, wake);
+    if (this.seat) this.seat.wake = wake;
     // Upstream defect (workers ran on context.Background(), so cancel never reached an in-flight
     // list call): here the caller's signal aborts the pool, and the pool aborts every running task.
     const callerSignal = opts.signal;
