@@ -120,11 +120,13 @@ describe('following the Kubernetes extension, in a real VS Code (code-server)', 
       await s.page.locator('.settings-editor .setting-item-bool', { hasText: 'Follow Kubernetes Extension' }).first().waitFor({ state: 'visible' });
       const checkbox = s.page.locator('.settings-editor .setting-item-bool .setting-value-checkbox').first();
       assert.equal(await checkbox.getAttribute('aria-checked'), String(!on), `the setting is ${on ? 'off' : 'on'} before`);
+      const changed = async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined);
       await checkbox.click();
-      await eventually(async () => ((await checkbox.getAttribute('aria-checked')) === String(on) ? true : undefined), {
-        description: 'the checkbox to change',
-        timeoutMs: UI_TIMEOUT_MS,
-      });
+      // A click the Settings editor swallowed while it was still laying out (seen once, under load
+      // 6-9) leaves the box as it was: click once more, only if it still reads the old value.
+      const first = await eventually(changed, { description: 'the checkbox to change', timeoutMs: 10_000 }).catch(() => undefined);
+      if (!first && (await checkbox.getAttribute('aria-checked')) === String(!on)) await checkbox.click();
+      await eventually(changed, { description: 'the checkbox to change', timeoutMs: UI_TIMEOUT_MS });
     });
   }
 

@@ -200,12 +200,22 @@ describe('the flight recorder in a real VS Code', () => {
       await s.workbench.openViewContainer('KubeLoop');
       const podsRow = pane.locator('.monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^pods$/ }) }).first();
       await expand(podsRow);
-      const obj = pane.locator('.monaco-list-row[aria-level="2"]').first();
-      const label = (await obj.locator('.label-name').innerText()).trim();
-      await obj.click();
-      const name = label.slice(label.lastIndexOf('/') + 1);
-      const editor = await s.workbench.waitForEditor(`${name}.yaml`, [/as recorded at/, /A recording: read-only, not the cluster now\./, /kind: Pod/]);
-      assert.match(editor.text, new RegExp(`pods ${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} as recorded at`));
+      // The row clicked is read from the editor it opens, not from the row beforehand: an instant
+      // picked by the step before may still be redrawing the view, changing which row is first.
+      await pane.locator('.monaco-list-row[aria-level="2"]').first().click();
+      const editor = await eventually(
+        async () => {
+          const e = await s.workbench.activeEditor();
+          const label = /^# pods (\S+) as recorded at/.exec(e.text)?.[1];
+          return label && /A recording: read-only, not the cluster now\./.test(e.text) && /kind: Pod/.test(e.text) ? { ...e, label } : undefined;
+        },
+        { description: 'the YAML of a recorded pod', timeoutMs: UI_TIMEOUT_MS },
+      );
+      assert.equal(editor.tab, `${editor.label.slice(editor.label.lastIndexOf('/') + 1)}.yaml`);
+      assert.ok(
+        await pane.locator('.monaco-list-row[aria-level="2"] .label-name', { hasText: editor.label }).count(),
+        `${editor.label} is a row of the Recording view`,
+      );
     });
   });
 });
