@@ -184,6 +184,26 @@ describe('TreeModel', () => {
     off();
   });
 
+  it('names the context row for a new namespace only once VS Code has been given its children', () => {
+    const m = new ResourceModel();
+    const t = new TreeModel(m);
+    let changed: ResourceNode[] | undefined = [];
+    m.onChange((c) => (changed = t.changed(c)));
+    m.reset('demo');
+    const ctx = t.roots()[0]!; // VS Code read the root row, not yet its children
+    m.applyResult(result(task(PODS, 'Pod', true), [pod('a', 'web-1')]));
+    assert.ok(!changed!.some((n) => n.kind === 'context'), 'its children are read as they are when VS Code asks: no refresh that would restart that read');
+    assert.deepEqual(
+      t.children(ctx).map((n) => n.namespace),
+      ['a'],
+    );
+    m.applyResult(result(task(PODS, 'Pod', true, 'b'), [pod('b', 'db-0')]));
+    assert.ok(
+      changed!.some((n) => n.kind === 'context'),
+      'a namespace VS Code has not been shown refreshes the context row',
+    );
+  });
+
   it('a reset means "refresh everything"', () => {
     const { m, t } = cluster();
     render(t);

@@ -51,7 +51,8 @@ export class TreeModel {
   private filterText = '';
   private readonly filterCache = new WeakMap<Bucket, { filter: string; version: number; entries: readonly ObjectEntry[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
-  private shownNamespaces = '';
+  /** The namespace list VS Code was last given under the context row; undefined: not given since the last reset. */
+  private shownNamespaces: string | undefined;
   /** The model's namespacesVersion when the namespace list was last compared with the shown one. */
   private comparedNamespaces = -1;
   /** Kind nodes whose count changed but whose page did not (see takeStaleCounts). */
@@ -186,7 +187,7 @@ export class TreeModel {
       this.nodes.clear();
       this.limits.clear();
       this.pages.clear();
-      this.shownNamespaces = '';
+      this.shownNamespaces = undefined;
       this.comparedNamespaces = -1;
       return undefined;
     }
@@ -275,8 +276,13 @@ export class TreeModel {
    * Whether the namespace list differs from the one last shown. Built and compared only when the
    * model's namespacesVersion moved since the last comparison: a load's thousands of bucket changes
    * rebuilt and sorted the whole list each (about 0.6 s of a 100k-object load on the host's thread).
+   * Never while VS Code has not been given the context's children since the reset: it reads them
+   * as they are when it asks. Refreshing the context row then only made VS Code drop the read it
+   * had in flight and start again, each structure window of a load (the first namespace rows of a
+   * 100k-object palette load waited for the reads to outrun the refreshes: about a second).
    */
   private namespacesChanged(): boolean {
+    if (this.shownNamespaces === undefined) return false;
     const v = this.model.namespacesVersion;
     if (v === this.comparedNamespaces) return false;
     this.comparedNamespaces = v;
