@@ -10,7 +10,7 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
 import { applyMergePatch, deepEqual, deltaOf, mergePatch } from '../../src/core/recorder/diff';
-import { BLOCK_HEADER_BYTES, parseBlockHeader } from '../../src/core/recorder/format';
+import { BLOCK_HEADER_BYTES, isDataBlock, parseBlockHeader } from '../../src/core/recorder/format';
 import type { Obj } from '../../src/core/recorder/records';
 import { FakeClock } from '../../src/core/clock';
 import fc from 'fast-check';
@@ -76,8 +76,10 @@ describe('recorder format', () => {
     // A relist that lacks n3 deletes it; one that repeats an object unchanged records nothing.
     s.advance(100);
     const kept = [...state.entries()].filter(([k]) => k !== 'pods/default/n3').map(([, v]) => v);
+    await s.writer.flush(never);
     const before = s.writer.stats.deltas;
     s.rec.replace('api', PODS, kept);
+    await s.writer.flush(never);
     assert.equal(s.writer.stats.deltas, before + 1);
     state.delete('pods/default/n3');
     snap();
@@ -161,7 +163,7 @@ describe('recorder format', () => {
     const buf = readFileSync(s.path);
     // Flip a payload byte of the block that adds z (found by time: the second data block).
     const r0 = await Recording.open(s.path, never);
-    const dataBlocks = r0.blocks.filter((b) => b.kind === 4);
+    const dataBlocks = r0.blocks.filter((b) => isDataBlock(b.kind));
     r0.close();
     const victim = dataBlocks[1]!;
     buf[victim.offset + BLOCK_HEADER_BYTES + 2]! ^= 0xff;

@@ -20,15 +20,21 @@
  * - Blocks are written in order, one write each, by one chain of writes; a record added before
  *   flush() is called is on disk (in the kernel: a killed process loses nothing flushed) when it
  *   resolves. No fsync: a power cut may lose what the OS had not written out.
- * - Memory: pending records are flushed at pendingBytes (default 1 MiB of JSON) whatever the timer.
- * - CPU: a record is serialized once, when it is added (or by the caller, who may already hold
- *   parts of its JSON); data blocks are compressed at DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
+ * - Memory: pending records are flushed at pendingBytes (default 1 MiB: their JSON texts, about
+ *   64 bytes a timeline event) whatever the timer.
+ * - CPU: adding a record only queues it (a change with its JSON text, made once by the caller, who
+ *   needs it anyway to weigh a patch; a timeline event by reference). The flush packs the queue in
+ *   one pass (packed.ts): a timeline event must therefore not change once added (the timeline's
+ *   events are plain data, never changed after they are appended). Data blocks are compressed at
+ *   DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
  * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
  *   records are dropped, nothing throws into the caller's event handlers.
  */
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { abortReason } from '../clock';
-import { BlockKind, encodeBlock, encodeLines } from './format';
+import type { TimelineEvent } from '../timeline/events';
+import { BlockKind, encodeBlock, encodePayload } from './format';
+import { PackedEncoder, TAG_MARK, TAG_RECORD_JSON, deltaTag } from './packed';
 import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
 
 export interface RecordingWriterOptions {
@@ -82,10 +88,17 @@ export function segmentPath(path: string, i: number): string {
 export class RecordingWriter {
   private fh: FileHandle | undefined;
   private chain: Promise<void> = Promise.resolve();
-  /** Pending records as JSON lines, and the time of the first and last. */
-  private pending: string[] = [];
-  private pendingT = [0, 0];
+  /**
+   * Pending records, one index across four arrays (no object per record): the packed tag, the
+   * record's time, the event, key or record, and the JSON text of a change or record.
+   */
+  private pTag: number[] = [];
+  private pT: number[] = [];
+  private pRef: unknown[] = [];
+  private pJson: (string | undefined)[] = [];
   private pendingJson = 0;
+  private readonly packer = new PackedEncoder();
+  private drain: (() => void) | undefined;
   private segmentBytes = 0;
   private segmentStart = 0;
   private segment = 0;
@@ -121,30 +134,90 @@ export class RecordingWriter {
 
   /**
    * Queues one record (dropped once the writer has failed or closed); flushes early when much is
-   * pending. `json`, when given, must be the record's JSON text (the caller built it from parts it
-   * had serialized already); else the record is serialized here, once.
+   * pending. `json`, when given, must be the record's JSON text; else it is serialized here, once.
    */
   add(r: RecordingRecord, json?: string): void {
-    if (this.failed || this.closed) return;
-    const line = json ?? JSON.stringify(r);
-    if (this.pending.length === 0) this.pendingT[0] = r.t;
-    this.pendingT[1] = r.t;
-    this.pending.push(line);
-    this.stats.records++;
+    if (r.k === 'T') return this.timeline(r.t, r.e);
     if (r.k === 'D') {
-      this.stats.deltas++;
-      this.changesSinceKeyframe++;
+      const form = r.o ? 1 : r.p ? 2 : 0;
+      return this.delta(r.t, r.op, r.key, form, form === 1 ? JSON.stringify(r.o) : form === 2 ? JSON.stringify(r.p) : undefined);
     }
-    this.pendingJson += line.length + 1;
+    if (!this.queue(TAG_RECORD_JSON, r.t, r, json ?? JSON.stringify(r))) return;
+    this.stats.records++;
+  }
+
+  /** Queues a timeline event that happened at `t` (wall-clock ms); it is serialized at the flush. */
+  timeline(t: number, e: TimelineEvent): void {
+    if (!this.queue(TAG_MARK, t, e, undefined)) return;
+    this.stats.records++;
+  }
+
+  /**
+   * Queues a change of object `key`: `json` is the whole object's JSON text (form 1), or a merge
+   * patch's (form 2), or absent for a delete (form 0).
+   */
+  delta(t: number, op: 'A' | 'M' | 'D', key: string, form: 0 | 1 | 2, json: string | undefined): void {
+    if (!this.queue(deltaTag(op, form), t, key, json)) return;
+    this.stats.records++;
+    this.stats.deltas++;
+    this.changesSinceKeyframe++;
+  }
+
+  private queue(tag: number, t: number, ref: unknown, json: string | undefined): boolean {
+    if (this.failed || this.closed) return false;
+    this.pTag.push(tag);
+    this.pT.push(t);
+    this.pRef.push(ref);
+    this.pJson.push(json);
+    this.pendingJson += json === undefined ? 64 : json.length + 16;
     if (this.pendingJson >= this.o.pendingBytes) void this.flush(new AbortController().signal);
+    return true;
+  }
+
+  /** The pending records packed (one block's payload), with the time of the first and last; the queue is emptied. */
+  private pack(): { raw: Buffer; tFirst: number; tLast: number } | undefined {
+    const n = this.pTag.length;
+    if (n === 0) return undefined;
+    const { pTag, pT, pRef, pJson, packer } = this;
+    for (let i = 0; i < n; i++) {
+      const tag = pTag[i]!;
+      if (tag === TAG_MARK) packer.timeline(pT[i]!, pRef[i] as TimelineEvent);
+      else if (tag === TAG_RECORD_JSON) packer.record(pRef[i] as RecordingRecord, pJson[i]!);
+      else packer.delta(tag, pT[i]!, pRef[i] as string, pJson[i]);
+    }
+    // A wall clock stepped back mid-block must not make a header that reads as damage (tLast < tFirst).
+    const out = { raw: packer.take(), tFirst: pT[0]!, tLast: Math.max(pT[0]!, pT[n - 1]!) };
+    this.pTag = [];
+    this.pT = [];
+    this.pRef = [];
+    this.pJson = [];
+    this.pendingJson = 0;
+    return out;
+  }
+
+  /** Whether records are dropped from now on (closed, or failed). */
+  get done(): boolean {
+    return this.closed || this.failed !== undefined;
+  }
+
+  /**
+   * `fn` is called first thing in every flush (the recorder adds what it queued). If it throws, the
+   * writer fails as on a failed write.
+   */
+  beforeFlush(fn: () => void): void {
+    this.drain = fn;
   }
 
   /** Writes what is pending as one block (and a keyframe or a new segment when due); resolves when it is written. */
   flush(signal: AbortSignal): Promise<void> {
-    const records = this.pending;
-    const [tFirst, tLast] = this.pendingT as [number, number];
-    this.pending = [];
-    this.pendingJson = 0;
+    if (this.drain) {
+      try {
+        this.drain();
+      } catch (e) {
+        this.failed = e instanceof Error ? e : new Error(String(e));
+      }
+    }
+    const packed = this.pack();
     const now = this.o.now();
     const rotate = this.segmentBytes >= this.o.maxBytes / this.o.segments || now - this.segmentStart >= this.o.maxAgeMs / this.o.segments;
     const keyframe =
@@ -155,9 +228,9 @@ export class RecordingWriter {
     // Taken now, in the same tick as `records`: the keyframe holds exactly the changes before it.
     const snap = keyframe ? [...this.o.snapshot()] : undefined;
     return this.run(async () => {
-      if (records.length) {
-        const n = await this.writeLines(records, tFirst, tLast, signal);
-        this.deltaBytesSinceKeyframe += n;
+      if (packed) {
+        if (signal.aborted) throw abortReason(signal);
+        this.deltaBytesSinceKeyframe += await this.append(await encodePayload(BlockKind.Packed, packed.raw, packed.tFirst, packed.tLast, DATA_LEVEL));
       }
       if (snap) await this.writeKeyframe(now, snap, signal);
       if (rotate) {
@@ -194,11 +267,6 @@ export class RecordingWriter {
   private async writeBlock(kind: BlockKind, records: RecordingRecord[], signal: AbortSignal): Promise<number> {
     if (signal.aborted) throw abortReason(signal);
     return this.append(await encodeBlock(kind, records));
-  }
-
-  private async writeLines(lines: string[], tFirst: number, tLast: number, signal: AbortSignal): Promise<number> {
-    if (signal.aborted) throw abortReason(signal);
-    return this.append(await encodeLines(BlockKind.Data, lines, tFirst, tLast, DATA_LEVEL));
   }
 
   private async append(block: Buffer): Promise<number> {
