@@ -21,7 +21,7 @@
  *   its last whole block: a partial header or payload is shorter than it says, and a last block's
  *   checksum is verified when the file is opened.
  */
-import { crc32, deflateRaw, inflateRawSync, inflateRaw } from 'node:zlib';
+import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
 import { decodePacked } from './packed';
 import type { RecordingRecord } from './records';
@@ -55,7 +55,7 @@ function checksum(head: Buffer, payload: Buffer): number {
   return crc32(payload, crc32(head.subarray(16, 32), crc32(head.subarray(4, 12))));
 }
 
-/** The records as one block's payload, compressed on libuv's thread pool (never on the caller's thread). */
+/** The records as one block's payload (compressed as encodePayload says). */
 export function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[], level = 6): Promise<Buffer> {
   if (records.length === 0) throw new RangeError('a block holds at least one record');
   return encodeLines(
@@ -77,9 +77,21 @@ export function encodeLines(kind: BlockKind, lines: readonly string[], tFirst: n
   return encodePayload(kind, Buffer.from(lines.join('\n'), 'utf8'), tFirst, tLast, level);
 }
 
-/** A block of `raw` (its payload before compression: JSON lines, or packed records for kind Packed). */
+/**
+ * Payloads below this (at DEFLATE level 1; an eighth of it at higher levels, which are slower)
+ * compress on the caller's thread: about a millisecond at most, less CPU than handing them to
+ * libuv's thread pool (a zlib stream per call, about 0.1 ms of its own).
+ */
+const INLINE_DEFLATE_BYTES = 256 * 1024;
+
+/**
+ * A block of `raw` (its payload before compression: JSON lines, or packed records for kind
+ * Packed). A larger payload than INLINE_DEFLATE_BYTES says compresses on libuv's thread pool, never on
+ * the caller's thread.
+ */
 export async function encodePayload(kind: BlockKind, raw: Buffer, tFirst: number, tLast: number, level = 6): Promise<Buffer> {
-  const payload = await deflateRawAsync(raw, { level });
+  const inline = raw.length < (level <= 1 ? INLINE_DEFLATE_BYTES : INLINE_DEFLATE_BYTES / 8);
+  const payload = inline ? deflateRawSync(raw, { level }) : await deflateRawAsync(raw, { level });
   const head = Buffer.alloc(BLOCK_HEADER_BYTES);
   MAGIC.copy(head, 0);
   head.writeUInt8(kind, 4);
