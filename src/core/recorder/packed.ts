@@ -35,9 +35,9 @@
 import type { SyncIterationEvent, TimelineEvent } from '../timeline/events';
 import type { DeltaRecord, Obj, RecordingRecord } from './records';
 
-export const TAG_MARK = 0x01;
-export const TAG_EVENT_JSON = 0x02;
-export const TAG_RECORD_JSON = 0x03;
+const TAG_MARK = 0x01;
+const TAG_EVENT_JSON = 0x02;
+const TAG_RECORD_JSON = 0x03;
 const TAG_DELTA = 0x10;
 const OPS = ['A', 'M', 'D'] as const;
 

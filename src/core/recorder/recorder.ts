@@ -14,8 +14,9 @@
  * - Cheap on the watch path: a list, a watch event or a timeline event is only queued (its time
  *   taken, the object by reference); masking, the diff and serializing run when the writer flushes
  *   (or when holds() or size is asked), one record after another in the order they came, so the
- *   recording is the same as if each had been handled at once. The objects and lists given must
- *   not change afterwards (the sync loop never changes what it was given; a list is copied).
+ *   recording is the same as if each had been handled at once. The objects, lists and events
+ *   given must not change afterwards (the sync loop never changes what it was given, nor the
+ *   timeline an event once appended; a list is copied).
  * - Memory: one masked object per held key (the set the sync loop holds), the queue (flushed at
  *   QUEUE_LIMIT entries whatever the timer) and the writer's pending records (bounded, see
  *   writer.ts).

@@ -20,13 +20,10 @@
  * - Blocks are written in order, one write each, by one chain of writes; a record added before
  *   flush() is called is on disk (in the kernel: a killed process loses nothing flushed) when it
  *   resolves. No fsync: a power cut may lose what the OS had not written out.
- * - Memory: pending records are flushed at pendingBytes (default 1 MiB: their JSON texts, about
- *   64 bytes a timeline event) whatever the timer.
- * - CPU: adding a record only queues it (a change with its JSON text, made once by the caller, who
- *   needs it anyway to weigh a patch; a timeline event by reference). The flush packs the queue in
- *   one pass (packed.ts): a timeline event must therefore not change once added (the timeline's
- *   events are plain data, never changed after they are appended). Data blocks are compressed at
- *   DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
+ * - Memory: the pending block is flushed at pendingBytes (default 1 MiB, packed) whatever the timer.
+ * - CPU: a record is packed once, when it is added (packed.ts), straight into the pending block; a
+ *   change comes with its JSON text, made once by the caller, who needs it anyway to weigh a patch.
+ *   Data blocks are compressed at DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
  * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
  *   records are dropped, nothing throws into the caller's event handlers.
  */
@@ -34,7 +31,7 @@ import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { abortReason } from '../clock';
 import type { TimelineEvent } from '../timeline/events';
 import { BlockKind, encodeBlock, encodePayload } from './format';
-import { PackedEncoder, TAG_MARK, TAG_RECORD_JSON, deltaTag } from './packed';
+import { PackedEncoder, deltaTag } from './packed';
 import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
 
 export interface RecordingWriterOptions {
@@ -53,7 +50,7 @@ export interface RecordingWriterOptions {
   segments?: number;
   keyframeEveryMs?: number;
   keyframeChanges?: number;
-  /** Pending JSON that forces a flush (default 1 MiB). */
+  /** Pending bytes (packed, before compression) that force a flush (default 1 MiB). */
   pendingBytes?: number;
   /** Objects per keyframe block (default 2,000). */
   keyframeBlockObjects?: number;
@@ -88,15 +85,10 @@ export function segmentPath(path: string, i: number): string {
 export class RecordingWriter {
   private fh: FileHandle | undefined;
   private chain: Promise<void> = Promise.resolve();
-  /**
-   * Pending records, one index across four arrays (no object per record): the packed tag, the
-   * record's time, the event, key or record, and the JSON text of a change or record.
-   */
-  private pTag: number[] = [];
-  private pT: number[] = [];
-  private pRef: unknown[] = [];
-  private pJson: (string | undefined)[] = [];
-  private pendingJson = 0;
+  /** The pending block: its records packed as they are added, how many, the time of the first and last. */
+  private pendingRecords = 0;
+  private pendingFirst = 0;
+  private pendingLast = 0;
   private readonly packer = new PackedEncoder();
   private drain: (() => void) | undefined;
   private segmentBytes = 0;
@@ -133,8 +125,9 @@ export class RecordingWriter {
   }
 
   /**
-   * Queues one record (dropped once the writer has failed or closed); flushes early when much is
-   * pending. `json`, when given, must be the record's JSON text; else it is serialized here, once.
+   * Adds one record to the pending block (dropped once the writer has failed or closed); flushes
+   * early when much is pending. `json`, when given, must be the record's JSON text; else it is
+   * serialized here, once.
    */
   add(r: RecordingRecord, json?: string): void {
     if (r.k === 'T') return this.timeline(r.t, r.e);
@@ -142,56 +135,43 @@ export class RecordingWriter {
       const form = r.o ? 1 : r.p ? 2 : 0;
       return this.delta(r.t, r.op, r.key, form, form === 1 ? JSON.stringify(r.o) : form === 2 ? JSON.stringify(r.p) : undefined);
     }
-    if (!this.queue(TAG_RECORD_JSON, r.t, r, json ?? JSON.stringify(r))) return;
-    this.stats.records++;
+    if (this.done) return;
+    this.packer.record(r, json ?? JSON.stringify(r));
+    this.added(r.t);
   }
 
-  /** Queues a timeline event that happened at `t` (wall-clock ms); it is serialized at the flush. */
+  /** Adds a timeline event that happened at `t` (wall-clock ms). */
   timeline(t: number, e: TimelineEvent): void {
-    if (!this.queue(TAG_MARK, t, e, undefined)) return;
-    this.stats.records++;
+    if (this.done) return;
+    this.packer.timeline(t, e);
+    this.added(t);
   }
 
   /**
-   * Queues a change of object `key`: `json` is the whole object's JSON text (form 1), or a merge
+   * Adds a change of object `key`: `json` is the whole object's JSON text (form 1), or a merge
    * patch's (form 2), or absent for a delete (form 0).
    */
   delta(t: number, op: 'A' | 'M' | 'D', key: string, form: 0 | 1 | 2, json: string | undefined): void {
-    if (!this.queue(deltaTag(op, form), t, key, json)) return;
-    this.stats.records++;
+    if (this.done) return;
+    this.packer.delta(deltaTag(op, form), t, key, json);
     this.stats.deltas++;
     this.changesSinceKeyframe++;
+    this.added(t);
   }
 
-  private queue(tag: number, t: number, ref: unknown, json: string | undefined): boolean {
-    if (this.failed || this.closed) return false;
-    this.pTag.push(tag);
-    this.pT.push(t);
-    this.pRef.push(ref);
-    this.pJson.push(json);
-    this.pendingJson += json === undefined ? 64 : json.length + 16;
-    if (this.pendingJson >= this.o.pendingBytes) void this.flush(new AbortController().signal);
-    return true;
+  private added(t: number): void {
+    if (this.pendingRecords++ === 0) this.pendingFirst = t;
+    this.pendingLast = t;
+    this.stats.records++;
+    if (this.packer.length >= this.o.pendingBytes) void this.flush(new AbortController().signal);
   }
 
-  /** The pending records packed (one block's payload), with the time of the first and last; the queue is emptied. */
+  /** The pending block's payload, with the time of its first and last record; the block is emptied. */
   private pack(): { raw: Buffer; tFirst: number; tLast: number } | undefined {
-    const n = this.pTag.length;
-    if (n === 0) return undefined;
-    const { pTag, pT, pRef, pJson, packer } = this;
-    for (let i = 0; i < n; i++) {
-      const tag = pTag[i]!;
-      if (tag === TAG_MARK) packer.timeline(pT[i]!, pRef[i] as TimelineEvent);
-      else if (tag === TAG_RECORD_JSON) packer.record(pRef[i] as RecordingRecord, pJson[i]!);
-      else packer.delta(tag, pT[i]!, pRef[i] as string, pJson[i]);
-    }
+    if (this.pendingRecords === 0) return undefined;
     // A wall clock stepped back mid-block must not make a header that reads as damage (tLast < tFirst).
-    const out = { raw: packer.take(), tFirst: pT[0]!, tLast: Math.max(pT[0]!, pT[n - 1]!) };
-    this.pTag = [];
-    this.pT = [];
-    this.pRef = [];
-    this.pJson = [];
-    this.pendingJson = 0;
+    const out = { raw: this.packer.take(), tFirst: this.pendingFirst, tLast: Math.max(this.pendingFirst, this.pendingLast) };
+    this.pendingRecords = 0;
     return out;
   }
 
