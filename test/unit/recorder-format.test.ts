@@ -274,6 +274,24 @@ describe('recorder format', () => {
     rmSync(dir, { recursive: true });
   });
 
+  it('an object that cannot be serialized fails the recording once, cleanly: what came before reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const s = await setup(dir);
+    s.rec.apply('api', PODS, 'ADDED', pod('a', { v: '1' }));
+    s.advance(10);
+    await s.writer.flush(never);
+    s.rec.apply('api', PODS, 'ADDED', pod('b', { v: '1' }, { spec: { big: 1n } }));
+    await s.writer.flush(never);
+    assert.match(String(s.writer.failed), /BigInt/);
+    // Later records are dropped; closing does not throw.
+    s.rec.apply('api', PODS, 'ADDED', pod('c', { v: '1' }));
+    await s.writer.close(never);
+    const r = await Recording.open(s.path, never);
+    assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()], ['pods/default/a']);
+    r.close();
+    rmSync(dir, { recursive: true });
+  });
+
   it('recording anew into a file rotates the old recording away: opening the file reads only the new one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-'));
     const a = await setup(dir);

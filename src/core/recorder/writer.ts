@@ -194,7 +194,9 @@ export class RecordingWriter {
       try {
         this.drain();
       } catch (e) {
-        this.failed = e instanceof Error ? e : new Error(String(e));
+        // Failed as a write fails (the file closed, later records dropped), in the order of writes.
+        const err = e instanceof Error ? e : new Error(String(e));
+        void this.run(() => Promise.reject(err));
       }
     }
     const packed = this.pack();
