@@ -10,7 +10,7 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
 import { applyMergePatch, deepEqual, deltaOf, mergePatch } from '../../src/core/recorder/diff';
-import { BLOCK_HEADER_BYTES, parseBlockHeader } from '../../src/core/recorder/format';
+import { BLOCK_HEADER_BYTES, isDataBlock, parseBlockHeader } from '../../src/core/recorder/format';
 import type { Obj } from '../../src/core/recorder/records';
 import { FakeClock } from '../../src/core/clock';
 import fc from 'fast-check';
@@ -76,8 +76,10 @@ describe('recorder format', () => {
     // A relist that lacks n3 deletes it; one that repeats an object unchanged records nothing.
     s.advance(100);
     const kept = [...state.entries()].filter(([k]) => k !== 'pods/default/n3').map(([, v]) => v);
+    await s.writer.flush(never);
     const before = s.writer.stats.deltas;
     s.rec.replace('api', PODS, kept);
+    await s.writer.flush(never);
     assert.equal(s.writer.stats.deltas, before + 1);
     state.delete('pods/default/n3');
     snap();
@@ -161,7 +163,7 @@ describe('recorder format', () => {
     const buf = readFileSync(s.path);
     // Flip a payload byte of the block that adds z (found by time: the second data block).
     const r0 = await Recording.open(s.path, never);
-    const dataBlocks = r0.blocks.filter((b) => b.kind === 4);
+    const dataBlocks = r0.blocks.filter((b) => isDataBlock(b.kind));
     r0.close();
     const victim = dataBlocks[1]!;
     buf[victim.offset + BLOCK_HEADER_BYTES + 2]! ^= 0xff;
@@ -268,6 +270,24 @@ describe('recorder format', () => {
     assert.equal(w.failed, undefined);
     const r = await Recording.open(path, never);
     assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()].sort(), ['pods/default/a', 'pods/default/b']);
+    r.close();
+    rmSync(dir, { recursive: true });
+  });
+
+  it('an object that cannot be serialized fails the recording once, cleanly: what came before reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const s = await setup(dir);
+    s.rec.apply('api', PODS, 'ADDED', pod('a', { v: '1' }));
+    s.advance(10);
+    await s.writer.flush(never);
+    s.rec.apply('api', PODS, 'ADDED', pod('b', { v: '1' }, { spec: { big: 1n } }));
+    await s.writer.flush(never);
+    assert.match(String(s.writer.failed), /BigInt/);
+    // Later records are dropped; closing does not throw.
+    s.rec.apply('api', PODS, 'ADDED', pod('c', { v: '1' }));
+    await s.writer.close(never);
+    const r = await Recording.open(s.path, never);
+    assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()], ['pods/default/a']);
     r.close();
     rmSync(dir, { recursive: true });
   });

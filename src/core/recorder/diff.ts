@@ -37,34 +37,37 @@ function hasNullMember(v: unknown): boolean {
 
 /** The merge patch from `before` to `after` (both objects). */
 export function mergePatch(before: Obj, after: Obj): Obj {
-  const p = diff(before, after).patch;
+  const p = diff(before, after);
   return p === EMPTY ? {} : p;
 }
 
+/** Set by diff when `after` sets a member to null (a merge patch would read a removal); reset by its caller. */
+let inexact = false;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
- * The patch, and whether it is exact: false when `after` sets a member to null (a merge patch would
- * read a removal). Walks members with `for...in` over own keys (objects parsed from JSON have no
- * inherited enumerable ones), allocating nothing for an unchanged subtree.
+ * The patch (EMPTY when nothing changed); sets `inexact` when it cannot say the change. Walks
+ * members with `for...in` over own keys (objects parsed from JSON have no inherited enumerable
+ * ones), allocating nothing for an unchanged subtree.
  */
-function diff(before: Obj, after: Obj): { patch: Obj; exact: boolean } {
+function diff(before: Obj, after: Obj): Obj {
   let patch: Obj | undefined;
-  let exact = true;
-  for (const k in before) if (!Object.prototype.hasOwnProperty.call(after, k)) (patch ??= {})[k] = null;
+  for (const k in before) if (!hasOwn.call(after, k)) (patch ??= {})[k] = null;
   for (const k in after) {
     const v = after[k];
     const old = before[k];
     if (old === v) continue;
     if (isObj(old) && isObj(v)) {
       const d = diff(old, v);
-      if (d.patch !== EMPTY) (patch ??= {})[k] = d.patch;
-      exact &&= d.exact;
+      if (d !== EMPTY) (patch ??= {})[k] = d;
       continue;
     }
     if (deepEqual(old, v)) continue;
-    if (v === null || hasNullMember(v)) exact = false;
+    if (v === null || hasNullMember(v)) inexact = true;
     (patch ??= {})[k] = v;
   }
-  return { patch: patch ?? EMPTY, exact };
+  return patch ?? EMPTY;
 }
 
 /** The empty patch, shared (never written to: callers test for it by identity or by its keys). */
@@ -92,9 +95,10 @@ export function deltaOf(
   afterBytes?: number,
 ): { p: Obj; size: number; /** the patch's JSON text, made once for the comparison and reused */ json: string } | { o: Obj } | undefined {
   if (!before) return { o: after };
-  const { patch, exact } = diff(before, after);
-  if (!Object.keys(patch).length) return undefined;
-  if (!exact) return { o: after };
+  inexact = false;
+  const patch = diff(before, after);
+  if (patch === EMPTY) return undefined;
+  if (inexact) return { o: after };
   const size = afterBytes ?? JSON.stringify(after).length;
   const json = JSON.stringify(patch);
   return json.length < size ? { p: patch, size, json } : { o: after };

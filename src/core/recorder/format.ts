@@ -3,13 +3,15 @@
  *
  *   offset  size  field
  *   0       4     magic "KLR1"
- *   4       1     kind: 1 header, 2 keyframe part, 3 keyframe end, 4 data
+ *   4       1     kind: 1 header, 2 keyframe part, 3 keyframe end, 4 data (JSON lines, format
+ *                 version 1), 5 packed data (packed.ts, version 2 on)
  *   5       3     zero
  *   8       4     payload length (uint32 LE)
  *   12      4     CRC-32 of bytes 4..11, 16..31 and the payload (uint32 LE)
  *   16      8     time of the block's first record (float64 LE, epoch ms)
  *   24      8     time of its last record
- *   32      n     payload: raw DEFLATE of UTF-8 JSON lines (records.ts)
+ *   32      n     payload: raw DEFLATE of UTF-8 JSON lines (records.ts), or for kind 5 of packed
+ *                 records (packed.ts)
  *
  * Guarantees:
  * - Each block is self-contained (its own DEFLATE stream, its own records) and checksummed: a
@@ -19,8 +21,9 @@
  *   its last whole block: a partial header or payload is shorter than it says, and a last block's
  *   checksum is verified when the file is opened.
  */
-import { crc32, deflateRaw, inflateRawSync, inflateRaw } from 'node:zlib';
+import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
+import { decodePacked } from './packed';
 import type { RecordingRecord } from './records';
 
 export const MAGIC = Buffer.from('KLR1', 'latin1');
@@ -28,8 +31,13 @@ export const BLOCK_HEADER_BYTES = 32;
 /** A block payload larger than this is damage, not data (the writer never writes one). */
 export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
 
-export const BlockKind = { Header: 1, KeyframePart: 2, KeyframeEnd: 3, Data: 4 } as const;
+export const BlockKind = { Header: 1, KeyframePart: 2, KeyframeEnd: 3, Data: 4, Packed: 5 } as const;
 export type BlockKind = (typeof BlockKind)[keyof typeof BlockKind];
+
+/** Whether a block holds changes and timeline events (JSON lines of version 1, or packed). */
+export function isDataBlock(kind: BlockKind): boolean {
+  return kind === BlockKind.Data || kind === BlockKind.Packed;
+}
 
 export interface BlockInfo {
   offset: number;
@@ -47,7 +55,7 @@ function checksum(head: Buffer, payload: Buffer): number {
   return crc32(payload, crc32(head.subarray(16, 32), crc32(head.subarray(4, 12))));
 }
 
-/** The records as one block's payload, compressed on libuv's thread pool (never on the caller's thread). */
+/** The records as one block's payload (compressed as encodePayload says). */
 export function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[], level = 6): Promise<Buffer> {
   if (records.length === 0) throw new RangeError('a block holds at least one record');
   return encodeLines(
@@ -64,9 +72,26 @@ export function encodeBlock(kind: BlockKind, records: readonly RecordingRecord[]
  * JSON escapes it), whose first and last record are at `tFirst` and `tLast`. `level` is DEFLATE's
  * (1-9): the writer's data blocks use 1, about half the CPU of 6 for a quarter more bytes.
  */
-export async function encodeLines(kind: BlockKind, lines: readonly string[], tFirst: number, tLast: number, level = 6): Promise<Buffer> {
+export function encodeLines(kind: BlockKind, lines: readonly string[], tFirst: number, tLast: number, level = 6): Promise<Buffer> {
   if (lines.length === 0) throw new RangeError('a block holds at least one record');
-  const payload = await deflateRawAsync(Buffer.from(lines.join('\n'), 'utf8'), { level });
+  return encodePayload(kind, Buffer.from(lines.join('\n'), 'utf8'), tFirst, tLast, level);
+}
+
+/**
+ * Payloads below this (at DEFLATE level 1; an eighth of it at higher levels, which are slower)
+ * compress on the caller's thread: about a millisecond at most, less CPU than handing them to
+ * libuv's thread pool (a zlib stream per call, about 0.1 ms of its own).
+ */
+const INLINE_DEFLATE_BYTES = 256 * 1024;
+
+/**
+ * A block of `raw` (its payload before compression: JSON lines, or packed records for kind
+ * Packed). A larger payload than INLINE_DEFLATE_BYTES says compresses on libuv's thread pool, never on
+ * the caller's thread.
+ */
+export async function encodePayload(kind: BlockKind, raw: Buffer, tFirst: number, tLast: number, level = 6): Promise<Buffer> {
+  const inline = raw.length < (level <= 1 ? INLINE_DEFLATE_BYTES : INLINE_DEFLATE_BYTES / 8);
+  const payload = inline ? deflateRawSync(raw, { level }) : await deflateRawAsync(raw, { level });
   const head = Buffer.alloc(BLOCK_HEADER_BYTES);
   MAGIC.copy(head, 0);
   head.writeUInt8(kind, 4);
@@ -81,7 +106,7 @@ export async function encodeLines(kind: BlockKind, lines: readonly string[], tFi
 export function parseBlockHeader(head: Buffer, offset: number): (BlockInfo & { crc: number; payloadBytes: number }) | undefined {
   if (head.length < BLOCK_HEADER_BYTES || !head.subarray(0, 4).equals(MAGIC)) return undefined;
   const kind = head.readUInt8(4) as BlockKind;
-  if (kind < BlockKind.Header || kind > BlockKind.Data) return undefined;
+  if (kind < BlockKind.Header || kind > BlockKind.Packed) return undefined;
   const payloadBytes = head.readUInt32LE(8);
   if (payloadBytes > MAX_PAYLOAD_BYTES) return undefined;
   const tFirst = head.readDoubleLE(16);
@@ -117,18 +142,29 @@ function parseLines(text: string, offset: number): RecordingRecord[] {
   }
 }
 
-/** The JSON-lines text of a whole block, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
-export async function decodeBlockText(block: Buffer, offset: number): Promise<string> {
+/** The payload of a whole block, inflated, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
+async function inflateBlock(block: Buffer, offset: number): Promise<Buffer> {
   if (!blockIntact(block)) throw new CorruptBlockError(offset, 'checksum mismatch or wrong length');
   const payload = block.subarray(BLOCK_HEADER_BYTES);
   try {
-    return (payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload)).toString('utf8');
+    return payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload);
   } catch (e) {
     throw new CorruptBlockError(offset, `does not inflate (${(e as Error).message})`);
   }
 }
 
+/** The JSON-lines text of a whole block (any kind but Packed), checksum verified. */
+export async function decodeBlockText(block: Buffer, offset: number): Promise<string> {
+  return (await inflateBlock(block, offset)).toString('utf8');
+}
+
 /** The records of a whole block, checksum verified. */
 export async function decodeBlock(block: Buffer, offset: number): Promise<RecordingRecord[]> {
-  return parseLines(await decodeBlockText(block, offset), offset);
+  const raw = await inflateBlock(block, offset);
+  if (block.readUInt8(4) !== BlockKind.Packed) return parseLines(raw.toString('utf8'), offset);
+  try {
+    return decodePacked(raw);
+  } catch (e) {
+    throw new CorruptBlockError(offset, (e as Error).message);
+  }
 }

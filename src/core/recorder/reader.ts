@@ -11,6 +11,8 @@
  *   for await (const r of rec.records(signal)) ...    // everything, in order (export)
  *
  * Guarantees:
+ * - Reads format versions 1 and 2 (records.ts FORMAT_VERSION); a header of any other version is
+ *   refused at open with an error that names it.
  * - Opening reads 32 bytes per block (in slices that yield to the event loop, so no slice blocks
  *   it for long) and verifies the last block of each segment: a file cut off mid-block (SIGKILL)
  *   opens and reads up to its last whole block; bytes after it are counted in `damage`, not fatal.
@@ -25,9 +27,19 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { abortReason } from '../clock';
 import { applyMergePatch } from './diff';
-import { BLOCK_HEADER_BYTES, BlockKind, CorruptBlockError, blockIntact, decodeBlock, decodeBlockText, parseBlockHeader, type BlockInfo } from './format';
+import {
+  BLOCK_HEADER_BYTES,
+  BlockKind,
+  CorruptBlockError,
+  blockIntact,
+  decodeBlock,
+  decodeBlockText,
+  isDataBlock,
+  parseBlockHeader,
+  type BlockInfo,
+} from './format';
 import { RecordedObjects } from './objects';
-import type { HeaderRecord, Obj, RecordingRecord, TimelineRecord } from './records';
+import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord, type TimelineRecord } from './records';
 import { segmentPath } from './writer';
 
 /** Bytes of one segment: a file (read by position) or a buffer. */
@@ -193,6 +205,10 @@ export class Recording {
       }
       const [h] = await this.decode(found[0]!);
       if (!h || h.k !== 'H') throw new Error('not a KubeLoop recording (bad header record)');
+      if (!(h.version >= 1 && h.version <= FORMAT_VERSION))
+        throw new Error(
+          `recording format version ${String(h.version)} is not one this KubeLoop reads (1 to ${FORMAT_VERSION}): open it with the KubeLoop that wrote it`,
+        );
       this.headers.push(h);
       for (const b of found) {
         this.blocks.push(b);
@@ -282,7 +298,7 @@ export class Recording {
     for (let i = kf.last + 1; i < this.blocks.length; i++) {
       const b = this.blocks[i]!;
       if (b.segment !== kf.segment || b.tFirst > t) break;
-      if (b.kind !== BlockKind.Data) continue;
+      if (!isDataBlock(b.kind)) continue;
       if (signal.aborted) throw abortReason(signal);
       await breathe();
       for (const r of (await this.tryDecode(b)) ?? []) {
@@ -310,7 +326,7 @@ export class Recording {
       }
       if (b.kind === BlockKind.Header) continue;
       // Later keyframes repeat what the deltas already built.
-      if (b.kind !== BlockKind.Data && known) continue;
+      if (!isDataBlock(b.kind) && known) continue;
       for (const r of (await this.tryDecode(b)) ?? []) {
         if (r.k === 'K' && r.key === key) cur = r.o;
         else if (r.k === 'KE') known = true;
@@ -332,7 +348,7 @@ export class Recording {
     const to = range.to ?? Infinity;
     const out: TimelineRecord[] = [];
     for (const b of this.blocks) {
-      if (b.kind !== BlockKind.Data || b.tLast < from || b.tFirst > to) continue;
+      if (!isDataBlock(b.kind) || b.tLast < from || b.tFirst > to) continue;
       if (signal.aborted) throw abortReason(signal);
       for (const r of (await this.tryDecode(b)) ?? []) if (r.k === 'T' && r.t >= from && r.t <= to) out.push(r);
     }

@@ -4,19 +4,28 @@
  *
  * Guarantees:
  * - Every object is masked (core/kube/redact.ts) before it is held or written; the recorder keeps
- *   only masked copies, which are also the keyframes' content. It is never given a client or a
+ *   only masked objects, which are also the keyframes' content: a copy when masking changes
+ *   something (a Secret, managedFields), else the object as the watch delivered it (the sync loop
+ *   never changes an object it was given, nor does the recorder). It is never given a client or a
  *   kubeconfig, so no credential can reach it.
  * - A full list (replace) is recorded as the changes it makes: objects new to that source are
  *   added, changed ones modified, and ones the source held but the list lacks deleted, so replaying
  *   the deltas rebuilds exactly what the watches showed. An unchanged object is not recorded again.
- * - Memory: one masked object per held key (the set the sync loop holds) plus the writer's pending
- *   records (bounded, see writer.ts).
+ * - Cheap on the watch path: a list, a watch event or a timeline event is only queued (its time
+ *   taken, the object by reference); masking, the diff and serializing run when the writer flushes
+ *   (or when holds() or size is asked), one record after another in the order they came, so the
+ *   recording is the same as if each had been handled at once. The objects, lists and events
+ *   given must not change afterwards (the sync loop never changes what it was given, nor the
+ *   timeline an event once appended; a list is copied).
+ * - Memory: one masked object per held key (the set the sync loop holds), the queue (flushed at
+ *   QUEUE_LIMIT entries whatever the timer) and the writer's pending records (bounded, see
+ *   writer.ts).
  * - Flushes at least every flushEveryMs (default 1 s) while started: a killed process loses at most
  *   about that much.
  * - Never throws into the watch path: a failed writer stops recording and is reported once.
  */
 import { realClock, type Clock, type TimerHandle } from '../clock';
-import { redactObject } from '../kube/redact';
+import { isSecret, redactObject } from '../kube/redact';
 import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
 import { objectKey, type Obj } from './records';
@@ -48,13 +57,29 @@ export interface RecorderOptions {
   onError?: (e: Error) => void;
 }
 
+/** Queued entries that force a flush before the timer's (a burst of watch events). */
+const QUEUE_LIMIT = 4096;
+
+/** What a queued entry is. */
+const Q_TIMELINE = 0;
+const Q_PUT = 1;
+const Q_DELETE = 2;
+const Q_LIST = 3;
+
 export class Recorder implements SyncObserver {
   /** key -> masked object: the state the keyframes hold. */
   private readonly held = new Map<string, Obj>();
   /** source -> keys it holds (a relist deletes only its own). */
   private readonly bySource = new Map<string, Set<string>>();
-  /** key -> the JSON length of its object, once measured. */
+  /** key -> the JSON length of its object when last written whole (an estimate after patches). */
   private readonly bytes = new Map<string, number>();
+  /** The queue, one index across five arrays (no object per entry): what, when, source, type, object (or event, or list). */
+  private qWhat: number[] = [];
+  private qT: number[] = [];
+  private qSource: (string | undefined)[] = [];
+  private qType: (RecordedType | undefined)[] = [];
+  private qRef: unknown[] = [];
+  private draining = false;
   private timer: TimerHandle | undefined;
   private reported = false;
   private readonly now: () => number;
@@ -66,6 +91,7 @@ export class Recorder implements SyncObserver {
   ) {
     this.now = opts.now ?? Date.now;
     this.clock = opts.clock ?? realClock;
+    writer.beforeFlush(() => this.drain());
   }
 
   /** The snapshot function for the writer's keyframes. */
@@ -75,11 +101,13 @@ export class Recorder implements SyncObserver {
 
   /** Whether an object (objectKey: `resource[.group]/namespace/name`) is held now. */
   holds(key: string): boolean {
+    this.drain();
     return this.held.has(key);
   }
 
   /** How many objects are held now. */
   get size(): number {
+    this.drain();
     return this.held.size;
   }
 
@@ -108,35 +136,79 @@ export class Recorder implements SyncObserver {
   }
 
   replace(source: string, type: RecordedType, items: readonly Obj[]): void {
+    this.enqueue(Q_LIST, source, type, items.slice());
+  }
+
+  apply(source: string, type: RecordedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: Obj): void {
+    this.enqueue(event === 'DELETED' ? Q_DELETE : Q_PUT, source, type, obj);
+  }
+
+  timeline(e: TimelineEvent): void {
+    this.enqueue(Q_TIMELINE, undefined, undefined, e);
+  }
+
+  private enqueue(what: number, source: string | undefined, type: RecordedType | undefined, ref: unknown): void {
+    if (this.writer.done) return;
+    this.qWhat.push(what);
+    this.qT.push(this.now());
+    this.qSource.push(source);
+    this.qType.push(type);
+    this.qRef.push(ref);
+    if (this.qWhat.length >= QUEUE_LIMIT) void this.writer.flush(new AbortController().signal).then(() => this.check());
+  }
+
+  /**
+   * Handles what is queued, in order, giving the writer its records. Re-entered (the writer flushing
+   * early while this gives it records) it returns at once: the outer call goes on.
+   */
+  private drain(): void {
+    if (this.draining || this.qWhat.length === 0) return;
+    this.draining = true;
+    const { qWhat, qT, qSource, qType, qRef } = this;
+    this.qWhat = [];
+    this.qT = [];
+    this.qSource = [];
+    this.qType = [];
+    this.qRef = [];
+    try {
+      for (let i = 0; i < qWhat.length; i++) {
+        const what = qWhat[i]!;
+        const t = qT[i]!;
+        if (what === Q_TIMELINE) this.writer.timeline(t, qRef[i] as TimelineEvent);
+        else if (what === Q_LIST) this.list(t, qSource[i]!, qType[i]!, qRef[i] as Obj[]);
+        else this.change(t, qSource[i]!, qType[i]!, what === Q_DELETE, qRef[i] as Obj);
+      }
+    } finally {
+      this.draining = false;
+    }
+    this.check();
+  }
+
+  private list(t: number, source: string, type: RecordedType, items: readonly Obj[]): void {
     const before = this.bySource.get(source) ?? new Set<string>();
     const now = new Set<string>();
     for (const item of items) {
       const key = this.keyOf(type, item);
       if (!key) continue;
       now.add(key);
-      this.put(key, type, item);
+      this.put(t, key, type, item);
     }
-    for (const key of before) if (!now.has(key)) this.remove(key);
+    for (const key of before) if (!now.has(key)) this.remove(t, key);
     this.bySource.set(source, now);
   }
 
-  apply(source: string, type: RecordedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: Obj): void {
+  private change(t: number, source: string, type: RecordedType, deleted: boolean, obj: Obj): void {
     const key = this.keyOf(type, obj);
     if (!key) return;
     let keys = this.bySource.get(source);
     if (!keys) this.bySource.set(source, (keys = new Set()));
-    if (event === 'DELETED') {
+    if (deleted) {
       keys.delete(key);
-      this.remove(key);
+      this.remove(t, key);
     } else {
       keys.add(key);
-      this.put(key, type, obj);
+      this.put(t, key, type, obj);
     }
-  }
-
-  timeline(e: TimelineEvent): void {
-    this.writer.add({ k: 'T', t: this.now(), e });
-    this.check();
   }
 
   private keyOf(type: RecordedType, obj: Obj): string | undefined {
@@ -144,31 +216,28 @@ export class Recorder implements SyncObserver {
     return m?.name ? objectKey(type, m.namespace, m.name) : undefined;
   }
 
-  private put(key: string, type: RecordedType, obj: Obj): void {
-    const masked = redactObject(type, obj);
+  private put(t: number, key: string, type: RecordedType, obj: Obj): void {
+    const masked = needsMasking(type, obj) ? redactObject(type, obj) : obj;
     const old = this.held.get(key);
     const d = deltaOf(old, masked, this.bytes.get(key));
     if (!d) return; // unchanged (a relist repeating it)
     this.held.set(key, masked);
-    // The object's JSON length as first measured: an estimate, only used to choose patch or whole.
-    if ('p' in d) this.bytes.set(key, d.size);
-    else this.bytes.delete(key);
-    const t = this.now();
     const op = old ? 'M' : 'A';
     if ('p' in d) {
-      // The patch's JSON was made to weigh it: the record's line reuses it instead of a second pass.
-      this.writer.add({ k: 'D', t, op, key, p: d.p }, `{"k":"D","t":${JSON.stringify(t)},"op":"${op}","key":${JSON.stringify(key)},"p":${d.json}}`);
+      // The patch's JSON was made to weigh it: the record reuses it.
+      this.writer.delta(t, op, key, 2, d.json);
     } else {
-      this.writer.add({ k: 'D', t, op, key, o: d.o });
+      const json = JSON.stringify(d.o);
+      // Known from now on: the next change weighs its patch against it without serializing again.
+      this.bytes.set(key, json.length);
+      this.writer.delta(t, op, key, 1, json);
     }
-    this.check();
   }
 
-  private remove(key: string): void {
+  private remove(t: number, key: string): void {
     this.bytes.delete(key);
     if (!this.held.delete(key)) return;
-    this.writer.add({ k: 'D', t: this.now(), op: 'D', key });
-    this.check();
+    this.writer.delta(t, 'D', key, 0, undefined);
   }
 
   private check(): void {
@@ -178,4 +247,10 @@ export class Recorder implements SyncObserver {
       this.opts.onError?.(e);
     }
   }
+}
+
+/** Whether masking would change the object: a Secret, or an object with managedFields. */
+function needsMasking(type: RecordedType, obj: Obj): boolean {
+  const m = obj.metadata as { managedFields?: unknown } | undefined;
+  return (typeof m === 'object' && m !== null && m.managedFields !== undefined) || isSecret(type, obj);
 }

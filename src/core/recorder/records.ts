@@ -1,5 +1,6 @@
 /**
- * The records of a flight recording: one JSON object per line inside a block (see format.ts).
+ * The records of a flight recording: one JSON object per line inside a header or keyframe block,
+ * packed (packed.ts) inside a data block (see format.ts).
  * Times (`t`) are wall-clock milliseconds since the Unix epoch, so a recording means the same
  * thing on any machine and across process restarts.
  *
@@ -13,7 +14,11 @@
  */
 import type { TimelineEvent } from '../timeline/events';
 
-export const FORMAT_VERSION = 1;
+/**
+ * The header's `version`: 2 writes data blocks packed (block kind 5); 1 wrote them as JSON lines
+ * (kind 4), which readers of version 2 still read. A reader refuses a version above its own.
+ */
+export const FORMAT_VERSION = 2;
 
 export type Obj = Record<string, unknown>;
 

@@ -20,15 +20,18 @@
  * - Blocks are written in order, one write each, by one chain of writes; a record added before
  *   flush() is called is on disk (in the kernel: a killed process loses nothing flushed) when it
  *   resolves. No fsync: a power cut may lose what the OS had not written out.
- * - Memory: pending records are flushed at pendingBytes (default 1 MiB of JSON) whatever the timer.
- * - CPU: a record is serialized once, when it is added (or by the caller, who may already hold
- *   parts of its JSON); data blocks are compressed at DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
+ * - Memory: the pending block is flushed at pendingBytes (default 1 MiB, packed) whatever the timer.
+ * - CPU: a record is packed once, when it is added (packed.ts), straight into the pending block; a
+ *   change comes with its JSON text, made once by the caller, who needs it anyway to weigh a patch.
+ *   Data blocks are compressed at DEFLATE level 1 (DATA_LEVEL), keyframes at 6.
  * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
  *   records are dropped, nothing throws into the caller's event handlers.
  */
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { abortReason } from '../clock';
-import { BlockKind, encodeBlock, encodeLines } from './format';
+import type { TimelineEvent } from '../timeline/events';
+import { BlockKind, encodeBlock, encodePayload } from './format';
+import { PackedEncoder, deltaTag } from './packed';
 import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
 
 export interface RecordingWriterOptions {
@@ -47,7 +50,7 @@ export interface RecordingWriterOptions {
   segments?: number;
   keyframeEveryMs?: number;
   keyframeChanges?: number;
-  /** Pending JSON that forces a flush (default 1 MiB). */
+  /** Pending bytes (packed, before compression) that force a flush (default 1 MiB). */
   pendingBytes?: number;
   /** Objects per keyframe block (default 2,000). */
   keyframeBlockObjects?: number;
@@ -82,10 +85,12 @@ export function segmentPath(path: string, i: number): string {
 export class RecordingWriter {
   private fh: FileHandle | undefined;
   private chain: Promise<void> = Promise.resolve();
-  /** Pending records as JSON lines, and the time of the first and last. */
-  private pending: string[] = [];
-  private pendingT = [0, 0];
-  private pendingJson = 0;
+  /** The pending block: its records packed as they are added, how many, the time of the first and last. */
+  private pendingRecords = 0;
+  private pendingFirst = 0;
+  private pendingLast = 0;
+  private readonly packer = new PackedEncoder();
+  private drain: (() => void) | undefined;
   private segmentBytes = 0;
   private segmentStart = 0;
   private segment = 0;
@@ -120,31 +125,81 @@ export class RecordingWriter {
   }
 
   /**
-   * Queues one record (dropped once the writer has failed or closed); flushes early when much is
-   * pending. `json`, when given, must be the record's JSON text (the caller built it from parts it
-   * had serialized already); else the record is serialized here, once.
+   * Adds one record to the pending block (dropped once the writer has failed or closed); flushes
+   * early when much is pending. `json`, when given, must be the record's JSON text; else it is
+   * serialized here, once.
    */
   add(r: RecordingRecord, json?: string): void {
-    if (this.failed || this.closed) return;
-    const line = json ?? JSON.stringify(r);
-    if (this.pending.length === 0) this.pendingT[0] = r.t;
-    this.pendingT[1] = r.t;
-    this.pending.push(line);
-    this.stats.records++;
+    if (r.k === 'T') return this.timeline(r.t, r.e);
     if (r.k === 'D') {
-      this.stats.deltas++;
-      this.changesSinceKeyframe++;
+      const form = r.o ? 1 : r.p ? 2 : 0;
+      return this.delta(r.t, r.op, r.key, form, form === 1 ? JSON.stringify(r.o) : form === 2 ? JSON.stringify(r.p) : undefined);
     }
-    this.pendingJson += line.length + 1;
-    if (this.pendingJson >= this.o.pendingBytes) void this.flush(new AbortController().signal);
+    if (this.done) return;
+    this.packer.record(r, json ?? JSON.stringify(r));
+    this.added(r.t);
+  }
+
+  /** Adds a timeline event that happened at `t` (wall-clock ms). */
+  timeline(t: number, e: TimelineEvent): void {
+    if (this.done) return;
+    this.packer.timeline(t, e);
+    this.added(t);
+  }
+
+  /**
+   * Adds a change of object `key`: `json` is the whole object's JSON text (form 1), or a merge
+   * patch's (form 2), or absent for a delete (form 0).
+   */
+  delta(t: number, op: 'A' | 'M' | 'D', key: string, form: 0 | 1 | 2, json: string | undefined): void {
+    if (this.done) return;
+    this.packer.delta(deltaTag(op, form), t, key, json);
+    this.stats.deltas++;
+    this.changesSinceKeyframe++;
+    this.added(t);
+  }
+
+  private added(t: number): void {
+    if (this.pendingRecords++ === 0) this.pendingFirst = t;
+    this.pendingLast = t;
+    this.stats.records++;
+    if (this.packer.length >= this.o.pendingBytes) void this.flush(new AbortController().signal);
+  }
+
+  /** The pending block's payload, with the time of its first and last record; the block is emptied. */
+  private pack(): { raw: Buffer; tFirst: number; tLast: number } | undefined {
+    if (this.pendingRecords === 0) return undefined;
+    // A wall clock stepped back mid-block must not make a header that reads as damage (tLast < tFirst).
+    const out = { raw: this.packer.take(), tFirst: this.pendingFirst, tLast: Math.max(this.pendingFirst, this.pendingLast) };
+    this.pendingRecords = 0;
+    return out;
+  }
+
+  /** Whether records are dropped from now on (closed, or failed). */
+  get done(): boolean {
+    return this.closed || this.failed !== undefined;
+  }
+
+  /**
+   * `fn` is called first thing in every flush (the recorder adds what it queued). If it throws, the
+   * writer fails as on a failed write.
+   */
+  beforeFlush(fn: () => void): void {
+    this.drain = fn;
   }
 
   /** Writes what is pending as one block (and a keyframe or a new segment when due); resolves when it is written. */
   flush(signal: AbortSignal): Promise<void> {
-    const records = this.pending;
-    const [tFirst, tLast] = this.pendingT as [number, number];
-    this.pending = [];
-    this.pendingJson = 0;
+    if (this.drain) {
+      try {
+        this.drain();
+      } catch (e) {
+        // Failed as a write fails (the file closed, later records dropped), in the order of writes.
+        const err = e instanceof Error ? e : new Error(String(e));
+        void this.run(() => Promise.reject(err));
+      }
+    }
+    const packed = this.pack();
     const now = this.o.now();
     const rotate = this.segmentBytes >= this.o.maxBytes / this.o.segments || now - this.segmentStart >= this.o.maxAgeMs / this.o.segments;
     const keyframe =
@@ -155,9 +210,9 @@ export class RecordingWriter {
     // Taken now, in the same tick as `records`: the keyframe holds exactly the changes before it.
     const snap = keyframe ? [...this.o.snapshot()] : undefined;
     return this.run(async () => {
-      if (records.length) {
-        const n = await this.writeLines(records, tFirst, tLast, signal);
-        this.deltaBytesSinceKeyframe += n;
+      if (packed) {
+        if (signal.aborted) throw abortReason(signal);
+        this.deltaBytesSinceKeyframe += await this.append(await encodePayload(BlockKind.Packed, packed.raw, packed.tFirst, packed.tLast, DATA_LEVEL));
       }
       if (snap) await this.writeKeyframe(now, snap, signal);
       if (rotate) {
@@ -194,11 +249,6 @@ export class RecordingWriter {
   private async writeBlock(kind: BlockKind, records: RecordingRecord[], signal: AbortSignal): Promise<number> {
     if (signal.aborted) throw abortReason(signal);
     return this.append(await encodeBlock(kind, records));
-  }
-
-  private async writeLines(lines: string[], tFirst: number, tLast: number, signal: AbortSignal): Promise<number> {
-    if (signal.aborted) throw abortReason(signal);
-    return this.append(await encodeLines(BlockKind.Data, lines, tFirst, tLast, DATA_LEVEL));
   }
 
   private async append(block: Buffer): Promise<number> {
