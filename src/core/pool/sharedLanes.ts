@@ -17,7 +17,7 @@
  * Work-conserving: with one member (or one busy member) every seat but the reserved ones is usable.
  */
 export class SharedLanes {
-  private readonly members = new Set<LaneMember>();
+  private readonly memberSet = new Set<LaneMember>();
   private held = 0;
   private pumping = false;
 
@@ -32,8 +32,13 @@ export class SharedLanes {
    */
   join(name: string, wake: () => void = () => undefined): LaneMember {
     const m = new LaneMember(this, name, wake);
-    this.members.add(m);
+    this.memberSet.add(m);
     return m;
+  }
+
+  /** Members joined now (pools and loaders in discovery). */
+  get members(): number {
+    return this.memberSet.size;
   }
 
   /** Seats held now, in all (for tests and progress displays). */
@@ -43,9 +48,9 @@ export class SharedLanes {
 
   /** @internal */
   take(m: LaneMember): boolean {
-    if (!this.members.has(m) || this.held >= this.total) return false;
+    if (!this.memberSet.has(m) || this.held >= this.total) return false;
     let reserved = 0;
-    for (const o of this.members) {
+    for (const o of this.memberSet) {
       if (o === m) continue;
       if (o.held === 0) reserved++; // guarantee 2
       if (o.wanting && o.held < m.held) return false; // guarantee 3
@@ -67,7 +72,7 @@ export class SharedLanes {
 
   /** @internal */
   leave(m: LaneMember): void {
-    if (!this.members.delete(m)) return;
+    if (!this.memberSet.delete(m)) return;
     this.held -= m.held;
     m.held = 0;
     m.wanting = false;
@@ -80,7 +85,7 @@ export class SharedLanes {
     this.pumping = true;
     queueMicrotask(() => {
       this.pumping = false;
-      const waiting = [...this.members].filter((m) => m.wanting).sort((a, b) => a.held - b.held || a.since - b.since);
+      const waiting = [...this.memberSet].filter((m) => m.wanting).sort((a, b) => a.held - b.held || a.since - b.since);
       for (const m of waiting) {
         if (this.held >= this.total) break;
         m.wake();
