@@ -15,6 +15,7 @@ import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { informerTypes } from '../../src/app/sync/informerTypes';
 import { api, configMap, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
+import { result, task } from '../unit/vscode-fixtures';
 
 function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -200,22 +201,12 @@ describe('load and sync runners on the demo cluster', () => {
         kind: 'Pod',
         metadata: { name: e.name, namespace: 'default', uid: e.view.uid },
       }));
-      model.applyResult({
-        taskId: 9_999,
-        task: { id: 9_999, gvr: pods.type.gvr, kind: 'Pod', namespaced: true, namespace: 'default' },
-        outcome: 'ok',
-        items: [...kept, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'phantom', namespace: 'default', uid: 'phantom-uid' } }],
-        count: kept.length + 1,
-        partial: false,
-        pages: 1,
-        retries: 0,
-        bytes: 0,
-        resourceVersion: '1',
-        fellBackToFullList: false,
-        worker: 0,
-        startedAt: 0,
-        durationMs: 0,
-      } as Parameters<ResourceModel['applyResult']>[0]);
+      model.applyResult(
+        result(task(pods.type.gvr, 'Pod', true, 'default', 9_999), [
+          ...kept,
+          { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'phantom', namespace: 'default', uid: 'phantom-uid' } },
+        ]),
+      );
       assert.ok(model.object('default', 'pods', 'phantom'));
       await eventually(() => !model.object('default', 'pods', 'phantom'), { description: 'the loaded phantom to leave the tree', timeoutMs: 15_000 });
       assert.ok(model.object('default', 'pods', 'added-by-test'), 'the real ones stay');
