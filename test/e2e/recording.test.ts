@@ -151,9 +151,18 @@ describe('the flight recorder in a real VS Code', () => {
     });
 
     await s.step('history of a pod as a diff', async () => {
-      await s.workbench.runCommand(paletteTitle('showRecordedHistory'));
-      await pick(s, objectLabel(pod), new RegExp(`^${objectLabel(pod).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
-      await pick(s, undefined, /^\d\d:\d\d:\d\d\.\d{3} (modified|added)$/);
+      const choose = async (visibleWithinMs: number) => {
+        await s.workbench.runCommand(paletteTitle('showRecordedHistory'));
+        await pick(s, objectLabel(pod), new RegExp(`^${objectLabel(pod).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+        await pick(s, undefined, /^\d\d:\d\d:\d\d\.\d{3} (modified|added)$/, visibleWithinMs);
+      };
+      // The second pick was once created hidden (a focus change dismissed it; seen in a full run on
+      // a busy machine, never alone): when it does not show, Escape and ask once more.
+      await choose(10_000).catch(async (e: unknown) => {
+        if (!(e instanceof Error) || e.name !== 'TimeoutError') throw e;
+        await s.page.keyboard.press('Escape');
+        await choose(UI_TIMEOUT_MS);
+      });
       await s.page.locator('.part.editor .monaco-diff-editor').first().waitFor({ timeout: UI_TIMEOUT_MS });
       await eventually(
         async () => /: (modified|added) at \d\d:\d\d:\d\d\.\d{3} \(recording\)/.test(await s.page.locator('.part.editor .tab.active').innerText()),
@@ -221,10 +230,10 @@ describe('the flight recorder in a real VS Code', () => {
 });
 
 /** Types `text` (if any) into the open quick input and takes the row whose label matches, once it is the focused one. */
-async function pick(s: Session, text: string | undefined, label: RegExp): Promise<void> {
+async function pick(s: Session, text: string | undefined, label: RegExp, visibleWithinMs = UI_TIMEOUT_MS): Promise<void> {
   const widget = s.page.locator('.quick-input-widget');
   const input = widget.locator('.quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await input.waitFor({ state: 'visible', timeout: visibleWithinMs });
   if (text !== undefined) await input.fill(text);
   const focused = widget.locator('.quick-input-list .monaco-list-row.focused .label-name');
   await eventually(

@@ -720,6 +720,14 @@ describe('the timeline in a real VS Code (code-server)', () => {
         description: 'the resource tree to fill',
         timeoutMs: 120_000,
       });
+      // The whole load, not its first rows: tasks still finishing would move a following timeline
+      // between finding a bar and clicking it (seen in a full run on a busy machine).
+      const item = s.page.locator('.part.statusbar [id*="kubeloop.status"]').first();
+      await eventually(
+        async () =>
+          (await item.locator('.codicon-loading, .codicon-modifier-spin').count()) === 0 && /[\d,]+ objects/.test(await item.innerText()) ? true : undefined,
+        { description: 'the load to finish (its object count in the status bar, no spinner)', timeoutMs: 120_000 },
+      );
     });
     const frame = await s.step('timeline shows worker lanes', async () => {
       await s.workbench.runCommand(paletteTitle('showTimeline'));
