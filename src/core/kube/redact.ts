@@ -10,7 +10,8 @@
  * - managedFields are dropped from every object: they are large and serve server-side apply.
  * - Idempotent: a value that already is a mask (`<masked: N bytes>`, e.g. a replayed recording's)
  *   stays as it is, so masking a masked Secret changes nothing.
- * - The input is never mutated; the output shares unchanged sub-objects with it.
+ * - The input is never mutated; the output shares unchanged sub-objects with it, and is the input
+ *   itself when there is nothing to mask (not a Secret, no managedFields): callers never mutate it.
  */
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -27,15 +28,18 @@ export function isSecret(a: { group: string; resource: string }, obj: Obj): bool
   return (a.group === '' && a.resource === 'secrets') || (obj.kind === 'Secret' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined));
 }
 
-/** A copy of the object with Secret values masked and managedFields dropped. Never mutates `obj`. */
+/** The object with Secret values masked and managedFields dropped (itself when neither applies). Never mutates `obj`. */
 export function redactObject(a: { group: string; resource: string }, obj: Obj): Obj {
+  const secret = isSecret(a, obj);
+  const original = typeof obj.metadata === 'object' && obj.metadata !== null ? (obj.metadata as Obj) : undefined;
+  if (!secret && original?.managedFields === undefined) return obj;
   const out: Obj = { ...obj };
-  const meta = typeof obj.metadata === 'object' && obj.metadata !== null ? { ...(obj.metadata as Obj) } : undefined;
+  const meta = original ? { ...original } : undefined;
   if (meta) {
     delete meta.managedFields;
     out.metadata = meta;
   }
-  if (!isSecret(a, obj)) return out;
+  if (!secret) return out;
   const maskMap = (m: unknown, size: (v: string) => number): unknown => {
     if (typeof m !== 'object' || m === null) return m;
     return Object.fromEntries(

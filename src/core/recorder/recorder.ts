@@ -25,7 +25,7 @@
  * - Never throws into the watch path: a failed writer stops recording and is reported once.
  */
 import { realClock, type Clock, type TimerHandle } from '../clock';
-import { isSecret, redactObject } from '../kube/redact';
+import { redactObject } from '../kube/redact';
 import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
 import { objectKey, type Obj } from './records';
@@ -217,7 +217,7 @@ export class Recorder implements SyncObserver {
   }
 
   private put(t: number, key: string, type: RecordedType, obj: Obj): void {
-    const masked = needsMasking(type, obj) ? redactObject(type, obj) : obj;
+    const masked = redactObject(type, obj);
     const old = this.held.get(key);
     const d = deltaOf(old, masked, this.bytes.get(key));
     if (!d) return; // unchanged (a relist repeating it)
@@ -247,10 +247,4 @@ export class Recorder implements SyncObserver {
       this.opts.onError?.(e);
     }
   }
-}
-
-/** Whether masking would change the object: a Secret, or an object with managedFields. */
-function needsMasking(type: RecordedType, obj: Obj): boolean {
-  const m = obj.metadata as { managedFields?: unknown } | undefined;
-  return (typeof m === 'object' && m !== null && m.managedFields !== undefined) || isSecret(type, obj);
 }
