@@ -182,3 +182,45 @@ export function json(res: http.ServerResponse, body: unknown, headers: Record<st
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
+
+export type ListFault = 'none' | 'throttle' | 'reset' | 'hang' | 'gone' | 'forbidden';
+
+/**
+ * A paged pod list of `n` pods named `${prefix}0`...; `fault(k)` decides what the k-th continuation
+ * request (1-based) gets, once: an answer, a 429, a reset mid-page, a hang, a 410 or a 403.
+ */
+export function pagedPodList(n: number, fault: (k: number) => ListFault = () => 'none', prefix = 'p') {
+  const items = Array.from({ length: n }, (_, i) => ({
+    metadata: { name: `${prefix}${i}`, namespace: 'ns', uid: `${prefix}u${i}` },
+    spec: { nodeName: `node-${i % 3}` },
+  }));
+  let continuations = 0;
+  return (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const q = new URL(req.url!, 'http://x').searchParams;
+    let start = 0;
+    if (q.get('continue')) {
+      const k = ++continuations;
+      const f = fault(k);
+      if (f === 'throttle') return status(res, 429, 'TooManyRequests', 'slow down', { 'retry-after': '0' });
+      if (f === 'gone') return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      if (f === 'forbidden') return status(res, 403, 'Forbidden', 'pods is forbidden');
+      if (f === 'hang') return void res.writeHead(200, { 'content-type': 'application/json' });
+      start = Number(q.get('continue'));
+      if (f === 'reset') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // reset once the partial page has been handed to the socket
+        return void res.write('{"kind":"PodList","metadata":{', () => req.socket.destroy());
+      }
+    }
+    const limit = Number(q.get('limit') ?? 0) || n;
+    const next = start + limit;
+    const body = JSON.stringify({
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '42', continue: next < n && q.get('limit') ? String(next) : undefined },
+      items: items.slice(start, next),
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+}

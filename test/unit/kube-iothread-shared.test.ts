@@ -1,8 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type * as http from 'node:http';
 import { KubeClient, sharedIoThread, type KubeObject } from '../../src/core/kube';
-import { b64, contextFor, makePki, startServer, type TestServer } from './kube-helpers';
+import { b64, contextFor, makePki, pagedPodList, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 // One I/O thread per process (ioThread.ts): every client's paged lists are walked by the same
@@ -13,24 +12,7 @@ import { eventually } from '../support/eventually';
 const pods = { group: '', version: 'v1', resource: 'pods' };
 
 /** A paged pod list whose first continuation request (only) never answers when `hangOnce`. */
-function listServer(n: number, prefix: string, hangOnce = false) {
-  const items = Array.from({ length: n }, (_, i) => ({ metadata: { name: `${prefix}${i}`, namespace: 'ns', uid: `${prefix}u${i}` } }));
-  let continuations = 0;
-  return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const q = new URL(req.url!, 'http://x').searchParams;
-    const start = Number(q.get('continue') ?? 0);
-    if (q.get('continue') && ++continuations === 1 && hangOnce) return void res.writeHead(200, { 'content-type': 'application/json' });
-    const limit = Number(q.get('limit') ?? 0) || n;
-    const body = JSON.stringify({
-      kind: 'PodList',
-      apiVersion: 'v1',
-      metadata: { resourceVersion: '7', continue: start + limit < n && q.get('limit') ? String(start + limit) : undefined },
-      items: items.slice(start, start + limit),
-    });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
-}
+const listServer = (n: number, prefix: string, hangOnce = false) => pagedPodList(n, (k) => (hangOnce && k === 1 ? 'hang' : 'none'), prefix);
 
 const servers: TestServer[] = [];
 const clients: KubeClient[] = [];

@@ -1,10 +1,9 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type * as http from 'node:http';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient, KubeApiError, KubeTransportError, TokenBucket, type KubeObject } from '../../src/core/kube';
-import { b64, contextFor, makePki, startServer, status, type TestServer } from './kube-helpers';
+import { b64, contextFor, makePki, pagedPodList as listServer, startServer, status, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 // Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
@@ -12,42 +11,6 @@ import { eventually } from '../support/eventually';
 // thread cannot deliver.
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
-
-type Fault = 'none' | 'throttle' | 'reset' | 'hang' | 'gone' | 'forbidden';
-
-/** A paged pod list; `fault(k)` decides what the k-th continuation request (1-based) gets, once. */
-function listServer(n: number, fault: (k: number) => Fault = () => 'none') {
-  const items = Array.from({ length: n }, (_, i) => ({ metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}` }, spec: { nodeName: `node-${i % 3}` } }));
-  let continuations = 0;
-  return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const q = new URL(req.url!, 'http://x').searchParams;
-    let start = 0;
-    if (q.get('continue')) {
-      const k = ++continuations;
-      const f = fault(k);
-      if (f === 'throttle') return status(res, 429, 'TooManyRequests', 'slow down', { 'retry-after': '0' });
-      if (f === 'gone') return status(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
-      if (f === 'forbidden') return status(res, 403, 'Forbidden', 'pods is forbidden');
-      if (f === 'hang') return void res.writeHead(200, { 'content-type': 'application/json' });
-      start = Number(q.get('continue'));
-      if (f === 'reset') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        // reset once the partial page has been handed to the socket
-        return void res.write('{"kind":"PodList","metadata":{', () => req.socket.destroy());
-      }
-    }
-    const limit = Number(q.get('limit') ?? 0) || n;
-    const next = start + limit;
-    const body = JSON.stringify({
-      kind: 'PodList',
-      apiVersion: 'v1',
-      metadata: { resourceVersion: '42', continue: next < n && q.get('limit') ? String(next) : undefined },
-      items: items.slice(start, next),
-    });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
-}
 
 const servers: TestServer[] = [];
 const clients: KubeClient[] = [];
