@@ -28,7 +28,7 @@
 import type { ListTransfer } from '../../kube/list';
 import { TableColumnError, tableRowOf, type TableRowCells } from '../../kube/table';
 import type { KubeObject, ResourceRef } from '../types';
-import { computeObjectView, type ObjectView } from './view';
+import { computeObjectView, makeView, type ObjectView } from './view';
 
 type Rule = 'pod' | 'readyCell' | 'readyOfDesired' | 'phase' | 'phaseUnlessDeleting';
 
@@ -159,45 +159,27 @@ export function viewOfLoaded(key: string, obj: KubeObject, r: ResourceRef, kind:
   if (!row) return computeObjectView(key, obj.kind ? obj : { ...obj, kind }, r);
   const m = obj.metadata;
   const deleting = m.deletionTimestamp != null;
-  const base: ObjectView = {
-    key,
-    uid: m.uid,
-    kind,
-    name: m.name,
-    status: '',
-    deleting,
-    ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
-    ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
-  };
   const rule = TABLE_TYPES[typeId(r)];
   if (rule === 'pod') {
     const status = str(cell(row, 'Status', r));
     const restarts = restartCount(cell(row, 'Restarts', r));
-    const view: ObjectView = { ...base, status, ready: str(cell(row, 'Ready', r)), restarts };
     const phase = podPhaseFromRow(status, restarts, row, deleting);
-    if (phase) view.phase = phase;
-    return view;
+    return makeView(key, m, kind, status, { phase: phase || undefined, ready: str(cell(row, 'Ready', r)), restarts });
   }
-  const out: ObjectView = { ...base, status: deleting ? 'Terminating' : 'Active' };
+  const status = deleting ? 'Terminating' : 'Active';
   switch (rule) {
     case 'readyCell':
-      out.ready = str(cell(row, 'Ready', r));
-      break;
+      return makeView(key, m, kind, status, { ready: str(cell(row, 'Ready', r)) });
     case 'readyOfDesired':
-      out.ready = `${str(cell(row, 'Ready', r)) || 0}/${str(cell(row, 'Desired', r))}`;
-      break;
+      return makeView(key, m, kind, status, { ready: `${str(cell(row, 'Ready', r)) || 0}/${str(cell(row, 'Desired', r))}` });
     case 'phase':
     case 'phaseUnlessDeleting': {
       const phase = str(cell(row, 'Status', r));
-      if (phase && !(rule === 'phaseUnlessDeleting' && deleting)) {
-        out.phase = phase;
-        if (!deleting) out.status = phase;
-      }
-      break;
+      if (phase && !(rule === 'phaseUnlessDeleting' && deleting)) return makeView(key, m, kind, deleting ? status : phase, { phase });
+      return makeView(key, m, kind, status);
     }
     default:
       // A type without a rule loaded as a Table (treeTransfer: table for every type): name and state only.
-      break;
+      return makeView(key, m, kind, status);
   }
-  return out;
 }

@@ -28,33 +28,45 @@ export interface ObjectView {
 
 export type ProbeResultsByContainer = ReadonlyMap<string, Partial<Record<ProbeType, ProbeResult>>>;
 
+/**
+ * The one way an ObjectView is built: its fields are set in one fixed order, the optional ones only
+ * when present, so every view of the same fields shares one V8 hidden class. (Spreading a base into a
+ * literal with more fields, `{ ...base, status }`, gave every view a hidden class of its own: about
+ * 400 bytes per object, a quarter of what the loop held per pod at 100,000 objects.)
+ */
+export function makeView(
+  key: string,
+  m: { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: unknown },
+  kind: string,
+  status: string,
+  cols?: { phase?: string | undefined; ready?: string | undefined; restarts?: number | undefined },
+): ObjectView {
+  const v: ObjectView = { key, uid: m.uid, kind, name: m.name, status, deleting: m.deletionTimestamp != null };
+  if (m.resourceVersion !== undefined) v.resourceVersion = m.resourceVersion;
+  if (m.namespace !== undefined) v.namespace = m.namespace;
+  if (cols?.phase !== undefined) v.phase = cols.phase;
+  if (cols?.ready !== undefined) v.ready = cols.ready;
+  if (cols?.restarts !== undefined) v.restarts = cols.restarts;
+  return v;
+}
+
 export function computeObjectView(key: string, obj: KubeObject, resource: ResourceRef | undefined, probes?: ProbeResultsByContainer): ObjectView {
   const m = obj.metadata;
-  const base: ObjectView = {
-    key,
-    uid: m.uid,
-    kind: obj.kind ?? (isPodResource(resource) ? 'Pod' : resource!.resource),
-    name: m.name,
-    status: '',
-    deleting: m.deletionTimestamp != null,
-    ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
-    ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
-  };
+  const kind = obj.kind ?? (isPodResource(resource) ? 'Pod' : resource!.resource);
   if (isPodResource(resource)) {
     const p = podPrintColumns(obj as Pod);
-    const view: ObjectView = { ...base, status: p.status, ready: `${p.ready}/${p.total}`, restarts: p.restarts };
-    const phase = (obj as Pod).status?.phase;
-    if (phase) view.phase = phase;
+    const view = makeView(key, m, kind, p.status, { phase: (obj as Pod).status?.phase || undefined, ready: `${p.ready}/${p.total}`, restarts: p.restarts });
     if (probes && probes.size > 0) view.probes = Object.fromEntries([...probes].map(([c, r]) => [c, { ...r }]));
     return view;
   }
-  return { ...base, ...genericColumns(obj) };
+  const c = genericColumns(obj);
+  return makeView(key, m, kind, c.status, c);
 }
 
-function genericColumns(obj: KubeObject): Pick<ObjectView, 'status' | 'ready' | 'phase'> {
+function genericColumns(obj: KubeObject): { status: string; ready?: string; phase?: string } {
   const st = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
-  const out: Pick<ObjectView, 'status' | 'ready' | 'phase'> = { status: obj.metadata.deletionTimestamp ? 'Terminating' : 'Active' };
+  const out: { status: string; ready?: string; phase?: string } = { status: obj.metadata.deletionTimestamp ? 'Terminating' : 'Active' };
   if (typeof st.phase === 'string') {
     out.phase = st.phase;
     if (!obj.metadata.deletionTimestamp) out.status = st.phase;
