@@ -343,10 +343,16 @@ export class ResourceModel {
       this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied, member: { name: p.name, joined: false } });
       return true;
     }
-    const entry: ObjectEntry = { name: p.name, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}), view };
-    if (bucket?.objects.has(p.name)) {
-      if (deepEqual(bucket.objects.get(p.name)!.view, view)) return false;
-      bucket.put(entry);
+    const had = bucket?.objects.get(p.name);
+    if (had && deepEqual(had.view, view)) {
+      // Nothing to show, but hold the caller's view from now on: the sync loop keeps it anyway (its
+      // actualStateOfWorld), so the load's equal copy is let go instead of held twice.
+      had.view = view;
+      return false;
+    }
+    const entry: ObjectEntry = p.namespace !== undefined ? { name: p.name, namespace: p.namespace, view } : { name: p.name, view };
+    if (had) {
+      bucket!.put(entry);
       this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: p.name });
       return true;
     }
