@@ -83,6 +83,11 @@ function slice<T>(sweep: Sweep, which: 'views' | 'objects', fresh: () => Iterato
   return out;
 }
 
+function* chain<T>(a: Iterable<T>, b: Iterable<T>): Generator<T> {
+  yield* a;
+  yield* b;
+}
+
 async function breathe(done: number, signal: AbortSignal): Promise<void> {
   if (done % HOUSEKEEPING_BATCH !== 0) return;
   await new Promise<void>((r) => setImmediate(r));
@@ -91,13 +96,18 @@ async function breathe(done: number, signal: AbortSignal): Promise<void> {
 
 export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Promise<HousekeepingReport> {
   const report: HousekeepingReport = { removed: [], forgotten: [], terminating: [], readded: [], resynced: [] };
-  // Steps 1 and 5 read the pods alone, in one synchronous pass (no yield: the pod workers are
-  // reconciled with one consistent set).
-  const desiredPods = new Map<string, string>(); // pod uid -> key (what the pod workers are reconciled with)
-  for (const d of kl.desired.pods()) desiredPods.set(d.obj.metadata.uid, d.key);
-
-  const workers = kl.podWorkers.SyncKnownPods(desiredPods, report.forgotten);
-  for (const w of workers.values()) if (w.orphan && w.state !== 'terminated') report.terminating.push(w.key);
+  // Step 1 reads the pods alone, in one synchronous pass (no yield: the pod workers are reconciled
+  // with one consistent set). The desired set is asked through its UID index, not copied: this runs
+  // every 2 s over every pod, and a copy of 20,000 entries each time was garbage for the major GC.
+  const desiredPods = {
+    has: (uid: string) => {
+      const d = kl.desired.getByUID(uid);
+      return d !== undefined && isPodResource(d.resource);
+    },
+  };
+  kl.podWorkers.syncKnownPods(desiredPods, report.forgotten, (_uid, key, state, orphan) => {
+    if (orphan && state !== 'terminated') report.terminating.push(key);
+  });
 
   let sweep = sweeps.get(kl);
   if (!sweep) sweeps.set(kl, (sweep = {}));
@@ -106,7 +116,7 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
     await breathe(++done, signal);
     const cur = kl.actual.get(view.key);
     if (!cur || cur.uid !== view.uid) continue; // replaced or removed meanwhile
-    if (kl.desired.get(view.key)?.obj.metadata.uid === view.uid || workers.has(view.uid) || kl.podWorkers.isKnown(view.uid)) continue;
+    if (kl.desired.get(view.key)?.obj.metadata.uid === view.uid || kl.podWorkers.isKnown(view.uid)) continue;
     if (kl.actual.delete(view.key, view.uid)) report.removed.push(view.key);
   }
 
@@ -117,7 +127,9 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
     HOUSEKEEPING_SWEEP,
     (d) => !isPodResource(d.resource),
   );
-  for (const entry of [...objects, ...kl.desired.pods()]) {
+  // The pods are walked live (a Map iterator across the yields: a pod added meanwhile is met and
+  // checked like the others, one removed meanwhile is skipped), not copied first.
+  for (const entry of chain(objects, kl.desired.pods())) {
     await breathe(++done, signal);
     const d = kl.desired.get(entry.key);
     if (!d) continue; // removed meanwhile
@@ -131,26 +143,25 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
       }
       continue;
     }
-    const w = workers.get(uid) ?? (kl.podWorkers.isKnown(uid) ? undefined : null);
-    const base = { key: d.key, obj: d.obj, ...(d.resource ? { resource: d.resource } : {}) };
-    if (w === null) {
-      kl.podWorkers.UpdatePod({ ...base, updateType: 'create' });
+    const resource = d.resource ? { resource: d.resource } : {};
+    if (!kl.podWorkers.isKnown(uid)) {
+      kl.podWorkers.UpdatePod({ updateType: 'create', key: d.key, obj: d.obj, ...resource });
       report.readded.push(d.key);
       continue;
     }
-    // A worker made meanwhile (w undefined) has its first work in hand.
-    if (!w || w.orphan || kl.podWorkers.isWorking(uid) || kl.podWorkers.isFinished(uid)) continue;
+    // A worker with work in hand (made meanwhile, or busy) needs nothing; a finished one waits to be forgotten.
+    if (kl.podWorkers.isWorking(uid) || kl.podWorkers.isFinished(uid)) continue;
     // Work dropped after it started: a view missing, or a worker with nothing queued. (A view older
     // than the pod is not work lost: status-only changes wait for the PLEG, the prober or the resync,
     // as upstream's RECONCILE does.)
     const view = kl.actual.get(d.key);
     if (!view || view.uid !== uid || !kl.workQueue.has(uid)) {
-      kl.podWorkers.UpdatePod({ ...base, updateType: 'sync' });
+      kl.podWorkers.UpdatePod({ updateType: 'sync', key: d.key, obj: d.obj, ...resource });
       report.resynced.push(d.key);
     }
   }
 
-  for (const uid of [...kl.probeResults.keys()]) if (!desiredPods.has(uid)) kl.probeResults.delete(uid);
+  for (const uid of kl.probeResults.keys()) if (!desiredPods.has(uid)) kl.probeResults.delete(uid);
 
   if (kl.opts.onHousekeeping) {
     try {
