@@ -36,7 +36,8 @@ export class Channel<T> {
   private size = 0;
   private closed_ = false;
   private readonly blocked: BlockedSender<T>[] = [];
-  private readonly readable = new Set<() => void>();
+  /** Listeners in registration order; an array, not a Set: a Set shrinking as a select's listener left reallocated its table, on every select. */
+  private readonly readable: (() => void)[] = [];
 
   constructor(
     readonly capacity: number,
@@ -136,13 +137,16 @@ export class Channel<T> {
 
   /** Registers fn to run (once per registration, possibly spuriously) when the channel may have become ready. */
   onReadable(fn: () => void): () => void {
-    this.readable.add(fn);
-    return () => this.readable.delete(fn);
+    this.readable.push(fn);
+    return () => {
+      const i = this.readable.indexOf(fn);
+      if (i >= 0) this.readable.splice(i, 1);
+    };
   }
 
   /** Listener count, for tests that prove selects leave nothing behind. */
   get listenerCount(): number {
-    return this.readable.size;
+    return this.readable.length;
   }
 
   private push(value: T): void {
@@ -163,7 +167,11 @@ export class Channel<T> {
   }
 
   private notify(): void {
-    for (const fn of [...this.readable]) fn();
+    const fns = this.readable;
+    if (fns.length === 0) return;
+    if (fns.length === 1) return fns[0]!();
+    // A listener removes itself (and may add others) while we call: call the ones registered now.
+    for (const fn of fns.slice()) fn();
   }
 }
 
