@@ -51,26 +51,56 @@ export function containerIdOf(raw: string): string {
 /** Every container the pod's status mentions, by container ID, with its PLEG state. */
 export function containerStates(pod: Pod | undefined): Map<string, PlegContainerState> {
   const out = new Map<string, PlegContainerState>();
+  readStates(pod, (id, st) => out.set(id, st));
+  return out;
+}
+
+/**
+ * containerStates as a flat array, [id, state, id, state, ...], in the same order: what a relist
+ * keeps per pod. A pod has a handful of containers; a Map per changed pod per relist was garbage
+ * the major GC had to collect under churn.
+ */
+export function flatContainerStates(pod: Pod | undefined): string[] {
+  const out: string[] = [];
+  readStates(pod, (id, st) => {
+    const i = indexOfId(out, id);
+    if (i >= 0) out[i + 1] = st;
+    else out.push(id, st);
+  });
+  return out;
+}
+
+function indexOfId(flat: readonly string[], id: string): number {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i] === id) return i;
+  return -1;
+}
+
+function stateIn(flat: readonly string[], id: string): PlegContainerState {
+  const i = indexOfId(flat, id);
+  return i >= 0 ? (flat[i + 1] as PlegContainerState) : 'non-existent';
+}
+
+function readStates(pod: Pod | undefined, put: (id: string, st: PlegContainerState) => void): void {
   for (const s of allContainerStatuses(pod)) {
     const previous = s.lastState?.terminated?.containerID;
-    if (previous) out.set(containerIdOf(previous), 'exited');
+    if (previous) put(containerIdOf(previous), 'exited');
     if (!s.containerID) continue;
     const id = containerIdOf(s.containerID);
     const st = s.state ?? {};
-    if (st.running) out.set(id, 'running');
-    else if (st.terminated) out.set(id, 'exited');
+    if (st.running) put(id, 'running');
+    else if (st.terminated) put(id, 'exited');
     // Waiting with an ID: the ID is the last container's (CrashLoopBackOff) when lastState names it.
-    else if (previous && containerIdOf(previous) === id) out.set(id, 'exited');
-    else out.set(id, 'unknown');
+    else if (previous && containerIdOf(previous) === id) put(id, 'exited');
+    else put(id, 'unknown');
   }
-  return out;
 }
 
 interface PodRecord {
   key: string;
   /** The object the states were read from: the same reference next time means nothing to diff. */
   obj: Pod;
-  containers: Map<string, PlegContainerState>;
+  /** flatContainerStates of obj. */
+  containers: string[];
   /** The relist that last saw the pod. */
   seen: number;
 }
@@ -106,16 +136,18 @@ export class GenericPLEG {
     const events: PodLifecycleEvent[] = [];
     const keys = new Map<string, string>();
     const gen = ++this.generation;
-    const none = new Map<string, PlegContainerState>();
-    const diff = (uid: string, key: string, before: Map<string, PlegContainerState>, after: Map<string, PlegContainerState>) => {
-      const cids = new Set([...before.keys(), ...after.keys()]);
-      for (const cid of cids) {
-        for (const e of generateEvents(uid, cid, before.get(cid) ?? 'non-existent', after.get(cid) ?? 'non-existent')) {
+    const none: string[] = [];
+    // Every container ID of before (in order), then those only in after: containerStates' union.
+    const diff = (uid: string, key: string, before: readonly string[], after: readonly string[]) => {
+      const emit = (cid: string, from: PlegContainerState, to: PlegContainerState) => {
+        for (const e of generateEvents(uid, cid, from, to)) {
           if (e.type === 'ContainerChanged') continue;
           events.push(e);
           keys.set(uid, key);
         }
-      }
+      };
+      for (let i = 0; i < before.length; i += 2) emit(before[i]!, before[i + 1] as PlegContainerState, stateIn(after, before[i]!));
+      for (let i = 0; i < after.length; i += 2) if (indexOfId(before, after[i]!) < 0) emit(after[i]!, 'non-existent', after[i + 1] as PlegContainerState);
     };
     let diffs = 0;
     let deferred = 0;
@@ -132,7 +164,7 @@ export class GenericPLEG {
         continue;
       }
       diffs++;
-      const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: containerStates(pod), seen: gen };
+      const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: flatContainerStates(pod), seen: gen };
       this.records.set(uid, rec);
       diff(uid, rec.key, prev?.containers ?? none, rec.containers);
     }
