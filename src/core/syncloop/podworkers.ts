@@ -390,7 +390,14 @@ export class PodWorkers {
     const work = workType(status);
     status.startedAt ??= this.clock.now();
     status.activeUpdate = update;
-    const ctx = new PodSyncContext(status.key, status.uid, update.obj!, update.updateType, update.resource, work !== 'syncing' ? status.gracePeriodSeconds : undefined);
+    const ctx = new PodSyncContext(
+      status.key,
+      status.uid,
+      update.obj!,
+      update.updateType,
+      update.resource,
+      work !== 'syncing' ? status.gracePeriodSeconds : undefined,
+    );
     status.abort = ctx;
     return { work, ctx, coalesced };
   }
