@@ -1,6 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, sharedIoThread, type KubeObject } from '../../src/core/kube';
+import { setIoThreadIdleMs } from '../../src/core/kube/ioThread';
 import { b64, contextFor, makePki, pagedPodList, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
@@ -109,5 +110,43 @@ describe('one I/O thread shared by every client of the process', () => {
     const rc = await c.c.list(pods, { limit: 2 });
     assert.equal(c.c.transport.stats.streamedPages, rc.pages, 'a client made after the death has a new thread');
     assert.notEqual(sharedIoThread()?.threadId, thread.threadId);
+  });
+
+  it('an idle thread retires (its memory goes with it); the next list of each client, TLS material and all, starts a new one', async () => {
+    const was = setIoThreadIdleMs(150);
+    try {
+      clients.forEach((c) => c.close());
+      const pki = makePki();
+      const a = await cluster(
+        (req, res) => {
+          const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN;
+          if (cn !== 'tester') return void res.writeHead(401).end();
+          listServer(9, 'a')(req, res);
+        },
+        { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
+        { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
+        { 'certificate-authority-data': b64(pki.ca) },
+      );
+      const b = await cluster(listServer(7, 'b'));
+      const first = await Promise.all([a.c.list(pods, { limit: 2 }), b.c.list(pods, { limit: 2 })]);
+      const thread = sharedIoThread()!;
+      assert.ok(thread, 'the lists ran on a thread');
+      await eventually(() => sharedIoThread() === undefined, { description: 'the idle thread to retire' });
+      await eventually(() => a.s.openSockets.size === 0 && b.s.openSockets.size === 0, { description: "the retired thread's connections to close" });
+      const [ra, rb] = await Promise.all([a.c.list(pods, { limit: 2 }), b.c.list(pods, { limit: 2 })]);
+      assert.deepEqual(names(ra.items), expected(9, 'a'));
+      assert.deepEqual(names(rb.items), expected(7, 'b'));
+      assert.equal(a.c.transport.stats.streamedPages, first[0].pages + ra.pages, 'every page of both lists came through a thread, with the client certificate');
+      assert.equal(b.c.transport.stats.streamedPages, first[1].pages + rb.pages);
+      assert.equal(a.c.transport.listStreams, true, 'a retirement is not a failure: streams stay on');
+      const now = sharedIoThread();
+      assert.ok(now && now.threadId !== thread.threadId, 'a new thread');
+      assert.equal(now.channels, 2, 'both channels on it');
+      a.c.close();
+      b.c.close();
+      assert.equal(sharedIoThread(), undefined, 'the last close still ends it');
+    } finally {
+      setIoThreadIdleMs(was);
+    }
   });
 });
