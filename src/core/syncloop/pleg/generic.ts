@@ -67,7 +67,8 @@ export function flatContainerStates(pod: Pod | undefined): string[] {
     if (i >= 0) out[i + 1] = st;
     else out.push(id, st);
   });
-  return out;
+  // Exactly sized (push left room for 17): a relist keeps one per pod for the pod's life.
+  return out.slice();
 }
 
 function indexOfId(flat: readonly string[], id: string): number {

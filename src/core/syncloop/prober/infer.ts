@@ -110,9 +110,12 @@ export class ProbeInference {
     const key = objectKey(pod);
     const prev = this.pods.get(uid);
     const specs = probeSpecs(pod);
-    const rec: PodRecord = { key, uid, containers: [] };
+    const statuses = allContainerStatuses(pod);
+    // Sized once: an array grown by push keeps room for 17 (~150 B per pod, held for the pod's life).
+    const rec: PodRecord = { key: prev?.key === key ? prev.key : key, uid, containers: new Array<ContainerRecord>(statuses.length) };
+    let at = 0;
     const out: ProbeUpdate[] = [];
-    for (const s of allContainerStatuses(pod)) {
+    for (const s of statuses) {
       const probes = specs.get(s.name) ?? new Map<ProbeType, ProbeThresholds>();
       const before = prev?.containers.find((c) => c.name === s.name);
       const cur: ContainerRecord = {
@@ -124,7 +127,7 @@ export class ProbeInference {
         startedAtMs: parseTime(s.state?.running?.startedAt),
         runs: before && before.containerId === (s.containerID ? containerIdOf(s.containerID) : '') ? before.runs : freshRuns(probes),
       };
-      rec.containers.push(cur);
+      rec.containers[at++] = cur;
       if (!before) {
         // Baseline: the results the kubelet holds now, without updates (we did not see them change).
         this.baseline(cur, probes);
