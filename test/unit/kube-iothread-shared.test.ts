@@ -29,23 +29,27 @@ async function cluster(handler: Parameters<typeof startServer>[0], tls?: Paramet
   clients.push(c);
   return { s, c };
 }
+/** An https cluster with its own CA that lists only to the client certificate of CN "tester". */
+function mtlsCluster(n: number, prefix: string) {
+  const pki = makePki();
+  return cluster(
+    (req, res) => {
+      const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN;
+      if (cn !== 'tester') return void res.writeHead(401).end();
+      listServer(n, prefix)(req, res);
+    },
+    { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
+    { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
+    { 'certificate-authority-data': b64(pki.ca) },
+  );
+}
 const names = (items: KubeObject[]) => items.map((x) => x.metadata.name);
 const expected = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('one I/O thread shared by every client of the process', () => {
   it('two clients (one https with its own CA and client certificate, one http) walk their lists on the same thread', async () => {
     const before = sharedIoThread()?.channels ?? 0;
-    const pki = makePki();
-    const a = await cluster(
-      (req, res) => {
-        const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN;
-        if (cn !== 'tester') return void res.writeHead(401).end();
-        listServer(20, 'a')(req, res);
-      },
-      { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
-      { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
-      { 'certificate-authority-data': b64(pki.ca) },
-    );
+    const a = await mtlsCluster(20, 'a');
     const b = await cluster(listServer(30, 'b'));
     const thread = sharedIoThread();
     assert.ok(thread, 'a thread runs');
@@ -116,17 +120,7 @@ describe('one I/O thread shared by every client of the process', () => {
     const was = setIoThreadIdleMs(150);
     try {
       clients.forEach((c) => c.close());
-      const pki = makePki();
-      const a = await cluster(
-        (req, res) => {
-          const cn = (req.socket as import('node:tls').TLSSocket).getPeerCertificate()?.subject?.CN;
-          if (cn !== 'tester') return void res.writeHead(401).end();
-          listServer(9, 'a')(req, res);
-        },
-        { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true },
-        { 'client-certificate-data': b64(pki.clientCert), 'client-key-data': b64(pki.clientKey) },
-        { 'certificate-authority-data': b64(pki.ca) },
-      );
+      const a = await mtlsCluster(9, 'a');
       const b = await cluster(listServer(7, 'b'));
       const first = await Promise.all([a.c.list(pods, { limit: 2 }), b.c.list(pods, { limit: 2 })]);
       const thread = sharedIoThread()!;
