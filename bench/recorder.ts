@@ -211,8 +211,10 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
   let changes = 0;
   let recorders: Recorder[] = [];
   // As the extension's SyncRunner: one forwarder for the loop's life, recorders behind it at times.
+  let eventLists = 0;
   const observer: SyncObserver = {
     replace: (source, type, items) => {
+      if (source.startsWith('events')) eventLists++;
       for (const r of recorders) r.replace(source, type, items);
     },
     apply: (source, type, event, obj) => {
@@ -242,10 +244,13 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
       );
       sessions.push(s);
       recorders.push(s.recorder);
-      sync.seedObserver(s.recorder);
-      // The seeded lists written now, not in the window that follows (they are the start's cost).
-      await s.writer.flush(never);
+      const lists = eventLists;
+      // The Events sources list again for it (the loop holds no Events): their lists arrive later.
+      const { relisted } = sync.seedObserver(s.recorder);
+      await until('the Events sources relisted', () => eventLists >= lists + relisted, 60_000);
     }
+    // The seeded lists written now, not in the window that follows (they are the start's cost).
+    for (const s of sessions) await s.writer.flush(never);
   };
   const unrecord = async () => {
     recorders = [];
