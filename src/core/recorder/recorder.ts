@@ -66,19 +66,42 @@ const Q_PUT = 1;
 const Q_DELETE = 2;
 const Q_LIST = 3;
 
+/** One held object: one map entry per key, so a change looks its key up once. */
+interface Held {
+  /** The masked object: what the keyframes hold. */
+  o: Obj;
+  /** The JSON length of the object when last written whole (an estimate after patches). */
+  bytes: number;
+  /** The source whose key set holds the key (the last that delivered it). */
+  source: string;
+}
+
+/** The queue, one index across five arrays (no object per entry): what, when, source, type, object (or event, or list). */
+class Queue {
+  what: number[] = [];
+  t: number[] = [];
+  source: (string | undefined)[] = [];
+  type: (RecordedType | undefined)[] = [];
+  ref: unknown[] = [];
+
+  clear(): void {
+    // Kept at their size: the next second's entries need about as many.
+    this.what.length = 0;
+    this.t.length = 0;
+    this.source.length = 0;
+    this.type.length = 0;
+    this.ref.length = 0;
+  }
+}
+
 export class Recorder implements SyncObserver {
-  /** key -> masked object: the state the keyframes hold. */
-  private readonly held = new Map<string, Obj>();
+  /** key -> the held object: the state the keyframes hold. */
+  private readonly held = new Map<string, Held>();
   /** source -> keys it holds (a relist deletes only its own). */
   private readonly bySource = new Map<string, Set<string>>();
-  /** key -> the JSON length of its object when last written whole (an estimate after patches). */
-  private readonly bytes = new Map<string, number>();
-  /** The queue, one index across five arrays (no object per entry): what, when, source, type, object (or event, or list). */
-  private qWhat: number[] = [];
-  private qT: number[] = [];
-  private qSource: (string | undefined)[] = [];
-  private qType: (RecordedType | undefined)[] = [];
-  private qRef: unknown[] = [];
+  /** The queue being filled, and the other one (being drained, or empty). */
+  private q = new Queue();
+  private spare = new Queue();
   private draining = false;
   private timer: TimerHandle | undefined;
   private reported = false;
@@ -96,7 +119,14 @@ export class Recorder implements SyncObserver {
 
   /** The snapshot function for the writer's keyframes. */
   static snapshotOf(r: () => Recorder | undefined): () => Iterable<[string, Obj]> {
-    return () => r()?.held.entries() ?? [];
+    return () => {
+      const rec = r();
+      return rec ? rec.objects() : [];
+    };
+  }
+
+  private *objects(): Generator<[string, Obj]> {
+    for (const [key, h] of this.held) yield [key, h.o];
   }
 
   /** Whether an object (objectKey: `resource[.group]/namespace/name`) is held now. */
@@ -149,12 +179,13 @@ export class Recorder implements SyncObserver {
 
   private enqueue(what: number, source: string | undefined, type: RecordedType | undefined, ref: unknown): void {
     if (this.writer.done) return;
-    this.qWhat.push(what);
-    this.qT.push(this.now());
-    this.qSource.push(source);
-    this.qType.push(type);
-    this.qRef.push(ref);
-    if (this.qWhat.length >= QUEUE_LIMIT) void this.writer.flush(new AbortController().signal).then(() => this.check());
+    const q = this.q;
+    q.what.push(what);
+    q.t.push(this.now());
+    q.source.push(source);
+    q.type.push(type);
+    q.ref.push(ref);
+    if (q.what.length >= QUEUE_LIMIT) void this.writer.flush(new AbortController().signal).then(() => this.check());
   }
 
   /**
@@ -162,14 +193,12 @@ export class Recorder implements SyncObserver {
    * early while this gives it records) it returns at once: the outer call goes on.
    */
   private drain(): void {
-    if (this.draining || this.qWhat.length === 0) return;
+    if (this.draining || this.q.what.length === 0) return;
     this.draining = true;
-    const { qWhat, qT, qSource, qType, qRef } = this;
-    this.qWhat = [];
-    this.qT = [];
-    this.qSource = [];
-    this.qType = [];
-    this.qRef = [];
+    // Entries queued while this runs (the writer's early flush) go to the other queue.
+    const q = this.q;
+    this.q = this.spare;
+    const { what: qWhat, t: qT, source: qSource, type: qType, ref: qRef } = q;
     try {
       for (let i = 0; i < qWhat.length; i++) {
         const what = qWhat[i]!;
@@ -179,6 +208,8 @@ export class Recorder implements SyncObserver {
         else this.change(t, qSource[i]!, qType[i]!, what === Q_DELETE, qRef[i] as Obj);
       }
     } finally {
+      q.clear();
+      this.spare = q;
       this.draining = false;
     }
     this.check();
@@ -191,7 +222,7 @@ export class Recorder implements SyncObserver {
       const key = this.keyOf(type, item);
       if (!key) continue;
       now.add(key);
-      this.put(t, key, type, item);
+      this.put(t, source, key, type, item);
     }
     for (const key of before) if (!now.has(key)) this.remove(t, key);
     this.bySource.set(source, now);
@@ -200,15 +231,16 @@ export class Recorder implements SyncObserver {
   private change(t: number, source: string, type: RecordedType, deleted: boolean, obj: Obj): void {
     const key = this.keyOf(type, obj);
     if (!key) return;
+    if (deleted) {
+      this.bySource.get(source)?.delete(key);
+      this.remove(t, key);
+      return;
+    }
+    // A key its source already holds (a modification, mostly) needs no set update.
+    if (this.put(t, source, key, type, obj)) return;
     let keys = this.bySource.get(source);
     if (!keys) this.bySource.set(source, (keys = new Set()));
-    if (deleted) {
-      keys.delete(key);
-      this.remove(t, key);
-    } else {
-      keys.add(key);
-      this.put(t, key, type, obj);
-    }
+    keys.add(key);
   }
 
   private keyOf(type: RecordedType, obj: Obj): string | undefined {
@@ -216,26 +248,34 @@ export class Recorder implements SyncObserver {
     return m?.name ? objectKey(type, m.namespace, m.name) : undefined;
   }
 
-  private put(t: number, key: string, type: RecordedType, obj: Obj): void {
+  /** Records `obj` as key's state; true when `source` already held the key (its key set is up to date). */
+  private put(t: number, source: string, key: string, type: RecordedType, obj: Obj): boolean {
     const masked = redactObject(type, obj);
-    const old = this.held.get(key);
-    const d = deltaOf(old, masked, this.bytes.get(key));
-    if (!d) return; // unchanged (a relist repeating it)
-    this.held.set(key, masked);
-    const op = old ? 'M' : 'A';
+    const h = this.held.get(key);
+    if (!h) {
+      const json = JSON.stringify(masked);
+      // Its length known from now on: the next change weighs its patch against it without serializing again.
+      this.held.set(key, { o: masked, bytes: json.length, source });
+      this.writer.delta(t, 'A', key, 1, json);
+      return false;
+    }
+    const same = h.source === source;
+    h.source = source;
+    const d = deltaOf(h.o, masked, h.bytes);
+    if (!d) return same; // unchanged (a relist repeating it)
+    h.o = masked;
     if ('p' in d) {
       // The patch's JSON was made to weigh it: the record reuses it.
-      this.writer.delta(t, op, key, 2, d.json);
+      this.writer.delta(t, 'M', key, 2, d.json);
     } else {
       const json = JSON.stringify(d.o);
-      // Known from now on: the next change weighs its patch against it without serializing again.
-      this.bytes.set(key, json.length);
-      this.writer.delta(t, op, key, 1, json);
+      h.bytes = json.length;
+      this.writer.delta(t, 'M', key, 1, json);
     }
+    return same;
   }
 
   private remove(t: number, key: string): void {
-    this.bytes.delete(key);
     if (!this.held.delete(key)) return;
     this.writer.delta(t, 'D', key, 0, undefined);
   }
