@@ -41,6 +41,7 @@ import type { Obj } from '../src/core/recorder/records';
 import { ClusterSync } from '../src/core/syncloop/sources/cluster';
 import type { WatchedType } from '../src/core/syncloop/sources/watchscope';
 import { TimelineStore } from '../src/core/timeline/store';
+import { iterationJson } from '../src/cli/sync';
 import { benchArg, printChecks, type Check } from './measure';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
@@ -196,21 +197,7 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
   const out = createWriteStream('/dev/null');
   timeline.subscribe((e) => {
     if (e.kind !== 'iteration' || e.source === 'podworker') return;
-    out.write(
-      `${JSON.stringify({
-        t: e.t,
-        source: e.source,
-        op: e.op,
-        key: e.key,
-        handler: e.handler,
-        durationMs: e.durationMs,
-        outcome: e.outcome,
-        ...(e.message ? { message: e.message } : {}),
-        ...(e.node ? { node: e.node } : {}),
-        ...(e.uid ? { uid: e.uid } : {}),
-        ...(e.inferred ? { inferred: true } : {}),
-      })}\n`,
-    );
+    out.write(`${iterationJson(e)}\n`);
   });
   let changes = 0;
   let recorders: Recorder[] = [];

@@ -59,6 +59,23 @@ const HELP = `usage: kubeloop sync [flags]
                         a keyframe at most this often while things change (default 600; see README)
 `;
 
+/** One loop iteration as `kubeloop sync --json` prints it (one line, no newline). */
+export function iterationJson(it: SyncIterationEvent): string {
+  return JSON.stringify({
+    t: it.t,
+    source: it.source,
+    op: it.op,
+    key: it.key,
+    handler: it.handler,
+    durationMs: it.durationMs,
+    outcome: it.outcome,
+    ...(it.message ? { message: it.message } : {}),
+    ...(it.node ? { node: it.node } : {}),
+    ...(it.uid ? { uid: it.uid } : {}),
+    ...(it.inferred ? { inferred: true } : {}),
+  });
+}
+
 export function processIo(): SyncIo {
   return { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) };
 }
@@ -170,22 +187,7 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     timeline.subscribe((e) => {
       // Loop iterations only: the pod workers' own marks are the timeline's, not the loop's.
       if (e.kind !== 'iteration' || e.source === 'podworker') return;
-      const it: SyncIterationEvent = e;
-      io.stdout(
-        JSON.stringify({
-          t: it.t,
-          source: it.source,
-          op: it.op,
-          key: it.key,
-          handler: it.handler,
-          durationMs: it.durationMs,
-          outcome: it.outcome,
-          ...(it.message ? { message: it.message } : {}),
-          ...(it.node ? { node: it.node } : {}),
-          ...(it.uid ? { uid: it.uid } : {}),
-          ...(it.inferred ? { inferred: true } : {}),
-        }),
-      );
+      io.stdout(iterationJson(e));
     });
   }
   const stop = new AbortController();
