@@ -99,12 +99,7 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
   // Step 1 reads the pods alone, in one synchronous pass (no yield: the pod workers are reconciled
   // with one consistent set). The desired set is asked through its UID index, not copied: this runs
   // every 2 s over every pod, and a copy of 20,000 entries each time was garbage for the major GC.
-  const desiredPods = {
-    has: (uid: string) => {
-      const d = kl.desired.getByUID(uid);
-      return d !== undefined && isPodResource(d.resource);
-    },
-  };
+  const desiredPods = { has: (uid: string) => kl.desired.hasPodUID(uid) };
   kl.podWorkers.syncKnownPods(desiredPods, report.forgotten, (_uid, key, state, orphan) => {
     if (orphan && state !== 'terminated') report.terminating.push(key);
   });
@@ -143,9 +138,8 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
       }
       continue;
     }
-    const resource = d.resource ? { resource: d.resource } : {};
     if (!kl.podWorkers.isKnown(uid)) {
-      kl.podWorkers.UpdatePod({ updateType: 'create', key: d.key, obj: d.obj, ...resource });
+      kl.podWorkers.UpdatePod({ updateType: 'create', key: d.key, obj: d.obj, resource: d.resource });
       report.readded.push(d.key);
       continue;
     }
@@ -156,7 +150,7 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
     // as upstream's RECONCILE does.)
     const view = kl.actual.get(d.key);
     if (!view || view.uid !== uid || !kl.workQueue.has(uid)) {
-      kl.podWorkers.UpdatePod({ updateType: 'sync', key: d.key, obj: d.obj, ...resource });
+      kl.podWorkers.UpdatePod({ updateType: 'sync', key: d.key, obj: d.obj, resource: d.resource });
       report.resynced.push(d.key);
     }
   }

@@ -55,6 +55,12 @@ export class DesiredStateOfWorld {
     return this.byKey.has(key);
   }
 
+  /** Whether `uid` is a desired pod (through the UID index: nothing is copied). */
+  hasPodUID(uid: string): boolean {
+    const d = this.getByUID(uid);
+    return d !== undefined && this.podsByKey.get(d.key) === d;
+  }
+
   keys(): IterableIterator<string> {
     return this.byKey.keys();
   }

@@ -52,8 +52,9 @@ export function makeView(
 
 export function computeObjectView(key: string, obj: KubeObject, resource: ResourceRef | undefined, probes?: ProbeResultsByContainer): ObjectView {
   const m = obj.metadata;
-  const kind = obj.kind ?? (isPodResource(resource) ? 'Pod' : resource!.resource);
-  if (isPodResource(resource)) {
+  const pod = isPodResource(resource);
+  const kind = obj.kind ?? (pod ? 'Pod' : resource!.resource);
+  if (pod) {
     const p = podPrintColumns(obj as Pod);
     const view = makeView(key, m, kind, p.status, { phase: (obj as Pod).status?.phase || undefined, ready: `${p.ready}/${p.total}`, restarts: p.restarts });
     if (probes && probes.size > 0) view.probes = Object.fromEntries([...probes].map(([c, r]) => [c, { ...r }]));
