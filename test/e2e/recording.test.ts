@@ -216,7 +216,10 @@ describe('the flight recorder in a real VS Code', () => {
         async () => {
           const e = await s.workbench.activeEditor();
           const label = /^# pods (\S+) as recorded at/.exec(e.text)?.[1];
-          return label && /A recording: read-only, not the cluster now\./.test(e.text) && /kind: Pod/.test(e.text) ? { ...e, label } : undefined;
+          // The tab is part of the state waited for: the editor may be drawn before its tab is active.
+          return label && e.tab.endsWith('.yaml') && /A recording: read-only, not the cluster now\./.test(e.text) && /kind: Pod/.test(e.text)
+            ? { ...e, label }
+            : undefined;
         },
         { description: 'the YAML of a recorded pod', timeoutMs: UI_TIMEOUT_MS },
       );

@@ -19,13 +19,15 @@ function plain(s: string): string {
 
 /** The text of a Monaco editor's rendered lines, top to bottom (it renders only the visible ones, in any DOM order). */
 async function visibleText(lines: Locator): Promise<string> {
-  const text = await lines.evaluateAll((els) =>
-    els
-      .map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' }))
-      .sort((a, b) => a.top - b.top)
-      .map((l) => l.text),
-  );
-  return plain(text.join('\n'));
+  const rendered = await lines.evaluateAll((els) => els.map((e) => ({ top: parseFloat((e as HTMLElement).style.top) || 0, text: e.textContent ?? '' })));
+  return plain(linesTopToBottom(rendered));
+}
+
+function linesTopToBottom(lines: { top: number; text: string }[]): string {
+  return lines
+    .sort((a, b) => a.top - b.top)
+    .map((l) => l.text)
+    .join('\n');
 }
 
 export class Workbench {
@@ -104,8 +106,22 @@ export class Workbench {
   /** The active editor's tab label and its visible text (Monaco renders only the visible lines). */
   async activeEditor(): Promise<{ tab: string; text: string }> {
     const group = this.page.locator('.part.editor .editor-group-container.active');
-    const tab = plain(await group.locator('.tab.active .label-name').first().innerText({ timeout: UI_TIMEOUT_MS }));
-    return { tab, text: await visibleText(group.locator('.monaco-editor .view-lines .view-line')) };
+    await group.locator('.tab.active .label-name').first().waitFor({ timeout: UI_TIMEOUT_MS });
+    // One snapshot of the DOM: the tab and the text are read in the same task, so an editor opening
+    // between two reads can never pair one editor's tab with another's text; only editors on screen
+    // count (a group keeps the DOM of an editor it hid behind a webview).
+    const { tab, lines } = await group.first().evaluate((g) => {
+      // (no named function in here: the test runner's transform would wrap it in a helper the page lacks)
+      const editor = Array.from(g.querySelectorAll('.monaco-editor')).find((e) => e.getClientRects().length > 0);
+      return {
+        tab: g.querySelector('.tab.active .label-name')?.textContent ?? '',
+        lines: Array.from(editor?.querySelectorAll('.view-lines .view-line') ?? []).map((e) => ({
+          top: parseFloat((e as HTMLElement).style.top) || 0,
+          text: e.textContent ?? '',
+        })),
+      };
+    });
+    return { tab: plain(tab), text: plain(linesTopToBottom(lines)) };
   }
 
   /** Waits until the active editor is the tab `tab` and its visible text matches every pattern. */
