@@ -65,4 +65,37 @@ describe('ViewBatch', () => {
     await clock.advance(VIEW_BATCH_MS);
     assert.deepEqual(seen, ['x', 'y']);
   });
+
+  it('a window too big for one slice of the thread is applied in slices, one timer turn apart, in order; flush() applies all', async () => {
+    let t = 0;
+    const applied: string[] = [];
+    const clock = new FakeClock();
+    const turns: number[] = []; // how many were applied when each timer was set
+    const counting = Object.assign(Object.create(clock) as FakeClock, {
+      setTimer: (ms: number, fn: () => void) => (turns.push(applied.length), clock.setTimer(ms, fn)),
+    });
+    // every apply costs 1 ms of the fake thread: a slice of 8 ms is spent at the first check (every 64)
+    const batch = new ViewBatch(
+      (k) => (applied.push(k), (t += 1)),
+      counting,
+      VIEW_BATCH_MS,
+      8,
+      () => t,
+    );
+    for (let i = 0; i < 150; i++) batch.push(`ns/p${i}`, view(`p${i}`, 'Running'));
+    await clock.advance(VIEW_BATCH_MS);
+    assert.deepEqual(turns, [0, 64, 128], 'the window, then two more turns: 64 + 64 + 22');
+    assert.deepEqual(
+      applied,
+      Array.from({ length: 150 }, (_, i) => `ns/p${i}`),
+      'in the order pushed',
+    );
+    assert.equal(batch.size, 0);
+    assert.equal(clock.pendingTimers(), 0);
+    for (let i = 0; i < 150; i++) batch.push(`ns/q${i}`, view(`q${i}`, 'Running'));
+    batch.flush();
+    assert.equal(batch.size, 0, 'flush() applies a big batch whole');
+    assert.equal(applied.length, 300);
+    assert.equal(clock.pendingTimers(), 0);
+  });
 });

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import { PodWorkers, type PodSyncer, type SyncContext } from '../../src/core/syncloop/podworkers';
 import { WorkQueue } from '../../src/core/syncloop/workqueue';
+import { TimeSlicer } from '../../src/core/slice';
 import type { KubeObject } from '../../src/core/syncloop/types';
 
 const drain = async () => {
@@ -57,11 +58,15 @@ class FakeSyncer implements PodSyncer {
   }
 }
 
-function setup(opts: { delay?: () => number; fail?: () => boolean; random?: () => number } = {}) {
+// Fake time moves with microtasks only here, so the workers' time slices (real time, macrotask
+// turns) are off (a slice that never ends) except where a test parks them on purpose.
+const unsliced = new TimeSlicer(Infinity);
+
+function setup(opts: { delay?: () => number; fail?: () => boolean; random?: () => number; slicer?: TimeSlicer } = {}) {
   const clock = new FakeClock();
   const syncer = new FakeSyncer(clock, opts.delay, opts.fail);
   const queue = new WorkQueue(clock);
-  const workers = new PodWorkers(syncer, queue, clock, { random: opts.random ?? (() => 0.5) });
+  const workers = new PodWorkers(syncer, queue, clock, { random: opts.random ?? (() => 0.5), slicer: opts.slicer ?? unsliced });
   return { clock, syncer, queue, workers };
 }
 
@@ -97,6 +102,25 @@ describe('podWorkers properties (fake clock, random schedules)', () => {
       }),
       { numRuns: 80 },
     );
+  });
+
+  it('workers parked for a slice of the thread at every sync lose no update: each key syncs its last object', async () => {
+    const slicer = new TimeSlicer(0); // every sync but a stretch's first waits for a turn
+    const { syncer, workers } = setup({ slicer });
+    const last = new Map<string, number>();
+    for (let round = 1; round <= 3; round++) {
+      for (let k = 0; k < 200; k++) {
+        workers.UpdatePod({ updateType: 'update', key: `k${k}`, obj: obj(`k${k}`, round) });
+        last.set(`k${k}`, round);
+      }
+      await Promise.resolve();
+    }
+    assert.ok(slicer.waiting > 0, 'workers parked');
+    for (let i = 0; i < 10_000 && !(workers.idle && slicer.waiting === 0); i++) await new Promise<void>((r) => setImmediate(r));
+    assert.equal(slicer.waiting, 0);
+    assert.ok(workers.idle);
+    assert.equal(syncer.maxInFlightPerKey, 1);
+    for (const [key, rv] of last) assert.equal(syncer.lastSynced.get(key), String(rv), `last update of ${key} synced`);
   });
 
   it('with failing syncs and the sync tick re-dispatching due keys: no key is lost, all converge, queue and slots stay bounded', async () => {

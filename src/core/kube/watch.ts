@@ -13,6 +13,7 @@
  *   socket; 429 / 5xx with Retry-After, after the wait it asks for).
  * - On every end the request and its socket are destroyed and the abort listener removed.
  */
+import { hostSlicer } from '../slice';
 import { StringDecoder } from 'node:string_decoder';
 import { abortReason } from '../clock';
 import { KubeApiError, KubeTransportError, whereParsingStopped } from './errors';
@@ -136,11 +137,32 @@ export async function watch(
       }
       return true;
     };
-    stream.on('data', (chunk: Buffer) => {
+    const take = (chunk: Buffer): boolean => {
       const text = partial + decoder.write(chunk);
       const lines = text.split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) if (!handleLine(line)) return;
+      for (const line of lines) if (!handleLine(line)) return false;
+      return true;
+    };
+    // A watch-list's initial events (every pod of a big cluster) come as fast as the socket reads,
+    // and Node delivers every ready socket's chunks in one turn: once the thread's slice is spent
+    // (slice.ts) the stream pauses (TCP backpressure holds the rest at the server) and goes on
+    // after other work ran. Chunks are handled in the order they came; 'end' waits for them.
+    let held: Buffer[] | undefined;
+    const goOn = () => {
+      const chunks = held ?? [];
+      held = undefined;
+      for (const c of chunks) if (ended || !take(c)) return;
+      if (!ended) stream.resume();
+    };
+    stream.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      if (held) return void held.push(chunk);
+      const turn = hostSlicer.due();
+      if (!turn) return void take(chunk);
+      held = [chunk];
+      stream.pause();
+      void turn.then(goOn);
     });
     stream.on('end', () => {
       const rest = partial + decoder.end();

@@ -1,4 +1,5 @@
 import type { SyncIterationEvent, SyncSource } from '../timeline/events';
+import { runSteps, runStepsSliced, STEP_ITEMS, type Steps } from '../slice';
 import { Channel } from './channel';
 import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
@@ -54,7 +55,7 @@ export async function syncLoopIteration(kl: SyncLoop, syncCh: Channel<number>, h
           kl.logger.error('Update channel is closed, exiting the sync loop');
           out = { source: 'config', op: 'closed', key: '', handler: 'none', outcome: 'error', message: 'configCh closed' };
           keepGoing = false;
-        } else out = handleConfig(kl, sel.value as PodUpdate);
+        } else out = await handleConfig(kl, sel.value as PodUpdate);
         break;
       case 1:
         out = sel.ok ? handlePleg(kl, sel.value as PodLifecycleEvent) : closedCase('pleg');
@@ -85,7 +86,7 @@ export async function syncLoopIteration(kl: SyncLoop, syncCh: Channel<number>, h
 }
 
 /** The config cases: operation -> the handler that runs (DELETE is a graceful deletion: an update). */
-const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; run: (kl: SyncLoop, u: PodUpdate) => unknown }> = {
+const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; run: (kl: SyncLoop, u: PodUpdate) => Steps<string[]> }> = {
   ADD: { handler: 'HandlePodAdditions', run: (kl, u) => kl.handlePodAdditions(u) },
   UPDATE: { handler: 'HandlePodUpdates', run: (kl, u) => kl.handlePodUpdates(u) },
   REMOVE: { handler: 'HandlePodRemoves', run: (kl, u) => kl.handlePodRemoves(u) },
@@ -93,9 +94,9 @@ const configHandlers: Record<Exclude<PodOperation, 'SET'>, { handler: string; ru
   DELETE: { handler: 'HandlePodUpdates', run: (kl, u) => kl.handlePodUpdates(u) },
 };
 
-function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
+async function handleConfig(kl: SyncLoop, u: PodUpdate): Promise<Outcome> {
   if (u.op !== 'SET' && !isPodResource(u.resource)) {
-    const out = handleInformer(kl, u);
+    const out = await handleInformer(kl, u);
     kl.sourcesSeenByLoop.add(u.source);
     return out;
   }
@@ -104,13 +105,15 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
   const h = u.op === 'SET' ? undefined : configHandlers[u.op];
   if (h) {
     kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`, 2);
-    const synced = h.run(kl, u);
+    // a first list's thousands of pods are handled in slices of the thread (slice.ts)
+    const steps = h.run(kl, u);
+    const synced = u.pods.length > STEP_ITEMS ? await runStepsSliced(steps) : runSteps(steps);
     out = { source: 'config', op: u.op, key: joinKeys(keys), handler: h.handler, outcome: 'ok', ...uidOf(u) };
     if (u.op === 'RECONCILE') {
       // Upstream syncs a reconciled pod only when its readiness needs reconciling.
-      const n = (synced as string[]).length;
+      const n = synced.length;
       if (n === 0) out = { ...out, outcome: 'skipped', message: 'pod manager updated; readiness needs no reconciling: no sync' };
-      else out = { ...out, message: `readiness needs reconciling: SyncPodSync ${kobjs(synced as string[])}` };
+      else out = { ...out, message: `readiness needs reconciling: SyncPodSync ${kobjs(synced)}` };
     }
   } else if (u.op === 'SET') {
     kl.logger.error(`Kubelet does not support snapshot update${kv({ source: u.source })}`);
@@ -125,9 +128,9 @@ function handleConfig(kl: SyncLoop, u: PodUpdate): Outcome {
 }
 
 /** A non-pod kind's change: its informer's handler, not HandlePodAdditions/Updates (the kubelet never sees a ConfigMap there). */
-function handleInformer(kl: SyncLoop, u: PodUpdate): Outcome {
+async function handleInformer(kl: SyncLoop, u: PodUpdate): Promise<Outcome> {
   // A non-pod update sent straight onto configCh (PodConfig hands them to the informer itself).
-  const { handler, keys } = kl.handleInformerUpdate(u);
+  const { handler, keys } = u.pods.length > STEP_ITEMS ? await runStepsSliced(kl.informerUpdateSteps(u)) : kl.handleInformerUpdate(u);
   const resource = u.resource ? (u.resource.group ? `${u.resource.resource}.${u.resource.group}` : u.resource.resource) : '';
   kl.logger.info(`Informer ${handler}${kv({ resource, source: u.source })} objects=${kobjs(keys)}`, 4);
   return { source: 'informer', op: u.op, key: joinKeys(keys), handler, outcome: 'ok' };

@@ -1,3 +1,4 @@
+import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
 import type { KubeObject, ResourceRef } from './types';
 import { jitter, WorkQueue } from './workqueue';
@@ -104,6 +105,8 @@ export interface PodWorkersOptions {
   onSyncError?: (key: string, err: unknown) => void;
   /** Called after every sync a worker finishes (the pod-worker lane). Must not throw. */
   onSynced?: (r: PodWorkerSyncRecord) => void;
+  /** The thread's time slices the workers share (default: hostSlicer; slice.ts). */
+  slicer?: Pick<TimeSlicer, 'due'>;
 }
 
 export const RESYNC_INTERVAL_MS = 60_000;
@@ -408,6 +411,9 @@ export class PodWorkers {
     await Promise.resolve();
     try {
       for (;;) {
+        // Tens of thousands of workers starting at once (a first list) share the thread in slices.
+        const turn = (this.opts.slicer ?? hostSlicer).due();
+        if (turn) await turn;
         const next = this.startPodSync(status);
         if (!next) return;
         const { work, ctx, coalesced } = next;

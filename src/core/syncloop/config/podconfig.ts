@@ -1,3 +1,4 @@
+import { runStepsSliced, STEP_ITEMS } from '../../slice';
 import { Channel, ChannelClosedError } from '../channel';
 import { isPodResource, type PodUpdate } from '../types';
 import { PodStorage } from './storage';
@@ -27,7 +28,7 @@ export class PodConfig {
   private readonly sources = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
   /** The informer handler for non-pod kinds (set by the SyncLoop). */
-  informer: ((u: PodUpdate) => void) | undefined;
+  informer: ((u: PodUpdate) => void | Promise<void>) | undefined;
 
   constructor(capacity = CONFIG_CHANNEL_CAPACITY) {
     this.updates = new Channel<PodUpdate>(capacity, 'configCh');
@@ -56,10 +57,13 @@ export class PodConfig {
   merge(source: string, change: PodUpdate, signal?: AbortSignal): Promise<void> {
     this.sources.add(source);
     const run = async () => {
-      for (const u of this.storage.mergeToUpdates(source, change)) {
+      // A large SET is merged in slices of the thread (slice.ts); merges stay serialised.
+      const updates =
+        change.pods.length > STEP_ITEMS ? await runStepsSliced(this.storage.mergeToUpdatesSteps(source, change)) : this.storage.mergeToUpdates(source, change);
+      for (const u of updates) {
         if (this.informer && !isPodResource(u.resource)) {
           if (this.updates.closed) throw new ChannelClosedError(this.updates.name);
-          this.informer(u);
+          await this.informer(u);
         } else await this.updates.send(u, signal);
       }
     };

@@ -1,3 +1,4 @@
+import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { deepEqual } from '../equal';
 import type { KubeObject, PodOperation, PodUpdate, ResourceRef } from '../types';
 
@@ -39,6 +40,16 @@ export class PodStorage {
   private readonly sourcesSeen = new Set<string>();
 
   merge(source: string, change: PodUpdate): MergeResult {
+    return runSteps(this.mergeSteps(source, change));
+  }
+
+  /**
+   * merge() as steps (slice.ts): yields every STEP_ITEMS objects of a large SET or batch. The
+   * source's new state and its "seen" mark are stored only after the last step, so a reader between
+   * steps sees the source as it was before this merge (a SET's map is a new one; a watch change is
+   * one object, never split).
+   */
+  *mergeSteps(source: string, change: PodUpdate): Steps<MergeResult> {
     const resource = change.resource ?? this.resources.get(source);
     this.resources.set(source, resource);
     const seenBefore = this.sourcesSeen.has(source);
@@ -50,8 +61,10 @@ export class PodStorage {
 
     let pods = this.pods.get(source) ?? new Map<string, KubeObject>();
 
-    const updatePodsFunc = (newPods: KubeObject[], oldPods: Map<string, KubeObject>, into: Map<string, KubeObject>) => {
+    function* updatePodsFunc(newPods: KubeObject[], oldPods: Map<string, KubeObject>, into: Map<string, KubeObject>): Steps<void> {
+      let n = 0;
       for (const ref of newPods) {
+        if (++n % STEP_ITEMS === 0) yield;
         const uid = ref.metadata.uid;
         const existing = oldPods.get(uid);
         into.set(uid, ref);
@@ -64,14 +77,14 @@ export class PodStorage {
         else if (needReconcile) reconcilePods.push(ref);
         else if (needGracefulDelete) deletePods.push(ref);
       }
-    };
+    }
 
     switch (change.op) {
       case 'ADD':
       case 'UPDATE':
       case 'DELETE':
       case 'RECONCILE':
-        updatePodsFunc(change.pods, pods, pods);
+        yield* updatePodsFunc(change.pods, pods, pods);
         break;
       case 'REMOVE':
         for (const p of change.pods) {
@@ -82,11 +95,15 @@ export class PodStorage {
         }
         break;
       case 'SET': {
-        this.sourcesSeen.add(source);
         const oldPods = pods;
         pods = new Map();
-        updatePodsFunc(change.pods, oldPods, pods);
-        for (const [uid, existing] of oldPods) if (!pods.has(uid)) removePods.push(existing);
+        yield* updatePodsFunc(change.pods, oldPods, pods);
+        let n = 0;
+        for (const [uid, existing] of oldPods) {
+          if (++n % STEP_ITEMS === 0) yield;
+          if (!pods.has(uid)) removePods.push(existing);
+        }
+        this.sourcesSeen.add(source);
         break;
       }
     }
@@ -109,7 +126,12 @@ export class PodStorage {
    * so the loop learns the source is ready.
    */
   mergeToUpdates(source: string, change: PodUpdate): PodUpdate[] {
-    const r = this.merge(source, change);
+    return runSteps(this.mergeToUpdatesSteps(source, change));
+  }
+
+  /** mergeToUpdates() as steps (see mergeSteps). */
+  *mergeToUpdatesSteps(source: string, change: PodUpdate): Steps<PodUpdate[]> {
+    const r = yield* this.mergeSteps(source, change);
     const out: PodUpdate[] = [];
     if (r.removes.pods.length > 0) out.push(r.removes);
     if (r.adds.pods.length > 0) out.push(r.adds);

@@ -1,3 +1,4 @@
+import { hostSlicer } from '../../slice';
 import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
@@ -29,6 +30,8 @@ export class ConfigSink implements ReflectorSink {
     if (this.probes && isPodResource(this.resource)) {
       const seen = new Set<string>();
       for (const p of items) {
+        const turn = hostSlicer.due(); // a first list of many pods: in slices of the thread
+        if (turn) await turn;
         seen.add(p.metadata.uid);
         await sendProbeUpdates(this.kl, this.probes.observePod(p as Pod), this.signal);
       }
@@ -58,6 +61,8 @@ export class EventsSink implements ReflectorSink {
 
   async replace(items: KubeObject[]): Promise<void> {
     for (const ev of items as KubeEvent[]) {
+      const turn = hostSlicer.due();
+      if (turn) await turn;
       if (this.probes.knowsEvent(ev.metadata.uid)) await sendProbeUpdates(this.kl, this.probes.observeEvent(ev), this.signal);
       else this.probes.baselineEvent(ev);
     }
