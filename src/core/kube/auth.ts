@@ -19,6 +19,7 @@
  * NO_PROXY as kubectl) and an http(s):// proxy gets our own keep-alive CONNECT-tunnel agent
  * (tunnel.ts). Only a socks proxy-url keeps client-node's own agent, which is not keep-alive.
  */
+import { withSharedContext } from './secureContext';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -198,7 +199,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   const makeAgent = (tls: Tls): http.Agent =>
     tunnels(proxy)
       ? makeTunnelAgent(secure, tls, proxy.href)
-      : (proxied ?? (secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true })));
+      : (proxied ?? (secure ? new https.Agent({ keepAlive: true, ...withSharedContext(tls) }) : new http.Agent({ keepAlive: true })));
   let tls = tlsWith(first.cert, first.key);
   let tlsVersion = 0;
   let agent = makeAgent(tls);

@@ -83,6 +83,16 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const net = load('node:net');
   const tls = load('node:tls');
   const PROGRESS_MS = 250;
+  /** One TLS context per agent, not one per connection (secureContext.ts says why; kept in step with it). */
+  const sharedContext = (t: Tls): Tls & { secureContext?: unknown } => {
+    try {
+      const { ca, cert, key, pfx, passphrase } = t as Record<string, unknown>;
+      const material = Object.fromEntries(Object.entries({ ca, cert, key, pfx, passphrase }).filter(([, v]) => v !== undefined));
+      return { ...t, secureContext: tls.createSecureContext(material) };
+    } catch {
+      return t;
+    }
+  };
   /** A spare connection nobody took is closed after this long (unref'd: it never holds the thread). */
   const SPARE_IDLE_MS = 30_000;
   // A list's continue token is looked for in its first 64 KB, before `"items"` (a typed list, every
@@ -151,7 +161,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     if (c.agent) destroySpares(c.agent);
     c.agent = c.proxyHref
       ? makeTunnel(c.secure, tls, c.proxyHref)
-      : sparing(c.secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true }));
+      : sparing(c.secure ? new https.Agent({ keepAlive: true, ...sharedContext(tls) }) : new http.Agent({ keepAlive: true }));
     c.agents.push(c.agent);
   };
   /** Connections of the channel's agent (busy, free) plus its spares. */
