@@ -50,7 +50,7 @@ async function setup(dir: string, opts: Partial<ConstructorParameters<typeof Rec
 describe('recorder format', () => {
   it('round-trips objects at every instant, an object history and timeline events', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-'));
-    const s = await setup(dir, { keyframeChanges: 5 });
+    const s = await setup(dir, { keyframeChanges: 5, keyframeChangesPerObject: 0 });
     const truth: { t: number; state: Map<string, Obj> }[] = [];
     const state = new Map<string, Obj>();
     const snap = () => truth.push({ t: s.now, state: new Map(state) });
@@ -184,7 +184,7 @@ describe('recorder format', () => {
 
   it('a keyframe of many blocks, read ahead: every object, keys with escapes, a damaged block skipped and counted, an abort rejects', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-'));
-    const s = await setup(dir, { keyframeBlockObjects: 3, keyframeChanges: 1 });
+    const s = await setup(dir, { keyframeBlockObjects: 3, keyframeChanges: 1, keyframeChangesPerObject: 0 });
     const names = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'we"ird\\name' : i === 8 ? 'caf\u00e9-\u00fcml' : `p${i}`));
     s.rec.replace(
       'api',
@@ -216,6 +216,42 @@ describe('recorder format', () => {
     assert.deepEqual(r.damage, [{ segment: 0, at: victim.offset, bytes: victim.size }]);
     r.close();
     rmSync(dir, { recursive: true });
+  });
+
+  it('keyframes come after changes in proportion to the objects held, at least keyframeChanges, at most keyframeChangesMax', async () => {
+    // 50 pods held; per object 2: a keyframe is due after max(10, min(2 x 50, cap)) changes.
+    for (const [cap, due] of [
+      [1_000, 100],
+      [60, 60],
+      [5, 10],
+    ] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+      const s = await setup(dir, { keyframeChanges: 10, keyframeChangesPerObject: 2, keyframeChangesMax: cap });
+      s.rec.replace(
+        'api',
+        PODS,
+        Array.from({ length: 50 }, (_, i) => pod(`p${i}`, { v: '0' })),
+      );
+      s.advance(10);
+      await s.writer.flush(never);
+      // The block's bytes count once it is written: the next flush finds the deltas weigh enough.
+      s.advance(10);
+      await s.writer.flush(never);
+      const after = s.writer.stats.keyframes;
+      assert.equal(after, 2, 'the opening keyframe and one after the 50 first objects');
+      for (let i = 1; i <= due; i++) {
+        s.advance(10);
+        s.rec.apply('api', PODS, 'MODIFIED', pod(`p${i % 50}`, { v: String(i) }));
+        await s.writer.flush(never);
+        assert.equal(s.writer.stats.keyframes, i < due ? after : after + 1, `cap ${cap}: keyframes after ${i} changes`);
+      }
+      await s.writer.close(never);
+      const r = await Recording.open(s.path, never);
+      assert.equal(r.keyframes.length, 3);
+      assert.equal((await r.objectsAt(Infinity, never)).size, 50);
+      r.close();
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('rotates segments at maxBytes/segments; each segment opens alone, the whole recording spans them', async () => {

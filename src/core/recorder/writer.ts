@@ -11,10 +11,15 @@
  * a header block and a keyframe, so each one opens on its own.
  *
  * Keyframes. A keyframe (the full set of objects held, from `snapshot`) is written at a flush when
- * something changed since the last one and either keyframeChanges changes were recorded or
- * keyframeEveryMs passed, and the deltas since the last keyframe weigh at least a quarter of it:
- * keyframes stay a bounded share of the file on a large, quiet cluster, and rebuilding any instant
- * replays at most about keyframeChanges deltas (or four keyframes' weight of them).
+ * something changed since the last one and either enough changes were recorded or keyframeEveryMs
+ * passed, and the deltas since the last keyframe weigh at least a quarter of it. Enough changes:
+ * keyframeChanges, or keyframeChangesPerObject for each object the last keyframe held if that is
+ * more, up to keyframeChangesMax. So a keyframe's CPU, which grows with the objects held, is spread
+ * over changes in proportion (at most 1/keyframeChangesPerObject of an object written per change:
+ * with 7,600 objects held, mostly an hour of Events, one keyframe per 10,000 changes cost the
+ * recorder about as much as the changes themselves); keyframes stay a bounded share of the file on a
+ * large, quiet cluster; and rebuilding any instant replays at most about keyframeChangesMax deltas
+ * (or keyframeEveryMs of them, or four keyframes' weight of them).
  *
  * Guarantees:
  * - Blocks are written in order, one write each, by one chain of writes; a record added before
@@ -25,7 +30,7 @@
  *   change comes with its JSON text, made once by the caller, who needs it anyway to weigh a patch.
  *   Every block is compressed at DEFLATE level 1 (LEVEL), keyframes too: a keyframe of a few
  *   thousand objects at level 6 cost about twice the CPU for a fifth fewer bytes, and one is
- *   written every 10,000 changes.
+ *   written every 10,000 changes or more.
  * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
  *   records are dropped, nothing throws into the caller's event handlers.
  */
@@ -51,7 +56,12 @@ export interface RecordingWriterOptions {
   /** Number of segment files (default 4). */
   segments?: number;
   keyframeEveryMs?: number;
+  /** Changes that make a keyframe due at least (default 10,000). */
   keyframeChanges?: number;
+  /** Changes per object held at the last keyframe that make one due, if more (default 8; 0: off). */
+  keyframeChangesPerObject?: number;
+  /** The most changes between keyframes by the per-object rule (default 100,000): a seek's bound. */
+  keyframeChangesMax?: number;
   /** Pending bytes (packed, before compression) that force a flush (default 1 MiB). */
   pendingBytes?: number;
   /** Objects per keyframe block (default 2,000). */
@@ -64,6 +74,8 @@ export const RECORDING_DEFAULTS = {
   segments: 4,
   keyframeEveryMs: 10 * 60_000,
   keyframeChanges: 10_000,
+  keyframeChangesPerObject: 8,
+  keyframeChangesMax: 100_000,
   pendingBytes: 1024 * 1024,
   keyframeBlockObjects: 2_000,
 };
@@ -100,6 +112,7 @@ export class RecordingWriter {
   private keyframeSeq = 0;
   private lastKeyframeT = 0;
   private lastKeyframeBytes = 0;
+  private lastKeyframeObjects = 0;
   private changesSinceKeyframe = 0;
   private deltaBytesSinceKeyframe = 0;
   private closed = false;
@@ -112,6 +125,10 @@ export class RecordingWriter {
     for (const k of ['maxBytes', 'maxAgeMs', 'segments', 'keyframeEveryMs', 'keyframeChanges', 'pendingBytes', 'keyframeBlockObjects'] as const) {
       const v = this.o[k];
       if (!Number.isFinite(v) || v <= 0) throw new RangeError(`recording option ${k} must be a positive number, got ${v}`);
+    }
+    for (const k of ['keyframeChangesPerObject', 'keyframeChangesMax'] as const) {
+      const v = this.o[k];
+      if (!Number.isFinite(v) || v < 0) throw new RangeError(`recording option ${k} must be a number >= 0, got ${v}`);
     }
   }
 
@@ -207,7 +224,7 @@ export class RecordingWriter {
     const keyframe =
       !rotate &&
       this.changesSinceKeyframe > 0 &&
-      (this.changesSinceKeyframe >= this.o.keyframeChanges || now - this.lastKeyframeT >= this.o.keyframeEveryMs) &&
+      (this.changesSinceKeyframe >= this.keyframeChangesDue() || now - this.lastKeyframeT >= this.o.keyframeEveryMs) &&
       this.deltaBytesSinceKeyframe >= this.lastKeyframeBytes / 4;
     // Taken now, in the same tick as `records`: the keyframe holds exactly the changes before it.
     const snap = keyframe ? [...this.o.snapshot()] : undefined;
@@ -223,6 +240,12 @@ export class RecordingWriter {
         await this.startSegment(signal);
       }
     });
+  }
+
+  /** The changes that make a keyframe due (see Keyframes above). */
+  private keyframeChangesDue(): number {
+    const perObject = Math.min(this.o.keyframeChangesPerObject * this.lastKeyframeObjects, this.o.keyframeChangesMax);
+    return Math.max(this.o.keyframeChanges, perObject);
   }
 
   /** Flushes and closes the file; later records are dropped. */
@@ -276,6 +299,7 @@ export class RecordingWriter {
     this.stats.keyframes++;
     this.lastKeyframeT = t;
     this.lastKeyframeBytes = bytes;
+    this.lastKeyframeObjects = snap.length;
     this.changesSinceKeyframe = 0;
     this.deltaBytesSinceKeyframe = 0;
   }
