@@ -51,6 +51,9 @@ const CHURN = arg('--churn', 200);
 const OBJECTS = arg('--objects', 100_000);
 const HOURS = arg('--hours', 24);
 const RATE = arg('--rate', 5);
+/** The writer's keyframe rule (defaults: RECORDING_DEFAULTS). */
+const KEYFRAME_PER_OBJECT = process.argv.includes('--keyframe-per-object') ? arg('--keyframe-per-object', 0) : undefined;
+const KEYFRAME_MAX = process.argv.includes('--keyframe-max') ? arg('--keyframe-max', 0) : undefined;
 const GROUPS = arg('--groups', 8);
 const WINDOW_S = arg('--window', 4);
 const WARMUP_S = arg('--warmup', 120);
@@ -537,6 +540,8 @@ async function synthetic(dir: string): Promise<Check[]> {
     snapshot: Recorder.snapshotOf(() => rec),
     maxBytes: 8 * 1024 ** 3,
     maxAgeMs: 48 * 3600_000,
+    ...(KEYFRAME_PER_OBJECT !== undefined ? { keyframeChangesPerObject: KEYFRAME_PER_OBJECT } : {}),
+    ...(KEYFRAME_MAX !== undefined ? { keyframeChangesMax: KEYFRAME_MAX } : {}),
     context: 'synthetic',
   });
   await writer.open(never);

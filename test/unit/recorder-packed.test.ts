@@ -1,14 +1,16 @@
 // The packed data blocks (format version 2): every record reads back deep-equal to what was
-// written (marks field by field, anything else as JSON), strings with escapes and non-ASCII text
+// written (marks field by field, anything else as JSON), a seek's read of the changes alone (JSON
+// unparsed, objects built on first read) gives the same objects, strings with escapes and non-ASCII text
 // survive, a cut or unknown payload is refused rather than misread, and a version 1 recording (JSON
 // lines) still reads while an unknown version is refused by name.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PackedEncoder, decodePacked, deltaTag } from '../../src/core/recorder/packed';
+import { PackedEncoder, decodePacked, decodePackedDeltas, deltaTag } from '../../src/core/recorder/packed';
+import { RecordedObjects } from '../../src/core/recorder/objects';
 import { BlockKind, encodeBlock, encodeLines } from '../../src/core/recorder/format';
-import { Recording } from '../../src/core/recorder/reader';
-import type { RecordingRecord } from '../../src/core/recorder/records';
+import { Recording, applyDelta } from '../../src/core/recorder/reader';
+import type { Obj, RecordingRecord } from '../../src/core/recorder/records';
 import type { SyncIterationEvent, TimelineEvent } from '../../src/core/timeline/events';
 
 const never = new AbortController().signal;
@@ -99,6 +101,39 @@ describe('packed data blocks', () => {
         assert.deepEqual(decodePacked(pack(records)), viaJson(records));
       }),
       { numRuns: 1500, seed: 12 },
+    );
+  });
+
+  it('a seek reads the same changes with their JSON unparsed, and the objects it builds lazily equal those built change by change', () => {
+    // Few keys, so objects are added, patched several times over and deleted.
+    const change = fc.oneof(
+      record,
+      fc.record({ k: fc.constant('D' as const), t: wallTime, op: fc.constantFrom('A' as const, 'M' as const), key: fc.constantFrom('a', 'b', 'c'), o: obj }),
+      fc.record({ k: fc.constant('D' as const), t: wallTime, op: fc.constant('M' as const), key: fc.constantFrom('a', 'b', 'c'), p: obj }),
+      fc.record({ k: fc.constant('D' as const), t: wallTime, op: fc.constant('D' as const), key: fc.constantFrom('a', 'b', 'c') }),
+    );
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 40 }), fc.subarray(['a', 'b', 'c']), (records, readEarly) => {
+        const buf = pack(records);
+        const lazy = decodePackedDeltas(buf);
+        const eager = decodePacked(buf).filter((r) => r.k === 'D');
+        const parsed = lazy.map((r) => ({
+          ...r,
+          ...(typeof r.o === 'string' ? { o: JSON.parse(r.o) as Obj } : {}),
+          ...(typeof r.p === 'string' ? { p: JSON.parse(r.p) as Obj } : {}),
+        }));
+        assert.deepEqual(parsed, eager);
+        const want = new Map<string, Obj>();
+        const got = new RecordedObjects();
+        lazy.forEach((r, i) => {
+          applyDelta(want, r.key, eager[i]!);
+          got.apply(r.key, r);
+          // An object read mid-way is built then, and later patches go on from it.
+          if (i === lazy.length >> 1) for (const k of readEarly) assert.deepEqual(got.get(k), want.get(k));
+        });
+        assert.deepEqual(new Map(got), want);
+      }),
+      { numRuns: 1000, seed: 13 },
     );
   });
 

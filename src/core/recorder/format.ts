@@ -23,8 +23,8 @@
  */
 import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
-import { decodePacked } from './packed';
-import type { RecordingRecord } from './records';
+import { decodePacked, decodePackedDeltas, type LazyDelta } from './packed';
+import type { DeltaRecord, RecordingRecord } from './records';
 
 export const MAGIC = Buffer.from('KLR1', 'latin1');
 export const BLOCK_HEADER_BYTES = 32;
@@ -160,10 +160,19 @@ export async function decodeBlockText(block: Buffer, offset: number): Promise<st
 
 /** The records of a whole block, checksum verified. */
 export async function decodeBlock(block: Buffer, offset: number): Promise<RecordingRecord[]> {
+  return decodeWith(block, offset, decodePacked);
+}
+
+/** Only the changes of a whole block, checksum verified; a packed block's JSON stays text (LazyDelta). */
+export async function decodeBlockDeltas(block: Buffer, offset: number): Promise<(DeltaRecord | LazyDelta)[]> {
+  return (await decodeWith(block, offset, decodePackedDeltas)).filter((r): r is DeltaRecord | LazyDelta => r.k === 'D');
+}
+
+async function decodeWith<R>(block: Buffer, offset: number, packed: (raw: Buffer) => R[]): Promise<(R | RecordingRecord)[]> {
   const raw = await inflateBlock(block, offset);
   if (block.readUInt8(4) !== BlockKind.Packed) return parseLines(raw.toString('utf8'), offset);
   try {
-    return decodePacked(raw);
+    return packed(raw);
   } catch (e) {
     throw new CorruptBlockError(offset, (e as Error).message);
   }

@@ -2,11 +2,33 @@
  * RecordedObjects: the objects of a recording at one instant (Recording.objectsAt), a read-only
  * map from key to object whose keyframe objects stay JSON text until first read.
  *
+ * Changes given as JSON text (a seek's LazyDelta) are not parsed either: a whole object replaces
+ * the text or object held, a patch is queued behind what is held (PatchChain) and applied, in
+ * order, on first read. So a seek costs its keys, and only the objects read are ever parsed.
+ *
  * Guarantees: it behaves as a ReadonlyMap<string, Obj> (get, has, size, keys, values, entries,
- * iteration, forEach); an object is parsed at most once, on first read; keys never need a parse.
+ * iteration, forEach), each object as if every change had been applied as it came; an object is
+ * built at most once, on first read; keys never need a parse.
  */
 import { applyMergePatch } from './diff';
 import type { Obj } from './records';
+
+/** What is held for a key until it is read: an object, its JSON text, or patches queued behind one. */
+type Held = Obj | string | PatchChain;
+
+/** Merge patches (objects or JSON text) to apply, in order, to `base` (undefined: none yet). */
+class PatchChain {
+  constructor(
+    readonly base: Obj | string | undefined,
+    readonly patches: (Obj | string)[],
+  ) {}
+
+  build(): Obj {
+    let o: unknown = typeof this.base === 'string' ? JSON.parse(this.base) : this.base;
+    for (const p of this.patches) o = applyMergePatch(o, typeof p === 'string' ? JSON.parse(p) : p);
+    return o as Obj;
+  }
+}
 
 /** How the writer spells a keyframe record: `{"k":"K","t":T,"seq":N,"key":"KEY","o":{...}}`. */
 const K_PREFIX = '{"k":"K",';
@@ -14,7 +36,7 @@ const KEY_AT = '"key":';
 const O_AT = ',"o":';
 
 export class RecordedObjects implements ReadonlyMap<string, Obj> {
-  private readonly m = new Map<string, Obj | string>();
+  private readonly m = new Map<string, Held>();
 
   /** Adds the objects of one keyframe block (its JSON lines); other records are ignored. */
   addKeyframeLines(text: string): void {
@@ -40,11 +62,15 @@ export class RecordedObjects implements ReadonlyMap<string, Obj> {
     }
   }
 
-  /** Applies one change (a delta record). */
-  apply(key: string, r: { op: 'A' | 'M' | 'D'; o?: Obj; p?: Obj }): void {
+  /** Applies one change (a delta record; its object or patch may be JSON text, parsed when read). */
+  apply(key: string, r: { op: 'A' | 'M' | 'D'; o?: Obj | string; p?: Obj | string }): void {
     if (r.op === 'D') this.m.delete(key);
     else if (r.o) this.m.set(key, r.o);
-    else if (r.p) this.m.set(key, applyMergePatch(this.get(key), r.p) as Obj);
+    else if (r.p) {
+      const held = this.m.get(key);
+      if (held instanceof PatchChain) held.patches.push(r.p);
+      else this.m.set(key, new PatchChain(held, [r.p]));
+    }
   }
 
   get size(): number {
@@ -57,8 +83,9 @@ export class RecordedObjects implements ReadonlyMap<string, Obj> {
 
   get(key: string): Obj | undefined {
     const v = this.m.get(key);
-    if (typeof v !== 'string') return v;
-    const o = JSON.parse(v) as Obj;
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' && !(v instanceof PatchChain)) return v;
+    const o = typeof v === 'string' ? (JSON.parse(v) as Obj) : v.build();
     this.m.set(key, o);
     return o;
   }

@@ -323,7 +323,33 @@ export class PackedEncoder {
 
 /** Reads a packed payload back into records (see the module comment); RangeError when it does not decode. */
 export function decodePacked(buf: Buffer): RecordingRecord[] {
-  const out: RecordingRecord[] = [];
+  return scanPacked(buf, false) as RecordingRecord[];
+}
+
+/**
+ * A change as a seek reads it: the whole object's or the patch's JSON text not parsed yet (a seek
+ * parses only the objects that are read afterwards; RecordedObjects).
+ */
+export interface LazyDelta {
+  k: 'D';
+  t: number;
+  op: 'A' | 'M' | 'D';
+  key: string;
+  o?: Obj | string;
+  p?: Obj | string;
+}
+
+/**
+ * Only the changes of a packed payload, their JSON unparsed; marks are read past without being
+ * built. The same RangeErrors as decodePacked.
+ */
+export function decodePackedDeltas(buf: Buffer): LazyDelta[] {
+  return scanPacked(buf, true) as LazyDelta[];
+}
+
+/** decodePacked, or (deltasOnly) decodePackedDeltas: one reader, so both read the format alike. */
+function scanPacked(buf: Buffer, deltasOnly: boolean): (RecordingRecord | LazyDelta)[] {
+  const out: (RecordingRecord | LazyDelta)[] = [];
   const strings: string[] = [];
   let off = 0;
   let lastT = 0;
@@ -412,7 +438,7 @@ export function decodePacked(buf: Buffer): RecordingRecord[] {
       const outcome = str();
       need(1);
       const flags = buf[off++]!;
-      const e: Obj = { kind: 'iteration', t: et, durationMs, source, op, key };
+      const e: Obj = deltasOnly ? {} : { kind: 'iteration', t: et, durationMs, source, op, key };
       const message = flags & F_MESSAGE ? str() : undefined;
       const node = flags & F_NODE ? str() : undefined;
       if (flags & F_UID) e.uid = str();
@@ -435,17 +461,19 @@ export function decodePacked(buf: Buffer): RecordingRecord[] {
         }
         e.worker = w;
       }
-      out.push({ k: 'T', t, e: e as unknown as TimelineEvent });
+      if (!deltasOnly) out.push({ k: 'T', t, e: e as unknown as TimelineEvent });
     } else if (tag === TAG_EVENT_JSON) {
-      out.push({ k: 'T', t, e: json() as TimelineEvent });
+      if (deltasOnly) text();
+      else out.push({ k: 'T', t, e: json() as TimelineEvent });
     } else if (tag === TAG_RECORD_JSON) {
-      out.push(json() as RecordingRecord);
+      const r = json() as RecordingRecord;
+      if (!deltasOnly || r.k === 'D') out.push(r);
     } else if ((tag & 0xf0) === TAG_DELTA && (tag & 3) !== 3 && (tag & 0x0c) !== 0x0c) {
       const op = OPS[(tag >> 2) & 3]!;
       const key = str();
-      const r: DeltaRecord = { k: 'D', t, op, key };
-      if ((tag & 3) === 1) r.o = json() as Obj;
-      else if ((tag & 3) === 2) r.p = json() as Obj;
+      const r: DeltaRecord | LazyDelta = { k: 'D', t, op, key };
+      if ((tag & 3) === 1) r.o = deltasOnly ? text() : (json() as Obj);
+      else if ((tag & 3) === 2) r.p = deltasOnly ? text() : (json() as Obj);
       out.push(r);
     } else throw new RangeError(`unknown record tag ${tag} at byte ${off - 1}`);
   }

@@ -33,13 +33,15 @@ import {
   CorruptBlockError,
   blockIntact,
   decodeBlock,
+  decodeBlockDeltas,
   decodeBlockText,
   isDataBlock,
   parseBlockHeader,
   type BlockInfo,
 } from './format';
 import { RecordedObjects } from './objects';
-import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord, type TimelineRecord } from './records';
+import type { LazyDelta } from './packed';
+import { FORMAT_VERSION, type DeltaRecord, type HeaderRecord, type Obj, type RecordingRecord, type TimelineRecord } from './records';
 import { segmentPath } from './writer';
 
 /** Bytes of one segment: a file (read by position) or a buffer. */
@@ -230,9 +232,21 @@ export class Recording {
   }
 
   /** A block's records, or undefined (counted as damage) when it no longer checks out. */
-  private async tryDecode(b: IndexedBlock): Promise<RecordingRecord[] | undefined> {
+  private tryDecode(b: IndexedBlock): Promise<RecordingRecord[] | undefined> {
+    return this.counted(b, () => this.decode(b));
+  }
+
+  /** A block's changes only, their JSON unparsed (decodeBlockDeltas); undefined as tryDecode. */
+  private tryDecodeDeltas(b: IndexedBlock): Promise<(DeltaRecord | LazyDelta)[] | undefined> {
+    return this.counted(b, () => {
+      if (this.closed) throw new Error('recording is closed');
+      return decodeBlockDeltas(this.segments[b.segment]!.read(b.offset, b.size), b.offset);
+    });
+  }
+
+  private async counted<R>(b: IndexedBlock, read: () => Promise<R>): Promise<R | undefined> {
     try {
-      return await this.decode(b);
+      return await read();
     } catch (e) {
       if (!(e instanceof CorruptBlockError)) throw e;
       this.damage.push({ segment: b.segment, at: b.offset, bytes: b.size });
@@ -301,8 +315,7 @@ export class Recording {
       if (!isDataBlock(b.kind)) continue;
       if (signal.aborted) throw abortReason(signal);
       await breathe();
-      for (const r of (await this.tryDecode(b)) ?? []) {
-        if (r.k !== 'D') continue;
+      for (const r of (await this.tryDecodeDeltas(b)) ?? []) {
         if (r.t > t) return state;
         state.apply(r.key, r);
       }
