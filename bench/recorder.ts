@@ -7,9 +7,9 @@
 //      the process's CPU (process.cpuUsage: every thread, the zlib pool and GC included) per wall
 //      second in recording windows against the windows between, group by group, gives the overhead
 //      (pooled, with a bootstrap interval; median of groups). A recording's start and stop are left
-//      out (a settle time before each window); the keyframes a long recording writes (one per
-//      10,000 changes: every ~50 s at this rate) are measured apart, as the CPU of writing one of
-//      the held set, and added per second. Also the recorder's own CPU, attributed directly (its
+//      out (a settle time before each window); the keyframes a long recording writes (as often as
+//      the writer's rule makes them due for the held set: keyframeChangesDue) are measured apart,
+//      as the CPU of writing one of the held set, and added per second. Also the recorder's own CPU, attributed directly (its
 //      flushes, packing and inline compression by cpuUsage, its queueing by wall time). --aa: the
 //      same windows with nothing recorded (the noise floor). Target <= 5 %.
 //      --two-process: also the old measure, two `kubeloop sync` processes (dist/cli.js), one with
@@ -35,7 +35,7 @@ import { runInNewContext } from 'node:vm';
 import { KubeClient } from '../src/core/kube';
 import { Recorder, type SyncObserver } from '../src/core/recorder/recorder';
 import { startRecording, type RecordingSession } from '../src/core/recorder/session';
-import { RecordingWriter, segmentPath } from '../src/core/recorder/writer';
+import { RECORDING_DEFAULTS, RecordingWriter, keyframeChangesDue, segmentPath } from '../src/core/recorder/writer';
 import { Recording } from '../src/core/recorder/reader';
 import type { Obj } from '../src/core/recorder/records';
 import { ClusterSync } from '../src/core/syncloop/sources/cluster';
@@ -308,7 +308,7 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
     await unrecord();
 
     // One recording of --seconds: its bytes per event, and (at its end, the held set as large as it
-    // gets) the CPU of writing one keyframe, which a long recording adds every 10,000 changes.
+    // gets) the CPU of writing one keyframe, which a long recording adds as the writer's rule says.
     await record('long', 1);
     await sleep(SECONDS * 1000);
     const held = [...Recorder.snapshotOf(() => recorders[0])()];
@@ -362,8 +362,10 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
     const changesPerS = (sum(windows, (w) => w.changes) / sum(windows, (w) => w.wallMs)) * 1000;
     const kfMs = quantile(keyframeMs, 0.5);
     const markShare = ((Math.max(0, fixedOn - fixedOff) / per) * majorsPerS) / (offRate * 1000);
-    // A keyframe per 10,000 changes: its CPU spread over the seconds between two.
-    const kfShare = kfMs / (10_000 / changesPerS) / (offRate * 1000);
+    // A keyframe when the writer's rule makes one due for the held set (by changes, or by time at
+    // this rate, whichever comes first): its CPU spread over the seconds between two.
+    const kfEveryS = Math.min(keyframeChangesDue(held.length) / changesPerS, RECORDING_DEFAULTS.keyframeEveryMs / 1000);
+    const kfShare = kfMs / kfEveryS / (offRate * 1000);
     const attributedMsPerS = (sum(ons, (w) => w.attributedMs) / sum(ons, (w) => w.wallMs) / per) * 1000;
     const attributedShare = attributedMsPerS / (offRate * 1000);
     const over = groups.map((g) => g.overhead);
@@ -390,7 +392,7 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
     );
     console.log(
       `recorder's own CPU, attributed: ${attributedMsPerS.toFixed(2)} ms/s = ${pct(attributedShare)} of the loop; ` +
-        `a keyframe of ${held.length} objects: ${kfMs.toFixed(1)} ms CPU (median of ${keyframeMs.length}: ${keyframeMs.map((x) => x.toFixed(1)).join(', ')}), one per ${(10_000 / changesPerS).toFixed(0)} s = ${pct(kfShare)}; ` +
+        `a keyframe of ${held.length} objects: ${kfMs.toFixed(1)} ms CPU (median of ${keyframeMs.length}: ${keyframeMs.map((x) => x.toFixed(1)).join(', ')}), one per ${kfEveryS.toFixed(0)} s = ${pct(kfShare)}; ` +
         `the held state marked at each major collection (${(fixedOn - fixedOff).toFixed(1)} ms more for ${per}, ${(majorsPerS * 60).toFixed(1)} a minute) = ${pct(markShare)}`,
     );
     console.log(`file ${bytes} B for ${events} events (deltas + timeline) in ${SECONDS} s: ${(bytes / events).toFixed(1)} B/event`);

@@ -80,6 +80,14 @@ export const RECORDING_DEFAULTS = {
   keyframeBlockObjects: 2_000,
 };
 
+/** The changes that make a keyframe due after one of `objects` objects (see Keyframes above). */
+export function keyframeChangesDue(
+  objects: number,
+  o: Pick<typeof RECORDING_DEFAULTS, 'keyframeChanges' | 'keyframeChangesPerObject' | 'keyframeChangesMax'> = RECORDING_DEFAULTS,
+): number {
+  return Math.max(o.keyframeChanges, Math.min(o.keyframeChangesPerObject * objects, o.keyframeChangesMax));
+}
+
 export interface WriterStats {
   blocks: number;
   bytes: number;
@@ -242,10 +250,8 @@ export class RecordingWriter {
     });
   }
 
-  /** The changes that make a keyframe due (see Keyframes above). */
   private keyframeChangesDue(): number {
-    const perObject = Math.min(this.o.keyframeChangesPerObject * this.lastKeyframeObjects, this.o.keyframeChangesMax);
-    return Math.max(this.o.keyframeChanges, perObject);
+    return keyframeChangesDue(this.lastKeyframeObjects, this.o);
   }
 
   /** Flushes and closes the file; later records are dropped. */
