@@ -4,6 +4,8 @@ import { FakeClock } from '../../src/core/clock';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { SyncLoop, type SyncLoopOptions } from '../../src/core/syncloop/syncloop';
+import { activeDeadlinePassed } from '../../src/core/syncloop/podstatus';
+import fc from 'fast-check';
 import { syncLoop } from '../../src/core/syncloop/loop';
 import { PlegRelister } from '../../src/core/syncloop/pleg/relister';
 import type { ObjectView } from '../../src/core/syncloop/state/view';
@@ -353,6 +355,53 @@ describe('pod lifecycle as upstream', () => {
     assert.equal(tick.key, 'default/probe-me');
     assert.match(tick.message!, /activeDeadlineSeconds exceeded/);
     await h.stop();
+  });
+
+  it("the sync tick's pods from its indexes equal upstream's walk of every pod, for any pods, deadlines, updates and due keys", () => {
+    const PODS = { group: '', version: 'v1', resource: 'pods' };
+    const CMS = { group: '', version: 'v1', resource: 'configmaps' };
+    // [name 0-11, kind 0 pod / 1 configmap / 2 removed, deadline seconds (0: none), started s ago, terminal, due]
+    const entry = fc.tuple(fc.nat(11), fc.nat(2), fc.constantFrom(0, 0, 5, 60), fc.nat(120), fc.boolean(), fc.boolean());
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 60 }), (ops) => {
+        const wall = Date.parse('2026-01-01T01:00:00Z');
+        const h = harness({ wallNow: () => wall });
+        const { desired, workQueue } = h.kl;
+        for (const [n, kind, ads, ago, terminal, due] of ops) {
+          const key = `default/p${n}`;
+          const uid = `uid-${n}`;
+          if (kind === 2) {
+            desired.remove(key);
+            continue;
+          }
+          const obj = {
+            apiVersion: 'v1',
+            kind: kind === 0 ? 'Pod' : 'ConfigMap',
+            metadata: { name: `p${n}`, namespace: 'default', uid },
+            spec: ads ? { activeDeadlineSeconds: ads } : {},
+            status: { phase: terminal ? 'Failed' : 'Running', startTime: new Date(wall - ago * 1000).toISOString() },
+          };
+          desired.set({ key, obj, source: 'api', resource: kind === 0 ? PODS : CMS });
+          if (due) workQueue.enqueue(uid, 0);
+        }
+        // Upstream's getPodsToSync: every pod, due or past its deadline.
+        const dueNow = new Set(
+          [...desired.pods()].map((d) => d.obj.metadata.uid).filter((u) => workQueue.deadline(u) !== undefined && workQueue.deadline(u)! <= h.clock.now()),
+        );
+        const want = { keys: [] as string[], deadlineExceeded: [] as string[] };
+        for (const d of desired.pods()) {
+          if (dueNow.has(d.obj.metadata.uid)) want.keys.push(d.key);
+          else if (activeDeadlinePassed(d.obj as Pod, wall)) {
+            want.keys.push(d.key);
+            want.deadlineExceeded.push(d.key);
+          }
+        }
+        const got = h.kl.podsToSync();
+        assert.deepEqual([...got.keys].sort(), want.keys.sort());
+        assert.deepEqual([...got.deadlineExceeded].sort(), want.deadlineExceeded.sort());
+      }),
+      { numRuns: 300, seed: 5 },
+    );
   });
 
   it('non-pod kinds are kept by their own informer: logged as OnAdd/OnUpdate/OnDelete, never HandlePodAdditions', async () => {

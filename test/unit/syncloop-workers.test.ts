@@ -366,3 +366,51 @@ describe('podWorkers lifecycle', () => {
     assert.equal(clock.pendingTimers(), 0);
   });
 });
+
+describe('WorkQueue (a heap of deadlines)', () => {
+  it('for any enqueues, forgets and ticks: getWork returns exactly the keys a walk of the map would, earliest first, each once', async () => {
+    // op: [kind 0 enqueue / 1 forget / 2 tick, key, delay or time to advance]
+    const ops = fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 300 })), { maxLength: 400 });
+    await fc.assert(
+      fc.asyncProperty(ops, async (list) => {
+        const clock = new FakeClock();
+        const q = new WorkQueue(clock);
+        const model = new Map<string, number>();
+        for (const [kind, k, n] of list) {
+          const key = `uid-${k}`;
+          if (kind === 0) {
+            q.enqueue(key, n);
+            model.set(key, clock.now() + n);
+          } else if (kind === 1) {
+            q.forget(key);
+            model.delete(key);
+          } else {
+            await clock.advance(n);
+            const want = [...model].filter(([, at]) => at <= clock.now());
+            for (const [key] of want) model.delete(key);
+            const got = q.getWork();
+            assert.deepEqual([...got].sort(), want.map(([key]) => key).sort());
+            const ats = want.sort((a, b) => a[1] - b[1]).map(([, at]) => at);
+            assert.deepEqual(
+              got.map((key) => want.find(([k2]) => k2 === key)![1]),
+              ats,
+              'earliest deadline first',
+            );
+          }
+          assert.equal(q.size, model.size);
+          for (const [key, at] of model) assert.equal(q.deadline(key), at);
+        }
+      }),
+      { numRuns: 300, seed: 21 },
+    );
+  });
+
+  it('superseded deadlines do not pile up: a key re-enqueued a million times holds the heap near its live size', () => {
+    const clock = new FakeClock();
+    const q = new WorkQueue(clock);
+    for (let i = 0; i < 1_000_000; i++) q.enqueue(`uid-${i % 10}`, 1000 + (i % 997));
+    const heap = (q as unknown as { heapAt: number[] }).heapAt.length;
+    assert.ok(heap <= 2 * 10 + 1024 + 1, `heap ${heap}`);
+    assert.equal(q.size, 10);
+  });
+});

@@ -212,16 +212,24 @@ export class SyncLoop {
    * spec.activeDeadlineSeconds since status.startTime, not yet terminal.
    */
   podsToSync(): { keys: string[]; deadlineExceeded: string[] } {
-    const due = new Set(this.workQueue.getWork());
+    // Upstream walks every pod and asks both questions of each; the same set comes from the due
+    // keys and the pods with a deadline alone (indexes), which at 100,000 pods is the difference
+    // between a few keys and a walk of them all every second.
+    const due = this.workQueue.getWork();
     const keys: string[] = [];
     const deadlineExceeded: string[] = [];
+    const dueUIDs = new Set<string>();
+    for (const uid of due) {
+      const d = this.desired.getByUID(uid);
+      if (!d || !this.desired.hasPodUID(uid)) continue;
+      keys.push(d.key);
+      dueUIDs.add(uid);
+    }
     const wallNow = (this.opts.wallNow ?? Date.now)();
-    for (const d of this.desired.pods()) {
-      if (due.has(d.obj.metadata.uid)) keys.push(d.key);
-      else if (activeDeadlinePassed(d.obj as Pod, wallNow)) {
-        keys.push(d.key);
-        deadlineExceeded.push(d.key);
-      }
+    for (const d of this.desired.podsWithActiveDeadline()) {
+      if (dueUIDs.has(d.obj.metadata.uid) || !activeDeadlinePassed(d.obj as Pod, wallNow)) continue;
+      keys.push(d.key);
+      deadlineExceeded.push(d.key);
     }
     return { keys, deadlineExceeded };
   }

@@ -7,7 +7,9 @@ import { isPodResource, type KubeObject, type ResourceRef } from '../types';
  *
  * Guarantees: at most one entry per key, and the UID index always points at the entry that holds it;
  * the pod index holds exactly the entries whose resource is pods, so the loop's per-tick and
- * housekeeping passes over pods cost the pods, not every object of every watched type.
+ * housekeeping passes over pods cost the pods, not every object of every watched type; the deadline
+ * index holds exactly the pods with a positive spec.activeDeadlineSeconds, so the sync tick's
+ * deadline handler costs those pods, not every pod.
  */
 export interface DesiredObject {
   key: string;
@@ -20,6 +22,7 @@ export class DesiredStateOfWorld {
   private readonly byKey = new Map<string, DesiredObject>();
   private readonly uidToKey = new Map<string, string>();
   private readonly podsByKey = new Map<string, DesiredObject>();
+  private readonly deadlinePods = new Map<string, DesiredObject>();
 
   /** Adds or replaces the object under key (a new UID replaces the old incarnation). */
   set(entry: DesiredObject): void {
@@ -27,8 +30,11 @@ export class DesiredStateOfWorld {
     if (old && old.obj.metadata.uid !== entry.obj.metadata.uid) this.uidToKey.delete(old.obj.metadata.uid);
     this.byKey.set(entry.key, entry);
     this.uidToKey.set(entry.obj.metadata.uid, entry.key);
-    if (isPodResource(entry.resource)) this.podsByKey.set(entry.key, entry);
+    const pod = isPodResource(entry.resource);
+    if (pod) this.podsByKey.set(entry.key, entry);
     else this.podsByKey.delete(entry.key);
+    if (pod && hasActiveDeadline(entry.obj)) this.deadlinePods.set(entry.key, entry);
+    else this.deadlinePods.delete(entry.key);
   }
 
   /** Removes key if it still holds `uid` (or unconditionally without uid). True when removed. */
@@ -39,6 +45,7 @@ export class DesiredStateOfWorld {
     this.byKey.delete(key);
     this.uidToKey.delete(cur.obj.metadata.uid);
     this.podsByKey.delete(key);
+    this.deadlinePods.delete(key);
     return true;
   }
 
@@ -74,6 +81,11 @@ export class DesiredStateOfWorld {
     return this.podsByKey.values();
   }
 
+  /** The pods with a positive spec.activeDeadlineSeconds (the only ones its handler can act on). */
+  podsWithActiveDeadline(): IterableIterator<DesiredObject> {
+    return this.deadlinePods.values();
+  }
+
   get podCount(): number {
     return this.podsByKey.size;
   }
@@ -81,4 +93,9 @@ export class DesiredStateOfWorld {
   get size(): number {
     return this.byKey.size;
   }
+}
+
+function hasActiveDeadline(obj: KubeObject): boolean {
+  const ads = (obj as { spec?: { activeDeadlineSeconds?: unknown } }).spec?.activeDeadlineSeconds;
+  return typeof ads === 'number' && ads > 0;
 }
