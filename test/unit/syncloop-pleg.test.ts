@@ -6,6 +6,7 @@ import { Channel } from '../../src/core/syncloop/channel';
 import { containerStates, generateEvents, GenericPLEG, type PlegContainerState } from '../../src/core/syncloop/pleg/generic';
 import { goDuration, PlegRelister, PodsNotSynced } from '../../src/core/syncloop/pleg/relister';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
+import { TimeSlicer } from '../../src/core/slice';
 import type { ContainerStatus, Pod, PodLifecycleEvent } from '../../src/core/syncloop/types';
 
 const states: PlegContainerState[] = ['running', 'exited', 'unknown', 'non-existent'];
@@ -194,6 +195,54 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
     assert.ok(first >= 100);
     r.relistOnce();
     assert.equal(reads, first, 'the second relist of the same objects read no status');
+  });
+
+  it('a relist in slices gives the thread back every few hundred pods and sends what one relist in one go sends; a store changed between slices is caught up by the next', async () => {
+    const clock = new FakeClock();
+    const running = (i: number, id: string) => pod(String(i), { containerStatuses: [st('c', { containerID: `x://${id}`, state: { running: {} } })] });
+    const first = Array.from({ length: 3000 }, (_, i) => running(i, `a${i}`));
+    const next = first.map((p, i) => (i % 7 === 0 ? running(i, `b${i}`) : p)).filter((_, i) => i % 11 !== 5);
+    const eventsOf = async (sliced: boolean) => {
+      const storage = new PodStorage();
+      storage.merge('api', { op: 'SET', source: 'api', pods: first });
+      const ch = new Channel<PodLifecycleEvent>(100_000, 'plegCh');
+      // A slicer whose every stretch is spent: each step waits for a later macrotask.
+      const r = new PlegRelister(() => storage.sourceValues('api') as Iterable<Pod>, clock, ch, 1000, 180_000, new TimeSlicer(0));
+      const turns = { n: 0 };
+      const tick = setInterval(() => turns.n++, 0);
+      try {
+        assert.ok(sliced ? await r.relistOnceSliced(new TimeSlicer(0)) : r.relistOnce());
+        storage.merge('api', { op: 'SET', source: 'api', pods: next });
+        assert.ok(sliced ? await r.relistOnceSliced(new TimeSlicer(0)) : r.relistOnce());
+      } finally {
+        clearInterval(tick);
+      }
+      const out: string[] = [];
+      for (let r = ch.tryRecv(); r.ok; r = ch.tryRecv()) out.push(`${r.value.id} ${r.value.type} ${String(r.value.data)}`);
+      return { out: out.sort(), turns: turns.n };
+    };
+    const whole = await eventsOf(false);
+    const sliced = await eventsOf(true);
+    assert.deepEqual(sliced.out, whole.out);
+    assert.ok(whole.out.length > 3000, `events ${whole.out.length}`);
+    assert.equal(whole.turns, 0, 'in one go: no timer ran');
+    assert.ok(sliced.turns >= 5, `timers ran between slices: ${sliced.turns}`);
+
+    // The store replaced while a relist is paused between slices: the next relist converges on it.
+    const storage = new PodStorage();
+    storage.merge('api', { op: 'SET', source: 'api', pods: first });
+    const ch = new Channel<PodLifecycleEvent>(100_000, 'plegCh');
+    const r = new PlegRelister(() => storage.sourceValues('api') as Iterable<Pod>, clock, ch);
+    const pending = r.relistOnceSliced(new TimeSlicer(0));
+    await new Promise<void>((done) => setImmediate(done));
+    storage.merge('api', { op: 'SET', source: 'api', pods: next });
+    assert.ok(await pending);
+    assert.ok(await r.relistOnceSliced(new TimeSlicer(0)));
+    const before = r.pleg.podCount;
+    assert.equal(before, next.length);
+    while (ch.tryRecv().ok);
+    assert.ok(r.relistOnce());
+    assert.equal(ch.tryRecv().ok, false, 'converged: a relist of the same store sends nothing');
   });
 
   it("health: unhealthy once relists have failed for longer than the threshold, in the kubelet's words; healthy again after one relist", async () => {

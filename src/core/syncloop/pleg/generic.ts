@@ -1,3 +1,4 @@
+import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } from '../types';
 
 /**
@@ -134,6 +135,16 @@ export class GenericPLEG {
    * `pods` may throw, but only before yielding a pod (records are then untouched).
    */
   relist(pods: Iterable<Pod>): RelistResult {
+    return runSteps(this.relistSteps(pods));
+  }
+
+  /**
+   * relist as steps (slice.ts): a yield point every STEP_ITEMS pods of either pass, so a relist of
+   * 100,000 pods gives the thread back between slices. Between two steps `pods` may change (a live
+   * store): a pod added is still reached, one removed before it was reached is reported removed,
+   * one removed after is reported by the next relist, as if the relist had run a moment earlier.
+   */
+  *relistSteps(pods: Iterable<Pod>): Steps<RelistResult> {
     const events: PodLifecycleEvent[] = [];
     const keys = new Map<string, string>();
     const gen = ++this.generation;
@@ -152,7 +163,9 @@ export class GenericPLEG {
     };
     let diffs = 0;
     let deferred = 0;
+    let n = 0;
     for (const pod of pods) {
+      if (++n % STEP_ITEMS === 0) yield;
       const uid = pod.metadata.uid;
       const prev = this.records.get(uid);
       if (prev && prev.obj === pod) {
@@ -170,6 +183,7 @@ export class GenericPLEG {
       diff(uid, rec.key, prev?.containers ?? none, rec.containers);
     }
     for (const [uid, rec] of this.records) {
+      if (++n % STEP_ITEMS === 0) yield;
       if (rec.seen === gen) continue;
       this.records.delete(uid);
       diff(uid, rec.key, rec.containers, none);
