@@ -20,6 +20,7 @@ import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
 import { parseObjectKey, typeKeyOf } from './keys';
+import { runSteps, STEP_ITEMS, type Steps } from '../../core/slice';
 
 export interface ResourceType {
   /** kubectl's name, `pods` or `deployments.apps`; also the sync loop's key prefix. */
@@ -365,11 +366,25 @@ export class ResourceModel {
 
   /** Removes the objects of the given types (in scope) that `keep` rejects; returns how many. */
   removeWhere(typeKeys: ReadonlySet<string>, keep: (key: string) => boolean): number {
+    return runSteps(this.removeWhereSteps(typeKeys, keep));
+  }
+
+  /**
+   * removeWhere as steps (core/slice.ts): a yield point every STEP_ITEMS objects, so a walk of a
+   * million-object model gives the thread back. An object is judged by `keep` when its step runs:
+   * one changed or removed between steps is judged as it is then (removing a key already gone is a
+   * no-op).
+   */
+  *removeWhereSteps(typeKeys: ReadonlySet<string>, keep: (key: string) => boolean): Steps<number> {
     let removed = 0;
+    let n = 0;
     for (const byType of [...this.buckets.values()]) {
       for (const b of [...byType.values()]) {
         if (!typeKeys.has(b.type.key)) continue;
-        for (const e of [...b.objects.values()]) if (!keep(e.view.key) && this.applyView(e.view.key, undefined)) removed++;
+        for (const e of [...b.objects.values()]) {
+          if (++n % STEP_ITEMS === 0) yield;
+          if (!keep(e.view.key) && this.applyView(e.view.key, undefined)) removed++;
+        }
       }
     }
     return removed;

@@ -22,6 +22,7 @@
  *   A loop scoped to one node leaves other pods alone (it cannot tell gone from elsewhere).
  */
 import { realClock, type Clock, type TimerHandle } from '../../core/clock';
+import { runSteps, runStepsSliced, type Steps } from '../../core/slice';
 import { ClusterSync } from '../../core/syncloop/sources/cluster';
 import type { ListWatchClient } from '../../core/syncloop/sources/reflector';
 import type { SyncLogger, Verbosity } from '../../core/syncloop/log';
@@ -164,6 +165,15 @@ export class SyncRunner {
 
   /** Removes tree objects of watched types and namespaces that the API no longer has. */
   reconcile(): number {
+    return runSteps(this.reconcileSteps());
+  }
+
+  /** reconcile in slices of the host's thread (the timer's way: a walk of every tree object). */
+  reconcileSliced(): Promise<number> {
+    return runStepsSliced(this.reconcileSteps());
+  }
+
+  private *reconcileSteps(): Steps<number> {
     if (!this.sync.kl.allSourcesReady()) return 0;
     this.views.flush();
     const loads = this.req.model.loadVersion;
@@ -171,7 +181,7 @@ export class SyncRunner {
     this.reconciledLoads = loads;
     const desired = this.sync.kl.desired;
     const nss = this.req.namespaces;
-    const removed = this.req.model.removeWhere(this.watchedTypes, (key) => {
+    const removed = yield* this.req.model.removeWhereSteps(this.watchedTypes, (key) => {
       if (desired.has(key)) return true;
       const p = parseObjectKey(key);
       // A node-scoped loop does not see other nodes' pods: their absence says nothing.
@@ -213,11 +223,9 @@ export class SyncRunner {
   private scheduleReconcile(): void {
     if (this.stopped) return;
     this.timer = this.clock.setTimer(this.req.reconcileEveryMs ?? RECONCILE_EVERY_MS, () => {
-      try {
-        this.reconcile();
-      } finally {
-        this.scheduleReconcile();
-      }
+      this.reconcileSliced()
+        .catch((e: unknown) => this.req.log.warn(`sync loop: the tree's reconcile failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => this.scheduleReconcile());
     });
   }
 }
