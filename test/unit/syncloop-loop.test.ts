@@ -508,6 +508,32 @@ describe('syncLoopIteration cases', () => {
     await h.stop();
   });
 
+  it('a tick with more due pods than one step (the resyncs a minute after a large start) syncs every one, in slices', async () => {
+    const h = harness({ resyncIntervalMs: 3000 });
+    const pods = Array.from({ length: 700 }, (_, i) => {
+      const p = probeMe(`u${i}`, { phase: 'Pending' });
+      p.metadata.name = `p${i}`;
+      return p;
+    });
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods });
+    await drain();
+    const syncedBefore = h.workerMarks().length;
+    await h.clock.advance(3000);
+    for (let i = 0; i < 20; i++) await drain();
+    const tick = h.iterations().filter((e) => e.source === 'sync' && e.outcome === 'ok');
+    assert.equal(tick.length, 1);
+    assert.ok(h.lines.some((l) => l.startsWith('SyncLoop (SYNC) pods total=700 ')));
+    // Every due pod went to its worker and was synced once more.
+    const resynced = new Set(
+      h
+        .workerMarks()
+        .slice(syncedBefore)
+        .map((e) => e.key),
+    );
+    assert.equal(resynced.size, 700);
+    await h.stop();
+  });
+
   it('housekeeping is skipped until every source has listed and been handled', async () => {
     const h = harness({ sources: ['api', 'api:deployments.apps'] });
     await h.clock.advance(2000);

@@ -196,8 +196,15 @@ export class SyncLoop {
 
   /** Syncs desired pods by key (the sync tick, PLEG and probe cases). Unknown keys are skipped. */
   handlePodSyncs(keys: readonly string[]): string[] {
+    return runSteps(this.podSyncsSteps(keys));
+  }
+
+  /** handlePodSyncs as steps (slice.ts): the sync tick's thousands of due pods at 100,000 pods. */
+  *podSyncsSteps(keys: readonly string[]): Steps<string[]> {
     const done: string[] = [];
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      if (i % STEP_ITEMS === STEP_ITEMS - 1) yield;
+      const key = keys[i]!;
       const d = this.desired.get(key);
       if (!d) continue;
       done.push(key);
