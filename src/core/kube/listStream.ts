@@ -18,12 +18,15 @@
  *   rejects with that error (a KubeConfigError naming the plugin), never an unhandled rejection.
  * - The caller's signal aborts the stream: next() rejects with its reason and the requests are
  *   destroyed. close() ends the stream at any time (idempotent; the caller must call it).
+ * - Each page is parsed after asking the thread's slicer (slice.ts): a backlog of pages never holds
+ *   the event loop for more than a slice plus one page.
  */
 import type { HeaderMap, RequestAuth } from './auth';
 import { apiErrorFromResponse, classifyTransportError, KubeTransportError, malformedJson } from './errors';
 import type { IoThread, StreamMessage } from './ioThread';
 import type { RateLimiter } from './rateLimiter';
 import { abortReason } from '../clock';
+import { hostSlicer } from '../slice';
 
 export interface ListStreamSpec {
   path: string;
@@ -181,10 +184,17 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
           throw e;
         }
       };
+      // A page is parsed in a slice of the thread (slice.ts): pages the I/O thread queued, or
+      // delivered in one burst of its messages, would otherwise be parsed back to back in one
+      // turn of the event loop (seconds of a million-object cluster's lists on the extension host).
+      const sliced = (m: Delivered) => {
+        const wait = hostSlicer.due();
+        return wait ? wait.then(() => settle(m)) : settle(m);
+      };
       const m = queue.shift();
-      if (m) return Promise.resolve().then(() => settle(m));
+      if (m) return Promise.resolve(m).then(sliced);
       if (!open) return Promise.reject(new KubeTransportError('reset', `GET ${path}: list stream already ended`, path));
-      return new Promise<Delivered>((resolve, reject) => (waiter = { resolve, reject })).then(settle);
+      return new Promise<Delivered>((resolve, reject) => (waiter = { resolve, reject })).then(sliced);
     },
     close,
   };
