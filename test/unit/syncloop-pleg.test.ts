@@ -211,9 +211,9 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
       const turns = { n: 0 };
       const tick = setInterval(() => turns.n++, 0);
       try {
-        assert.ok(sliced ? await r.relistOnceSliced(new TimeSlicer(0)) : r.relistOnce());
+        assert.ok(sliced ? await r.relistOnceSliced() : r.relistOnce());
         storage.merge('api', { op: 'SET', source: 'api', pods: next });
-        assert.ok(sliced ? await r.relistOnceSliced(new TimeSlicer(0)) : r.relistOnce());
+        assert.ok(sliced ? await r.relistOnceSliced() : r.relistOnce());
       } finally {
         clearInterval(tick);
       }
@@ -232,12 +232,12 @@ describe('PlegRelister: relists the pod store the watches keep', () => {
     const storage = new PodStorage();
     storage.merge('api', { op: 'SET', source: 'api', pods: first });
     const ch = new Channel<PodLifecycleEvent>(100_000, 'plegCh');
-    const r = new PlegRelister(() => storage.sourceValues('api') as Iterable<Pod>, clock, ch);
-    const pending = r.relistOnceSliced(new TimeSlicer(0));
+    const r = new PlegRelister(() => storage.sourceValues('api') as Iterable<Pod>, clock, ch, 1000, 180_000, new TimeSlicer(0));
+    const pending = r.relistOnceSliced();
     await new Promise<void>((done) => setImmediate(done));
     storage.merge('api', { op: 'SET', source: 'api', pods: next });
     assert.ok(await pending);
-    assert.ok(await r.relistOnceSliced(new TimeSlicer(0)));
+    assert.ok(await r.relistOnceSliced());
     const before = r.pleg.podCount;
     assert.equal(before, next.length);
     while (ch.tryRecv().ok);

@@ -226,9 +226,13 @@ export class Recording {
   }
 
   private async decode(b: IndexedBlock): Promise<RecordingRecord[]> {
+    return decodeBlock(this.bytesOf(b), b.offset);
+  }
+
+  /** A block's bytes as stored (throws once the recording is closed). */
+  private bytesOf(b: IndexedBlock): Buffer {
     if (this.closed) throw new Error('recording is closed');
-    const seg = this.segments[b.segment]!;
-    return decodeBlock(seg.read(b.offset, b.size), b.offset);
+    return this.segments[b.segment]!.read(b.offset, b.size);
   }
 
   /** A block's records, or undefined (counted as damage) when it no longer checks out. */
@@ -238,10 +242,7 @@ export class Recording {
 
   /** A block's changes only, their JSON unparsed (decodeBlockDeltas); undefined as tryDecode. */
   private tryDecodeDeltas(b: IndexedBlock): Promise<(DeltaRecord | LazyDelta)[] | undefined> {
-    return this.counted(b, () => {
-      if (this.closed) throw new Error('recording is closed');
-      return decodeBlockDeltas(this.segments[b.segment]!.read(b.offset, b.size), b.offset);
-    });
+    return this.counted(b, async () => decodeBlockDeltas(this.bytesOf(b), b.offset));
   }
 
   private async counted<R>(b: IndexedBlock, read: () => Promise<R>): Promise<R | undefined> {

@@ -17,10 +17,16 @@ export function needToReconcilePodReadiness(pod: Pod, shown: ObjectView | undefi
 
 /** Upstream activeDeadlineHandler.ShouldSync: spec.activeDeadlineSeconds passed since status.startTime. */
 export function activeDeadlinePassed(pod: Pod, wallNowMs: number): boolean {
-  const ads = (pod.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
-  if (typeof ads !== 'number' || ads <= 0) return false;
+  const ads = activeDeadlineSeconds(pod);
+  if (ads === undefined) return false;
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return false;
   const start = Date.parse((pod.status?.startTime as string | undefined) ?? '');
   return !Number.isNaN(start) && wallNowMs - start >= ads * 1000;
+}
+
+/** spec.activeDeadlineSeconds when it is a positive number (the only deadline the handler acts on). */
+export function activeDeadlineSeconds(obj: { spec?: unknown }): number | undefined {
+  const ads = (obj.spec as { activeDeadlineSeconds?: unknown } | undefined)?.activeDeadlineSeconds;
+  return typeof ads === 'number' && ads > 0 ? ads : undefined;
 }

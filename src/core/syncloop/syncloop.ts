@@ -227,8 +227,8 @@ export class SyncLoop {
     const deadlineExceeded: string[] = [];
     const dueUIDs = new Set<string>();
     for (const uid of due) {
-      const d = this.desired.getByUID(uid);
-      if (!d || !this.desired.hasPodUID(uid)) continue;
+      const d = this.desired.podByUID(uid);
+      if (!d) continue;
       keys.push(d.key);
       dueUIDs.add(uid);
     }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock';
-import { hostSlicer, runStepsSliced, type TimeSlicer } from '../../slice';
+import { hostSlicer, runSteps, runStepsSliced, type Steps, type TimeSlicer } from '../../slice';
 import { Channel } from '../channel';
 import type { Pod, PodLifecycleEvent } from '../types';
 import { GenericPLEG } from './generic';
@@ -63,7 +63,7 @@ export class PlegRelister {
     readonly eventChannel: Channel<PodLifecycleEvent> = new Channel<PodLifecycleEvent>(PLEG_CHANNEL_CAPACITY, 'plegCh'),
     readonly periodMs = PLEG_RELIST_PERIOD_MS,
     readonly thresholdMs = PLEG_RELIST_THRESHOLD_MS,
-    /** The thread's slicer the run loop's relists ask (tests: one that never waits). */
+    /** The slicer the run loop's relists ask (default: this thread's; tests give their own). */
     private readonly slicer: TimeSlicer = hostSlicer,
   ) {
     this.startedAt = clock.now();
@@ -71,33 +71,23 @@ export class PlegRelister {
 
   /** One relist: read, diff, send. Returns false when the read failed. Synchronous: no I/O. */
   relistOnce(): boolean {
-    return this.finish(() => this.pleg.relist(this.readPods()).events);
+    return runSteps(this.relistSteps());
   }
 
   /**
-   * relistOnce in slices of the thread (GenericPLEG.relistSteps through `slicer`): what the run
-   * loop does, so a relist of a large store never holds the event loop for long.
+   * relistOnce in slices of the thread (through the relister's slicer): what the run loop does, so
+   * a relist of a large store never holds the event loop for long.
    */
-  async relistOnceSliced(slicer: TimeSlicer): Promise<boolean> {
-    let events: PodLifecycleEvent[] | undefined;
-    let failed: unknown;
-    try {
-      events = (await runStepsSliced(this.pleg.relistSteps(this.readPods()), slicer)).events;
-    } catch (e) {
-      failed = e;
-    }
-    return this.finish(() => {
-      if (!events) throw failed;
-      return events;
-    });
+  relistOnceSliced(): Promise<boolean> {
+    return runStepsSliced(this.relistSteps(), this.slicer);
   }
 
-  private finish(read: () => PodLifecycleEvent[]): boolean {
+  private *relistSteps(): Steps<boolean> {
     let events: PodLifecycleEvent[];
     try {
       // Read and diff in one pass; a read that throws midway leaves the records as they were for
       // the pods not reached yet, and a failed relist removes nothing (removal comes after the pass).
-      events = read();
+      events = (yield* this.pleg.relistSteps(this.readPods())).events;
     } catch (e) {
       this.errors++;
       this.lastError = e;
@@ -116,7 +106,7 @@ export class PlegRelister {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        await this.relistOnceSliced(this.slicer);
+        await this.relistOnceSliced();
         await this.clock.sleep(this.periodMs, signal);
       } catch {
         if (signal.aborted) return;

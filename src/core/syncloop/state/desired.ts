@@ -1,4 +1,5 @@
 import { isPodResource, type KubeObject, type ResourceRef } from '../types';
+import { activeDeadlineSeconds } from '../podstatus';
 
 /**
  * DesiredStateOfWorld: what the API server says exists (upstream: the kubelet's pod manager; the
@@ -33,7 +34,7 @@ export class DesiredStateOfWorld {
     const pod = isPodResource(entry.resource);
     if (pod) this.podsByKey.set(entry.key, entry);
     else this.podsByKey.delete(entry.key);
-    if (pod && hasActiveDeadline(entry.obj)) this.deadlinePods.set(entry.key, entry);
+    if (pod && activeDeadlineSeconds(entry.obj) !== undefined) this.deadlinePods.set(entry.key, entry);
     else this.deadlinePods.delete(entry.key);
   }
 
@@ -64,8 +65,13 @@ export class DesiredStateOfWorld {
 
   /** Whether `uid` is a desired pod (through the UID index: nothing is copied). */
   hasPodUID(uid: string): boolean {
+    return this.podByUID(uid) !== undefined;
+  }
+
+  /** The desired pod with this UID (undefined for another kind's object, or none). */
+  podByUID(uid: string): DesiredObject | undefined {
     const d = this.getByUID(uid);
-    return d !== undefined && this.podsByKey.get(d.key) === d;
+    return d !== undefined && this.podsByKey.get(d.key) === d ? d : undefined;
   }
 
   keys(): IterableIterator<string> {
@@ -93,9 +99,4 @@ export class DesiredStateOfWorld {
   get size(): number {
     return this.byKey.size;
   }
-}
-
-function hasActiveDeadline(obj: KubeObject): boolean {
-  const ads = (obj as { spec?: { activeDeadlineSeconds?: unknown } }).spec?.activeDeadlineSeconds;
-  return typeof ads === 'number' && ads > 0;
 }
