@@ -70,8 +70,8 @@ function intFlag(v: string | undefined, name: string, dflt: number): number {
   return n;
 }
 
-export async function runDemoCluster(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+function parseValues(args: string[]) {
+  return parseArgs({
     args,
     options: {
       port: { type: 'string' },
@@ -100,7 +100,11 @@ export async function runDemoCluster(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
-  });
+  }).values;
+}
+
+export async function runDemoCluster(args: string[]): Promise<number> {
+  const values = parseValues(args);
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -108,11 +112,42 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   if (values.faults) parseFaultSpec(values.faults); // report a bad spec before starting anything
   if (values.story && (values['no-kubelet'] || values['no-controllers']))
     throw new Error('--story needs the kubelet and the controllers: drop --no-kubelet / --no-controllers');
-  const grants = (values.grant ?? []).map(parseGrant);
+  const grants = (values.grant ?? []).map(parseGrant); // bad grants too, before anything starts
+
+  // The signal handlers go in before anything starts, so a SIGTERM sent the moment the URL line is
+  // read (or during start-up) is a clean stop, never Node's default kill of the process.
+  const life = new AbortController();
+  let stopped = () => {};
+  const stopRequested = new Promise<void>((done) => (stopped = done));
+  const handler = (sig: NodeJS.Signals) => {
+    console.log(`\n${sig}: stopping the demo cluster`);
+    removeHandlers();
+    life.abort();
+    stopped();
+  };
+  const removeHandlers = () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  console.log(values.replay ? `starting the demo cluster to replay ${values.replay}...` : `starting the demo cluster (${values.objects ?? 0} objects)...`);
+  try {
+    return await serve(values, grants, life, stopRequested);
+  } catch (e) {
+    if (life.signal.aborted) return 0; // a start-up cut short by the signal: nothing to report
+    throw e;
+  } finally {
+    removeHandlers();
+  }
+}
+
+type Values = ReturnType<typeof parseValues>;
+
+/** Starts the cluster, prints where it serves, and stops it once a signal was received. */
+async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], life: AbortController, stopRequested: Promise<void>): Promise<number> {
   const port = intFlag(values.port, 'port', 0);
   const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
-
-  const life = new AbortController();
   const replayFile = values.replay;
   const speed = values.speed === undefined ? 1 : Number(values.speed);
   if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`--speed must be a positive number, got "${values.speed}"`);
@@ -144,6 +179,12 @@ export async function runDemoCluster(args: string[]): Promise<number> {
     ...(values.user ? { user: values.user } : {}),
     ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}),
   });
+  if (life.signal.aborted) {
+    // Stopped while starting: no URL line for a server that is already gone.
+    recording?.close();
+    await cluster.stop();
+    return 0;
+  }
   // Whoever read our output may be gone (`... | head -3`): a closed pipe must not kill the server
   // with an unhandled EPIPE, nor stop it from shutting down cleanly on a signal.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -176,17 +217,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   if (values.story) console.log('story:        namespace "story": deployment shop rolls in 8 s, job report, cronjob tick, pod probe-me');
   console.log('Press Ctrl-C to stop.');
 
-  await new Promise<void>((done) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      console.log(`\n${sig}: stopping the demo cluster`);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      done();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-  life.abort();
+  await stopRequested;
   await replayDone;
   recording?.close();
   await cluster.stop();
