@@ -117,11 +117,15 @@ describe('kubeloop demo-cluster', () => {
     // 200,000 objects take seconds to generate; the signal goes the moment the start line is read,
     // when the handlers are already in (before this fix, a signal that beat them was Node's kill).
     const p = startCli(['--port', '0', '--objects', '200000', '--no-kubelet', '--no-controllers']);
-    await eventually(() => /starting the demo cluster \(200000 objects\)/.test(p.out), { description: 'the start line', timeoutMs: 30_000 });
-    p.child.kill('SIGTERM');
-    assert.equal(await p.exited, 0, p.out);
-    assert.match(p.out, /SIGTERM: stopping the demo cluster/);
-    assert.doesNotMatch(p.out, /demo cluster: http/, p.out);
+    try {
+      await eventually(() => /starting the demo cluster \(200000 objects\)/.test(p.out), { description: 'the start line', timeoutMs: 30_000 });
+      p.child.kill('SIGTERM');
+      assert.equal(await p.exited, 0, p.out);
+      assert.match(p.out, /SIGTERM: stopping the demo cluster/);
+      assert.doesNotMatch(p.out, /demo cluster: http/, p.out);
+    } finally {
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL'); // a failed test leaves no server behind
+    }
   });
 
   it('stops on SIGTERM too, and refuses bad flags with a usage message', async () => {
