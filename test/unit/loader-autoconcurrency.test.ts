@@ -242,7 +242,7 @@ describe('ClusterLoader: the pool size', () => {
     assert.equal(far.peak, 16);
   });
 
-  it('warms two connections per lane; far away the warm probe decides, near (under 20 ms) the idle-time probe still checks it', async () => {
+  it('warms two connections per lane far away (one near); far away the warm probe decides, near (under 20 ms) the idle-time probe still checks it', async () => {
     const far = await loadWith(104, 40, undefined, 101, { probeMs: 102 });
     assert.deepEqual([far.warmProbes, far.probes], [1, 0]);
     assert.deepEqual(far.summary.concurrencyAuto, { rttMs: 102, lanes: 16 });
@@ -262,6 +262,7 @@ describe('ClusterLoader: the pool size', () => {
     const quiet = await loadWith(3, 40, undefined, 1, { probeMs: 1, loopback: true });
     assert.deepEqual([quiet.warmProbes, quiet.probes], [0, 0]);
     assert.deepEqual(quiet.summary.concurrencyAuto, { rttMs: 3, lanes: 4 });
+    assert.equal(quiet.warmWanted, 4, 'near: one connection per lane ahead; a second when a list has a next page');
     const fixed = await loadWith(104, 40, 6, 101, { probeMs: 102 });
     assert.deepEqual([fixed.warmProbes, fixed.probes, fixed.warmWanted], [0, 0, 12]);
   });
