@@ -1,4 +1,5 @@
 import { hostSlicer } from '../../slice';
+import { sharedInterner } from '../../kube/intern';
 import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
@@ -26,6 +27,13 @@ export class ConfigSink implements ReflectorSink {
   ) {}
 
   async replace(items: KubeObject[]): Promise<void> {
+    // The loop keeps these objects: their repeated values (namespaces, images, label values, ...)
+    // as one copy each (intern.ts), in slices of the thread.
+    for (const o of items) {
+      const turn = hostSlicer.due();
+      if (turn) await turn;
+      sharedInterner.internObject(o);
+    }
     await this.podConfig.merge(this.source, { op: 'SET', pods: items, source: this.source, resource: this.resource }, this.signal);
     if (this.probes && isPodResource(this.resource)) {
       const seen = new Set<string>();
@@ -40,6 +48,7 @@ export class ConfigSink implements ReflectorSink {
   }
 
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
+    if (type !== 'DELETED') sharedInterner.internObject(obj);
     await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
     if (this.probes && isPodResource(this.resource)) {
       if (type === 'DELETED') this.probes.forgetPod(obj.metadata.uid);
@@ -69,6 +78,7 @@ export class EventsSink implements ReflectorSink {
   }
 
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
+    if (type !== 'DELETED') sharedInterner.internObject(obj);
     if (type === 'DELETED') this.probes.forgetEvent(obj.metadata.uid);
     else await sendProbeUpdates(this.kl, this.probes.observeEvent(obj as KubeEvent), this.signal);
   }
