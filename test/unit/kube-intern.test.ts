@@ -70,7 +70,10 @@ describe('StringInterner', () => {
     for (let i = 0; i < 1000; i++) {
       interner.internObject({
         metadata: { name: `pod-${i}`, uid: `u-${i}`, resourceVersion: `${i}`, namespace: 'ns', annotations: { note: `free text ${i}` } },
-        status: { podIP: `10.0.${i >> 8}.${i & 255}`, containerStatuses: [{ name: 'c', containerID: `cri://${i}`, state: { running: { startedAt: `t${i}` } } }] },
+        status: {
+          podIP: `10.0.${i >> 8}.${i & 255}`,
+          containerStatuses: [{ name: 'c', containerID: `cri://${i}`, state: { running: { startedAt: `t${i}` } } }],
+        },
       });
     }
     assert.equal(interner.size, 2, 'only "ns" and the container name "c" were kept');

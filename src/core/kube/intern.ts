@@ -73,18 +73,7 @@ export class StringInterner {
 const MAX_DEPTH = 8;
 
 /** Fields whose values are (nearly) unique per object. */
-const UNIQUE_VALUES = new Set([
-  'uid',
-  'resourceVersion',
-  'podIP',
-  'ip',
-  'containerID',
-  'startedAt',
-  'finishedAt',
-  'startTime',
-  'selfLink',
-  'message',
-]);
+const UNIQUE_VALUES = new Set(['uid', 'resourceVersion', 'podIP', 'ip', 'containerID', 'startedAt', 'finishedAt', 'startTime', 'selfLink', 'message']);
 
 /** The interner the sync loop's sources share (one copy of a namespace's name across every type). */
 export const sharedInterner = new StringInterner();
