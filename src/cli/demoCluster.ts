@@ -3,6 +3,7 @@
  * cleanly. Prints the URL and the kubeconfig path once the cluster is fully up (objects generated,
  * kubeconfig written), so a script may wait for the URL line and then use the kubeconfig.
  */
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -117,13 +118,10 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   // The signal handlers go in before anything starts, so a SIGTERM sent the moment the URL line is
   // read (or during start-up) is a clean stop, never Node's default kill of the process.
   const life = new AbortController();
-  let stopped = () => {};
-  const stopRequested = new Promise<void>((done) => (stopped = done));
   const handler = (sig: NodeJS.Signals) => {
     console.log(`\n${sig}: stopping the demo cluster`);
     removeHandlers();
     life.abort();
-    stopped();
   };
   const removeHandlers = () => {
     process.off('SIGINT', handler);
@@ -133,7 +131,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   process.on('SIGTERM', handler);
   console.log(values.replay ? `starting the demo cluster to replay ${values.replay}...` : `starting the demo cluster (${values.objects ?? 0} objects)...`);
   try {
-    return await serve(values, grants, life, stopRequested);
+    return await serve(values, grants, life);
   } catch (e) {
     if (life.signal.aborted) return 0; // a start-up cut short by the signal: nothing to report
     throw e;
@@ -144,8 +142,8 @@ export async function runDemoCluster(args: string[]): Promise<number> {
 
 type Values = ReturnType<typeof parseValues>;
 
-/** Starts the cluster, prints where it serves, and stops it once a signal was received. */
-async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], life: AbortController, stopRequested: Promise<void>): Promise<number> {
+/** Starts the cluster, prints where it serves, and stops it once a signal aborted `life`. */
+async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], life: AbortController): Promise<number> {
   const port = intFlag(values.port, 'port', 0);
   const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
   const replayFile = values.replay;
@@ -217,7 +215,7 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
   if (values.story) console.log('story:        namespace "story": deployment shop rolls in 8 s, job report, cronjob tick, pod probe-me');
   console.log('Press Ctrl-C to stop.');
 
-  await stopRequested;
+  if (!life.signal.aborted) await once(life.signal, 'abort');
   await replayDone;
   recording?.close();
   await cluster.stop();

@@ -438,11 +438,11 @@ export class ClusterLoader {
     // for the pipelined page, is dialled when a list has a next page (most types have one page; on 5
     // clusters x 20,000 objects 12 of 40 warmed connections were never used, 12 handshakes of CPU
     // on a machine whose CPU is the bound). Far, the dial costs round trips: both go ahead.
-    const perLane = () => (t.loopback && !(t.stats.rttMs !== undefined && this.widening()) ? 1 : CONNECTIONS_PER_LANE);
+    // Not before a first sample: with none, nothing says the server is far yet.
+    const shownFar = () => t.stats.rttMs !== undefined && this.widening();
     return t.preconnect(
-      () => perLane() * Math.min(types, lanes()),
-      // not before a first sample: with none, nothing says the server is far yet
-      () => o.autoConcurrency && t.stats.rttMs !== undefined && this.widening(),
+      () => (t.loopback && !shownFar() ? 1 : CONNECTIONS_PER_LANE) * Math.min(types, lanes()),
+      () => o.autoConcurrency && shownFar(),
     );
   }
 

@@ -78,7 +78,6 @@ export class EventsSink implements ReflectorSink {
   }
 
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
-    if (type !== 'DELETED') sharedInterner.internObject(obj);
     if (type === 'DELETED') this.probes.forgetEvent(obj.metadata.uid);
     else await sendProbeUpdates(this.kl, this.probes.observeEvent(obj as KubeEvent), this.signal);
   }
