@@ -140,6 +140,12 @@ export function continueFromHead(head: string): string | undefined {
   }
 }
 
+/** What the walk keeps of a streamed page once taken: its continue token, and the one the stream read. */
+interface StreamedNext {
+  next: string;
+  token: string | null;
+}
+
 interface Page {
   items: KubeObject[];
   next: string;
@@ -244,6 +250,18 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   };
 
   /**
+   * A streamed page parsed, made items and taken in one synchronous step, off this async function's
+   * frame: a suspended async function keeps its locals, so a page held in one would stay alive
+   * through the wait for the next page (promoted by the young generation's collections, with every
+   * list in flight holding one). Only the tokens come back.
+   */
+  const takeStreamed = (p: StreamedPage): StreamedNext => {
+    const page = toPage(p.body, p.bytes);
+    take(page);
+    return { next: page.next, token: p.token };
+  };
+
+  /**
    * One walk of the list from its first page (`first`). Resolves 'done' when the last page has been
    * taken, or with the 410 of an expired continue token (the caller restarts); throws anything else.
    */
@@ -271,20 +289,18 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     if (stream) {
       try {
         for (;;) {
-          let p: StreamedPage;
+          let next: StreamedNext;
           try {
-            p = await stream.next();
+            next = await stream.next().then(takeStreamed);
           } catch (e) {
             if (!(e instanceof KubeApiError || e instanceof KubeTransportError)) throw e; // the caller's abort
             prior = e;
             break;
           }
-          const page = toPage(p.body, p.bytes);
-          take(page);
-          if (!page.next) return 'done';
+          if (!next.next) return 'done';
           isContinuation = true;
-          from = contQuery(page.next);
-          if (p.token !== page.next) break; // the stream could not read this page's token: go on here
+          from = contQuery(next.next);
+          if (next.token !== next.next) break; // the stream could not read this page's token: go on here
         }
       } finally {
         stream.close();
