@@ -124,14 +124,18 @@ async function benchSize(objects: number, withPeers: boolean) {
       await s.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
       await s.page.keyboard.press('Escape');
       await s.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
+      // The demo cluster's own counters around the load: requests and TCP connections the host made.
+      const served0 = (await getJson(base, '/_demo/stats', agent)) as { requests: number; totalConnections: number };
       const t0 = await enterCommand(s.workbench, paletteTitle('loadClusterResources'));
       const t0Wall = Date.now() - (performance.now() - t0);
       const firstRow = await waitFirstLoadedRow(s.page, 600_000);
       const firstMs = performance.now() - t0;
       const count = await waitFinalCount(s.page, 1_800_000);
       const loadMs = performance.now() - t0;
+      const served1 = (await getJson(base, '/_demo/stats', agent)) as { requests: number; totalConnections: number };
       console.log(
-        `extension: command at ${new Date(t0Wall).toISOString()}; first row "${firstRow}" after ${firstMs.toFixed(0)} ms; ${count.toLocaleString('en')} objects after ${loadMs.toFixed(0)} ms`,
+        `extension: command at ${new Date(t0Wall).toISOString()}; first row "${firstRow}" after ${firstMs.toFixed(0)} ms; ${count.toLocaleString('en')} objects after ${loadMs.toFixed(0)} ms; ` +
+          `the server saw ${served1.requests - served0.requests - 1} requests on ${served1.totalConnections - served0.totalConnections} new connections`,
       );
 
       // ---- sync loop + the big kind expanded ----

@@ -23,10 +23,10 @@
  *   that does not inflate is a 'malformed' failure; an encoding we did not ask for is one too.
  *   stats.wireBytes counts body bytes as they came off the socket, stats.bytesReceived the decoded.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
+import { agentRequest } from './agentRequest';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { createRequestAuth, tunnels, type HeaderMap, type RequestAuth } from './auth';
 import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError, malformedJson } from './errors';
@@ -369,7 +369,7 @@ export class KubeTransport {
     if (signal?.aborted) throw abortReason(signal);
     const url = buildUrl(this.server, spec.path, spec.query);
     return new Promise((resolve, reject) => {
-      const req = (this.auth.secure ? https : http).request(url, { method: 'GET', agent: this.auth.agent, headers });
+      const req = agentRequest(url, { method: 'GET', agent: this.auth.agent, headers });
       observeRtt(req, this.stats, undefined, this.rttSampled);
       this.stats.requests++;
       this.stats.inFlight++;
@@ -596,7 +596,7 @@ export class KubeTransport {
     const url = buildUrl(this.server, spec.path, spec.query);
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
     return new Promise<Raw>((resolve, reject) => {
-      const req = (this.auth.secure ? https : http).request(url, { method, agent: this.auth.agent, headers });
+      const req = agentRequest(url, { method, agent: this.auth.agent, headers });
       observeRtt(req, this.stats, undefined, this.rttSampled);
       this.stats.requests++;
       this.stats.inFlight++;
