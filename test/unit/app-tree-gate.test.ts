@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
-import { GATE_MS, RefreshGate, VSCODE_TREE_DEBOUNCE_MS } from '../../src/app/tree/gate';
+import { GATE_MS, LOAD_GATE_MS, RefreshGate, VSCODE_TREE_DEBOUNCE_MS } from '../../src/app/tree/gate';
 
 const n = (id: string) => ({ id });
 
@@ -55,6 +55,36 @@ describe('RefreshGate', () => {
     await t.clock.advance(10 * GATE_MS);
     assert.equal(t.fired.at(-1)!.ids[0], 'x');
     assert.equal(t.clock.pendingTimers(), 0);
+  });
+
+  it("a load paces firings LOAD_GATE_MS apart; back to GATE_MS after it; never under VS Code's debounce", async () => {
+    const t = setup();
+    t.gate.setGap(LOAD_GATE_MS);
+    for (let i = 0; i < 30; i++) {
+      t.gate.push([n(`l${i}`)]);
+      await t.clock.advance(50); // a task finishing every 50 ms
+    }
+    await t.clock.advance(LOAD_GATE_MS);
+    const during = t.fired.map((f) => f.at);
+    assert.deepEqual(during, [0, 500, 1000, 1500], 'every 500 ms while the load runs');
+    assert.equal(new Set(t.fired.flatMap((f) => (f.ids === 'all' ? [] : f.ids))).size, 30, 'every node fired');
+    t.gate.setGap(GATE_MS);
+    assert.equal(t.gate.gap, GATE_MS);
+    const from = t.clock.now();
+    for (let i = 0; i < 10; i++) {
+      t.gate.push([n(`c${i}`)]);
+      await t.clock.advance(50);
+    }
+    await t.clock.advance(GATE_MS);
+    const after = t.fired.map((f) => f.at).filter((at) => at >= from);
+    assert.deepEqual(
+      after.map((at) => at - from),
+      [0, GATE_MS, 2 * GATE_MS, 3 * GATE_MS],
+      'the usual pace again (pushes until +450 ms)',
+    );
+    t.gate.setGap(10);
+    assert.ok(t.gate.gap > VSCODE_TREE_DEBOUNCE_MS, "a gap under VS Code's own debounce would be held by it");
+    t.gate.dispose();
   });
 
   it('under any stream of pushes: firings are GATE_MS apart, each push fired within GATE_MS (property)', async () => {

@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { noRightsText, nothingPermitted } from '../../core/loader/scope';
 import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
+import { Paced } from '../../app/load/paced';
+import { realClock } from '../../core/clock';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
 
@@ -40,6 +42,10 @@ export class LoadController implements vscode.Disposable {
     const ctx = conn.context;
     this.s.model.retarget({ context: ctx.name, server: ctx.server, ...(opts.only ? {} : { namespaces: settings.namespaces }) });
     if (!opts.only) void this.revealView();
+    // The tree's redraws and the progress' are spaced while the load runs (the workbench draws on
+    // the cores the load uses); both return to their pace, and show the end, when it is over.
+    const endPace = opts.only ? () => undefined : this.s.tree.paceForLoad();
+    let paced: Paced<LoadProgress> | undefined;
     const title = opts.only
       ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}`
       : `KubeLoop: loading "${ctx.name}"`;
@@ -48,6 +54,13 @@ export class LoadController implements vscode.Disposable {
         token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
         let shown = 0;
         progress.report({ message: 'discovering resource types…' });
+        paced = new Paced<LoadProgress>((p) => {
+          this.progress = p;
+          const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
+          progress.report({ message: progressMessage(p), increment: pct - shown });
+          shown = pct;
+          this.s.statusChanged();
+        }, realClock);
         return runLoad({
           client: conn.client,
           contextName: ctx.name,
@@ -60,13 +73,7 @@ export class LoadController implements vscode.Disposable {
           loadId,
           signal: ac.signal,
           lanes: this.s.lanes,
-          onProgress: (p) => {
-            this.progress = p;
-            const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
-            progress.report({ message: progressMessage(p), increment: pct - shown });
-            shown = pct;
-            this.s.statusChanged();
-          },
+          onProgress: (p) => paced?.push(p),
         });
       }),
     );
@@ -78,6 +85,8 @@ export class LoadController implements vscode.Disposable {
     try {
       result = await work;
     } finally {
+      paced?.dispose();
+      endPace();
       if (this.current === entry) {
         this.current = undefined;
         this.progress = undefined;

@@ -21,7 +21,7 @@ import type { ResourceModel } from '../../app/model/resourceModel';
 import type { StatusTone } from '../../app/model/objectStatus';
 import { accessibleLabel } from '../../app/tree/accessibility';
 import { RefreshLanes } from '../../app/tree/lanes';
-import { RefreshGate } from '../../app/tree/gate';
+import { GATE_MS, LOAD_GATE_MS, RefreshGate } from '../../app/tree/gate';
 import type { ResourceNode } from '../../app/tree/node';
 import { TreeModel, type NodeItem } from '../../app/tree/treeModel';
 import type { ListedContext, ListedContexts } from '../../app/contexts/listedContexts';
@@ -64,6 +64,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   private readonly gate: RefreshGate<ResourceNode>;
   /** Set while a refresh a command waits on goes through the lanes: the gate lets it pass at once. */
   private urgent = false;
+  /** Loads filling the tree now (paceForLoad). */
+  private loading = 0;
   private readonly unsubscribe: () => void;
   /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
   readonly stats = { refreshes: 0, nodes: 0, full: 0 };
@@ -148,6 +150,20 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   /** Re-reads one node's row and children, or the whole tree. */
   refresh(node?: ResourceNode): void {
     this.lanes.add(node ? [node] : undefined);
+  }
+
+  /**
+   * A load fills the tree: its redraws are spaced LOAD_GATE_MS apart until the returned function is
+   * called (once; loads may overlap, the pace returns when the last one ends).
+   */
+  paceForLoad(): () => void {
+    if (this.loading++ === 0) this.gate.setGap(LOAD_GATE_MS);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.loading === 0) this.gate.setGap(GATE_MS);
+    };
   }
 
   /** Refreshes the whole tree now (before a reveal that must see the new shape). */
