@@ -32,6 +32,15 @@ async function setup(
   return { s, c };
 }
 const names = (items: KubeObject[]) => items.map((x) => x.metadata.name);
+/** `pages` for the first page; every continuation answers 200 with a body whose items are not a list. */
+function pagesThenNoList(pages: ReturnType<typeof listServer>): ReturnType<typeof listServer> {
+  return (req, res) => {
+    if (!new URL(req.url!, 'http://x').searchParams.get('continue')) return pages(req, res);
+    const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '42' }, items: 'not a list' });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+}
 const expected = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
 
 describe('paged list on the I/O thread', () => {
@@ -74,6 +83,26 @@ describe('paged list on the I/O thread', () => {
     const r = await c.list(pods, { limit: 3 });
     assert.deepEqual(names(r.items), expected(25));
     assert.equal(r.retries, 1);
+  });
+
+  it('a page whose body is no list fails the list with a malformed error, as on the calling thread: not retried', async () => {
+    const { s, c } = await setup(pagesThenNoList(listServer(9)));
+    const local = await setup(pagesThenNoList(listServer(9)), { ioThread: false });
+    const failures: unknown[] = [];
+    for (const client of [c, local.c]) {
+      failures.push(
+        await client.list(pods, { limit: 3, pipeline: false }).then(
+          () => 'listed',
+          (e: unknown) => e,
+        ),
+      );
+    }
+    for (const e of failures) {
+      assert.ok(e instanceof KubeTransportError && e.kind === 'malformed', `${String(e)}`);
+      assert.match((e as Error).message, /not a list/);
+    }
+    assert.equal(s.seen.length, 2, 'the first page and the one that is no list, each once');
+    assert.equal(local.s.seen.length, 2, 'the same on the calling thread');
   });
 
   it('a 410 on a continuation restarts a paged list; a 403 fails with its status and keeps the pages received', async () => {

@@ -289,12 +289,12 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     if (stream) {
       try {
         for (;;) {
-          let next: StreamedNext;
-          try {
-            next = await stream.next().then(takeStreamed);
-          } catch (e) {
-            if (!(e instanceof KubeApiError || e instanceof KubeTransportError)) throw e; // the caller's abort
-            prior = e;
+          // The stream's failure is the page's first attempt (below); a failure to take the page
+          // (a body that is no list, the caller's hook) is the list's, as on the calling thread.
+          const next = await stream.next().then(takeStreamed, (e: unknown) => ({ failed: e }));
+          if ('failed' in next) {
+            if (!(next.failed instanceof KubeApiError || next.failed instanceof KubeTransportError)) throw next.failed; // the caller's abort
+            prior = next.failed;
             break;
           }
           if (!next.next) return 'done';
