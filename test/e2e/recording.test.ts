@@ -163,7 +163,20 @@ describe('the flight recorder in a real VS Code', () => {
         await s.page.keyboard.press('Escape');
         await choose(UI_TIMEOUT_MS);
       });
-      await s.page.locator('.part.editor .monaco-diff-editor').first().waitFor({ timeout: UI_TIMEOUT_MS });
+      // One full run on a busy machine picked the change and no diff editor opened (no quick pick
+      // left, a notification counted in the status bar). Ask once more, and say what the
+      // notifications said, so a failure of the command itself shows in the log.
+      const diff = s.page.locator('.part.editor .monaco-diff-editor').first();
+      await diff.waitFor({ timeout: 10_000 }).catch(async (e: unknown) => {
+        if (!(e instanceof Error) || e.name !== 'TimeoutError') throw e;
+        const notes = await s.page
+          .locator('.notifications-toasts .notification-list-item-message, .notifications-center .notification-list-item-message')
+          .allInnerTexts();
+        console.log(`no diff editor 10 s after the pick; notifications: ${JSON.stringify(notes)}; asking again`);
+        await s.page.keyboard.press('Escape');
+        await choose(UI_TIMEOUT_MS);
+      });
+      await diff.waitFor({ timeout: UI_TIMEOUT_MS });
       await eventually(
         async () => /: (modified|added) at \d\d:\d\d:\d\d\.\d{3} \(recording\)/.test(await s.page.locator('.part.editor .tab.active').innerText()),
         { description: 'the diff editor titled with the change', timeoutMs: UI_TIMEOUT_MS },

@@ -151,7 +151,10 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
     kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`, 2);
     kl.handlePodSyncs([d.key]);
     // Why it died, as the runtime reports it: OOMKilled, an error exit, a kill (137/143), Completed.
-    const exit = e.type === 'ContainerDied' ? exitOf(d.obj as Pod, e.data) : undefined;
+    // A kubelet reads the exit from its runtime; we read it from the pod's status, which may no
+    // longer name the container by the time the event is handled: say so, do not leave it blank.
+    const exit =
+      e.type === 'ContainerDied' ? (exitOf(d.obj as Pod, e.data) ?? `container ${e.data}: exit not known (the pod's status no longer names it)`) : undefined;
     out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: e.id, ...(exit ? { message: exit } : {}) };
   } else {
     kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`, 2);
