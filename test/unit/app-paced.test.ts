@@ -1,10 +1,10 @@
-// Paced (src/app/load/paced.ts) on a FakeClock: a load's progress goes to the workbench at most once
+// Paced (src/app/paced.ts) on a FakeClock: a load's progress goes to the workbench at most once
 // per gap, always its latest value, never late by more than the gap, and nothing after dispose.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
-import { Paced, PROGRESS_GAP_MS } from '../../src/app/load/paced';
+import { Paced, PROGRESS_GAP_MS } from '../../src/app/paced';
 
 function setup() {
   const clock = new FakeClock();

@@ -15,7 +15,8 @@
  *   a load uses LOAD_GATE_MS, so the workbench redraws the growing tree half as often while the
  *   load and the drawing share the machine's cores.
  */
-import type { Clock, TimerHandle } from '../../core/clock';
+import type { Clock } from '../../core/clock';
+import { Paced } from '../paced';
 
 /** VS Code's own debounce of tree change events (src/vs/workbench/api/common/extHostTreeViews.ts). */
 export const VSCODE_TREE_DEBOUNCE_MS = 200;
@@ -29,50 +30,49 @@ export const LOAD_GATE_MS = 500;
 
 export class RefreshGate<N extends { readonly id: string }> {
   private pending: Map<string, N> | 'all' | undefined;
-  private last = -Infinity;
-  private timer: TimerHandle | undefined;
+  /** The spacing of firings (paced.ts); what it delivers is the nodes merged meanwhile. */
+  private readonly paced: Paced<void>;
   private disposed = false;
 
   constructor(
     private readonly fire: (nodes: N[] | undefined) => void,
-    private readonly clock: Clock,
-    private gapMs = GATE_MS,
-  ) {}
+    clock: Clock,
+    gapMs = GATE_MS,
+  ) {
+    this.paced = new Paced<void>(() => this.firePending(), clock, gapMs);
+  }
 
   get gap(): number {
-    return this.gapMs;
+    return this.paced.gap;
   }
 
   /** The spacing of firings from now on (never below VS Code's own debounce). */
   setGap(ms: number): void {
-    this.gapMs = Math.max(ms, VSCODE_TREE_DEBOUNCE_MS + 1);
+    this.paced.setGap(Math.max(ms, VSCODE_TREE_DEBOUNCE_MS + 1));
   }
 
   push(nodes: readonly N[] | undefined, opts: { now?: boolean } = {}): void {
     if (this.disposed) return;
     if (nodes === undefined) this.pending = 'all';
+    else if (nodes.length === 0 && this.pending === undefined)
+      return; // nothing to fire, no firing spent
     else if (this.pending !== 'all') {
       this.pending ??= new Map();
       for (const n of nodes) this.pending.set(n.id, n);
     }
-    const wait = this.last + this.gapMs - this.clock.now();
-    if (opts.now || wait <= 0) this.flush();
-    else this.timer ??= this.clock.setTimer(wait, () => this.flush());
+    this.paced.push();
+    if (opts.now) this.paced.flush();
   }
 
-  private flush(): void {
-    this.timer?.cancel();
-    this.timer = undefined;
+  private firePending(): void {
     const p = this.pending;
     this.pending = undefined;
-    if (this.disposed || p === undefined || (p !== 'all' && p.size === 0)) return;
-    this.last = this.clock.now();
+    if (p === undefined || (p !== 'all' && p.size === 0)) return;
     this.fire(p === 'all' ? undefined : [...p.values()]);
   }
 
   dispose(): void {
     this.disposed = true;
-    this.timer?.cancel();
-    this.timer = undefined;
+    this.paced.dispose();
   }
 }

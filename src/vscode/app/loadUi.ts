@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { noRightsText, nothingPermitted } from '../../core/loader/scope';
 import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
-import { Paced } from '../../app/load/paced';
+import { Paced } from '../../app/paced';
 import { realClock } from '../../core/clock';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';

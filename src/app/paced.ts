@@ -10,8 +10,9 @@
  *   value pushed (values in between are skipped, never reordered).
  * - A value pushed is delivered within `gapMs`, or by flush(), which delivers what is pending now.
  * - After dispose() nothing is delivered and no timer is left.
+ * The tree's RefreshGate paces its firings with it (merging nodes where this keeps the latest value).
  */
-import type { Clock, TimerHandle } from '../../core/clock';
+import type { Clock, TimerHandle } from '../core/clock';
 
 export const PROGRESS_GAP_MS = 250;
 
@@ -24,8 +25,17 @@ export class Paced<T> {
   constructor(
     private readonly deliver: (value: T) => void,
     private readonly clock: Clock,
-    private readonly gapMs = PROGRESS_GAP_MS,
+    private gapMs = PROGRESS_GAP_MS,
   ) {}
+
+  get gap(): number {
+    return this.gapMs;
+  }
+
+  /** The spacing from the next delivery on (a delivery already due keeps its time). */
+  setGap(ms: number): void {
+    this.gapMs = ms;
+  }
 
   push(value: T): void {
     if (this.disposed) return;
