@@ -64,22 +64,32 @@ async function main() {
     // One unmeasured load of every cluster first: the servers' code warmed up and every
     // contender starting from the same discovery cache (kubectl's 6-hour cache, on by default).
     await runInterleaved(1, { warm: { name: 'warm-up', cmd: node, args: [...load, ...ctx([...names, 'big'])] } });
-    const results = await runInterleaved(repeats, {
-      multi: { name: `KubeLoop, ${clusters} clusters in one run`, cmd: node, args: [...load, ...ctx(names)] },
-      big: { name: `KubeLoop, 1 cluster of ${(clusters * objects).toLocaleString('en')}`, cmd: node, args: [...load, '--context', 'big'] },
-      sequential: { name: `KubeLoop, the ${clusters} one after another`, cmd: 'sh', args: ['-c', names.map(one).join(' && ')] },
-      hung: { name: `KubeLoop, ${clusters} clusters + 1 that never answers`, cmd: node, args: [...load, ...ctx([...names, 'hung'])] },
-    });
+    const results = await runInterleaved(
+      repeats,
+      {
+        multi: { name: `KubeLoop, ${clusters} clusters in one run`, cmd: node, args: [...load, ...ctx(names)] },
+        big: { name: `KubeLoop, 1 cluster of ${(clusters * objects).toLocaleString('en')}`, cmd: node, args: [...load, '--context', 'big'] },
+        sequential: { name: `KubeLoop, the ${clusters} one after another`, cmd: 'sh', args: ['-c', names.map(one).join(' && ')] },
+        hung: { name: `KubeLoop, ${clusters} clusters + 1 that never answers`, cmd: node, args: [...load, ...ctx([...names, 'hung'])] },
+      },
+      { hung: 2 },
+    );
     printTable(results, results.multi);
     const multi = clustersOf(results.multi);
     const withHung = clustersOf(results.hung);
     const live = (cs: ClusterJson[]) => cs.filter((c) => c.context !== 'hung');
     const firstMax = Math.max(...multi.map((c) => c.firstResultMs ?? Infinity));
-    // Each live cluster's own time, with and without the dead one beside it.
-    const slowdowns = live(withHung).map((c) => {
-      const base = multi.find((m) => m.context === c.context);
-      return base ? c.settledMs / base.settledMs : Infinity;
-    });
+    // Each live cluster's own time with the dead one beside it against without: the median of its
+    // times over every round of each contender (one round's single sample swung by +-30 % here).
+    const settledMedian = (m: { runs: Measurement[] }, context: string) =>
+      medianOf(
+        m.runs.flatMap((r) =>
+          clustersOf(r)
+            .filter((c) => c.context === context)
+            .map((c) => c.settledMs),
+        ),
+      );
+    const slowdowns = names.map((n) => settledMedian(results.hung, n) / settledMedian(results.multi, n));
     const dead = withHung.find((c) => c.context === 'hung');
     const allOk = multi.length === clusters && multi.every((c) => c.outcome === 'ok') && live(withHung).every((c) => c.outcome === 'ok');
     const checks: Check[] = [
