@@ -151,6 +151,10 @@ describe('the flight recorder in a real VS Code', () => {
     });
 
     await s.step('history of a pod as a diff', async () => {
+      // The toast of the Stop Recording before ("recording saved to ...") was on screen both times
+      // the pick below opened nothing: clear it first, and wait until no toast is left.
+      await s.workbench.runCommand('Notifications: Clear All Notifications');
+      await s.page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
       const choose = async (visibleWithinMs: number) => {
         await s.workbench.runCommand(paletteTitle('showRecordedHistory'));
         await pick(s, objectLabel(pod), new RegExp(`^${objectLabel(pod).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));

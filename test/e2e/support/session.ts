@@ -64,7 +64,8 @@ export async function startVsCode(opts: SessionOptions): Promise<Session> {
     const errors: unknown[] = [];
     await browser?.close().catch((e) => errors.push(e));
     await codeServer?.stop().catch((e) => errors.push(e));
-    rmSync(base, { recursive: true, force: true });
+    if (!process.env.KUBELOOP_E2E_KEEP) rmSync(base, { recursive: true, force: true });
+    else console.log(`KUBELOOP_E2E_KEEP: the session (user data, logs, workspace) is kept in ${base}`);
     if (errors.length) throw new AggregateError(errors, 'tearing down the VS Code session failed');
   };
   try {
