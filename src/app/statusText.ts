@@ -3,6 +3,7 @@
  * doing. No 'vscode' import (codicons are `$(name)` text).
  */
 import type { LoadProgress } from './load/loadRunner';
+import { formatCount } from '../core/formatCount';
 
 export type SyncState = 'off' | 'starting' | 'running';
 
@@ -20,7 +21,7 @@ export interface StatusState {
   filter?: string;
 }
 
-const fmt = (n: number) => n.toLocaleString('en');
+const fmt = formatCount;
 
 export function statusBarText(s: StatusState): { text: string; tooltip: string } {
   if (!s.context) {

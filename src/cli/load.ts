@@ -37,6 +37,7 @@ import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/mult
 import { loadMany } from './loadMany';
 import type { ListTransfer } from '../core/kube/list';
 import { treeTransferFor } from '../core/syncloop/state/tableView';
+import { formatCount } from '../core/formatCount';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -386,7 +387,7 @@ function workers(s: LoadSummary, o: ClusterLoader['options']): string {
 }
 
 export function summaryLine(s: LoadSummary, o: ClusterLoader['options']): string {
-  const what = `${s.objects.toLocaleString('en')} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
+  const what = `${formatCount(s.objects)} objects of ${s.ok} task(s) over ${s.resourceTypes} types${s.forbidden ? ` (${s.forbidden} forbidden)` : ''}`;
   const tail = `${(s.durationMs / 1000).toFixed(2)} s, ${workers(s, o)}, page size ${o.pageSize}${o.metadataOnly ? ', metadata only' : o.transfer !== 'full' ? `, transfer ${typeof o.transfer === 'function' ? 'auto' : o.transfer}` : ''}; ${s.requests ?? '?'} requests, ${s.retries} retries`;
   switch (s.outcome) {
     case 'ok':

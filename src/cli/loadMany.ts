@@ -11,6 +11,7 @@ import { KubeClient, KubeConfigError, listContextNames, loadKubeContexts, type K
 import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
 import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
+import { formatCount } from '../core/formatCount';
 
 interface Prepared {
   name: string;
@@ -131,5 +132,5 @@ function oneLine(o: ClusterOutcome): string {
   const s = o.summary;
   if (o.unreachable) return `unreachable: ${o.unreachable.message}`;
   if (s.outcome === 'failed') return `failed: ${describe(s.error)}`;
-  return `${s.outcome}: ${s.objects.toLocaleString('en')} objects, ${s.ok}/${s.tasks} task(s) in ${(s.durationMs / 1000).toFixed(2)} s`;
+  return `${s.outcome}: ${formatCount(s.objects)} objects, ${s.ok}/${s.tasks} task(s) in ${(s.durationMs / 1000).toFixed(2)} s`;
 }

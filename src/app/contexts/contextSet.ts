@@ -7,6 +7,7 @@
  * setting lists are shown after it, each loaded on its own when opened; one that is also the current
  * context is shown once, as the current one.
  */
+import { formatCount } from '../../core/formatCount';
 
 /** The listed contexts to show beside `current`, in the setting's order, each once. */
 export function extraContexts(listed: readonly string[], current: string | undefined): string[] {
@@ -50,7 +51,7 @@ export interface ContextRow {
   tone: 'none' | 'error' | 'warning';
 }
 
-const fmt = (n: number) => n.toLocaleString('en');
+const fmt = formatCount;
 const plural = (n: number, one: string) => `${fmt(n)} ${one}${n === 1 ? '' : 's'}`;
 
 /** The row of context `name` (server: its API server, when known); `now` for "retrying in 8 s". */

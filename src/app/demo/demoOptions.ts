@@ -16,6 +16,7 @@
  * generated data only and lives as long as the extension host.
  */
 import { parseFaultSpec, type FaultRule } from '../../demo/index';
+import { formatCount } from '../../core/formatCount';
 
 export interface DemoSettings {
   objects: number;
@@ -63,7 +64,7 @@ export function demoSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoS
 
 /** What the start message says about non-default options, so a slow or failing demo is never a mystery. */
 export function describeDemoSettings(s: DemoSettings): string {
-  const parts = [`${s.objects.toLocaleString('en')} objects`];
+  const parts = [`${formatCount(s.objects)} objects`];
   if (s.churnPerSecond) parts.push(`${s.churnPerSecond} change(s)/s`);
   if (s.faults.length) parts.push(`${s.faults.length} fault rule(s) from KUBELOOP_DEMO_FAULTS`);
   if (s.forbidden.length) parts.push(`forbidden: ${s.forbidden.join(', ')}`);

@@ -23,6 +23,7 @@ import { typeKeyOf } from '../model/keys';
 import { failureKey, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
 import { treeTransfer } from './transfer';
+import { formatCount } from '../../core/formatCount';
 
 export interface LoadProgress {
   typesDone: number;
@@ -33,7 +34,7 @@ export interface LoadProgress {
   failed: number;
 }
 
-const fmt = (n: number) => n.toLocaleString('en');
+const fmt = formatCount;
 
 /** "12/64 types, 3,456 objects" (", 2 failed" when some did). */
 export function progressMessage(p: LoadProgress): string {

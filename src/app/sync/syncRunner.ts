@@ -34,6 +34,7 @@ import type { Logger } from '../logger';
 import { parseObjectKey, typeKeyOf } from '../model/keys';
 import type { ResourceModel } from '../model/resourceModel';
 import { ViewBatch } from './viewBatch';
+import { formatCount } from '../../core/formatCount';
 
 export const MAX_LOG_LINE = 2000;
 export const RECONCILE_EVERY_MS = 5000;
@@ -47,7 +48,7 @@ export function syncLineLevel(v: Verbosity): 'debug' | 'info' {
 }
 
 export function clip(line: string, max = MAX_LOG_LINE): string {
-  return line.length <= max ? line : `${line.slice(0, max)}… (${(line.length - max).toLocaleString('en')} more characters)`;
+  return line.length <= max ? line : `${line.slice(0, max)}… (${formatCount(line.length - max)} more characters)`;
 }
 
 export function syncLogger(log: Logger): SyncLogger {

@@ -25,6 +25,7 @@ import { typeLabel } from '../model/keys';
 import type { CommandName } from '../commandIds';
 import { ITEM_CONTEXT } from '../commandIds';
 import { nodeId, type NodeKind, type ResourceNode } from './node';
+import { formatCount } from '../../core/formatCount';
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -41,7 +42,7 @@ export interface NodeItem {
   command?: { name: CommandName; title: string };
 }
 
-const fmt = (n: number) => n.toLocaleString('en');
+const fmt = formatCount;
 
 export class TreeModel {
   private readonly nodes = new Map<string, ResourceNode>();
