@@ -12,6 +12,10 @@ import { Paced } from '../../app/paced';
 import { realClock } from '../../core/clock';
 import { connect, reportProblem } from './connectionUi';
 import { setContextKey, type Services } from './services';
+import { formatCount } from '../../core/formatCount';
+
+/** How long a load runs before its progress notification shows (see load()). */
+export const NOTIFY_AFTER_MS = 500;
 
 export interface LoadOptions {
   only?: { typeKey: string; namespace?: string };
@@ -45,38 +49,52 @@ export class LoadController implements vscode.Disposable {
     // The tree's redraws and the progress' are spaced while the load runs (the workbench draws on
     // the cores the load uses); both return to their pace, and show the end, when it is over.
     const endPace = opts.only ? () => undefined : this.s.tree.paceForLoad();
-    let paced: Paced<LoadProgress> | undefined;
     const title = opts.only
       ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}`
       : `KubeLoop: loading "${ctx.name}"`;
-    const work = Promise.resolve(
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    // The notification's reporter, once it is shown (NOTIFY_AFTER_MS below), and the latest progress
+    // this load delivered, which it shows first.
+    let report: ((p: LoadProgress) => void) | undefined;
+    let latest: LoadProgress | undefined;
+    const paced = new Paced<LoadProgress>((p) => {
+      this.progress = latest = p;
+      report?.(p);
+      this.s.statusChanged();
+    }, realClock);
+    const loading = runLoad({
+      client: conn.client,
+      contextName: ctx.name,
+      settings,
+      ...(opts.only ? { only: opts.only } : {}),
+      model: this.s.model,
+      timeline: this.s.timeline,
+      log: this.s.log,
+      origin: this.s.origin,
+      loadId,
+      signal: ac.signal,
+      lanes: this.s.lanes,
+      onProgress: (p) => paced.push(p),
+    });
+    // The cancellable progress notification comes NOTIFY_AFTER_MS after the start, if the load still
+    // runs: it and its animation are drawn by the workbench's renderer, which at that moment also
+    // has the tree's first rows to fetch and draw (each a round trip to this busy host); a load that
+    // ends before it never shows one. The status bar says "loading" from the start, and Cancel Load
+    // works from the start.
+    const notifyTimer = realClock.setTimer(NOTIFY_AFTER_MS, () => {
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
         token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
         let shown = 0;
-        progress.report({ message: 'discovering resource types…' });
-        paced = new Paced<LoadProgress>((p) => {
-          this.progress = p;
+        report = (p) => {
           const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
           progress.report({ message: progressMessage(p), increment: pct - shown });
           shown = pct;
-          this.s.statusChanged();
-        }, realClock);
-        return runLoad({
-          client: conn.client,
-          contextName: ctx.name,
-          settings,
-          ...(opts.only ? { only: opts.only } : {}),
-          model: this.s.model,
-          timeline: this.s.timeline,
-          log: this.s.log,
-          origin: this.s.origin,
-          loadId,
-          signal: ac.signal,
-          lanes: this.s.lanes,
-          onProgress: (p) => paced?.push(p),
-        });
-      }),
-    );
+        };
+        if (latest) report(latest);
+        else progress.report({ message: 'discovering resource types…' });
+        await loading.catch(() => undefined);
+      });
+    });
+    const work = loading.finally(() => notifyTimer.cancel());
     const entry = { ac, done: work };
     this.current = entry;
     setContextKey(CONTEXT_KEYS.loading, true);
@@ -85,7 +103,8 @@ export class LoadController implements vscode.Disposable {
     try {
       result = await work;
     } finally {
-      paced?.dispose();
+      report = undefined;
+      paced.dispose();
       endPace();
       if (this.current === entry) {
         this.current = undefined;
@@ -147,7 +166,7 @@ export class LoadController implements vscode.Disposable {
 
   private tell(r: LoadResult, context: string, server: string, opts: LoadOptions): void {
     const s = r.summary;
-    const fmt = (n: number) => n.toLocaleString('en');
+    const fmt = formatCount;
     switch (s.outcome) {
       case 'failed':
         void reportProblem(this.s, s.error, { context, server }, () => this.load(opts));
