@@ -37,6 +37,10 @@ import { isLoopbackHost, proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
 import { distanceRttMs, LOOPBACK_TUNNEL_MIN_RTT_MS, noteRtt, observeRtt } from './rtt';
+import { pageTurn } from './turns';
+
+/** A body at least this long waits for its turn before it is parsed (turns.ts); a smaller one parses at once. */
+const TURN_BYTES = 64 * 1024;
 
 export interface TransportOptions {
   clock?: Clock;
@@ -307,6 +311,7 @@ export class KubeTransport {
         if (raw.status >= 200 && raw.status < 300) {
           const contentType = String(raw.headers['content-type'] ?? '');
           let body: T;
+          if (raw.body.length >= TURN_BYTES) await pageTurn(spec.signal);
           try {
             body = JSON.parse(raw.body.toString('utf8')) as T;
           } catch (e) {
