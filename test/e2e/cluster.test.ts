@@ -52,6 +52,10 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
   before(async () => {
     s = await startVsCode({
       name: 'cluster',
+      // Exactly four lanes: the first four lists hang, so the slow load's "0 objects" holds only if
+      // every lane is one of them. By RTT a busy loopback can widen the pool (one tier run: 1,207
+      // objects listed beside the hung lists before the notification, shown after 0.5 s, was read).
+      settings: { 'kubeloop.concurrency': 4 },
       env: {
         KUBELOOP_DEMO_OBJECTS: '1500',
         KUBELOOP_DEMO_CHURN: '1',
