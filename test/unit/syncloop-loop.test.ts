@@ -516,11 +516,15 @@ describe('syncLoopIteration cases', () => {
       return p;
     });
     await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods });
-    await drain();
+    // Slices are cut by real time (slice.ts, 8 ms): a loaded machine makes more of them, so wait for
+    // states, not for a number of turns (one drain and 20 failed on a loaded machine: pods whose
+    // first sync came late were not due at the tick). First every pod's first sync:
+    const firstSynced = () => new Set(h.workerMarks().map((e) => e.key)).size;
+    for (let i = 0; i < 5000 && firstSynced() < 700; i++) await drain();
+    assert.equal(firstSynced(), 700);
     const syncedBefore = h.workerMarks().length;
     await h.clock.advance(3000);
-    // Slices are cut by real time (slice.ts, 8 ms): a loaded machine makes more of them, so wait for
-    // the state (every pod resynced), not for a number of turns (20 drains failed once in a full run).
+    // then the tick and every pod resynced.
     const resyncedKeys = () =>
       new Set(
         h
