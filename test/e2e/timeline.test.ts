@@ -777,7 +777,17 @@ describe('the timeline in a real VS Code (code-server)', () => {
       await settle(frame);
       await s.page.mouse.click(await xOfTime(frame, task.t), y);
       // The details are drawn by the frame after the click: wait for this task's, not any details.
-      await frame.locator('#timeline-details h2', { hasText: `list ${task.resource}` }).waitFor({ timeout: 5000 });
+      const heading = frame.locator('#timeline-details h2', { hasText: `list ${task.resource}` });
+      await heading.waitFor({ timeout: 5000 }).catch(async (e: unknown) => {
+        // Seen once in a tier run: no details at all after the click (the screenshot: the view
+        // zoomed in on the task, nothing selected). Once more at the bar's place as drawn now, and
+        // say what the details panel held, so a second miss is told apart.
+        if (!(e instanceof Error) || e.name !== 'TimeoutError') throw e;
+        console.log(`no details 5 s after the click; the panel read: ${JSON.stringify(await frame.locator('#timeline-details').innerText())}; clicking again`);
+        await settle(frame);
+        await s.page.mouse.click(await xOfTime(frame, task.t), y);
+        await heading.waitFor({ timeout: 5000 });
+      });
     });
     const details = await frame.locator('#timeline-details').innerText();
     for (const k of ['Loader task', 'Resource', 'Worker', 'Started', 'Duration', 'Outcome']) assert.match(details, new RegExp(k));
