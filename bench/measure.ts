@@ -61,9 +61,12 @@ export function measure(
   });
 }
 
-/** The median run by wall time (failed runs are left out unless all failed); peak memory is the worst run's. */
-export function median<M extends Measurement>(ms: M[]): M {
-  const ok = ms.filter((m) => m.exitCode === 0);
+/**
+ * The median run by wall time (failed runs, those that did not exit `expectedExit`, are left out
+ * unless all failed); peak memory is the worst run's.
+ */
+export function median<M extends Measurement>(ms: M[], expectedExit = 0): M {
+  const ok = ms.filter((m) => m.exitCode === expectedExit);
   if (ok.length === 0) return ms[0]!;
   const s = [...ok].sort((a, b) => a.wallMs - b.wallMs);
   return { ...s[Math.floor(s.length / 2)]!, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
@@ -97,9 +100,9 @@ export async function runInterleaved<K extends string>(
     // ranked among its runs that exited so; any other exit is a failure, printed.
     const want = expectedExit[k] ?? 0;
     const all = runs.get(k)!;
-    const m = median(all.map((r) => ({ ...r, exitCode: r.exitCode === want ? 0 : r.exitCode === 0 ? -1 : r.exitCode })));
-    if (m.exitCode !== 0) console.error(`  ${m.name} failed (exit ${m.exitCode === -1 ? 0 : m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
-    out[k] = { ...m, exitCode: m.exitCode === 0 ? want : m.exitCode, runs: all };
+    const m = median(all, want);
+    if (m.exitCode !== want) console.error(`  ${m.name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
+    out[k] = { ...m, runs: all };
   }
   return out;
 }
