@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../src/core/clock';
-import { SharedLanes, WorkerPool, type PoolResult } from '../../src/core/pool';
+import { SharedLanes, WorkerPool, type LaneMember, type PoolResult } from '../../src/core/pool';
 
 /** A pool of `lanes` workers on the shared budget whose tasks take `ms` of fake time; it records how many run at once. */
 function member(
@@ -10,13 +10,14 @@ function member(
   name: string,
   lanes: number,
   watch: { now: number; max: number; total: () => number; maxTotal: number },
+  joined?: LaneMember,
 ) {
   const results: PoolResult<number, number>[] = [];
   const starts: number[] = [];
   const pool = new WorkerPool<number, number>({
     concurrency: lanes,
     clock,
-    lanes: { shared, name },
+    lanes: { shared, name, ...(joined ? { member: joined } : {}) },
     onResult: (r) => results.push(r),
     run: async (ms, ctx) => {
       starts.push(clock.now());
@@ -132,6 +133,57 @@ describe('SharedLanes: several pools on one budget of lanes', () => {
     await advanceUntil(clock, () => a.pool.isClosed);
     assert.equal(shared.inUse, 0);
     assert.equal(a.results.filter((r) => r.status === 'cancelled').length, 4);
+  });
+
+  it('a provisional member (a cluster not heard from) holds one seat outside the budget until confirmed', async () => {
+    const clock = new FakeClock();
+    const shared = new SharedLanes(4);
+    const total = () => a.watch.now + b.watch.now;
+    const a = member(clock, shared, 'a', 8, { now: 0, max: 0, total, maxTotal: 0 });
+    const silent = shared.join('silent', undefined, { provisional: true });
+    const b = member(clock, shared, 'silent', 8, { now: 0, max: 0, total, maxTotal: 0 }, silent);
+    for (let i = 0; i < 20; i++) fire(b.pool, 1_000); // its lists wait on a server that does not answer
+    await flushMicrotasks();
+    assert.equal(b.watch.now, 1, 'one seat, however many lists wait');
+    for (let i = 0; i < 40; i++) fire(a.pool, 10);
+    await flushMicrotasks();
+    assert.equal(a.watch.now, 4, 'the other cluster has the whole budget: nothing kept or taken for the silent one');
+    assert.equal(shared.inUse, 4);
+    await clock.advance(10);
+    await flushMicrotasks();
+    assert.deepEqual([a.watch.now, b.watch.now], [4, 1], 'freed seats stay with the cluster that answers');
+    // The silent cluster answers: its seat now counts, and freed seats go to it until both hold 2.
+    silent.confirm();
+    await flushMicrotasks();
+    assert.equal(shared.inUse, 5, 'over by the seat it held, for now');
+    for (let i = 0; i < 3; i++) {
+      await clock.advance(10);
+      await flushMicrotasks();
+      assert.ok(a.watch.now + b.watch.now <= 5);
+    }
+    assert.deepEqual([a.watch.now, b.watch.now], [2, 2], 'max-min fair once confirmed');
+    assert.equal(shared.inUse, 4);
+    void a.pool.abort();
+    void b.pool.abort();
+    await advanceUntil(clock, () => a.pool.isClosed && b.pool.isClosed);
+    assert.equal(shared.inUse, 0);
+    assert.equal(shared.members, 0);
+  });
+
+  it('a provisional member that leaves unconfirmed gives back nothing of the budget', async () => {
+    const shared = new SharedLanes(2);
+    const m = shared.join('silent', undefined, { provisional: true });
+    assert.equal(m.tryTake(), true);
+    assert.equal(m.tryTake(), false);
+    assert.equal(shared.inUse, 0);
+    const o = shared.join('other');
+    assert.equal(o.tryTake(), true);
+    assert.equal(o.tryTake(), true, 'no seat kept for a provisional member');
+    m.leave();
+    assert.equal(shared.inUse, 2);
+    o.give();
+    o.give();
+    assert.equal(shared.inUse, 0);
   });
 
   it('rejects a budget that is not a positive integer', () => {

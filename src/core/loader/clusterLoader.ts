@@ -192,7 +192,7 @@ export class ClusterLoader {
     // the pool's making, a cluster whose plan came after the others' had found every seat taken
     // (measured, 5 clusters on 16 lanes: the last one's namespaces waited 60 ms for a seat). The
     // pool adopts it and leaves it when closed; a load that makes no pool leaves it here.
-    const member = o.lanes?.shared.join(o.lanes.name);
+    const member = o.lanes?.member ?? o.lanes?.shared.join(o.lanes.name);
     try {
       const scope = this.scopeInput();
       // The reviews do not depend on discovery: both go out at once.

@@ -16,7 +16,7 @@ import type { KubeObject } from '../kube/types';
 import type { LoaderTaskEvent } from '../timeline/events';
 import type { LoadTask } from './types';
 import type { Clock } from '../clock';
-import { validateConcurrency, type SharedLanes } from '../pool';
+import { validateConcurrency, type LaneMember, type SharedLanes } from '../pool';
 
 export const MIN_PAGE_SIZE = 1;
 export const MAX_PAGE_SIZE = 20_000;
@@ -71,9 +71,10 @@ export interface ClusterLoaderOptions {
   transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
   /**
    * Lanes shared with the loads of other clusters (multiCluster.ts): this load's lists run on its
-   * own pool AND take a seat of the shared budget, fairly shared (sharedLanes.ts).
+   * own pool AND take a seat of the shared budget, fairly shared (sharedLanes.ts). `member`: one
+   * joined by the caller (provisional until its cluster answers); else the loader joins one.
    */
-  lanes?: { shared: SharedLanes; name: string };
+  lanes?: { shared: SharedLanes; name: string; member?: LaneMember };
   /**
    * The most lanes the latency-aware count may choose (unset: its own maximum). A multi-cluster load
    * sets it to the cluster's fair share of the shared lanes: wider would only wait for seats, and

@@ -14,6 +14,13 @@
  * 4. Nothing is lost: a member that could not take a seat is woken (its `wake` callback, on a
  *    microtask) whenever a seat frees or a member leaves, until it no longer wants one. A member
  *    that leaves gives back what it holds.
+ * 5. A provisional member (joined with `provisional`: a cluster that has not answered yet) takes at
+ *    most one seat, outside the budget: it counts in no other member's reservation or fairness and
+ *    takes nothing from them, so a cluster that never answers (its one list waiting on a silent
+ *    socket, which costs this process nothing) leaves the whole budget to the clusters that do.
+ *    confirm() (its server answered) makes it an ordinary member; the seat it holds then counts
+ *    (the budget may be over by that one seat until a seat is given back; guarantee 1 holds for
+ *    confirmed members: they take no seat while at or over it).
  * Work-conserving: with one member (or one busy member) every seat but the reserved ones is usable.
  */
 export class SharedLanes {
@@ -30,8 +37,8 @@ export class SharedLanes {
    * seat. A loader joins before its discovery (so guarantee 2 keeps a seat for its first list) and
    * hands the member to its pool, which sets its own `wake`.
    */
-  join(name: string, wake: () => void = () => undefined): LaneMember {
-    const m = new LaneMember(this, name, wake);
+  join(name: string, wake: () => void = () => undefined, opts: { provisional?: boolean } = {}): LaneMember {
+    const m = new LaneMember(this, name, wake, !opts.provisional);
     this.memberSet.add(m);
     return m;
   }
@@ -48,10 +55,17 @@ export class SharedLanes {
 
   /** @internal */
   take(m: LaneMember): boolean {
-    if (!this.memberSet.has(m) || this.held >= this.total) return false;
+    if (!this.memberSet.has(m)) return false;
+    if (!m.confirmed) {
+      // guarantee 5: one seat, outside the budget
+      if (m.held > 0) return false;
+      m.held++;
+      return true;
+    }
+    if (this.held >= this.total) return false;
     let reserved = 0;
     for (const o of this.memberSet) {
-      if (o === m) continue;
+      if (o === m || !o.confirmed) continue;
       if (o.held === 0) reserved++; // guarantee 2
       if (o.wanting && o.held < m.held) return false; // guarantee 3
     }
@@ -66,14 +80,23 @@ export class SharedLanes {
   give(m: LaneMember): void {
     if (m.held <= 0) return;
     m.held--;
-    this.held--;
+    if (m.confirmed) this.held--;
     this.pump();
+  }
+
+  /** @internal */
+  confirm(m: LaneMember): void {
+    if (m.confirmed) return;
+    m.confirmed = true;
+    if (!this.memberSet.has(m)) return;
+    this.held += m.held;
+    this.pump(); // it may want more seats now, and the others' reservations changed
   }
 
   /** @internal */
   leave(m: LaneMember): void {
     if (!this.memberSet.delete(m)) return;
-    this.held -= m.held;
+    if (m.confirmed) this.held -= m.held;
     m.held = 0;
     m.wanting = false;
     this.pump();
@@ -109,7 +132,14 @@ export class LaneMember {
     readonly name: string,
     /** @internal Set again by the pool that adopts a member joined ahead of it (WorkerPoolOptions.lanes). */
     public wake: () => void,
+    /** @internal false while provisional (guarantee 5) */
+    public confirmed = true,
   ) {}
+
+  /** A provisional member's cluster answered: from now on it shares the budget like any member. Idempotent. */
+  confirm(): void {
+    this.lanes.confirm(this);
+  }
 
   /** Takes a seat if the rules allow it now; when not, the member is marked waiting and woken later. */
   tryTake(): boolean {
