@@ -3,10 +3,11 @@
  * rate limiter, discovery, reviews and pool), all sharing one budget of lanes (SharedLanes).
  *
  * Guarantees:
- * - At most `lanes` lists run at once across all clusters, shared max-min fairly; a cluster still in
- *   discovery keeps one lane ready for its first list (sharedLanes.ts; its loader joins the lanes
- *   before discovery), so a huge or slow cluster never holds every lane and a small one's first
- *   results do not wait for it. A cluster's other lists start once its namespaces list has
+ * - At most `lanes` lists run at once across the clusters that have answered, shared max-min
+ *   fairly, plus at most one per cluster that has not answered yet (its seat outside the budget:
+ *   a hung cluster takes no lane from the others); a cluster that holds no lane has one kept ready
+ *   for its next list (sharedLanes.ts; its loader joins the lanes before discovery), so a huge or
+ *   slow cluster never holds every lane and a small one's first results do not wait for it. A cluster's other lists start once its namespaces list has
  *   answered (clusterLoader.ts), so that small first result is not parsed behind the others' pages.
  * - Every cluster's paged lists go through the process's one I/O thread, on a channel of their own
  *   (ioThread.ts): a cluster that hangs holds only its own connections.
