@@ -767,14 +767,26 @@ describe('the timeline in a real VS Code (code-server)', () => {
       return found;
     });
     await s.step('the task clicked on the canvas', async () => {
-      const lane = (await frame.locator(`#timeline-lanes li[data-lane="worker:${task.worker}"]`).boundingBox())!;
-      const y = lane.y + lane.height / 2;
-      // zoom in at the task (the wheel keeps the time under the pointer), so its bar is wide
-      const drawn = await drawnView(frame);
-      await s.page.mouse.move(await xOfTime(frame, task.t), y);
-      for (let i = 0; i < 4; i++) await s.page.mouse.wheel(0, -500);
-      await viewMovedFrom(frame, drawn); // the wheels reached the page (see 'stays anchored' above)
+      // The lane's row and the task's x are read from what is drawn now, each time: closing the list
+      // (the step before) lays the canvas out again on the next frame, and a lane's height with it.
+      const laneY = async () => {
+        const lane = (await frame.locator(`#timeline-lanes li[data-lane="worker:${task.worker}"]`).boundingBox())!;
+        return lane.y + lane.height / 2;
+      };
+      // Zoom in at the task (the wheel keeps the time under the pointer), so its bar is wide: one
+      // wheel at a time, the pointer aimed again at the task in the view each wheel drew. (A tier
+      // run aimed once, before the list's closing was drawn, and clicked nothing, twice.)
       await settle(frame);
+      for (let i = 0; i < 4; i++) {
+        const drawn = await drawnView(frame);
+        await s.page.mouse.move(await xOfTime(frame, task.t), await laneY());
+        await s.page.mouse.wheel(0, -500);
+        await viewMovedFrom(frame, drawn); // the wheel reached the page (see 'stays anchored' above)
+        await settle(frame);
+      }
+      const [a, b] = (await drawnView(frame)).split(',').map(Number);
+      assert.ok(task.t > a! && task.t < b!, `the task (${task.label}) at ${task.t} ms is outside the zoomed view ${a}..${b}`);
+      const y = await laneY();
       await s.page.mouse.click(await xOfTime(frame, task.t), y);
       // The details are drawn by the frame after the click: wait for this task's, not any details.
       const heading = frame.locator('#timeline-details h2', { hasText: `list ${task.resource}` });
