@@ -4,6 +4,7 @@
 import type { Page } from 'playwright-core';
 import type { Workbench } from '../test/e2e/support/workbench';
 import { eventually } from '../test/support/eventually';
+import { LOADING_ICON } from '../src/app/statusText';
 
 /** Opens the palette, types `title`, waits until it is the focused entry; returns performance.now() at Enter. */
 export async function enterCommand(wb: Workbench, title: string): Promise<number> {
@@ -36,17 +37,18 @@ export async function waitFirstLoadedRow(page: Page, timeoutMs: number): Promise
   return (await h.jsonValue()) as string;
 }
 
-/** Waits until the status bar item says "N objects" with no load spinning; returns N. */
+/** Waits until the status bar item says "N objects" with no loading icon; returns N. */
 export async function waitFinalCount(page: Page, timeoutMs: number): Promise<number> {
   const h = await page.waitForFunction(
-    () => {
+    (icon) => {
       const item = document.querySelector('.part.statusbar [id*="kubeloop.status"]');
-      if (!item || item.querySelector('.codicon-loading, .codicon-modifier-spin')) return undefined;
+      // The loading icon of this build (statusText.ts), and the spinner builds before it showed.
+      if (!item || item.querySelector(`.codicon-${icon}, .codicon-loading, .codicon-modifier-spin`)) return undefined;
       const m = /([\d,]+) objects/.exec(item.textContent ?? '');
       const n = m ? Number(m[1]!.replace(/,/g, '')) : 0;
       return n > 0 ? n : undefined;
     },
-    undefined,
+    LOADING_ICON,
     { polling: 'raf', timeout: timeoutMs },
   );
   return (await h.jsonValue()) as number;

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import type { HostToWebviewMessage, TimelineItem } from '../../src/shared/protocol';
 import { paletteTitle } from '../../src/app/commandIds';
+import { LOADING_ICON } from '../../src/app/statusText';
 import { makeNonce, timelineHtml } from '../../src/app/timeline/html';
 import { syntheticTimeline } from '../unit/timeline-fixtures';
 import { launchBrowser } from './support/browser';
@@ -724,9 +725,8 @@ describe('the timeline in a real VS Code (code-server)', () => {
       // between finding a bar and clicking it (seen in a full run on a busy machine).
       const item = s.page.locator('.part.statusbar [id*="kubeloop.status"]').first();
       await eventually(
-        async () =>
-          (await item.locator('.codicon-loading, .codicon-modifier-spin').count()) === 0 && /[\d,]+ objects/.test(await item.innerText()) ? true : undefined,
-        { description: 'the load to finish (its object count in the status bar, no spinner)', timeoutMs: 120_000 },
+        async () => ((await item.locator(`.codicon-${LOADING_ICON}`).count()) === 0 && /[\d,]+ objects/.test(await item.innerText()) ? true : undefined),
+        { description: 'the load to finish (its object count in the status bar, no loading icon)', timeoutMs: 120_000 },
       );
     });
     const frame = await s.step('timeline shows worker lanes', async () => {

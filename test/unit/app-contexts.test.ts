@@ -72,6 +72,7 @@ describe('a context row', () => {
     assert.equal(contextRow('a', undefined, { phase: 'idle' }, 0).description, 'not loaded');
     assert.equal(contextRow('a', undefined, { phase: 'loading', objects: 0 }, 0).description, 'loading…');
     assert.equal(contextRow('a', undefined, { phase: 'loading', objects: 1234 }, 0).description, 'loading… 1,234 objects');
+    assert.equal(contextRow('a', undefined, { phase: 'loading', objects: 0 }, 0).icon, 'cloud-download', 'a still icon, as the status bar shows while loading');
     const loaded = contextRow('a', 'https://h:1', { phase: 'loaded', objects: 1, namespaces: 3, failedTypes: 0 }, 0);
     assert.equal(loaded.description, '1 object');
     assert.equal(loaded.tooltip, 'a (https://h:1): loaded 1 object in 3 namespaces');

@@ -8,6 +8,7 @@
  * context is shown once, as the current one.
  */
 import { formatCount } from '../../core/formatCount';
+import { LOADING_ICON } from '../statusText';
 
 /** The listed contexts to show beside `current`, in the setting's order, each once. */
 export function extraContexts(listed: readonly string[], current: string | undefined): string[] {
@@ -69,7 +70,7 @@ export function contextRow(name: string, server: string | undefined, state: Cont
       return {
         description: state.objects ? `loading… ${plural(state.objects, 'object')}` : 'loading…',
         tooltip: `${at}: loading`,
-        icon: 'loading~spin',
+        icon: LOADING_ICON, // still, as in the status bar (statusText.ts)
         tone: 'none',
       };
     case 'loaded': {
