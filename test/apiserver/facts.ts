@@ -145,6 +145,27 @@ export const FACTS: Fact[] = [
     },
   },
   {
+    name: 'DeleteOptions come from the query when the body is empty (only then): ?gracePeriodSeconds=0 removes a bound pod at once; a bad value is a 400',
+    async run(t, ns) {
+      await must(t, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('q-zero', { nodeName: 'no-kubelet-here' }));
+      await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/q-zero?gracePeriodSeconds=0`);
+      assert.equal((await t.request('GET', `/api/v1/namespaces/${ns}/pods/q-zero`)).status, 404, 'grace 0 from the query: gone at once');
+      await must(t, 'POST', `/api/v1/namespaces/${ns}/pods`, pod('q-body', { nodeName: 'no-kubelet-here' }));
+      const marked = await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/q-body?gracePeriodSeconds=0`, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        gracePeriodSeconds: 7,
+      });
+      assert.equal(marked.metadata.deletionGracePeriodSeconds, 7, 'with a body, the query is not read');
+      await must(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/q-body`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
+      await must(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'q-bad' } });
+      const bad = await t.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/q-bad?gracePeriodSeconds=soon`);
+      assert.equal(bad.status, 400, JSON.stringify(bad.body));
+      assert.equal(bad.body.reason, 'BadRequest');
+      assert.equal((await t.request('GET', `/api/v1/namespaces/${ns}/configmaps/q-bad`)).status, 200, 'a refused delete deletes nothing');
+    },
+  },
+  {
     name: 'list items of built-in types carry no apiVersion and kind (custom resources do); get and watch events do',
     async run(t, ns) {
       for (const name of ['li-a', 'li-b']) await must(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels: { li: 'x' } } });

@@ -21,10 +21,18 @@ interface DeleteOptions {
   dryRun?: string[];
 }
 
+/**
+ * The request's DeleteOptions, as upstream's delete handler reads them: the body when there is one
+ * (and then only the body), else the query's parameters (`?gracePeriodSeconds=0&propagationPolicy=
+ * Foreground`, as @kubernetes/client-node and the Python client send them), converted as
+ * apimachinery converts them: a gracePeriodSeconds that is not an integer is a 400.
+ */
 async function readDeleteOptions(x: Exchange): Promise<DeleteOptions> {
   // client-go's typed clients send DeleteOptions as protobuf (every delete and deletecollection)
   if (requestContentType(x) === PROTOBUF_TYPE) return (await x.readJson('DeleteOptions')) as DeleteOptions;
-  const raw = (await x.readBody()).toString('utf8');
+  const body = await x.readBody();
+  if (body.length === 0) return deleteOptionsOfQuery(x.query);
+  const raw = body.toString('utf8');
   if (!raw.trim()) return {};
   try {
     const v = JSON.parse(raw) as unknown;
@@ -35,6 +43,25 @@ async function readDeleteOptions(x: Exchange): Promise<DeleteOptions> {
       `the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${(e as Error).message}`,
     );
   }
+}
+
+function deleteOptionsOfQuery(q: URLSearchParams): DeleteOptions {
+  const opts: DeleteOptions = {};
+  const grace = q.get('gracePeriodSeconds');
+  if (grace !== null) {
+    // an int64 as Go's strconv.ParseInt reads it: an optional sign and decimal digits
+    if (!/^[+-]?\d+$/.test(grace) || !Number.isSafeInteger(Number(grace)))
+      throw badRequest(`gracePeriodSeconds: strconv.ParseInt: parsing ${JSON.stringify(grace)}: invalid syntax`);
+    opts.gracePeriodSeconds = Number(grace);
+  }
+  const policy = q.get('propagationPolicy');
+  if (policy !== null) opts.propagationPolicy = policy;
+  const orphan = q.get('orphanDependents');
+  // apimachinery's query conversion of a bool: "0" or "false" in any case is false, anything else true
+  if (orphan !== null) opts.orphanDependents = !(orphan === '0' || orphan.toLowerCase() === 'false');
+  const dry = q.getAll('dryRun');
+  if (dry.length) opts.dryRun = dry;
+  return opts;
 }
 
 /** Types whose DELETE answers with the object rather than a Status (pods are deleted gracefully upstream). */
