@@ -4,8 +4,8 @@
  *
  * No spinning icons (`~spin`): a spinning codicon is redrawn about 20 times a second for as long as
  * it shows, by the workbench, on the cores the load itself uses. Measured in code-server on the
- * 100,000-object demo cluster, 16 palette loads each way: palette to final count, median 1.87 s
- * with `$(loading~spin)`, 1.68 s with a still icon. The text says the progress (types done of
+ * 100,000-object demo cluster, 24 palette loads each way: palette to final count, median 1.98 s
+ * with `$(loading~spin)`, 1.76 s with a still icon. The text says the progress (types done of
  * types found), and the notification shows a bar once a load runs long.
  */
 import type { LoadProgress } from './load/loadRunner';

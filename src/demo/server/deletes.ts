@@ -59,8 +59,7 @@ function deleteOptionsOfQuery(q: URLSearchParams): DeleteOptions {
   const orphan = q.get('orphanDependents');
   // apimachinery's query conversion of a bool: "0" or "false" in any case is false, anything else true
   if (orphan !== null) opts.orphanDependents = !(orphan === '0' || orphan.toLowerCase() === 'false');
-  const dry = q.getAll('dryRun');
-  if (dry.length) opts.dryRun = dry;
+  // dryRun is not read here: handleDelete reads the query's dryRun for every DELETE (writes.ts dryRun)
   return opts;
 }
 
