@@ -33,6 +33,7 @@ import { KubernetesFollower } from './ecosystem/kubernetesExtension';
 import { openDemoTerminal, trackWalkthrough } from './walkthrough/progress';
 import { hostStatsFromEnv, STATS_FILE_ENV } from '../app/stats/hostStats';
 import { cpuProfilesFromEnv } from '../app/stats/cpuProfiles';
+import { heapProfilesFromEnv } from '../app/stats/heapProfiles';
 import { SharedLanes } from '../core/pool/sharedLanes';
 import { MULTI_DEFAULT_LANES } from '../core/loader/multiCluster';
 import { ContextsController } from './app/contextsUi';
@@ -130,13 +131,15 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   }));
   context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
   // Off by default: the host's event-loop delay, RSS and object count, one JSON line a second (the extension bench).
-  const stats = hostStatsFromEnv(process.env, { clock: realClock, objects: () => model.objectCount });
+  const stats = hostStatsFromEnv(process.env, { clock: realClock, objects: () => model.objectCount, treeItems: () => tree.stats.items });
   if (stats) {
     log.info(`host stats: writing event-loop delay and memory to ${process.env[STATS_FILE_ENV]} every second`);
     context.subscriptions.push({ dispose: () => stats.stop() });
   }
   const profiles = cpuProfilesFromEnv(process.env);
   if (profiles) context.subscriptions.push({ dispose: () => profiles.stop() });
+  const heapProfiles = heapProfilesFromEnv(process.env);
+  if (heapProfiles) context.subscriptions.push({ dispose: () => heapProfiles.stop() });
 
   // A new target (settings, Select Context, the demo cluster): what ran on the old one stops, and the
   // tree empties, so it never shows one cluster's objects under another's name. Synchronous on

@@ -39,12 +39,19 @@ export interface HostSample {
   rssMB: number;
   heapUsedMB: number;
   objects: number;
+  /**
+   * Tree items handed to VS Code so far (cumulative). VS Code's extension host keeps a little of
+   * every one it is given for the life of the view (ExtHostTreeView registers a DisposableStore per
+   * item and never lets go of it), so their rate is the tree's share of the host's memory growth.
+   */
+  treeItems?: number;
 }
 
 export interface HostStatsOptions {
   file: string;
   clock: Clock;
   objects: () => number;
+  treeItems?: () => number;
   /** Wall-clock ms for the `t` field (default Date.now). */
   wallNow?: () => number;
   memory?: () => { rss: number; heapUsed: number };
@@ -89,6 +96,7 @@ export class HostStats {
       rssMB: Math.round(mem.rss / 2 ** 20),
       heapUsedMB: Math.round(mem.heapUsed / 2 ** 20),
       objects: this.o.objects(),
+      ...(this.o.treeItems ? { treeItems: this.o.treeItems() } : {}),
     };
     h.reset();
     this.late = 0;

@@ -67,8 +67,8 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   /** Loads filling the tree now (paceForLoad). */
   private loading = 0;
   private readonly unsubscribe: () => void;
-  /** How many refresh events were fired, and how many nodes they named (for tests and logs). */
-  readonly stats = { refreshes: 0, nodes: 0, full: 0 };
+  /** How many refresh events were fired, how many nodes they named, and how many tree items VS Code read (for tests, logs and the bench). */
+  readonly stats = { refreshes: 0, nodes: 0, full: 0, items: 0 };
   private listed: ListedContexts | undefined;
   /** Refresh lanes of each listed context's tree. */
   private readonly listedLanes = new Map<string, { lanes: RefreshLanes; unsubscribe: () => void }>();
@@ -200,6 +200,7 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   }
 
   getTreeItem(node: ResourceNode): vscode.TreeItem {
+    this.stats.items++;
     const owner = this.ownerOf(node);
     const listed = node.kind === 'context' ? owner?.name : undefined;
     const it = listed !== undefined ? this.listedRow(listed, node) : (owner?.tree ?? this.tree).item(node);
