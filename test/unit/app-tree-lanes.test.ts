@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/core/clock';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { TreeModel } from '../../src/app/tree/treeModel';
-import { COUNTS_MS, FIRST_RESULT_HOLD_MS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';
+import { COUNTS_MS, FIRST_RESULT_HOLD_MS, ITEMS_PER_SECOND, PAGE_BURST_ROWS, PAGE_ROWS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';
 import { RefreshCoalescer } from '../../src/app/tree/coalesce';
 import type { ResourceNode } from '../../src/app/tree/node';
 import { pod, result, task } from './vscode-fixtures';
@@ -62,12 +62,15 @@ describe('RefreshLanes', () => {
     t.lanes.dispose();
   });
 
-  it('a change on the page re-reads the kind within STRUCTURE_MS; a row status within ROWS_MS', async () => {
+  it('a change on the page re-reads the kind within STRUCTURE_MS; a row status within ROWS_MS; a row that left says "gone" at once', async () => {
     const t = setup();
+    const gone = t.tree.children(t.kind)[3]!;
     assert.ok(t.model.applyView(`big/${name(3)}`, undefined)); // on the page
     assert.ok(t.model.applyView(`big/${name(0)}`, view(name(0), 'Pending'))); // a row's status
     await t.clock.advance(ROWS_MS);
     assert.deepEqual(t.firedFor(t.firstRow), [ROWS_MS]);
+    assert.deepEqual(t.firedFor(gone), [ROWS_MS]);
+    assert.equal(t.tree.item(gone).description, 'gone');
     assert.deepEqual(t.firedFor(t.kind), []);
     await t.clock.advance(STRUCTURE_MS - ROWS_MS);
     assert.deepEqual(t.firedFor(t.kind), [STRUCTURE_MS]);
@@ -75,10 +78,67 @@ describe('RefreshLanes', () => {
     t.tree.children(t.kind);
     assert.ok(t.model.applyView('big/p-00000a', view('p-00000a')));
     await t.clock.advance(STRUCTURE_MS);
-    assert.deepEqual(t.firedFor(t.kind), [STRUCTURE_MS, 2 * STRUCTURE_MS]);
+    assert.deepEqual(t.firedFor(t.kind), [STRUCTURE_MS, 2 * STRUCTURE_MS], 'the bucket had rows to spare: not paced');
     await t.clock.advance(COUNTS_MS);
     assert.deepEqual(t.firedFor(t.kind), [STRUCTURE_MS, 2 * STRUCTURE_MS], 'no count refresh on top of the page refreshes');
     t.lanes.dispose();
+  });
+
+  it('page changes that keep coming: after its burst, VS Code re-reads the page at ITEMS_PER_SECOND rows a second; the last changes go out', async () => {
+    const t = setup();
+    const cost = t.tree.refreshCost(t.kind);
+    assert.equal(cost, 1 + 501, 'the kind row, its 500 rows and "Show more"');
+    // A pod on the page deleted and a new one sorted into it, every 50 ms for 60 s.
+    const SECONDS = 60;
+    for (let next = 0; next < SECONDS * 20; next++) {
+      assert.ok(t.model.applyView(`big/${name(next)}`, undefined));
+      assert.ok(t.model.applyView(`big/a-new-${next}`, view(`a-new-${next}`)));
+      await t.clock.advance(50);
+      t.tree.children(t.kind); // what VS Code shows is the page as re-read (the cost stays one page)
+    }
+    const at = t.firedFor(t.kind);
+    const spent = at.length * cost;
+    assert.ok(spent <= PAGE_BURST_ROWS + ITEMS_PER_SECOND * SECONDS + cost, `${at.length} re-reads of ${cost} rows in ${SECONDS} s`);
+    assert.ok(spent >= ITEMS_PER_SECOND * SECONDS - cost, `only ${at.length} re-reads of ${cost} rows in ${SECONDS} s: paced harder than the rate`);
+    // The burst: the first re-reads came a structure window apart, until the bucket ran dry.
+    const burst = at.findIndex((x, i) => i > 0 && x - at[i - 1]! > STRUCTURE_MS);
+    assert.ok(burst >= Math.floor(PAGE_BURST_ROWS / cost), `a burst of ${burst} re-reads`);
+    // Then (after the one that spent the rest of the bucket) one page's worth of refill between re-reads.
+    for (let i = burst + 1; i < at.length; i++)
+      assert.ok(at[i]! - at[i - 1]! >= (cost * 1000) / ITEMS_PER_SECOND - 1, `re-reads ${at[i - 1]} and ${at[i]} too close`);
+    // The changes of the last 50 ms are shown: one more re-read comes within the pace.
+    await t.clock.advance((cost * 1000) / ITEMS_PER_SECOND + STRUCTURE_MS);
+    assert.ok(t.firedFor(t.kind).at(-1)! > SECONDS * 1000 - 50, 'the last joins went out');
+    t.lanes.dispose();
+  });
+
+  it('a small kind is not paced: each page change goes out within STRUCTURE_MS', async () => {
+    const model = new ResourceModel();
+    model.retarget({ context: 'ctx' });
+    model.applyResult(
+      result(
+        task(PODS, 'Pod', true),
+        Array.from({ length: 20 }, (_, i) => pod('small', name(i))),
+      ),
+    );
+    const tree = new TreeModel(model);
+    const kind = tree.children(tree.children(tree.children(tree.roots()[0]!)[0]!)[0]!)[0]!;
+    tree.children(kind);
+    assert.ok(tree.refreshCost(kind) <= PAGE_ROWS);
+    const clock = new FakeClock();
+    const at: number[] = [];
+    const lanes = new RefreshLanes(tree, (nodes) => nodes?.some((n) => n.id === kind.id) && at.push(clock.now()), clock);
+    model.onChange((c) => lanes.modelChanged(c));
+    for (let i = 0; i < 5; i++) {
+      assert.ok(model.applyView(`small/${name(i)}`, undefined));
+      await clock.advance(STRUCTURE_MS);
+      tree.children(kind);
+    }
+    assert.deepEqual(
+      at,
+      [1, 2, 3, 4, 5].map((k) => k * STRUCTURE_MS),
+    );
+    lanes.dispose();
   });
 
   it('a reset drops the pending count refresh; dispose stops every lane', async () => {
@@ -148,5 +208,33 @@ describe('RefreshCoalescer', () => {
     assert.deepEqual(fired, [150, 250]);
     assert.equal(clock.pendingTimers(), 0);
     c.dispose();
+  });
+
+  it('with spacing: a firing holds the next back by what it cost; nothing added is lost meanwhile', async () => {
+    const clock = new FakeClock();
+    const fired: { at: number; ids: string[] }[] = [];
+    const cost: Record<string, number> = { big: 1000, small: 10 };
+    const c = new RefreshCoalescer<{ id: string; path: string[] }>(
+      (nodes) => fired.push({ at: clock.now(), ids: nodes!.map((n) => n.id) }),
+      clock,
+      100,
+      (nodes) => nodes!.reduce((a, n) => a + cost[n.id]!, 0),
+    );
+    c.add([{ id: 'big', path: ['big'] }]);
+    await clock.advance(100);
+    assert.deepEqual(fired, [{ at: 100, ids: ['big'] }]);
+    c.add([{ id: 'small', path: ['small'] }]); // due at 200 by its delay, held to 100 + 1000
+    await clock.advance(999);
+    assert.equal(fired.length, 1);
+    c.add([{ id: 'big', path: ['big'] }]);
+    await clock.advance(1);
+    assert.deepEqual(fired[1], { at: 1100, ids: ['small', 'big'] });
+    // After that firing (cost 1010) a quiet lane fires an add at the later of its delay and the pace.
+    await clock.advance(2000);
+    c.add([{ id: 'small', path: ['small'] }]);
+    await clock.advance(100);
+    assert.deepEqual(fired[2], { at: 3200, ids: ['small'] });
+    c.dispose();
+    assert.equal(clock.pendingTimers(), 0);
   });
 });

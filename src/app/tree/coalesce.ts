@@ -8,6 +8,9 @@
  * - A request to refresh everything (undefined) makes the flush one whole-tree refresh.
  * - The flush comes within the shortest delay any add asked for since the last flush (the
  *   lane's `delayMs` unless an add says otherwise).
+ * - With `spacing`, a flush that fired also holds the next one back by `spacing(fired)` ms: a
+ *   node added meanwhile fires at the later of its delay and that time (the lane paces itself by
+ *   what its firings cost, not by how often nodes arrive).
  * - At most one timer is pending; dispose() cancels it and nothing fires afterwards.
  */
 import type { Clock, TimerHandle } from '../../core/clock';
@@ -24,12 +27,15 @@ export class RefreshCoalescer<N extends PathNode> {
   private timer: TimerHandle | undefined;
   /** Clock time the pending timer fires at. */
   private due = Infinity;
+  /** Clock time before which no flush fires (set by `spacing` after a firing). */
+  private notBefore = -Infinity;
   private disposed = false;
 
   constructor(
     private readonly fire: (nodes: N[] | undefined) => void,
     private readonly clock: Clock,
     readonly delayMs = 100,
+    private readonly spacing?: (fired: readonly N[] | undefined) => number,
   ) {}
 
   /** Queues nodes to refresh (undefined = the whole tree), to be fired within `delayMs`. */
@@ -38,11 +44,12 @@ export class RefreshCoalescer<N extends PathNode> {
     if (nodes === undefined) this.all = true;
     else for (const n of nodes) this.pending.set(n.id, n);
     if (!this.all && this.pending.size === 0) return;
-    const due = this.clock.now() + delayMs;
+    const now = this.clock.now();
+    const due = Math.max(now + delayMs, this.notBefore);
     if (this.timer && this.due <= due) return;
     this.timer?.cancel();
     this.due = due;
-    this.timer = this.clock.setTimer(delayMs, () => this.flush());
+    this.timer = this.clock.setTimer(due - now, () => this.flush());
   }
 
   flush(): void {
@@ -54,9 +61,10 @@ export class RefreshCoalescer<N extends PathNode> {
     const nodes = [...this.pending.values()];
     this.all = false;
     this.pending = new Map();
-    if (all) return this.fire(undefined);
-    if (nodes.length === 0) return;
-    this.fire(withoutCovered(nodes));
+    if (!all && nodes.length === 0) return;
+    const fired = all ? undefined : withoutCovered(nodes);
+    if (this.spacing) this.notBefore = this.clock.now() + this.spacing(fired);
+    this.fire(fired);
   }
 
   dispose(): void {

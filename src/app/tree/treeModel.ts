@@ -15,6 +15,8 @@
  *   after the page, a removed one that was not on it) names only the "Show more" row; the kind
  *   row, whose count changed, is handed out by `takeStaleCounts()` for a slower refresh, since VS
  *   Code cannot refresh a row without re-reading its children (a page of 500 rows).
+ * - An object that leaves a shown page names its kind (the page) and its own row, which reads "gone"
+ *   until the page is re-read.
  * - A kind shows at most `pageSize` objects per page, so a kind of 100,000 objects costs one page
  *   of rows; "Show more" grows that kind's page by another `pageSize`.
  */
@@ -217,6 +219,9 @@ export class TreeModel {
     if (typeNode) {
       out.push(typeNode);
       this.staleCounts.delete(typeNode.id);
+      // A row that left: it says "gone" at once, while its kind's page may wait to be re-read (lanes.ts).
+      const row = c.member && !c.member.joined ? this.nodes.get(nodeId([...typeNode.path, `o:${c.member.name}`])) : undefined;
+      if (row) out.push(row);
     }
     if (c.created || c.emptied) {
       const nsNode = this.nodes.get(nodeId([ctx.path[0]!, nsSeg]));
@@ -225,6 +230,19 @@ export class TreeModel {
     }
     if (c.typeKey === 'namespaces' && c.namespace === CLUSTER && this.namespacesChanged()) out.push(ctx);
     return out;
+  }
+
+  /**
+   * How many rows VS Code makes again when it refreshes `node`: the row itself and, for a node with
+   * children, the rows of every kind page handed out beneath it (VS Code drops a refreshed node's
+   * subtree and re-reads what is expanded). An upper bound: a page collapsed since counts still.
+   */
+  refreshCost(node: ResourceNode): number {
+    if (node.kind === 'object' || node.kind === 'more') return 1;
+    let n = 1;
+    const prefix = `${node.id}/`;
+    for (const [id, rows] of this.pages) if (id === node.id || id.startsWith(prefix)) n += rows.size;
+    return n;
   }
 
   /**
