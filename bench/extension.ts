@@ -304,6 +304,12 @@ async function benchSize(objects: number, withPeers: boolean) {
         },
       ]);
       console.log(`extension host RSS MB through the churn: ${rss.filter((_, i) => i % Math.max(1, Math.floor(rss.length / 20)) === 0).join(' ')}`);
+      // RSS is V8's reserved heap plus what lies outside it (code, VS Code's own, Buffers): which of the two grew.
+      const last = during.at(-1);
+      if (last?.heapTotalMB !== undefined)
+        console.log(
+          `extension host at the end of the churn: RSS ${last.rssMB} MB = V8 heap reserved ${last.heapTotalMB} MB (in use ${last.heapUsedMB}) + ${last.rssMB - last.heapTotalMB} MB outside it`,
+        );
       // VS Code's extension host keeps a little of every tree item it is given (hostStats.ts): their rate is a growth the heap cannot shed.
       const items = during.filter((x) => x.treeItems !== undefined);
       if (items.length > 1) {

@@ -38,6 +38,9 @@ export interface HostSample {
   late50: number;
   rssMB: number;
   heapUsedMB: number;
+  /** The V8 heap as reserved (used + free space between GCs), and memory outside it (Buffers). */
+  heapTotalMB?: number;
+  externalMB?: number;
   objects: number;
   /**
    * Tree items handed to VS Code so far (cumulative). VS Code's extension host keeps a little of
@@ -54,7 +57,7 @@ export interface HostStatsOptions {
   treeItems?: () => number;
   /** Wall-clock ms for the `t` field (default Date.now). */
   wallNow?: () => number;
-  memory?: () => { rss: number; heapUsed: number };
+  memory?: () => { rss: number; heapUsed: number; heapTotal?: number; external?: number };
   signal?: AbortSignal;
 }
 
@@ -95,6 +98,8 @@ export class HostStats {
       late50: this.late,
       rssMB: Math.round(mem.rss / 2 ** 20),
       heapUsedMB: Math.round(mem.heapUsed / 2 ** 20),
+      ...(mem.heapTotal !== undefined ? { heapTotalMB: Math.round(mem.heapTotal / 2 ** 20) } : {}),
+      ...(mem.external !== undefined ? { externalMB: Math.round(mem.external / 2 ** 20) } : {}),
       objects: this.o.objects(),
       ...(this.o.treeItems ? { treeItems: this.o.treeItems() } : {}),
     };
