@@ -7,7 +7,8 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDemoCluster, type DemoCRD } from '../demo/index';
+import { startDemoCluster, type DemoCluster, type DemoCRD } from '../demo/index';
+import { renderKubeconfig, writeKubeconfigFile } from '../demo/kubeconfig';
 import { parseFaultSpec } from '../demo/server/faults';
 import { parseGrant } from '../demo/server/auth';
 import type { ObjectStore } from '../demo/store';
@@ -19,6 +20,10 @@ import { deepEqual } from '../core/recorder/diff';
 const HELP = `usage: kubeloop demo-cluster [flags]
 
   --port P              listen on port P (default 0: any free port)
+  --clusters N          serve N clusters from this process (default 1), each with its own port
+                        (P, P+1, ... with --port P), seed (S, S+1, ...), --objects objects and
+                        server, all in one kubeconfig as contexts kubeloop-demo-1 ... kubeloop-demo-N;
+                        every other flag applies to each
   --host H              listen on host H (default 127.0.0.1)
   --objects N           generate N objects across namespaces and types (default 0)
   --seed S              seed of the generator (default 1)
@@ -76,6 +81,7 @@ function parseValues(args: string[]) {
     args,
     options: {
       port: { type: 'string' },
+      clusters: { type: 'string' },
       host: { type: 'string' },
       objects: { type: 'string' },
       seed: { type: 'string' },
@@ -114,6 +120,7 @@ export async function runDemoCluster(args: string[]): Promise<number> {
   if (values.story && (values['no-kubelet'] || values['no-controllers']))
     throw new Error('--story needs the kubelet and the controllers: drop --no-kubelet / --no-controllers');
   const grants = (values.grant ?? []).map(parseGrant); // bad grants too, before anything starts
+  clusterCount(values);
 
   // The signal handlers go in before anything starts, so a SIGTERM sent the moment the URL line is
   // read (or during start-up) is a clean stop, never Node's default kill of the process.
@@ -142,6 +149,13 @@ export async function runDemoCluster(args: string[]): Promise<number> {
 
 type Values = ReturnType<typeof parseValues>;
 
+function clusterCount(values: Values): number {
+  const count = intFlag(values.clusters, 'clusters', 1);
+  if (count < 1) throw new Error('--clusters must be at least 1');
+  if (count > 1 && values.replay) throw new Error('--replay serves one recording: it cannot be used with --clusters');
+  return count;
+}
+
 /** Starts the cluster, prints where it serves, and stops it once a signal aborted `life`. */
 async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], life: AbortController): Promise<number> {
   const port = intFlag(values.port, 'port', 0);
@@ -151,36 +165,57 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
   if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`--speed must be a positive number, got "${values.speed}"`);
   const waitWatches = intFlag(values['replay-wait-watches'], 'replay-wait-watches', 0);
   if (!replayFile && (values.speed !== undefined || waitWatches)) throw new Error('--speed and --replay-wait-watches need --replay FILE');
+  const count = clusterCount(values);
   const recording = replayFile ? await Recording.open(replayFile, life.signal) : undefined;
-  const cluster = await startDemoCluster({
-    port,
-    host: values.host,
-    tls: values.tls || values.token !== undefined,
-    token: values.token,
-    objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
-    seed: intFlag(values.seed, 'seed', 1),
-    churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
-    ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
-    faults: values.faults,
-    forbidden: values.forbid,
-    grants,
-    crds: (values.crd ?? []).map(parseCrd),
-    continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
-    eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
-    kubelet: !recording && !values['no-kubelet'],
-    controllers: !recording && !values['no-controllers'],
-    story: !recording && values.story === true,
-    generatedNow: Date.now(),
-    signal: life.signal,
-  });
-  await cluster.writeKubeconfig(kubeconfigPath, {
+  const seed = intFlag(values.seed, 'seed', 1);
+  const clusters: DemoCluster[] = [];
+  const stopAll = async () => {
+    recording?.close();
+    await Promise.all(clusters.map((c) => c.stop()));
+  };
+  try {
+    for (let i = 0; i < count && !life.signal.aborted; i++) {
+      clusters.push(
+        await startDemoCluster({
+          ...(count > 1 ? { name: `kubeloop-demo-${i + 1}` } : {}),
+          port: port === 0 ? 0 : port + i,
+          host: values.host,
+          tls: values.tls || values.token !== undefined,
+          token: values.token,
+          objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
+          seed: seed + i,
+          churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
+          ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
+          faults: values.faults,
+          forbidden: values.forbid,
+          grants,
+          crds: (values.crd ?? []).map(parseCrd),
+          continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
+          eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
+          kubelet: !recording && !values['no-kubelet'],
+          controllers: !recording && !values['no-controllers'],
+          story: !recording && values.story === true,
+          generatedNow: Date.now(),
+          signal: life.signal,
+        }),
+      );
+    }
+  } catch (e) {
+    await stopAll(); // one that could not start (its port taken, say) stops those already serving
+    throw e;
+  }
+  const cluster = clusters[0];
+  if (!cluster || life.signal.aborted) {
+    await stopAll(); // stopped while starting: no URL line for a server that is already gone
+    return 0;
+  }
+  const kubeconfigFor = {
     ...(values.user ? { user: values.user } : {}),
     ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}),
-  });
+  };
+  await writeKubeconfigFile(kubeconfigPath, renderKubeconfig(clusters.map((c) => c.kubeconfigInput(kubeconfigFor))));
   if (life.signal.aborted) {
-    // Stopped while starting: no URL line for a server that is already gone.
-    recording?.close();
-    await cluster.stop();
+    await stopAll();
     return 0;
   }
   // Whoever read our output may be gone (`... | head -3`): a closed pipe must not kill the server
@@ -209,16 +244,17 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     const { start, end } = recording.range;
     console.log(`replay:       ${replayFile} (${new Date(start).toISOString()} .. ${new Date(end).toISOString()}, speed ${speed})`);
   }
-  console.log(`demo cluster: ${cluster.url}`);
+  const objectsIn = (c: DemoCluster) => c.store.types().reduce((n, t) => n + c.store.count(t.group, t.resource), 0);
+  if (count === 1) console.log(`demo cluster: ${cluster.url}`);
+  else clusters.forEach((c, i) => console.log(`demo cluster: ${c.url} (context kubeloop-demo-${i + 1}, ${objectsIn(c)} objects)`));
   console.log(`kubeconfig:   ${kubeconfigPath}`);
-  console.log(`objects:      ${cluster.store.types().reduce((n, t) => n + cluster.store.count(t.group, t.resource), 0)}`);
+  console.log(`objects:      ${clusters.reduce((n, c) => n + objectsIn(c), 0)}`);
   if (values.story) console.log('story:        namespace "story": deployment shop rolls in 8 s, job report, cronjob tick, pod probe-me');
   console.log('Press Ctrl-C to stop.');
 
   if (!life.signal.aborted) await once(life.signal, 'abort');
   await replayDone;
-  recording?.close();
-  await cluster.stop();
+  await stopAll();
   return 0;
 }
 

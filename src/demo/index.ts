@@ -13,7 +13,7 @@ import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
-import { renderKubeconfig, writeKubeconfigFile } from './kubeconfig';
+import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
@@ -39,6 +39,8 @@ export interface DemoCRD {
 }
 
 export interface DemoClusterOptions {
+  /** The cluster's name in its kubeconfig (cluster and context). Default 'kubeloop-demo'. */
+  name?: string;
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
@@ -116,6 +118,8 @@ export interface DemoCluster {
    * with grants may do what they allow); its context's namespace is `namespace` (default "default").
    */
   kubeconfig(opts?: KubeconfigFor): string;
+  /** What `kubeconfig` renders, to write several clusters into one file (renderKubeconfig). */
+  kubeconfigInput(opts?: KubeconfigFor): KubeconfigInput;
   writeKubeconfig(path: string, opts?: KubeconfigFor): Promise<void>;
   stop(): Promise<void>;
 }
@@ -239,21 +243,22 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     else opts.signal.addEventListener('abort', () => void stop(), { once: true });
   }
 
-  const kubeconfig = (o: KubeconfigFor = {}) =>
-    renderKubeconfig({
-      name: 'kubeloop-demo',
-      server: server.url,
-      user: o.user ?? DEFAULT_USER,
-      token: server.authn.tokenFor(o.user ?? DEFAULT_USER),
-      caCert: server.caCert,
-      ...(o.namespace ? { namespace: o.namespace } : {}),
-    });
+  const kubeconfigInput = (o: KubeconfigFor = {}): KubeconfigInput => ({
+    name: opts.name ?? 'kubeloop-demo',
+    server: server.url,
+    user: o.user ?? DEFAULT_USER,
+    token: server.authn.tokenFor(o.user ?? DEFAULT_USER),
+    caCert: server.caCert,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+  });
+  const kubeconfig = (o: KubeconfigFor = {}) => renderKubeconfig(kubeconfigInput(o));
   return {
     url: server.url,
     store,
     faults: server.faults,
     stats: server.stats,
     kubeconfig,
+    kubeconfigInput,
     writeKubeconfig: (path, o) => writeKubeconfigFile(path, kubeconfig(o)),
     stop,
   };

@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { eventually } from '../support/eventually';
 
 const root = join(__dirname, '..', '..');
 const cli = ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
+const execFileP = promisify(execFile);
 
 function startCli(args: string[]) {
   const child = spawn(process.execPath, [...cli, 'demo-cluster', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -126,6 +128,67 @@ describe('kubeloop demo-cluster', () => {
     } finally {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL'); // a failed test leaves no server behind
     }
+  });
+
+  it('--clusters 3 serves three separate clusters from one process, one kubeconfig context each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeloop-cli-'));
+    const kubeconfig = join(dir, 'kc');
+    const p = startCli(['--clusters', '3', '--objects', '200', '--token', 'tok-3', '--kubeconfig-out', kubeconfig, '--no-kubelet']);
+    try {
+      await p.ready();
+      const urls = [...p.out.matchAll(/demo cluster: (\S+) \(context (kubeloop-demo-\d), (\d+) objects\)/g)];
+      assert.deepEqual(
+        urls.map((m) => m[2]),
+        ['kubeloop-demo-1', 'kubeloop-demo-2', 'kubeloop-demo-3'],
+        p.out,
+      );
+      assert.equal(new Set(urls.map((m) => m[1])).size, 3, 'three servers, three ports');
+      const total = Number(/objects:\s+(\d+)/.exec(p.out)?.[1]);
+      assert.equal(
+        total,
+        urls.reduce((n, m) => n + Number(m[3]), 0),
+      );
+      // kubectl, the judge: every context answers, with its own objects (seeds 1, 2, 3).
+      const names: string[] = [];
+      for (const ctx of ['kubeloop-demo-1', 'kubeloop-demo-2', 'kubeloop-demo-3']) {
+        const cms = await runKubectl(['--context', ctx, 'get', 'configmaps', '-A', '-o', 'name'], { kubeconfig });
+        assert.equal(cms.code, 0, cms.stderr);
+        names.push(cms.stdout);
+      }
+      assert.equal(new Set(names).size, 3, 'each cluster generated its own objects');
+      // Separate stores: a ConfigMap created in the second is in the second only.
+      const made = await runKubectl(['--context', 'kubeloop-demo-2', 'create', 'configmap', 'only-in-two', '-n', 'default'], { kubeconfig });
+      assert.equal(made.code, 0, made.stderr);
+      for (const [ctx, code] of [
+        ['kubeloop-demo-1', 1],
+        ['kubeloop-demo-2', 0],
+        ['kubeloop-demo-3', 1],
+      ] as const) {
+        const got = await runKubectl(['--context', ctx, 'get', 'configmap', 'only-in-two', '-n', 'default'], { kubeconfig });
+        assert.equal(got.code, code, `${ctx}: ${got.stderr}`);
+      }
+      // One load of all three, as a user with this kubeconfig would: each context reported apart.
+      const load = await execFileP(process.execPath, [...cli, 'load', '--kubeconfig', kubeconfig, '--all-contexts', '--json'], { cwd: root });
+      const report = JSON.parse(load.stdout.trim().split('\n').pop()!) as { clusters: { context: string; outcome: string; objects: number }[] };
+      assert.deepEqual(
+        report.clusters.map((c) => [c.context, c.outcome]),
+        [
+          ['kubeloop-demo-1', 'ok'],
+          ['kubeloop-demo-2', 'ok'],
+          ['kubeloop-demo-3', 'ok'],
+        ],
+      );
+      assert.ok(report.clusters.every((c) => c.objects > 200));
+    } finally {
+      p.child.kill('SIGTERM');
+      assert.equal(await p.exited, 0, p.out);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    for (const m of p.out.matchAll(/demo cluster: (\S+) \(/g)) {
+      await assert.rejects(fetch(`${m[1]}/version`), 'every server stopped with the process');
+    }
+    await assert.rejects(main(['demo-cluster', '--clusters', '2', '--replay', join(dir, 'none.rec')]), /--replay serves one recording/);
+    await assert.rejects(main(['demo-cluster', '--clusters', '0']), /--clusters must be at least 1/);
   });
 
   it('stops on SIGTERM too, and refuses bad flags with a usage message', async () => {
