@@ -2,7 +2,10 @@
 // is measured in the same run: 5 demo clusters x 20,000 objects loaded in one run, against the same 5
 // loaded one after another, and against one cluster of 100,000 objects; then the 5 again with a
 // sixth context whose server accepts connections and never answers.
-// Usage: node --import tsx bench/multicluster.ts [--clusters 5] [--objects 20000] [--repeats 3]
+// The five are served by one demo-cluster process (`--clusters 5`), as the one of 100,000 is: both
+// contenders then share the machine's two cores with one server process, not five against one
+// (`--server-per-cluster` runs one process per cluster, as before).
+// Usage: node --import tsx bench/multicluster.ts [--clusters 5] [--objects 20000] [--repeats 3] [--server-per-cluster]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +18,7 @@ const clusters = Number(benchArg('--clusters', '5'));
 const objects = Number(benchArg('--objects', '20000'));
 const repeats = Number(benchArg('--repeats', '3'));
 const outFile = benchArg('--json', '.bench/multicluster.json');
+const serverPerCluster = process.argv.includes('--server-per-cluster');
 
 interface ClusterJson {
   context: string;
@@ -39,8 +43,14 @@ const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.l
 
 async function main() {
   console.log(`\n## ${clusters} clusters x ${objects.toLocaleString('en')} objects, against 1 x ${(clusters * objects).toLocaleString('en')}`);
-  const small = [];
-  for (let i = 0; i < clusters; i++) small.push(await startDemoProcess(objects, 21 + i, ['--no-kubelet']));
+  const servers: Awaited<ReturnType<typeof startDemoProcess>>[] = [];
+  if (serverPerCluster) for (let i = 0; i < clusters; i++) servers.push(await startDemoProcess(objects, 21 + i, ['--no-kubelet']));
+  else servers.push(await startDemoProcess(objects, 21, ['--no-kubelet', '--clusters', String(clusters)]));
+  // Each small cluster's entry: its own file, or its context in the one process's file.
+  const small = Array.from({ length: clusters }, (_, i) =>
+    serverPerCluster ? { file: servers[i]!.kubeconfig } : { file: servers[0]!.kubeconfig, context: `kubeloop-demo-${i + 1}` },
+  );
+  console.log(serverPerCluster ? `(${clusters} server processes)` : `(the ${clusters} served by one process, as the 1 is)`);
   const big = await startDemoProcess(clusters * objects, 7, ['--no-kubelet']);
   const held: Socket[] = [];
   const hung = createServer((s) => held.push(s));
@@ -51,7 +61,7 @@ async function main() {
     const names = small.map((_, i) => `c${i + 1}`);
     mergeKubeconfigs(
       [
-        ...small.map((d, i) => ({ name: names[i]!, file: d.kubeconfig })),
+        ...small.map((d, i) => ({ name: names[i]!, ...d })),
         { name: 'big', file: big.kubeconfig },
         { name: 'hung', server: `https://127.0.0.1:${(hung.address() as { port: number }).port}` },
       ],
@@ -138,7 +148,7 @@ async function main() {
     held.forEach((s) => s.destroy());
     hung.close();
     rmSync(dir, { recursive: true, force: true });
-    await Promise.all([...small, big].map((d) => d.stop()));
+    await Promise.all([...servers, big].map((d) => d.stop()));
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * One kubeconfig holding several clusters, each under its own context name (the cluster and user
  * entries are named after the context too): from the one-context kubeconfigs the demo cluster
- * writes, or, for a server that never answers, just its address. Written with mode 0600.
+ * writes (`context` picks one of a file of several, e.g. `demo-cluster --clusters N`'s), or, for a
+ * server that never answers, just its address. Written with mode 0600.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dump, load as parseYaml } from 'js-yaml';
@@ -12,7 +13,7 @@ interface Kubeconfig {
   contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
 }
 
-export function mergeKubeconfigs(entries: { name: string; file?: string; server?: string }[], out: string): void {
+export function mergeKubeconfigs(entries: { name: string; file?: string; context?: string; server?: string }[], out: string): void {
   const doc: Kubeconfig & Record<string, unknown> = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -24,8 +25,10 @@ export function mergeKubeconfigs(entries: { name: string; file?: string; server?
   for (const e of entries) {
     if (e.file) {
       const k = parseYaml(readFileSync(e.file, 'utf8')) as Kubeconfig;
-      doc.clusters.push({ name: e.name, cluster: k.clusters[0]!.cluster });
-      doc.users.push({ name: e.name, user: k.users[0]!.user });
+      const ctx = e.context === undefined ? k.contexts[0] : k.contexts.find((c) => c.name === e.context);
+      if (!ctx) throw new Error(`${e.file}: no context ${e.context}`);
+      doc.clusters.push({ name: e.name, cluster: k.clusters.find((c) => c.name === ctx.context.cluster)!.cluster });
+      doc.users.push({ name: e.name, user: k.users.find((u) => u.name === ctx.context.user)!.user });
     } else {
       doc.clusters.push({ name: e.name, cluster: { server: e.server!, 'insecure-skip-tls-verify': true } });
       doc.users.push({ name: e.name, user: { token: 'nobody-checks' } });
