@@ -184,6 +184,40 @@ describe('TreeModel', () => {
     off();
   });
 
+  it('names no row for a write that leaves it as drawn (a label, a new resourceVersion), until it is drawn otherwise', () => {
+    const { m, t } = cluster();
+    render(t); // VS Code has seen every node
+    const row = 'c%3Ademo/n%3Aa/g%3A/t%3Apods/o%3Aweb-1';
+    const changes: (ResourceNode[] | undefined)[] = [];
+    const off = m.onChange((c) => changes.push(t.changed(c)));
+    const view = m.object('a', 'pods', 'web-1')!.view;
+    m.applyView('a/web-1', { ...view, resourceVersion: '999' });
+    assert.equal(changes.length, 1, 'the model saw a new view');
+    assert.deepEqual(changes[0], [], 'the row is drawn as before: nothing to refresh');
+    m.applyView('a/web-1', { ...view, resourceVersion: '1000', status: 'Error' });
+    assert.deepEqual(
+      changes[1]!.map((n) => n.id),
+      [row],
+    );
+    // VS Code has not re-read it yet: another write that keeps "Error" is named again, since the row
+    // as drawn still shows the old status.
+    m.applyView('a/web-1', { ...view, resourceVersion: '1001', status: 'Error' });
+    assert.deepEqual(
+      changes[2]!.map((n) => n.id),
+      [row],
+    );
+    render(t); // VS Code re-read the row: "Error" is drawn
+    m.applyView('a/web-1', { ...view, resourceVersion: '1002', status: 'Error' });
+    assert.deepEqual(changes[3], []);
+    m.applyView('a/web-1', { ...view, resourceVersion: '1003', status: 'Running', ready: '0/1' });
+    assert.deepEqual(
+      changes[4]!.map((n) => n.id),
+      [row],
+      'a column of the description changed',
+    );
+    off();
+  });
+
   it('names the context row for a new namespace only once VS Code has been given its children', () => {
     const m = new ResourceModel();
     const t = new TreeModel(m);

@@ -10,7 +10,9 @@
  * - One node instance per id while it can be shown (VS Code refreshes by identity); nodes of
  *   objects that left their kind's page are dropped from the cache when the page is rebuilt.
  * - `changed(change)` returns only nodes VS Code has been given (cached), or undefined for "refresh
- *   everything"; a status change of one pod names only that pod's row.
+ *   everything"; a status change of one pod names only that pod's row, and a change that leaves
+ *   an object's row as VS Code was last given it (same label, description, tooltip and tone: a
+ *   label or resourceVersion write) names nothing.
  * - A pod joining or leaving an expanded kind without changing its shown page (a new name that sorts
  *   after the page, a removed one that was not on it) names only the "Show more" row; the kind
  *   row, whose count changed, is handed out by `takeStaleCounts()` for a slower refresh, since VS
@@ -46,6 +48,9 @@ export interface NodeItem {
 
 const fmt = formatCount;
 
+/** Everything of an object row VS Code draws (label, description, tooltip, icon tone). */
+const rowPrint = (it: NodeItem) => `${it.label}\n${it.description ?? ''}\n${it.tone ?? ''}\n${it.tooltip ?? ''}`;
+
 export class TreeModel {
   private readonly nodes = new Map<string, ResourceNode>();
   private readonly limits = new Map<string, number>();
@@ -58,6 +63,11 @@ export class TreeModel {
   private shownNamespaces: string | undefined;
   /** The model's namespacesVersion when the namespace list was last compared with the shown one. */
   private comparedNamespaces = -1;
+  /**
+   * What each object row looked like when VS Code was last given it (item()); dropped with the node.
+   * A node VS Code was not given yet has none, so any change to its object refreshes it.
+   */
+  private shownRows = new WeakMap<ResourceNode, string>();
   /** Kind nodes whose count changed but whose page did not (see takeStaleCounts). */
   private staleCounts = new Map<string, ResourceNode>();
 
@@ -188,6 +198,7 @@ export class TreeModel {
     if (c.kind === 'reset') {
       this.staleCounts.clear();
       this.nodes.clear();
+      this.shownRows = new WeakMap();
       this.limits.clear();
       this.pages.clear();
       this.shownNamespaces = undefined;
@@ -202,7 +213,9 @@ export class TreeModel {
     const typeNode = this.nodes.get(nodeId([ctx.path[0]!, nsSeg, `g:${this.model.type(c.typeKey)?.gvr.group ?? ''}`, `t:${c.typeKey}`]));
     if (c.kind === 'object') {
       const obj = typeNode && this.nodes.get(nodeId([...typeNode.path, `o:${c.name}`]));
-      if (obj) out.push(obj);
+      // A write that leaves the row as drawn (a label, an annotation, a new resourceVersion) is
+      // not a refresh: under churn those were most row refreshes, each spending a VS Code tree event.
+      if (obj && this.shownRows.get(obj) !== rowPrint(this.objectItemOf(obj))) out.push(obj);
       if (c.typeKey === 'namespaces' && c.namespace === CLUSTER) {
         const ns = this.nodes.get(nodeId([ctx.path[0]!, `n:${c.name}`]));
         if (ns) out.push(ns);
@@ -374,6 +387,12 @@ export class TreeModel {
   }
 
   private objectItem(node: ResourceNode): NodeItem {
+    const it = this.objectItemOf(node);
+    this.shownRows.set(node, rowPrint(it));
+    return it;
+  }
+
+  private objectItemOf(node: ResourceNode): NodeItem {
     const e = this.model.object(node.namespace!, node.typeKey!, node.name!);
     if (!e) return { label: node.name!, description: 'gone', contextValue: ITEM_CONTEXT.object, collapsible: 'none' };
     const v = e.view;
