@@ -131,7 +131,12 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   }));
   context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
   // Off by default: the host's event-loop delay, RSS and object count, one JSON line a second (the extension bench).
-  const stats = hostStatsFromEnv(process.env, { clock: realClock, objects: () => model.objectCount, treeItems: () => tree.stats.items });
+  const stats = hostStatsFromEnv(process.env, {
+    clock: realClock,
+    objects: () => model.objectCount,
+    treeItems: () => tree.stats.items,
+    treeEvents: () => tree.stats.refreshes,
+  });
   if (stats) {
     log.info(`host stats: writing event-loop delay and memory to ${process.env[STATS_FILE_ENV]} every second`);
     context.subscriptions.push({ dispose: () => stats.stop() });

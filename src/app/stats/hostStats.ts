@@ -48,6 +48,8 @@ export interface HostSample {
    * item and never lets go of it), so their rate is the tree's share of the host's memory growth.
    */
   treeItems?: number;
+  /** Tree change events fired to VS Code so far (cumulative): each holds its next one 200 ms (gate.ts). */
+  treeEvents?: number;
 }
 
 export interface HostStatsOptions {
@@ -55,6 +57,7 @@ export interface HostStatsOptions {
   clock: Clock;
   objects: () => number;
   treeItems?: () => number;
+  treeEvents?: () => number;
   /** Wall-clock ms for the `t` field (default Date.now). */
   wallNow?: () => number;
   memory?: () => { rss: number; heapUsed: number; heapTotal?: number; external?: number };
@@ -102,6 +105,7 @@ export class HostStats {
       ...(mem.external !== undefined ? { externalMB: Math.round(mem.external / 2 ** 20) } : {}),
       objects: this.o.objects(),
       ...(this.o.treeItems ? { treeItems: this.o.treeItems() } : {}),
+      ...(this.o.treeEvents ? { treeEvents: this.o.treeEvents() } : {}),
     };
     h.reset();
     this.late = 0;
