@@ -6,7 +6,9 @@
  *   STRUCTURE_MS; a whole-tree refresh goes here;
  * - counts: an expanded kind whose count changed but whose page did not (TreeModel.takeStaleCounts),
  *   within COUNTS_MS, so churn in a 10,000-pod kind does not make VS Code re-read its 500-row page
- *   ten times a second just to show a new count; then on to the pages lane.
+ *   ten times a second just to show a new count; then on to the pages lane. Its "Show more" row
+ *   ("500 of N shown") is re-read with it, never on its own: named at once, it made every join and
+ *   leave spend one of VS Code's tree events (gate.ts), so a change elsewhere waited for the next.
  * - pages: a change that makes VS Code re-read more than PAGE_ROWS rows (an expanded kind's page, or
  *   a namespace or context above one: TreeModel.refreshCost), paced by what it costs. VS Code's
  *   extension host keeps a DisposableStore of every tree item it is ever given, for the life of the

@@ -14,9 +14,11 @@
  *   an object's row as VS Code was last given it (same label, description, tooltip and tone: a
  *   label or resourceVersion write) names nothing.
  * - A pod joining or leaving an expanded kind without changing its shown page (a new name that sorts
- *   after the page, a removed one that was not on it) names only the "Show more" row; the kind
- *   row, whose count changed, is handed out by `takeStaleCounts()` for a slower refresh, since VS
- *   Code cannot refresh a row without re-reading its children (a page of 500 rows).
+ *   after the page, a removed one that was not on it) names nothing at once: the kind row, whose
+ *   count changed, is handed out by `takeStaleCounts()` for a slower refresh, since VS Code cannot
+ *   refresh a row without re-reading its children (a page of 500 rows), and its "Show more" row
+ *   ("500 of N shown") is re-read with it. (Named at once, that row's count made every join and
+ *   leave in a busy kind spend one of VS Code's tree events, which hold the next for 200 ms.)
  * - An object that leaves a shown page names its kind (the page) and its own row, which reads "gone"
  *   until the page is re-read.
  * - A kind shows at most `pageSize` objects per page, so a kind of 100,000 objects costs one page
@@ -225,9 +227,9 @@ export class TreeModel {
     // Membership of a (namespace, type) changed.
     if (this.filterText) return [ctx]; // what matches may now show or hide anywhere above
     if (typeNode && c.member && !c.created && !c.emptied && this.pageUnchanged(typeNode, c.member)) {
+      // Its "Show more" row's "500 of N shown" is that count too: VS Code re-reads it with the kind.
       this.staleCounts.set(typeNode.id, typeNode);
-      const more = this.nodes.get(nodeId([...typeNode.path, 'more']));
-      return more ? [more] : [];
+      return [];
     }
     if (typeNode) {
       out.push(typeNode);
