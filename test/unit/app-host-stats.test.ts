@@ -49,10 +49,13 @@ describe('HostStats', () => {
     const t = tempFile();
     const clock = new StallClock();
     let objects = 7;
+    let events = 2;
     const stats = new HostStats({
       file: t.file,
       clock,
       objects: () => objects,
+      treeItems: () => 40,
+      treeEvents: () => events,
       wallNow: () => 1234,
       memory: () => ({ rss: 300 * 2 ** 20, heapUsed: 90 * 2 ** 20 }),
     });
@@ -61,6 +64,7 @@ describe('HostStats', () => {
       await clock.advance(WINDOW_MS);
       // Then one stall of 120 ms: the probe due in it fires 120 ms late.
       objects = 9;
+      events = 5;
       await clock.advance(500);
       await stall(clock, 120);
       await clock.advance(WINDOW_MS - 500 - PROBE_MS);
@@ -68,10 +72,11 @@ describe('HostStats', () => {
       assert.equal(got.length, 2);
       assert.deepEqual(
         { ...got[0], probes: got[0]!.probes > 0 },
-        { t: 1234, elP50Ms: 0, elP99Ms: 0, elMaxMs: 0, probes: true, late50: 0, rssMB: 300, heapUsedMB: 90, objects: 7 },
+        { t: 1234, elP50Ms: 0, elP99Ms: 0, elMaxMs: 0, probes: true, late50: 0, rssMB: 300, heapUsedMB: 90, objects: 7, treeItems: 40, treeEvents: 2 },
       );
       assert.ok(got[0]!.probes >= WINDOW_MS / PROBE_MS - 1, `${got[0]!.probes} probes in a free second`);
       assert.equal(got[1]!.objects, 9);
+      assert.equal(got[1]!.treeEvents, 5, 'the tree events fired so far, read at the window');
       assert.ok(got[1]!.elMaxMs >= 110 && got[1]!.elMaxMs <= 121, `max lateness ${got[1]!.elMaxMs} ms`);
       assert.equal(got[1]!.elP50Ms, 0);
       assert.equal(got[1]!.late50, 1, 'one probe was at least 50 ms late');
