@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDemoCluster, type DemoCluster, type DemoCRD } from '../demo/index';
+import { startDemoCluster, type DemoCluster, type DemoClusterOptions, type DemoCRD } from '../demo/index';
 import { renderKubeconfig, writeKubeconfigFile } from '../demo/kubeconfig';
 import { parseFaultSpec } from '../demo/server/faults';
 import { parseGrant } from '../demo/server/auth';
@@ -174,31 +174,29 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     await Promise.all(clusters.map((c) => c.stop()));
   };
   try {
+    // What every cluster shares, parsed once; each differs by its name, port and seed only.
+    const shared: DemoClusterOptions = {
+      host: values.host,
+      tls: values.tls || values.token !== undefined,
+      token: values.token,
+      objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
+      churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
+      ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
+      faults: values.faults,
+      forbidden: values.forbid,
+      grants,
+      crds: (values.crd ?? []).map(parseCrd),
+      continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
+      eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
+      kubelet: !recording && !values['no-kubelet'],
+      controllers: !recording && !values['no-controllers'],
+      story: !recording && values.story === true,
+      generatedNow: Date.now(),
+      signal: life.signal,
+    };
     for (let i = 0; i < count && !life.signal.aborted; i++) {
-      clusters.push(
-        await startDemoCluster({
-          ...(count > 1 ? { name: `kubeloop-demo-${i + 1}` } : {}),
-          port: port === 0 ? 0 : port + i,
-          host: values.host,
-          tls: values.tls || values.token !== undefined,
-          token: values.token,
-          objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
-          seed: seed + i,
-          churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
-          ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
-          faults: values.faults,
-          forbidden: values.forbid,
-          grants,
-          crds: (values.crd ?? []).map(parseCrd),
-          continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
-          eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
-          kubelet: !recording && !values['no-kubelet'],
-          controllers: !recording && !values['no-controllers'],
-          story: !recording && values.story === true,
-          generatedNow: Date.now(),
-          signal: life.signal,
-        }),
-      );
+      const own = { ...(count > 1 ? { name: `kubeloop-demo-${i + 1}` } : {}), port: port === 0 ? 0 : port + i, seed: seed + i };
+      clusters.push(await startDemoCluster({ ...shared, ...own }));
     }
   } catch (e) {
     await stopAll(); // one that could not start (its port taken, say) stops those already serving
