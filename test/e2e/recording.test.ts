@@ -227,16 +227,18 @@ describe('the flight recorder in a real VS Code', () => {
       const podsRow = pane.locator('.monaco-list-row', { has: s.page.locator('.label-name', { hasText: /^pods$/ }) }).first();
       await expand(podsRow);
       // The row clicked is read from the editor it opens, not from the row beforehand: an instant
-      // picked by the step before may still be redrawing the view, changing which row is first.
-      await pane.locator('.monaco-list-row[aria-level="2"]').first().click();
+      // picked by the step before may still be redrawing the view, changing which row is first, and
+      // a row replaced under the pointer takes no click: click until a pod's YAML is the editor.
+      const firstRow = pane.locator('.monaco-list-row[aria-level="2"]').first();
       const editor = await eventually(
         async () => {
           const e = await s.workbench.activeEditor();
           const label = /^# pods (\S+) as recorded at/.exec(e.text)?.[1];
           // The tab is part of the state waited for: the editor may be drawn before its tab is active.
-          return label && e.tab.endsWith('.yaml') && /A recording: read-only, not the cluster now\./.test(e.text) && /kind: Pod/.test(e.text)
-            ? { ...e, label }
-            : undefined;
+          if (label && e.tab.endsWith('.yaml') && /A recording: read-only, not the cluster now\./.test(e.text) && /kind: Pod/.test(e.text))
+            return { ...e, label };
+          await firstRow.click({ timeout: 2000 }).catch(() => undefined);
+          return undefined;
         },
         { description: 'the YAML of a recorded pod', timeoutMs: UI_TIMEOUT_MS },
       );
