@@ -77,6 +77,21 @@ function perSecond(samples: HostSample[], field: 'treeItems' | 'treeEvents'): nu
   return ((xs.at(-1)![field]! - xs[0]![field]!) * 1000) / Math.max(1, xs.at(-1)!.t - xs[0]!.t);
 }
 
+/**
+ * The major collections the host's 1-s samples show: each drop of the heap in use by at least 15 %
+ * from one sample to the next, as the heap after it and the peak before it (MB). The heap after
+ * them is what the host holds; the peaks are the room V8 gave itself, which is what RSS follows.
+ */
+function majorCollections(samples: HostSample[]): { after: number; before: number }[] {
+  const out: { after: number; before: number }[] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const before = samples[i - 1]!.heapUsedMB;
+    const after = samples[i]!.heapUsedMB;
+    if (after <= before * 0.85) out.push({ after, before });
+  }
+  return out;
+}
+
 function readStats(file: string): HostSample[] {
   try {
     return readFileSync(file, 'utf8')
@@ -316,6 +331,11 @@ async function benchSize(objects: number, withPeers: boolean) {
       if (last?.heapTotalMB !== undefined)
         console.log(
           `extension host at the end of the churn: RSS ${last.rssMB} MB = V8 heap reserved ${last.heapTotalMB} MB (in use ${last.heapUsedMB}) + ${last.rssMB - last.heapTotalMB} MB outside it`,
+        );
+      const gcs = majorCollections(during);
+      if (gcs.length)
+        console.log(
+          `extension host heap in use after each major collection (peak before it), MB: ${gcs.map((g) => `${g.after} (${g.before})`).join(', ')}; at the end ${last?.heapUsedMB}`,
         );
       // VS Code's extension host keeps a little of every tree item it is given (hostStats.ts): their rate is a growth the heap cannot shed.
       const items = perSecond(during, 'treeItems');
