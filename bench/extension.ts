@@ -10,7 +10,7 @@
 //      patches a visible pod's status.reason once a second and waits for the DOM to show it).
 // Usage: node --import tsx bench/extension.ts [--objects 100000] [--churn 500] [--minutes 5]
 //        [--big-pods 10000] [--repeats 3] [--million] [--setting kubeloop.key=JSON ...]
-//        [--profile DIR] [--heap-profile DIR]  (with KUBELOOP_BUILD_NO_MINIFY=1 the profiles keep names)
+//        [--profile DIR] [--heap-profile DIR [--heap-garbage]]  (with KUBELOOP_BUILD_NO_MINIFY=1 the profiles keep names)
 // --setting passes user settings to the extension (e.g. the tree's transfer, once it has one);
 // without it the extension runs with today's defaults.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,6 +154,8 @@ async function benchSize(objects: number, withPeers: boolean) {
       KUBELOOP_STATS_FILE: statsFile,
       ...(profileDir ? { KUBELOOP_CPU_PROFILE_DIR: resolve(profileDir) } : {}),
       ...(heapDir ? { KUBELOOP_HEAP_PROFILE_DIR: resolve(heapDir) } : {}),
+      // --heap-garbage: those profiles also keep what major collections freed (what reached the old generation and died there).
+      ...(heapDir && process.argv.includes('--heap-garbage') ? { KUBELOOP_HEAP_PROFILE_GARBAGE: '1' } : {}),
     };
     /**
      * One palette load in a fresh VS Code, as a new user makes it: the workbench ready, the extension

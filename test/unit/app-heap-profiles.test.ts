@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HEAP_PROFILE_DIR_ENV, heapProfilesFromEnv } from '../../src/app/stats/heapProfiles';
+import { HEAP_PROFILE_DIR_ENV, HEAP_PROFILE_GARBAGE_ENV, heapProfilesFromEnv } from '../../src/app/stats/heapProfiles';
 import { eventually } from '../support/eventually';
 
 interface Node {
@@ -22,6 +22,36 @@ function liveBytesOf(n: Node, name: string, inside = false): number {
 const kept: unknown[] = [];
 function allocateAndKeep(): void {
   for (let i = 0; i < 20_000; i++) kept.push({ i, s: `held-${i}`.repeat(4) });
+}
+
+let promoted: unknown[] = [];
+function allocateThenDrop(): void {
+  for (let i = 0; i < 20_000; i++) promoted.push({ i, s: `old-${i}`.repeat(4) });
+}
+/** Young garbage enough for several scavenges: what survives them (promoted) moves to the old generation. */
+function scavenge(): number {
+  let n = 0;
+  for (let i = 0; i < 200; i++) n += new Array(20_000).fill(i).length;
+  return n;
+}
+
+/** One profile written after `act`, with or without the garbage of major collections. */
+async function profileAfter(garbage: boolean, act: () => void): Promise<Node> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubeloop-heap-'));
+  const p = heapProfilesFromEnv({ [HEAP_PROFILE_DIR_ENV]: dir, ...(garbage ? { [HEAP_PROFILE_GARBAGE_ENV]: '1' } : {}) }, { everyMs: 300 });
+  try {
+    assert.ok(p);
+    await new Promise((r) => setTimeout(r, 50)); // the profiler started
+    act();
+    const files = await eventually(() => (readdirSync(dir).length >= 2 ? readdirSync(dir).sort() : undefined), {
+      description: 'two heap profiles',
+      timeoutMs: 30_000,
+    });
+    return (JSON.parse(readFileSync(join(dir, files.at(-1)!), 'utf8')) as { head: Node }).head;
+  } finally {
+    p?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('heap profiles', () => {
@@ -53,5 +83,18 @@ describe('heap profiles', () => {
       kept.length = 0;
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('with KUBELOOP_HEAP_PROFILE_GARBAGE=1 also keep what reached the old generation and a major GC freed', async () => {
+    const promoteThenDrop = () => {
+      allocateThenDrop();
+      scavenge();
+      scavenge();
+      promoted = []; // dead now: only a major collection frees it (the profile's own, before it is written)
+    };
+    const withGarbage = liveBytesOf(await profileAfter(true, promoteThenDrop), 'allocateThenDrop');
+    const without = liveBytesOf(await profileAfter(false, promoteThenDrop), 'allocateThenDrop');
+    assert.ok(withGarbage > 500_000, `with the garbage: ${withGarbage} bytes`);
+    assert.ok(without < withGarbage / 4, `without it: ${without} bytes (with: ${withGarbage})`);
   });
 });
