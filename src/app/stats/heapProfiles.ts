@@ -30,8 +30,7 @@ export function heapProfilesFromEnv(env: NodeJS.ProcessEnv, opts: { everyMs?: nu
     dir,
     everyMs: opts.everyMs ?? 60_000,
     signal: opts.signal,
-    start: (session, ok, fail) =>
-      session.post('HeapProfiler.enable', () => session.post('HeapProfiler.startSampling', sampling, (e) => (e ? fail() : ok()))),
+    start: (session, ok, fail) => session.post('HeapProfiler.enable', () => session.post('HeapProfiler.startSampling', sampling, (e) => (e ? fail() : ok()))),
     cut: (session, write) =>
       session.post('HeapProfiler.collectGarbage', (gcErr) => {
         if (gcErr) return write(gcErr, () => undefined);
