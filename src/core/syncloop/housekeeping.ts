@@ -63,24 +63,34 @@ const sweeps = new WeakMap<SyncLoop, Sweep>();
 
 /**
  * Up to `budget` items, going on from where the last pass stopped; a lap that ends starts again on
- * the next pass (never twice in one pass). `keep` filters without spending the budget.
+ * the next pass (never twice in one pass). `keep` filters without spending the budget. Items are
+ * taken from the live iterator one at a time as the pass reaches them (no array of them: a copy of
+ * 16,384 items lived across the pass's yields every 2 s, long enough to reach the old generation).
+ * The position is saved when the pass stops taking, whether it ran to its budget or left early.
  */
-function slice<T>(sweep: Sweep, which: 'views' | 'objects', fresh: () => Iterator<T>, budget: number, keep: (x: T) => boolean = () => true): T[] {
-  let it = (sweep[which] as Iterator<T> | undefined) ?? fresh();
-  const out: T[] = [];
+function* slice<T>(sweep: Sweep, which: 'views' | 'objects', fresh: () => Iterator<T>, budget: number, keep: (x: T) => boolean = () => true): Generator<T> {
+  let it: Iterator<T> | undefined = (sweep[which] as Iterator<T> | undefined) ?? fresh();
+  let taken = 0;
   let seen = 0;
-  while (out.length < budget) {
-    const r = it.next();
-    if (r.done) {
-      it = undefined as unknown as Iterator<T>;
-      break;
+  try {
+    while (taken < budget) {
+      const r = it.next();
+      if (r.done) {
+        it = undefined;
+        break;
+      }
+      const take = keep(r.value);
+      // Skipped items cost a little too: bound them, or a lap of pods alone could run on unbounded.
+      const last = ++seen >= 4 * budget;
+      if (take) {
+        taken++;
+        yield r.value;
+      }
+      if (last) break;
     }
-    if (keep(r.value)) out.push(r.value);
-    // Skipped items cost a little too: bound them, or a lap of pods alone could run on unbounded.
-    if (++seen >= 4 * budget) break;
+  } finally {
+    (sweep as Record<string, unknown>)[which] = it;
   }
-  (sweep as Record<string, unknown>)[which] = it;
-  return out;
 }
 
 function* chain<T>(a: Iterable<T>, b: Iterable<T>): Generator<T> {
@@ -88,10 +98,12 @@ function* chain<T>(a: Iterable<T>, b: Iterable<T>): Generator<T> {
   yield* b;
 }
 
-async function breathe(done: number, signal: AbortSignal): Promise<void> {
-  if (done % HOUSEKEEPING_BATCH !== 0) return;
-  await new Promise<void>((r) => setImmediate(r));
-  if (signal.aborted) throw signal.reason;
+/** Every HOUSEKEEPING_BATCH items, a turn of the event loop; otherwise nothing (no promise per item). */
+function breathe(done: number, signal: AbortSignal): Promise<void> | undefined {
+  if (done % HOUSEKEEPING_BATCH !== 0) return undefined;
+  return new Promise<void>((r) => setImmediate(r)).then(() => {
+    if (signal.aborted) throw signal.reason;
+  });
 }
 
 export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Promise<HousekeepingReport> {
@@ -108,7 +120,8 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
   if (!sweep) sweeps.set(kl, (sweep = {}));
   let done = 0;
   for (const view of slice(sweep, 'views', () => kl.actual.values(), HOUSEKEEPING_SWEEP)) {
-    await breathe(++done, signal);
+    const turn = breathe(++done, signal);
+    if (turn) await turn;
     const cur = kl.actual.get(view.key);
     if (!cur || cur.uid !== view.uid) continue; // replaced or removed meanwhile
     if (kl.desired.get(view.key)?.obj.metadata.uid === view.uid || kl.podWorkers.isKnown(view.uid)) continue;
@@ -125,7 +138,8 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
   // The pods are walked live (a Map iterator across the yields: a pod added meanwhile is met and
   // checked like the others, one removed meanwhile is skipped), not copied first.
   for (const entry of chain(objects, kl.desired.pods())) {
-    await breathe(++done, signal);
+    const turn = breathe(++done, signal);
+    if (turn) await turn;
     const d = kl.desired.get(entry.key);
     if (!d) continue; // removed meanwhile
     const uid = d.obj.metadata.uid;
