@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
 import { computeObjectView, podPrintColumns } from '../../src/core/syncloop/state/view';
 import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/core/syncloop/types';
 
@@ -152,5 +154,38 @@ describe("the pod view: kubectl's READY / STATUS / RESTARTS", () => {
     assert.equal(computeObjectView('deployments.apps:ns/web', d, { group: 'apps', resource: 'deployments' }).ready, '2/3');
     const gone = { ...d, metadata: { ...d.metadata, deletionTimestamp: 'x' } };
     assert.equal(computeObjectView('k', gone, { group: 'apps', resource: 'deployments' }).status, 'Terminating');
+  });
+});
+
+describe("a pod's view lends its probe results to the next view when they are the same", () => {
+  type Results = Map<string, Partial<Record<'liveness' | 'readiness' | 'startup', 'Success' | 'Failure' | 'Unknown'>>>;
+  const result = fc.constantFrom<'Success' | 'Failure' | 'Unknown' | undefined>('Success', 'Failure', 'Unknown', undefined);
+  const perContainer = fc.record({ liveness: result, readiness: result, startup: result }, { requiredKeys: [] });
+  const results: fc.Arbitrary<Results> = fc.dictionary(fc.constantFrom('a', 'b', 'c'), perContainer).map((d) => new Map(Object.entries(d)));
+
+  it('shares them exactly when equal, and the view is always what a fresh one would be', () => {
+    fc.assert(
+      fc.property(results, results, fc.boolean(), (before, after, same) => {
+        const now = same ? new Map([...before].map(([c, r]) => [c, { ...r }])) : after;
+        const p = pod({ phase: 'Running' }, { containers: ['a', 'b', 'c'] });
+        const previous = computeObjectView('default/p', p, undefined, before);
+        const fresh = computeObjectView('default/p', p, undefined, now);
+        const lent = computeObjectView('default/p', p, undefined, now, previous);
+        assert.deepStrictEqual(lent, fresh);
+        if (previous.probes && lent.probes && isDeepStrictEqual(previous.probes, fresh.probes))
+          assert.equal(lent.probes, previous.probes, 'equal results: shared');
+        else if (previous.probes && lent.probes) assert.notEqual(lent.probes, previous.probes, 'changed results: a copy of their own');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a probe named without a result is not the same as a probe not named', () => {
+    const p = pod({ phase: 'Running' });
+    const previous = computeObjectView('default/p', p, undefined, new Map([['a', { liveness: undefined }]]));
+    const now = new Map([['a', {}]]);
+    const lent = computeObjectView('default/p', p, undefined, now, previous);
+    assert.deepStrictEqual(lent, computeObjectView('default/p', p, undefined, now));
+    assert.notEqual(lent.probes, previous.probes);
   });
 });

@@ -62,7 +62,7 @@ export class ModelSyncer implements PodSyncer {
     const shown = this.actual.get(key);
     const d = this.desired.get(key);
     if (shown && shown.uid !== ctx.uid && d && d.obj.metadata.uid !== ctx.uid) return;
-    this.actual.set(computeObjectView(key, obj, ctx.resource, this.probes.get(ctx.uid)));
+    this.actual.set(computeObjectView(key, obj, ctx.resource, this.probes.get(ctx.uid), shown?.uid === ctx.uid ? shown : undefined));
   }
 }
 

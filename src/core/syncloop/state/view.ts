@@ -50,18 +50,51 @@ export function makeView(
   return v;
 }
 
-export function computeObjectView(key: string, obj: KubeObject, resource: ResourceRef | undefined, probes?: ProbeResultsByContainer): ObjectView {
+/**
+ * The view of `obj`. `previous` (the view shown now, if any) lends its probe results when they are
+ * the same as `probes`: views are never changed once made, so two may share them, and a pod's
+ * every watch event (a new resourceVersion, hence a new view kept until the next) no longer copies
+ * its unchanged probe results.
+ */
+export function computeObjectView(
+  key: string,
+  obj: KubeObject,
+  resource: ResourceRef | undefined,
+  probes?: ProbeResultsByContainer,
+  previous?: ObjectView,
+): ObjectView {
   const m = obj.metadata;
   const pod = isPodResource(resource);
   const kind = obj.kind ?? (pod ? 'Pod' : resource!.resource);
   if (pod) {
     const p = podPrintColumns(obj as Pod);
     const view = makeView(key, m, kind, p.status, { phase: (obj as Pod).status?.phase || undefined, ready: `${p.ready}/${p.total}`, restarts: p.restarts });
-    if (probes && probes.size > 0) view.probes = Object.fromEntries([...probes].map(([c, r]) => [c, { ...r }]));
+    if (probes && probes.size > 0)
+      view.probes = previous?.probes && sameProbes(previous.probes, probes) ? previous.probes : Object.fromEntries([...probes].map(([c, r]) => [c, { ...r }]));
     return view;
   }
   const c = genericColumns(obj);
   return makeView(key, m, kind, c.status, c);
+}
+
+/** Whether a view's probe results say what the cache's do (same containers, probes and results). */
+function sameProbes(shown: NonNullable<ObjectView['probes']>, probes: ProbeResultsByContainer): boolean {
+  let n = 0;
+  for (const c in shown) {
+    n++;
+    const r = probes.get(c);
+    if (r === undefined) return false;
+    const s = shown[c]!;
+    // The same probes (keys) with the same results: what a copy of `r` would be.
+    let k = 0;
+    for (const t in s) {
+      if (!(t in r) || s[t as ProbeType] !== r[t as ProbeType]) return false;
+      k++;
+    }
+    for (const _ in r) k--;
+    if (k !== 0) return false;
+  }
+  return n === probes.size;
 }
 
 function genericColumns(obj: KubeObject): { status: string; ready?: string; phase?: string } {
