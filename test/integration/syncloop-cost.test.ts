@@ -11,6 +11,10 @@ import assert from 'node:assert/strict';
 import { runSync } from '../../src/cli/sync';
 import { KubeClient } from '../../src/core/kube/client';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import { ConsistencyCheck, ConsistencyLister } from '../../src/core/syncloop/sources/consistency';
+import type { Reflector } from '../../src/core/syncloop/sources/reflector';
+import type { KubeObject } from '../../src/core/syncloop/types';
+import { realClock } from '../../src/core/clock';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
@@ -101,6 +105,73 @@ describe('the sync loop does not poll the API server', () => {
       await running;
       client.close();
     }
+  });
+});
+
+describe('the consistency check under churn', () => {
+  let t: TestCluster;
+  let client: KubeClient;
+  let pods: KubeObject[];
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    for (let i = 0; i < 12; i++) {
+      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(`churn-${i}`) })).status, 201);
+    }
+    client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+    pods = (await client.list({ group: '', version: 'v1', resource: 'pods' })).items as KubeObject[];
+    assert.equal(pods.length, 12);
+  });
+  after(async () => {
+    client.close();
+    await t.close();
+  });
+
+  /**
+   * Runs a ConsistencyLister over real lists of the demo cluster for `ms`, with a period of 600 ms
+   * and confirmations 40 ms after a sighting; `held(n)` is what the source holds at the n-th
+   * comparison. The reflector is a stand-in that is always watching and counts relist requests.
+   */
+  async function runLister(held: (n: number) => KubeObject[], ms: number) {
+    let compared = 0;
+    const relists: string[] = [];
+    const reflector = { state: 'watching', namespace: undefined, relist: (why: string) => relists.push(why) } as unknown as Reflector;
+    const lister = new ConsistencyLister({
+      client,
+      clock: realClock,
+      gvr: { group: '', version: 'v1', resource: 'pods' },
+      pageSize: 500,
+      source: 'api',
+      reflector,
+      held: () => held(compared++),
+      check: new ConsistencyCheck(),
+      periodMs: 600,
+      confirmMs: 40,
+    });
+    const stop = new AbortController();
+    const started = performance.now();
+    const running = lister.run(stop.signal);
+    await new Promise((r) => setTimeout(r, ms));
+    stop.abort();
+    await running;
+    return { lists: lister.lists, relists, periods: Math.floor((performance.now() - started) / 600) };
+  }
+
+  it('events in flight (a different difference at every list) cost one confirmation per period, not a list every confirmMs', async () => {
+    // Each comparison misses a different pod, as a watch a few events behind a churning cluster does.
+    const r = await runLister((n) => pods.filter((_, i) => i !== n % pods.length), 3_300);
+    assert.ok(r.periods >= 5, `periods elapsed: ${r.periods}`);
+    // A period's list and one confirmation; before, a list every 40 ms once the first period ended (~60).
+    assert.ok(r.lists <= 2 * r.periods, `${r.lists} lists in ${r.periods} periods`);
+    // (A period starts after its confirmation, so a slow machine makes fewer pairs, never more.)
+    assert.ok(r.lists >= 2, `${r.lists} lists: at least a period's list and its confirmation`);
+    assert.deepEqual(r.relists, [], 'nothing persisted, so nothing was relisted');
+  });
+
+  it('a difference that persists is still confirmed and relisted', async () => {
+    const missing = pods[3]!.metadata;
+    const r = await runLister(() => pods.filter((p) => p.metadata.uid !== missing.uid), 1_500);
+    assert.ok(r.relists.length >= 1, `relists: ${r.relists.length} in ${r.lists} lists`);
+    assert.ok(r.relists[0]!.includes(`+${missing.uid}@${missing.resourceVersion}`), r.relists[0]);
   });
 });
 

@@ -20,6 +20,12 @@ import { storedItems, type ListWatchClient, type Reflector } from './reflector';
  * source is relisted (its SET then merges into exactly the missing updates). Repair therefore
  * takes at most periodMs + confirmMs (plus the lists' own time) after the change.
  *
+ * Cost: at most two lists per period, the period's own and one confirmation. Under churn every
+ * list sees some events still in flight, each time different ones; a confirmation that finds
+ * none of the first sighting's differences again ends the period's check (the sighting is
+ * forgotten), instead of becoming a first sighting itself, which would list every `confirmMs`
+ * for as long as the churn lasts. A missed event persists, so one confirmation is enough to see it.
+ *
  * resourceVersions are compared numerically only to tell "held copy is newer" apart; when they
  * are not integers the difference simply counts (at worst a harmless extra relist).
  */
@@ -133,6 +139,8 @@ export class ConsistencyLister {
       } catch {
         return;
       }
+      // This list confirms the last one's sighting (the only way `wait` is shorter than a period).
+      const confirming = wait < period;
       wait = period;
       if (o.reflector.state !== 'watching') continue;
       let listed: ListedSnapshot;
@@ -162,7 +170,8 @@ export class ConsistencyLister {
         this.relists++;
         o.onMissed?.(missed);
         o.reflector.relist(`watch missed events: ${missed.slice(0, 5).join(' ')}${missed.length > 5 ? ` +${missed.length - 5}` : ''}`);
-      } else if (o.check.pending(o.source)) wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+      } else if (confirming) o.check.forget(o.source);
+      else if (o.check.pending(o.source)) wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
     }
   }
 }
