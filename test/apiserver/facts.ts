@@ -166,6 +166,23 @@ export const FACTS: Fact[] = [
     },
   },
   {
+    name: 'a list at resourceVersion "0" comes whole from the watch cache: its limit is ignored (no continue); without it the list pages',
+    async run(t, ns) {
+      for (const name of ['rv0-a', 'rv0-b', 'rv0-c'])
+        await must(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels: { rv0: 'x' } } });
+      const whole = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1&resourceVersion=0`);
+      assert.deepEqual(whole.items.map((o: any) => o.metadata.name).sort(), ['rv0-a', 'rv0-b', 'rv0-c']);
+      assert.equal(whole.metadata.continue, undefined);
+      const paged = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1`);
+      assert.equal(paged.items.length, 1);
+      assert.ok(paged.metadata.continue, 'a continue token');
+      const pagedMeta = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1&resourceVersion=0`, undefined, {
+        Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      });
+      assert.equal(pagedMeta.items.length, 3, 'metadata-only too');
+    },
+  },
+  {
     name: 'list items of built-in types carry no apiVersion and kind (custom resources do); get and watch events do',
     async run(t, ns) {
       for (const name of ['li-a', 'li-b']) await must(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name, labels: { li: 'x' } } });

@@ -6,6 +6,8 @@
  *   resourceVersionMatch=NotOlderThan = at least N (504 when N is in the future); N with Exact, or
  *   N with a limit and no match (legacy rule) = exactly at N, rebuilt from history, 410 when too old.
  * - continue with a resourceVersion other than "0" is a 400, as upstream.
+ * - resourceVersion "0" (no continue) is served whole, its limit ignored, as kube-apiserver's watch
+ *   cache serves it (checked by the facts in test/apiserver/facts.ts): one answer, no continue.
  */
 import type { KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
@@ -61,9 +63,10 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   const ns = requestNamespace(t, x);
   const match = selectorFor(t, x);
   const limitRaw = x.query.get('limit');
-  const limit = limitRaw ? Number(limitRaw) : 0;
-  if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${limitRaw}`);
+  const asked = limitRaw ? Number(limitRaw) : 0;
+  if (limitRaw && (!Number.isInteger(asked) || asked < 0)) throw badRequest(`invalid limit: ${limitRaw}`);
   const cont = x.query.get('continue') ?? '';
+  const limit = !cont && x.query.get('resourceVersion') === '0' ? 0 : asked;
   const listKey = `${t.group}/${t.resource}/${ns ?? ''}`;
 
   let items: readonly KubeObject[];
