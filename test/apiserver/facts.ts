@@ -176,10 +176,10 @@ export const FACTS: Fact[] = [
       const paged = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1`);
       assert.equal(paged.items.length, 1);
       assert.ok(paged.metadata.continue, 'a continue token');
-      const pagedMeta = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1&resourceVersion=0`, undefined, {
+      const wholeMeta = await must(t, 'GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=rv0%3Dx&limit=1&resourceVersion=0`, undefined, {
         Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
       });
-      assert.equal(pagedMeta.items.length, 3, 'metadata-only too');
+      assert.equal(wholeMeta.items.length, 3, 'metadata-only too');
     },
   },
   {
