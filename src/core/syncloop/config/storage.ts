@@ -132,6 +132,11 @@ export class PodStorage {
     return sources.every((s) => this.sourcesSeen.has(s));
   }
 
+  /** The object a source holds under `uid` (the version its next watch change replaces), if any. */
+  held(source: string, uid: string): KubeObject | undefined {
+    return this.pods.get(source)?.get(uid);
+  }
+
   /** Objects held for a source, without copying (the PLEG reads these every second). Do not merge while iterating. */
   sourceValues(source: string): IterableIterator<KubeObject> {
     return (this.pods.get(source) ?? new Map<string, KubeObject>()).values();

@@ -1,5 +1,6 @@
 import { hostSlicer } from '../../slice';
 import { sharedInterner } from '../../kube/intern';
+import { shareUnchanged } from '../../kube/share';
 import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
@@ -47,8 +48,16 @@ export class ConfigSink implements ReflectorSink {
     }
   }
 
+  /**
+   * A MODIFIED object reuses the unchanged parts of the version the source holds (share.ts): the
+   * loop then keeps only what changed, and the fresh copies of the rest die young.
+   */
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
     if (type !== 'DELETED') sharedInterner.internObject(obj);
+    if (type === 'MODIFIED') {
+      const prev = this.podConfig.storage.held(this.source, obj.metadata.uid);
+      if (prev) obj = shareUnchanged(prev, obj);
+    }
     await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
     if (this.probes && isPodResource(this.resource)) {
       if (type === 'DELETED') this.probes.forgetPod(obj.metadata.uid);

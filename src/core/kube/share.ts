@@ -1,0 +1,60 @@
+/**
+ * shareUnchanged: the next version of an object made to reuse the previous version's unchanged parts.
+ *
+ * A watch event carries the whole object, freshly parsed, although a change touches a few fields (a
+ * label, a condition, a resourceVersion). The loop keeps the new version until the next change,
+ * often seconds or minutes, so every parsed member survives into V8's old generation and dies there
+ * when the object changes again: under churn that is most of what the old generation fills with,
+ * and what makes V8 grow the heap. With the unchanged subtrees taken from the version already held,
+ * the fresh copies of them die young (a scavenge frees them), and only what changed is kept.
+ *
+ * Guarantees:
+ * - The result deep-equals `next` (JSON values; a member set to `undefined` counts as absent).
+ * - `prev` is never modified. `next`'s own objects and arrays may be: a member equal to `prev`'s at the
+ *   same path is replaced by `prev`'s (the same object). Callers pass a version they own.
+ * - The result is `prev` itself when the two are equal throughout, and a subtree of the result is
+ *   `prev`'s subtree exactly when the two are equal there: so a later deepEqual of the two versions
+ *   stops at the first shared member (`a === b`).
+ * - Shared subtrees mean both versions are read-only from here on, which is what every holder of a
+ *   watched object already assumes (the loop, the PLEG, the views, the recorder copy before they change).
+ * - Cost: one walk of `next`, bounded by its size (no deeper than the JSON).
+ */
+export function shareUnchanged<T>(prev: unknown, next: T): T {
+  return share(prev, next) as T;
+}
+
+function share(prev: unknown, next: unknown): unknown {
+  if (prev === next || typeof next !== 'object' || next === null || typeof prev !== 'object' || prev === null) return next;
+  if (Array.isArray(next)) {
+    if (!Array.isArray(prev)) return next;
+    let same = prev.length === next.length;
+    const n = Math.min(prev.length, next.length);
+    for (let i = 0; i < n; i++) {
+      const s = share(prev[i], next[i]);
+      if (s === prev[i]) next[i] = s;
+      else same = false;
+    }
+    return same ? prev : next;
+  }
+  if (Array.isArray(prev)) return next;
+  const p = prev as Record<string, unknown>;
+  const o = next as Record<string, unknown>;
+  let same = true;
+  let count = 0;
+  for (const k in o) {
+    const v = o[k];
+    if (v === undefined) continue;
+    count++;
+    const pv = p[k];
+    if (pv === undefined) {
+      same = false;
+      continue;
+    }
+    const s = share(pv, v);
+    if (s === pv) o[k] = s;
+    else same = false;
+  }
+  if (!same) return next;
+  for (const k in p) if (p[k] !== undefined && --count < 0) return next;
+  return count === 0 ? prev : next;
+}
