@@ -15,8 +15,9 @@
  * - The result is `prev` itself when the two are equal throughout, and a subtree of the result is
  *   `prev`'s subtree exactly when the two are equal there: so a later deepEqual of the two versions
  *   stops at the first shared member (`a === b`).
- * - Shared subtrees mean both versions are read-only from here on, which is what every holder of a
- *   watched object already assumes (the loop, the PLEG, the views, the recorder copy before they change).
+ * - Shared subtrees mean both versions are read-only from here on, which every holder of a watched
+ *   object already assumes: the loop, the PLEG and the views only read it, and the recorder copies an
+ *   object before it masks anything in it (redact.ts).
  * - Cost: one walk of `next`, bounded by its size (no deeper than the JSON).
  */
 export function shareUnchanged<T>(prev: unknown, next: T): T {
