@@ -54,12 +54,24 @@ describe('the sync loop keeps what a change changed, and shares the rest with th
       const c0 = find(cmSource, 'share-cm')! as any;
 
       const merge = { 'content-type': 'application/merge-patch+json' };
-      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods/share-1', { method: 'PATCH', headers: merge, json: { metadata: { labels: { app: 'b' } } } })).status, 200);
-      assert.equal((await api(t.cluster, '/api/v1/namespaces/default/configmaps/share-cm', { method: 'PATCH', headers: merge, json: { data: { b: '3' } } })).status, 200);
-      await eventually(() => find(podSource, 'share-1')!.metadata.resourceVersion !== p0.metadata.resourceVersion && find(cmSource, 'share-cm')!.metadata.resourceVersion !== c0.metadata.resourceVersion, {
-        description: 'both changes held',
-        timeoutMs: 20_000,
-      });
+      assert.equal(
+        (await api(t.cluster, '/api/v1/namespaces/default/pods/share-1', { method: 'PATCH', headers: merge, json: { metadata: { labels: { app: 'b' } } } }))
+          .status,
+        200,
+      );
+      assert.equal(
+        (await api(t.cluster, '/api/v1/namespaces/default/configmaps/share-cm', { method: 'PATCH', headers: merge, json: { data: { b: '3' } } })).status,
+        200,
+      );
+      await eventually(
+        () =>
+          find(podSource, 'share-1')!.metadata.resourceVersion !== p0.metadata.resourceVersion &&
+          find(cmSource, 'share-cm')!.metadata.resourceVersion !== c0.metadata.resourceVersion,
+        {
+          description: 'both changes held',
+          timeoutMs: 20_000,
+        },
+      );
       const p1 = find(podSource, 'share-1')! as any;
       const c1 = find(cmSource, 'share-cm')! as any;
 

@@ -6,10 +6,16 @@ const pod = (labels: Record<string, string>, ready: boolean) => ({
   kind: 'Pod',
   metadata: { name: 'a', namespace: 'n', uid: 'u1', resourceVersion: ready ? '2' : '1', labels },
   spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }], nodeName: 'node-1' },
-  status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }, { type: 'PodScheduled', status: 'True' }] },
+  status: {
+    phase: 'Running',
+    conditions: [
+      { type: 'Ready', status: ready ? 'True' : 'False' },
+      { type: 'PodScheduled', status: 'True' },
+    ],
+  },
 });
 
-test('unchanged subtrees of the next version are the previous version\'s objects; changed ones are the new ones', () => {
+test("unchanged subtrees of the next version are the previous version's objects; changed ones are the new ones", () => {
   const prev = pod({ app: 'x' }, false);
   const next = pod({ app: 'x' }, true);
   const expected = JSON.parse(JSON.stringify(next));
@@ -43,7 +49,10 @@ test('members added, removed or changed in type are never shared wrongly', () =>
     [{ a: {} }, { a: null }],
     [{ a: '1' }, { a: 1 }],
     [{ a: { b: undefined } }, { a: { c: 1 } }],
-    [[{ x: 1 }, { y: 2 }], [{ y: 2 }, { x: 1 }]],
+    [
+      [{ x: 1 }, { y: 2 }],
+      [{ y: 2 }, { x: 1 }],
+    ],
   ];
   for (const [prev, next] of cases) {
     const want = JSON.parse(JSON.stringify(next));
@@ -63,7 +72,7 @@ test('undefined members count as absent, as in JSON', () => {
 
 test('random edits of a nested value: the result always equals the next version and the previous is untouched', () => {
   let seed = 7;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const make = (d: number): unknown => {
     const r = rand();
     if (d > 3 || r < 0.3) return [1, 'x', true, null][Math.floor(rand() * 4)];
