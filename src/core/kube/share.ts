@@ -31,9 +31,10 @@ function share(prev: unknown, next: unknown): unknown {
     let same = prev.length === next.length;
     const n = Math.min(prev.length, next.length);
     for (let i = 0; i < n; i++) {
-      const s = share(prev[i], next[i]);
-      if (s === prev[i]) next[i] = s;
-      else same = false;
+      const v = next[i];
+      const s = share(prev[i], v);
+      if (s !== prev[i]) same = false;
+      else if (s !== v) next[i] = s; // an equal subtree: stored only when it is another object
     }
     return same ? prev : next;
   }
@@ -52,8 +53,8 @@ function share(prev: unknown, next: unknown): unknown {
       continue;
     }
     const s = share(pv, v);
-    if (s === pv) o[k] = s;
-    else same = false;
+    if (s !== pv) same = false;
+    else if (s !== v) o[k] = s;
   }
   if (!same) return next;
   for (const k in p) if (p[k] !== undefined && --count < 0) return next;
