@@ -18,6 +18,18 @@ const never = new AbortController().signal;
 const VALUE = 'hunter2-planted-value';
 const B64 = Buffer.from(VALUE).toString('base64');
 
+/** The file's bytes and its blocks' decompressed payloads. */
+function bytesOf(path: string): { raw: Buffer; plain: string } {
+  const raw = readFileSync(path);
+  let plain = '';
+  for (let off = 0; off < raw.length;) {
+    const n = raw.readUInt32LE(off + 8);
+    plain += inflateRawSync(raw.subarray(off + BLOCK_HEADER_BYTES, off + BLOCK_HEADER_BYTES + n)).toString('utf8');
+    off += BLOCK_HEADER_BYTES + n;
+  }
+  return { raw, plain };
+}
+
 describe('recorder masking', () => {
   it('writes Secrets masked as the YAML view shows them, and never their values', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-'));
@@ -38,13 +50,7 @@ describe('recorder masking', () => {
     rec.apply('api:secrets', type, 'MODIFIED', { ...secret, data: { password: B64, more: B64 } });
     await w.close(never);
     assert.equal(yamlRedact, redactObject, 'the YAML view and the recorder share one function');
-    const raw = readFileSync(path);
-    let plain = '';
-    for (let off = 0; off < raw.length;) {
-      const n = raw.readUInt32LE(off + 8);
-      plain += inflateRawSync(raw.subarray(off + BLOCK_HEADER_BYTES, off + BLOCK_HEADER_BYTES + n)).toString('utf8');
-      off += BLOCK_HEADER_BYTES + n;
-    }
+    const { raw, plain } = bytesOf(path);
     for (const hay of [raw.toString('latin1'), plain]) {
       assert.ok(!hay.includes(VALUE) && !hay.includes(B64), 'a Secret value was written');
     }
@@ -54,6 +60,41 @@ describe('recorder masking', () => {
     r.close();
     assert.deepEqual(got, redactObject(type, { ...secret, data: { password: B64, more: B64 } }));
     assert.deepEqual(redactObject(type, got), got, 'masking is idempotent');
+    rmSync(dir, { recursive: true });
+  });
+
+  it('writes keyframes masked, though it holds the objects as delivered (no masked copy per key)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klr-'));
+    const path = join(dir, 'r.klr');
+    let rec: Recorder | undefined;
+    // A keyframe due at every flush with a change: the held Secret is written by the keyframe path.
+    const w = new RecordingWriter({ path, snapshot: Recorder.snapshotOf(() => rec), keyframeChanges: 1, keyframeChangesPerObject: 0 });
+    await w.open(never);
+    rec = new Recorder(w);
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'default', managedFields: [{ manager: 'kubectl' }] },
+      data: { password: B64 },
+    };
+    const delivered = structuredClone(secret);
+    const type = { group: '', resource: 'secrets' };
+    rec.replace('api:secrets', type, [secret]);
+    await w.flush(never);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default', managedFields: [{ manager: 'm' }] }, data: { a: '1' } };
+    rec.apply('api:configmaps', { group: '', resource: 'configmaps' }, 'ADDED', cm);
+    await w.flush(never);
+    await w.close(never);
+    assert.ok(w.stats.keyframes >= 2, `a keyframe holding the Secret was written (${w.stats.keyframes} keyframes)`);
+    assert.deepEqual(secret, delivered, 'the delivered object is never changed');
+    const { raw, plain } = bytesOf(path);
+    for (const hay of [raw.toString('latin1'), plain]) assert.ok(!hay.includes(B64) && !hay.includes(VALUE), 'a Secret value was written');
+    assert.ok(!plain.includes('managedFields'), 'managedFields were written');
+    const r = await Recording.open(path, never);
+    const at = await r.objectsAt(Infinity, never);
+    r.close();
+    assert.deepEqual(at.get('secrets/default/s'), redactObject(type, secret));
+    assert.deepEqual(at.get('configmaps/default/c'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: '1' } });
     rmSync(dir, { recursive: true });
   });
 });

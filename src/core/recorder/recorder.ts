@@ -3,11 +3,13 @@
  * events) and the timeline's events into recording records, through a RecordingWriter.
  *
  * Guarantees:
- * - Every object is masked (core/kube/redact.ts) before it is held or written; the recorder keeps
- *   only masked objects, which are also the keyframes' content: a copy when masking changes
- *   something (a Secret, managedFields), else the object as the watch delivered it (the sync loop
- *   never changes an object it was given, nor does the recorder). It is never given a client or a
- *   kubeconfig, so no credential can reach it.
+ * - Every object is masked (core/kube/redact.ts) before it is written, keyframes included. What
+ *   it holds per key is the object the watch delivered (the sync loop holds the same one, and never
+ *   changes an object it was given, nor does the recorder), not a masked copy: a copy (a Secret, or
+ *   any object with managedFields, which is every object a real API server sends) would live as
+ *   long as the key's version, one more old-generation object per change. Masked copies are made
+ *   when a change is written (the version before and the new one, diffed masked) and die young. It
+ *   is never given a client or a kubeconfig, so no credential can reach it.
  * - A full list (replace) is recorded as the changes it makes: objects new to that source are
  *   added, changed ones modified, and ones the source held but the list lacks deleted, so replaying
  *   the deltas rebuilds exactly what the watches showed. An unchanged object is not recorded again.
@@ -17,7 +19,8 @@
  *   recording is the same as if each had been handled at once. The objects, lists and events
  *   given must not change afterwards (the sync loop never changes what it was given, nor the
  *   timeline an event once appended; a list is copied).
- * - Memory: one masked object per held key (the set the sync loop holds), the queue (flushed at
+ * - Memory: one entry per held key, referencing the object the sync loop holds too (Events, which
+ *   the loop does not hold, are the recorder's own), the queue (flushed at
  *   QUEUE_LIMIT entries whatever the timer) and the writer's pending records (bounded, see
  *   writer.ts).
  * - Flushes at least every flushEveryMs (default 1 s) while started: a killed process loses at most
@@ -68,8 +71,10 @@ const Q_LIST = 3;
 
 /** One held object: one map entry per key, so a change looks its key up once. */
 interface Held {
-  /** The masked object: what the keyframes hold. */
+  /** The object as delivered (unmasked: masked whenever it is written). */
   o: Obj;
+  /** Its type (which masking depends on). */
+  type: RecordedType;
   /** The JSON length of the object when last written whole (an estimate after patches). */
   bytes: number;
   /** The source whose key set holds the key (the last that delivered it). */
@@ -126,7 +131,7 @@ export class Recorder implements SyncObserver {
   }
 
   private *objects(): Generator<[string, Obj]> {
-    for (const [key, h] of this.held) yield [key, h.o];
+    for (const [key, h] of this.held) yield [key, redactObject(h.type, h.o)];
   }
 
   /** Whether an object (objectKey: `resource[.group]/namespace/name`) is held now. */
@@ -250,20 +255,21 @@ export class Recorder implements SyncObserver {
 
   /** Records `obj` as key's state; true when `source` already held the key (its key set is up to date). */
   private put(t: number, source: string, key: string, type: RecordedType, obj: Obj): boolean {
-    const masked = redactObject(type, obj);
     const h = this.held.get(key);
     if (!h) {
-      const json = JSON.stringify(masked);
+      const json = JSON.stringify(redactObject(type, obj));
       // Its length known from now on: the next change weighs its patch against it without serializing again.
-      this.held.set(key, { o: masked, bytes: json.length, source });
+      this.held.set(key, { o: obj, type, bytes: json.length, source });
       this.writer.delta(t, 'A', key, 1, json);
       return false;
     }
     const same = h.source === source;
     h.source = source;
-    const d = deltaOf(h.o, masked, h.bytes);
+    if (h.o === obj) return same; // the same version (a relist repeating what the loop holds)
+    const d = deltaOf(redactObject(h.type, h.o), redactObject(type, obj), h.bytes);
+    h.o = obj;
+    h.type = type;
     if (!d) return same; // unchanged (a relist repeating it)
-    h.o = masked;
     if ('p' in d) {
       // The patch's JSON was made to weigh it: the record reuses it.
       this.writer.delta(t, 'M', key, 2, d.json);
