@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { StringInterner } from '../../src/core/kube/intern';
+import { shareUnchanged } from '../../src/core/kube/share';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -80,5 +81,28 @@ describe('StringInterner', () => {
     for (let i = 0; i < 250; i++) interner.intern(`v${i}`);
     assert.ok(interner.size <= 100, `bounded (${interner.size})`);
     assert.equal(interner.intern('y'.repeat(300)).length, 300, 'a long value passes through');
+  });
+
+  it('internChanged interns what a new version changed and skips the subtrees it shares with the held one', () => {
+    const held = new StringInterner();
+    const prev = JSON.parse(podJson(1)) as Record<string, any>;
+    held.internObject(prev);
+    const next = JSON.parse(podJson(1)) as Record<string, any>;
+    next.metadata.labels.app = 'changed';
+    next.metadata.labels.tier = 'web';
+    const expected = structuredClone(next);
+    const shared = shareUnchanged(prev, next);
+    assert.equal(shared.spec, prev.spec, 'the unchanged spec is the held one');
+    // Another interner: its table shows which strings the walk visited (the spec's were interned elsewhere).
+    const fresh = new StringInterner();
+    fresh.internChanged(shared, prev);
+    assert.deepEqual(shared, expected, 'no value changed');
+    // metadata.namespace and the two label values: the changed metadata walked, the shared spec skipped.
+    assert.equal(fresh.size, 3);
+    const whole = new StringInterner();
+    whole.internObject(structuredClone(expected));
+    assert.equal(whole.size, 6, 'internObject also visits the spec (container name, image, node)');
+    fresh.internChanged(prev, prev);
+    assert.equal(fresh.size, 3, 'a version equal throughout (the held one itself) is not walked');
   });
 });

@@ -45,13 +45,25 @@ export class StringInterner {
     if (o !== null && typeof o === 'object') this.walk(o as Record<string, unknown>, 0, false);
   }
 
-  private walk(o: Record<string, unknown> | unknown[], depth: number, isMetadata: boolean): void {
+  /**
+   * internObject for a new version that shares its unchanged subtrees with an interned `prev`
+   * (core/kube/share.ts): a subtree that is `prev`'s own object at the same path is skipped, being
+   * interned already; the rest is interned as internObject does. The same result as internObject,
+   * for a walk of what changed only.
+   */
+  internChanged(o: unknown, prev: unknown): void {
+    if (o !== null && typeof o === 'object' && o !== prev) this.walk(o as Record<string, unknown>, 0, false, prev);
+  }
+
+  /** `prev`: the same path in an interned version; subtrees identical to its members are skipped. */
+  private walk(o: Record<string, unknown> | unknown[], depth: number, isMetadata: boolean, prev?: unknown): void {
     if (depth > MAX_DEPTH) return;
+    const p = prev !== null && typeof prev === 'object' ? (prev as Record<string, unknown>) : undefined;
     if (Array.isArray(o)) {
       for (let i = 0; i < o.length; i++) {
         const v = o[i];
         if (typeof v === 'string') o[i] = this.intern(v);
-        else if (v !== null && typeof v === 'object') this.walk(v as Record<string, unknown>, depth + 1, false);
+        else if (v !== null && typeof v === 'object' && v !== p?.[i]) this.walk(v as Record<string, unknown>, depth + 1, false, p?.[i]);
       }
       return;
     }
@@ -63,7 +75,8 @@ export class StringInterner {
       } else if (v !== null && typeof v === 'object') {
         // Annotations are free text (last-applied configurations): not worth a table's room.
         if (isMetadata && (k === 'annotations' || k === 'managedFields')) continue;
-        this.walk(v as Record<string, unknown>, depth + 1, k === 'metadata');
+        const pv = p?.[k];
+        if (v !== pv) this.walk(v as Record<string, unknown>, depth + 1, k === 'metadata', pv);
       }
     }
   }

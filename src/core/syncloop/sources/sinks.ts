@@ -50,14 +50,15 @@ export class ConfigSink implements ReflectorSink {
 
   /**
    * A MODIFIED object reuses the unchanged parts of the version the source holds (share.ts): the
-   * loop then keeps only what changed, and the fresh copies of the rest die young.
+   * loop then keeps only what changed, and the fresh copies of the rest die young. Only what
+   * changed is interned then (the held version was interned when it came).
    */
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
-    if (type !== 'DELETED') sharedInterner.internObject(obj);
-    if (type === 'MODIFIED') {
-      const prev = this.podConfig.storage.held(this.source, obj.metadata.uid);
-      if (prev) obj = shareUnchanged(prev, obj);
-    }
+    const prev = type === 'MODIFIED' ? this.podConfig.storage.held(this.source, obj.metadata.uid) : undefined;
+    if (prev) {
+      obj = shareUnchanged(prev, obj);
+      sharedInterner.internChanged(obj, prev);
+    } else if (type !== 'DELETED') sharedInterner.internObject(obj);
     await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
     if (this.probes && isPodResource(this.resource)) {
       if (type === 'DELETED') this.probes.forgetPod(obj.metadata.uid);
