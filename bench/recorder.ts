@@ -24,7 +24,7 @@
 //      config changes, pod deletes and creates, Events), flushed once per recorded second. Then the
 //      time to open it and to rebuild the cluster at instants across it (the worst: just before a
 //      keyframe). Target <= 1 s each.
-// Usage: node --import tsx bench/recorder.ts [--seconds 30] [--churn 200] [--groups 8] [--window 4]
+// Usage: node --import tsx bench/recorder.ts [--seconds 30] [--churn 200] [--groups 12] [--window 4]
 //        [--settle 1] [--warmup 120] [--recorders 1] [--aa] [--two-process] [--objects 100000]
 //        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic] [--keep]
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -208,8 +208,8 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
  * on-window may run --recorders sessions at once (each its own file, held set, diffs, packing and
  * compression, all fed by the same loop), the overhead of one being the measured one over their
  * number; the default is one, what a user runs, because that division understates one recording:
- * four at once measured +12.1 to +15.3 % per recording where one alone measured +15.5 to +27.3 %
- * (the same loop, five runs each): part of what a recording costs (marking, optimizing its code)
+ * four at once measured +12.1 to +15.3 % per recording (four runs) where one alone measured
+ * +15.5 to +35.8 % (six runs, the same loop): part of what a recording costs (marking, optimizing its code)
  * is paid once for all of them.
  */
 async function cpuInterleaved(dir: string): Promise<Check[]> {
