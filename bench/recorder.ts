@@ -80,12 +80,15 @@ async function until(what: string, f: () => boolean, ms: number): Promise<void> 
   }
 }
 
-/** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU ms (user + system) from a /proc stat file (a process's, or one of its threads'). */
+function statCpuMs(path: string): number {
+  const f = readFileSync(path, 'utf8');
   const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  return (Number(rest[11]) + Number(rest[12])) * 10; // utime, stime in clock ticks (USER_HZ 100)
 }
+
+/** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
+const cpuSeconds = (pid: number) => statCpuMs(`/proc/${pid}/stat`) / 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -175,14 +178,12 @@ interface Window {
 function threadCpuMs(): { main: number; others: number } {
   const out = { main: 0, others: 0 };
   for (const tid of readdirSync('/proc/self/task')) {
-    let stat: string;
+    let ms: number;
     try {
-      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      ms = statCpuMs(`/proc/self/task/${tid}/stat`);
     } catch {
       continue; // a thread that ended meanwhile
     }
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ms = (Number(rest[11]) + Number(rest[12])) * 10; // utime + stime, USER_HZ 100
     if (Number(tid) === process.pid) out.main += ms;
     else out.others += ms;
   }
@@ -437,11 +438,13 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
         `the held state marked at each major collection (${(fixedOn - fixedOff).toFixed(1)} ms more for ${per}, ${(majorsPerS * 60).toFixed(1)} a minute) = ${pct(markShare)}`,
     );
     // Where the difference is spent, by thread (the closing collection included, its fixed part not taken off).
-    const mainMore = msPerS(ons, (w) => w.mainMs) - msPerS(offs, (w) => w.mainMs);
-    const othersMore = msPerS(ons, (w) => w.othersMs) - msPerS(offs, (w) => w.othersMs);
+    const byThread = (name: string, f: (w: Window) => number) => {
+      const off = msPerS(offs, f);
+      const on = msPerS(ons, f);
+      return `${name} ${off.toFixed(1)} -> ${on.toFixed(1)} ms/s (${((on - off) / per).toFixed(2)} per recording)`;
+    };
     console.log(
-      `by thread, with recording against without (${per} at once): main thread ${msPerS(offs, (w) => w.mainMs).toFixed(1)} -> ${msPerS(ons, (w) => w.mainMs).toFixed(1)} ms/s (${(mainMore / per).toFixed(2)} per recording), ` +
-        `other threads ${msPerS(offs, (w) => w.othersMs).toFixed(1)} -> ${msPerS(ons, (w) => w.othersMs).toFixed(1)} ms/s (${(othersMore / per).toFixed(2)} per recording)`,
+      `by thread, with recording against without (${per} at once): ${byThread('main thread', (w) => w.mainMs)}, ${byThread('other threads', (w) => w.othersMs)}`,
     );
     console.log(`file ${bytes} B for ${events} events (deltas + timeline) in ${SECONDS} s: ${(bytes / events).toFixed(1)} B/event`);
     return [
