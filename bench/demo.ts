@@ -15,7 +15,7 @@ export async function startDemoProcess(
   objects: number,
   seed: number,
   extra: string[] = [],
-): Promise<{ kubeconfig: string; url: string; stop(): Promise<void> }> {
+): Promise<{ kubeconfig: string; url: string; pid: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-demo-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const child: ChildProcess = spawn(
@@ -59,5 +59,5 @@ export async function startDemoProcess(
     await new Promise((r) => setTimeout(r, 100));
   }
   const url = /https?:\/\/\S+/.exec(out)![0];
-  return { kubeconfig, url, stop };
+  return { kubeconfig, url, pid: child.pid!, stop };
 }

@@ -8,13 +8,17 @@
 //      --churn writes/s for --minutes; the extension host's event-loop lateness and RSS (its own
 //      stats file, KUBELOOP_STATS_FILE) and how long a pod change takes to show in its row (the bench
 //      patches a visible pod's status.reason once a second and waits for the DOM to show it).
+// With each load figure, the CPU every process on the machine used meanwhile (/proc, procCpu.ts):
+// the peers' (client and cluster) and, for the palette load, the extension host's, the workbench's
+// renderers', Chromium's, code-server's and the cluster's. On a 2-core machine a wall time is only
+// as fast as the CPU all of them need together allows.
 // Usage: node --import tsx bench/extension.ts [--objects 100000] [--churn 500] [--minutes 5]
 //        [--big-pods 10000] [--repeats 3] [--million] [--setting kubeloop.key=JSON ...]
 //        [--profile DIR] [--heap-profile DIR [--heap-garbage]]  (with KUBELOOP_BUILD_NO_MINIFY=1 the profiles keep names)
 // --setting passes user settings to the extension (e.g. the tree's transfer, once it has one);
 // without it the extension runs with today's defaults.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as https from 'node:https';
 import * as http from 'node:http';
@@ -26,6 +30,7 @@ import { startDemoProcess } from './demo';
 import { apiCall, startHttpChurn } from './httpChurn';
 import { enterCommand, renderedLabels, statusText, waitFinalCount, waitFirstLoadedRow, waitRowShows } from './extensionUi';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, type Check, type Measurement } from './measure';
+import { cpuBetween, cpuSnapshot, formatCpu, pidCpuMs, type CpuSnapshot } from './procCpu';
 import { discoverTypes, getJson, requestBase, withoutEventAlias } from './types';
 import { eventually } from '../test/support/eventually';
 
@@ -40,6 +45,27 @@ const OUT = benchArg('--json', '.bench/extension.json');
 const BIG_NS = 'a-big'; // sorts first, so its row is on screen without scrolling
 const PAGE = 500;
 const CONCURRENCY = 4;
+const CORES = cpus().length;
+
+/** Which part of the bench a process is, for the CPU by role of a palette load. */
+function roleOf(demoPid: number) {
+  return (pid: number, cmdline: string): string =>
+    pid === demoPid
+      ? 'demo cluster'
+      : pid === process.pid
+        ? 'bench and Playwright'
+        : /--type=extensionHost/.test(cmdline)
+          ? 'extension host'
+          : /--type=renderer/.test(cmdline)
+            ? 'workbench renderers'
+            : /--type=gpu-process/.test(cmdline)
+              ? 'Chromium GPU'
+              : /chrom(e|ium)/.test(cmdline)
+                ? 'Chromium other'
+                : /code-server/.test(cmdline)
+                  ? 'code-server'
+                  : 'other processes';
+}
 
 /** `--setting kubeloop.key=value` (value as JSON, else a string), repeatable. */
 function userSettings(): Record<string, unknown> {
@@ -121,27 +147,39 @@ async function benchSize(objects: number, withPeers: boolean) {
       mkdirSync(resolve('.bench'), { recursive: true });
       const typesFile = resolve('.bench', 'types-extension.json');
       writeFileSync(typesFile, JSON.stringify(types));
-      peers = await runInterleaved(REPEATS, {
-        cli: { name: 'kubeloop load (CLI, full objects)', cmd: node, args: ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--json'] },
-        // The CLI with the tree's own transfer (Table rows and metadata per type). Also what makes
-        // the comparison fair: the demo cluster encodes each object once per form and keeps it, so
-        // the first list of a form pays about 1 s of the server's CPU that later ones do not (a
-        // real API server encodes per request). The CLI's median run is warm for full objects;
-        // without these runs the extension's one load would be the cold one for its forms.
-        cliTree: {
-          name: 'kubeloop load --transfer auto (CLI, the tree transfer)',
-          cmd: node,
-          args: ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--transfer', 'auto', '--json'],
+      peers = await runInterleaved(
+        REPEATS,
+        {
+          cli: { name: 'kubeloop load (CLI, full objects)', cmd: node, args: ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--json'] },
+          // The CLI with the tree's own transfer (Table rows and metadata per type). Also what makes
+          // the comparison fair: the demo cluster encodes each object once per form and keeps it, so
+          // the first list of a form pays about 1 s of the server's CPU that later ones do not (a
+          // real API server encodes per request). The CLI's median run is warm for full objects;
+          // without these runs the extension's one load would be the cold one for its forms.
+          cliTree: {
+            name: 'kubeloop load --transfer auto (CLI, the tree transfer)',
+            cmd: node,
+            args: ['dist/cli.js', 'load', '--kubeconfig', demo.kubeconfig, '--transfer', 'auto', '--json'],
+          },
+          raw: {
+            name: 'raw bytes bound (full objects)',
+            cmd: node,
+            args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)],
+          },
         },
-        raw: {
-          name: 'raw bytes bound (full objects)',
-          cmd: node,
-          args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)],
-        },
-      });
+        {},
+        () => pidCpuMs(demo.pid),
+      );
       console.log(
         `peers: CLI ${peers.cli.wallMs.toFixed(0)} ms (${objectsOf(peers.cli)} objects), with the tree's transfer ${peers.cliTree.wallMs.toFixed(0)} ms, raw bound ${peers.raw.wallMs.toFixed(0)} ms`,
       );
+      // What each median run cost the machine: the client's CPU (all its threads) and the cluster's.
+      for (const m of Object.values(peers)) {
+        const total = (m.cpuMs ?? NaN) + (m.watchedCpuMs ?? NaN);
+        console.log(
+          `CPU of "${m.name}": client ${m.cpuMs?.toFixed(0)} ms + demo cluster ${m.watchedCpuMs?.toFixed(0)} ms = ${total.toFixed(0)} ms in ${m.wallMs.toFixed(0)} ms on ${CORES} cores (${((100 * total) / (m.wallMs * CORES)).toFixed(0)} % busy)`,
+        );
+      }
     }
 
     // ---- the extension in VS Code ----
@@ -177,12 +215,15 @@ async function benchSize(objects: number, withPeers: boolean) {
       // the progress notification and the status bar there, on the same two cores).
       const cdp = profileDir ? await s.page.context().newCDPSession(s.page) : undefined;
       if (cdp) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
-      const t0 = await enterCommand(s.workbench, paletteTitle('loadClusterResources'));
+      let cpu0: CpuSnapshot | undefined;
+      const t0 = await enterCommand(s.workbench, paletteTitle('loadClusterResources'), () => (cpu0 = cpuSnapshot(roleOf(demo.pid))));
       const t0Wall = Date.now() - (performance.now() - t0);
       const firstRow = await waitFirstLoadedRow(s.page, 600_000);
       const firstMs = performance.now() - t0;
       const count = await waitFinalCount(s.page, 1_800_000);
       const loadMs = performance.now() - t0;
+      // Read after the figure is taken (a /proc walk costs ~10 ms), from just before Enter.
+      const cpu = cpuBetween(cpu0!, cpuSnapshot(roleOf(demo.pid)));
       if (cdp) {
         const { profile } = await cdp.send('Profiler.stop');
         mkdirSync(resolve(profileDir), { recursive: true });
@@ -194,13 +235,14 @@ async function benchSize(objects: number, withPeers: boolean) {
         `extension (${run}): command at ${new Date(t0Wall).toISOString()}; first row "${firstRow}" after ${firstMs.toFixed(0)} ms; ${formatCount(count)} objects after ${loadMs.toFixed(0)} ms; ` +
           `the server saw ${served1.requests - served0.requests - 1} requests on ${served1.totalConnections - served0.totalConnections} new connections`,
       );
-      return { firstMs, loadMs, count };
+      console.log(`extension (${run}): CPU from Enter to the final count: ${formatCpu(cpu, CORES)}`);
+      return { firstMs, loadMs, count, cpuMs: Object.fromEntries(cpu.byRole), cpuWallMs: cpu.wallMs };
     };
     // The peers' figures are medians of REPEATS runs; so is the extension's: REPEATS sessions, each a
     // new VS Code (a second load in one session would be another path, the tree already full). The
     // last one goes on to the churn. One sample against a median swung the ratio by 0.5x between runs.
     const sessions = peers ? REPEATS : 1;
-    const loads: { firstMs: number; loadMs: number; count: number }[] = [];
+    const loads: Awaited<ReturnType<typeof paletteLoad>>[] = [];
     for (let i = 1; i < sessions; i++) {
       const e = await startVsCode({ name: 'bench-extension', settings, env });
       try {
@@ -369,7 +411,14 @@ async function benchSize(objects: number, withPeers: boolean) {
         minutes: MINUTES,
         settings: userSettings(),
         load: { firstRowMs: firstMs, finalCountMs: loadMs, count, peakRssMB: loadRss, sessions: loads },
-        peers: peers && Object.fromEntries(Object.entries(peers).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, objects: objectsOf(m) }])),
+        peers:
+          peers &&
+          Object.fromEntries(
+            Object.entries(peers).map(([k, m]) => [
+              k,
+              { wallMs: m.wallMs, peakMB: m.peakMB, cpuMs: m.cpuMs, clusterCpuMs: m.watchedCpuMs, objects: objectsOf(m) },
+            ]),
+          ),
         churn: { ...stats, latencies, apiLatencies, probeLog, missed, late50, probes: probesTotal },
         hostSamples: samples,
         checks: checks.map(([what, pass, figure]) => ({ what, pass, figure })),

@@ -6,8 +6,11 @@ import type { Workbench } from '../test/e2e/support/workbench';
 import { eventually } from '../test/support/eventually';
 import { LOADING_ICON } from '../src/app/statusText';
 
-/** Opens the palette, types `title`, waits until it is the focused entry; returns performance.now() at Enter. */
-export async function enterCommand(wb: Workbench, title: string): Promise<number> {
+/**
+ * Opens the palette, types `title`, waits until it is the focused entry; returns performance.now() at
+ * Enter. `beforeEnter` runs just before it (a reading that should cover the command and not its typing).
+ */
+export async function enterCommand(wb: Workbench, title: string, beforeEnter?: () => void): Promise<number> {
   const page = wb.page;
   const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('Control+Shift+P');
@@ -19,6 +22,7 @@ export async function enterCommand(wb: Workbench, title: string): Promise<number
     description: `the palette to offer "${title}"`,
     timeoutMs: 30_000,
   });
+  beforeEnter?.();
   const t0 = performance.now();
   await page.keyboard.press('Enter');
   return t0;

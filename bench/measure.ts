@@ -8,6 +8,10 @@ export interface Measurement {
   name: string;
   wallMs: number;
   peakMB: number;
+  /** The process's CPU (user + system, its children included), when /usr/bin/time gave it. */
+  cpuMs?: number;
+  /** CPU another process (runInterleaved's `watch`, e.g. the cluster serving it) used during the run. */
+  watchedCpuMs?: number;
   exitCode: number;
   stdout: string;
   stderr: string;
@@ -29,7 +33,7 @@ export function measure(
   const keep = opts.keepStdout ?? 1 << 20;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%e %M', '-o', timeFile, cmd, ...args], {
+    const child = spawn('/usr/bin/time', ['-f', '%e %M %U %S', '-o', timeFile, cmd, ...args], {
       env: opts.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: opts.signal,
@@ -49,14 +53,16 @@ export function measure(
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
       let peakKB = NaN;
+      let cpuMs: number | undefined;
       try {
-        const line = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
-        peakKB = Number(line.split(' ')[1]);
+        const f = (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '').split(' ').map(Number);
+        peakKB = f[1]!;
+        if (Number.isFinite(f[2]) && Number.isFinite(f[3])) cpuMs = (f[2]! + f[3]!) * 1000;
       } catch {
         // time wrote nothing: the figure stays NaN and the table shows it
       }
       rmSync(dir, { recursive: true, force: true });
-      resolve({ name, wallMs, peakMB: peakKB / 1024, exitCode: code ?? -1, stdout, stderr });
+      resolve({ name, wallMs, peakMB: peakKB / 1024, ...(cpuMs !== undefined ? { cpuMs } : {}), exitCode: code ?? -1, stdout, stderr });
     });
   });
 }
@@ -90,10 +96,18 @@ export async function runInterleaved<K extends string>(
   n: number,
   specs: Record<K, { name: string; cmd: string; args: string[] }>,
   expectedExit: Partial<Record<K, number>> = {},
+  /** Read before and after each run (CPU ms of another process, e.g. the cluster): the run's `watchedCpuMs`. */
+  watch?: () => number | undefined,
 ): Promise<Record<K, Measurement & { runs: Measurement[] }>> {
   const keys = Object.keys(specs) as K[];
   const runs = new Map<K, Measurement[]>(keys.map((k) => [k, []]));
-  for (let i = 0; i < n; i++) for (const k of keys) runs.get(k)!.push(await measure(specs[k].name, specs[k].cmd, specs[k].args));
+  for (let i = 0; i < n; i++)
+    for (const k of keys) {
+      const before = watch?.();
+      const m = await measure(specs[k].name, specs[k].cmd, specs[k].args);
+      const after = watch?.();
+      runs.get(k)!.push(before !== undefined && after !== undefined ? { ...m, watchedCpuMs: after - before } : m);
+    }
   const out = {} as Record<K, Measurement & { runs: Measurement[] }>;
   for (const k of keys) {
     // A contender that is expected to exit non-zero (a load with a dead cluster exits 2) is

@@ -28,7 +28,7 @@
 //        [--settle 1] [--warmup 120] [--recorders 1] [--aa] [--two-process] [--objects 100000]
 //        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic] [--keep]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants } from 'node:perf_hooks';
@@ -45,6 +45,7 @@ import type { WatchedType } from '../src/core/syncloop/sources/watchscope';
 import { TimelineStore } from '../src/core/timeline/store';
 import { iterationJson } from '../src/cli/sync';
 import { benchArg, printChecks, type Check } from './measure';
+import { statCpuMs } from './procCpu';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const flag = (name: string) => process.argv.includes(name);
@@ -78,13 +79,6 @@ async function until(what: string, f: () => boolean, ms: number): Promise<void> 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** CPU ms (user + system) from a /proc stat file (a process's, or one of its threads'). */
-function statCpuMs(path: string): number {
-  const f = readFileSync(path, 'utf8');
-  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) * 10; // utime, stime in clock ticks (USER_HZ 100)
 }
 
 /** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
