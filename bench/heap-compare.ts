@@ -1,0 +1,96 @@
+// What grew between two V8 heap snapshots (bench/host-heap.ts --snap, or any .heapsnapshot):
+// objects by shape (constructor and their first property names, so a pod's spec and a view are told
+// apart where DevTools says "Object"), strings and other nodes by type, and the largest arrays of
+// each with the path that holds them (a Map's table that doubled shows as its owner's field).
+// Usage: node --max-old-space-size=16000 --import tsx bench/heap-compare.ts BEFORE.heapsnapshot AFTER.heapsnapshot [--top 30]
+import { readFileSync } from 'node:fs';
+import { benchArg } from './measure';
+
+interface Snapshot {
+  snapshot: { meta: { node_fields: string[]; edge_fields: string[]; node_types: [string[]]; edge_types: [string[]] } };
+  nodes: number[];
+  edges: number[];
+  strings: string[];
+}
+
+interface Summary {
+  /** shape -> [count, self bytes] */
+  shapes: Map<string, [number, number]>;
+  /** the largest arrays: bytes and the path that holds each */
+  arrays: [number, string][];
+}
+
+function summarize(file: string): Summary {
+  const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+  const { node_fields: nf, edge_fields: ef } = s.snapshot.meta;
+  const types = s.snapshot.meta.node_types[0];
+  const etypes = s.snapshot.meta.edge_types[0];
+  const [n, en] = [nf.length, ef.length];
+  const [iT, iN, iS, iE] = ['type', 'name', 'self_size', 'edge_count'].map((f) => nf.indexOf(f)) as [number, number, number, number];
+  const [eT, eN, eTo] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [number, number, number];
+  const { nodes, edges, strings } = s;
+  const count = nodes.length / n;
+  const parent = new Int32Array(count).fill(-1);
+  const viaEdge = new Int32Array(count).fill(-1);
+  const shapes = new Map<string, [number, number]>();
+  const arrays: [number, number][] = [];
+  for (let i = 0, e = 0; i < count; i++) {
+    const type = types[nodes[i * n + iT]!]!;
+    const props: string[] = [];
+    for (let k = nodes[i * n + iE]!; k > 0; k--, e += en) {
+      const et = etypes[edges[e + eT]!];
+      if (et === 'property' && props.length < 8) props.push(strings[edges[e + eN]!]!);
+      const to = edges[e + eTo]! / n;
+      if (et !== 'weak' && parent[to] === -1) {
+        parent[to] = i;
+        viaEdge[to] = e;
+      }
+    }
+    const self = nodes[i * n + iS]!;
+    const shape = type === 'object' ? `${strings[nodes[i * n + iN]!]}{${props.join(',')}}` : `(${type})`;
+    const x = shapes.get(shape) ?? [0, 0];
+    x[0]++;
+    x[1] += self;
+    shapes.set(shape, x);
+    if (type === 'array') arrays.push([self, i]);
+  }
+  const label = (i: number) => `${types[nodes[i * n + iT]!]}:${String(strings[nodes[i * n + iN]!]).slice(0, 40)}`;
+  const edgeName = (e: number) => {
+    const et = etypes[edges[e + eT]!];
+    return et === 'element' || et === 'hidden' ? `[${edges[e + eN]}]` : `.${strings[edges[e + eN]!]}`;
+  };
+  const path = (i: number) => {
+    const out: string[] = [];
+    for (let x = i, d = 0; x !== -1 && d < 6; x = parent[x]!, d++) out.push(label(x) + (viaEdge[x] === -1 ? '' : edgeName(viaEdge[x]!)));
+    return out.join(' <- ');
+  };
+  arrays.sort((a, b) => b[0] - a[0]);
+  return { shapes, arrays: arrays.slice(0, 15).map(([bytes, i]) => [bytes, path(i)]) };
+}
+
+function main(): void {
+  const [beforeFile, afterFile] = process.argv.slice(2).filter((a) => a.endsWith('.heapsnapshot'));
+  if (!beforeFile || !afterFile) throw new Error('usage: heap-compare.ts BEFORE.heapsnapshot AFTER.heapsnapshot [--top N]');
+  const top = Number(benchArg('--top', '30'));
+  const [a, b] = [summarize(beforeFile), summarize(afterFile)];
+  const mb = (x: number) => (x / 1e6).toFixed(2);
+  const rows = [...new Set([...a.shapes.keys(), ...b.shapes.keys()])].map((k) => {
+    const [c0, s0] = a.shapes.get(k) ?? [0, 0];
+    const [c1, s1] = b.shapes.get(k) ?? [0, 0];
+    return { k, dCount: c1 - c0, dBytes: s1 - s0, count: c1, bytes: s1 };
+  });
+  const total = rows.reduce((t, r) => t + r.dBytes, 0);
+  console.log(`self bytes: ${mb(total)} MB more in ${afterFile} than in ${beforeFile}`);
+  console.log('   count   +MB     now   MB now  shape');
+  for (const r of rows.sort((x, y) => Math.abs(y.dBytes) - Math.abs(x.dBytes)).slice(0, top))
+    console.log(`${String(r.dCount).padStart(8)} ${mb(r.dBytes).padStart(6)} ${String(r.count).padStart(8)} ${mb(r.bytes).padStart(7)}  ${r.k.slice(0, 140)}`);
+  for (const [name, s] of [
+    ['before', a],
+    ['after', b],
+  ] as const) {
+    console.log(`largest arrays ${name}:`);
+    for (const [bytes, p] of s.arrays) console.log(`  ${mb(bytes)} MB ${p.slice(0, 220)}`);
+  }
+}
+
+main();
