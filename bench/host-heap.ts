@@ -2,7 +2,8 @@
 // the tree's load into the model, then the sync loop as the extension starts it (SyncRunner over the
 // loaded types, its timeline and log), on the extension bench's cluster (100,000 objects, 10,000 pods
 // in a-big) under the extension bench's churn over HTTP. Every --every seconds a full collection and
-// the heap after it (what is live, not V8's sawtooth); --snap writes heap snapshots at those seconds
+// the heap after it (what is live, not V8's sawtooth), with each V8 space's live and committed size
+// (what V8 keeps beyond the live part after a full GC); --snap writes heap snapshots at those seconds
 // of churn, to compare two of them in Chrome DevTools (Comparison view) or by script.
 // No VS Code here: what the workbench keeps in the host (ExtHostTreeView's record of every tree item)
 // is not in these figures.
@@ -12,7 +13,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { KubeClient } from '../src/core/kube/client';
 import { loadKubeContext } from '../src/core/kube/kubeconfig';
 import { TimelineStore } from '../src/core/timeline/store';
@@ -74,6 +75,9 @@ async function main(): Promise<void> {
           console.log(
             `${s} s of churn: heap after a full GC ${mb(m.heapUsed)} MB (reserved ${mb(m.heapTotal)}), RSS ${mb(m.rss)} MB, ${model.objectCount} objects`,
           );
+          // Where the reserve is: each V8 space's used / committed size (a space's free part is kept for reuse).
+          const spaces = getHeapSpaceStatistics().filter((x) => x.space_size >= 2 ** 20);
+          console.log(`  spaces, used / committed MB: ${spaces.map((x) => `${x.space_name} ${mb(x.space_used_size)} / ${mb(x.space_size)}`).join(', ')}`);
           if (SNAPS.includes(s)) {
             mkdirSync(SNAP_DIR, { recursive: true });
             console.log(`  heap snapshot: ${writeHeapSnapshot(join(SNAP_DIR, `host-heap-${s}s.heapsnapshot`))}`);
