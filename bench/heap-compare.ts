@@ -1,7 +1,8 @@
 // What grew between two V8 heap snapshots (bench/host-heap.ts --snap, or any .heapsnapshot):
 // objects by shape (constructor and their first property names, so a pod's spec and a view are told
 // apart where DevTools says "Object"), strings and other nodes by type, and the largest arrays of
-// each with the path that holds them (a Map's table that doubled shows as its owner's field).
+// each with a path that holds them (each node's first strong retainer in the snapshot's order; a
+// Map's table that doubled shows as its owner's field).
 // Usage: node --max-old-space-size=16000 --import tsx bench/heap-compare.ts BEFORE.heapsnapshot AFTER.heapsnapshot [--top 30]
 import { readFileSync } from 'node:fs';
 import { benchArg } from './measure';
@@ -16,7 +17,7 @@ interface Snapshot {
 interface Summary {
   /** shape -> [count, self bytes] */
   shapes: Map<string, [number, number]>;
-  /** the largest arrays: bytes and the path that holds each */
+  /** the largest arrays: bytes and a path that holds each (first strong retainers) */
   arrays: [number, string][];
 }
 
