@@ -31,7 +31,7 @@ import { apiCall, startHttpChurn } from './httpChurn';
 import { enterCommand, renderedLabels, statusText, waitFinalCount, waitFirstLoadedRow, waitRowShows } from './extensionUi';
 import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, type Check, type Measurement } from './measure';
 import { cpuBetween, cpuSnapshot, formatCpu, pidCpuMs, type CpuSnapshot } from './procCpu';
-import { discoverTypes, getJson, requestBase, withoutEventAlias } from './types';
+import { discoverTypes, getJson, namespacedNames, requestBase, withoutEventAlias } from './types';
 import { eventually } from '../test/support/eventually';
 
 const num = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
@@ -47,24 +47,19 @@ const PAGE = 500;
 const CONCURRENCY = 4;
 const CORES = cpus().length;
 
+/** Roles by command line, first match wins (the extension host runs from code-server's folder too). */
+const ROLES: [RegExp, string][] = [
+  [/--type=extensionHost/, 'extension host'],
+  [/--type=renderer/, 'workbench renderers'],
+  [/--type=gpu-process/, 'Chromium GPU'],
+  [/chrom(e|ium)/, 'Chromium other'],
+  [/code-server/, 'code-server'],
+];
+
 /** Which part of the bench a process is, for the CPU by role of a palette load. */
 function roleOf(demoPid: number) {
   return (pid: number, cmdline: string): string =>
-    pid === demoPid
-      ? 'demo cluster'
-      : pid === process.pid
-        ? 'bench and Playwright'
-        : /--type=extensionHost/.test(cmdline)
-          ? 'extension host'
-          : /--type=renderer/.test(cmdline)
-            ? 'workbench renderers'
-            : /--type=gpu-process/.test(cmdline)
-              ? 'Chromium GPU'
-              : /chrom(e|ium)/.test(cmdline)
-                ? 'Chromium other'
-                : /code-server/.test(cmdline)
-                  ? 'code-server'
-                  : 'other processes';
+    pid === demoPid ? 'demo cluster' : pid === process.pid ? 'bench and Playwright' : (ROLES.find(([re]) => re.test(cmdline))?.[1] ?? 'other processes');
 }
 
 /** `--setting kubeloop.key=value` (value as JSON, else a string), repeatable. */
@@ -284,12 +279,8 @@ async function benchSize(objects: number, withPeers: boolean) {
           .concat([...onScreen])
           .map((n) => `${BIG_NS}/${n}`),
       );
-      const allPods = ((await getJson(base, '/api/v1/pods', agent)).items as { metadata: { name: string; namespace: string } }[]).map(
-        (p) => `${p.metadata.namespace}/${p.metadata.name}`,
-      );
-      const cms = ((await getJson(base, '/api/v1/configmaps', agent)).items as { metadata: { name: string; namespace: string } }[]).map(
-        (c) => `${c.metadata.namespace}/${c.metadata.name}`,
-      );
+      const allPods = await namespacedNames(base, '/api/v1/pods', agent);
+      const cms = await namespacedNames(base, '/api/v1/configmaps', agent);
       const namespaces = [...new Set(allPods.map((p) => p.split('/')[0]!))].filter((n) => n !== BIG_NS);
 
       const churnStart = Date.now();

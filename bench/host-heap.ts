@@ -17,7 +17,7 @@ import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { KubeClient } from '../src/core/kube/client';
 import { loadKubeContext } from '../src/core/kube/kubeconfig';
 import { TimelineStore } from '../src/core/timeline/store';
-import { createLogger } from '../src/app/logger';
+import { silentLog } from '../src/app/logger';
 import { runLoad } from '../src/app/load/loadRunner';
 import { ResourceModel } from '../src/app/model/resourceModel';
 import { defaultSettings } from '../src/app/settings';
@@ -25,7 +25,7 @@ import { SyncRunner } from '../src/app/sync/syncRunner';
 import { informerTypes } from '../src/app/sync/informerTypes';
 import { startDemoProcess } from './demo';
 import { startHttpChurn } from './httpChurn';
-import { getJson, requestBase } from './types';
+import { namespacedNames, requestBase } from './types';
 import { benchArg } from './measure';
 
 const num = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
@@ -36,7 +36,6 @@ const EVERY = num('--every', 30);
 const SNAPS = benchArg('--snap', '').split(',').filter(Boolean).map(Number);
 const SNAP_DIR = resolve(benchArg('--snap-dir', '.bench/heap'));
 const BIG_NS = 'a-big';
-const quiet = createLogger({ trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }, () => 'off');
 const mb = (n: number) => (n / 2 ** 20).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -51,17 +50,13 @@ async function main(): Promise<void> {
   try {
     const model = new ResourceModel();
     const timeline = new TimelineStore();
-    const common = { contextName: 'bench', model, timeline, log: quiet, origin: 0 };
+    const common = { contextName: 'bench', model, timeline, log: silentLog, origin: 0 };
     await runLoad({ ...common, client, settings: defaultSettings(), loadId: 'bench', signal: life.signal });
     const runner = new SyncRunner({ ...common, client, namespaces: [], types: informerTypes(model), syncPeriodSeconds: 60, pageSize: 500 });
     try {
       while (!runner.sourcesReady()) await sleep(500);
-      const names = async (path: string) =>
-        ((await getJson(base, path, agent)).items as { metadata: { name: string; namespace: string } }[]).map(
-          (o) => `${o.metadata.namespace}/${o.metadata.name}`,
-        );
-      const pods = await names('/api/v1/pods');
-      const configmaps = await names('/api/v1/configmaps');
+      const pods = await namespacedNames(base, '/api/v1/pods', agent);
+      const configmaps = await namespacedNames(base, '/api/v1/configmaps', agent);
       const namespaces = [...new Set(pods.map((p) => p.split('/')[0]!))].filter((n) => n !== BIG_NS);
       gc();
       console.log(`loaded and syncing: ${model.objectCount} objects, heap after a full GC ${mb(process.memoryUsage().heapUsed)} MB`);

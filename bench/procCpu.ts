@@ -21,6 +21,27 @@ export function pidCpuMs(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU (ms) this process's threads have used, from /proc/self/task/TID/stat: the main thread and
+ * all others together (Node names them all "node": V8's workers, which mark and compile in
+ * parallel and concurrently, and libuv's pool). Clock ticks of 10 ms, so only sums over many
+ * seconds mean anything.
+ */
+export function threadCpuMs(): { main: number; others: number } {
+  const out = { main: 0, others: 0 };
+  for (const tid of readdirSync('/proc/self/task')) {
+    let ms: number;
+    try {
+      ms = statCpuMs(`/proc/self/task/${tid}/stat`);
+    } catch {
+      continue; // a thread that ended meanwhile
+    }
+    if (Number(tid) === process.pid) out.main += ms;
+    else out.others += ms;
+  }
+  return out;
+}
+
 export interface CpuSnapshot {
   at: number;
   byPid: Map<number, { role: string; ms: number }>;

@@ -28,7 +28,7 @@
 //        [--settle 1] [--warmup 120] [--recorders 1] [--aa] [--two-process] [--objects 100000]
 //        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic] [--keep]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants } from 'node:perf_hooks';
@@ -45,7 +45,7 @@ import type { WatchedType } from '../src/core/syncloop/sources/watchscope';
 import { TimelineStore } from '../src/core/timeline/store';
 import { iterationJson } from '../src/cli/sync';
 import { benchArg, printChecks, type Check } from './measure';
-import { statCpuMs } from './procCpu';
+import { statCpuMs, threadCpuMs } from './procCpu';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const flag = (name: string) => process.argv.includes(name);
@@ -161,27 +161,6 @@ interface Window {
   /** CPU inside the recorders' calls (attributeRecorder), all of them together. */
   attributedMs: number;
   changes: number;
-}
-
-/**
- * CPU (ms) this process's threads have used, from /proc/self/task/TID/stat: the main thread and
- * all others together (Node names them all "node": V8's workers, which mark and compile in
- * parallel and concurrently, and libuv's pool). Clock ticks of 10 ms, so only sums over many
- * seconds mean anything.
- */
-function threadCpuMs(): { main: number; others: number } {
-  const out = { main: 0, others: 0 };
-  for (const tid of readdirSync('/proc/self/task')) {
-    let ms: number;
-    try {
-      ms = statCpuMs(`/proc/self/task/${tid}/stat`);
-    } catch {
-      continue; // a thread that ended meanwhile
-    }
-    if (Number(tid) === process.pid) out.main += ms;
-    else out.others += ms;
-  }
-  return out;
 }
 
 const cpuSince = (from: NodeJS.CpuUsage) => {

@@ -15,7 +15,7 @@ import { KubeClient } from '../src/core/kube/client';
 import { loadKubeContext } from '../src/core/kube/kubeconfig';
 import { ClusterLoader } from '../src/core/loader';
 import { TimelineStore } from '../src/core/timeline/store';
-import { createLogger } from '../src/app/logger';
+import { silentLog } from '../src/app/logger';
 import { runLoad } from '../src/app/load/loadRunner';
 import { ResourceModel } from '../src/app/model/resourceModel';
 import { defaultSettings, type TreeTransfer } from '../src/app/settings';
@@ -23,7 +23,6 @@ import { benchArg } from './measure';
 
 const OBJECTS = Number(benchArg('--objects', '100000'));
 const RUNS = Number(benchArg('--runs', '3'));
-const quiet = createLogger({ trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }, () => 'off');
 
 interface Run {
   ms: number;
@@ -94,7 +93,7 @@ async function main(): Promise<void> {
           settings: { ...defaultSettings(), treeTransfer },
           model,
           timeline: new TimelineStore(),
-          log: quiet,
+          log: silentLog,
           origin: 0,
           loadId: `bench-${treeTransfer}`,
           signal: new AbortController().signal,

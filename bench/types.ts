@@ -75,6 +75,13 @@ export function getJson(base: { server: URL; options: https.RequestOptions }, pa
   });
 }
 
+/** `namespace/name` of every object a list path returns (one unpaged GET). */
+export async function namespacedNames(base: { server: URL; options: https.RequestOptions }, path: string, agent: http.Agent): Promise<string[]> {
+  return ((await getJson(base, path, agent)).items as { metadata: { name: string; namespace: string } }[]).map(
+    (o) => `${o.metadata.namespace}/${o.metadata.name}`,
+  );
+}
+
 /** Legacy discovery (all versions of each group), written independently of the loader's so that the peers share none of its code. */
 export async function discoverTypes(kubeconfigPath: string): Promise<BenchType[]> {
   const base = await requestBase(kubeconfigPath);

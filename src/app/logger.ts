@@ -34,6 +34,9 @@ export interface Logger {
   error(message: string): void;
 }
 
+/** A logger that writes nothing (benches and tests that run the app's parts without an output channel). */
+export const silentLog: Logger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 export function createLogger(sink: LogSink, threshold: () => LogLevelName): Logger {
   const write = (level: MessageLevel, message: string) => {
     if (!isLevelEnabled(threshold(), level)) return;

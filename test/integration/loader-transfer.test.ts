@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
 import { loadKubeContext } from '../../src/core/kube/kubeconfig';
 import { TimelineStore } from '../../src/core/timeline/store';
-import { createLogger } from '../../src/app/logger';
+import { silentLog } from '../../src/app/logger';
 import { runLoad } from '../../src/app/load/loadRunner';
 import { CLUSTER, ResourceModel, type ResourceType } from '../../src/app/model/resourceModel';
 import { treeTransferFor } from '../../src/core/syncloop/state/tableView';
@@ -20,8 +20,6 @@ import { ClusterLoader } from '../../src/core/loader';
 import { TableColumnError, tableRowOf } from '../../src/core/kube/table';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { capture } from '../support/capture';
-
-const quiet = createLogger({ trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }, () => 'off');
 
 function views(model: ResourceModel): Map<string, { view: ObjectView; type: ResourceType }> {
   const out = new Map<string, { view: ObjectView; type: ResourceType }>();
@@ -60,7 +58,7 @@ describe('tree transfer modes on the demo cluster', () => {
       settings: { ...defaultSettings(), pageSize: 100, treeTransfer },
       model,
       timeline: new TimelineStore(),
-      log: quiet,
+      log: silentLog,
       origin: 0,
       loadId: `load-${treeTransfer}`,
       signal: new AbortController().signal,
