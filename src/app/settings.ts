@@ -164,10 +164,10 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
   },
   syncPeriodSeconds: {
     type: 'integer',
-    default: 10,
+    default: 60,
     minimum: 1,
     maximum: 3600,
-    description: "How often the sync loop resyncs every pod worker (the kubelet's syncFrequency), in seconds.",
+    description: "How often the sync loop resyncs every pod worker (the kubelet's syncFrequency, 1 minute by default, with up to 50 % jitter), in seconds.",
   },
   housekeepingPeriodSeconds: {
     type: 'integer',
