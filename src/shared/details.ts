@@ -96,6 +96,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
             'Pending slot',
             e.worker ? (e.worker.coalesced ? `${e.worker.coalesced + 1} updates coalesced into this sync` : 'one update, none coalesced') : undefined,
           ],
+          ['Waited', e.worker?.waitedMs === undefined ? undefined : `${formatDuration(e.worker.waitedMs)} for the pod cache (the PLEG's next relist)`],
           ['Next due', e.worker?.nextDueT === undefined ? undefined : `${formatTime(e.worker.nextDueT)} (work queue)`],
           ['Grace period', e.worker?.gracePeriodSeconds === undefined ? undefined : `${e.worker.gracePeriodSeconds} s`],
           ['Probes', e.worker?.probes?.join('; ')],

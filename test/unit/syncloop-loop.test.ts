@@ -9,7 +9,10 @@ import fc from 'fast-check';
 import { syncLoop } from '../../src/core/syncloop/loop';
 import { PlegRelister } from '../../src/core/syncloop/pleg/relister';
 import type { ObjectView } from '../../src/core/syncloop/state/view';
-import type { ContainerStatus, Pod } from '../../src/core/syncloop/types';
+import { PODS, type ContainerStatus, type Pod } from '../../src/core/syncloop/types';
+import { PodCache } from '../../src/core/syncloop/pleg/podcache';
+import { ProbeInference } from '../../src/core/syncloop/prober/infer';
+import { ConfigSink, EventsSink } from '../../src/core/syncloop/sources/sinks';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
@@ -37,7 +40,7 @@ function harness(opts: Partial<SyncLoopOptions> & { clock?: FakeClock } = {}) {
     ac.abort();
     await done;
   };
-  return { clock, timeline, lines, kl, ac, done, iterations, workerMarks, stop };
+  return { clock, timeline, lines, kl, ac, done, all, iterations, workerMarks, stop };
 }
 
 function probeMe(uid: string, status: Pod['status'], extra: { deleting?: boolean; rv?: string } = {}): Pod {
@@ -54,7 +57,13 @@ function probeMe(uid: string, status: Pod['status'], extra: { deleting?: boolean
     },
     spec: {
       nodeName: 'pair-worker',
-      containers: [{ name: 'probe-me', image: 'registry.k8s.io/e2e-test-images/agnhost:2.47', livenessProbe: { httpGet: { path: '/healthz', port: 8081 } } }],
+      containers: [
+        {
+          name: 'probe-me',
+          image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+          livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 },
+        },
+      ],
     },
     status,
   };
@@ -69,64 +78,97 @@ const running = (restarts: number, id: string): ContainerStatus => ({
   ...(restarts > 0 ? { lastState: { terminated: { exitCode: 2, reason: 'Error', containerID: `containerd://prev${restarts}` } } } : {}),
 });
 
-describe('syncLoopIteration: the study guide scenario, one handler per case', () => {
-  it('config ADD, PLEG ContainerStarted, one liveness failure per threshold crossing, restarts, deletion (terminated before the API delete) and housekeeping cleanup', async () => {
-    const h = harness();
-    const { kl, clock, lines } = h;
+describe("syncLoopIteration: the study guide scenario, one handler per case, in the kubelet's order", () => {
+  it("config ADD, then each status write's causes (PLEG, probe) before its RECONCILE echo; one liveness failure per threshold crossing; a graceful delete blocked in killPod until the containers stop; REMOVE; housekeeping cleanup", async () => {
+    const clock = new FakeClock();
+    // The PLEG relists the store the api source's watch keeps; its pod cache paces the workers.
+    let relister!: PlegRelister;
+    const podCache = new PodCache();
+    const h = harness({ clock, podCache });
+    const { kl, lines } = h;
+    relister = new PlegRelister(() => kl.podConfig.storage.sourceValues('api') as Iterable<Pod>, clock, kl.channels.pleg, 1000, 180_000, undefined, podCache);
+    const probes = new ProbeInference();
+    const ac = new AbortController();
+    const sink = new ConfigSink(kl, kl.podConfig, 'api', PODS, probes, ac.signal, undefined, relister);
+    const events = new EventsSink(kl, probes, ac.signal);
+    // The relist every second: it finds nothing the watch changes did not already say, and moves the
+    // pod cache's time on (what a worker that synced less than a second ago waits for).
+    const relisting = relister.run(ac.signal);
     const changes: [string, string | undefined, string | undefined][] = [];
     kl.actual.subscribe((key, o, n) => changes.push([key, o?.status, n?.status]));
-    // The PLEG relists the store the api source's watch keeps: no list of its own.
-    const relister = new PlegRelister(() => kl.podConfig.storage.sourceValues('api') as Iterable<Pod>, clock, kl.channels.pleg);
-    // A relist of that store once the pod's new state is in it (the argument says which state, for the reader).
-    const pleg = async (_state: Pod) => {
-      assert.ok(relister.relistOnce());
+    /** A step of the story: time moves (a relist happens every second), then the loop settles. */
+    const step = async (ms = 1000) => {
+      await clock.advance(ms);
       await drain();
     };
+    /** The pod's iterations so far, as "source op outcome" in timeline order. */
+    const story = () =>
+      h
+        .all()
+        .filter((e) => e.key === 'default/probe-me')
+        .map((e) => `${e.source} ${e.op} ${e.outcome}${e.inferred ? ' inferred' : ''}`);
 
     // The api source lists (empty), then the pod is created.
-    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    await sink.replace([]);
     const created = probeMe('pm-1', {
       phase: 'Pending',
       containerStatuses: [{ name: 'probe-me', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }],
     });
-    await kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [created] });
-    await drain();
+    await sink.apply('ADDED', created);
+    await step();
     assert.ok(lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'));
     assert.equal(kl.actual.get('default/probe-me')?.status, 'ContainerCreating');
+    assert.deepEqual(story(), ['config ADD ok', 'podworker syncing ok']);
 
-    // The container starts: the kubelet's status write comes back (RECONCILE) and the PLEG sees it running.
+    // The container starts. The kubelet's PLEG saw it before the kubelet wrote the status: the
+    // ContainerStarted and its sync come first, the status write's echo (RECONCILE, no sync) last.
     const up = probeMe('pm-1', { phase: 'Running', containerStatuses: [running(0, 'c0')] }, { rv: '2' });
-    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [up] });
-    await pleg(up);
-    assert.ok(lines.includes('SyncLoop RECONCILE source="api" pods=["default/probe-me"] handler="HandlePodReconcile"'));
+    await sink.apply('MODIFIED', up);
+    await step();
     assert.ok(
       lines.includes(
         'SyncLoop (PLEG): event for pod pod="default/probe-me" event={"ID":"pm-1","Type":"ContainerStarted","Data":"c0"} handler="HandlePodSyncs"',
       ),
     );
+    assert.deepEqual(story().slice(2), [
+      'pleg ContainerStarted ok',
+      'podworker syncing ok', // the PLEG event's sync: the pod cache has news of the pod, no wait
+      'probe liveness skipped', // the new container's initial liveness result (Success): not a sync, as upstream
+      'config RECONCILE skipped',
+    ]);
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 0 });
 
-    // Liveness crosses failureThreshold: the prober sends one Failure (not one per Unhealthy Event).
-    await kl.channels.liveness.send({
-      probe: 'liveness',
-      result: 'Failure',
-      podUID: 'pm-1',
-      containerId: 'c0',
-      inferred: true,
-      message: 'Liveness probe failed: connection refused (failure 2 of failureThreshold 2)',
+    // Nothing listens on 8081: two Unhealthy attempts (failureThreshold 2), the prober's Failure, the kill.
+    const ev = (count: number, reason: string, message: string) => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `probe-me.${reason}`, namespace: 'default', uid: `ev-${reason}`, resourceVersion: String(10 + count) },
+      involvedObject: { kind: 'Pod', namespace: 'default', name: 'probe-me', uid: 'pm-1', fieldPath: 'spec.containers{probe-me}' },
+      reason,
+      message,
+      count,
+      lastTimestamp: new Date(Date.parse('2026-01-01T00:00:05Z') + count * 5000).toISOString(),
     });
-    await drain();
+    await events.replace([]);
+    const failed = 'Liveness probe failed: Get "http://10.0.0.7:8081/healthz": dial tcp 10.0.0.7:8081: connect: connection refused';
+    await events.apply('ADDED', ev(1, 'Unhealthy', failed));
+    await step();
+    assert.equal(lines.filter((l) => l.startsWith('SyncLoop (probe)')).length, 0, 'one failed attempt is not a result');
+    await events.apply('MODIFIED', ev(2, 'Unhealthy', failed));
+    await step();
     assert.deepEqual(
       lines.filter((l) => l.startsWith('SyncLoop (probe)')),
       ['SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'],
     );
-    const probeIt = h.iterations().find((e) => e.source === 'probe')!;
+    const probeIt = h.iterations().find((e) => e.source === 'probe' && e.op === 'liveness' && e.outcome === 'ok')!;
     assert.equal(probeIt.inferred, true, 'counted from Events: marked inferred on the timeline');
     assert.equal(probeIt.uid, 'pm-1');
     assert.deepEqual(kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
+    await events.apply('ADDED', ev(1, 'Killing', 'Container probe-me failed liveness probe, will be restarted'));
+    await step();
 
-    // The kubelet restarts it (exit 137 after its kill): a status-only RECONCILE that needs no
-    // readiness reconciling is not a sync (the row still follows the API); the PLEG syncs.
+    // The kubelet restarts it: ContainerDied (exit 137) and ContainerStarted, each with its sync,
+    // then the status write that reports both; its RECONCILE needs no readiness reconciling.
     const restarted = probeMe(
       'pm-1',
       {
@@ -135,35 +177,37 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
       },
       { rv: '3' },
     );
-    const syncsBefore = kl.podWorkers.stats.syncs;
-    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [restarted] });
-    await drain();
-    const reconcile = h
-      .iterations()
-      .filter((e) => e.op === 'RECONCILE')
-      .at(-1)!;
-    assert.deepEqual([reconcile.handler, reconcile.outcome], ['HandlePodReconcile', 'skipped']);
-    assert.match(reconcile.message!, /no sync/);
-    assert.equal(kl.podWorkers.stats.syncs, syncsBefore, 'no pod-worker sync for the status write');
-    assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 1 });
-    await pleg(restarted);
+    const before = story().length;
+    await sink.apply('MODIFIED', restarted);
+    await step(1000); // the worker synced less than a second ago: its next sync waits for news (it has some)
+    assert.deepEqual(story().slice(before), [
+      'pleg ContainerDied ok',
+      'pleg ContainerStarted ok', // taken while the worker began the sync the first one asked for
+      'podworker syncing ok',
+      'probe liveness skipped', // the new container's initial liveness result
+      'config RECONCILE skipped',
+      'podworker syncing ok', // the second event's sync, after the PLEG's next relist (the pod cache)
+    ]);
+    const paced = h.workerMarks().at(-1)!;
+    assert.ok(paced.worker!.waitedMs! > 0, 'the second sync waited for the pod cache');
+    assert.match(paced.message!, /waited \d+ ms for the pod cache/);
     const plegIts = h.iterations().filter((e) => e.source === 'pleg');
-    assert.deepEqual(
-      plegIts.map((e) => `${e.op}:${e.handler}`),
-      ['ContainerStarted:HandlePodSyncs', 'ContainerDied:HandlePodSyncs', 'ContainerStarted:HandlePodSyncs'],
-    );
     assert.equal(plegIts[1]!.message, 'probe-me: exitCode=137 reason="Error" cause=Killed', 'the PLEG names why it died');
-    // ContainerDied cleaned up the dead container's probe results
-    assert.equal(kl.actual.get('default/probe-me')!.probes, undefined);
+    assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 1 });
+    assert.equal(kl.actual.get('default/probe-me')!.probes, undefined, "ContainerDied dropped the dead container's Failure");
 
-    // kubectl delete: graceful deletion (DELETE -> HandlePodUpdates): the worker is terminating.
+    // kubectl delete: DELETE -> HandlePodUpdates; the worker goes terminating and, after the PLEG's
+    // next relist, blocks in killPod until the containers are reported stopped.
     const deleting = probeMe('pm-1', restarted.status, { deleting: true, rv: '4' });
-    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [deleting] });
-    await drain();
+    await sink.apply('MODIFIED', deleting);
+    await step(10);
     assert.ok(lines.includes('SyncLoop DELETE source="api" pods=["default/probe-me"] handler="HandlePodUpdates"'));
-    assert.equal(kl.actual.get('default/probe-me')?.status, 'Terminating');
     assert.equal(kl.podWorkers.state('pm-1'), 'terminating');
-    // The containers stop (the kubelet's write, then the PLEG): terminated, while the API still has the pod.
+    assert.equal(kl.actual.get('default/probe-me')?.status, 'Terminating');
+    await step(3000); // after the relist it waited for, the worker is in killPod
+    assert.equal(kl.podWorkers.snapshot('pm-1')!.inFlight, true, 'killPod waits for the containers to stop');
+    const killStarted = clock.now();
+    // The containers stop: the kubelet's PLEG, its sync (queued behind killPod), then the status write.
     const stopped = probeMe(
       'pm-1',
       {
@@ -172,42 +216,46 @@ describe('syncLoopIteration: the study guide scenario, one handler per case', ()
       },
       { deleting: true, rv: '5' },
     );
-    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [stopped] });
-    await pleg(stopped);
-    assert.equal(kl.podWorkers.state('pm-1'), 'terminated');
+    await sink.apply('MODIFIED', stopped);
+    await step(10);
+    assert.equal(kl.podWorkers.state('pm-1'), 'terminated', 'killPod returned once the containers were reported stopped');
+    assert.equal(kl.podWorkers.isFinished('pm-1'), false, 'SyncTerminatedPod waits for the next relist (upstream: "~1s of latency")');
+    await step();
     assert.equal(kl.podWorkers.isFinished('pm-1'), true);
     assert.ok(kl.actual.get('default/probe-me'), 'still shown: the API object is not deleted yet');
-    const states = h.workerMarks().map((e) => e.worker!.state);
-    assert.deepEqual(states.slice(-3), ['terminating', 'terminated', 'terminated']);
+    const terminatingMark = h.workerMarks().find((e) => e.worker?.state === 'terminated' && e.handler === 'SyncTerminatingPod')!;
+    assert.ok(terminatingMark.durationMs >= clock.now() - killStarted - 20, `killPod was one long call (${terminatingMark.durationMs} ms)`);
+    assert.equal(terminatingMark.worker!.gracePeriodSeconds, 30);
     // The kubelet's final delete: REMOVE; the finished worker has nothing left to do, the row goes.
-    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [stopped] });
-    await drain();
+    await sink.apply('DELETED', stopped);
+    await step();
     assert.ok(lines.includes('SyncLoop REMOVE source="api" pods=["default/probe-me"] handler="HandlePodRemoves"'));
     assert.equal(kl.actual.get('default/probe-me'), undefined);
 
     // Housekeeping forgets the finished worker.
     await clock.advance(2000);
     await drain();
-    const hk = h.iterations().filter((e) => e.source === 'housekeeping' && e.outcome === 'ok');
+    const hk = h.iterations().filter((e) => e.source === 'housekeeping' && e.outcome === 'ok' && e.key);
     assert.equal(hk.length, 1);
     assert.equal(hk[0]!.key, 'default/probe-me');
     assert.match(hk[0]!.message!, /forgotten=\["default\/probe-me"\]/);
     assert.ok(lines.includes('SyncLoop (housekeeping) handler="HandlePodCleanups"'));
     assert.equal(kl.podWorkers.size, 0);
+    assert.equal(podCache.waiting, 0, 'no worker left waiting on the pod cache');
 
     assert.deepEqual(
-      changes.map(([, o, n]) => `${o} -> ${n}`),
+      changes.map(([, o, n]) => `${o} -> ${n}`).filter((c, i, a) => i === 0 || c !== a[i - 1] || !c.startsWith('Running -> Running')),
       [
         'undefined -> ContainerCreating',
         'ContainerCreating -> Running',
-        'Running -> Running', // liveness result recorded
-        'Running -> Running', // restart count 1 (the row follows the RECONCILE without a sync)
-        'Running -> Running', // PLEG ContainerDied cleaned up the dead container's probe results
+        'Running -> Running',
         'Running -> Terminating',
-        'Terminating -> Terminating', // the containers stopped
+        'Terminating -> Terminating',
         'Terminating -> undefined',
-      ],
+      ].filter(Boolean),
     );
+    ac.abort();
+    await relisting;
     await h.stop();
     assert.equal(clock.pendingTimers(), 0);
   });
@@ -319,22 +367,43 @@ describe('pod lifecycle as upstream', () => {
     await h.stop();
   });
 
-  it('a RECONCILE whose readiness changed is synced (NeedToReconcilePodReadiness); one that changed nothing shown is not', async () => {
+  it("a RECONCILE is synced only when a readiness gate makes the Ready condition wrong (NeedToReconcilePodReadiness); the kubelet's own writes are not", async () => {
     const h = harness();
-    const p = (ready: boolean, rv: string, ip?: string) =>
-      probeMe('r1', { phase: 'Running', ...(ip ? { podIP: ip } : {}), containerStatuses: [{ ...running(0, 'r'), ready }] }, { rv });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p(true, '1')] });
+    const GATE = 'example.com/load-balancer';
+    type Cond = { type: string; status: string; message?: string };
+    const p = (uid: string, ready: boolean, rv: string, conditions: Cond[], gated: boolean) => {
+      const pod = probeMe(uid, { phase: 'Running', conditions, containerStatuses: [{ ...running(0, uid), ready }] }, { rv });
+      pod.metadata.name = uid;
+      if (gated) pod.spec!.readinessGates = [{ conditionType: GATE }];
+      return pod;
+    };
+    const readyTrue = { type: 'Ready', status: 'True' };
+    await h.kl.podConfig.merge('api', {
+      op: 'SET',
+      source: 'api',
+      pods: [p('plain', true, '1', [readyTrue], false), p('gated', true, '1', [readyTrue], true)],
+    });
     await drain();
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(true, '2', '10.0.0.9')] });
+    // Without gates nothing is reconciled, whatever changed: the kubelet's status writes coming back.
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('plain', false, '2', [{ type: 'Ready', status: 'False' }], false)] });
     await drain();
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p(false, '3', '10.0.0.9')] });
+    // With a gate whose condition is missing, a Ready=True condition is not what the kubelet would make.
+    await h.kl.podConfig.merge('api', {
+      op: 'UPDATE',
+      source: 'api',
+      pods: [p('gated', true, '2', [readyTrue, { type: 'PodScheduled', status: 'True' }], true)],
+    });
+    await drain();
+    // The controller sets the gate; the kubelet's Ready=True is right now: nothing to reconcile.
+    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('gated', true, '3', [readyTrue, { type: GATE, status: 'True' }], true)] });
     await drain();
     const rec = h
       .iterations()
       .filter((e) => e.op === 'RECONCILE')
-      .map((e) => e.outcome);
-    assert.deepEqual(rec, ['skipped', 'ok']);
-    assert.equal(h.kl.actual.get('default/probe-me')!.ready, '0/1');
+      .map((e) => `${e.key} ${e.outcome}`);
+    assert.deepEqual(rec, ['default/plain skipped', 'default/gated ok', 'default/gated skipped']);
+    assert.equal(h.kl.actual.get('default/plain')!.ready, '0/1', 'the row still follows the API without a sync');
+    assert.ok(h.lines.includes('SyncLoop RECONCILE source="api" pods=["default/gated"] handler="HandlePodReconcile"'));
     await h.stop();
   });
 

@@ -350,8 +350,8 @@ describe('podWorkers lifecycle', () => {
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(3, 0) });
     await clock.advance(0);
     assert.deepEqual(syncer.aborted, ['a'], 'kubectl delete --grace-period=0 --force cut the 30 s one short');
-    assert.equal(workers.snapshot('uid-a')!.gracePeriodSeconds, 0);
-    assert.deepEqual(graces, [30, 0]);
+    assert.equal(workers.snapshot('uid-a')!.gracePeriodSeconds, 1, 'never under 1 s (upstream calculateEffectiveGracePeriod)');
+    assert.deepEqual(graces, [30, 1]);
   });
 
   it('a kill for a key never seen does nothing; stop() aborts in-flight syncs', async () => {

@@ -13,6 +13,9 @@ import { abortReason } from '../clock';
  *   exactly once.
  * - Receivers never miss a wake-up: readiness listeners fire whenever a value arrives or the channel
  *   closes; listeners are removed by the handle they return, so nothing accumulates per select.
+ * - sendReceived resolves only once a receiver has taken the value (a rendezvous, for a sender that
+ *   must know the receiver has handled one message before it sends the next elsewhere); if the
+ *   channel closes first it rejects.
  */
 export class ChannelClosedError extends Error {
   constructor(name: string) {
@@ -38,6 +41,11 @@ export class Channel<T> {
   private readonly blocked: BlockedSender<T>[] = [];
   /** Listeners in registration order; an array, not a Set: a Set shrinking as a select's listener left reallocated its table, on every select. */
   private readonly readable: (() => void)[] = [];
+  /** Values accepted into the buffer, and taken out of it, since the channel was made. */
+  private accepted = 0;
+  private received = 0;
+  /** sendReceived callers waiting for their value (the seq-th accepted) to be taken; in seq order. */
+  private readonly receipts: { seq: number; resolve: () => void; reject: (e: Error) => void }[] = [];
 
   constructor(
     readonly capacity: number,
@@ -104,6 +112,40 @@ export class Channel<T> {
     });
   }
 
+  /**
+   * Blocking send that resolves once a receiver has taken the value (not merely buffered it). A
+   * receiver in the same thread takes it synchronously, so a caller resumed by this has the receiver's
+   * handling of the value ordered before anything it sends next. Rejects when the signal aborts or the
+   * channel closes before the value was taken (the value may still be taken later: it was buffered).
+   */
+  async sendReceived(value: T, signal?: AbortSignal): Promise<void> {
+    await this.send(value, signal);
+    // Buffered: it is the accepted-th value. FIFO: it is taken when `received` reaches that count.
+    const seq = this.accepted;
+    if (this.received >= seq) return;
+    if (signal?.aborted) throw abortReason(signal);
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.receipts.indexOf(r);
+        if (i >= 0) this.receipts.splice(i, 1);
+        reject(abortReason(signal!));
+      };
+      const r = {
+        seq,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject: (e: Error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      this.receipts.push(r);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   /** Non-blocking receive. ok: false when empty (or closed and drained). */
   tryRecv(): RecvResult<T> {
     if (this.size === 0) return { ok: false };
@@ -111,7 +153,9 @@ export class Channel<T> {
     this.ring[this.head] = undefined;
     this.head = (this.head + 1) % this.capacity;
     this.size--;
+    this.received++;
     this.admitBlocked();
+    while (this.receipts.length > 0 && this.receipts[0]!.seq <= this.received) this.receipts.shift()!.resolve();
     return { ok: true, value };
   }
 
@@ -132,6 +176,8 @@ export class Channel<T> {
       b.done = true;
       b.reject(new ChannelClosedError(this.name));
     }
+    // A closed channel's loop has stopped: nobody will take what is buffered.
+    for (const r of this.receipts.splice(0)) r.reject(new ChannelClosedError(this.name));
     this.notify();
   }
 
@@ -152,6 +198,7 @@ export class Channel<T> {
   private push(value: T): void {
     this.ring[(this.head + this.size) % this.capacity] = value;
     this.size++;
+    this.accepted++;
     this.notify();
   }
 
@@ -161,6 +208,7 @@ export class Channel<T> {
       b.done = true;
       this.ring[(this.head + this.size) % this.capacity] = b.value;
       this.size++;
+      this.accepted++;
       b.resolve();
     }
     if (this.size > 0) this.notify();

@@ -6,9 +6,8 @@ import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { iterationNode } from './node';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
-import { allContainerStatuses, isPodResource, objectKey, type Pod } from './types';
-import { containerIdOf } from './pleg/generic';
-import { describeExit } from './prober/exits';
+import { isPodResource, objectKey, type Pod } from './types';
+import { exitOf } from './prober/exits';
 
 /**
  * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
@@ -104,7 +103,8 @@ async function handleConfig(kl: SyncLoop, u: PodUpdate): Promise<Outcome> {
   let out: Outcome;
   const h = u.op === 'SET' ? undefined : configHandlers[u.op];
   if (h) {
-    kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`, 2);
+    // Upstream's verbosity: RECONCILE at V(4), the other operations at V(2).
+    kl.logger.info(`SyncLoop ${u.op}${kv({ source: u.source })} pods=${kobjs(keys)}${kv({ handler: h.handler })}`, u.op === 'RECONCILE' ? 4 : 2);
     // a first list's thousands of pods are handled in slices of the thread (slice.ts)
     const steps = h.run(kl, u);
     const synced = u.pods.length > STEP_ITEMS ? await runStepsSliced(steps) : runSteps(steps);
@@ -151,13 +151,25 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
     kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`, 2);
     kl.handlePodSyncs([d.key]);
     // Why it died, as the runtime reports it: OOMKilled, an error exit, a kill (137/143), Completed.
-    // A kubelet reads the exit from its runtime; we read it from the pod's status, which may no
-    // longer name the container by the time the event is handled: say so, do not leave it blank.
+    // A kubelet reads the exit from its runtime; we read it from the status that reported the death
+    // (carried by the event), else from the pod's status, which may no longer name the container by
+    // the time the event is handled: say so, do not leave it blank.
     const exit =
-      e.type === 'ContainerDied' ? (exitOf(d.obj as Pod, e.data) ?? `container ${e.data}: exit not known (the pod's status no longer names it)`) : undefined;
-    out = { source: 'pleg', op: e.type, key: d.key, handler: 'HandlePodSyncs', outcome: 'ok', uid: e.id, ...(exit ? { message: exit } : {}) };
+      e.type === 'ContainerDied'
+        ? (e.exit ?? exitOf(d.obj as Pod, e.data) ?? `container ${e.data}: exit not known (the pod's status no longer names it)`)
+        : undefined;
+    out = {
+      source: 'pleg',
+      op: e.type,
+      key: d.key,
+      handler: 'HandlePodSyncs',
+      outcome: 'ok',
+      uid: e.id,
+      ...(exit ? { message: exit } : {}),
+      ...(e.inferred ? { inferred: true } : {}),
+    };
   } else {
-    kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`, 2);
+    kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`, 4);
     out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
   }
   if (e.type === 'ContainerDied') kl.cleanUpContainerInPod(e.id, e.data);
@@ -195,7 +207,7 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
     status = u.result === 'Success' ? 'ready' : 'not ready'; // recent kubelets; older ones log ""
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
-    kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`, 2);
+    kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`, 4);
     return { source: 'probe', op: probe, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
   }
   kl.recordProbeResult(d.key, u);
@@ -258,16 +270,4 @@ function sourceOf(index: number): SyncSource {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
-}
-
-/** The terminated state of the container `containerID` names, described (exit code, reason, cause). */
-function exitOf(pod: Pod, containerID: string): string | undefined {
-  for (const c of allContainerStatuses(pod)) {
-    for (const t of [c.state?.terminated, c.lastState?.terminated]) {
-      if (t && (t.containerID ? containerIdOf(t.containerID) === containerID : c.containerID && containerIdOf(c.containerID) === containerID)) {
-        return `${c.name}: ${describeExit(t)}`;
-      }
-    }
-  }
-  return undefined;
 }

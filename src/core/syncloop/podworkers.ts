@@ -1,6 +1,7 @@
 import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
 import type { KubeObject, ResourceRef } from './types';
+import type { PodCache } from './pleg/podcache';
 import { jitter, WorkQueue } from './workqueue';
 
 /**
@@ -26,6 +27,11 @@ import { jitter, WorkQueue } from './workqueue';
  *   after every sync), and after every sync the UID is put back on the work queue: on success after
  *   the resync interval (+0..50 % jitter), on error after the backoff period (+0..50 %), on a phase
  *   transition immediately.
+ * - Syncs are paced by the PLEG, as upstream: before every sync but a worker's first, the worker
+ *   waits until the pod cache holds something observed after its last sync
+ *   (podCache.GetNewerThan: the pod's containers seen changing, or a relist finished). Updates that
+ *   arrive meanwhile coalesce in the pending slot. Without a pod cache (a bare loop in tests) syncs
+ *   run at once.
  * - Only termination cancels an in-flight sync: the worker's AbortSignal is aborted when the pod
  *   becomes terminating (deleted, removed, orphaned), when a terminating pod's grace period is
  *   shortened (the termination restarts with the shorter one), and by stop().
@@ -86,6 +92,8 @@ export interface PodWorkerSyncRecord {
   updateType: SyncPodType;
   startedAt: number;
   durationMs: number;
+  /** How long the worker waited for the pod cache (the PLEG's next relist) before this sync, ms. */
+  waitedMs: number;
   outcome: 'ok' | 'error' | 'cancelled';
   /** Updates the pending slot replaced before this sync took it: this sync stood for coalesced + 1. */
   coalesced: number;
@@ -103,6 +111,11 @@ export interface PodWorkersOptions {
   backOffPeriodMs?: number;
   random?: () => number;
   onSyncError?: (key: string, err: unknown) => void;
+  /**
+   * The PLEG's pod cache the workers wait on before every sync but the first (upstream
+   * podCache.GetNewerThan(uid, lastSyncTime)). Unset: no wait.
+   */
+  podCache?: Pick<PodCache, 'wait' | 'remove'>;
   /** Called after every sync a worker finishes (the pod-worker lane). Must not throw. */
   onSynced?: (r: PodWorkerSyncRecord) => void;
   /** The thread's time slices the workers share (default: hostSlicer; slice.ts). */
@@ -128,6 +141,8 @@ interface PodSyncStatus {
   coalesced: number;
   activeUpdate: UpdatePodOptions | undefined;
   syncedAt: number;
+  /** When the last sync returned (upstream lastSyncTime); undefined before the first. */
+  lastSyncTime: number | undefined;
   startedAt: number | undefined;
   terminatingAt: number | undefined;
   terminatedAt: number | undefined;
@@ -210,24 +225,31 @@ export class PodWorkers {
     }
     if (status.finished) return; // finished until housekeeping forgets it
 
-    const meta = options.obj?.metadata;
-    const grace = typeof meta?.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : undefined;
+    // The object this update is about (a kill without one: the last we know of).
+    const pod = options.obj ?? status.pendingUpdate?.obj ?? status.activeUpdate?.obj;
+    const meta = pod?.metadata;
     let becameTerminating = false;
-    let shortened = false;
     if (status.terminatingAt === undefined) {
       if (options.updateType === 'kill' || meta?.deletionTimestamp != null) {
+        // Marked for graceful deletion, or removed: begin teardown.
         status.terminatingAt = now;
         status.deleted = true;
-        status.gracePeriodSeconds = grace;
+        becameTerminating = true;
+      } else if (isTerminalPhase(pod)) {
+        // In a terminal phase (Succeeded, Failed): begin teardown, without any deletion.
+        status.terminatingAt = now;
+        status.terminal = true;
         becameTerminating = true;
       }
-    } else if (grace !== undefined && (status.gracePeriodSeconds === undefined || grace < status.gracePeriodSeconds)) {
-      // Upstream: a shorter grace period replaces the running termination's (never a longer one).
-      shortened = status.gracePeriodSeconds !== undefined && status.terminatedAt === undefined;
-      status.gracePeriodSeconds = grace;
-      status.deleted = true;
     } else if (options.updateType === 'kill' || meta?.deletionTimestamp != null) {
       status.deleted = true;
+    }
+    // Once terminating, every update is a kill whose grace period can only decrease.
+    let shortened = false;
+    if (status.terminatingAt !== undefined && status.terminatedAt === undefined && pod) {
+      const g = effectiveGracePeriod(status.gracePeriodSeconds, pod);
+      shortened = status.gracePeriodSeconds !== undefined && g !== status.gracePeriodSeconds;
+      status.gracePeriodSeconds = g;
     }
 
     // The single slot: the newest update replaces the pending one; a kill without an object keeps
@@ -244,7 +266,8 @@ export class PodWorkers {
     this.ensureWorker(status);
 
     if (becameTerminating) status.abort?.abort(new Error(`terminating ${options.key}`));
-    else if (shortened && status.inFlight) status.abort?.abort(new Error(`terminating ${options.key}: grace period shortened to ${grace}s`));
+    else if (shortened && status.inFlight)
+      status.abort?.abort(new Error(`terminating ${options.key}: grace period shortened to ${status.gracePeriodSeconds}s`));
   }
 
   /**
@@ -417,14 +440,23 @@ export class PodWorkers {
         const next = this.startPodSync(status);
         if (!next) return;
         const { work, ctx, coalesced } = next;
-        const began = this.clock.now();
+        const asked = this.clock.now();
         let err: unknown;
         let terminal = false;
         let terminated: TerminationResult = { done: false };
         status.inFlight = true;
-        this.stats.syncs++;
-        status.syncs++;
+        let began = asked;
         try {
+          // Wait until the PLEG has seen the pod after our last sync (not before the first sync).
+          const cache = this.opts.podCache;
+          if (cache && status.lastSyncTime !== undefined) {
+            const w = cache.wait(status.uid, status.lastSyncTime);
+            ctx.onAbort((reason) => w.cancel(reason));
+            await w.done;
+            began = this.clock.now();
+          }
+          this.stats.syncs++;
+          status.syncs++;
           if (work === 'terminated') await this.syncer.syncTerminatedPod(ctx);
           else if (work === 'terminating') {
             const r = await this.syncer.syncTerminatingPod(ctx);
@@ -433,6 +465,7 @@ export class PodWorkers {
         } catch (e) {
           err = e;
         } finally {
+          status.lastSyncTime = this.clock.now();
           status.inFlight = false;
           // Only a running sync can be cancelled (aborting is how a termination cuts one short).
           status.abort = undefined;
@@ -460,7 +493,7 @@ export class PodWorkers {
           phaseTransition = true;
         }
         if (!finishedNow) this.completeWork(status, phaseTransition, err);
-        this.report(status, work, ctx, began, coalesced, cancelled ? 'cancelled' : err !== undefined ? 'error' : 'ok', err, terminated.inferred);
+        this.report(status, work, ctx, began, began - asked, coalesced, cancelled ? 'cancelled' : err !== undefined ? 'error' : 'ok', err, terminated.inferred);
         if (finishedNow) return;
       }
     } finally {
@@ -475,6 +508,7 @@ export class PodWorkers {
     work: PodWorkerState,
     ctx: SyncContext,
     began: number,
+    waitedMs: number,
     coalesced: number,
     outcome: PodWorkerSyncRecord['outcome'],
     err: unknown,
@@ -491,6 +525,7 @@ export class PodWorkers {
         updateType: ctx.updateType,
         startedAt: began,
         durationMs: this.clock.now() - began,
+        waitedMs,
         outcome,
         coalesced,
         nextDueAt: this.workQueue.deadline(status.uid),
@@ -542,6 +577,7 @@ export class PodWorkers {
     }
     this.podSyncStatuses.delete(status.uid);
     this.workQueue.forget(status.uid);
+    this.opts.podCache?.remove(status.uid);
     return true;
   }
 }
@@ -555,6 +591,7 @@ export class PodWorkers {
 export class PodSyncContext implements SyncContext {
   private controller: AbortController | undefined;
   private reason: unknown;
+  private listener: ((reason: unknown) => void) | undefined;
   /** True once abort() was called. */
   aborted = false;
   declare readonly resource?: ResourceRef;
@@ -581,11 +618,20 @@ export class PodSyncContext implements SyncContext {
     return this.controller.signal;
   }
 
+  /** Calls fn with the reason when the sync is aborted (at once if it already was); the latest fn replaces an earlier one. */
+  onAbort(fn: (reason: unknown) => void): void {
+    if (this.aborted) fn(this.reason);
+    else this.listener = fn;
+  }
+
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
+    const fn = this.listener;
+    this.listener = undefined;
+    fn?.(reason);
   }
 }
 
@@ -601,6 +647,7 @@ function newStatus(key: string, uid: string, now: number): PodSyncStatus {
     coalesced: 0,
     activeUpdate: undefined,
     syncedAt: now,
+    lastSyncTime: undefined,
     startedAt: undefined,
     terminatingAt: undefined,
     terminatedAt: undefined,
@@ -610,4 +657,28 @@ function newStatus(key: string, uid: string, now: number): PodSyncStatus {
     finished: false,
     syncs: 0,
   };
+}
+
+/**
+ * Upstream calculateEffectiveGracePeriod: the grace period a termination runs with, in seconds. The
+ * API server's deletionGracePeriodSeconds wins when it is shorter than the one already in force (or
+ * none is); without one, the pod's spec.terminationGracePeriodSeconds; never under 1 second.
+ */
+export function effectiveGracePeriod(current: number | undefined, pod: KubeObject): number {
+  let g = current ?? 0;
+  let overridden = false;
+  const override = pod.metadata.deletionGracePeriodSeconds;
+  if (typeof override === 'number' && (g === 0 || override < g)) {
+    g = override;
+    overridden = true;
+  }
+  const spec = (pod as { spec?: { terminationGracePeriodSeconds?: unknown } }).spec?.terminationGracePeriodSeconds;
+  if (!overridden && g === 0 && typeof spec === 'number') g = spec;
+  return g < 1 ? 1 : g;
+}
+
+/** Upstream podutil.IsPodPhaseTerminal, for an object of any kind (only pods have the phase). */
+function isTerminalPhase(obj: KubeObject | undefined): boolean {
+  const phase = (obj as { status?: { phase?: unknown } } | undefined)?.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
 }

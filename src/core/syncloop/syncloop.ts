@@ -4,6 +4,7 @@ import type { TimelineStore } from '../timeline/store';
 import { Channel } from './channel';
 import { PodConfig } from './config/podconfig';
 import { containerIdOf } from './pleg/generic';
+import type { PodCache } from './pleg/podcache';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
 import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
 import { podWorkerMark } from './podworkerlane';
@@ -51,6 +52,11 @@ export interface SyncLoopOptions {
   wallNow?: () => number;
   /** The prober's progress for a pod UID ("failure n of failureThreshold"), for the pod-worker lane. */
   probeProgress?: (uid: string) => ProbeProgress[];
+  /**
+   * The PLEG's pod cache: pod workers wait on it before every sync but the first, as upstream
+   * (podworkers.ts). The cluster wiring passes its relister's; unset (a bare loop), syncs run at once.
+   */
+  podCache?: PodCache;
 }
 
 /**
@@ -110,10 +116,11 @@ export class SyncLoop {
     };
     this.podConfig.informer = (u) => this.runInformer(u);
     this.workQueue = new WorkQueue(opts.clock);
-    this.podWorkers = new PodWorkers(new ModelSyncer(this.desired, this.actual, this.probeResults), this.workQueue, opts.clock, {
+    this.podWorkers = new PodWorkers(new ModelSyncer(this.desired, this.actual, this.probeResults, opts.clock, opts.podCache), this.workQueue, opts.clock, {
       ...(opts.resyncIntervalMs !== undefined ? { resyncIntervalMs: opts.resyncIntervalMs } : {}),
       ...(opts.backOffPeriodMs !== undefined ? { backOffPeriodMs: opts.backOffPeriodMs } : {}),
       ...(opts.random ? { random: opts.random } : {}),
+      ...(opts.podCache ? { podCache: opts.podCache } : {}),
       onSynced: (r) => this.recordWorkerSync(r),
       onSyncError: (key, err) => this.logger.error(`Error syncing pod, skipping pod="${key}" err=${JSON.stringify(String((err as Error)?.message ?? err))}`),
     });
@@ -144,11 +151,10 @@ export class SyncLoop {
 
   /**
    * Only the status changed (upstream HandlePodReconcile): the pod manager takes the new pod, and
-   * the pod is synced only when its readiness needs reconciling (NeedToReconcilePodReadiness).
+   * the pod is synced only when its readiness needs reconciling (NeedToReconcilePodReadiness: a
+   * pod with readiness gates whose Ready condition is not the one the kubelet would generate).
    * Most RECONCILEs are the kubelet's own status writes coming back; the PLEG and the prober
-   * report what they mean. Upstream compares the Ready condition with the one the kubelet would
-   * generate (readiness gates); a workstation compares it with what its model shows. Returns the
-   * keys synced.
+   * report what they mean, before them (sources/sinks.ts). Returns the keys synced.
    */
   *handlePodReconcile(u: PodUpdate): Steps<string[]> {
     const synced: string[] = [];
@@ -158,7 +164,7 @@ export class SyncLoop {
       const key = objectKey(obj, u.resource);
       this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
       const shown = this.actual.get(key);
-      if (!needToReconcilePodReadiness(obj as Pod, shown)) {
+      if (!needToReconcilePodReadiness(obj as Pod)) {
         // No sync. The tree's row still shows the API's latest status (as kubectl would), refreshed
         // in place while its worker has not terminated: a model update, not a pod-worker sync.
         const state = this.podWorkers.state(obj.metadata.uid);
@@ -295,19 +301,23 @@ export class SyncLoop {
     });
   }
 
-  /** PLEG said a container died: drop its recorded probe results (upstream cleans up the container). */
+  /**
+   * PLEG said a container died: drop that instance's recorded probe results (upstream cleans up the
+   * container). Only its own: a restarted container's new instance keeps its results.
+   */
   cleanUpContainerInPod(podUID: string, containerID: string): void {
     const d = this.desired.getByUID(podUID);
     if (!d) return;
-    const name = containerNameFor(d.obj as Pod, containerID);
-    if (name) this.probeResults.deleteContainer(podUID, name);
+    const pod = (this.opts.podCache?.latest(podUID) ?? d.obj) as Pod;
+    const name = containerNameFor(pod, containerID) ?? containerNameFor(d.obj as Pod, containerID);
+    if (name) this.probeResults.deleteContainer(podUID, name, containerID);
   }
 
   /** Readiness / startup results are recorded before the sync that reads them (upstream statusManager). */
   recordProbeResult(key: string, u: ProbeUpdate): void {
     const d = this.desired.get(key);
-    const name = (d && containerNameFor(d.obj as Pod, u.containerId)) ?? u.containerId;
-    this.probeResults.set(u.podUID, name, u.probe, u.result);
+    const name = u.container ?? (d && containerNameFor(d.obj as Pod, u.containerId)) ?? u.containerId;
+    this.probeResults.set(u.podUID, name, u.probe, u.result, u.containerId);
   }
 
   private *record(u: PodUpdate, pods: readonly KubeObject[], updateType: SyncPodType): Steps<string[]> {
@@ -318,11 +328,12 @@ export class SyncLoop {
       keys.push(key);
       this.desired.set({ key, obj, source: u.source, ...(u.resource ? { resource: u.resource } : {}) });
       this.podWorkers.UpdatePod({ updateType, key, obj, ...(u.resource ? { resource: u.resource } : {}) });
-      // A finished worker (a completed pod) takes no more updates, as upstream; its row still shows
-      // the object as the API has it now (a model update, not a sync).
-      if (this.podWorkers.isFinished(obj.metadata.uid) && this.actual.get(key)?.uid === obj.metadata.uid) {
-        this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
-      }
+      // The row shows the object as the API has it now, as kubectl would (a model update, not a
+      // sync): the worker's sync is paced by the PLEG (up to a second away), and a finished worker
+      // (a completed pod) takes no more updates at all, as upstream. A pod not shown yet waits for
+      // its worker's first sync, which does not wait.
+      const shown = this.actual.get(key);
+      if (shown?.uid === obj.metadata.uid) this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid), shown));
     }
     return keys;
   }

@@ -63,6 +63,7 @@ export interface PodCondition {
   type: string;
   status: string;
   reason?: string;
+  message?: string;
 }
 export interface PodSpec {
   containers: Container[];
@@ -129,6 +130,17 @@ export interface PodLifecycleEvent {
   id: string;
   type: PodLifecycleEventType;
   data: string;
+  /**
+   * Ours: on ContainerDied, why it died (exit code, reason, cause), read from the status that
+   * reported it when the event was made (the loop's copy of the pod may not show it yet).
+   */
+  exit?: string;
+  /**
+   * Ours: the workstation did not see what the event says and inferred it: a container of a pod
+   * that vanished while running (ContainerDied), a sandbox read from the PodReadyToStartContainers
+   * condition (its ID is not in the API).
+   */
+  inferred?: boolean;
 }
 
 export type ProbeType = 'liveness' | 'readiness' | 'startup';
@@ -140,6 +152,8 @@ export interface ProbeUpdate {
   result: ProbeResult;
   podUID: string;
   probe: ProbeType;
+  /** Ours: the container's name, read when the result was made (its ID may be newer than the loop's copy of the pod). */
+  container?: string;
   /** What the inference saw (an Event message, a flag change); for logs only. */
   message?: string;
   /** True when the workstation inferred the result (a kubelet would know it): see prober/infer.ts. */

@@ -40,6 +40,8 @@ export interface PodWorkerDetails {
   state: 'syncing' | 'terminating' | 'terminated';
   /** Updates the single pending slot replaced before this sync took it (this sync stood for n + 1). */
   coalesced: number;
+  /** How long the worker waited for the pod cache (the PLEG's next relist) before this sync, ms. */
+  waitedMs?: number;
   /** When the work queue makes the pod due again, on the timeline's clock (ms), if queued. */
   nextDueT?: number;
   gracePeriodSeconds?: number;

@@ -72,6 +72,17 @@ export function flatContainerStates(pod: Pod | undefined): string[] {
   return out.slice();
 }
 
+/** The events between two flat container-state lists of one pod (ContainerChanged left out, as the relist does). */
+function diffContainers(uid: string, before: readonly string[], after: readonly string[]): PodLifecycleEvent[] {
+  const out: PodLifecycleEvent[] = [];
+  const emit = (cid: string, from: PlegContainerState, to: PlegContainerState) => {
+    for (const e of generateEvents(uid, cid, from, to)) if (e.type !== 'ContainerChanged') out.push(e);
+  };
+  for (let i = 0; i < before.length; i += 2) emit(before[i]!, before[i + 1] as PlegContainerState, stateIn(after, before[i]!));
+  for (let i = 0; i < after.length; i += 2) if (indexOfId(before, after[i]!) < 0) emit(after[i]!, 'non-existent', after[i + 1] as PlegContainerState);
+  return out;
+}
+
 function indexOfId(flat: readonly string[], id: string): number {
   for (let i = 0; i < flat.length; i += 2) if (flat[i] === id) return i;
   return -1;
@@ -105,6 +116,13 @@ interface PodRecord {
   containers: string[];
   /** The relist that last saw the pod. */
   seen: number;
+  /**
+   * Set by observePod: the object obj replaced, which the store may still hold until the watch
+   * change is merged. A relist that reads it must not diff it (it would undo the observation).
+   */
+  superseded?: Pod;
+  /** Set by observeGone: the pod is gone; the store may hold it until the removal is merged. */
+  gone?: boolean;
 }
 
 export interface RelistResult {
@@ -168,7 +186,9 @@ export class GenericPLEG {
       if (++n % STEP_ITEMS === 0) yield;
       const uid = pod.metadata.uid;
       const prev = this.records.get(uid);
-      if (prev && prev.obj === pod) {
+      if (prev && (prev.obj === pod || prev.superseded === pod || prev.gone)) {
+        // Already diffed, or observed ahead of the store (observePod / observeGone): nothing new.
+        if (prev.obj === pod) prev.superseded = undefined;
         prev.seen = gen;
         continue;
       }
@@ -186,9 +206,37 @@ export class GenericPLEG {
       if (++n % STEP_ITEMS === 0) yield;
       if (rec.seen === gen) continue;
       this.records.delete(uid);
-      diff(uid, rec.key, rec.containers, none);
+      if (!rec.gone) diff(uid, rec.key, rec.containers, none); // a gone pod's final events were given by observeGone
     }
     return { events, keys, deferred };
+  }
+
+  /**
+   * One pod, outside a relist: what a watch change of it says happened to its containers, diffed
+   * with its record, which takes the new state. The next relist then finds nothing new to report
+   * about it, even while the store still holds the version this one replaced.
+   */
+  observePod(pod: Pod): PodLifecycleEvent[] {
+    const uid = pod.metadata.uid;
+    const prev = this.records.get(uid);
+    if (prev && prev.obj === pod && !prev.gone) return [];
+    const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: flatContainerStates(pod), seen: prev?.seen ?? this.generation };
+    if (prev && !prev.gone) rec.superseded = prev.obj;
+    this.records.set(uid, rec);
+    return diffContainers(uid, prev && !prev.gone ? prev.containers : [], rec.containers);
+  }
+
+  /**
+   * One pod is gone (a watch DELETED): its containers that were not known to have exited died, and
+   * every container is removed. The record stays as a tombstone until a relist no longer finds the
+   * pod in the store, so that relist reports nothing again.
+   */
+  observeGone(uid: string): PodLifecycleEvent[] {
+    const prev = this.records.get(uid);
+    if (!prev || prev.gone) return [];
+    prev.gone = true;
+    prev.superseded = undefined;
+    return diffContainers(uid, prev.containers, []);
   }
 
   get podCount(): number {

@@ -2,7 +2,9 @@ import type { Clock } from '../../clock';
 import { hostSlicer, runSteps, runStepsSliced, type Steps, type TimeSlicer } from '../../slice';
 import { Channel } from '../channel';
 import type { Pod, PodLifecycleEvent } from '../types';
+import { exitOf } from '../prober/exits';
 import { GenericPLEG } from './generic';
+import { PodCache } from './podcache';
 
 /** Upstream plegChannelCapacity. */
 export const PLEG_CHANNEL_CAPACITY = 1000;
@@ -48,6 +50,7 @@ export interface PlegHealth {
  */
 export class PlegRelister {
   readonly pleg = new GenericPLEG();
+
   discarded = 0;
   relists = 0;
   errors = 0;
@@ -65,6 +68,12 @@ export class PlegRelister {
     readonly thresholdMs = PLEG_RELIST_THRESHOLD_MS,
     /** The slicer the run loop's relists ask (default: this thread's; tests give their own). */
     private readonly slicer: TimeSlicer = hostSlicer,
+    /**
+     * The pod cache the pod workers wait on (SyncLoopOptions.podCache): each pod with events is
+     * stamped with the relist's start before its events are sent, and the cache's global time moves
+     * to that start once the relist is done (upstream Relist: cache.Set, then cache.UpdateTime).
+     */
+    readonly podCache: PodCache = new PodCache(),
   ) {
     this.startedAt = clock.now();
   }
@@ -83,6 +92,7 @@ export class PlegRelister {
   }
 
   private *relistSteps(): Steps<boolean> {
+    const timestamp = this.clock.now();
     let events: PodLifecycleEvent[];
     try {
       // Read and diff in one pass; a read that throws midway leaves the records as they were for
@@ -93,13 +103,50 @@ export class PlegRelister {
       this.lastError = e;
       return false;
     }
+    for (const e of events) this.podCache.set(e.id, timestamp);
     for (const e of events) {
       if (this.eventChannel.closed) break;
       if (!this.eventChannel.trySend(e)) this.discarded++;
     }
     this.relists++;
     this.lastRelistTime = this.clock.now();
+    this.podCache.updateTime(timestamp);
     return true;
+  }
+
+  /**
+   * A watch change of one pod, before the loop hears of it (sources/sinks.ts): the PLEG events its
+   * status says happened (the kubelet's relist saw them before it wrote that status), each
+   * ContainerDied with the exit the status reports. The pod cache keeps the object as the latest
+   * observation, and is stamped when there are events: a worker waiting for news of the pod goes on.
+   */
+  observePod(pod: Pod): PodLifecycleEvent[] {
+    const events = this.pleg.observePod(pod);
+    this.podCache.observe(pod);
+    if (events.length === 0) return events;
+    this.podCache.set(pod.metadata.uid, this.clock.now());
+    for (const e of events) {
+      if (e.type !== 'ContainerDied') continue;
+      const exit = exitOf(pod, e.data);
+      if (exit) e.exit = exit;
+    }
+    return events;
+  }
+
+  /**
+   * One pod is gone from the API (a watch DELETED) before the loop hears of it: containers it still
+   * showed running died without the workstation seeing them stop (inferred), then all are removed.
+   */
+  observeGone(pod: Pod): PodLifecycleEvent[] {
+    const events = this.pleg.observeGone(pod.metadata.uid);
+    if (events.length === 0) return events;
+    this.podCache.set(pod.metadata.uid, this.clock.now());
+    for (const e of events) {
+      if (e.type !== 'ContainerDied') continue;
+      e.inferred = true;
+      e.exit = exitOf(pod, e.data) ?? 'not seen: the pod was deleted while the workstation last saw this container running';
+    }
+    return events;
   }
 
   /** Relists until the signal aborts. */

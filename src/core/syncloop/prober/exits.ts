@@ -1,4 +1,5 @@
-import type { ContainerStateTerminated } from '../types';
+import { containerIdOf } from '../pleg/generic';
+import { allContainerStatuses, type ContainerStateTerminated, type Pod } from '../types';
 
 /**
  * Why a container stopped, from its terminated state as the runtime reports it:
@@ -25,4 +26,16 @@ export function exitCause(t: Pick<ContainerStateTerminated, 'exitCode' | 'reason
 /** For logs and the timeline: `exitCode=137 reason="Error" cause=Killed`. */
 export function describeExit(t: Pick<ContainerStateTerminated, 'exitCode' | 'reason' | 'signal'>): string {
   return `exitCode=${t.exitCode}${t.reason ? ` reason=${JSON.stringify(t.reason)}` : ''} cause=${exitCause(t)}`;
+}
+
+/** The terminated state of the container `containerID` names in the pod's status, described (`probe-me: exitCode=137 ...`). */
+export function exitOf(pod: Pod, containerID: string): string | undefined {
+  for (const c of allContainerStatuses(pod)) {
+    for (const t of [c.state?.terminated, c.lastState?.terminated]) {
+      if (t && (t.containerID ? containerIdOf(t.containerID) === containerID : c.containerID && containerIdOf(c.containerID) === containerID)) {
+        return `${c.name}: ${describeExit(t)}`;
+      }
+    }
+  }
+  return undefined;
 }

@@ -139,7 +139,14 @@ export class ProbeInference {
         if (cur.containerId) {
           for (const t of probes.keys()) {
             if (this.managers[t].set(cur.containerId, INITIAL_RESULT[t])) {
-              out.push({ probe: t, result: INITIAL_RESULT[t], podUID: uid, containerId: cur.containerId, message: 'new container: initial result' });
+              out.push({
+                probe: t,
+                result: INITIAL_RESULT[t],
+                podUID: uid,
+                containerId: cur.containerId,
+                container: cur.name,
+                message: 'new container: initial result',
+              });
             }
           }
         }
@@ -149,14 +156,21 @@ export class ProbeInference {
       if (probes.has('readiness') && (cur.ready || running)) {
         const r: ProbeResult = cur.ready ? 'Success' : 'Failure';
         if (this.managers.readiness.set(cur.containerId, r)) {
-          out.push({ probe: 'readiness', result: r, podUID: uid, containerId: cur.containerId, message: `ready ${before.ready} -> ${cur.ready}` });
+          out.push({
+            probe: 'readiness',
+            result: r,
+            podUID: uid,
+            containerId: cur.containerId,
+            container: cur.name,
+            message: `ready ${before.ready} -> ${cur.ready}`,
+          });
         }
         // Ready again: the probe succeeded, so the run of failed attempts is over.
         const run = cur.runs.readiness;
         if (cur.ready && run) run.failures = 0;
       }
       if (probes.has('startup') && cur.started && this.managers.startup.set(cur.containerId, 'Success')) {
-        out.push({ probe: 'startup', result: 'Success', podUID: uid, containerId: cur.containerId, message: 'started' });
+        out.push({ probe: 'startup', result: 'Success', podUID: uid, containerId: cur.containerId, container: cur.name, message: 'started' });
       }
     }
     this.pods.set(uid, rec);
@@ -216,7 +230,7 @@ export class ProbeInference {
       run.onHold = true;
       run.failures = 0;
       if (!this.managers[probe].set(c.containerId, 'Failure')) return [];
-      return [{ probe, result: 'Failure', podUID: uid, containerId: c.containerId, message }];
+      return [{ probe, result: 'Failure', podUID: uid, containerId: c.containerId, container: c.name, message }];
     }
     // Unhealthy: `attempts` more failed attempts. A gap longer than two periods since the last one
     // means an attempt in between succeeded (successes leave no Event): the run starts over.
@@ -236,6 +250,7 @@ export class ProbeInference {
         result: 'Failure',
         podUID: uid,
         containerId: c.containerId,
+        container: c.name,
         inferred: true,
         message: `${message} (failure ${n} of failureThreshold ${run.thresholds.failureThreshold})`,
       },
@@ -305,6 +320,7 @@ export class ProbeInference {
         result: 'Failure',
         podUID: uid,
         containerId: oldId,
+        container: s.name,
         inferred: true,
         message: `restartCount ${before.restartCount} -> ${s.restartCount}, ${describeExit(last)}: killed by a signal, no Killing Event seen`,
       },

@@ -3,6 +3,7 @@ import { realClock, type Clock } from '../../clock';
 import type { GroupVersionResource } from '../../kube/types';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
+import { PodCache } from '../pleg/podcache';
 import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
 import { ProbeInference } from '../prober/infer';
 import { SyncLoop, type SyncLoopOptions } from '../syncloop';
@@ -54,8 +55,6 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   consistencyConfirmMs?: number;
   /** A watch silent for this long (no event, no bookmark) is reopened by housekeeping, from its last resourceVersion (no list). Default 3 min. */
   stallAfterMs?: number;
-  /** Reflectors failing this many times in a row make the loop back off (the API is unreachable). */
-  unreachableAfterErrors?: number;
   /**
    * Told every full list and watch event every source delivers, after the loop took it (the
    * flight recorder). Called synchronously; it must not throw and must not block.
@@ -128,8 +127,8 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
  * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
  * an unhealthy PLEG (its pods watches down for longer than the threshold) as the kubelet words it.
- * While every reflector keeps failing, the loop reports a runtime error and backs off, as the
- * kubelet does when its runtime is down.
+ * An unhealthy PLEG is also the loop's runtime error: it skips its iterations, with backoff, until
+ * the PLEG relists again (runtimeErrors).
  */
 export class ClusterSync {
   readonly kl: SyncLoop;
@@ -153,15 +152,17 @@ export class ClusterSync {
     const types: WatchedType[] = [PODS_GVR, ...(opts.types ?? []).filter((t) => !(t.group === '' && t.resource === 'pods'))];
     const sources: string[] = [];
     for (const t of types) for (const ns of namespaces) sources.push(sourceName(t, ns));
+    const podCache = new PodCache();
     this.kl = new SyncLoop({
       ...opts,
       clock: this.clock,
+      podCache,
       sources,
       onHousekeeping: (signal) => this.housekeeping(signal),
       runtimeErrors: () => this.runtimeErrors(),
       probeProgress: (uid) => this.probes.progress(uid),
     });
-    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs);
+    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs, undefined, podCache);
     this.typesAndNamespaces = { types, namespaces };
   }
 
@@ -206,7 +207,7 @@ export class ClusterSync {
           continue;
         }
         const sink = observed(
-          new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns),
+          new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns, isPods ? this.relister : undefined),
           this.opts.observer,
           source,
           t,
@@ -425,12 +426,17 @@ export class ClusterSync {
     throw new Error(message);
   }
 
-  /** The loop's runtime check: every reflector failing repeatedly means the API server is unreachable. */
+  /**
+   * The loop's runtime check (upstream runtimeState.runtimeErrors): an unhealthy PLEG is a runtime
+   * error, and the loop skips its iterations ("Skipping pod synchronization") until it relists
+   * again, as the kubelet's does. An API server that does not answer is no runtime error: a
+   * kubelet's loop goes on without it (its PLEG is local). Ours goes on too, on what it last saw,
+   * and its PLEG, fed by the pods watches, turns unhealthy once they have been down for the
+   * threshold (3 minutes).
+   */
   private runtimeErrors(): Error | undefined {
-    const n = this.opts.unreachableAfterErrors ?? 3;
-    const live = this.running.filter((r) => r.reflector.state !== 'forbidden');
-    if (live.length === 0 || !live.every((r) => r.reflector.stats.consecutiveErrors >= n)) return undefined;
-    return new Error(`API server unreachable: ${live[0]!.reflector.lastError ?? 'watches failing'}`);
+    const h = this.relister.health();
+    return h.healthy ? undefined : new Error(`PLEG is not healthy: ${h.message}`);
   }
 
   /** Counters for the CLI summary and tests. */

@@ -4,7 +4,8 @@ import { shareUnchanged } from '../../kube/share';
 import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
-import type { KubeEvent, KubeObject, Pod, PodOperation, ProbeUpdate, ResourceRef } from '../types';
+import type { PlegRelister } from '../pleg/relister';
+import type { KubeEvent, KubeObject, Pod, PodLifecycleEvent, PodOperation, ProbeUpdate, ResourceRef } from '../types';
 import { isPodResource } from '../types';
 import type { ReflectorSink } from './reflector';
 
@@ -13,8 +14,18 @@ const opOf: Record<'ADDED' | 'MODIFIED' | 'DELETED', PodOperation> = { ADDED: 'A
 
 /**
  * ConfigSink: a reflector's output into the config merge, as one config source. For pods it also
- * shows every object to the probe inference, after the merge (so the loop knows the pod by the
- * time a probe result about it arrives).
+ * reads every object as the kubelet's report of its runtime: the PLEG events and probe results that
+ * a status write shows happened.
+ *
+ * Causes before effects. In the kubelet a PLEG event or a probe result comes first; it causes a pod
+ * sync, the sync writes the status, and the RECONCILE that echoes that write comes last. A
+ * workstation sees only the write, so for a watch change of a pod it already holds it derives the
+ * causes first and hands each to the loop (plegCh, then the probe channels), waiting until the loop
+ * has taken it, and merges the change (the echo) only then. A new pod's ADD comes before its
+ * containers' events (the kubelet adds a pod, then starts it); a pod gone from the API has its
+ * containers die before its REMOVE (those it still showed running: inferred, see PlegRelister).
+ * Full lists (a first list, a relist after a gap) are merged first and left to the PLEG's periodic
+ * relist, which bounds its work per second: a list of 20,000 pods is no burst on plegCh.
  */
 export class ConfigSink implements ReflectorSink {
   constructor(
@@ -25,6 +36,8 @@ export class ConfigSink implements ReflectorSink {
     private readonly probes: ProbeInference | undefined,
     private readonly signal: AbortSignal,
     private readonly namespace?: string,
+    /** For pods: the PLEG that turns a watch change's status into lifecycle events (and its pod cache). */
+    private readonly pleg?: PlegRelister,
   ) {}
 
   async replace(items: KubeObject[]): Promise<void> {
@@ -36,6 +49,7 @@ export class ConfigSink implements ReflectorSink {
       sharedInterner.internObject(o);
     }
     await this.podConfig.merge(this.source, { op: 'SET', pods: items, source: this.source, resource: this.resource }, this.signal);
+    if (this.pleg && isPodResource(this.resource)) for (const p of items) this.pleg.podCache.observe(p as Pod);
     if (this.probes && isPodResource(this.resource)) {
       const seen = new Set<string>();
       for (const p of items) {
@@ -59,11 +73,27 @@ export class ConfigSink implements ReflectorSink {
       obj = shareUnchanged(prev, obj);
       sharedInterner.internChanged(obj, prev);
     } else if (type !== 'DELETED') sharedInterner.internObject(obj);
-    await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
-    if (this.probes && isPodResource(this.resource)) {
-      if (type === 'DELETED') this.probes.forgetPod(obj.metadata.uid);
-      else await sendProbeUpdates(this.kl, this.probes.observePod(obj as Pod), this.signal);
+    const pod = isPodResource(this.resource) ? (obj as Pod) : undefined;
+    // A change of a pod we hold: its causes first (PLEG, then probes), then its echo.
+    if (pod && prev) await this.deliverCauses(pod);
+    if (pod && type === 'DELETED' && this.pleg) {
+      // Its last status may show containers that stopped; those it still showed running died unseen.
+      await this.deliverPleg([...this.pleg.observePod(pod), ...this.pleg.observeGone(pod)]);
     }
+    await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
+    if (!pod) return;
+    if (type === 'DELETED') this.probes?.forgetPod(obj.metadata.uid);
+    else if (!prev) await this.deliverCauses(pod); // a new pod: its ADD came first
+  }
+
+  /** The PLEG events and probe results a pod's status shows, each taken by the loop before the next. */
+  private async deliverCauses(pod: Pod): Promise<void> {
+    if (this.pleg) await this.deliverPleg(this.pleg.observePod(pod));
+    if (this.probes) await sendProbeUpdates(this.kl, this.probes.observePod(pod), this.signal, true);
+  }
+
+  private async deliverPleg(events: readonly PodLifecycleEvent[]): Promise<void> {
+    for (const e of events) await this.kl.channels.pleg.sendReceived(e, this.signal);
   }
 }
 
@@ -93,7 +123,14 @@ export class EventsSink implements ReflectorSink {
   }
 }
 
-/** Sends inferred probe results on their channels (blocking: the channels' backpressure reaches the watch). */
-export async function sendProbeUpdates(kl: SyncLoop, updates: readonly ProbeUpdate[], signal: AbortSignal): Promise<void> {
-  for (const u of updates) await kl.channels[u.probe].send(u, signal);
+/**
+ * Sends inferred probe results on their channels (blocking: the channels' backpressure reaches the
+ * watch). With `received`, each is taken by the loop before the next is sent (and before the caller
+ * goes on): what makes a status write's causes come before its echo.
+ */
+export async function sendProbeUpdates(kl: SyncLoop, updates: readonly ProbeUpdate[], signal: AbortSignal, received = false): Promise<void> {
+  for (const u of updates) {
+    if (received) await kl.channels[u.probe].sendReceived(u, signal);
+    else await kl.channels[u.probe].send(u, signal);
+  }
 }
