@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds a real kube-apiserver, kube-controller-manager, kube-scheduler and etcd
-# from Go modules (no registry ships usable binaries) into a cache outside the repo:
+# from Go modules (no registry ships usable binaries), plus hollow-kubelet (our own
+# main in scripts/controlplane/kubelet: a real kubelet over a fake, scriptable
+# container runtime), into a cache outside the repo:
 #   ${KUBELOOP_CACHE:-$HOME/.cache/kubeloop}/controlplane/<k8s>-<etcd>/bin/
 # Versions come from scripts/controlplane/go.mod (the single place to bump).
-# Re-runs are near-instant: if all four binaries exist and answer --version, skip;
+# Re-runs are near-instant: if all five binaries exist and answer --version, skip;
 # otherwise only the missing ones are built.
 # Progress goes to stderr; the LAST line of stdout is the bin dir.
 set -euo pipefail
@@ -37,11 +39,11 @@ fi
 
 # cached NAME: the binary exists and answers --version.
 cached() { "$bin/$1" --version >/dev/null 2>&1; }
-binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler hollow-kubelet)
 missing=()
 for name in "${binaries[@]}"; do cached "$name" || missing+=("$name"); done
 if [ ${#missing[@]} -eq 0 ]; then
-  log "cached: $("$bin/kube-apiserver" --version) / etcd $etcd_version (+ controller-manager, scheduler)"
+  log "cached: $("$bin/kube-apiserver" --version) / etcd $etcd_version (+ controller-manager, scheduler, hollow-kubelet)"
   echo "$bin"
   exit 0
 fi
@@ -76,10 +78,11 @@ build() {
   log "built $name in $((SECONDS - start))s ($(du -h "$bin/$name" | cut -f1))"
 }
 
-log "not cached in $bin: building ${missing[*]} (cold: ~600 MB of Go modules, 7-15 min on 2 cores for all four)"
+log "not cached in $bin: building ${missing[*]} (cold: ~600 MB of Go modules, 7-15 min on 2 cores for all of them; hollow-kubelet alone ~1 min on a warm cache)"
 for name in "${missing[@]}"; do
   case "$name" in
     etcd) build etcd ./etcd ;;
+    hollow-kubelet) build hollow-kubelet ./kubelet ;;
     *) build "$name" "k8s.io/kubernetes/cmd/$name" ;;
   esac
 done

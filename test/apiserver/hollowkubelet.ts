@@ -1,0 +1,333 @@
+/**
+ * Real kubelets for a started ControlPlane (./controlplane.ts): one `hollow-kubelet` process per
+ * node name (scripts/controlplane/kubelet, built by scripts/build-controlplane.sh with the
+ * apiserver). Each is the real kubelet sync loop, pod workers, PLEG, status manager, prober and
+ * event recorder over a fake container runtime whose containers do what their spec says, with a
+ * control endpoint to make a container exit, to set exec-probe verdicts and to inject CRI faults.
+ * Only node: builtins, as in ./controlplane.ts.
+ *
+ * Guarantees: start resolves once every Node is Ready in the API; a kubelet that exits during
+ * start-up fails the start at once with its log's tail (and stops the others). Each kubelet runs
+ * with TZ=UTC, the admin credentials (its own copy of the kubeconfig), free ports, its own loopback
+ * pod CIDR (a random /24 inside 127.64.0.0/10, distinct between the nodes of one call), its root
+ * dir in cp.dir, and logs (stderr, klog) to <cp.dir>/hollow-kubelet-<node>.log. stop() ends a
+ * kubelet (SIGTERM, then SIGKILL after 5 s) and removes what it left behind: its root dir, its CRI
+ * socket and any /tmp/hollow-kubelet.* dir its log names; the pids are recorded in <cp.dir>/pids
+ * so the ControlPlane's watchdog kills them if the test process dies without stopping them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
+import { eventually } from '../support/eventually';
+
+/** A container as the fake runtime holds it (GET /containers). */
+export interface RuntimeContainer {
+  podUID: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  id: string;
+  attempt: number;
+  state: 'created' | 'running' | 'exited' | 'unknown';
+  exitCode: number;
+  reason: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The CRI methods whose next calls can be made to fail. */
+export type FaultMethod = 'PullImage' | 'RunPodSandbox' | 'CreateContainer' | 'StartContainer' | 'StopContainer';
+
+export interface HollowKubelet {
+  name: string;
+  logPath: string;
+  /** The kubelet's log so far. */
+  log(): string;
+  /** http://127.0.0.1:PORT of its control endpoint. */
+  controlUrl: string;
+  /** Makes the container's running instance exit now (e.g. 137 'OOMKilled'); rejects if none runs. */
+  exit(ns: string, pod: string, container: string, exitCode: number, reason?: string, message?: string): Promise<void>;
+  /** From now on every exec probe of the container fails (true) / succeeds (false); null: back to its spec's rules. */
+  execProbe(ns: string, pod: string, container: string, fail: boolean | null, message?: string): Promise<void>;
+  /** The next `count` calls of the CRI method fail with `message` (count 0 clears). */
+  fault(method: FaultMethod, count: number, message?: string): Promise<void>;
+  /** What faults are still pending, by method. */
+  faults(): Promise<Partial<Record<FaultMethod, { count: number; message: string }>>>;
+  containers(): Promise<RuntimeContainer[]>;
+  stop(): Promise<void>;
+}
+
+export interface HollowKubelets {
+  nodes: HollowKubelet[];
+  /** The kubelet of this node (throws for an unknown name). */
+  node(name: string): HollowKubelet;
+  stop(): Promise<void>;
+}
+
+export interface HollowKubeletOptions {
+  nodes: string[];
+  /** klog verbosity (default 4: the sync loop's lines). */
+  v?: number;
+  binDir?: string;
+  /** The kubelet's syncFrequency (default '1m', the kubelet's own default). */
+  syncFrequency?: string;
+  /** Added to the environment (TZ is always UTC). */
+  env?: Record<string, string>;
+  /** Whole start-up, until every Node is Ready; default 90 s (the machine is shared). */
+  startTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+interface Running {
+  name: string;
+  child: ChildProcess;
+  logPath: string;
+  rootDir: string;
+  addrFile: string;
+  exitCode: number | null | undefined;
+  exited: Promise<void>;
+}
+
+export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletOptions): Promise<HollowKubelets> {
+  if (new Set(opts.nodes).size !== opts.nodes.length || opts.nodes.length === 0)
+    throw new Error(`node names must be distinct and at least one: ${opts.nodes.join(', ')}`);
+  const binDir = opts.binDir ?? (await ensureControlPlaneBinaries());
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
+  const ports = await freePorts(opts.nodes.length);
+  const cidrs = distinctPodCidrs(opts.nodes.length);
+  const running: Running[] = [];
+  const stopOne = (r: Running) => terminate(r);
+  const stopAll = async () => {
+    await Promise.all(running.map(stopOne));
+  };
+  try {
+    opts.nodes.forEach((name, i) => running.push(launch(binDir, cp, name, ports[i]!, cidrs[i]!, opts)));
+    for (const r of running) {
+      await waitUntil(`${r.name}'s control endpoint`, running, deadline, opts.signal, async () => {
+        if (!fs.readFileSync(r.addrFile, 'utf8').endsWith('\n')) throw new Error('no address yet');
+      });
+    }
+    for (const r of running) {
+      await waitUntil(`Node ${r.name} Ready`, running, deadline, opts.signal, async () => {
+        const a = await apiGet(cp, `/api/v1/nodes/${r.name}`);
+        if (a.status !== 200) throw new Error(`GET node: ${a.status}`);
+        const node = JSON.parse(a.body) as { status?: { conditions?: { type: string; status: string }[] } };
+        const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+        if (ready?.status !== 'True') throw new Error(`Ready is ${ready?.status ?? 'missing'}`);
+      });
+    }
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+  const nodes = running.map((r): HollowKubelet => {
+    const controlUrl = `http://${fs.readFileSync(r.addrFile, 'utf8').trim()}`;
+    const call = <T>(method: 'GET' | 'POST', p: string, body?: unknown) => control<T>(controlUrl, method, p, body);
+    return {
+      name: r.name,
+      logPath: r.logPath,
+      log: () => fs.readFileSync(r.logPath, 'utf8'),
+      controlUrl,
+      exit: async (namespace, pod, container, exitCode, reason, message) => {
+        await call('POST', '/containers/exit', { namespace, pod, container, exitCode, ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
+      },
+      execProbe: async (namespace, pod, container, fail, message) => {
+        await call('POST', '/probes/exec', { namespace, pod, container, fail, ...(message ? { message } : {}) });
+      },
+      fault: async (method, count, message) => {
+        await call('POST', '/faults', { method, count, ...(message ? { message } : {}) });
+      },
+      faults: () => call('GET', '/faults'),
+      containers: () => call<RuntimeContainer[]>('GET', '/containers'),
+      stop: () => stopOne(r),
+    };
+  });
+  return {
+    nodes,
+    node: (name) => {
+      const n = nodes.find((x) => x.name === name);
+      if (!n) throw new Error(`no hollow kubelet for node ${name}`);
+      return n;
+    },
+    stop: stopAll,
+  };
+}
+
+function launch(binDir: string, cp: ControlPlane, name: string, kubeletPort: number, podCidr: string, opts: HollowKubeletOptions): Running {
+  const base = path.join(cp.dir, `hollow-kubelet-${name}`);
+  const rootDir = `${base}.root`;
+  const logPath = `${base}.log`;
+  const addrFile = `${base}.addr`;
+  const kubeconfig = `${base}.kubeconfig`; // its own copy: never a file the test may rewrite
+  fs.copyFileSync(cp.kubeconfigPath, kubeconfig);
+  fs.mkdirSync(rootDir, { recursive: true });
+  const fd = fs.openSync(logPath, 'a');
+  const args = [
+    `--name=${name}`,
+    `--kubeconfig=${kubeconfig}`,
+    `--kubelet-port=${kubeletPort}`,
+    '--control-addr=127.0.0.1:0',
+    `--control-addr-file=${addrFile}`,
+    `--root-dir=${rootDir}`,
+    `--pod-cidr=${podCidr}`,
+    `--sync-frequency=${opts.syncFrequency ?? '1m'}`,
+    `--v=${opts.v ?? 4}`,
+  ];
+  const child = spawn(path.join(binDir, 'hollow-kubelet'), args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...opts.env, TZ: 'UTC' } });
+  fs.closeSync(fd);
+  // The ControlPlane's watchdog kills every pid listed here if the test process dies.
+  if (child.pid) fs.appendFileSync(path.join(cp.dir, 'pids'), `${child.pid}\n`);
+  const r: Running = { name, child, logPath, rootDir, addrFile, exitCode: undefined, exited: Promise.resolve() };
+  r.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      r.exitCode = code ?? (signal ? -1 : null);
+      resolve();
+    });
+    child.on('error', (e) => {
+      fs.appendFileSync(logPath, `spawn failed: ${e.message}\n`);
+      r.exitCode = -1;
+      resolve();
+    });
+  });
+  return r;
+}
+
+/** SIGTERM, SIGKILL after 5 s; then removes what the process left behind. Idempotent. */
+async function terminate(r: Running): Promise<void> {
+  if (r.exitCode === undefined) {
+    r.child.kill('SIGTERM');
+    const timer = setTimeout(() => r.child.kill('SIGKILL'), 5000);
+    await r.exited;
+    clearTimeout(timer);
+  }
+  let log = '';
+  try {
+    log = fs.readFileSync(r.logPath, 'utf8');
+  } catch {
+    /* removed with the control plane's dir */
+  }
+  // kubemark's own temp dir (removed by the binary at start, unless it died first) and the CRI
+  // socket (in the root dir, unless a stock build put it in /tmp).
+  const leftovers = [
+    ...[...log.matchAll(/Using (\/tmp\/hollow-kubelet\.\d+) as root dir/g)].map((m) => m[1]!),
+    ...[...log.matchAll(/endpoint="unix:\/\/(\/tmp\/kubelet_remote_\d+\.sock)"/g)].map((m) => m[1]!),
+    r.rootDir,
+    r.addrFile,
+  ];
+  for (const p of leftovers) fs.rmSync(p, { recursive: true, force: true });
+}
+
+/**
+ * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
+ * deadline; a kubelet that exits ends the wait at once, with the logs' tails in the error.
+ */
+async function waitUntil(what: string, all: Running[], deadline: number, signal: AbortSignal | undefined, ok: () => Promise<void>): Promise<void> {
+  const died = new AbortController();
+  try {
+    await eventually(
+      async () => {
+        const dead = all.find((x) => x.exitCode !== undefined);
+        if (dead) {
+          died.abort(new Error(`hollow-kubelet ${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}`));
+          return false;
+        }
+        await ok();
+        return true;
+      },
+      {
+        description: what,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        signal: signal ? AbortSignal.any([signal, died.signal]) : died.signal,
+        maxIntervalMs: 200,
+      },
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${all.map(tail).join('\n')}`);
+  }
+}
+
+function tail(r: Running, n = 30): string {
+  let text = '';
+  try {
+    text = fs.readFileSync(r.logPath, 'utf8');
+  } catch {
+    /* removed with the control plane's dir */
+  }
+  return `--- last ${n} lines of hollow-kubelet ${r.name} ---\n${text.trimEnd().split('\n').slice(-n).join('\n')}`;
+}
+
+/** A call to a control endpoint; rejects with the endpoint's {error} on a non-2xx answer. */
+function control<T>(base: string, method: 'GET' | 'POST', p: string, body?: unknown): Promise<T> {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${p}`,
+      { method, agent: false, headers: data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = text;
+          }
+          if (status >= 200 && status < 300) resolve(parsed as T);
+          else reject(new Error(`${method} ${p}: ${status} ${(parsed as { error?: string })?.error ?? text}`));
+        });
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${base}${p} timed out`)));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** A GET on the API server with the admin token, verified against the control plane's CA. */
+function apiGet(cp: ControlPlane, p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      `${cp.server}${p}`,
+      { ca: fs.readFileSync(cp.caFile), agent: false, headers: { Authorization: `Bearer ${cp.adminToken}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.setTimeout(5000, () => req.destroy(new Error(`GET ${p} timed out`)));
+    req.on('error', reject);
+  });
+}
+
+/** n distinct random /24s inside 127.64.0.0/10: unlikely to meet another run's on this host. */
+function distinctPodCidrs(n: number): string[] {
+  const picked = new Set<number>();
+  while (picked.size < n) picked.add(Math.floor(Math.random() * (1 << 14)));
+  return [...picked].map((x) => `127.${64 + (x >> 8)}.${x & 0xff}.0/24`);
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
