@@ -402,17 +402,30 @@ export class PodWorker {
         }
       } else {
         w.onHold = true;
-        return this.killContainer(c, `Container ${c.name} failed ${type} probe`);
+        return this.killContainer(c, `Container ${c.name} failed ${type} probe`, type);
       }
     }
     this.scheduleProbe(c, w);
   }
 
-  private killContainer(c: ContainerRuntime, message: string): void {
+  /**
+   * A probe's kill, as the kubelet's killContainer: the runtime is asked to stop the container within
+   * the grace period (the probe's terminationGracePeriodSeconds, else the pod's, else 30 s; at least
+   * 2 s). A process that handles SIGTERM exits at once (0, Completed); one that ignores it (a shell
+   * script as PID 1, a bare sleep) runs until the SIGKILL at the period's end (137, Error): the
+   * kubelet's sync waits that long. The same rule as a deletion's (scheduleStops), and as the lab's
+   * hollow kubelet's fake runtime.
+   */
+  private killContainer(c: ContainerRuntime, message: string, probe: 'liveness' | 'startup'): void {
     c.timers.cancelAll();
     const restart = this.restartPolicy !== 'Never';
     this.ctx.recorder.record(this.ref(c), 'Normal', 'Killing', restart ? `${message}, will be restarted` : message, this.source);
-    this.timers.after(KILL_MS, () => this.containerExited(c, 137, 'Error'));
+    const spec = (this.pod.spec ?? {}) as PodSpec;
+    const probeGrace = (c.spec[probe === 'liveness' ? 'livenessProbe' : 'startupProbe'] as { terminationGracePeriodSeconds?: number } | undefined)
+      ?.terminationGracePeriodSeconds;
+    const graceMs = Math.max(2, probeGrace ?? spec.terminationGracePeriodSeconds ?? 30) * 1000;
+    if (c.ignoresSigterm) this.timers.after(graceMs, () => this.containerExited(c, 137, 'Error'));
+    else this.timers.after(Math.min(KILL_MS, graceMs), () => this.containerExited(c, 0, 'Completed'));
   }
 
   /** `atSim`: the planned exit's instant (a timer may fire a little early): its lines are all written. */
