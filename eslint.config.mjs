@@ -29,9 +29,9 @@ const bugs = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', '.bench/', '.demo/', '.test-artifacts/', 'test/fixtures/'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', '.bench/', '.demo/', '.lab/', '.test-artifacts/', 'test/fixtures/'] },
   {
-    files: ['src/**/*.ts', 'media/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'media/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'lab/**/*.ts'],
     languageOptions: { parser: tseslint.parser },
     plugins: { house, '@typescript-eslint': tseslint.plugin },
     rules: { 'house/boundaries': 'error', ...bugs },

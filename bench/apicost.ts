@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { METADATA_ONLY_ACCEPT } from '../src/core/kube/list';
 import { CONSISTENCY_PERIOD_MS } from '../src/core/syncloop/sources/consistency';
-import { startControlPlane } from '../test/apiserver/controlplane';
+import { startControlPlane } from '../lab/controlplane';
 import { Api, mapLimit } from '../test/apiserver/support';
 import { eventually } from '../test/support/eventually';
 import { benchArg, printChecks } from './measure';

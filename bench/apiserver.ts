@@ -1,5 +1,5 @@
 // Real-server section of `npm run bench` (issue 6): the loader against a real kube-apiserver v1.36
-// with etcd 3.6 (built by scripts/build-controlplane.sh, started by test/apiserver/controlplane.ts),
+// with etcd 3.6 (built by scripts/build-controlplane.sh, started by lab/controlplane.ts),
 // next to kubectl v1.34 and the other peers of bench/main.ts, all reading the same objects. As in
 // bench/main.ts every figure is a ratio against peers measured in the same run: on this 2-core
 // machine the apiserver and etcd share the CPU with the client being measured, so wall times say

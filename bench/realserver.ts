@@ -1,7 +1,7 @@
-// A real kube-apiserver v1.36 + etcd 3.6 (test/apiserver/controlplane.ts) seeded with about
+// A real kube-apiserver v1.36 + etcd 3.6 (lab/controlplane.ts) seeded with about
 // `objects` objects of the built-in types in test/apiserver/objects.ts, for the bench sections that
 // read a real server (bench/apiserver.ts, bench/remote.ts).
-import { startControlPlane, type ControlPlane } from '../test/apiserver/controlplane';
+import { startControlPlane, type ControlPlane } from '../lab/controlplane';
 import { NAMESPACED, seed } from '../test/apiserver/objects';
 import { Api } from '../test/apiserver/support';
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // `npm run demo`: the main job on the embedded demo cluster.
 //  1. builds the project and starts the demo cluster (its own process; kubeconfig in .demo/kubeconfig);
-//  2. opens KubeLoop on it in a real VS Code: the desktop `code` when it is on PATH (the extension
-//     loaded from this folder), otherwise code-server in the browser (installed into
-//     ~/.cache/kubeloop on first use, with the packaged .vsix installed into .demo/);
+//  2. opens KubeLoop on it in a real VS Code (scripts/ui.mjs: the desktop `code` when it is on PATH,
+//     otherwise code-server in the browser, with the packaged .vsix installed into .demo/);
 //  3. prints where to look, and runs until Ctrl-C, then stops everything it started.
 // Environment: KUBELOOP_DEMO_PORT (API server, default 6443), KUBELOOP_DEMO_OBJECTS (default 2000),
 // KUBELOOP_DEMO_UI_PORT (code-server, default 8080), KUBELOOP_DEMO_NO_UI=1 (cluster only).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { must as mustRun, openKubeLoop } from './ui.mjs';
 
 process.chdir(new URL('..', import.meta.url).pathname);
 const env = process.env;
@@ -18,12 +18,12 @@ const kubeconfig = join(dir, 'kubeconfig');
 mkdirSync(join(dir, 'workspace'), { recursive: true });
 
 function must(cmd, args, what) {
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (r.status !== 0) {
-    console.error(`npm run demo: ${what} failed (exit ${r.status})`);
+  try {
+    return mustRun(cmd, args, what);
+  } catch (e) {
+    console.error(`npm run demo: ${e.message}`);
     process.exit(1);
   }
-  return r.stdout.trim().split('\n').pop();
 }
 
 must(process.execPath, ['esbuild.config.mjs'], 'build');
@@ -64,43 +64,19 @@ if (!existsSync(kubeconfig)) {
   process.exit(1);
 }
 
-const uiEnv = { ...env, KUBECONFIG: kubeconfig };
 let where;
-if (env.KUBELOOP_DEMO_NO_UI) {
-  where = 'no UI (KUBELOOP_DEMO_NO_UI is set)';
-} else if (spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0) {
-  spawn('code', ['--new-window', `--extensionDevelopmentPath=${process.cwd()}`, join(dir, 'workspace')], { env: uiEnv, stdio: 'inherit' });
-  where = 'the VS Code window that just opened';
-} else {
-  const codeServer = must('bash', ['scripts/install-code-server.sh'], 'installing code-server');
-  const vsix = must(process.execPath, ['scripts/package-vsix.mjs', '--out', join(dir, 'kubeloop.vsix')], 'packaging the extension');
-  const userData = join(dir, 'user-data');
-  const extensions = join(dir, 'extensions');
-  mkdirSync(join(userData, 'User'), { recursive: true });
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'kubeloop.kubeconfig': kubeconfig, 'workbench.startupEditor': 'none' }, null, 2));
-  must(codeServer, ['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix, '--force'], 'installing the .vsix');
-  const port = env.KUBELOOP_DEMO_UI_PORT ?? '8080';
-  children.push(
-    spawn(
-      codeServer,
-      [
-        '--auth',
-        'none',
-        '--bind-addr',
-        `127.0.0.1:${port}`,
-        '--user-data-dir',
-        userData,
-        '--extensions-dir',
-        extensions,
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--disable-workspace-trust',
-        join(dir, 'workspace'),
-      ],
-      { env: uiEnv, stdio: 'ignore' },
-    ),
-  );
-  where = `code-server: open http://127.0.0.1:${port}/ in a browser`;
+try {
+  where = openKubeLoop({
+    dir,
+    kubeconfig,
+    port: env.KUBELOOP_DEMO_UI_PORT ?? '8080',
+    children,
+    noUi: env.KUBELOOP_DEMO_NO_UI ? 'KUBELOOP_DEMO_NO_UI is set' : undefined,
+  });
+} catch (e) {
+  console.error(`npm run demo: ${e.message}`);
+  stopAll();
+  process.exit(1);
 }
 console.log(`
 KubeLoop demo is up.

@@ -4,7 +4,7 @@
 // Usage: node scripts/refresh-openapi.mjs        (about 30 s with a warm cache)
 //
 // It starts etcd + kube-apiserver on loopback with the apiserver tier's harness
-// (test/apiserver/controlplane.ts), reads /openapi/v3 and every group-version document of the
+// (lab/controlplane.ts), reads /openapi/v3 and every group-version document of the
 // built-in groups (api/v1, apis/<group>/<version>), and writes each one byte for byte, gzipped
 // (level 9; Node writes no timestamp, so an unchanged document gives an unchanged file), plus
 // index.json: per document its file, its hash (kube-apiserver's: the upper-case hex SHA-512 of the
@@ -21,7 +21,7 @@ import { require as tsxRequire } from 'tsx/cjs/api';
 const root = new URL('..', import.meta.url).pathname;
 const outDir = join(root, 'src/demo/data/openapi');
 // The harness is TypeScript (CommonJS, like the tests): loaded through tsx's require.
-const { startControlPlane } = tsxRequire('../test/apiserver/controlplane.ts', import.meta.url);
+const { startControlPlane } = tsxRequire('../lab/controlplane.ts', import.meta.url);
 
 /** GET over HTTPS with the admin token (the apiserver's serving cert is self-signed: verified against its CA). */
 function get(cp, path, signal) {

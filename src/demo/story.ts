@@ -103,14 +103,14 @@ function tick(): KubeObject {
   };
 }
 
-/** The study guide's probe-me: its liveness probe asks port 8081, where nothing listens. */
-function probeMe(): KubeObject {
+/** The study guide's probe-me, on `node`: its liveness probe asks port 8081, where nothing listens. */
+function probeMe(node = 'pair-worker'): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'probe-me', namespace: ns, labels: labels('probe-me') },
     spec: {
-      nodeName: 'pair-worker',
+      nodeName: node,
       containers: [
         {
           name: 'probe-me',
@@ -123,6 +123,34 @@ function probeMe(): KubeObject {
   };
 }
 
+/**
+ * The story's objects in creation order, as `kubectl apply` would send them (group, plural,
+ * object): the lab creates them on a real cluster, with probe-me on one of its nodes, so the same
+ * story unfolds under a real kubelet.
+ */
+export function storyObjects(probeMeNode?: string): { group: string; resource: string; object: KubeObject }[] {
+  return [
+    {
+      group: '',
+      resource: 'namespaces',
+      object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } } },
+    },
+    { group: 'apps', resource: 'deployments', object: shop() },
+    { group: 'batch', resource: 'jobs', object: report() },
+    { group: 'batch', resource: 'cronjobs', object: tick() },
+    { group: '', resource: 'pods', object: probeMe(probeMeNode) },
+  ];
+}
+
+/** kubectl set image: the shop Deployment's template flips to the other image, with a change-cause. */
+export function rolledShop(d: KubeObject, rollouts: number): KubeObject {
+  const spec = d.spec as { template: { metadata?: Record<string, unknown>; spec: { containers: { image?: string }[] } } };
+  const image = ROLLOUT_IMAGES[(rollouts + 1) % ROLLOUT_IMAGES.length]!;
+  const containers = spec.template.spec.containers.map((c, i) => (i === 0 ? { ...c, image } : c));
+  const annotations = { ...((d.metadata.annotations as Record<string, string> | undefined) ?? {}), 'kubernetes.io/change-cause': `story: roll to ${image}` };
+  return { ...d, metadata: { ...d.metadata, annotations }, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, containers } } } };
+}
+
 function createIfAbsent(store: ObjectStore, group: string, resource: string, o: KubeObject): void {
   if (store.get(group, resource, o.metadata.namespace, o.metadata.name)) return;
   store.create(group, resource, prepareForCreate(store.type(group, resource)!, o));
@@ -131,11 +159,7 @@ function createIfAbsent(store: ObjectStore, group: string, resource: string, o: 
 export function startStory(store: ObjectStore, opts: StoryOptions = {}): Story {
   const clock = opts.clock ?? realKubeletClock;
   const onError = opts.onError ?? (() => {});
-  createIfAbsent(store, '', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } } });
-  createIfAbsent(store, 'apps', 'deployments', shop());
-  createIfAbsent(store, 'batch', 'jobs', report());
-  createIfAbsent(store, 'batch', 'cronjobs', tick());
-  createIfAbsent(store, '', 'pods', probeMe());
+  for (const o of storyObjects()) createIfAbsent(store, o.group, o.resource, o.object);
 
   let rollouts = 0;
   let stopped = false;
@@ -147,18 +171,7 @@ export function startStory(store: ObjectStore, opts: StoryOptions = {}): Story {
     try {
       const d = store.get('apps', 'deployments', ns, 'shop');
       if (d) {
-        const spec = d.spec as { template: { metadata?: Record<string, unknown>; spec: { containers: { image?: string }[] } } };
-        const image = ROLLOUT_IMAGES[(rollouts + 1) % ROLLOUT_IMAGES.length]!;
-        const containers = spec.template.spec.containers.map((c, i) => (i === 0 ? { ...c, image } : c));
-        const annotations = {
-          ...((d.metadata.annotations as Record<string, string> | undefined) ?? {}),
-          'kubernetes.io/change-cause': `story: roll to ${image}`,
-        };
-        store.update('apps', 'deployments', {
-          ...d,
-          metadata: { ...d.metadata, annotations },
-          spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, containers } } },
-        });
+        store.update('apps', 'deployments', rolledShop(d, rollouts));
         rollouts++;
       }
     } catch (e) {

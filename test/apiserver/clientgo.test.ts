@@ -4,7 +4,7 @@
  * what shows they ask for upstream behaviour (and the bad-body answers are upstream's).
  */
 import { after, before, describe, it } from 'node:test';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { assertClientGoRun, clientGoChecks, runChecks } from '../support/real-clients';
 
 describe('client-go against a real kube-apiserver', () => {

@@ -7,8 +7,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControllerManagerAndScheduler, type Components } from './components';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControllerManagerAndScheduler, type Components } from '../../lab/components';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { CONTROLLER_SCENARIOS, prepareNamespace, type ControllerTarget } from './controller-scenarios';
 import { NodeKubelet } from './nodekubelet';
 import { Api } from './support';

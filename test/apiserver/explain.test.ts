@@ -14,7 +14,7 @@ import { startDemoCluster, type DemoCluster } from '../../src/demo/index';
 import { GIZMO_CRD } from '../fixtures/explain-crd';
 import { eventually } from '../support/eventually';
 import { runKubectl } from '../support/kubectl';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 
 const CASES: string[][] = [
   ['explain', 'pods'],

@@ -7,9 +7,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControlPlane, type ControlPlane } from './controlplane';
-import { startControllerManagerAndScheduler, type Components } from './components';
-import { startHollowKubelets, type HollowKubelets } from './hollowkubelet';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
+import { startControllerManagerAndScheduler, type Components } from '../../lab/components';
+import { startHollowKubelets, type HollowKubelets } from '../../lab/hollowkubelet';
 import { Api } from './support';
 import { eventually } from '../support/eventually';
 

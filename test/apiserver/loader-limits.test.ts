@@ -10,7 +10,7 @@ import { FakeClock } from '../../src/core/clock';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
 import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { seed } from './objects';
 import { Api, bindClusterRole, collectionPath, kubeconfigFor, mapLimit } from './support';
 import { eventually } from '../support/eventually';

@@ -12,7 +12,7 @@ import { KubeClient } from '../../src/core/kube';
 import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { discoverTypes } from '../../bench/types';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { seed, typeKey, type Created } from './objects';
 import { Api, bindClusterRole, collectionPath, createCrd, kubeconfigFor, mapLimit, type CrdSpec } from './support';
 

@@ -23,7 +23,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import type { ControlPlane } from './controlplane';
+import type { ControlPlane } from '../../lab/controlplane';
 import { kubeTimestamp, readyNodeStatus, ScriptedKubelet, type ContainerState } from './kubelet';
 import type { Api } from './support';
 import { opensslCa } from '../unit/kube-helpers';

@@ -4,7 +4,7 @@
  * to the same checks. If a Kubernetes upgrade changes one of these answers, this file says so.
  */
 import { after, before, describe, it } from 'node:test';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { FACTS, prepareFacts, type FactTarget } from './facts';
 import { Api, createCrd } from './support';
 

@@ -3,7 +3,7 @@
  * same checks test/integration/demo-python.test.ts runs against the demo cluster pass here too.
  */
 import { after, before, describe, it } from 'node:test';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { assertPythonRun, PYTHON_CHECKS, pythonClient, runChecks } from '../support/real-clients';
 
 describe('the Python client against a real kube-apiserver', () => {

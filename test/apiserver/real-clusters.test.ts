@@ -15,7 +15,7 @@ import * as https from 'node:https';
 import { join } from 'node:path';
 import { KubeApiError, KubeClient, loadKubeContext } from '../../src/core/kube';
 import { ClusterLoader } from '../../src/core/loader';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { Api, createCrd } from './support';
 
 describe('real kube-apiserver: events, custom-resource lists, impersonation', () => {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient, listableResources, loadKubeContext } from '../../src/core/kube';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { Api, mapLimit } from './support';
 
 const NS = 'remote-gzip';

@@ -17,7 +17,7 @@ import { CLUSTER_RULES_PROBE, ClusterLoader } from '../../src/core/loader';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { runKubectl } from '../support/kubectl';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { seed } from './objects';
 import { Api, bindClusterRole, bindRole, collectionPath, kubeconfigFor, mapLimit } from './support';
 import { capture } from '../support/capture';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
-import { startControlPlane } from './controlplane';
+import { startControlPlane } from '../../lab/controlplane';
 
 interface Res {
   status: number;

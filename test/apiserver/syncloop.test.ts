@@ -25,7 +25,7 @@ import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { startKubelet } from '../../src/demo/kubelet';
 import { startTestCluster } from '../integration/demo-support';
 import { runKubectl } from '../support/kubectl';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
 import { Api } from './support';
 import { eventually } from '../support/eventually';

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSync } from '../../src/cli/sync';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { kubeTimestamp, ScriptedKubelet, type ContainerState } from './kubelet';
 import { Api, bindRole, kubeconfigFor } from './support';
 import { eventually } from '../support/eventually';

@@ -14,7 +14,7 @@ import { tableRowOf } from '../../src/core/kube/table';
 import { computeObjectView } from '../../src/core/syncloop/state/view';
 import { TABLE_TYPES, METADATA_TYPES, viewOfLoaded } from '../../src/core/syncloop/state/tableView';
 import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
-import { startControlPlane, type ControlPlane } from './controlplane';
+import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { Api, collectionPath } from './support';
 import { PODS } from '../support/pod-spread';
 import { table as demoTable } from '../../src/demo/server/forms';

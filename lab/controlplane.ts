@@ -11,11 +11,13 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { eventually, EventuallyTimeoutError } from '../support/eventually';
+import { eventually, EventuallyTimeoutError } from '../test/support/eventually';
 
 export interface ControlPlane {
   server: string; // https://127.0.0.1:<port>
   kubeconfigPath: string;
+  /** The admin kubeconfig's text with its context named `context` (default kubeloop) and given `extensions`. */
+  kubeconfigText(context?: string, extensions?: { name: string; extension: unknown }[]): string;
   adminToken: string;
   caFile: string; // CA that signed the apiserver's self-signed serving cert
   dir: string; // temp dir holding everything; removed by stop()
@@ -52,7 +54,7 @@ export interface ControlPlaneOptions {
 }
 
 const ADMIN_USER = 'kubeloop-admin';
-const SCRIPT = path.resolve(__dirname, '../../scripts/build-controlplane.sh');
+const SCRIPT = path.resolve(__dirname, '../scripts/build-controlplane.sh');
 
 let binaries: Promise<string> | undefined;
 
@@ -235,6 +237,8 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
     fs.writeFileSync(kubeconfigPath, kubeconfig(server, caWorks ? caFile : undefined, adminToken), { mode: 0o600 });
+    const kubeconfigText = (context?: string, extensions?: { name: string; extension: unknown }[]) =>
+      kubeconfig(server, caWorks ? caFile : undefined, adminToken, context, extensions);
 
     let restarts = 0;
     /** Starts a second apiserver on the same port and resolves once it serves and is ready. */
@@ -289,7 +293,7 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       return revision;
     };
     const apiserverLog = (): string => fs.readFileSync(procs[procs.length - 1]!.log, 'utf8');
-    return { server, kubeconfigPath, adminToken, caFile, dir, etcdUrl, stop, tokens, restartApiserver, compactEtcd, apiserverLog };
+    return { server, kubeconfigPath, kubeconfigText, adminToken, caFile, dir, etcdUrl, stop, tokens, restartApiserver, compactEtcd, apiserverLog };
   } catch (err) {
     await stop();
     throw err;
@@ -428,14 +432,22 @@ function extractCa(bundle: string): string {
   return (ca ?? pems[pems.length - 1] ?? bundle) + '\n';
 }
 
-function kubeconfig(server: string, caFile: string | undefined, token: string): string {
+/** A kubeconfig for the admin user: one cluster, one user, one context (named `context`, with `extensions` if given). */
+function kubeconfig(
+  server: string,
+  caFile: string | undefined,
+  token: string,
+  context = 'kubeloop',
+  extensions?: { name: string; extension: unknown }[],
+): string {
   // JSON-quoted scalars are valid YAML and need no escaping rules of our own.
   const q = JSON.stringify;
   const cluster = caFile ? `certificate-authority: ${q(caFile)}` : 'insecure-skip-tls-verify: true';
+  const ext = extensions?.length ? `\n    extensions: ${q(extensions)}` : '';
   return `apiVersion: v1
 kind: Config
 clusters:
-- name: kubeloop
+- name: ${q(context)}
   cluster:
     server: ${q(server)}
     ${cluster}
@@ -444,11 +456,11 @@ users:
   user:
     token: ${q(token)}
 contexts:
-- name: kubeloop
+- name: ${q(context)}
   context:
-    cluster: kubeloop
-    user: ${ADMIN_USER}
-current-context: kubeloop
+    cluster: ${q(context)}
+    user: ${ADMIN_USER}${ext}
+current-context: ${q(context)}
 `;
 }
 

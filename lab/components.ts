@@ -17,7 +17,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { eventually } from '../support/eventually';
+import { eventually } from '../test/support/eventually';
 
 export interface Components {
   stop(): Promise<void>;

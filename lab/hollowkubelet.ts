@@ -22,7 +22,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { eventually } from '../support/eventually';
+import { eventually } from '../test/support/eventually';
 
 /** A container as the fake runtime holds it (GET /containers). */
 export interface RuntimeContainer {
