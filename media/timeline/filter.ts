@@ -33,7 +33,7 @@ function haystackText(item: Item): string {
   const e = item.event;
   // a reconcile: its object and every object it wrote, so a pod's name finds the reconcile that made it
   if (e.kind === 'reconcile') return [e.key, ...(e.created ?? []), ...(e.deleted ?? []), ...(e.updated ?? [])].join(' ');
-  return e.node ? `${e.key} ${e.node}` : e.key;
+  return e.node ? `${e.key} ${e.node}` : e.key; // a kubelet line's node too: its lane answers to the node's name
 }
 
 export function isEmptyFilter(f: FilterSpec): boolean {

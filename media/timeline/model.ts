@@ -5,7 +5,8 @@
  * - Loader task events (start/page/retry/finish) are grouped by loadId+taskId into one Bar on the
  *   lane of their worker. Sync-loop iterations are one Mark each on the lane of their source.
  *   Controller reconciles (the in-process demo cluster's) are one Mark each on the lane of their
- *   controller, `controller/<name>`.
+ *   controller, `controller/<name>`. A real kubelet's log lines (a lab node's) are one Mark each on
+ *   the lane of their node, `kubelet <node>`, after the sync sources: the judge below what it judges.
  * - Lanes: one per worker seen (ascending; grouped by cluster when the loads of several contexts
  *   are seen, each cluster's workers together, clusters in the order first seen), then one per controller seen (in upstream's order: a
  *   Deployment's change flows down through them), then one per sync source in a fixed order (always
@@ -19,15 +20,22 @@
  *   ever missing an item that overlaps the view.
  * - Any event id of an item resolves to that item (`byId`) until the item is pruned or the model reset.
  */
-import type { ControllerReconcileEvent, GroupVersionResource, LoaderTaskEvent, SyncIterationEvent, SyncSource } from '../../src/core/timeline/events';
+import type {
+  ControllerReconcileEvent,
+  GroupVersionResource,
+  KubeletLineEvent,
+  LoaderTaskEvent,
+  SyncIterationEvent,
+  SyncSource,
+} from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 
 export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 /** The demo cluster's controllers in the order work flows through them (unknown names sort after). */
 export const CONTROLLER_ORDER: readonly string[] = ['cronjob', 'job', 'deployment', 'replicaset', 'statefulset', 'daemonset', 'garbagecollector'];
-/** The filterable sources: the loader's tasks, the controllers' reconciles (all lanes at once), and each sync-loop source. */
-export type SourceName = 'loader' | 'controllers' | SyncSource;
-export const SOURCES: readonly SourceName[] = ['loader', 'controllers', ...SYNC_SOURCES];
+/** The filterable sources: the loader's tasks, the controllers' reconciles (all lanes at once), each sync-loop source, and the real kubelets' log lines (all nodes at once). */
+export type SourceName = 'loader' | 'controllers' | SyncSource | 'kubelet';
+export const SOURCES: readonly SourceName[] = ['loader', 'controllers', ...SYNC_SOURCES, 'kubelet'];
 
 export type BarOutcome = 'ok' | 'error' | 'cancelled' | 'running';
 
@@ -76,7 +84,7 @@ export const SEVERITY = { ok: 1, running: 2, cancelled: 3, error: 4, skipped: 1,
 export interface Mark {
   readonly type: 'mark';
   readonly id: number;
-  readonly event: SyncIterationEvent | ControllerReconcileEvent;
+  readonly event: SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent;
   /** The kinds of the objects in `event.key` (see keyKinds); empty for a tick that touched nothing. */
   readonly kinds: readonly string[];
   readonly start: number;
@@ -90,9 +98,9 @@ export interface Mark {
 export type Item = Bar | Mark;
 
 export interface Lane {
-  /** Stable across updates: `worker:3`, `controller:deployment` or `source:pleg`. */
+  /** Stable across updates: `worker:3`, `controller:deployment`, `source:pleg` or `kubelet:lab-1`. */
   readonly key: string;
-  readonly kind: 'worker' | 'controller' | 'source';
+  readonly kind: 'worker' | 'controller' | 'source' | 'kubelet';
   /** Its name as shown; a worker lane's names its cluster once the loads of several are seen. */
   label: string;
   /** A worker lane's cluster (kubeconfig context), when its events named one. */
@@ -101,6 +109,8 @@ export interface Lane {
   readonly worker?: number;
   readonly controller?: string;
   readonly source?: SyncSource;
+  /** A kubelet lane's node. */
+  readonly node?: string;
   readonly items: Item[];
   maxSpan: number;
   readonly open: Set<Bar>;
@@ -113,12 +123,14 @@ export function itemEnd(item: Item, now: number): number {
 }
 
 export function sourceOf(item: Item): SourceName {
-  return item.type === 'bar' ? 'loader' : item.event.kind === 'reconcile' ? 'controllers' : item.event.source;
+  if (item.type === 'bar') return 'loader';
+  const e = item.event;
+  return e.kind === 'reconcile' ? 'controllers' : e.kind === 'kubelet' ? 'kubelet' : e.source;
 }
 
 /** The filter source a lane belongs to. */
 export function laneSource(lane: Lane): SourceName {
-  return lane.kind === 'worker' ? 'loader' : lane.kind === 'controller' ? 'controllers' : lane.source!;
+  return lane.kind === 'worker' ? 'loader' : lane.kind === 'controller' ? 'controllers' : lane.kind === 'kubelet' ? 'kubelet' : lane.source!;
 }
 
 export function resourceName(gvr: GroupVersionResource): string {
@@ -175,7 +187,7 @@ export class TimelineModel {
     this.version++;
   }
 
-  /** Lanes in display order: workers ascending, then the controllers seen, then the sync sources. */
+  /** Lanes in display order: workers ascending, then the controllers seen, then the sync sources, then the kubelets seen (by node name). */
   lanes(): readonly Lane[] {
     if (!this.ordered) {
       const all = [...this.lanesByKey.values()];
@@ -189,7 +201,8 @@ export class TimelineModel {
         .filter((l) => l.kind === 'controller')
         .sort((a, b) => rank(a.controller!) - rank(b.controller!) || (a.controller! < b.controller! ? -1 : 1));
       const sources = SYNC_SOURCES.map((s) => this.lanesByKey.get(`source:${s}`)!);
-      this.ordered = [...workers, ...controllers, ...sources];
+      const kubelets = all.filter((l) => l.kind === 'kubelet').sort((a, b) => (a.node! < b.node! ? -1 : a.node! > b.node! ? 1 : 0));
+      this.ordered = [...workers, ...controllers, ...sources, ...kubelets];
     }
     return this.ordered;
   }
@@ -207,7 +220,7 @@ export class TimelineModel {
     for (const it of items) {
       const e = it.event;
       if (e.kind === 'task') this.addTask(it.id, e);
-      else if (e.kind === 'iteration' || e.kind === 'reconcile') this.addMark(it.id, e);
+      else if (e.kind === 'iteration' || e.kind === 'reconcile' || e.kind === 'kubelet') this.addMark(it.id, e);
       else continue; // an event kind this webview does not know: ignore rather than break
       if (this.minT === undefined || e.t < this.minT) this.minT = e.t;
       if (this.maxT === undefined || e.t > this.maxT) this.maxT = e.t;
@@ -274,7 +287,7 @@ export class TimelineModel {
     return true;
   }
 
-  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'controller' | 'source'>): Lane {
+  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'controller' | 'source' | 'node'>): Lane {
     let lane = this.lanesByKey.get(key);
     if (!lane) {
       lane = { key, ...make(), items: [], maxSpan: 0, open: new Set(), sorted: true };
@@ -297,11 +310,13 @@ export class TimelineModel {
     this.itemCount++;
   }
 
-  private addMark(id: number, e: SyncIterationEvent | ControllerReconcileEvent): void {
+  private addMark(id: number, e: SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent): void {
     const lane =
       e.kind === 'reconcile'
         ? this.lane(`controller:${e.controller}`, () => ({ kind: 'controller', label: `controller/${e.controller}`, controller: e.controller }))
-        : (this.sourceLanes.get(e.source) ?? this.sourceLane(e.source));
+        : e.kind === 'kubelet'
+          ? this.lane(`kubelet:${e.node}`, () => ({ kind: 'kubelet', label: `kubelet ${e.node}`, node: e.node }))
+          : (this.sourceLanes.get(e.source) ?? this.sourceLane(e.source));
     const duration = Number.isFinite(e.durationMs) && e.durationMs > 0 ? e.durationMs : 0;
     const sev = e.outcome === 'error' ? SEVERITY.error : e.outcome === 'skipped' ? SEVERITY.skipped : SEVERITY.markOk;
     // A reconcile is filtered by the kinds of its object and of everything it created or deleted.

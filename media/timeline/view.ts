@@ -374,7 +374,11 @@ export class TimelineView {
     this.dom.lanes.replaceChildren(
       ...this.rows.map((r) => {
         const title =
-          r.lane.kind === 'worker' ? `loader ${r.lane.label}` : r.lane.kind === 'controller' ? laneTitle(r.lane) : `sync loop: ${r.lane.label} iterations`;
+          r.lane.kind === 'worker'
+            ? `loader ${r.lane.label}`
+            : r.lane.kind === 'controller' || r.lane.kind === 'kubelet'
+              ? laneTitle(r.lane)
+              : `sync loop: ${r.lane.label} iterations`;
         // what a screen reader says for the lane: what its marks are, not only its short name
         const li = el('li', { textContent: r.lane.label, title }, { 'aria-label': `Lane ${r.lane.label}: ${laneTitle(r.lane)}` });
         li.dataset.lane = r.lane.key;
@@ -470,5 +474,6 @@ export class TimelineView {
 function laneTitle(lane: Lane): string {
   if (lane.kind === 'worker') return 'loader tasks';
   if (lane.kind === 'controller') return `demo cluster ${lane.controller} controller reconciles`;
+  if (lane.kind === 'kubelet') return `the real kubelet of node ${lane.node}: its own log lines (the judge of the inferred lanes above)`;
   return `sync loop ${lane.label} iterations`;
 }

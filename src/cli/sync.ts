@@ -2,13 +2,15 @@
  * `kubeloop sync`: runs the sync loop headless against a cluster, printing what every iteration did.
  *
  *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
- *                 [--consistency-period SECONDS] [--duration SECONDS] [--json]
+ *                 [--consistency-period SECONDS] [--duration SECONDS] [--json] [--workers]
+ *                 [--kubelet-log FILE [--compare]]
  *                 [--watch TYPE]... [--record FILE [--record-max-mb N] [--record-max-hours H]]
  *
  * Without --json: the handler log lines, as the kubelet prints them at -v=4 (errors on stderr,
  * among them "PLEG is not healthy: ..." while the pods watches are down for over 3 minutes).
- * With --json: one JSON object per iteration, one per line: t (ms since start), source, op, key,
- * handler, durationMs, outcome, and when present message and node. --node scopes the pods to one
+ * With --json: one JSON object per iteration, one per line: at (wall-clock ISO time), t (ms since
+ * start), source, op, key, handler, durationMs, outcome, and when present message, node, uid, data
+ * and inferred (--workers adds the pod workers' syncs, source "podworker"). --node scopes the pods to one
  * node (fieldSelector spec.nodeName). Runs until --duration elapses or Ctrl-C; exit 0 then, 1 when
  * the kubeconfig or flags are unusable, 2 when no source ever listed (the API server was not reached),
  * 3 when the user may not list and watch pods anywhere the loop looks (it ends at once, saying so).
@@ -16,6 +18,12 @@
  * With no --namespace, each type is watched where the user's rights allow (one access review at
  * start, see core/syncloop/sources/watchscope.ts): across all namespaces, else in the context's
  * namespace; a type forbidden everywhere is named once on stderr and not watched.
+ *
+ * --kubelet-log FILE follows a real kubelet's -v=4 log as it grows (a node this machine runs, such
+ * as the lab's): its lines in the loop's vocabulary, interleaved with KubeLoop's iterations (text:
+ * "kubelet NODE: <line>"; JSON: objects with "kubelet": true). --compare ends the run with the
+ * differential (core/kubeletlog/compare.ts): per class, the kubelet's lines KubeLoop matched in
+ * order, KubeLoop's iterations without a counterpart (inferred or not), and the lag.
  *
  * --watch TYPE (resource or resource.group, found by discovery) adds a type to the watched ones.
  * --record FILE writes a flight recording (core/recorder) of every watch delta and timeline event,
@@ -29,6 +37,14 @@ import type { SyncIterationEvent } from '../core/timeline/events';
 import { TimelineStore } from '../core/timeline/store';
 import { startRecording, type RecordingSession } from '../core/recorder/session';
 import type { WatchedType } from '../core/syncloop/sources/watchscope';
+import { compare, type LoopIteration } from '../core/kubeletlog/compare';
+import { followKubeletLog } from '../core/kubeletlog/follow';
+import { kubeletLineEvent } from '../core/kubeletlog/lane';
+import type { KubeletRecord } from '../core/kubeletlog/records';
+import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
+
+/** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
+const COMPARE_SETTLE_MS = 2000;
 
 export interface SyncIo {
   stdout(line: string): void;
@@ -48,8 +64,15 @@ const HELP = `usage: kubeloop sync [flags]
                         how often pods are listed again from the watch cache to catch missed
                         watch events (default: 300)
   --duration SECONDS    stop after this long (default: until Ctrl-C)
-  --json                one JSON object per iteration: t, source, op, key, handler, durationMs, outcome
-                        (and message, node, uid, inferred when known)
+  --json                one JSON object per iteration: at, t, source, op, key, handler, durationMs, outcome
+                        (and message, node, uid, data, inferred when known)
+  --workers             with --json, also the pod workers' syncs (source "podworker")
+  --kubelet-log FILE    follow a real kubelet's -v=4 log (a node this machine runs, e.g. the lab's)
+                        and print its lines beside KubeLoop's iterations; needs --node (default: the
+                        log the context's kubeloop.dev/kubelet-logs extension names for the node,
+                        as the lab's kubeconfig does)
+  --compare             with the kubelet's log: at the end, the differential of the two (matched in
+                        order, iterations without a counterpart, lag)
   --watch TYPE          also watch TYPE (e.g. configmaps, secrets, deployments.apps); repeatable
   --record FILE         write a flight recording to FILE: every watch delta, Event and timeline
                         event, with keyframes; flushed every second (read it with kubeloop export)
@@ -59,9 +82,10 @@ const HELP = `usage: kubeloop sync [flags]
                         a keyframe at most this often while things change (default 600; see README)
 `;
 
-/** One loop iteration as `kubeloop sync --json` prints it (one line, no newline). */
-export function iterationJson(it: SyncIterationEvent): string {
+/** One loop iteration as `kubeloop sync --json` prints it (one line, no newline); `wallOrigin`: the wall-clock ms of t = 0. */
+export function iterationJson(it: SyncIterationEvent, wallOrigin?: number): string {
   return JSON.stringify({
+    ...(wallOrigin !== undefined ? { at: new Date(wallOrigin + it.t).toISOString() } : {}),
     t: it.t,
     source: it.source,
     op: it.op,
@@ -72,6 +96,7 @@ export function iterationJson(it: SyncIterationEvent): string {
     ...(it.message ? { message: it.message } : {}),
     ...(it.node ? { node: it.node } : {}),
     ...(it.uid ? { uid: it.uid } : {}),
+    ...(it.data ? { data: it.data } : {}),
     ...(it.inferred ? { inferred: true } : {}),
   });
 }
@@ -93,6 +118,9 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
         'consistency-period': { type: 'string' },
         duration: { type: 'string' },
         json: { type: 'boolean' },
+        workers: { type: 'boolean' },
+        'kubelet-log': { type: 'string' },
+        compare: { type: 'boolean' },
         watch: { type: 'string', multiple: true },
         record: { type: 'string' },
         'record-max-mb': { type: 'string' },
@@ -129,6 +157,12 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     consistencyPeriodMs = s * 1000;
   }
   const node = values.node;
+  let kubeletLog = values['kubelet-log'];
+  if (kubeletLog !== undefined && node === undefined) {
+    io.stderr('kubeloop sync: --kubelet-log needs --node NAME (the node whose kubelet writes that log)');
+    return 1;
+  }
+
   // A DNS-1123 subdomain, as node names are; anything else would only be a confusing field selector.
   if (node !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(node)) {
     io.stderr(`kubeloop sync: --node must be a node name (lower-case letters, digits, '-' and '.'), got "${node}"`);
@@ -169,6 +203,16 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     return 1;
   }
 
+  // The lab's kubeconfig says where its nodes' kubelet logs are (KubeContext.kubeletLogs).
+  if (kubeletLog === undefined && node !== undefined) kubeletLog = client.context.kubeletLogs?.[node];
+  if (values.compare && kubeletLog === undefined) {
+    io.stderr(
+      `kubeloop sync: --compare needs the kubelet's log: --kubelet-log FILE (the context "${client.context.name}" names none for node "${node ?? ''}")`,
+    );
+    client.close();
+    return 1;
+  }
+
   let types: WatchedType[] = [];
   if (values.watch?.length) {
     try {
@@ -183,13 +227,20 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
   const clock = io.clock ?? realClock;
   const json = !!values.json;
   const timeline = new TimelineStore(10_000);
-  if (json) {
-    timeline.subscribe((e) => {
-      // Loop iterations only: the pod workers' own marks are the timeline's, not the loop's.
-      if (e.kind !== 'iteration' || e.source === 'podworker') return;
-      io.stdout(iterationJson(e));
-    });
-  }
+  // Timeline times count from here; `at` (and the kubelet's log) are wall-clock times.
+  const origin = clock.now();
+  const wallOrigin = Date.now();
+  const seen: LoopIteration[] = [];
+  // When every source had listed (housekeeping's first pass): the differential starts a little later,
+  // once the first list's ADDs and the PLEG's first relist (the pods that ran before we looked) are over.
+  let readyAt: number | undefined;
+  timeline.subscribe((e) => {
+    if (e.kind !== 'iteration') return;
+    if (readyAt === undefined && e.source === 'housekeeping' && e.outcome !== 'skipped') readyAt = wallOrigin + e.t;
+    if (values.compare) seen.push(loopIteration(e, wallOrigin));
+    // Loop iterations; the pod workers' own marks only when asked for (they are the timeline's, not the loop's).
+    if (json && (e.source !== 'podworker' || values.workers)) io.stdout(iterationJson(e, wallOrigin));
+  });
   const stop = new AbortController();
   const recordingLife = new AbortController();
   let recording: RecordingSession | undefined;
@@ -231,6 +282,7 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     },
     clock,
     timeline,
+    origin,
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
     ...(node ? { node } : {}),
     ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
@@ -249,6 +301,25 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     process.once('SIGTERM', onSignal);
   }
   const timer = durationMs !== undefined ? clock.setTimer(durationMs, () => stop.abort(new Error('duration elapsed'))) : undefined;
+  const kubelet: KubeletRecord[] = [];
+  const following =
+    kubeletLog !== undefined && node !== undefined
+      ? followKubeletLog(
+          {
+            path: kubeletLog,
+            clock,
+            onRecords: (records) => {
+              for (const r of records) {
+                if (values.compare) kubelet.push(r);
+                timeline.append(kubeletLineEvent(r, node, wallOrigin));
+                io.stdout(json ? kubeletJson(r, node) : `kubelet ${node}: ${r.raw}`);
+              }
+            },
+            onError: (e) => io.stderr(`kubeloop sync: --kubelet-log ${kubeletLog}: ${e.message} (still trying)`),
+          },
+          stop.signal,
+        )
+      : undefined;
   try {
     await sync.run(stop.signal);
   } finally {
@@ -258,7 +329,18 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     process.removeListener('SIGTERM', onSignal);
     client.close();
     recordingLife.abort();
+    await following;
     await recording?.done;
+  }
+  if (values.compare && node !== undefined) {
+    const from = (readyAt ?? Date.now()) + COMPARE_SETTLE_MS;
+    const c = compare(kubelet, seen, { from });
+    if (json) io.stdout(JSON.stringify({ comparison: { node, from: new Date(from).toISOString(), ...c } }));
+    else {
+      const title = `Differential against the kubelet of node ${node}, from ${new Date(from).toISOString()} (the first list and relist left out)`;
+      for (const l of [...formatComparison(c, title), '  pods where the two disagree (kubelet | KubeLoop, "=" a matched pair):', ...formatAlignments(c, true)])
+        io.stdout(l);
+    }
   }
   if (podsForbidden !== undefined) {
     const ctx = client.context;
@@ -272,6 +354,28 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     return 2;
   }
   return 0;
+}
+
+/** An iteration with its wall-clock time, as the differential reads it. */
+function loopIteration(e: SyncIterationEvent, wallOrigin: number): LoopIteration {
+  return {
+    at: wallOrigin + e.t,
+    source: e.source,
+    op: e.op,
+    key: e.key,
+    handler: e.handler,
+    outcome: e.outcome,
+    ...(e.uid ? { uid: e.uid } : {}),
+    ...(e.inferred ? { inferred: true } : {}),
+    ...(e.data ? { data: e.data } : {}),
+    ...(e.message ? { message: e.message } : {}),
+  };
+}
+
+/** A kubelet record as `--json` prints it. */
+function kubeletJson(r: KubeletRecord, node: string): string {
+  const { raw, at, ...rest } = r;
+  return JSON.stringify({ kubelet: true, node, at: new Date(at).toISOString(), ...rest, line: raw });
 }
 
 /** TYPE (resource or resource.group, as kubectl spells it) -> the watched type, by discovery. */

@@ -63,6 +63,20 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
       ['Updated', keyList(e.updated)],
       ['Message', e.message],
     ]);
+  if (e.kind === 'kubelet')
+    return presentRows([
+      ['Kubelet log line', `${e.source} / ${e.op}`],
+      ['Node', e.node],
+      ['Pods', e.key || '(none)'],
+      ['UID', e.uid],
+      ['Handler', e.handler === 'none' ? undefined : e.handler],
+      ['At', formatTime(e.t)],
+      ['Duration', e.durationMs ? formatDuration(e.durationMs) : undefined],
+      ['Outcome', e.outcome],
+      [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : 'Data', e.data],
+      ['Message', e.message],
+      ['Line', e.raw],
+    ]);
   return presentRows(
     e.kind === 'task'
       ? [
@@ -90,7 +104,8 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['At', formatTime(e.t)],
           ['Duration', formatDuration(e.durationMs)],
           ['Outcome', e.outcome],
-          ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes or a vanished pod' : undefined],
+          ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes, conditions or a vanished pod' : undefined],
+          [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : 'Data', e.data],
           ['Worker state', e.worker?.state],
           [
             'Pending slot',

@@ -75,6 +75,25 @@ export interface KubeContext {
   kc: KubeConfig;
   /** Where it came from: the file(s) read, or 'in-cluster'. */
   source: string;
+  /**
+   * The context's `kubeloop.dev/kubelet-logs` extension: node name -> the absolute path of that
+   * node's kubelet log on this machine. Written by the lab (`npm run lab`) for its hollow nodes; a
+   * real cluster's kubelet logs are not on a workstation, so its contexts have none.
+   */
+  kubeletLogs?: Record<string, string>;
+}
+
+/** The name of the context extension that says where a node's kubelet log is (see KubeContext.kubeletLogs). */
+export const KUBELET_LOGS_EXTENSION = 'kubeloop.dev/kubelet-logs';
+
+/** The extension's node -> path map, keeping only node names and absolute paths (anything else is ignored). */
+function kubeletLogsOf(contextBody: Obj): Record<string, string> | undefined {
+  const exts = Array.isArray(contextBody.extensions) ? contextBody.extensions : [];
+  const ext = exts.find((e): e is Obj => isObj(e) && e.name === KUBELET_LOGS_EXTENSION)?.extension;
+  if (!isObj(ext)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [node, p] of Object.entries(ext)) if (/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(node) && typeof p === 'string' && p.startsWith('/')) out[node] = p;
+  return Object.keys(out).length ? out : undefined;
 }
 
 export interface LoadKubeContextOptions {
@@ -336,6 +355,7 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
   const execExt = extensions.find((e): e is Obj => isObj(e) && e.name === 'client.authentication.k8s.io/exec');
   const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
   const disableCompression = cluster.body['disable-compression'] === true || undefined;
+  const kubeletLogs = kubeletLogsOf(context.body);
   return {
     name,
     server: server.replace(/\/+$/, ''),
@@ -349,6 +369,7 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
     preferences: m.preferences,
     kc,
     source: m.source,
+    ...(kubeletLogs ? { kubeletLogs } : {}),
   };
 }
 

@@ -27,8 +27,8 @@ export interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
-const PID = { sync: 1, loader: 2, watch: 3, events: 4, controllers: 5 } as const;
-const PROCESS_NAMES: Record<number, string> = { 1: 'sync loop', 2: 'loader', 3: 'watch', 4: 'Events', 5: 'controllers' };
+const PID = { sync: 1, loader: 2, watch: 3, events: 4, controllers: 5, kubelet: 6 } as const;
+const PROCESS_NAMES: Record<number, string> = { 1: 'sync loop', 2: 'loader', 3: 'watch', 4: 'Events', 5: 'controllers', 6: 'kubelet (its own log)' };
 
 interface Span {
   pid: number;
@@ -61,6 +61,19 @@ function spanOf(e: TimelineEvent, endWall: number, origin: number): Span | undef
       end: us(endWall),
       name: `${e.handler} ${e.key}`,
       cat: 'controller',
+      args,
+    };
+  }
+  if (e.kind === 'kubelet') {
+    // A real kubelet's own log line (a lab node), on its node's lane.
+    const { kind: _k, t: _t, durationMs, raw: _raw, ...args } = e;
+    return {
+      pid: PID.kubelet,
+      lane: `kubelet ${e.node}`,
+      start: us(endWall - durationMs),
+      end: us(endWall),
+      name: `${e.source} ${e.op} ${e.key}`.trim(),
+      cat: 'kubelet',
       args,
     };
   }

@@ -1,5 +1,5 @@
 /**
- * The packed encoding of a data block's records (format version 2, block kind Packed): a binary
+ * The packed encoding of a data block's records (format version 2 on, block kind Packed): a binary
  * stream instead of one JSON text per record, because at hundreds of records a second serializing
  * every timeline mark to JSON was most of what recording cost.
  *
@@ -7,8 +7,9 @@
  *   record   := tag:u8 dt:time body
  *   tag 0x01 := a sync-loop iteration mark (TimelineRecord of kind 'iteration'), field by field:
  *               et:milli durationMs:num source:str op:str key:str handler:str outcome:str flags:u8
- *               [message:str] [node:str] [uid:str] [worker: state:str coalesced:num wflags:u8
- *               [nextDueT:num] [gracePeriodSeconds:num] [probes: n:varint str*n]]
+ *               [message:str] [node:str] [uid:str] [data:str] [worker: state:str coalesced:num
+ *               wflags:u8 [nextDueT:num] [gracePeriodSeconds:num] [probes: n:varint str*n]
+ *               [waitedMs:num]]  (data and waitedMs: format version 3)
  *       0x02 := a TimelineRecord whose event is JSON text: text
  *       0x03 := any record as JSON text (its own `t` is the record's): text
  *       0x10 | op << 2 | form := a DeltaRecord: key:str, then for form 1 (`o`) or 2 (`p`) the object
@@ -55,9 +56,11 @@ const F_UID = 4;
 const F_INFERRED = 8;
 const F_INFERRED_TRUE = 16;
 const F_WORKER = 32;
+const F_DATA = 64;
 const W_NEXT = 1;
 const W_GRACE = 2;
 const W_PROBES = 4;
+const W_WAITED = 8;
 
 function isNum(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
@@ -88,6 +91,7 @@ function packable(e: TimelineEvent): e is SyncIterationEvent {
       case 'message':
       case 'node':
       case 'uid':
+      case 'data':
         if (v !== undefined && typeof v !== 'string') return false;
         continue;
       case 'inferred':
@@ -120,6 +124,7 @@ function packableWorker(w: unknown): boolean {
         continue;
       case 'nextDueT':
       case 'gracePeriodSeconds':
+      case 'waitedMs':
         if (v !== undefined && !isNum(v)) return false;
         continue;
       case 'probes':
@@ -178,21 +183,29 @@ export class PackedEncoder {
       (e.node !== undefined ? F_NODE : 0) |
       (e.uid !== undefined ? F_UID : 0) |
       (e.inferred !== undefined ? F_INFERRED | (e.inferred ? F_INFERRED_TRUE : 0) : 0) |
-      (w !== undefined ? F_WORKER : 0);
+      (w !== undefined ? F_WORKER : 0) |
+      (e.data !== undefined ? F_DATA : 0);
     this.byte(flags);
     if (e.message !== undefined) this.str(e.message);
     if (e.node !== undefined) this.str(e.node);
     if (e.uid !== undefined) this.str(e.uid);
+    if (e.data !== undefined) this.str(e.data);
     if (w === undefined) return;
     this.str(w.state);
     this.num(w.coalesced);
-    this.byte((w.nextDueT !== undefined ? W_NEXT : 0) | (w.gracePeriodSeconds !== undefined ? W_GRACE : 0) | (w.probes !== undefined ? W_PROBES : 0));
+    this.byte(
+      (w.nextDueT !== undefined ? W_NEXT : 0) |
+        (w.gracePeriodSeconds !== undefined ? W_GRACE : 0) |
+        (w.probes !== undefined ? W_PROBES : 0) |
+        (w.waitedMs !== undefined ? W_WAITED : 0),
+    );
     if (w.nextDueT !== undefined) this.num(w.nextDueT);
     if (w.gracePeriodSeconds !== undefined) this.num(w.gracePeriodSeconds);
     if (w.probes !== undefined) {
       this.varint(w.probes.length);
       for (const p of w.probes) this.str(p);
     }
+    if (w.waitedMs !== undefined) this.num(w.waitedMs);
   }
 
   /** A delta record; `json` is the object's or the patch's JSON text for form 1 or 2. */
@@ -442,6 +455,7 @@ function scanPacked(buf: Buffer, deltasOnly: boolean): (RecordingRecord | LazyDe
       const message = flags & F_MESSAGE ? str() : undefined;
       const node = flags & F_NODE ? str() : undefined;
       if (flags & F_UID) e.uid = str();
+      if (flags & F_DATA) e.data = str();
       e.handler = handler;
       e.outcome = outcome;
       if (message !== undefined) e.message = message;
@@ -459,6 +473,7 @@ function scanPacked(buf: Buffer, deltasOnly: boolean): (RecordingRecord | LazyDe
           for (let i = 0; i < n; i++) probes.push(str());
           w.probes = probes;
         }
+        if (wf & W_WAITED) w.waitedMs = num();
         e.worker = w;
       }
       if (!deltasOnly) out.push({ k: 'T', t, e: e as unknown as TimelineEvent });

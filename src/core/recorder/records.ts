@@ -15,10 +15,11 @@
 import type { TimelineEvent } from '../timeline/events';
 
 /**
- * The header's `version`: 2 writes data blocks packed (block kind 5); 1 wrote them as JSON lines
- * (kind 4), which readers of version 2 still read. A reader refuses a version above its own.
+ * The header's `version`: 3 packs a mark's `data` and its worker's `waitedMs` (packed.ts); 2 wrote
+ * data blocks packed (block kind 5) without them; 1 wrote them as JSON lines (kind 4). Readers of
+ * version 3 read all three. A reader refuses a version above its own.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 export type Obj = Record<string, unknown>;
 

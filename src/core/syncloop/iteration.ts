@@ -35,7 +35,8 @@ import { exitOf } from './prober/exits';
  */
 const NEVER = new Channel<never>(1, 'never');
 
-type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> & Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred'>>;
+type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> &
+  Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred' | 'data'>>;
 
 export async function syncLoopIteration(kl: SyncLoop, syncCh: Channel<number>, housekeepingCh: Channel<number>, signal: AbortSignal): Promise<boolean> {
   const c = kl.channels;
@@ -146,7 +147,7 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
   let out: Outcome;
   if (e.type === 'ContainerRemoved') {
     // Not sync-worthy (upstream isSyncPodWorthy): the container was already reported dead.
-    out = { source: 'pleg', op: e.type, key: d?.key ?? '', handler: 'none', outcome: 'skipped' };
+    out = { source: 'pleg', op: e.type, key: d?.key ?? '', handler: 'none', outcome: 'skipped', uid: e.id, data: e.data };
   } else if (d) {
     kl.logger.info(`SyncLoop (PLEG): event for pod${kv({ pod: d.key })} event=${plegEventJSON(e)}${kv({ handler: 'HandlePodSyncs' })}`, 2);
     kl.handlePodSyncs([d.key]);
@@ -165,12 +166,13 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
       handler: 'HandlePodSyncs',
       outcome: 'ok',
       uid: e.id,
+      data: e.data,
       ...(exit ? { message: exit } : {}),
       ...(e.inferred ? { inferred: true } : {}),
     };
   } else {
     kl.logger.info(`SyncLoop (PLEG): pod does not exist, ignore irrelevant event event=${plegEventJSON(e)}`, 4);
-    out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
+    out = { source: 'pleg', op: e.type, key: '', handler: 'none', outcome: 'skipped', uid: e.id, data: e.data, message: 'pod does not exist' };
   }
   if (e.type === 'ContainerDied') kl.cleanUpContainerInPod(e.id, e.data);
   return out;
@@ -208,7 +210,7 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
   else status = u.result === 'Success' ? 'started' : 'unhealthy';
   if (!d) {
     kl.logger.info(`SyncLoop (probe): ignore irrelevant update${kv({ probe, status })} update=${JSON.stringify(u)}`, 4);
-    return { source: 'probe', op: probe, key: '', handler: 'none', outcome: 'skipped', message: 'pod does not exist' };
+    return { source: 'probe', op: probe, key: '', handler: 'none', outcome: 'skipped', uid: u.podUID, data: status, message: 'pod does not exist' };
   }
   kl.recordProbeResult(d.key, u);
   kl.logger.info(`SyncLoop (probe)${kv({ probe, status, pod: d.key, handler: 'HandlePodSyncs' })}`, 1);
@@ -220,6 +222,7 @@ function handleProbe(kl: SyncLoop, probe: ProbeType, u: ProbeUpdate): Outcome {
     handler: 'HandlePodSyncs',
     outcome: 'ok',
     uid: u.podUID,
+    data: status,
     ...(u.message ? { message: u.message } : {}),
     ...(u.inferred ? { inferred: true } : {}),
   };

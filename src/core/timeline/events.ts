@@ -70,6 +70,11 @@ export interface SyncIterationEvent {
   inferred?: boolean;
   /** On 'podworker' marks: the worker's state after the sync. */
   worker?: PodWorkerDetails;
+  /**
+   * What the kubelet's log line would say besides the pod: a PLEG event's container (or sandbox) ID,
+   * a probe result's status as the kubelet words it (unhealthy, ready, not ready, started).
+   */
+  data?: string;
 }
 
 /**
@@ -100,4 +105,29 @@ export interface ControllerReconcileEvent {
   message?: string;
 }
 
-export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent | ControllerReconcileEvent;
+/**
+ * One line of a real kubelet's `-v=4` log, read into the loop's vocabulary (core/kubeletlog): on the
+ * lane `kubelet <node>` beside KubeLoop's inferred iterations, so where the two disagree it shows.
+ * Only for a kubelet this machine runs (the lab's hollow nodes): a real cluster's kubelet log is not
+ * reachable from a workstation.
+ */
+export interface KubeletLineEvent {
+  kind: 'kubelet';
+  t: number;
+  node: string;
+  /** config, pleg, sync, probe, housekeeping, runtime, podworker, status, event */
+  source: string;
+  op: string;
+  key: string;
+  uid?: string;
+  handler: string;
+  outcome: 'ok' | 'error' | 'skipped';
+  /** A pod-worker sync's span (its enter to its exit); 0 for a line. */
+  durationMs: number;
+  data?: string;
+  message?: string;
+  /** The kubelet's own line, as written. */
+  raw: string;
+}
+
+export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent;

@@ -20,8 +20,8 @@ import type { PodWorkerDetails, SyncIterationEvent, SyncSource } from './events'
 const SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 const OUTCOMES: readonly SyncIterationEvent['outcome'][] = ['ok', 'error', 'skipped'];
 const WORKER_STATES: readonly PodWorkerDetails['state'][] = ['syncing', 'terminating', 'terminated'];
-const EVENT_FIELDS = new Set(['kind', 't', 'durationMs', 'source', 'op', 'key', 'uid', 'handler', 'outcome', 'message', 'node', 'worker', 'inferred']);
-const WORKER_FIELDS = new Set(['state', 'coalesced', 'nextDueT', 'gracePeriodSeconds']);
+const EVENT_FIELDS = new Set(['kind', 't', 'durationMs', 'source', 'op', 'key', 'uid', 'handler', 'outcome', 'message', 'node', 'worker', 'inferred', 'data']);
+const WORKER_FIELDS = new Set(['state', 'coalesced', 'nextDueT', 'gracePeriodSeconds', 'waitedMs']);
 const MAX_NAMES = 0xffff;
 export const MESSAGE_TABLE_MAX = 4096;
 
@@ -30,6 +30,7 @@ const HAS_WORKER = 1;
 const INFERRED = 2;
 const HAS_NEXT_DUE = 4;
 const HAS_GRACE = 8;
+const HAS_WAITED = 16;
 
 /** Strings by index, for the few distinct operation and handler names. */
 class NameTable {
@@ -53,6 +54,7 @@ export class PackedIterations {
   private duration = new Float64Array(0);
   private nextDueT = new Float64Array(0);
   private grace = new Float64Array(0);
+  private waited = new Float64Array(0);
   private coalesced = new Uint32Array(0);
   private op = new Uint16Array(0);
   private handler = new Uint16Array(0);
@@ -63,6 +65,7 @@ export class PackedIterations {
   private readonly uid: (string | undefined)[] = [];
   private readonly node: (string | undefined)[] = [];
   private readonly message: (string | undefined)[] = [];
+  private readonly data: (string | undefined)[] = [];
   private readonly ops = new NameTable();
   private readonly handlers = new NameTable();
   private messages = new Map<string, string>();
@@ -84,12 +87,13 @@ export class PackedIterations {
     this.duration = grow(this.duration, (n) => new Float64Array(n));
     this.nextDueT = grow(this.nextDueT, (n) => new Float64Array(n));
     this.grace = grow(this.grace, (n) => new Float64Array(n));
+    this.waited = grow(this.waited, (n) => new Float64Array(n));
     this.coalesced = grow(this.coalesced, (n) => new Uint32Array(n));
     this.op = grow(this.op, (n) => new Uint16Array(n));
     this.handler = grow(this.handler, (n) => new Uint16Array(n));
     this.codes = grow(this.codes, (n) => new Uint8Array(n));
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
-    for (const a of [this.key, this.uid, this.node, this.message]) while (a.length < room) a.push(undefined);
+    for (const a of [this.key, this.uid, this.node, this.message, this.data]) while (a.length < room) a.push(undefined);
     this.room = room;
   }
 
@@ -116,6 +120,10 @@ export class PackedIterations {
         flags |= HAS_GRACE;
         this.grace[slot] = w.gracePeriodSeconds;
       }
+      if (w.waitedMs !== undefined) {
+        flags |= HAS_WAITED;
+        this.waited[slot] = w.waitedMs;
+      }
     }
     if (e.inferred) flags |= INFERRED;
     this.t[slot] = e.t;
@@ -128,13 +136,14 @@ export class PackedIterations {
     this.uid[slot] = e.uid;
     this.node[slot] = e.node;
     this.message[slot] = e.message === undefined ? undefined : this.shared(e.message);
+    this.data[slot] = e.data;
     return true;
   }
 
   /** Drops the strings a slot refers to (the ring put an unpacked event there). */
   release(slot: number): void {
     if (slot >= this.room) return;
-    this.key[slot] = this.uid[slot] = this.node[slot] = this.message[slot] = undefined;
+    this.key[slot] = this.uid[slot] = this.node[slot] = this.message[slot] = this.data[slot] = undefined;
   }
 
   /** A fresh event equal to the one packed into `slot`. */
@@ -157,10 +166,13 @@ export class PackedIterations {
     if (message !== undefined) e.message = message;
     const node = this.node[slot];
     if (node !== undefined) e.node = node;
+    const data = this.data[slot];
+    if (data !== undefined) e.data = data;
     if (flags & HAS_WORKER) {
       const w: PodWorkerDetails = { state: WORKER_STATES[(codes >> 5) & 3], coalesced: this.coalesced[slot] };
       if (flags & HAS_NEXT_DUE) w.nextDueT = this.nextDueT[slot];
       if (flags & HAS_GRACE) w.gracePeriodSeconds = this.grace[slot];
+      if (flags & HAS_WAITED) w.waitedMs = this.waited[slot];
       e.worker = w;
     }
     if (flags & INFERRED) e.inferred = true;
@@ -189,7 +201,8 @@ function packable(e: SyncIterationEvent): boolean {
   if (
     (e.uid !== undefined && typeof e.uid !== 'string') ||
     (e.node !== undefined && typeof e.node !== 'string') ||
-    (e.message !== undefined && typeof e.message !== 'string')
+    (e.message !== undefined && typeof e.message !== 'string') ||
+    (e.data !== undefined && typeof e.data !== 'string')
   )
     return false;
   if (e.inferred !== undefined && e.inferred !== true) return false;
@@ -203,6 +216,7 @@ function packable(e: SyncIterationEvent): boolean {
     if (!Number.isInteger(w.coalesced) || w.coalesced < 0 || w.coalesced > 0xffffffff) return false;
     if (w.nextDueT !== undefined && typeof w.nextDueT !== 'number') return false;
     if (w.gracePeriodSeconds !== undefined && typeof w.gracePeriodSeconds !== 'number') return false;
+    if (w.waitedMs !== undefined && typeof w.waitedMs !== 'number') return false;
   }
   return true;
 }

@@ -11,7 +11,8 @@ import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } fro
  *   now non-existent -> ContainerRemoved, preceded by ContainerDied unless it had already exited
  *
  * Upstream reads the container runtime; we read what the API shows: status.containerStatuses,
- * initContainerStatuses and ephemeralContainerStatuses. A container is identified by its container
+ * initContainerStatuses and ephemeralContainerStatuses, and the sandbox from the
+ * PodReadyToStartContainers condition (SANDBOX_ID: its events are inferred). A container is identified by its container
  * ID (the runtime's, scheme stripped), so a restart is one container dying (it moves to
  * lastState.terminated) and a new one starting. A status without a container ID has no container yet.
  *
@@ -26,6 +27,11 @@ export type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existen
 
 export function generateEvents(podID: string, cid: string, oldState: PlegContainerState, newState: PlegContainerState): PodLifecycleEvent[] {
   if (newState === oldState) return [];
+  if (cid === SANDBOX_ID) return generateEventsOf(podID, cid, oldState, newState).map((e) => ({ ...e, inferred: true }));
+  return generateEventsOf(podID, cid, oldState, newState);
+}
+
+function generateEventsOf(podID: string, cid: string, oldState: PlegContainerState, newState: PlegContainerState): PodLifecycleEvent[] {
   switch (newState) {
     case 'running':
       return [{ id: podID, type: 'ContainerStarted', data: cid }];
@@ -93,7 +99,19 @@ function stateIn(flat: readonly string[], id: string): PlegContainerState {
   return i >= 0 ? (flat[i + 1] as PlegContainerState) : 'non-existent';
 }
 
+/**
+ * The pod sandbox's stand-in ID. A kubelet's PLEG reports its sandboxes like containers
+ * (ContainerStarted when one runs, ContainerDied when it stops); the API has no sandbox ID, only the
+ * PodReadyToStartContainers condition (True once the sandbox runs with its network), so the sandbox
+ * is read from it under this ID, and its events are marked inferred.
+ */
+export const SANDBOX_ID = '(sandbox)';
+
 function readStates(pod: Pod | undefined, put: (id: string, st: PlegContainerState) => void): void {
+  const sandbox = pod?.status?.conditions?.find((c) => c.type === 'PodReadyToStartContainers');
+  if (sandbox?.status === 'True') put(SANDBOX_ID, 'running');
+  // False: stopped, once the pod ever had a container (before that, no sandbox was made yet).
+  else if (sandbox?.status === 'False' && allContainerStatuses(pod).some((c) => c.containerID || c.lastState?.terminated)) put(SANDBOX_ID, 'exited');
   for (const s of allContainerStatuses(pod)) {
     const previous = s.lastState?.terminated?.containerID;
     if (previous) put(containerIdOf(previous), 'exited');
@@ -224,6 +242,15 @@ export class GenericPLEG {
     if (prev && !prev.gone) rec.superseded = prev.obj;
     this.records.set(uid, rec);
     return diffContainers(uid, prev && !prev.gone ? prev.containers : [], rec.containers);
+  }
+
+  /** Whether the pod's containers are in other states than its record says (what a relist would report). */
+  differs(pod: Pod): boolean {
+    const prev = this.records.get(pod.metadata.uid);
+    const now = flatContainerStates(pod);
+    if (!prev || prev.gone) return now.length > 0;
+    if (prev.obj === pod) return false;
+    return now.length !== prev.containers.length || now.some((v, i) => v !== prev.containers[i]);
   }
 
   /**

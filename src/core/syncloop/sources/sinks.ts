@@ -6,7 +6,7 @@ import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
 import type { PlegRelister } from '../pleg/relister';
 import type { KubeEvent, KubeObject, Pod, PodLifecycleEvent, PodOperation, ProbeUpdate, ResourceRef } from '../types';
-import { isPodResource } from '../types';
+import { allContainerStatuses, isPodResource } from '../types';
 import type { ReflectorSink } from './reflector';
 
 /** Watch event type -> the config operation it is merged as (DELETED: the object is gone: REMOVE). */
@@ -24,6 +24,9 @@ const opOf: Record<'ADDED' | 'MODIFIED' | 'DELETED', PodOperation> = { ADDED: 'A
  * has taken it, and merges the change (the echo) only then. A new pod's ADD comes before its
  * containers' events (the kubelet adds a pod, then starts it); a pod gone from the API has its
  * containers die before its REMOVE (those it still showed running: inferred, see PlegRelister).
+ * Once a pod is being deleted or has reached a terminal phase, the kubelet's teardown writes its
+ * status itself and its PLEG sees the deaths at the next relist: those writes are merged at once
+ * and the periodic relist reports the deaths after them.
  * Full lists (a first list, a relist after a gap) are merged first and left to the PLEG's periodic
  * relist, which bounds its work per second: a list of 20,000 pods is no burst on plegCh.
  */
@@ -74,8 +77,26 @@ export class ConfigSink implements ReflectorSink {
       sharedInterner.internChanged(obj, prev);
     } else if (type !== 'DELETED') sharedInterner.internObject(obj);
     const pod = isPodResource(this.resource) ? (obj as Pod) : undefined;
-    // A change of a pod we hold: its causes first (PLEG, then probes), then its echo.
-    if (pod && prev) await this.deliverCauses(pod);
+    // A change of a pod we hold: its causes first (PLEG, then probes), then its echo; but once the
+    // pod was being torn down, its status is what the kubelet's own termination wrote (killPod
+    // stops the containers and writes their state), and its PLEG reports the deaths at its next
+    // relist, after the echo: the periodic relist does the same here.
+    if (pod && prev) {
+      if (!tornDown(prev as Pod)) await this.deliverCauses(pod);
+      else if (finalDelete(pod)) {
+        // The kubelet deletes the pod only after SyncTerminatedPod, which waited for the PLEG's relist:
+        // the deaths it saw come first.
+        await this.deliverCauses(pod);
+      } else {
+        // The teardown's own write: the containers' new states are news for a worker in killPod
+        // (the pod cache is stamped), but the PLEG's events come at its next relist, after the echo.
+        if (this.pleg) {
+          if (this.pleg.pleg.differs(pod)) this.pleg.podCache.set(pod.metadata.uid, this.kl.clock.now());
+          this.pleg.podCache.observe(pod);
+        }
+        if (this.probes) await sendProbeUpdates(this.kl, this.probes.observePod(pod), this.signal, true);
+      }
+    }
     if (pod && type === 'DELETED' && this.pleg) {
       // Its last status may show containers that stopped; those it still showed running died unseen.
       await this.deliverPleg([...this.pleg.observePod(pod), ...this.pleg.observeGone(pod)]);
@@ -95,6 +116,17 @@ export class ConfigSink implements ReflectorSink {
   private async deliverPleg(events: readonly PodLifecycleEvent[]): Promise<void> {
     for (const e of events) await this.kl.channels.pleg.sendReceived(e, this.signal);
   }
+}
+
+/** The kubelet's own delete once the pod's containers stopped (its status manager: grace period 0). */
+function finalDelete(pod: Pod): boolean {
+  return pod.metadata.deletionGracePeriodSeconds === 0 && !allContainerStatuses(pod).some((c) => c.state?.running);
+}
+
+/** Being deleted, or in a terminal phase: what the kubelet writes about it now comes from its teardown. */
+function tornDown(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return pod.metadata.deletionTimestamp != null || phase === 'Succeeded' || phase === 'Failed';
 }
 
 /**
