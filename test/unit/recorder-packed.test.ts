@@ -1,4 +1,4 @@
-// The packed data blocks (format version 2): every record reads back deep-equal to what was
+// The packed data blocks (format version 2 on; data and waitedMs from 3): every record reads back deep-equal to what was
 // written (marks field by field, anything else as JSON), a seek's read of the changes alone (JSON
 // unparsed, objects built on first read) gives the same objects, strings with escapes and non-ASCII text
 // survive, a cut or unknown payload is refused rather than misread, and a version 1 recording (JSON
@@ -51,6 +51,7 @@ const mark: fc.Arbitrary<SyncIterationEvent> = fc.record(
     message: text,
     node: text,
     uid: text,
+    data: text,
     inferred: fc.boolean(),
     worker: fc.record(
       {
@@ -59,6 +60,7 @@ const mark: fc.Arbitrary<SyncIterationEvent> = fc.record(
         nextDueT: number,
         gracePeriodSeconds: fc.nat(),
         probes: fc.array(text, { maxLength: 3 }),
+        waitedMs: number,
       },
       { requiredKeys: ['state', 'coalesced'] },
     ),
@@ -199,7 +201,7 @@ describe('packed data blocks', () => {
     assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()], ['pods/default/a']);
     assert.equal((await r.timelineEvents({}, never)).length, 1);
     r.close();
-    const v3 = await encodeBlock(BlockKind.Header, [{ k: 'H', version: 3, startedAt: t, t, segment: 0 }]);
-    await assert.rejects(Recording.fromBuffer(v3, never), /recording format version 3 is not one this KubeLoop reads/);
+    const v4 = await encodeBlock(BlockKind.Header, [{ k: 'H', version: 4, startedAt: t, t, segment: 0 }]);
+    await assert.rejects(Recording.fromBuffer(v4, never), /recording format version 4 is not one this KubeLoop reads/);
   });
 });
