@@ -100,7 +100,7 @@ describe('probe inference from Events', () => {
     assert.deepEqual(inf.observeEvent(event('u', 'Unhealthy', LIVENESS_FAILED, 3, 11)), [], 'on hold until a new container');
     // The kubelet restarts it (exit 137 after its kill): the new container starts with liveness Success.
     const up = inf.observePod(probeMe(restarted(1, { exitCode: 137, reason: 'Error' }, 12)));
-    assert.deepEqual(brief(up), ['liveness Success c1'], 'no second Failure for the restart: the Killing Event explained it');
+    assert.deepEqual(brief(up), ['liveness Success c1 inferred'], 'no second Failure for the restart: the Killing Event explained it');
     // The new container fails again: two more attempts, one more result.
     assert.deepEqual(inf.observeEvent(event('u', 'Unhealthy', LIVENESS_FAILED, 4, 17)), []);
     assert.deepEqual(brief(inf.observeEvent(event('u', 'Unhealthy', LIVENESS_FAILED, 5, 22))), ['liveness Failure c1 inferred']);
@@ -161,7 +161,7 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     const inf = new ProbeInference();
     inf.observePod(probeMe({}));
     const us = inf.observePod(probeMe(restarted(1, { exitCode: 137, reason: 'Error' }, 12)));
-    assert.deepEqual(brief(us), ['liveness Failure c0 inferred', 'liveness Success c1']);
+    assert.deepEqual(brief(us), ['liveness Failure c0 inferred', 'liveness Success c1 inferred']);
     assert.match(us[0]!.message!, /exitCode=137 .*cause=Killed/);
   });
 
@@ -173,7 +173,7 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     ]) {
       const inf = new ProbeInference();
       inf.observePod(probeMe({}));
-      assert.deepEqual(brief(inf.observePod(probeMe(restarted(1, last, 12)))), ['liveness Success c1'], JSON.stringify(last));
+      assert.deepEqual(brief(inf.observePod(probeMe(restarted(1, last, 12)))), ['liveness Success c1 inferred'], JSON.stringify(last));
     }
   });
 
@@ -192,7 +192,7 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     assert.deepEqual(brief(inf.observePod(probeMe({ ready: false }, p))), ['readiness Failure c0']);
     inf.observePod(probeMe({ ready: true }, p));
     assert.deepEqual(inf.observePod(probeMe({ ready: false, state: { terminated: { exitCode: 0 } } }, p)), []);
-    assert.deepEqual(brief(inf.observePod(probeMe({ ...restarted(1, { exitCode: 0, reason: 'Completed' }, 20) }, p))), ['readiness Failure c1']);
+    assert.deepEqual(brief(inf.observePod(probeMe({ ...restarted(1, { exitCode: 0, reason: 'Completed' }, 20) }, p))), ['readiness Failure c1 inferred']);
   });
 
   it('readiness Unhealthy Events count attempts (the lane\'s "failure n of failureThreshold") and a ready flag ends the run', () => {
@@ -216,7 +216,7 @@ describe('probe inference from pods: which restarts are liveness kills', () => {
     k.observePod(probeMe({ started: false }, { startup: true, liveness: true }));
     assert.deepEqual(
       brief(k.observePod(probeMe({ ...restarted(1, { exitCode: 137, reason: 'Error' }, 12), started: false }, { startup: true, liveness: true }))),
-      ['startup Failure c0 inferred', 'liveness Success c1', 'startup Unknown c1'],
+      ['startup Failure c0 inferred', 'liveness Success c1 inferred', 'startup Unknown c1 inferred'],
     );
   });
 

@@ -140,7 +140,7 @@ interface Item {
 /** Not compared: a kubelet status write, kept beside the compared lines to place them (see the header). */
 const STATUS_WRITE = 'status write';
 /** How much earlier than the status manager's line a write's RECONCILE echo may be logged. */
-const ECHO_SLACK_MS = 5;
+const ECHO_SLACK_MS = 50;
 
 /** Splits the kubelet's records into per-pod items (a config line may name several pods). */
 function kubeletItems(records: readonly KubeletRecord[]): Item[] {
@@ -164,7 +164,21 @@ function kubeletItems(records: readonly KubeletRecord[]): Item[] {
 
 /**
  * One pod's kubelet lines in the order a workstation can observe them (see the header), without the
- * status writes; and the lines no write reported.
+ * status writes; and the lines no write reported. Where each line goes:
+ * - a container's start or death: just before the echo of the first write that reports it, if that
+ *   write came after the line; where it is, if an earlier write already reported it;
+ * - a death during a teardown (after the pod's DELETE, or once a write showed a terminal phase) and
+ *   the sandbox's death: just after the echo of the first write reporting it (or where it is, if
+ *   later). The teardown writes the stopped containers itself and the PLEG's relist races it: the
+ *   order of the two is not the loop's and cannot be seen; KubeLoop puts the relist after;
+ * - the sandbox's start: just before the echo of the first write reporting it, wherever the line
+ *   is (the SyncPod that made the sandbox may write it before the PLEG's relist sees it);
+ * - a probe result: just before the echo of the first write whose ready (or started) flags change
+ *   that way, and never before the write that reported the container's start;
+ * - a new container's initial probe results (readiness "not ready", startup "unhealthy": the
+ *   prober sets them at its first tick, up to a period after the start, and the status already
+ *   says not ready and not started): just after that container's start;
+ * - a liveness failure: where it is (its Killing Event is visible at once).
  */
 export function observableOrder<T extends { at: number; cls: string; data?: string; status?: StatusSummary }>(
   items: readonly T[],
@@ -172,7 +186,7 @@ export function observableOrder<T extends { at: number; cls: string; data?: stri
   const writes = items.map((x, i) => ({ x, i })).filter((w) => w.x.cls === STATUS_WRITE);
   const ids = new Set(writes.flatMap((w) => [...w.x.status!.running, ...w.x.status!.exited]));
   // Each write's echo: the first RECONCILE not taken by an earlier write, from ECHO_SLACK_MS before
-  // the write's line on (the watch's echo and the status manager's "updated" line race by a ms).
+  // the write's line on (the watch's echo and the status manager's "updated" line race).
   const echoOf = new Map<number, number>();
   const taken = new Set<number>();
   for (const w of writes) {
@@ -190,47 +204,91 @@ export function observableOrder<T extends { at: number; cls: string; data?: stri
       }
     }
   }
-  /** The first write (index) reporting the line, or -1. */
-  const reportedBy = (x: T, i: number): number => {
-    const [source, op] = x.cls.split(' ');
-    const sees = (st: StatusSummary): boolean => {
-      if (source === 'pleg') {
-        const cid = x.data ?? '';
-        const sandbox = !ids.has(cid);
-        if (op === 'ContainerStarted') return sandbox ? st.sandboxReady === true : st.running.includes(cid) || st.exited.includes(cid);
-        return sandbox ? st.sandboxReady === false : st.exited.includes(cid);
-      }
-      return true; // a probe result: the next write
-    };
-    if (source === 'pleg') {
-      for (const w of writes) if (sees(w.x.status!)) return w.i;
-      return -1;
+  const none: StatusSummary = { running: [], exited: [], ready: [], started: [] };
+  const grew = (a: string[], b: string[]) => b.some((n) => !a.includes(n));
+  /** The first write (index) reporting the line (at or after `from`), or -1. */
+  const reportedBy = (x: T, from: number): number => {
+    const [source, op, ...rest] = x.cls.split(' ');
+    const status = rest.join(' ');
+    const cid = x.data ?? '';
+    const sandbox = source === 'pleg' && !ids.has(cid);
+    let prev = none;
+    let sandboxRan = false;
+    for (const w of writes) {
+      const st = w.x.status!;
+      const seen =
+        source === 'pleg'
+          ? op === 'ContainerStarted'
+            ? sandbox
+              ? st.sandboxReady === true
+              : st.running.includes(cid) || st.exited.includes(cid)
+            : sandbox
+              ? sandboxRan && st.sandboxReady === false // stopped after it ran (False before its first start is no death)
+              : st.exited.includes(cid)
+          : op === 'readiness'
+            ? status === 'ready'
+              ? grew(prev.ready, st.ready)
+              : grew(st.ready, prev.ready)
+            : op === 'startup'
+              ? status === 'started'
+                ? grew(prev.started, st.started)
+                : true
+              : true;
+      prev = st;
+      if (st.sandboxReady) sandboxRan = true;
+      if (w.i >= from && seen) return w.i;
     }
-    for (const w of writes) if (w.i > i && sees(w.x.status!)) return w.i;
     return -1;
   };
   const keyed: { x: T; key: number; i: number }[] = [];
   const unobservable: T[] = [];
-  // The write that reported the last container start: a readiness or startup result is about that
-  // container, so no write before it can report the result.
-  let lastStart = -1;
+  const echoKey = (w: number, after: boolean) => {
+    const e = echoOf.get(w);
+    return e === undefined ? w + 0.5 : after ? e + 0.5 : e - 0.5;
+  };
+  let deleted = false;
+  let lastStart: { write: number; key: number } | undefined;
+  /** Probe types already given a result since the last container start (the first is the initial one). */
+  const sinceStart = new Set<string>();
   items.forEach((x, i) => {
     if (x.cls === STATUS_WRITE) return;
-    const source = x.cls.split(' ')[0];
-    const moves = source === 'pleg' || (source === 'probe' && !x.cls.startsWith('probe liveness'));
-    if (!moves) return keyed.push({ x, key: i, i });
-    let w = reportedBy(x, i);
-    if (source === 'pleg' && x.cls.endsWith('ContainerStarted') && w > lastStart) lastStart = w;
-    if (source === 'probe' && w >= 0 && lastStart > w) w = lastStart;
-    if (w < 0) {
-      // A pod deleted before any write reported it: the deletion reports it (KubeLoop infers the deaths then).
-      const gone = items.findIndex((y, j) => j > i && y.cls === 'config REMOVE');
-      if (source === 'pleg' && x.cls.endsWith('ContainerDied') && gone >= 0) return keyed.push({ x, key: gone - 0.5, i });
-      return unobservable.push(x);
+    const [source, op, ...rest] = x.cls.split(' ');
+    const status = rest.join(' ');
+    if (x.cls === 'config DELETE') deleted = true;
+    if (source === 'pleg') {
+      const sandbox = !ids.has(x.data ?? '');
+      const w = reportedBy(x, 0);
+      if (w < 0) {
+        // Never reported: a pod deleted first (KubeLoop infers the deaths from its REMOVE), else unobservable.
+        const gone = items.findIndex((y, j) => j > i && y.cls === 'config REMOVE');
+        if (op === 'ContainerDied' && gone >= 0) keyed.push({ x, key: gone - 0.5, i });
+        else unobservable.push(x);
+        return;
+      }
+      const priorTerminal = writes.some((v) => v.i < w && (v.x.status!.phase === 'Succeeded' || v.x.status!.phase === 'Failed'));
+      const teardown = op === 'ContainerDied' && (sandbox || deleted || priorTerminal);
+      let key: number;
+      if (teardown) key = Math.max(i, echoKey(w, true));
+      else if (sandbox && op === 'ContainerStarted') key = echoKey(w, false);
+      else key = w < i ? i : echoKey(w, false);
+      keyed.push({ x, key, i });
+      if (op === 'ContainerStarted' && !sandbox) {
+        lastStart = { write: w, key };
+        sinceStart.clear();
+      }
+      return;
     }
-    if (w < i) return keyed.push({ x, key: i, i }); // already reported: observable where it is
-    const at = echoOf.get(w);
-    keyed.push({ x, key: at === undefined ? w + 0.5 : at - 0.5, i });
+    if (source === 'probe' && op !== 'liveness') {
+      const initial = !sinceStart.has(op!) && ((op === 'readiness' && status === 'not ready') || (op === 'startup' && status === 'unhealthy'));
+      sinceStart.add(op!);
+      if (initial && lastStart) return keyed.push({ x, key: lastStart.key + 0.25, i });
+      let w = reportedBy(x, i);
+      if (w >= 0 && lastStart && lastStart.write > w) w = lastStart.write;
+      if (w < 0) return unobservable.push(x);
+      keyed.push({ x, key: echoKey(w, false), i });
+      return;
+    }
+    keyed.push({ x, key: i, i });
   });
   keyed.sort((a, b) => a.key - b.key || a.i - b.i);
   return { ordered: keyed.map((k) => k.x), unobservable };
@@ -254,7 +312,7 @@ function loopItems(iterations: readonly LoopIteration[]): Item[] {
  * Gives every item a UID: its own, else that of the incarnation of its name that started last no
  * later than `slackMs` after it (an ADD comes a few ms before the first line that names the UID).
  */
-function assignUids(items: Item[], starts: Map<string, { uid: string; at: number }[]>, slackMs = 500): void {
+function assignUids(items: Item[], starts: Map<string, { uid: string; at: number }[]>, slackMs = 50): void {
   for (const it of items) {
     if (it.uid) continue;
     const incarnations = starts.get(it.key) ?? [];

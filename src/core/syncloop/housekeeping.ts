@@ -1,7 +1,8 @@
 import type { SyncLoop } from './syncloop';
 import type { DesiredObject } from './state/desired';
 import { computeObjectView, type ObjectView } from './state/view';
-import { isPodResource } from './types';
+import { isPodResource, type Pod } from './types';
+import { isTerminalPhase } from './sync';
 
 /**
  * HandlePodCleanups: upstream kubelet_pods.go, the case that catches what the others missed. It
@@ -153,6 +154,9 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
       continue;
     }
     if (!kl.podWorkers.isKnown(uid)) {
+      // Upstream restarts only active pods: a terminal one without a worker (rejected at admission,
+      // or finished and forgotten) gets none until it is deleted.
+      if (isTerminalPhase(d.obj as Pod)) continue;
       kl.podWorkers.UpdatePod({ updateType: 'create', key: d.key, obj: d.obj, resource: d.resource });
       report.readded.push(d.key);
       continue;

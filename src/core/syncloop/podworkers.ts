@@ -1,6 +1,6 @@
 import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
-import type { KubeObject, ResourceRef } from './types';
+import { allContainerStatuses, type KubeObject, type Pod, type ResourceRef } from './types';
 import type { PodCache } from './pleg/podcache';
 import { jitter, WorkQueue } from './workqueue';
 
@@ -221,6 +221,13 @@ export class PodWorkers {
     if (!status) {
       if (!options.obj) return; // a kill for a pod we never knew: nothing to terminate
       status = newStatus(options.key, uid, now);
+      if (isTerminalPhase(options.obj) && !anyContainerRunning(options.obj)) {
+        // First seen already terminal, nothing running (a finished Job's pod at start, a pod the
+        // kubelet's admission rejected): nothing to stop. As upstream, it starts terminated: its
+        // worker runs SyncTerminatedPod alone.
+        status.terminatingAt = status.terminatedAt = now;
+        status.terminal = true;
+      }
       this.podSyncStatuses.set(uid, status);
     }
     if (status.finished) return; // finished until housekeeping forgets it
@@ -300,6 +307,21 @@ export class PodWorkers {
       }
       each(status.uid, status.key, workType(status), orphan, !!(status.activeUpdate?.obj ?? status.pendingUpdate?.obj));
     }
+  }
+
+  /**
+   * Drops a worker as if it never existed (its in-flight sync aborted, its queue entry forgotten):
+   * for a pod the kubelet's admission rejected, for which the kubelet never started one.
+   */
+  forget(uid: string): void {
+    const status = this.podSyncStatuses.get(uid);
+    if (!status) return;
+    status.abort?.abort(new Error(`forgotten ${status.key}`));
+    status.pendingUpdate = undefined;
+    status.working = false;
+    this.podSyncStatuses.delete(uid);
+    this.workQueue.forget(uid);
+    this.opts.podCache?.remove(uid);
   }
 
   /** Aborts every in-flight sync and accepts no more updates. */
@@ -675,6 +697,11 @@ export function effectiveGracePeriod(current: number | undefined, pod: KubeObjec
   const spec = (pod as { spec?: { terminationGracePeriodSeconds?: unknown } }).spec?.terminationGracePeriodSeconds;
   if (!overridden && g === 0 && typeof spec === 'number') g = spec;
   return g < 1 ? 1 : g;
+}
+
+/** Whether the object's status shows a container running (only pods have container statuses). */
+function anyContainerRunning(obj: KubeObject): boolean {
+  return allContainerStatuses(obj as Pod).some((c) => c.state?.running);
 }
 
 /** Upstream podutil.IsPodPhaseTerminal, for an object of any kind (only pods have the phase). */

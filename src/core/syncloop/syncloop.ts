@@ -166,10 +166,13 @@ export class SyncLoop {
       const shown = this.actual.get(key);
       if (!needToReconcilePodReadiness(obj as Pod)) {
         // No sync. The tree's row still shows the API's latest status (as kubectl would), refreshed
-        // in place while its worker has not terminated: a model update, not a pod-worker sync.
-        const state = this.podWorkers.state(obj.metadata.uid);
-        if (shown?.uid === obj.metadata.uid && (state === 'syncing' || state === 'terminating')) {
-          this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid)));
+        // in place: a model update, not a pod-worker sync.
+        if (shown?.uid === obj.metadata.uid) this.actual.set(computeObjectView(key, obj, u.resource, this.probeResults.get(obj.metadata.uid), shown));
+        const rejected = admissionRejection(obj as Pod);
+        if (rejected && this.podWorkers.isKnown(obj.metadata.uid)) {
+          // The kubelet never started a worker for it; ours started at the ADD (it could not know).
+          this.podWorkers.forget(obj.metadata.uid);
+          this.logger.info(`Pod was rejected by the kubelet's admission, as its status says: no worker${kv({ pod: key, reason: rejected })}`, 2);
         }
         continue;
       }
@@ -350,6 +353,17 @@ export class SyncLoop {
 
 function round3(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * The reason the kubelet's admission rejected the pod (upstream rejectPod: phase Failed, the reason,
+ * a message "Pod was rejected: ..."), when its status says so and no container ever ran; else undefined.
+ */
+export function admissionRejection(pod: Pod): string | undefined {
+  const s = pod.status;
+  if (s?.phase !== 'Failed' || !s.message?.startsWith('Pod was rejected: ')) return undefined;
+  if (allContainerStatuses(pod).some((c) => c.containerID || c.lastState?.terminated)) return undefined;
+  return s.reason ?? 'rejected';
 }
 
 /** The container name a container ID (runtime ID or name) refers to, from the pod's statuses. */

@@ -89,6 +89,15 @@ function diffContainers(uid: string, before: readonly string[], after: readonly 
   return out;
 }
 
+/** A copy of a flat state list with `id`'s state set (added when absent). */
+function withState(flat: readonly string[], id: string, st: PlegContainerState): string[] {
+  const out = flat.slice();
+  const i = indexOfId(out, id);
+  if (i >= 0) out[i + 1] = st;
+  else out.push(id, st);
+  return out;
+}
+
 function indexOfId(flat: readonly string[], id: string): number {
   for (let i = 0; i < flat.length; i += 2) if (flat[i] === id) return i;
   return -1;
@@ -141,6 +150,11 @@ interface PodRecord {
   superseded?: Pod;
   /** Set by observeGone: the pod is gone; the store may hold it until the removal is merged. */
   gone?: boolean;
+  /**
+   * Set by observePod when it left a change for the relist to report (the sandbox's death: a
+   * teardown's): the next relist diffs the pod even if it reads the same object.
+   */
+  deferred?: boolean;
 }
 
 export interface RelistResult {
@@ -204,9 +218,13 @@ export class GenericPLEG {
       if (++n % STEP_ITEMS === 0) yield;
       const uid = pod.metadata.uid;
       const prev = this.records.get(uid);
-      if (prev && (prev.obj === pod || prev.superseded === pod || prev.gone)) {
+      if (prev && !prev.deferred && (prev.obj === pod || prev.superseded === pod || prev.gone)) {
         // Already diffed, or observed ahead of the store (observePod / observeGone): nothing new.
         if (prev.obj === pod) prev.superseded = undefined;
+        prev.seen = gen;
+        continue;
+      }
+      if (prev?.gone) {
         prev.seen = gen;
         continue;
       }
@@ -234,14 +252,29 @@ export class GenericPLEG {
    * with its record, which takes the new state. The next relist then finds nothing new to report
    * about it, even while the store still holds the version this one replaced.
    */
-  observePod(pod: Pod): PodLifecycleEvent[] {
+  observePod(pod: Pod, opts: { sandboxDeath?: boolean | 'with-containers' } = {}): PodLifecycleEvent[] {
     const uid = pod.metadata.uid;
     const prev = this.records.get(uid);
-    if (prev && prev.obj === pod && !prev.gone) return [];
-    const rec: PodRecord = { key: objectKey(pod), obj: pod, containers: flatContainerStates(pod), seen: prev?.seen ?? this.generation };
+    if (prev && prev.obj === pod && !prev.gone && !prev.deferred) return [];
+    const before = prev && !prev.gone ? prev.containers : [];
+    const now = flatContainerStates(pod);
+    // The sandbox stops only in a teardown (killPod), which writes it itself: its death is the
+    // relist's to report, after the write (the record keeps it running until then), unless the
+    // caller knows the relist has happened (`sandboxDeath`; 'with-containers': if a container's
+    // death is reported with it, as one relist sees both after one killPod).
+    let containers = now;
+    let deferred = false;
+    const withContainers =
+      opts.sandboxDeath === 'with-containers' && diffContainers(uid, before, now).some((e) => e.type === 'ContainerDied' && e.data !== SANDBOX_ID);
+    if (opts.sandboxDeath !== true && !withContainers && stateIn(before, SANDBOX_ID) === 'running' && stateIn(now, SANDBOX_ID) !== 'running') {
+      containers = withState(now, SANDBOX_ID, 'running');
+      deferred = true;
+    }
+    const rec: PodRecord = { key: objectKey(pod), obj: pod, containers, seen: prev?.seen ?? this.generation };
     if (prev && !prev.gone) rec.superseded = prev.obj;
+    if (deferred) rec.deferred = true;
     this.records.set(uid, rec);
-    return diffContainers(uid, prev && !prev.gone ? prev.containers : [], rec.containers);
+    return diffContainers(uid, before, containers);
   }
 
   /** Whether the pod's containers are in other states than its record says (what a relist would report). */

@@ -120,8 +120,8 @@ export class PlegRelister {
    * ContainerDied with the exit the status reports. The pod cache keeps the object as the latest
    * observation, and is stamped when there are events: a worker waiting for news of the pod goes on.
    */
-  observePod(pod: Pod): PodLifecycleEvent[] {
-    const events = this.pleg.observePod(pod);
+  observePod(pod: Pod, opts: { sandboxDeath?: boolean | 'with-containers' } = {}): PodLifecycleEvent[] {
+    const events = this.pleg.observePod(pod, opts);
     this.podCache.observe(pod);
     if (events.length === 0) return events;
     this.podCache.set(pod.metadata.uid, this.clock.now());

@@ -145,6 +145,9 @@ export class ProbeInference {
                 podUID: uid,
                 containerId: cur.containerId,
                 container: cur.name,
+                // The prober sets it at its first tick after the start (up to a period later): when,
+                // the workstation cannot see (the status says not ready, not started either way).
+                inferred: true,
                 message: 'new container: initial result',
               });
             }

@@ -22,8 +22,9 @@ const opOf: Record<'ADDED' | 'MODIFIED' | 'DELETED', PodOperation> = { ADDED: 'A
  * workstation sees only the write, so for a watch change of a pod it already holds it derives the
  * causes first and hands each to the loop (plegCh, then the probe channels), waiting until the loop
  * has taken it, and merges the change (the echo) only then. A new pod's ADD comes before its
- * containers' events (the kubelet adds a pod, then starts it); a pod gone from the API has its
- * containers die before its REMOVE (those it still showed running: inferred, see PlegRelister).
+ * containers' events (the kubelet adds a pod, then starts it); a pod gone from the API has the
+ * deaths its last status shows before its REMOVE, and those it does not (containers it still showed
+ * running, its sandbox: the kubelet kills them after the REMOVE) after it, inferred.
  * Once a pod is being deleted or has reached a terminal phase, the kubelet's teardown writes its
  * status itself and its PLEG sees the deaths at the next relist: those writes are merged at once
  * and the periodic relist reports the deaths after them.
@@ -84,9 +85,10 @@ export class ConfigSink implements ReflectorSink {
     if (pod && prev) {
       if (!tornDown(prev as Pod)) await this.deliverCauses(pod);
       else if (finalDelete(pod)) {
-        // The kubelet deletes the pod only after SyncTerminatedPod, which waited for the PLEG's relist:
-        // the deaths it saw come first.
-        await this.deliverCauses(pod);
+        // The kubelet deletes a pod that ran only once its pod cache (the PLEG's relist) shows the
+        // containers stopped: the deaths that relist saw come first (the sandbox's with them). A
+        // sandbox killed alone (a pod already terminal) may die at a relist after the delete.
+        if (this.pleg) await this.deliverPleg(this.pleg.observePod(pod, { sandboxDeath: 'with-containers' }));
       } else {
         // The teardown's own write: the containers' new states are news for a worker in killPod
         // (the pod cache is stamped), but the PLEG's events come at its next relist, after the echo.
@@ -97,14 +99,17 @@ export class ConfigSink implements ReflectorSink {
         if (this.probes) await sendProbeUpdates(this.kl, this.probes.observePod(pod), this.signal, true);
       }
     }
-    if (pod && type === 'DELETED' && this.pleg) {
-      // Its last status may show containers that stopped; those it still showed running died unseen.
-      await this.deliverPleg([...this.pleg.observePod(pod), ...this.pleg.observeGone(pod)]);
-    }
+    // A pod gone: its last status may show containers that stopped (the kubelet's PLEG saw them
+    // before its final delete).
+    if (pod && type === 'DELETED' && this.pleg) await this.deliverPleg(this.pleg.observePod(pod, { sandboxDeath: 'with-containers' }));
     await this.podConfig.merge(this.source, { op: opOf[type], pods: [obj], source: this.source, resource: this.resource }, this.signal);
     if (!pod) return;
-    if (type === 'DELETED') this.probes?.forgetPod(obj.metadata.uid);
-    else if (!prev) await this.deliverCauses(pod); // a new pod: its ADD came first
+    if (type === 'DELETED') {
+      this.probes?.forgetPod(obj.metadata.uid);
+      // Those it still showed running (a force delete), and its sandbox: the kubelet kills them
+      // after the REMOVE, and its PLEG reports a pod it no longer has (inferred).
+      if (this.pleg) await this.deliverPleg(this.pleg.observeGone(pod));
+    } else if (!prev) await this.deliverCauses(pod); // a new pod: its ADD came first
   }
 
   /** The PLEG events and probe results a pod's status shows, each taken by the loop before the next. */
