@@ -177,7 +177,7 @@ function kubeletItems(records: readonly KubeletRecord[]): Item[] {
  *   that way, and never before the write that reported the container's start;
  * - a new container's initial probe results (readiness "not ready", startup "unhealthy": the
  *   prober sets them at its first tick, up to a period after the start, and the status already
- *   says not ready and not started): just after that container's start;
+ *   says not ready and not started): just after that container's start, readiness first;
  * - a liveness failure: where it is (its Killing Event is visible at once).
  */
 export function observableOrder<T extends { at: number; cls: string; data?: string; status?: StatusSummary }>(
@@ -281,7 +281,9 @@ export function observableOrder<T extends { at: number; cls: string; data?: stri
     if (source === 'probe' && op !== 'liveness') {
       const initial = !sinceStart.has(op!) && ((op === 'readiness' && status === 'not ready') || (op === 'startup' && status === 'unhealthy'));
       sinceStart.add(op!);
-      if (initial && lastStart) return keyed.push({ x, key: lastStart.key + 0.25, i });
+      // Several initial results: in the order KubeLoop gives them (readiness, then startup); the
+      // prober's workers tick independently, so the kubelet's order between them is chance.
+      if (initial && lastStart) return keyed.push({ x, key: lastStart.key + 0.25 + (op === 'startup' ? 0.01 : 0), i });
       let w = reportedBy(x, i);
       if (w >= 0 && lastStart && lastStart.write > w) w = lastStart.write;
       if (w < 0) return unobservable.push(x);
@@ -309,15 +311,18 @@ function loopItems(iterations: readonly LoopIteration[]): Item[] {
 }
 
 /**
- * Gives every item a UID: its own, else that of the incarnation of its name that started last no
- * later than `slackMs` after it (an ADD comes a few ms before the first line that names the UID).
+ * Gives every item a UID: its own, else that of the incarnation of its name alive at its time: the
+ * one that started last at or before it. An ADD belongs to the incarnation it starts, whose first
+ * line naming the UID comes a few ms after it (up to `slackMs`); the old incarnation's DELETE and
+ * REMOVE may come just before the new one's ADD.
  */
 function assignUids(items: Item[], starts: Map<string, { uid: string; at: number }[]>, slackMs = 50): void {
   for (const it of items) {
     if (it.uid) continue;
     const incarnations = starts.get(it.key) ?? [];
+    const ahead = it.cls === 'config ADD' ? slackMs : 0;
     let best: string | undefined;
-    for (const inc of incarnations) if (inc.at <= it.at + slackMs) best = inc.uid;
+    for (const inc of incarnations) if (inc.at <= it.at + ahead) best = inc.uid;
     it.uid = best ?? incarnations[0]?.uid;
   }
 }

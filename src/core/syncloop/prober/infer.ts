@@ -117,7 +117,9 @@ export class ProbeInference {
     const out: ProbeUpdate[] = [];
     for (const s of statuses) {
       const probes = specs.get(s.name) ?? new Map<ProbeType, ProbeThresholds>();
-      const before = prev?.containers.find((c) => c.name === s.name);
+      // A container the pod's last observation did not show yet (its status came with a later
+      // write) is new, as one it showed without an ID: only a pod seen for the first time is a baseline.
+      const before = prev ? (prev.containers.find((c) => c.name === s.name) ?? newContainer(s.name, probes)) : undefined;
       const cur: ContainerRecord = {
         name: s.name,
         ready: !!s.ready,
@@ -335,6 +337,11 @@ export class ProbeInference {
     this.eventCounts.set(uid, count);
     while (this.eventCounts.size > this.maxEvents) this.eventCounts.delete(this.eventCounts.keys().next().value!);
   }
+}
+
+/** A container's record before it had an instance: no ID, not ready, not started. */
+function newContainer(name: string, probes: Map<ProbeType, ProbeThresholds>): ContainerRecord {
+  return { name, ready: false, started: false, restartCount: 0, containerId: '', startedAtMs: undefined, runs: freshRuns(probes) };
 }
 
 function freshRuns(probes: Map<ProbeType, ProbeThresholds>): ProbeRuns {
