@@ -118,9 +118,18 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       watchdog?.kill('SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });
     })());
-  // Last-resort cleanup: 'exit' handlers must be synchronous.
+  // Last-resort cleanup: 'exit' handlers must be synchronous. Everything started beside the
+  // control plane (controller manager, scheduler, hollow kubelets) recorded its pid in <dir>/pids:
+  // it goes too, before the watchdog that would have killed it.
   const onExit = (): void => {
     for (const p of procs) if (p.exitCode === undefined) p.child.kill('SIGKILL');
+    for (const pid of recordedPids(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     watchdog?.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -424,6 +433,19 @@ async function freePorts(n: number): Promise<number[]> {
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
+}
+
+/** The pids launched processes recorded in <dir>/pids (none when it is gone). */
+function recordedPids(dir: string): number[] {
+  try {
+    return fs
+      .readFileSync(path.join(dir, 'pids'), 'utf8')
+      .split('\n')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
+  } catch {
+    return [];
+  }
 }
 
 function extractCa(bundle: string): string {

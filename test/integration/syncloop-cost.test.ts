@@ -242,8 +242,12 @@ describe('node scope', () => {
       assert.ok(of('default/third-b').length > 0);
       for (const e of of('default/third-b')) assert.equal(e.node, 'node-b', JSON.stringify(e));
       for (const e of of('default/on-a')) assert.equal(e.node, 'node-a', JSON.stringify(e));
+      await eventually(() => iterations(timeline).some((e) => e.source === 'sync' && e.key === ''), {
+        description: 'a sync tick that touched nothing',
+        timeoutMs: 20_000,
+      });
       assert.ok(
-        its.some((e) => e.source === 'sync' && e.key === '' && e.node === undefined),
+        iterations(timeline).some((e) => e.source === 'sync' && e.key === '' && e.node === undefined),
         'a tick that touched nothing names no node',
       );
     } finally {
@@ -283,7 +287,7 @@ describe('PLEG health', () => {
     await t.close();
   });
 
-  it('pods watches down past the threshold: "PLEG is not healthy: pleg was last seen active ...", on the timeline too; healthy again once they are back', async () => {
+  it('pods watches down past the threshold: the loop skips its iterations ("Skipping pod synchronization" err="PLEG is not healthy: ..."), on the timeline too; healthy again once they are back', async () => {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
     const timeline = new TimelineStore(10_000);
     const lines: string[] = [];
@@ -298,16 +302,24 @@ describe('PLEG health', () => {
         t.cluster.faults.add({ kind: 'error', status: 503, verb: 'watch', resource: 'pods', times: 100_000 }),
       ];
       pods.relist('test: the pods API goes down');
-      await eventually(() => lines.some((l) => /^E PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)), {
-        description: 'the unhealthy line',
-        timeoutMs: 20_000,
-      });
+      // As the kubelet: an unhealthy PLEG is a runtime error, and the loop skips its iterations.
+      await eventually(
+        () =>
+          lines.some((l) => /^E Skipping pod synchronization err="PLEG is not healthy: pleg was last seen active \d+(\.\d+)?s ago; threshold is 1\.5s/.test(l)),
+        { description: 'the unhealthy line', timeoutMs: 20_000 },
+      );
       assert.equal(sync.plegHealth().healthy, false);
       assert.match(sync.plegHealth().message ?? '', /^pleg was last seen active/);
       await eventually(
-        () => iterations(timeline).some((e) => e.source === 'housekeeping' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy')),
-        { description: 'a housekeeping iteration carrying it', timeoutMs: 20_000 },
+        () =>
+          iterations(timeline).some(
+            (e) => e.source === 'sync' && e.op === 'skipped' && e.outcome === 'error' && (e.message ?? '').includes('PLEG is not healthy'),
+          ),
+        { description: 'a skipped iteration carrying it', timeoutMs: 20_000 },
       );
+      const housekeepingBefore = iterations(timeline).filter((e) => e.source === 'housekeeping').length;
+      await eventually(() => iterations(timeline).filter((e) => e.op === 'skipped').length >= 3, { description: 'more skipped iterations', timeoutMs: 20_000 });
+      assert.equal(iterations(timeline).filter((e) => e.source === 'housekeeping').length, housekeepingBefore, 'no housekeeping while skipping');
       for (const id of faults) t.cluster.faults.remove(id);
       pods.relist('test: the pods API is back'); // cuts the reflector's backoff short
       await eventually(() => lines.some((l) => l.startsWith('PLEG is healthy again')), { description: 'recovery', timeoutMs: 40_000 });

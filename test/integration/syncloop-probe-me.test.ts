@@ -125,7 +125,7 @@ describe('kubeloop sync', () => {
     await t.close();
   });
 
-  it('--json prints one object per iteration with t, source, op, key, handler, durationMs, outcome (then message, node, uid, inferred when present)', async () => {
+  it('--json prints one object per iteration with at, t, source, op, key, handler, durationMs, outcome (then message, node, uid, data, inferred when present)', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runSync(['--kubeconfig', t.kubeconfig, '--namespace', 'default', '--duration', '2.5', '--json'], {
@@ -134,14 +134,16 @@ describe('kubeloop sync', () => {
     });
     assert.equal(code, 0, err.join('\n'));
     const objs = out.map((l) => JSON.parse(l));
-    const fields = ['t', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome'];
+    const fields = ['at', 't', 'source', 'op', 'key', 'handler', 'durationMs', 'outcome'];
     for (const o of objs) {
-      assert.deepEqual(Object.keys(o).slice(0, 7), fields);
+      assert.deepEqual(Object.keys(o).slice(0, 8), fields);
       assert.deepEqual(
-        Object.keys(o).slice(7),
-        ['message', 'node', 'uid', 'inferred'].filter((k) => k in o),
+        Object.keys(o).slice(8),
+        ['message', 'node', 'uid', 'data', 'inferred'].filter((k) => k in o),
       );
+      assert.match(o.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'a wall-clock ISO time');
     }
+
     assert.ok(
       objs.some((o) => o.key === 'default/web' && typeof o.uid === 'string'),
       "a single pod's iterations carry its UID",

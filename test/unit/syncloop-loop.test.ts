@@ -715,15 +715,17 @@ describe('syncLoop error backoff', () => {
       clock,
       runtimeErrors: () => {
         checks.push(clock.now());
-        return failing ? new Error('apiserver unreachable') : undefined;
+        return failing ? new Error('PLEG is not healthy: pleg was last seen active 3m0.5s ago; threshold is 3m0s') : undefined;
       },
     });
     await drain();
     for (let i = 0; i < 12; i++) await h.clock.advance(5000);
     const gaps = checks.slice(1, 11).map((t, i) => t - checks[i]!);
     assert.deepEqual(gaps, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000, 5000]);
-    assert.ok(h.lines.includes('E Skipping pod synchronization err="apiserver unreachable"'));
-    assert.equal(h.iterations().length, 0);
+    assert.ok(h.lines.includes('E Skipping pod synchronization err="PLEG is not healthy: pleg was last seen active 3m0.5s ago; threshold is 3m0s"'));
+    // no iteration ran: each skip is one mark saying so
+    assert.ok(h.iterations().length > 0);
+    assert.ok(h.iterations().every((e) => e.source === 'sync' && e.op === 'skipped' && e.outcome === 'error' && /PLEG is not healthy/.test(e.message ?? '')));
     failing = false;
     await h.clock.advance(5000);
     await drain();

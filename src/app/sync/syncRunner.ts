@@ -34,6 +34,8 @@ import type { Logger } from '../logger';
 import { parseObjectKey, typeKeyOf } from '../model/keys';
 import type { ResourceModel } from '../model/resourceModel';
 import { ViewBatch } from './viewBatch';
+import { followKubeletLog } from '../../core/kubeletlog/follow';
+import { kubeletLineEvent } from '../../core/kubeletlog/lane';
 import { formatCount } from '../../core/formatCount';
 
 export const MAX_LOG_LINE = 2000;
@@ -81,6 +83,12 @@ export interface SyncRequest {
   origin: number;
   clock?: Clock;
   reconcileEveryMs?: number;
+  /**
+   * Where nodes' kubelet logs are on this machine (the context's kubeloop.dev/kubelet-logs: the
+   * lab's hollow nodes). The loop's node's log (every listed node's, when it watches all nodes) is
+   * followed and its lines go on the timeline beside the inferred iterations, lane `kubelet <node>`.
+   */
+  kubeletLogs?: Record<string, string>;
 }
 
 export class SyncRunner {
@@ -132,11 +140,37 @@ export class SyncRunner {
     req.log.info(
       `sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, ${req.node ? `pods of node ${req.node}` : 'all nodes'}, watching ${this.watchedTypes.size} type(s)`,
     );
-    this.done = this.sync.run(this.life.signal).then(
+    const loop = this.sync.run(this.life.signal).then(
       () => undefined,
       (e) => req.log.error(`sync loop: ended with an error: ${e instanceof Error ? e.message : String(e)}`),
     );
+    const logs = this.followKubeletLogs();
+    this.done = Promise.all([loop, logs]).then(() => undefined);
     this.scheduleReconcile();
+  }
+
+  /** Follows the kubelet logs the context names for the loop's node(s); resolves when the loop stops. */
+  private async followKubeletLogs(): Promise<void> {
+    const all = this.req.kubeletLogs ?? {};
+    const nodes = this.req.node ? (all[this.req.node] ? [this.req.node] : []) : Object.keys(all);
+    // The timeline's t = 0 on the wall clock (kubelet lines carry wall-clock times).
+    const wallOrigin = Date.now() - (this.clock.now() - this.req.origin);
+    await Promise.all(
+      nodes.map((node) => {
+        this.req.log.info(`sync loop: following the real kubelet log of node ${node} (${all[node]}): its lines go on the timeline lane "kubelet ${node}"`);
+        return followKubeletLog(
+          {
+            path: all[node]!,
+            clock: this.clock,
+            onRecords: (records) => {
+              for (const r of records) this.req.timeline.append(kubeletLineEvent(r, node, wallOrigin));
+            },
+            onError: (e) => this.req.log.warn(`sync loop: the kubelet log of node ${node}: ${e.message} (still trying)`),
+          },
+          this.life.signal,
+        );
+      }),
+    );
   }
 
   get running(): boolean {

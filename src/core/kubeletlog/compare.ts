@@ -102,7 +102,8 @@ export function kubeletClass(r: KubeletRecord): string | undefined {
     case 'probe':
       return r.outcome === 'ok' ? `probe ${r.op} ${r.data ?? ''}`.trim() : undefined;
     case 'podworker':
-      return r.handler === 'SyncTerminatingPod' || r.handler === 'SyncTerminatedPod' ? `worker ${r.handler}` : undefined;
+      // a span counts once: at its enter
+      return r.span !== 'exit' && (r.handler === 'SyncTerminatingPod' || r.handler === 'SyncTerminatedPod') ? `worker ${r.handler}` : undefined;
     default:
       return undefined;
   }

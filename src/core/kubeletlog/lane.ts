@@ -4,7 +4,8 @@ import type { KubeletRecord } from './records';
 /**
  * A kubelet record as a timeline event on its node's lane (`kubelet <node>`), its time made
  * relative to the timeline's origin: `wallOrigin` is the wall-clock ms of the timeline's t = 0. A
- * span (a pod-worker sync) read at its "enter" has no duration yet: it shows as a line.
+ * pod-worker sync is a tick at its "enter" (so a sync that blocks shows at once), then the whole
+ * span once its "exit" is read.
  */
 export function kubeletLineEvent(r: KubeletRecord, node: string, wallOrigin: number): KubeletLineEvent {
   return {
@@ -17,7 +18,7 @@ export function kubeletLineEvent(r: KubeletRecord, node: string, wallOrigin: num
     ...(r.uid ? { uid: r.uid } : {}),
     handler: r.handler,
     outcome: r.outcome,
-    durationMs: r.durationMs ?? 0,
+    durationMs: r.span === 'enter' ? 0 : (r.durationMs ?? 0),
     ...(r.data ? { data: r.data } : {}),
     ...(r.message ? { message: r.message } : {}),
     raw: r.raw,

@@ -43,6 +43,11 @@ export interface KubeletRecord {
   message?: string;
   /** On a status write: what the written status says of the sandbox and the containers. */
   status?: StatusSummary;
+  /**
+   * A pod-worker sync is a span: a record at its "enter" line (durationMs set on it once its "exit"
+   * is read), and one more at the exit, `span: 'exit'`, timed at the enter with the whole duration.
+   */
+  span?: 'enter' | 'exit';
   /** The kubelet's own line. */
   raw: string;
 }
@@ -235,7 +240,7 @@ function worker(l: KlogLine, op: string, message?: string): KubeletRecord {
 /**
  * A kubelet log read line by line (a file followed as it grows, or a whole file): each line that
  * makes a record gives it; a span's "exit" line completes the record its "enter" made (durationMs,
- * and an error or isTerminal in message) and gives nothing itself. `year` fills in klog's missing year.
+ * and an error or isTerminal in message) and gives a record of the whole span (`span: 'exit'`). `year` fills in klog's missing year.
  */
 export class KubeletLogReader {
   private readonly open = new Map<string, KubeletRecord>();
@@ -314,18 +319,19 @@ export class KubeletLogReader {
       const id = `${span[1]}|${l.kv.podUID ?? l.kv.pod ?? ''}`;
       if (span[2] === 'exit') {
         const r = this.open.get(id);
-        if (r) {
-          this.open.delete(id);
-          r.durationMs = Math.max(0, l.at - r.at);
-          const words = [l.kv.isTerminal === 'true' ? 'isTerminal=true' : undefined, l.kv.err ? `err=${l.kv.err}` : undefined].filter(Boolean);
-          if (words.length) r.message = words.join(' ');
-          if (l.kv.err) r.outcome = 'error';
-        }
-        return undefined;
+        if (!r) return undefined;
+        this.open.delete(id);
+        // The enter's record gets its duration (for readers holding it); the exit is a record of its
+        // own too, the whole span, for a timeline that drew the enter as a tick.
+        r.durationMs = Math.max(0, l.at - r.at);
+        const words = [l.kv.isTerminal === 'true' ? 'isTerminal=true' : undefined, l.kv.err ? `err=${l.kv.err}` : undefined].filter(Boolean);
+        if (words.length) r.message = words.join(' ');
+        if (l.kv.err) r.outcome = 'error';
+        return { ...r, span: 'exit', raw: `${r.raw}\n${l.raw}` };
       }
       const r = recordOf(l);
-      if (r) this.open.set(id, r);
-      return r;
+      if (r) this.open.set(id, { ...r, span: 'enter' });
+      return r ? this.open.get(id) : undefined;
     }
     return recordOf(l);
   }

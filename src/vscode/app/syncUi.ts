@@ -109,6 +109,7 @@ export class SyncController implements vscode.Disposable {
       timeline: this.s.timeline,
       log: this.s.log,
       origin: this.s.origin,
+      ...(conn.context.kubeletLogs ? { kubeletLogs: conn.context.kubeletLogs } : {}),
     });
     this.runner = runner;
     this.followRemoteControllers(conn);

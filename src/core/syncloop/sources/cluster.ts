@@ -101,9 +101,6 @@ interface Running {
   source?: string;
 }
 
-/** How often an unhealthy PLEG is logged again while it stays unhealthy. */
-const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
-
 /**
  * ClusterSync: the sync loop wired to a cluster (issue 4, phase 2).
  *
@@ -124,11 +121,11 @@ const PLEG_UNHEALTHY_LOG_EVERY_MS = 60_000;
  * A cluster-wide 403 narrows a namespaced type to the context's namespace once; any other 403
  * makes the type forbidden. One forbidden type never stops the loop.
  *
- * Housekeeping's hook restarts reflectors whose loop died, reopens watches gone silent (from their
- * last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a list), and reports
- * an unhealthy PLEG (its pods watches down for longer than the threshold) as the kubelet words it.
- * An unhealthy PLEG is also the loop's runtime error: it skips its iterations, with backoff, until
- * the PLEG relists again (runtimeErrors).
+ * Housekeeping's hook restarts reflectors whose loop died and reopens watches gone silent (from
+ * their last resourceVersion: a quiet type, whose watch gets no bookmarks, costs a watch, not a
+ * list). An unhealthy PLEG (its pods watches down for longer than the threshold) is the loop's
+ * runtime error, as the kubelet words it: the loop skips its iterations, with backoff, until the
+ * PLEG relists again (runtimeErrors).
  */
 export class ClusterSync {
   readonly kl: SyncLoop;
@@ -137,7 +134,6 @@ export class ClusterSync {
   readonly running: Running[] = [];
   readonly consistency = new ConsistencyCheck();
   private plegUnhealthySince: number | undefined;
-  private plegUnhealthyLoggedAt = 0;
   private readonly typesAndNamespaces: { types: WatchedType[]; namespaces: (string | undefined)[] };
   /** The types the user may not watch, in the order found. */
   readonly forbidden: ForbiddenType[] = [];
@@ -374,7 +370,7 @@ export class ClusterSync {
     return this.relister.health();
   }
 
-  /** Housekeeping's hook: restart dead or silent reflectors; report an unhealthy PLEG. */
+  /** Housekeeping's hook: restart dead or silent reflectors; report forbidden types once. */
   private async housekeeping(signal: AbortSignal): Promise<void> {
     const life = this.life;
     if (!life || signal.aborted) return;
@@ -388,42 +384,12 @@ export class ClusterSync {
       }
       if (reflector.stalled()) reflector.rewatch('watch silent');
     }
-    let pleg: unknown;
-    try {
-      this.checkPlegHealth();
-    } catch (e) {
-      pleg = e;
-    }
     if (this.unreported.length) {
       // Once: this housekeeping iteration is the timeline's error for these types.
-      const lines = [...this.unreported, ...(pleg instanceof Error ? [pleg.message] : [])];
+      const lines = [...this.unreported];
       this.unreported = [];
       throw new Error(lines.join('; '));
     }
-    if (pleg !== undefined) throw pleg;
-  }
-
-  /**
-   * Logs an unhealthy PLEG when it turns unhealthy and once a minute while it stays so, logs its
-   * recovery, and throws the kubelet's message so the housekeeping iteration carries it (outcome
-   * error) on the timeline.
-   */
-  private checkPlegHealth(): void {
-    const h = this.relister.health();
-    const now = this.clock.now();
-    if (h.healthy) {
-      if (this.plegUnhealthySince !== undefined) this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
-      this.plegUnhealthySince = undefined;
-      return;
-    }
-    const message = `PLEG is not healthy: ${h.message}`;
-    if (this.plegUnhealthySince === undefined || now - this.plegUnhealthyLoggedAt >= PLEG_UNHEALTHY_LOG_EVERY_MS) {
-      const cause = this.relister.lastError instanceof Error ? this.relister.lastError.message : undefined;
-      this.kl.logger.error(`${message}${kv({ cause })}`);
-      this.plegUnhealthyLoggedAt = now;
-    }
-    this.plegUnhealthySince ??= now;
-    throw new Error(message);
   }
 
   /**
@@ -436,7 +402,21 @@ export class ClusterSync {
    */
   private runtimeErrors(): Error | undefined {
     const h = this.relister.health();
-    return h.healthy ? undefined : new Error(`PLEG is not healthy: ${h.message}`);
+    if (!h.healthy) {
+      const message = `PLEG is not healthy: ${h.message}`;
+      if (this.plegUnhealthySince === undefined) {
+        // Once as it turns unhealthy, with why its relists fail (the loop logs every skip after).
+        const cause = this.relister.lastError instanceof Error ? this.relister.lastError.message : undefined;
+        this.kl.logger.error(`${message}${kv({ cause })}`);
+        this.plegUnhealthySince = this.clock.now();
+      }
+      return new Error(message);
+    }
+    if (this.plegUnhealthySince !== undefined) {
+      this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
+      this.plegUnhealthySince = undefined;
+    }
+    return undefined;
   }
 
   /** Counters for the CLI summary and tests. */
