@@ -158,7 +158,8 @@ export class ControllerContext {
 
   /**
    * Deletes a pod as a DELETE through the API would: a pod bound to a node and still running is
-   * marked (deletionTimestamp, grace period) and the kubelet finishes it; any other pod goes at once.
+   * marked (deletionTimestamp, grace period) and the kubelet finishes it; any other pod goes at once,
+   * its grace period of 0 written first (watchers see it marked, then gone, as from kube-apiserver).
    */
   deletePod(pod: KubeObject): void {
     if (pod.metadata.deletionTimestamp) return;
@@ -166,6 +167,7 @@ export class ControllerContext {
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
     const grace = spec.terminationGracePeriodSeconds ?? 30;
     if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed' || grace <= 0) {
+      this.store.update('', 'pods', { ...pod, metadata: { ...pod.metadata, deletionTimestamp: kubeTimestamp(this.wallNow()), deletionGracePeriodSeconds: 0 } });
       this.store.delete('', 'pods', pod.metadata.namespace, pod.metadata.name);
       return;
     }

@@ -25,6 +25,8 @@ import { PodWorker } from './podworker';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
 import { EventRecorder, kubeTimestamp } from './recorder';
 import { planProcess } from './runtime';
+import { admit, matchesNode, type Rejection } from './admission';
+import { qosClassOf } from './status';
 
 export type { KubeletClock } from './clock';
 
@@ -82,6 +84,11 @@ function runsQuietly(containers: ContainerSpec[], policy: string, podIP: string)
 }
 
 /** True when the pod's status already shows what the simulation would converge to. */
+function isTerminal(pod: KubeObject): boolean {
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
 export function isSettled(pod: KubeObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;
   const st = pod.status as { phase?: string; podIP?: string; containerStatuses?: any[]; initContainerStatuses?: any[] } | undefined;
@@ -166,6 +173,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     if (deleted) {
       workers.get(uid)?.stop();
       workers.delete(uid);
+      toldUnschedulable.delete(uid);
       return;
     }
     const pod = store.get('', 'pods', eventPod.metadata.namespace, eventPod.metadata.name);
@@ -175,9 +183,45 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     const existing = workers.get(uid);
     if (existing) return existing.update(pod);
     if (isSettled(pod)) return;
+    if (!pod.metadata.deletionTimestamp && !isTerminal(pod) && !(pod.status as { containerStatuses?: unknown[] } | undefined)?.containerStatuses) {
+      // Admission, before anything runs: a pod the node cannot take is failed, and gets no worker.
+      nodes.ensure(nodeName);
+      const node = store.get('', 'nodes', undefined, nodeName);
+      const rejection = node ? admit(pod, node) : undefined;
+      if (rejection) return reject(pod, nodeName, rejection);
+    }
     const w = new PodWorker(ctx, pod);
     workers.set(uid, w);
     w.begin();
+  }
+
+  /** upstream rejectPod: a Warning Event with the reason, and the pod Failed ("Pod was rejected: ..."). */
+  function reject(pod: KubeObject, nodeName: string, r: Rejection): void {
+    recorder.record(
+      { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+      'Warning',
+      r.reason,
+      r.message,
+      { component: 'kubelet', host: nodeName },
+    );
+    const st = (pod.status ?? {}) as Record<string, unknown>;
+    const qosClass = qosClassOf(((pod.spec as { containers?: ContainerSpec[] } | undefined)?.containers ?? []) as ContainerSpec[]);
+    store.update('', 'pods', { ...pod, status: { ...st, phase: 'Failed', reason: r.reason, message: `Pod was rejected: ${r.message}`, qosClass } }, { subresource: 'status' });
+  }
+
+  const toldUnschedulable = new Set<string>();
+  /** default-scheduler's FailedScheduling, once per pod. */
+  function unschedulable(pod: KubeObject): void {
+    const uid = pod.metadata.uid ?? '';
+    if (toldUnschedulable.has(uid)) return;
+    toldUnschedulable.add(uid);
+    recorder.record(
+      { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+      'Warning',
+      'FailedScheduling',
+      `0/${schedulable.length} nodes are available: ${schedulable.length} node(s) didn't match Pod's node affinity/selector.`,
+      { component: 'default-scheduler' },
+    );
   }
 
   /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
@@ -187,7 +231,15 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     // a pod pinned to a node that does not exist stays Pending, as with default-scheduler.
     const pinned = pinnedNode(pod);
     if (pinned !== undefined && !store.get('', 'nodes', undefined, pinned)) return;
-    const node = pinned ?? schedulable[nextNode++ % schedulable.length]!;
+    // Round-robin over the nodes the pod's nodeSelector and node affinity admit (the predicate the
+    // kubelet's admission checks); none: the pod stays Pending, said once by a FailedScheduling Event.
+    const fits = schedulable.filter((n) => {
+      nodes.ensure(n);
+      const o = store.get('', 'nodes', undefined, n);
+      return !o || matchesNode(pod, n, (o.metadata.labels ?? {}) as Record<string, string>);
+    });
+    if (pinned === undefined && !fits.length) return unschedulable(pod);
+    const node = pinned ?? fits[nextNode++ % fits.length]!;
     nodes.ensure(node);
     const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } }, { subresource: 'binding' });
     const now = kubeTimestamp(wallNow());

@@ -142,6 +142,8 @@ export class PodWorker {
   update(pod: KubeObject): void {
     if (this.stopped || pod.metadata.uid !== this.uid) return;
     this.pod = pod;
+    // A readiness gate's condition is written by others: Ready is recomputed from it.
+    if (((pod.spec as { readinessGates?: unknown[] } | undefined)?.readinessGates ?? []).length) this.markDirty();
     if (!pod.metadata.deletionTimestamp) return;
     if (!this.terminating) return this.terminate();
     if (!this.deleteWhenStopped) {
@@ -573,6 +575,14 @@ export class PodWorker {
     const cur = this.ctx.store.get('', 'pods', this.namespace, this.name);
     if (cur && cur.metadata.uid === this.uid) {
       try {
+        // The kubelet's status manager deletes with a grace period of 0: the API server writes that
+        // first (watchers see a DELETE), then removes the pod (a REMOVE), as it does for a real kubelet.
+        if (cur.metadata.deletionGracePeriodSeconds !== 0) {
+          this.ctx.store.update('', 'pods', {
+            ...cur,
+            metadata: { ...cur.metadata, deletionTimestamp: cur.metadata.deletionTimestamp ?? new Date(this.ctx.wallNow()).toISOString().replace(/\.\d+Z$/, 'Z'), deletionGracePeriodSeconds: 0 },
+          });
+        }
         this.ctx.store.delete('', 'pods', this.namespace, this.name);
       } catch (e) {
         this.ctx.onError(e);
@@ -623,6 +633,7 @@ export class PodWorker {
         startTime: this.startTime,
         qosClass: this.qosClass,
         forcedPhase: this.forcedPhase,
+        readinessGates: ((this.pod.spec as { readinessGates?: { conditionType?: string }[] } | undefined)?.readinessGates ?? []).map((g) => String(g.conditionType ?? '')),
         now: this.ctx.timestamp(),
         ...(this.statusReason ? { reason: this.statusReason } : {}),
       });

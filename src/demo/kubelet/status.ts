@@ -21,6 +21,8 @@ export interface PodStatusInput {
   forcedPhase?: 'Failed' | 'Succeeded';
   /** status.reason and status.message of a pod the kubelet failed itself (DeadlineExceeded). */
   reason?: { reason: string; message: string };
+  /** spec.readinessGates' condition types: Ready needs each of them True (written by others). */
+  readinessGates?: string[];
   now: string;
 }
 
@@ -85,7 +87,22 @@ interface Condition {
   message?: string;
 }
 
-function conditions(p: PodStatusInput, phase: string): Condition[] {
+/**
+ * Upstream GeneratePodReadyCondition's gates part: with the containers ready, Ready is False while
+ * a readiness gate's condition is missing or not True, with upstream's message.
+ */
+function gated(ready: Condition, gates: readonly string[], previous: readonly { type: string; status: string }[]): Condition {
+  if (ready.status !== 'True' || gates.length === 0) return ready;
+  const unready: string[] = [];
+  for (const g of gates) {
+    const c = previous.find((x) => x.type === g);
+    if (!c) unready.push(`corresponding condition of pod readiness gate ${JSON.stringify(g)} does not exist.`);
+    else if (c.status !== 'True') unready.push(`the status of pod readiness gate ${JSON.stringify(g)} is not "True", but ${c.status}`);
+  }
+  return unready.length ? { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady', message: unready.join(', ') } : ready;
+}
+
+function conditions(p: PodStatusInput, phase: string, previous: readonly { type: string; status: string }[] = []): Condition[] {
   const terminal = phase === 'Succeeded' || phase === 'Failed';
   const uninit = p.initContainers.filter((c) => (c.sidecar ? !c.started : !c.completed)).map((c) => c.name);
   const unready = p.containers.filter((c) => !c.ready).map((c) => c.name);
@@ -102,7 +119,7 @@ function conditions(p: PodStatusInput, phase: string): Condition[] {
       : uninit.length
         ? { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${uninit.join(' ')}]` }
         : { type: 'Initialized', status: 'True' },
-    notReady('Ready'),
+    gated(notReady('Ready'), p.readinessGates ?? [], previous),
     notReady('ContainersReady'),
   ];
 }
@@ -111,7 +128,7 @@ function conditions(p: PodStatusInput, phase: string): Condition[] {
 export function buildPodStatus(previous: Json | undefined, p: PodStatusInput): Json {
   const phase = podPhase(p);
   const prevConds = (Array.isArray(previous?.conditions) ? previous!.conditions : []) as (Condition & Json)[];
-  const conds: Json[] = conditions(p, phase).map((c) => {
+  const conds: Json[] = conditions(p, phase, prevConds).map((c) => {
     const prev = prevConds.find((x) => x.type === c.type);
     const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : p.now;
     return { ...c, lastProbeTime: null, lastTransitionTime };

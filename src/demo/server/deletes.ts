@@ -102,29 +102,37 @@ function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject)
 }
 
 /**
- * Graceful pod deletion, as upstream's pod strategy: a pod bound to a node and not yet terminal
- * gets deletionTimestamp = now + grace and stays (Terminating) until its kubelet has stopped its
- * containers and deletes it. Grace 0 (`--grace-period=0 --force`), unscheduled or finished pods
- * are deleted at once. A second delete may only shorten the grace period. Returns false when the
- * pod is to be deleted immediately.
+ * Graceful pod deletion, as upstream's pod strategy and the registry's BeforeDelete: a pod bound
+ * to a node and not yet terminal gets deletionTimestamp = now + grace and stays (Terminating) until
+ * its kubelet has stopped its containers and deletes it. A grace period of 0 (`--grace-period=0
+ * --force`, an unscheduled or finished pod, the kubelet's own final delete) is still written first
+ * (deletionTimestamp, deletionGracePeriodSeconds 0: a MODIFIED event watchers see, as a kubelet
+ * does), then the pod is deleted at once. A second delete may only shorten the grace period.
+ * Returns false when the caller is to delete the pod now.
  */
 function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: KubeObject, opts: DeleteOptions): boolean {
   if (!ctx.options.gracefulPodDeletion) return false;
   const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return false;
-  const grace = opts.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
-  if (grace <= 0) return false;
   const current = pod.metadata.deletionGracePeriodSeconds as number | undefined;
-  if (pod.metadata.deletionTimestamp && current !== undefined && grace >= current) {
-    writeOne(ctx, t, x, pod, 200);
-    return true;
+  if (pod.metadata.deletionTimestamp) {
+    // Being deleted already: only a shorter grace period changes anything; a 0 already set deletes.
+    if (current === undefined || current === 0) return false;
+    if (opts.gracePeriodSeconds === undefined || opts.gracePeriodSeconds >= current) {
+      writeOne(ctx, t, x, pod, 200);
+      return true;
+    }
   }
+  // upstream podStrategy.CheckGracefulDelete: unscheduled or finished pods go at once
+  let grace = opts.gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30;
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') grace = 0;
+  grace = Math.max(0, grace);
   const at = new Date(ctx.options.now().getTime() + grace * 1000);
   const updated = ctx.store.update('', 'pods', {
     ...pod,
-    metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? kubeTime(at), deletionGracePeriodSeconds: grace },
+    metadata: { ...pod.metadata, deletionTimestamp: grace === 0 ? kubeTime(ctx.options.now()) : kubeTime(at), deletionGracePeriodSeconds: grace },
   });
+  if (grace === 0) return false;
   writeOne(ctx, t, x, updated, 200);
   return true;
 }
