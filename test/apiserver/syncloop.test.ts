@@ -492,8 +492,12 @@ describe('the sync loop against a real kube-apiserver', () => {
       );
       // The model equals the API afterwards.
       const listed = (await api.list('/api/v1/pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      const modelled = () => [...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort();
       await eventually(
-        () => JSON.stringify([...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort()) === JSON.stringify(listed),
+        () => {
+          if (JSON.stringify(modelled()) !== JSON.stringify(listed)) throw new Error(`model: ${modelled().join(' ')}; API: ${listed.join(' ')}`);
+          return true;
+        },
         { description: 'model = API', timeoutMs: 20_000 },
       );
     } finally {

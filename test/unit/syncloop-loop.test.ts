@@ -297,6 +297,29 @@ describe('pod lifecycle as upstream', () => {
     await h.stop();
   });
 
+  it('a pod first seen already Succeeded starts terminated (no teardown) and is shown as it ended, until deleted', async () => {
+    const h = harness();
+    const done = job('j0', 'Succeeded', { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://j0-c' } }, '5');
+    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [done] });
+    await drain();
+    assert.equal(h.kl.podWorkers.state('j0'), 'terminated');
+    assert.deepEqual(
+      h.workerMarks().map((e) => `${e.op} ${e.handler}`),
+      ['terminated SyncTerminatedPod'],
+      'nothing to stop: SyncTerminatedPod alone',
+    );
+    assert.equal(h.kl.actual.get('default/job')?.status, 'Completed');
+    // A view lost meanwhile (a relist's replace) comes back at the next housekeeping, worker or not.
+    h.kl.actual.delete('default/job', 'j0');
+    await h.clock.advance(2000);
+    await drain();
+    assert.equal(h.kl.actual.get('default/job')?.resourceVersion, '5');
+    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [done] });
+    await drain();
+    assert.equal(h.kl.actual.get('default/job'), undefined);
+    await h.stop();
+  });
+
   it('a force delete (gone while running): terminated is marked inferred, the workstation never saw the containers stop', async () => {
     const h = harness();
     const p = probeMe('f1', { phase: 'Running', containerStatuses: [running(0, 'f')] });

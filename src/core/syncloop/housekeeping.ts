@@ -153,10 +153,19 @@ export async function handlePodCleanups(kl: SyncLoop, signal: AbortSignal): Prom
       }
       continue;
     }
-    if (!kl.podWorkers.isKnown(uid)) {
-      // Upstream restarts only active pods: a terminal one without a worker (rejected at admission,
-      // or finished and forgotten) gets none until it is deleted.
-      if (isTerminalPhase(d.obj as Pod)) continue;
+    const known = kl.podWorkers.isKnown(uid);
+    if (isTerminalPhase(d.obj as Pod) && (!known || kl.podWorkers.isFinished(uid))) {
+      // Upstream restarts only active pods: a terminal one whose worker finished, or that has none
+      // (rejected at admission, or finished and forgotten), gets none until it is deleted. It is
+      // still shown until then: a view missing or older than the object is recomputed.
+      const view = kl.actual.get(d.key);
+      if (!view || view.uid !== uid || view.resourceVersion !== d.obj.metadata.resourceVersion) {
+        kl.actual.set(computeObjectView(d.key, d.obj, d.resource));
+        report.resynced.push(d.key);
+      }
+      continue;
+    }
+    if (!known) {
       kl.podWorkers.UpdatePod({ updateType: 'create', key: d.key, obj: d.obj, resource: d.resource });
       report.readded.push(d.key);
       continue;

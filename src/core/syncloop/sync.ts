@@ -87,7 +87,10 @@ export class ModelSyncer implements PodSyncer {
   }
 
   async syncTerminatedPod(ctx: SyncContext): Promise<void> {
-    if (this.current(ctx)) return; // still in the API: the view stays
+    const cur = this.current(ctx);
+    // Still in the API (a finished Job's pod, one rejected at admission, one first seen terminal,
+    // whose worker runs this alone): shown as it ended, until it is deleted.
+    if (cur) return this.publish(ctx.key, cur, ctx);
     this.actual.delete(ctx.key, ctx.uid);
     this.probes.delete(ctx.uid);
   }
