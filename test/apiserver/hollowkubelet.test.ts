@@ -169,7 +169,9 @@ describe('hollow kubelet (real kubelet, fake runtime)', { timeout: 600_000 }, ()
       }
       const pod = await getPod('crasher');
       assert.equal(status0(pod).lastState.terminated.exitCode, 1);
-      assert.ok(status0(pod).restartCount >= 2);
+      // CrashLoopBackOff is reported from the second exit on (the first restart is not backed off):
+      // by then one restart at least is counted; how many more depends on when the watch saw it.
+      assert.ok(status0(pod).restartCount >= 1, JSON.stringify(status0(pod)));
     });
 
     it('reports an injected exit 137 OOMKilled as lastState.terminated', async () => {
