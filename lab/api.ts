@@ -4,6 +4,7 @@
  * hands on the server, independent of KubeLoop's transport. Only node: builtins.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as https from 'node:https';
 import type { ControlPlane } from './controlplane';
 
@@ -15,19 +16,31 @@ export interface Answer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** A minimal API client with real TLS verification, one keep-alive agent, and a bearer token. */
+/**
+ * A minimal API client with real TLS verification, one keep-alive agent, and a bearer token; over
+ * plain http:// (the demo cluster without TLS) neither CA nor token is needed.
+ */
 export class Api {
-  private readonly agent: https.Agent;
-  private readonly ca: Buffer;
+  private readonly agent: http.Agent;
+  private readonly ca: Buffer | undefined;
+  private readonly transport: typeof https | typeof http;
 
   constructor(
     readonly server: string,
-    caFile: string,
-    private readonly token: string,
+    caFile: string | undefined,
+    private readonly token: string | undefined,
     maxSockets = 16,
   ) {
-    this.ca = fs.readFileSync(caFile);
-    this.agent = new https.Agent({ keepAlive: true, maxSockets, ca: this.ca });
+    const plain = server.startsWith('http://');
+    this.transport = plain ? http : https;
+    this.ca = caFile ? fs.readFileSync(caFile) : undefined;
+    this.agent = plain
+      ? new http.Agent({ keepAlive: true, maxSockets })
+      : new https.Agent({ keepAlive: true, maxSockets, ...(this.ca ? { ca: this.ca } : {}) });
+  }
+
+  private auth(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
   }
 
   static admin(cp: ControlPlane, maxSockets?: number): Api {
@@ -37,13 +50,13 @@ export class Api {
   request(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const data = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = https.request(
+      const req = this.transport.request(
         `${this.server}${p}`,
         {
           method,
           agent: this.agent,
           headers: {
-            Authorization: `Bearer ${this.token}`,
+            ...this.auth(),
             Accept: 'application/json',
             // An explicit length: Node sends a DELETE body unframed otherwise (no chunking for DELETE).
             ...(data ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(data)) } : {}),
@@ -86,9 +99,9 @@ export class Api {
   watch(p: string, signal: AbortSignal, onEvent: (type: string, object: any) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return resolve();
-      const req = https.get(
+      const req = this.transport.get(
         `${this.server}${p}`,
-        { ca: this.ca, agent: false, headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' } },
+        { ...(this.ca ? { ca: this.ca } : {}), agent: false, headers: { ...this.auth(), Accept: 'application/json' } },
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();

@@ -9,14 +9,24 @@
  * REMOVE, PLEG ContainerStarted/ContainerDied, probe results, termination) matched in order; at
  * least 95 % of all compared lines (RECONCILE included); no KubeLoop iteration without a kubelet
  * counterpart unless it is marked inferred. A failure prints both sequences side by side.
+ *
+ * Then the demo cluster's kubelet simulation is held to the same judge: the scenarios a simulation
+ * can play (not those that stop a kubelet or fill a node) run on the demo cluster, and KubeLoop's
+ * trace shape there (per pod incarnation, its lifecycle classes in order) must agree with the
+ * shape it had on the lab: at least 85 % per scenario, 95 % overall.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { runFidelity, type FidelityRun } from '../../lab/fidelity';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Api } from '../../lab/api';
+import { parseLines, runFidelity, runScenarios, shapeAgreement, traceShape, type FidelityRun, type ScenarioRun } from '../../lab/fidelity';
 import { startLab, type Lab } from '../../lab/lab';
 import { SCENARIOS } from '../../lab/scenarios';
 import { matchedShare } from '../../src/core/kubeletlog/compare';
 import { formatAlignments, formatComparison, isCoreClass } from '../../src/core/kubeletlog/report';
+import { startDemoCluster } from '../../src/demo';
 
 describe('the differential: real kubelets judge the sync loop', () => {
   let lab: Lab;
@@ -50,4 +60,47 @@ describe('the differential: real kubelets judge the sync loop', () => {
       );
     });
   }
+
+  describe('the demo cluster plays the same scenarios as the real kubelet', () => {
+    const scenarios = SCENARIOS.filter((s) => !s.labOnly);
+    let demoRuns: ScenarioRun[];
+    let demoLines: Map<string, string[]>;
+
+    before(async () => {
+      const demo = await startDemoCluster({ objects: 0, controllers: true });
+      const dir = mkdtempSync(join(tmpdir(), 'kubeloop-parity-'));
+      const api = new Api(demo.url, undefined, undefined);
+      try {
+        const kubeconfig = join(dir, 'kubeconfig');
+        await demo.writeKubeconfig(kubeconfig);
+        ({ ran: demoRuns, lines: demoLines } = await runScenarios({ kubeconfig, api, nodes: ['lab-1', 'lab-2', 'lab-3'] }, scenarios));
+      } finally {
+        api.close();
+        await demo.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('every scenario agrees in shape with the lab (85 % each, 95 % overall)', (t) => {
+      let same = 0;
+      let of = 0;
+      const report: string[] = [];
+      const low: string[] = [];
+      for (const d of demoRuns) {
+        const l = run.results.find((x) => x.scenario === d.scenario);
+        assert.ok(l, `${d.scenario} ran on the lab`);
+        assert.equal(d.error, undefined, `${d.scenario} on the demo cluster: ${d.error}`);
+        const a = shapeAgreement(traceShape(parseLines(run.lines.get(l.node)!).loop, d.ns), traceShape(parseLines(demoLines.get(d.node)!).loop, d.ns));
+        same += a.same;
+        of += a.of;
+        report.push(`${d.scenario}: ${a.same}/${a.of}`, ...a.diffs.map((x) => `    (lab | demo) ${x}`));
+        assert.ok(a.of > 0, `${d.scenario}: KubeLoop saw lifecycle iterations`);
+        if (a.same < 0.85 * a.of) low.push(d.scenario);
+      }
+      t.diagnostic(report.join('\n'));
+      assert.equal(demoRuns.length, scenarios.length);
+      assert.deepEqual(low, [], report.join('\n'));
+      assert.ok(same >= 0.95 * of, `overall ${same}/${of}\n${report.join('\n')}`);
+    });
+  });
 });

@@ -11,7 +11,6 @@ import { eventually } from '../support/eventually';
 import { Api } from '../../lab/api';
 
 export { Api };
-export type { Answer } from '../../lab/api';
 
 /** Runs fn over items with at most n at once; rejects with the first failure after all settle. */
 export async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {

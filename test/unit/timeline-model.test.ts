@@ -3,8 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TimelineModel, itemEnd, keyKinds, type Bar, type Mark } from '../../media/timeline/model';
-import type { LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
+import { TimelineModel, itemEnd, keyKinds, laneSource, sourceOf, type Bar, type Mark } from '../../media/timeline/model';
+import { makePredicate } from '../../media/timeline/filter';
+import type { KubeletLineEvent, LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 import { syntheticTimeline } from './timeline-fixtures';
 
@@ -35,6 +36,43 @@ describe('TimelineModel lanes', () => {
     assert.deepEqual(
       m.lanes().map((l) => l.key),
       ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker'],
+    );
+  });
+
+  it("a real kubelet's lines get a lane per node, after the sync sources (the judge below what it judges), filtered as one source", () => {
+    const m = new TimelineModel();
+    const line = (node: string, t: number): KubeletLineEvent => ({
+      kind: 'kubelet',
+      t,
+      node,
+      source: 'pleg',
+      op: 'ContainerStarted',
+      key: 'default/web-0',
+      handler: 'HandlePodSyncs',
+      outcome: 'ok',
+      durationMs: 0,
+      raw: 'I1207 03:28:48.459832   12657 kubelet.go:2737] "SyncLoop (PLEG): event for pod"',
+    });
+    m.add([
+      { id: 1, event: line('lab-2', 5) },
+      { id: 2, event: iteration(4) },
+      { id: 3, event: line('lab-1', 6) },
+    ]);
+    assert.deepEqual(
+      m.lanes().map((l) => l.key).slice(-3),
+      ['source:podworker', 'kubelet:lab-1', 'kubelet:lab-2'],
+    );
+    const lab1 = m.lanes().find((l) => l.key === 'kubelet:lab-1')!;
+    assert.equal(lab1.label, 'kubelet lab-1');
+    assert.equal(laneSource(lab1), 'kubelet');
+    assert.equal(sourceOf(m.byId(3)!), 'kubelet');
+    m.applyFilter(makePredicate({ hiddenSources: ['kubelet'], kind: '', name: '' }));
+    assert.equal(m.visibleEvents, 1, 'hiding the kubelet source hides every node lane');
+    m.applyFilter(makePredicate({ hiddenSources: [], kind: '', name: 'lab-2' }));
+    assert.deepEqual(
+      [1, 2, 3].filter((id) => m.byId(id)!.visible),
+      [1],
+      "the name filter finds a kubelet's lines by its node",
     );
   });
 
