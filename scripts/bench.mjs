@@ -14,6 +14,8 @@
 //             the raw bound, then event-loop delay, RSS and change-to-row latency under churn (issue 14)
 //   recorder  the flight recorder: CPU overhead of sync --record at 200 changes/s, bytes per event,
 //             open and seek in a synthetic 24-hour recording of 100,000 objects (issue 12)
+//   fidelity  the inferred sync loop against four real kubelets on the lab: lines matched per
+//             scenario, lag, KubeLoop's CPU vs the kubelets', the lab's own cost (issue 40)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -45,6 +47,7 @@ const sections = {
   multicluster: 'bench/multicluster.ts',
   extension: 'bench/extension.ts',
   recorder: 'bench/recorder.ts',
+  fidelity: 'bench/fidelity.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);
