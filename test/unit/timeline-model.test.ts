@@ -59,7 +59,10 @@ describe('TimelineModel lanes', () => {
       { id: 3, event: line('lab-1', 6) },
     ]);
     assert.deepEqual(
-      m.lanes().map((l) => l.key).slice(-3),
+      m
+        .lanes()
+        .map((l) => l.key)
+        .slice(-3),
       ['source:podworker', 'kubelet:lab-1', 'kubelet:lab-2'],
     );
     const lab1 = m.lanes().find((l) => l.key === 'kubelet:lab-1')!;

@@ -206,7 +206,12 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     );
     const st = (pod.status ?? {}) as Record<string, unknown>;
     const qosClass = qosClassOf(((pod.spec as { containers?: ContainerSpec[] } | undefined)?.containers ?? []) as ContainerSpec[]);
-    store.update('', 'pods', { ...pod, status: { ...st, phase: 'Failed', reason: r.reason, message: `Pod was rejected: ${r.message}`, qosClass } }, { subresource: 'status' });
+    store.update(
+      '',
+      'pods',
+      { ...pod, status: { ...st, phase: 'Failed', reason: r.reason, message: `Pod was rejected: ${r.message}`, qosClass } },
+      { subresource: 'status' },
+    );
   }
 
   const toldUnschedulable = new Set<string>();

@@ -580,7 +580,11 @@ export class PodWorker {
         if (cur.metadata.deletionGracePeriodSeconds !== 0) {
           this.ctx.store.update('', 'pods', {
             ...cur,
-            metadata: { ...cur.metadata, deletionTimestamp: cur.metadata.deletionTimestamp ?? new Date(this.ctx.wallNow()).toISOString().replace(/\.\d+Z$/, 'Z'), deletionGracePeriodSeconds: 0 },
+            metadata: {
+              ...cur.metadata,
+              deletionTimestamp: cur.metadata.deletionTimestamp ?? new Date(this.ctx.wallNow()).toISOString().replace(/\.\d+Z$/, 'Z'),
+              deletionGracePeriodSeconds: 0,
+            },
           });
         }
         this.ctx.store.delete('', 'pods', this.namespace, this.name);
@@ -633,7 +637,9 @@ export class PodWorker {
         startTime: this.startTime,
         qosClass: this.qosClass,
         forcedPhase: this.forcedPhase,
-        readinessGates: ((this.pod.spec as { readinessGates?: { conditionType?: string }[] } | undefined)?.readinessGates ?? []).map((g) => String(g.conditionType ?? '')),
+        readinessGates: ((this.pod.spec as { readinessGates?: { conditionType?: string }[] } | undefined)?.readinessGates ?? []).map((g) =>
+          String(g.conditionType ?? ''),
+        ),
         now: this.ctx.timestamp(),
         ...(this.statusReason ? { reason: this.statusReason } : {}),
       });
