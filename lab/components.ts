@@ -11,13 +11,11 @@
  * start-up fails the start at once with its log's tail; stop() ends both (SIGTERM, then SIGKILL
  * after 5 s) and is also run by the ControlPlane's own stop() (it kills every recorded pid).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { eventually } from '../test/support/eventually';
+import { freePorts, launch, terminate, waitWhileRunning, type LabProcess } from './process';
 
 export interface Components {
   stop(): Promise<void>;
@@ -36,14 +34,6 @@ export interface ComponentsOptions {
   nodeMonitorGracePeriod?: string;
 }
 
-interface Running {
-  name: ComponentName;
-  child: ChildProcess;
-  logFile: string;
-  exitCode: number | null | undefined;
-  exited: Promise<void>;
-}
-
 export async function startControllerManagerAndScheduler(cp: ControlPlane, opts: ComponentsOptions = {}): Promise<Components> {
   const binDir = opts.binDir ?? (await ensureControlPlaneBinaries());
   const deadline = Date.now() + (opts.startTimeoutMs ?? 120_000);
@@ -51,13 +41,13 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
   const kubeconfig = path.join(cp.dir, 'kubeconfig-components');
   fs.copyFileSync(cp.kubeconfigPath, kubeconfig);
   const [kcmPort, schedPort] = await freePorts(2);
-  const running: Running[] = [];
+  const running: LabProcess[] = [];
   const stop = async (): Promise<void> => {
     for (const r of [...running].reverse()) await terminate(r);
   };
   try {
     running.push(
-      launch(binDir, 'kube-controller-manager', cp.dir, [
+      launchComponent(binDir, 'kube-controller-manager', cp.dir, [
         `--kubeconfig=${kubeconfig}`,
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
@@ -72,7 +62,7 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
       ]),
     );
     running.push(
-      launch(binDir, 'kube-scheduler', cp.dir, [
+      launchComponent(binDir, 'kube-scheduler', cp.dir, [
         `--kubeconfig=${kubeconfig}`,
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
@@ -80,10 +70,10 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
         '--v=1',
       ]),
     );
-    await waitUntil('kube-controller-manager /healthz', running, deadline, opts.signal, () => healthz(kcmPort));
-    await waitUntil('kube-scheduler /healthz', running, deadline, opts.signal, () => healthz(schedPort));
+    await waitWhileRunning('kube-controller-manager /healthz', running, deadline, opts.signal, () => healthz(kcmPort));
+    await waitWhileRunning('kube-scheduler /healthz', running, deadline, opts.signal, () => healthz(schedPort));
     // The serviceaccount controller creates 'default' in every namespace once its informers synced.
-    await waitUntil("the controller manager's 'default' ServiceAccount", running, deadline, opts.signal, async () => {
+    await waitWhileRunning("the controller manager's 'default' ServiceAccount", running, deadline, opts.signal, async () => {
       const a = await get(`${cp.server}/api/v1/namespaces/default/serviceaccounts/default`, cp.adminToken);
       if (a.status !== 200) throw new Error(`${a.status}`);
     });
@@ -94,78 +84,13 @@ export async function startControllerManagerAndScheduler(cp: ControlPlane, opts:
   return { stop, log: (name) => fs.readFileSync(running.find((r) => r.name === name)!.logFile, 'utf8') };
 }
 
-function launch(binDir: string, name: ComponentName, dir: string, args: string[]): Running {
-  const logFile = path.join(dir, `${name}.log`);
-  const fd = fs.openSync(logFile, 'a');
-  const child = spawn(path.join(binDir, name), args, { stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  // The ControlPlane's watchdog kills every pid listed here if the test process dies.
-  if (child.pid) fs.appendFileSync(path.join(dir, 'pids'), `${child.pid}\n`);
-  const r: Running = { name, child, logFile, exitCode: undefined, exited: Promise.resolve() };
-  r.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      r.exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
-    child.on('error', (e) => {
-      fs.appendFileSync(logFile, `spawn failed: ${e.message}\n`);
-      r.exitCode = -1;
-      resolve();
-    });
-  });
-  return r;
+function launchComponent(binDir: string, name: ComponentName, dir: string, args: string[]): LabProcess {
+  return launch(path.join(binDir, name), args, { name, logFile: path.join(dir, `${name}.log`), pidsFile: path.join(dir, 'pids') });
 }
 
 async function healthz(port: number): Promise<void> {
   const a = await get(`https://127.0.0.1:${port}/healthz`);
   if (a.status !== 200) throw new Error(`${a.status} ${a.body}`);
-}
-
-/**
- * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
- * deadline; a component that exits ends the wait at once, with the logs' tails in the error.
- */
-async function waitUntil(what: string, all: Running[], deadline: number, signal: AbortSignal | undefined, ok: () => Promise<void>): Promise<void> {
-  const died = new AbortController();
-  try {
-    await eventually(
-      async () => {
-        const dead = all.find((x) => x.exitCode !== undefined);
-        if (dead) {
-          died.abort(new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}`));
-          return false; // eventually then rejects with the abort's reason
-        }
-        await ok();
-        return true;
-      },
-      {
-        description: what,
-        timeoutMs: Math.max(1, deadline - Date.now()),
-        signal: signal ? AbortSignal.any([signal, died.signal]) : died.signal,
-        maxIntervalMs: 200,
-      },
-    );
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${all.map(tail).join('\n')}`);
-  }
-}
-
-async function terminate(r: Running): Promise<void> {
-  if (r.exitCode !== undefined) return;
-  r.child.kill('SIGTERM');
-  const timer = setTimeout(() => r.child.kill('SIGKILL'), 5000);
-  await r.exited;
-  clearTimeout(timer);
-}
-
-function tail(r: Running, n = 30): string {
-  let text = '';
-  try {
-    text = fs.readFileSync(r.logFile, 'utf8');
-  } catch {
-    /* removed with the control plane's dir */
-  }
-  return `--- last ${n} lines of ${r.name} ---\n${text.trimEnd().split('\n').slice(-n).join('\n')}`;
 }
 
 /** A GET over https (the components serve a self-signed cert: not verified; loopback only). */
@@ -180,21 +105,4 @@ function get(url: string, token?: string): Promise<{ status: number; body: strin
     req.setTimeout(2000, () => req.destroy(new Error(`GET ${url} timed out`)));
     req.on('error', reject);
   });
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const s = net.createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }

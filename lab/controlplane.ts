@@ -8,10 +8,10 @@ import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually, EventuallyTimeoutError } from '../test/support/eventually';
+import { freePorts, launch, logTail, terminate, type LabProcess } from './process';
 
 export interface ControlPlane {
   server: string; // https://127.0.0.1:<port>
@@ -89,18 +89,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
 class PortRaceError extends Error {}
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  log: string;
-  exited: Promise<void>;
-  exitCode: number | null | undefined; // undefined while running
-}
-
 async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<ControlPlane> {
   opts.signal?.throwIfAborted();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeloop-cp-'));
-  const procs: Proc[] = [];
+  const procs: LabProcess[] = [];
   const [etcdClient, etcdPeer, apiPort] = await freePorts(3);
   const etcdUrl = `http://127.0.0.1:${etcdClient}`;
   const server = `https://127.0.0.1:${apiPort}`;
@@ -157,7 +149,7 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       '--log-level=warn',
     ];
     if (supportsFlag(binDir, 'etcd', '--unsafe-no-fsync')) etcdArgs.push('--unsafe-no-fsync');
-    procs.push(launch(binDir, 'etcd', etcdArgs, dir));
+    procs.push(launchBinary(binDir, 'etcd', etcdArgs, dir));
     watchdog = startWatchdog(dir);
     await waitFor('etcd /health', procs, opts, deadline, async () => {
       const r = await request(`${etcdUrl}/health`, {});
@@ -209,7 +201,7 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
     if (opts.maxMutatingRequestsInflight !== undefined) apiArgs.push(`--max-mutating-requests-inflight=${opts.maxMutatingRequestsInflight}`);
     if (opts.etcdCompactionInterval !== undefined) apiArgs.push(`--etcd-compaction-interval=${opts.etcdCompactionInterval}`);
     apiArgs.push(...(opts.extraApiserverArgs ?? []));
-    procs.push(launch(binDir, 'kube-apiserver', apiArgs, dir));
+    procs.push(launchBinary(binDir, 'kube-apiserver', apiArgs, dir));
 
     // /readyz covers etcd, RBAC bootstrap roles and the other post-start hooks.
     const auth = { token: adminToken, insecure: true };
@@ -251,8 +243,8 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
 
     let restarts = 0;
     /** Starts a second apiserver on the same port and resolves once it serves and is ready. */
-    const startSecond = async (): Promise<Proc> => {
-      const next = launch(binDir, 'kube-apiserver', apiArgs, dir, `kube-apiserver-${++restarts}`);
+    const startSecond = async (): Promise<LabProcess> => {
+      const next = launchBinary(binDir, 'kube-apiserver', apiArgs, dir, `kube-apiserver-${++restarts}`);
       procs.push(next);
       const until = Date.now() + (opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
       try {
@@ -263,7 +255,7 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
           [procs[0]!, next],
           opts,
           until,
-          async () => fs.readFileSync(next.log, 'utf8').includes('Serving securely on') || 'not yet',
+          async () => fs.readFileSync(next.logFile, 'utf8').includes('Serving securely on') || 'not yet',
         );
         let streak = 0;
         await waitFor('both kube-apiservers /readyz', [procs[0]!, next], opts, until, async () => {
@@ -301,7 +293,7 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       if (put.status !== 200) throw new Error(`etcd put compact_rev_key: ${put.status} ${put.body}`);
       return revision;
     };
-    const apiserverLog = (): string => fs.readFileSync(procs[procs.length - 1]!.log, 'utf8');
+    const apiserverLog = (): string => fs.readFileSync(procs[procs.length - 1]!.logFile, 'utf8');
     return { server, kubeconfigPath, kubeconfigText, adminToken, caFile, dir, etcdUrl, stop, tokens, restartApiserver, compactEtcd, apiserverLog };
   } catch (err) {
     await stop();
@@ -312,34 +304,8 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DEFAULT_START_TIMEOUT_MS = 90_000;
 
-function launch(binDir: string, name: string, args: string[], dir: string, logName = name): Proc {
-  // Output goes straight to a file: no pipe to drain, and its tail explains failures.
-  const logFile = path.join(dir, `${logName}.log`);
-  const fd = fs.openSync(logFile, 'a');
-  const child = spawn(path.join(binDir, name), args, { stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  if (child.pid) fs.appendFileSync(path.join(dir, 'pids'), `${child.pid}\n`); // for the watchdog
-  const p: Proc = { name, child, log: logFile, exitCode: undefined, exited: Promise.resolve() };
-  p.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      p.exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
-    child.on('error', (e) => {
-      fs.appendFileSync(logFile, `spawn failed: ${e.message}\n`);
-      p.exitCode = -1;
-      resolve();
-    });
-  });
-  return p;
-}
-
-async function terminate(p: Proc): Promise<void> {
-  if (p.exitCode !== undefined) return;
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 5000);
-  await p.exited;
-  clearTimeout(timer);
+function launchBinary(binDir: string, name: string, args: string[], dir: string, logName = name): LabProcess {
+  return launch(path.join(binDir, name), args, { name, logFile: path.join(dir, `${logName}.log`), pidsFile: path.join(dir, 'pids') });
 }
 
 /**
@@ -374,7 +340,7 @@ function supportsFlag(binDir: string, name: string, flag: string): boolean {
  * is not yet), bounded by the shared start deadline. A process of the control plane that exits ends
  * the wait at once with its logs (a port race as PortRaceError), never at the deadline.
  */
-async function waitFor(what: string, procs: Proc[], opts: ControlPlaneOptions, deadline: number, ok: () => Promise<true | string>): Promise<void> {
+async function waitFor(what: string, procs: LabProcess[], opts: ControlPlaneOptions, deadline: number, ok: () => Promise<true | string>): Promise<void> {
   const died = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, died.signal]) : died.signal;
   try {
@@ -403,36 +369,8 @@ async function waitFor(what: string, procs: Proc[], opts: ControlPlaneOptions, d
   }
 }
 
-function tails(procs: Proc[], n = 25): string {
-  return procs
-    .map((p) => {
-      let text = '';
-      try {
-        text = fs.readFileSync(p.log, 'utf8');
-      } catch {
-        /* log already removed */
-      }
-      return `--- last ${n} lines of ${p.name} output ---\n${text.trimEnd().split('\n').slice(-n).join('\n')}`;
-    })
-    .join('\n');
-}
-
-/** Bind :0 on loopback n times at once (so they differ), then release. Racy by nature; see PortRaceError. */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const s = net.createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+function tails(procs: LabProcess[], n = 25): string {
+  return procs.map((p) => logTail(p, n)).join('\n');
 }
 
 /** The pids launched processes recorded in <dir>/pids (none when it is gone). */

@@ -15,14 +15,12 @@
  * socket and any /tmp/hollow-kubelet.* dir its log names; the pids are recorded in <cp.dir>/pids
  * so the ControlPlane's watchdog kills them if the test process dies without stopping them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { eventually } from '../test/support/eventually';
+import { freePorts, launch, terminate, waitWhileRunning, type LabProcess } from './process';
 
 /** A container as the fake runtime holds it (GET /containers). */
 export interface RuntimeContainer {
@@ -82,14 +80,11 @@ export interface HollowKubeletOptions {
   signal?: AbortSignal;
 }
 
-interface Running {
-  name: string;
-  child: ChildProcess;
-  logPath: string;
+/** A hollow kubelet's process; `name` is "hollow-kubelet NODE". */
+interface Running extends LabProcess {
+  node: string;
   rootDir: string;
   addrFile: string;
-  exitCode: number | null | undefined;
-  exited: Promise<void>;
 }
 
 export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletOptions): Promise<HollowKubelets> {
@@ -100,20 +95,20 @@ export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletO
   const ports = await freePorts(opts.nodes.length);
   const cidrs = distinctPodCidrs(opts.nodes.length);
   const running: Running[] = [];
-  const stopOne = (r: Running) => terminate(r);
+  const stopOne = (r: Running) => stopKubelet(r);
   const stopAll = async () => {
     await Promise.all(running.map(stopOne));
   };
   try {
-    opts.nodes.forEach((name, i) => running.push(launch(binDir, cp, name, ports[i]!, cidrs[i]!, opts)));
+    opts.nodes.forEach((name, i) => running.push(launchKubelet(binDir, cp, name, ports[i]!, cidrs[i]!, opts)));
     for (const r of running) {
-      await waitUntil(`${r.name}'s control endpoint`, running, deadline, opts.signal, async () => {
+      await waitWhileRunning(`${r.node}'s control endpoint`, running, deadline, opts.signal, async () => {
         if (!fs.readFileSync(r.addrFile, 'utf8').endsWith('\n')) throw new Error('no address yet');
       });
     }
     for (const r of running) {
-      await waitUntil(`Node ${r.name} Ready`, running, deadline, opts.signal, async () => {
-        const a = await apiGet(cp, `/api/v1/nodes/${r.name}`);
+      await waitWhileRunning(`Node ${r.node} Ready`, running, deadline, opts.signal, async () => {
+        const a = await apiGet(cp, `/api/v1/nodes/${r.node}`);
         if (a.status !== 200) throw new Error(`GET node: ${a.status}`);
         const node = JSON.parse(a.body) as { status?: { conditions?: { type: string; status: string }[] } };
         const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
@@ -128,9 +123,9 @@ export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletO
     const controlUrl = `http://${fs.readFileSync(r.addrFile, 'utf8').trim()}`;
     const call = <T>(method: 'GET' | 'POST', p: string, body?: unknown) => control<T>(controlUrl, method, p, body);
     return {
-      name: r.name,
-      logPath: r.logPath,
-      log: () => fs.readFileSync(r.logPath, 'utf8'),
+      name: r.node,
+      logPath: r.logFile,
+      log: () => fs.readFileSync(r.logFile, 'utf8'),
       controlUrl,
       exit: async (namespace, pod, container, exitCode, reason, message) => {
         await call('POST', '/containers/exit', { namespace, pod, container, exitCode, ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
@@ -157,7 +152,7 @@ export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletO
   };
 }
 
-function launch(binDir: string, cp: ControlPlane, name: string, kubeletPort: number, podCidr: string, opts: HollowKubeletOptions): Running {
+function launchKubelet(binDir: string, cp: ControlPlane, name: string, kubeletPort: number, podCidr: string, opts: HollowKubeletOptions): Running {
   const base = path.join(cp.dir, `hollow-kubelet-${name}`);
   const rootDir = `${base}.root`;
   const logPath = `${base}.log`;
@@ -165,7 +160,6 @@ function launch(binDir: string, cp: ControlPlane, name: string, kubeletPort: num
   const kubeconfig = `${base}.kubeconfig`; // its own copy: never a file the test may rewrite
   fs.copyFileSync(cp.kubeconfigPath, kubeconfig);
   fs.mkdirSync(rootDir, { recursive: true });
-  const fd = fs.openSync(logPath, 'a');
   const args = [
     `--name=${name}`,
     `--kubeconfig=${kubeconfig}`,
@@ -177,36 +171,21 @@ function launch(binDir: string, cp: ControlPlane, name: string, kubeletPort: num
     `--sync-frequency=${opts.syncFrequency ?? '1m'}`,
     `--v=${opts.v ?? 4}`,
   ];
-  const child = spawn(path.join(binDir, 'hollow-kubelet'), args, { stdio: ['ignore', fd, fd], env: { ...process.env, ...opts.env, TZ: 'UTC' } });
-  fs.closeSync(fd);
-  // The ControlPlane's watchdog kills every pid listed here if the test process dies.
-  if (child.pid) fs.appendFileSync(path.join(cp.dir, 'pids'), `${child.pid}\n`);
-  const r: Running = { name, child, logPath, rootDir, addrFile, exitCode: undefined, exited: Promise.resolve() };
-  r.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      r.exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
-    child.on('error', (e) => {
-      fs.appendFileSync(logPath, `spawn failed: ${e.message}\n`);
-      r.exitCode = -1;
-      resolve();
-    });
+  const p = launch(path.join(binDir, 'hollow-kubelet'), args, {
+    name: `hollow-kubelet ${name}`,
+    logFile: logPath,
+    pidsFile: path.join(cp.dir, 'pids'),
+    env: { ...process.env, ...opts.env, TZ: 'UTC' },
   });
-  return r;
+  return Object.assign(p, { node: name, rootDir, addrFile });
 }
 
 /** SIGTERM, SIGKILL after 5 s; then removes what the process left behind. Idempotent. */
-async function terminate(r: Running): Promise<void> {
-  if (r.exitCode === undefined) {
-    r.child.kill('SIGTERM');
-    const timer = setTimeout(() => r.child.kill('SIGKILL'), 5000);
-    await r.exited;
-    clearTimeout(timer);
-  }
+async function stopKubelet(r: Running): Promise<void> {
+  await terminate(r);
   let log = '';
   try {
-    log = fs.readFileSync(r.logPath, 'utf8');
+    log = fs.readFileSync(r.logFile, 'utf8');
   } catch {
     /* removed with the control plane's dir */
   }
@@ -219,45 +198,6 @@ async function terminate(r: Running): Promise<void> {
     r.addrFile,
   ];
   for (const p of leftovers) fs.rmSync(p, { recursive: true, force: true });
-}
-
-/**
- * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
- * deadline; a kubelet that exits ends the wait at once, with the logs' tails in the error.
- */
-async function waitUntil(what: string, all: Running[], deadline: number, signal: AbortSignal | undefined, ok: () => Promise<void>): Promise<void> {
-  const died = new AbortController();
-  try {
-    await eventually(
-      async () => {
-        const dead = all.find((x) => x.exitCode !== undefined);
-        if (dead) {
-          died.abort(new Error(`hollow-kubelet ${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}`));
-          return false;
-        }
-        await ok();
-        return true;
-      },
-      {
-        description: what,
-        timeoutMs: Math.max(1, deadline - Date.now()),
-        signal: signal ? AbortSignal.any([signal, died.signal]) : died.signal,
-        maxIntervalMs: 200,
-      },
-    );
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${all.map(tail).join('\n')}`);
-  }
-}
-
-function tail(r: Running, n = 30): string {
-  let text = '';
-  try {
-    text = fs.readFileSync(r.logPath, 'utf8');
-  } catch {
-    /* removed with the control plane's dir */
-  }
-  return `--- last ${n} lines of hollow-kubelet ${r.name} ---\n${text.trimEnd().split('\n').slice(-n).join('\n')}`;
 }
 
 /** A call to a control endpoint; rejects with the endpoint's {error} on a non-2xx answer. */
@@ -313,21 +253,4 @@ function distinctPodCidrs(n: number): string[] {
   const picked = new Set<number>();
   while (picked.size < n) picked.add(Math.floor(Math.random() * (1 << 14)));
   return [...picked].map((x) => `127.${64 + (x >> 8)}.${x & 0xff}.0/24`);
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const s = net.createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }
