@@ -2,7 +2,7 @@
 // which. An import's target is resolved against the importing file, so a rule names folders, not
 // spellings of relative paths. Checked: import/export ... from, import(), require().
 //
-// Guarantees (each is a room in README's Layout section):
+// Guarantees (each is a room in docs/architecture.md):
 // - media/ (the webview page) imports only media/, src/shared/ and src/core/timeline/;
 //   src/shared/ (what the page and the host share) only src/shared/ and src/core/timeline/.
 // - src/core/ imports nothing from src/app/, src/vscode/, src/cli/, src/demo/.
@@ -34,7 +34,7 @@ function typeOnly(node) {
 export const boundaries = {
   meta: {
     type: 'problem',
-    docs: { description: 'Keeps each folder of the house to the imports its room allows (README: Layout).' },
+    docs: { description: 'Keeps each folder of the house to the imports its room allows (docs/architecture.md).' },
     schema: [],
     messages: {
       vscode: "Only src/vscode/ imports 'vscode' ({{file}} is in another room).",
