@@ -10,7 +10,7 @@
  */
 export { startRecording, publicServer, type RecordingSession, type RecordingSessionOptions } from './session';
 export { Recording, applyDelta, type KeyframeInfo, type ObjectChange, type SegmentDamage } from './reader';
-export { Recorder, type SyncObserver } from './recorder';
+export { Recorder } from './recorder';
 export { RecordingWriter, RECORDING_DEFAULTS, segmentPath, type RecordingWriterOptions } from './writer';
 export { writeTrace, jsonLine, type TraceEvent } from './export';
 export { replayRecording, type ReplayTarget, type ReplayOptions } from './replay';
