@@ -38,7 +38,7 @@ export {
 } from './podworkers';
 export { DesiredStateOfWorld, type DesiredObject } from './state/desired';
 export { ActualStateOfWorld, type ViewChangeListener } from './state/actual';
-export { computeObjectView, podPrintColumns, type ObjectView } from './state/view';
+export { computeObjectView, podPrintColumns, type ObjectView } from '../rows/objectView';
 export { ProbeResultsCache } from './state/probes';
 export { SyncLoop, SYNC_PERIOD_MS, HOUSEKEEPING_PERIOD_MS, HOUSEKEEPING_WARNING_MS, type SyncLoopOptions } from './syncloop';
 export { syncLoopIteration } from './iteration';

@@ -7,7 +7,7 @@ import { PodCache } from '../pleg/podcache';
 import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
 import { ProbeInference } from '../prober/infer';
 import { SyncLoop, type SyncLoopOptions } from '../syncloop';
-import type { Pod } from '../types';
+import type { Pod } from '../../kube/pod';
 import { ConsistencyCheck, ConsistencyLister } from './consistency';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
