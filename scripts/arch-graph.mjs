@@ -3,8 +3,8 @@
 // `node scripts/arch-graph.mjs` rewrites the part of docs/architecture.md between the two markers
 // below; `--check` (run by `npm run lint`) exits 1 when that part is not what the code says now,
 // so the page cannot drift from the imports it describes.
-// A room is a top folder of src/ (app, cli, demo, shared, vscode), a folder of src/core/, media/
-// or lab/; core's loose files (clock.ts, slice.ts, ...) are one room, core/*.ts. An edge A --> B
+// A room is a top folder of src/ (app, cli, demo, shared, vscode), a folder of src/core/, the
+// timeline's webview page (vscode/timeline/webview), media/ or lab/; core's loose files (clock.ts, slice.ts, ...) are one room, core/*.ts. An edge A --> B
 // means some file of A imports one of B; it is dashed when every such import is `import type`
 // (erased at build time: the room depends on B's shapes, not its code).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ function roomOf(path) {
   let m = /^src\/core\/([^/]+)\//.exec(path);
   if (m) return `core/${m[1]}`;
   if (/^src\/core\/[^/]+$/.test(path)) return 'core/*.ts';
+  if (path.startsWith('src/vscode/timeline/webview/')) return 'vscode/timeline/webview';
   m = /^src\/([^/]+)\//.exec(path);
   if (m) return m[1];
   m = /^(media|lab)\//.exec(path);
