@@ -63,7 +63,7 @@ describe('lint: house boundaries', () => {
       'src/core/kube/probe.ts',
       [
         "import { ResourceModel } from '../../app/model/resourceModel';",
-        "import type { Services } from '../../vscode/app/services';",
+        "import type { Services } from '../../vscode/controllers/services';",
         "const cli = require('../../cli/main');",
         "export * from '../../demo/store';",
         "import { asStoredObject } from './types';",
@@ -73,7 +73,7 @@ describe('lint: house boundaries', () => {
     );
     assert.deepEqual(errs, [
       'src/core/ may not import src/app/model/resourceModel (src/app/ sits above it).',
-      'src/core/ may not import src/vscode/app/services (src/vscode/ sits above it).',
+      'src/core/ may not import src/vscode/controllers/services (src/vscode/ sits above it).',
       'src/core/ may not import src/cli/main (src/cli/ sits above it).',
       'src/core/ may not import src/demo/store (src/demo/ sits above it).',
     ]);
