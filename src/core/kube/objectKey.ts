@@ -24,4 +24,3 @@ export function objectKey(obj: StoredObject, resource: ResourceRef = PODS): stri
 export function isPodResource(resource: ResourceRef | undefined): boolean {
   return !resource || (resource.group === '' && resource.resource === 'pods');
 }
-
