@@ -38,6 +38,7 @@ import { loadMany } from './loadMany';
 import type { ListTransfer } from '../core/kube/list';
 import { treeTransferFor } from '../core/syncloop/state/tableView';
 import { formatCount } from '../core/formatCount';
+import { redactUrl } from '../core/kube/redactUrl';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -460,7 +461,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     const { summary, results, plan } = await loader.load(io.signal);
     if (summary.outcome === 'failed') {
       const err = summary.error as Error;
-      return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
+      return fatal(io, `cannot load from ${redactUrl(ctx.server)} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
     }
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
     for (const s of summary.skippedTypes) io.stderr.write(`note: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason}\n`);

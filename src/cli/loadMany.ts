@@ -12,6 +12,7 @@ import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
 import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
 import { formatCount } from '../core/formatCount';
+import { redactUrl } from '../core/kube/redactUrl';
 
 interface Prepared {
   name: string;
@@ -110,7 +111,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
     } else {
       for (const p of prepared) {
         const o = byName.get(p.name);
-        io.stdout.write(`\n== context ${p.name}${p.ctx ? ` (${p.ctx.server})` : ''}\n`);
+        io.stdout.write(`\n== context ${p.name}${p.ctx ? ` (${redactUrl(p.ctx.server)})` : ''}\n`);
         if (!o) {
           io.stdout.write(`not loaded: ${p.setupError}\n`);
           continue;

@@ -17,6 +17,7 @@ import { delimiter, join } from 'node:path';
 import { KubeClient } from '../../core/kube/client';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../core/kube/errors';
 import { listContextNames, loadKubeContext, type KubeContext } from '../../core/kube/kubeconfig';
+import { redactUrl, redactUrlsIn } from '../../core/kube/redactUrl';
 
 export interface ConnectionTarget {
   /** Kubeconfig file; undefined = $KUBECONFIG, then ~/.kube/config. */
@@ -57,10 +58,15 @@ export interface ConnectionProblem {
   message: string;
 }
 
-/** A failure to connect (or to discover) in words a user can act on. */
+/** A failure to connect (or to discover) in words a user can act on; no URL in it keeps its user info (redactUrl.ts). */
 export function describeConnectionError(e: unknown, where?: { context?: string; server?: string }): ConnectionProblem {
+  const p = connectionProblem(e, where);
+  return { kind: p.kind, message: redactUrlsIn(p.message) };
+}
+
+function connectionProblem(e: unknown, where?: { context?: string; server?: string }): ConnectionProblem {
   const at = where?.server
-    ? ` at ${where.server}${where.context ? ` (context "${where.context}")` : ''}`
+    ? ` at ${redactUrl(where.server)}${where.context ? ` (context "${where.context}")` : ''}`
     : where?.context
       ? ` of context "${where.context}"`
       : '';

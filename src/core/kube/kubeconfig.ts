@@ -27,6 +27,7 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors';
+import { redactUrl } from './redactUrl';
 
 /** Impersonation the context's user asks for (kubeconfig `as`, `as-uid`, `as-groups`, `as-user-extra`). */
 export interface Impersonation {
@@ -328,7 +329,8 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
   const user = userName ? m.users.get(userName) : undefined;
   if (userName && !user) throw new KubeConfigError(`${m.source}: context "${name}" refers to user "${userName}", which is not defined`);
   const server = String(cluster.body.server);
-  if (!/^https?:\/\//.test(server)) throw new KubeConfigError(`${m.source}: cluster "${cluster.name}" has server "${server}", which is not an http(s) URL`);
+  if (!/^https?:\/\//.test(server))
+    throw new KubeConfigError(`${m.source}: cluster "${cluster.name}" has server "${redactUrl(server)}", which is not an http(s) URL`);
   const where = `${user?.file ?? m.source}: user "${userName}"`;
   const impersonate = user ? impersonationOf(where, user.body) : undefined;
   const exec = user ? execOf(where, user.body) : undefined;

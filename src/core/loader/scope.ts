@@ -31,6 +31,7 @@ import type { AccessReview, ResourceAttributes, RulesReview } from '../kube/acce
 import { rulesAllow } from '../kube/access';
 import { abortReason, realClock, type Clock } from '../clock';
 import type { LoadSummary, LoadTask } from './types';
+import { redactUrl } from '../kube/redactUrl';
 
 /** The review requests the scope planner asks (KubeClient implements them). */
 export interface AccessReviewer {
@@ -228,5 +229,5 @@ export function noRightsText(who: { user: string; context: string; server: strin
   const where = namespaces.length
     ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}`
     : 'anywhere';
-  return `user "${who.user}" (context "${who.context}", server ${who.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
+  return `user "${who.user}" (context "${who.context}", server ${redactUrl(who.server)}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
 }

@@ -15,6 +15,7 @@ import { expandHome } from '../../app/connection/connection';
 import { defaultRecordingPath, LiveRecording, recordingStatusText } from '../../app/recording/liveRecording';
 import { setContextKey, type Services } from './services';
 import type { SyncController } from './syncUi';
+import { redactUrl } from '../../core/kube/redactUrl';
 
 export class RecordingController implements vscode.Disposable {
   private active: LiveRecording | undefined;
@@ -63,7 +64,7 @@ export class RecordingController implements vscode.Disposable {
           path: file,
           loop,
           context: this.s.model.context ?? '',
-          ...(this.s.model.server ? { server: this.s.model.server } : {}),
+          ...(this.s.model.server ? { server: redactUrl(this.s.model.server) } : {}),
           timeline: this.s.timeline,
           maxMB: settings['recording.maxMB'],
           maxHours: settings['recording.maxHours'],
