@@ -16,6 +16,7 @@ import { Recording } from '../core/recorder/reader';
 import { replayRecording, type ReplayTarget } from '../core/recorder/replay';
 import { realClock } from '../core/clock';
 import { deepEqual } from '../core/recorder/diff';
+import { cliWriter } from './terminal';
 
 const HELP = `usage: kubeloop demo-cluster [flags]
 
@@ -237,7 +238,7 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     await replay.ready;
     replayDone = replay.done.then(
       (s) => console.log(`replay: done (${s.applied} changes applied, ${s.skipped} skipped)`),
-      (e: Error) => console.error(`replay: ${e.message}`),
+      (e: Error) => cliWriter(process.stderr).write(`replay: ${e.message}\n`),
     );
     const { start, end } = recording.range;
     console.log(`replay:       ${replayFile} (${new Date(start).toISOString()} .. ${new Date(end).toISOString()}, speed ${speed})`);

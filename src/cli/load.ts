@@ -39,10 +39,12 @@ import type { ListTransfer } from '../core/kube/list';
 import { treeTransferFor } from '../core/syncloop/state/tableView';
 import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
+import { cliWriter, type Writer } from './terminal';
 
 export interface LoadIO {
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown };
+  /** Written through cliWriter (terminal.ts): a terminal gets server text with its control characters shown. */
+  stdout: Writer;
+  stderr: Writer;
   /** Aborted on Ctrl-C: cancels the load; exit status 130. */
   signal?: AbortSignal;
 }
@@ -418,7 +420,7 @@ function fatal(io: LoadIO, msg: string): number {
 
 export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
   try {
-    return await load(argv, io);
+    return await load(argv, { ...io, stdout: cliWriter(io.stdout), stderr: cliWriter(io.stderr) });
   } finally {
     discardPrestartedIoThread(); // a thread the launcher started and this run never took
   }
