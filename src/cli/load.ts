@@ -39,6 +39,7 @@ import type { ListTransfer } from '../core/kube/list';
 import { treeTransferFor } from '../core/syncloop/state/tableView';
 import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
+import { credentialsWithheld } from '../core/kube/auth';
 import { cliWriter, type Writer } from './terminal';
 
 export interface LoadIO {
@@ -443,6 +444,8 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
   let client: KubeClient;
   try {
     ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: flags.context });
+    const withheld = credentialsWithheld(ctx);
+    if (withheld) io.stderr.write(`warning: ${withheld}\n`);
     // A metadata-only load parses on this thread alone (list.ts): no I/O thread to start.
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,

@@ -31,6 +31,7 @@
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
+import { credentialsWithheld } from '../core/kube/auth';
 import { KubeClient } from '../core/kube/client';
 import { ClusterSync } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
@@ -219,6 +220,8 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;
   }
+  const withheld = credentialsWithheld(client.context);
+  if (withheld) io.stderr(`kubeloop sync: warning: ${withheld}`);
 
   // The lab's kubeconfig says where its nodes' kubelet logs are (KubeContext.kubeletLogs).
   if (kubeletLog === undefined && node !== undefined) kubeletLog = client.context.kubeletLogs?.[node];

@@ -73,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const model = new ResourceModel();
   const tree = new ResourceTreeProvider(model);
   const view = vscode.window.createTreeView<ResourceNode>(RESOURCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }));
+  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }), log);
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;

@@ -14,6 +14,8 @@
  */
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { credentialsWithheld } from '../../core/kube/auth';
+import type { Logger } from '../logger';
 import { KubeClient } from '../../core/kube/client';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../core/kube/errors';
 import { listContextNames, loadKubeContext, type KubeContext } from '../../core/kube/kubeconfig';
@@ -101,7 +103,11 @@ export interface OpenConnection {
 export class Connections {
   private current: { target: ConnectionTarget; opening: Promise<OpenConnection> } | undefined;
 
-  constructor(private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean }) {}
+  constructor(
+    private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean },
+    /** Told once per opened connection whose credentials are not sent (an http:// server: auth.ts). */
+    private readonly log?: Pick<Logger, 'warn'>,
+  ) {}
 
   /** The open connection for `target` (opening it, or replacing another target's). Throws KubeConfigError. */
   get(target: ConnectionTarget): Promise<OpenConnection> {
@@ -109,6 +115,8 @@ export class Connections {
     this.close();
     const opening = (async (): Promise<OpenConnection> => {
       const context = loadContext(target);
+      const withheld = credentialsWithheld(context);
+      if (withheld) this.log?.warn(withheld);
       const o = this.options();
       const client = await KubeClient.connect(context, { requestTimeoutMs: o.requestTimeoutMs, discoveryCache: o.discoveryCache ?? false });
       return { target, context, client };

@@ -14,6 +14,13 @@
  *   Impersonate-Extra-<key> (key percent-encoded as client-go does), one line per value. Nothing of
  *   it is dropped: what cannot be sent is a KubeConfigError when the file is read.
  *
+ * Credentials only over TLS, as kubectl: clientcmd reads a user's credentials into the client's
+ * config only when the server is https:// (DirectClientConfig.ClientConfig, "only try to read the
+ * auth information if we are secure": rest.IsConfigTransportTLS). For an http:// server no token,
+ * token-file, basic auth, client certificate, auth-provider or exec plugin is used (the plugin is
+ * not even run); impersonation headers still go (clientcmd sets them before that check).
+ * `credentialsWithheld(ctx)` is the one line that says so, for the caller to log.
+ *
  * One keep-alive Agent per transport carries every request.
  * Proxies: the caller resolves the proxy (proxy.ts: the cluster's proxy-url, else HTTPS_PROXY /
  * NO_PROXY as kubectl) and an http(s):// proxy gets our own keep-alive CONNECT-tunnel agent
@@ -29,10 +36,34 @@ import { KubeConfigError } from './errors';
 import { ExecCredentialProvider, type ExecClusterInfo } from './exec';
 import type { KubeContext } from './kubeconfig';
 import { makeTunnelAgent } from './tunnel';
+import { redactUrl } from './redactUrl';
 
 /** Whether our tunnel agent can reach the API server through this proxy (else client-node's agent). */
 export function tunnels(proxy: URL | undefined): proxy is URL {
   return !!proxy && (proxy.protocol === 'http:' || proxy.protocol === 'https:');
+}
+
+/** The credentials of a context, by kind (never their values). */
+function credentialKinds(ctx: KubeContext): string[] {
+  const u = ctx.user;
+  const kinds: string[] = [];
+  if (ctx.exec) kinds.push('exec plugin');
+  if (u?.token) kinds.push(ctx.tokenFile ? 'token-file' : 'token');
+  if (u?.username || u?.password) kinds.push('basic auth');
+  if (u?.certFile || u?.certData || u?.keyFile || u?.keyData) kinds.push('client certificate');
+  if (u?.authProvider) kinds.push(`auth-provider ${u.authProvider.name}`);
+  return kinds;
+}
+
+/**
+ * The line to log when a context's credentials are not sent because its server is not https://
+ * (naming the context and the kinds of credential, never a secret); undefined when nothing is withheld.
+ */
+export function credentialsWithheld(ctx: KubeContext): string | undefined {
+  if (ctx.server.startsWith('https:')) return undefined;
+  const kinds = credentialKinds(ctx);
+  if (kinds.length === 0) return undefined;
+  return `context "${ctx.name}": credentials not sent (${kinds.join(', ')}): the server ${redactUrl(ctx.server)} is not https://, and kubectl sends credentials only over TLS`;
 }
 
 /** Request headers; a list is sent as one header line per value (Impersonate-Group, Impersonate-Extra-*). */
@@ -111,13 +142,13 @@ function clusterInfo(ctx: KubeContext, ca: Buffer | undefined): ExecClusterInfo 
 }
 
 /** client-node's proxy agent for a proxy-url cluster (it needs a user entry to apply anything). */
-async function proxyAgent(ctx: KubeContext): Promise<http.Agent | undefined> {
+async function proxyAgent(ctx: KubeContext, user: KubeContext['user']): Promise<http.Agent | undefined> {
   if (!ctx.cluster.proxyUrl) return undefined;
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ ...ctx.cluster, skipTLSVerify: ctx.cluster.skipTLSVerify || ctx.server.startsWith('http:') }],
-    users: [ctx.user ?? { name: 'proxy' }],
-    contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: ctx.user?.name ?? 'proxy' }],
+    users: [user ?? { name: 'proxy' }],
+    contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: user?.name ?? 'proxy' }],
     currentContext: ctx.name,
   });
   const o: https.RequestOptions = {};
@@ -140,7 +171,8 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   const proxy = o.proxy;
   const where = `context "${ctx.name}"`;
   const secure = ctx.server.startsWith('https:');
-  const user = ctx.user;
+  // Credentials only over TLS (see above): for http:// the context is anonymous (impersonation kept).
+  const user = secure ? ctx.user : undefined;
   const ca = material(where, 'certificate-authority', ctx.cluster.caFile, ctx.cluster.caData);
   const base: Tls = {};
   if (ca) base.ca = ca;
@@ -159,7 +191,8 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   if (user?.token) fixed.Authorization = `Bearer ${user.token.trim()}`;
   else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
 
-  const exec = ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
+  const exec =
+    secure && ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
   const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
 
   /** The dynamic part: an exec credential, or an auth-provider's header. */
@@ -195,7 +228,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
 
   const first = await dynamicPart();
   // An http(s) proxy: our own keep-alive CONNECT tunnel; a socks proxy-url: client-node's agent.
-  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx);
+  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx, user);
   const makeAgent = (tls: Tls): http.Agent =>
     tunnels(proxy)
       ? makeTunnelAgent(secure, tls, proxy.href)

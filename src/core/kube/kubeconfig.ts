@@ -61,6 +61,11 @@ export interface KubeContext {
   namespace?: string;
   /** Set when the user entry impersonates someone. */
   impersonate?: Impersonation;
+  /**
+   * The user's token-file (absolute), when it has no token: `user.token` holds what the file said
+   * when it was read; auth.ts reads it again as it rotates (a projected service-account token does).
+   */
+  tokenFile?: string;
   /** Set when the user entry runs an exec credential plugin. */
   exec?: ExecConfig;
   /**
@@ -358,6 +363,8 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
   const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
   const disableCompression = cluster.body['disable-compression'] === true || undefined;
   const kubeletLogs = kubeletLogsOf(context.body);
+  // clientcmd: a token wins over a token-file
+  const tokenFile = !user?.body.token && typeof user?.body['token-file'] === 'string' && user.body['token-file'] ? user.body['token-file'] : undefined;
   return {
     name,
     server: server.replace(/\/+$/, ''),
@@ -365,6 +372,7 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
     user: kc.getCurrentUser() ?? undefined,
     namespace: ns,
     impersonate,
+    ...(tokenFile ? { tokenFile } : {}),
     exec,
     execClusterExtras,
     disableCompression,
