@@ -6,7 +6,9 @@
  *   (file or data), insecure-skip-tls-verify, tls-server-name. client-node's applyToHTTPSOptions
  *   skips all three when the context has no user, so they are applied here.
  * - The user's static credentials: client certificate and key (file or data), bearer token (or
- *   token-file, read when the file was loaded), basic auth.
+ *   token-file), basic auth. A token-file and certificate/key files are read again as they rotate
+ *   (fileCredentials.ts): the token at least once a minute and after a 401, the files' pair when
+ *   they change (looked at once a second and after a 401), a new pair giving new connections.
  * - An exec plugin through ExecCredentialProvider (exec.ts): token and/or client certificate; a
  *   rotated certificate gives new connections (`tls`, `tlsVersion`).
  * - A legacy auth-provider (oidc, azure, gcp) through client-node, which still owns those.
@@ -34,6 +36,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../clock';
 import { KubeConfigError } from './errors';
 import { ExecCredentialProvider, type ExecClusterInfo } from './exec';
+import { KeyPairFiles, TokenFile } from './fileCredentials';
 import type { KubeContext } from './kubeconfig';
 import { makeTunnelAgent } from './tunnel';
 import { redactUrl } from './redactUrl';
@@ -187,13 +190,20 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   if (ctx.cluster.tlsServerName) base.servername = ctx.cluster.tlsServerName;
   const staticCert = material(where, 'client-certificate', user?.certFile, user?.certData);
   const staticKey = material(where, 'client-key', user?.keyFile, user?.keyData);
-  const fixed: HeaderMap = impersonationHeaders(ctx);
-  if (user?.token) fixed.Authorization = `Bearer ${user.token.trim()}`;
-  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
-
   const exec =
     secure && ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
   const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
+  const tokenFile = user?.token && ctx.tokenFile && !exec && !authProvider ? new TokenFile(ctx.tokenFile, clock, user.token) : undefined;
+  // client-go reloads the pair only when both come from files (ReloadTLSFiles)
+  const keyPair =
+    staticCert && staticKey && user?.certFile && user.keyFile && !user.certData && !user.keyData
+      ? new KeyPairFiles(user.certFile, user.keyFile, clock, { cert: staticCert, key: staticKey })
+      : undefined;
+
+  const fixed: HeaderMap = impersonationHeaders(ctx);
+  const bearer = (token: string) => ({ Authorization: `Bearer ${token.trim()}` });
+  if (user?.token) Object.assign(fixed, bearer(user.token));
+  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
 
   /** The dynamic part: an exec credential, or an auth-provider's header. */
   const dynamicPart = async (signal?: AbortSignal): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
@@ -219,8 +229,8 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   };
   const tlsWith = (cert?: Buffer, key?: Buffer): Tls => {
     const t: Tls = { ...base };
-    const c = cert ?? staticCert;
-    const k = key ?? staticKey;
+    const c = cert ?? keyPair?.current.cert ?? staticCert;
+    const k = key ?? keyPair?.current.key ?? staticKey;
     if (c) t.cert = c;
     if (k) t.key = k;
     return t;
@@ -240,18 +250,37 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   let cached: HeaderMap = { ...fixed, ...first.headers };
   let cachedAt = clock.now();
   let generation = exec?.currentGeneration ?? 0;
+  let dynamic: { headers: HeaderMap; cert?: Buffer; key?: Buffer } = first;
 
+  /** New connections for a rotated client certificate (the plugin's or the files'). */
+  const retls = () => {
+    const next = tlsWith(dynamic.cert, dynamic.key);
+    if (sameTls(tls, next)) return;
+    retired.push(agent);
+    tls = next;
+    tlsVersion++;
+    agent = makeAgent(tls);
+  };
   const adopt = (d: { headers: HeaderMap; cert?: Buffer; key?: Buffer }) => {
-    const next = tlsWith(d.cert, d.key);
-    if (!sameTls(tls, next)) {
-      // The plugin rotated the client certificate: new connections must use it.
-      retired.push(agent);
-      tls = next;
-      tlsVersion++;
-      agent = makeAgent(tls);
-    }
+    dynamic = d;
+    retls();
     cached = { ...fixed, ...d.headers };
     cachedAt = clock.now();
+  };
+  /** The rotating files' part: a new pair means new connections, a new token new headers. */
+  const rotateFiles = (force: boolean, usedGeneration: number) => {
+    if (keyPair) {
+      const before = keyPair.current;
+      if (keyPair.pair(force) !== before) retls();
+    }
+    if (tokenFile) {
+      const token = tokenFile.token(force ? usedGeneration : undefined);
+      if (tokenFile.generation !== generation) {
+        generation = tokenFile.generation;
+        Object.assign(fixed, bearer(token));
+        cached = { ...cached, ...bearer(token) };
+      }
+    }
   };
 
   return {
@@ -269,6 +298,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
       return generation;
     },
     async headers(force = false, usedGeneration = generation, signal?: AbortSignal) {
+      rotateFiles(force, usedGeneration);
       if (exec) {
         if (force) exec.invalidate(usedGeneration);
         // Cheap when the credential is still valid; one shared run when it is not.
