@@ -61,7 +61,11 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
   // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
-  const k8s = new KubernetesFollower(() => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }), log);
+  const k8s = new KubernetesFollower(
+    () => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }),
+    log,
+    context.globalState,
+  );
   const target = new TargetState(
     () => settings,
     () => k8s.followed(),

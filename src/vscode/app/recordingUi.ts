@@ -112,7 +112,7 @@ export class RecordingController implements vscode.Disposable {
 
   private async askPath(): Promise<string | undefined> {
     const set = this.s.settings()['recording.folder'];
-    const folder = set ? expandHome(set) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir());
+    const folder = set ? expandHome(set) : (vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? homedir());
     const uri = await vscode.window.showSaveDialog({
       title: 'KubeLoop: Start Recording',
       saveLabel: 'Record',
