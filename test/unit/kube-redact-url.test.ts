@@ -10,6 +10,7 @@ import { describeConnectionError } from '../../src/app/connection/connection';
 import { statusBarText } from '../../src/app/statusText';
 import { contextRow } from '../../src/app/contexts/contextSet';
 import { noRightsText } from '../../src/core/loader';
+import { commandFailedText } from '../../src/app/commandIds';
 
 describe('redactUrl', () => {
   it('drops user name and password, with or without a scheme, and keeps the rest as written', () => {
@@ -31,7 +32,7 @@ describe('redactUrl', () => {
     );
   });
 
-  it('messages of the app carry no user info: logger, connection errors, status bar, context rows, no-rights text', () => {
+  it('messages of the app carry no user info: logger, connection errors, status bar, context rows, no-rights text, failed commands', () => {
     const lines: string[] = [];
     const sink = {
       trace: (m: string) => lines.push(m),
@@ -48,6 +49,8 @@ describe('redactUrl', () => {
       statusBarText({ context: 'c', server, demo: false, objects: 0, sync: 'off' }).tooltip,
       contextRow('c', server, { phase: 'idle' }, 0).tooltip,
       noRightsText({ user: 'u', context: 'c', server }, []),
+      // a failed command's notification, which does not pass through the logger
+      commandFailedText('loadClusterResources', new Error(`connect ECONNREFUSED ${server}`)),
     ];
     for (const t of texts) {
       assert.ok(!t.includes('s3cret') && !t.includes('jane'), t);
