@@ -102,10 +102,12 @@ export interface OpenConnection {
 /** Holds the one client of the current target. */
 export class Connections {
   private current: { target: ConnectionTarget; opening: Promise<OpenConnection> } | undefined;
+  /** The withheld-credentials lines said already: each once, however often its context is reopened. */
+  private readonly warned = new Set<string>();
 
   constructor(
     private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean },
-    /** Told once per opened connection whose credentials are not sent (an http:// server: auth.ts). */
+    /** Told once per context whose credentials are not sent (an http:// server: auth.ts). */
     private readonly log?: Pick<Logger, 'warn'>,
   ) {}
 
@@ -116,7 +118,10 @@ export class Connections {
     const opening = (async (): Promise<OpenConnection> => {
       const context = loadContext(target);
       const withheld = credentialsWithheld(context);
-      if (withheld) this.log?.warn(withheld);
+      if (withheld && !this.warned.has(withheld)) {
+        this.warned.add(withheld);
+        this.log?.warn(withheld);
+      }
       const o = this.options();
       const client = await KubeClient.connect(context, { requestTimeoutMs: o.requestTimeoutMs, discoveryCache: o.discoveryCache ?? false });
       return { target, context, client };
