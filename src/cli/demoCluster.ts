@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDemoCluster, type DemoCluster, type DemoClusterOptions, type DemoCRD } from '../demo/index';
+import { startDemoCluster, type DemoCluster, type DemoClusterOptions, type DemoCRD } from '../demo';
 import { renderKubeconfig, writeKubeconfigFile } from '../demo/kubeconfig';
 import { parseFaultSpec } from '../demo/server/faults';
 import { parseGrant } from '../demo/server/auth';

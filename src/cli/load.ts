@@ -36,7 +36,7 @@ import { MAX_CONCURRENCY } from '../core/pool';
 import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/multiCluster';
 import { loadMany } from './loadMany';
 import type { ListTransfer } from '../core/kube/list';
-import { treeTransferFor } from '../core/syncloop/state/tableView';
+import { treeTransferFor } from '../core/rows/tableView';
 import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
 import { credentialsWithheld } from '../core/kube/auth';

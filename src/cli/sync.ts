@@ -84,7 +84,7 @@ const HELP = `usage: kubeloop sync [flags]
   --record-max-mb N     bound of the recording's files together (default 1024)
   --record-max-hours H  history the recording keeps (default 24)
   --record-keyframe-seconds S
-                        a keyframe at most this often while things change (default 600; see README)
+                        a keyframe at most this often while things change (default 600; see docs/recorder.md)
 `;
 
 /** One loop iteration as `kubeloop sync --json` prints it (one line, no newline); `wallOrigin`: the wall-clock ms of t = 0. */

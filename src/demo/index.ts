@@ -8,13 +8,13 @@
  */
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
-import { startKubelet } from './kubelet/index';
+import { startKubelet } from './kubelet';
 import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
-import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
+import { startControllers, type ControllerName, type ReconcileRecord } from './controllers';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
-import { crdObject, startApiServer } from './server/index';
+import { crdObject, startApiServer } from './server';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
@@ -25,7 +25,7 @@ import { realKubeletClock } from './kubelet/clock';
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
-export type { ReconcileRecord } from './controllers/index';
+export type { ReconcileRecord } from './controllers';
 export { ObjectStore } from './store';
 
 export interface DemoCRD {

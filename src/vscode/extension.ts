@@ -6,17 +6,17 @@
 import * as vscode from 'vscode';
 import { realClock } from '../core/clock';
 import { TimelineStore } from '../core/timeline/store';
-import { DemoController } from './app/demoUi';
-import { keepYamlLive } from './app/liveYaml';
-import { LoadController } from './app/loadUi';
-import { selectContext, selectNamespaces } from './app/connectionUi';
-import { TargetState, type Services } from './app/services';
-import { StatusBar } from './app/statusBar';
-import { SyncController } from './app/syncUi';
-import { RecordingController } from './app/recordingUi';
-import { RecordingViewer } from './app/recordingView';
+import { DemoController } from './controllers/demoController';
+import { keepYamlLive } from './controllers/liveYaml';
+import { LoadController } from './controllers/loadController';
+import { selectContext, selectNamespaces } from './controllers/connection';
+import { TargetState, type Services } from './controllers/services';
+import { StatusBar } from './controllers/statusBar';
+import { SyncController } from './controllers/syncController';
+import { RecordingController } from './controllers/recordingController';
+import { RecordingViewer } from './controllers/recordingView';
 import { RECORDING_SCHEME } from '../app/recording/recordedObjects';
-import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
+import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './controllers/treeCommands';
 import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
 import { Connections } from '../app/connection/connection';
@@ -36,7 +36,7 @@ import { cpuProfilesFromEnv } from '../app/stats/cpuProfiles';
 import { heapProfilesFromEnv } from '../app/stats/heapProfiles';
 import { SharedLanes } from '../core/pool/sharedLanes';
 import { MULTI_DEFAULT_LANES } from '../core/loader/multiCluster';
-import { ContextsController } from './app/contextsUi';
+import { ContextsController } from './controllers/contextsController';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {

@@ -286,7 +286,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       signal: new AbortController().signal,
     });
     assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 3);
-    // The types as syncUi passes them: loaded, watchable, not failed, with their scope.
+    // The types as the SyncController passes them: loaded, watchable, not failed, with their scope.
     const types = informerTypes(model);
     assert.ok(types.length > 5 && types.some((t) => t.resource === 'configmaps'), JSON.stringify(types));
     const before = { ...fx.cluster.stats.requestsByScope };

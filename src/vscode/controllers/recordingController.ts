@@ -14,7 +14,7 @@ import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { expandHome } from '../../app/connection/connection';
 import { defaultRecordingPath, LiveRecording, recordingStatusText } from '../../app/recording/liveRecording';
 import { setContextKey, type Services } from './services';
-import type { SyncController } from './syncUi';
+import type { SyncController } from './syncController';
 import { redactUrl } from '../../core/kube/redactUrl';
 
 export class RecordingController implements vscode.Disposable {
