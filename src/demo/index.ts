@@ -44,11 +44,12 @@ export interface DemoClusterOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Serve HTTPS with a self-signed certificate. Default: on when a token is set (see below), else off. */
+  /** Serve HTTPS with a self-signed certificate. Default: on when a token or grants are set (see below), else off. */
   tls?: boolean;
   /**
    * Require this bearer token (401 without it). kubectl (client-go's clientcmd) sends credentials
-   * only to https:// servers, so a token turns TLS on unless `tls: false` is given explicitly.
+   * only to https:// servers, and so does KubeLoop, so a token turns TLS on unless `tls: false` is
+   * given explicitly; so do `grants`, whose users are known by their tokens.
    */
   token?: string;
   /** Objects to generate at start (0 = only the system namespaces and nodes). */
@@ -158,7 +159,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     store,
     host: opts.host,
     port: opts.port,
-    tls: opts.tls ?? opts.token !== undefined,
+    tls: opts.tls ?? (opts.token !== undefined || (opts.grants?.length ?? 0) > 0),
     token: opts.token,
     forbidden: opts.forbidden,
     grants: opts.grants,

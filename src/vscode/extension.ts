@@ -61,7 +61,11 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
   // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
-  const k8s = new KubernetesFollower(() => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }), log);
+  const k8s = new KubernetesFollower(
+    () => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }),
+    log,
+    context.globalState,
+  );
   const target = new TargetState(
     () => settings,
     () => k8s.followed(),
@@ -73,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const model = new ResourceModel();
   const tree = new ResourceTreeProvider(model);
   const view = vscode.window.createTreeView<ResourceNode>(RESOURCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }));
+  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }), log);
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;

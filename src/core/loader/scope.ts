@@ -29,6 +29,7 @@
 import { gvrName, type ApiResource } from '../kube';
 import { DEFAULT_NAMESPACE, verdictAcross, verdictIn, type AccessFacts } from '../kube/accessReview';
 import type { LoadSummary, LoadTask } from './types';
+import { redactUrl } from '../kube/redactUrl';
 
 export interface ScopeInput {
   /** Chosen namespaces (--namespace / kubeloop.namespaces); empty = all the user may see. */
@@ -121,5 +122,5 @@ export function noRightsText(who: { user: string; context: string; server: strin
   const where = namespaces.length
     ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}`
     : 'anywhere';
-  return `user "${who.user}" (context "${who.context}", server ${who.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
+  return `user "${who.user}" (context "${who.context}", server ${redactUrl(who.server)}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
 }
