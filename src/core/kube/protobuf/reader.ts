@@ -39,6 +39,11 @@ export class Reader {
   uint32(): number {
     const b = this.buf;
     let p = this.pos;
+    // Most tags and lengths are one byte.
+    if (p < this.end && b[p]! < 0x80) {
+      this.pos = p + 1;
+      return b[p]!;
+    }
     if (this.end - p >= 5) {
       let c = b[p++]!;
       let r = c & 0x7f;
@@ -185,21 +190,38 @@ export class Reader {
 
 /**
  * UTF-8 text of bytes [start, end). Short ASCII (most names, label values, reasons) is built
- * directly; the rest goes through TextDecoder, which replaces invalid sequences with U+FFFD (Go's
- * JSON encoder writes the same character for invalid UTF-8).
+ * directly; longer text is sliced by Node's Buffer (latin1 when ASCII, the cheapest string V8
+ * makes), whose UTF-8 decoding replaces invalid sequences with U+FFFD as Go's JSON encoder does.
  */
 export function utf8(b: Uint8Array, start: number, end: number): string {
   const n = end - start;
   if (n === 0) return '';
-  if (n <= 16) {
-    let ascii = true;
-    for (let i = start; i < end; i++) if (b[i]! >= 0x80) ascii = false;
-    if (ascii) return asciiString(b, start, n);
-  }
-  return decoder.decode(b.subarray(start, end));
+  let ascii = true;
+  if (n <= 64) {
+    for (let i = start; i < end; i++) {
+      if (b[i]! >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii && n <= 12) return asciiString(b, start, n);
+  } else ascii = false;
+  const buf = asBuffer(b);
+  return ascii ? buf.latin1Slice(start, end) : buf.utf8Slice(start, end);
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+type Sliceable = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };
+
+let lastArray: Uint8Array | undefined;
+let lastBuffer: Sliceable | undefined;
+
+/** A Buffer over the same bytes (made once per body: the walker reads one body at a time). */
+function asBuffer(b: Uint8Array): Sliceable {
+  if (b === lastArray) return lastBuffer!;
+  lastArray = b;
+  lastBuffer = (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)) as Sliceable;
+  return lastBuffer;
+}
 
 function asciiString(b: Uint8Array, s: number, n: number): string {
   switch (n) {

@@ -258,9 +258,19 @@ const MAX_SECONDS = 253402300799;
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
+/** Times repeat within a page (a pod's conditions, its containers' starts): a few recent ones are kept. */
+const TIME_CACHE = 64;
+const timeKeys = new Float64Array(TIME_CACHE).fill(NaN);
+const timeValues: string[] = new Array<string>(TIME_CACHE).fill('');
+
 /** metav1.Time's JSON: RFC 3339 in UTC at second precision (Go's time.RFC3339 layout). */
 export function rfc3339(seconds: number): string {
-  return `${civil(seconds)}Z`;
+  const slot = seconds & (TIME_CACHE - 1);
+  if (timeKeys[slot] === seconds) return timeValues[slot]!;
+  const v = `${civil(seconds)}Z`;
+  timeKeys[slot] = seconds;
+  timeValues[slot] = v;
+  return v;
 }
 
 /** metav1.MicroTime's JSON: "2006-01-02T15:04:05.000000Z". */
