@@ -6,7 +6,8 @@
  *
  * The result has the shape JSON.parse gives the same answer in JSON, narrowed to the field set:
  * apiVersion and kind from the envelope; a list's items without them (a typed list's items carry
- * none in JSON either) and `items` always an array; a list's metadata whole (resourceVersion,
+ * none in JSON either) and `items` always an array (kube-apiserver's JSON has null for an empty
+ * metadata-only list, [] for an empty typed one; protobuf cannot tell them apart); a list's metadata whole (resourceVersion,
  * continue, remainingItemCount).
  *
  * Guarantees: never throws; a body that is not Kubernetes protobuf, is cut short, or holds a kind
