@@ -6,7 +6,7 @@
 // loader pays per page: bytes to a string (latin1 when ASCII), then JSON.parse. The walker is
 // measured as it ships, bundled by esbuild (under tsx every cross-module constant is a getter call).
 // Targets: walker <= 0.3x JSON for full pods, <= 0.15x for metadata-only.
-// Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 7] [--ms 400]
+// Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 5] [--ms 1000]
 import { execFileSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
@@ -16,8 +16,8 @@ import type * as Protobuf from '../src/core/kube/protobuf';
 import { benchArg } from './measure';
 
 const PODS = Number(benchArg('--pods', '500'));
-const ROUNDS = Number(benchArg('--rounds', '7'));
-const MS = Number(benchArg('--ms', '400'));
+const ROUNDS = Number(benchArg('--rounds', '5'));
+const MS = Number(benchArg('--ms', '1000'));
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, '.bench/protobuf');
 
@@ -54,15 +54,16 @@ function compare(name: string) {
     return d.value as { items: unknown[] };
   };
   if (fromPb().items.length !== fromJson().items.length) throw new Error(`${name}: the two forms hold different item counts`);
-  // Alternate the two in every round so both see the same machine load; the median round is reported.
+  // Alternate the two in every round so both see the same machine load; the median round is
+  // reported. No forced GC between runs: a full GC shrinks the heap, and the next run pays for
+  // growing it back (in 400 ms runs that doubled the walker's figure), which a loader decoding
+  // page after page into a steady heap does not pay.
   const j: number[] = [];
   const p: number[] = [];
   cpuPerCall(fromJson);
   cpuPerCall(fromPb);
   for (let r = 0; r < ROUNDS; r++) {
-    (globalThis as { gc?: () => void }).gc?.();
     j.push(cpuPerCall(fromJson));
-    (globalThis as { gc?: () => void }).gc?.();
     p.push(cpuPerCall(fromPb));
   }
   const jm = median(j);

@@ -126,6 +126,9 @@ describe('protobuf walker: real apimachinery bytes', () => {
       [envelope('rbac.authorization.k8s.io/v1', 'RoleList'), /no protobuf field set for rbac.authorization.k8s.io\/v1\/RoleList: ask for it in JSON/],
       [Uint8Array.from([...PROTOBUF_MAGIC, 0x12, 0x05, 0x01]), /truncated/],
     ];
+    // A Pod whose metadata (field 1, a message) comes as a varint: named, not misread.
+    const wrongWire = envelope('v1', 'Pod', [0x08, 0x01]);
+    cases.push([wrongWire, /core\.v1\.Pod\.metadata \(field 1\): wire type 0, expected 2/]);
     assert.equal(hasFieldSet('rbac.authorization.k8s.io/v1', 'RoleList'), false);
     assert.equal(hasFieldSet('v1', 'PodList'), true);
     for (const [body, message] of cases) {
@@ -251,12 +254,12 @@ function rawRange(body: Uint8Array): [number, number] {
   return [r.pos, r.pos + n];
 }
 
-/** A body with only an envelope naming apiVersion and kind (the object itself empty). */
-function envelope(apiVersion: string, kind: string): Uint8Array {
+/** A body with an envelope naming apiVersion and kind around `raw` (empty by default). */
+function envelope(apiVersion: string, kind: string, raw: number[] = []): Uint8Array {
   const av = Buffer.from(apiVersion);
   const k = Buffer.from(kind);
   const typeMeta = [0x0a, av.length, ...av, 0x12, k.length, ...k];
-  return Uint8Array.from([...PROTOBUF_MAGIC, 0x0a, typeMeta.length, ...typeMeta, 0x12, 0x00]);
+  return Uint8Array.from([...PROTOBUF_MAGIC, 0x0a, typeMeta.length, ...typeMeta, 0x12, raw.length, ...raw]);
 }
 
 function decodeWithPlan(body: Uint8Array, plan: ReturnType<typeof compile>): string {

@@ -189,25 +189,19 @@ export class Reader {
 }
 
 /**
- * UTF-8 text of bytes [start, end). Short ASCII (most names, label values, reasons) is built
- * directly; longer text is sliced by Node's Buffer (latin1 when ASCII, the cheapest string V8
- * makes), whose UTF-8 decoding replaces invalid sequences with U+FFFD as Go's JSON encoder does.
+ * UTF-8 text of bytes [start, end). Very short ASCII (a container's name, "True", "TCP") is built
+ * directly; the rest is sliced by Node's Buffer, whose decoder takes ASCII in bulk and replaces
+ * invalid sequences with U+FFFD, as Go's JSON encoder writes them.
  */
 export function utf8(b: Uint8Array, start: number, end: number): string {
   const n = end - start;
   if (n === 0) return '';
-  let ascii = true;
-  if (n <= 64) {
-    for (let i = start; i < end; i++) {
-      if (b[i]! >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii && n <= 12) return asciiString(b, start, n);
-  } else ascii = false;
-  const buf = asBuffer(b);
-  return ascii ? buf.latin1Slice(start, end) : buf.utf8Slice(start, end);
+  if (n <= 4) {
+    let ascii = true;
+    for (let i = start; i < end; i++) if (b[i]! >= 0x80) ascii = false;
+    if (ascii) return asciiString(b, start, n);
+  }
+  return asBuffer(b).utf8Slice(start, end);
 }
 
 type Sliceable = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };

@@ -4,11 +4,11 @@
  * unread (a pod's managedFields, volumes, env, security contexts).
  *
  * Values are written as kube-apiserver's JSON writes them (Go's encoding/json over the decoded
- * struct): field names from the Go json tags, omitempty zero values left out except where Go writes
- * them, omitzero ones always (pointers that are set, fields without omitempty, structs: fill in plan.ts), metav1.Time as
- * RFC 3339 at second precision ("2026-01-01T00:00:00Z", null when zero), MicroTime with six
- * fractional digits, resource.Quantity as its string, IntOrString as a number or a string, []byte
- * as base64, FieldsV1 as the JSON it holds.
+ * struct): field names from the Go json tags; omitempty zero values left out, except pointers that
+ * are set and structs (Go writes those: `fill` in plan.ts); omitzero ones always left out;
+ * metav1.Time as RFC 3339 at second precision ("2026-01-01T00:00:00Z", null when zero), MicroTime
+ * with six fractional digits, resource.Quantity as its string, IntOrString as a number or a
+ * string, []byte as base64, FieldsV1 as the JSON it holds.
  *
  * Guarantees: the walk never reads past the message it is in (reader.ts); a value of the wrong wire
  * type for its field is a ProtobufError naming the field, not a misread; map keys are set as own
@@ -16,12 +16,12 @@
  */
 import { ProtobufError, Reader, utf8, WIRE_BYTES, WIRE_VARINT } from './reader';
 import {
+  F_INLINE,
   F_MAP,
   F_OMITEMPTY,
   F_OMITZERO,
   F_POINTER,
   F_REPEATED,
-  fillZeros,
   K_BOOL,
   K_BYTES,
   K_FIELDSV1,
@@ -36,6 +36,7 @@ import {
   K_UINT32,
   K_UINT64,
   type FieldPlan,
+  zeroValue,
   type MessagePlan,
 } from './plan';
 
@@ -43,81 +44,128 @@ type Json = Record<string, unknown>;
 
 /** Reads the message in [r.pos, end) into `o` (an inlined struct: its parent's object). */
 export function readMessage(r: Reader, end: number, plan: MessagePlan, o: Json): void {
-  const outer = r.end;
-  r.end = end;
-  const by = plan.byNumber;
-  while (r.pos < end) {
-    const tag = r.tag();
-    const num = tag >>> 3;
-    const f = num < by.length ? by[num] : undefined;
-    if (f === undefined) {
-      r.skip(tag & 7);
-      continue;
-    }
-    const wire = tag & 7;
-    if (wire === f.wire) readField(r, f, o);
-    else if (wire === WIRE_BYTES && f.wire === WIRE_VARINT && f.flags & F_REPEATED) readPacked(r, f, o);
-    else throw new ProtobufError(`${plan.message}.${f.name || '(inline)'} (field ${num}): wire type ${wire}, expected ${f.wire}`);
-  }
-  r.end = outer;
-  if (plan.fill.length > 0) fillZeros(plan, o);
+  readerOf(plan)(r, end, o);
 }
 
-function readField(r: Reader, f: FieldPlan, o: Json): void {
-  if (f.flags & F_MAP) return readMapEntry(r, f, o);
-  switch (f.kind) {
-    case K_STRING: {
-      const n = r.length();
-      const p = r.pos;
-      r.pos = p + n;
-      return put(o, f, utf8(r.buf, p, p + n), n === 0);
-    }
-    case K_INT32: {
-      const v = r.int32();
-      return put(o, f, v, v === 0);
-    }
-    case K_INT64: {
-      const v = r.int64();
-      return put(o, f, v, v === 0);
-    }
-    case K_UINT32:
-    case K_UINT64: {
-      const v = f.kind === K_UINT32 ? r.uint32() : r.int64();
-      return put(o, f, v, v === 0);
-    }
-    case K_BOOL: {
-      const v = r.bool();
-      return put(o, f, v, !v);
-    }
-    case K_BYTES: {
-      const n = r.length();
-      const p = r.pos;
-      r.pos = p + n;
-      return put(o, f, base64(r.buf, p, n), n === 0);
-    }
-    case K_MESSAGE: {
-      const n = r.length();
-      const end = r.pos + n;
-      if (f.name === '') return readMessage(r, end, f.sub!, o); // inlined in JSON: into the parent
-      if (f.flags & F_REPEATED) {
-        const v: Json = {};
-        readMessage(r, end, f.sub!, v);
-        return put(o, f, v, false);
+type MessageReader = (r: Reader, end: number, o: Json) => void;
+
+const READERS = new WeakMap<MessagePlan, MessageReader>();
+
+/**
+ * Each plan is read by a function made for it (once, on first use): a switch on the tags it keeps,
+ * each case storing its value under a property name written in the code. A store through a
+ * computed name (`o[f.name] = v`) sees every field of every message at one site, so V8 makes it
+ * generic and adds each property through the runtime; a named store per field is cached at its
+ * own site: the walker took 1.7x JSON.parse's CPU the first way and a fraction of it this way.
+ * The code is made from the schema's own names (JSON.stringify quotes them), nothing from the wire.
+ */
+function readerOf(plan: MessagePlan): MessageReader {
+  let f = READERS.get(plan);
+  if (!f) {
+    f = generate(plan);
+    READERS.set(plan, f);
+  }
+  return f;
+}
+
+/** What the generated code calls: the value readers below, and the plans' sub-readers, made on first call. */
+interface Helpers {
+  utf8: typeof utf8;
+  base64: typeof base64;
+  readValue: typeof readValue;
+  readMapEntry: typeof readMapEntry;
+  other: typeof other;
+  zeroValue: typeof zeroValue;
+  subs: MessageReader[];
+  fields: FieldPlan[];
+  plan: MessagePlan;
+}
+
+function generate(plan: MessagePlan): MessageReader {
+  const subs: MessageReader[] = [];
+  const fields: FieldPlan[] = [];
+  const subIndex = (sub: MessagePlan) => {
+    const i = subs.length;
+    // Resolved on first call, so a plan that (one day) contains itself does not recurse here.
+    subs.push((r, end, o) => (subs[i] = readerOf(sub))(r, end, o));
+    return i;
+  };
+  const fieldIndex = (f: FieldPlan) => fields.push(f) - 1;
+  const cases: string[] = [];
+  for (const f of plan.fields) cases.push(`case ${(f.number << 3) | f.wire}: {${fieldCode(f, subIndex, fieldIndex)}} break;`);
+  // Called with end -1, a reader only writes the zero values Go's JSON has for fields the wire did
+  // not carry: how an inlined struct's own fields are filled into its parent.
+  const fill: string[] = [];
+  for (const f of plan.fill) {
+    if (f.flags & F_INLINE) fill.push(`h.subs[${subIndex(f.sub!)}](r, -1, o);`);
+    else fill.push(`if (o[${q(f.name)}] === undefined) o[${q(f.name)}] = h.zeroValue(h.fields[${fieldIndex(f)}]);`);
+  }
+  const body = `
+    if (end < 0) { ${fill.join('\n')} return; }
+    const outer = r.end;
+    r.end = end;
+    while (r.pos < end) {
+      const tag = r.tag();
+      switch (tag) {
+        ${cases.join('\n')}
+        default: h.other(r, tag, h.plan, o);
       }
+    }
+    r.end = outer;
+    ${fill.join('\n')}`;
+  const h: Helpers = { utf8, base64, readValue, readMapEntry, other, zeroValue, subs, fields, plan };
+  const make = new Function('h', `return function read_${plan.message.replace(/\W/g, '_')}(r, end, o) {${body}}`) as (h: Helpers) => MessageReader;
+  return make(h);
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+/** The statements that read one kept field's value (its tag read) and store it in `o`. */
+function fieldCode(f: FieldPlan, subIndex: (p: MessagePlan) => number, fieldIndex: (f: FieldPlan) => number): string {
+  const key = q(f.name);
+  if (f.flags & F_MAP) return `h.readMapEntry(r, h.fields[${fieldIndex(f)}], o);`;
+  const store = (v: string, zero: string) => {
+    if (f.flags & F_REPEATED) return `{ const a = o[${key}]; if (a == null) o[${key}] = [${v}]; else a.push(${v}); }`;
+    if (f.flags & F_POINTER || !(f.flags & F_OMITEMPTY) || zero === 'false') return `o[${key}] = ${v};`;
+    return `if (!(${zero})) o[${key}] = ${v};`;
+  };
+  switch (f.kind) {
+    case K_STRING:
+      return `const n = r.length(); const p = r.pos; r.pos = p + n; const v = h.utf8(r.buf, p, p + n); ${store('v', 'n === 0')}`;
+    case K_BYTES:
+      return `const n = r.length(); const p = r.pos; r.pos = p + n; const v = h.base64(r.buf, p, n); ${store('v', 'n === 0')}`;
+    case K_INT32:
+      return `const v = r.int32(); ${store('v', 'v === 0')}`;
+    case K_UINT32:
+      return `const v = r.uint32(); ${store('v', 'v === 0')}`;
+    case K_INT64:
+    case K_UINT64:
+      return `const v = r.int64(); ${store('v', 'v === 0')}`;
+    case K_BOOL:
+      return `const v = r.bool(); ${store('v', '!v')}`;
+    case K_MESSAGE: {
+      const sub = subIndex(f.sub!);
+      if (f.name === '') return `const n = r.length(); h.subs[${sub}](r, r.pos + n, o);`; // inlined in JSON: into the parent
+      if (f.flags & F_REPEATED) return `const n = r.length(); const v = {}; h.subs[${sub}](r, r.pos + n, v); ${store('v', 'false')}`;
       // A singular message seen twice is merged, as protobuf decoders do.
-      const prev = o[f.name];
-      const v = prev !== null && typeof prev === 'object' ? (prev as Json) : {};
-      readMessage(r, end, f.sub!, v);
-      o[f.name] = v;
-      return;
+      return `const n = r.length(); const prev = o[${key}]; const v = prev !== null && typeof prev === 'object' ? prev : {}; h.subs[${sub}](r, r.pos + n, v); o[${key}] = v;`;
     }
     default: {
-      const v = readValue(r, f.kind);
       // Only times carry omitzero (the generator refuses others): a zero time is written with no bytes.
-      if (v === null && f.flags & F_OMITZERO) return;
-      return put(o, f, v, false);
+      const skipNull = f.flags & F_OMITZERO ? 'if (v !== null) ' : '';
+      return `const v = h.readValue(r, ${f.kind}); ${skipNull}${store('v', 'false')}`;
     }
   }
+}
+
+/** A tag the plan's switch has no case for: a field left out (skipped by length), packed, or of the wrong wire type. */
+function other(r: Reader, tag: number, plan: MessagePlan, o: Json): void {
+  const num = tag >>> 3;
+  const wire = tag & 7;
+  const f = num < plan.byNumber.length ? plan.byNumber[num] : undefined;
+  if (f === undefined) return r.skip(wire);
+  if (wire === WIRE_BYTES && f.wire === WIRE_VARINT && f.flags & F_REPEATED) return readPacked(r, f, o);
+  throw new ProtobufError(`${plan.message}.${f.name || '(inline)'} (field ${num}): wire type ${wire}, expected ${f.wire}`);
 }
 
 /** Time, MicroTime, Quantity, IntOrString, FieldsV1 (length-delimited messages with a JSON form of their own). */
@@ -233,19 +281,11 @@ function readPacked(r: Reader, f: FieldPlan, o: Json): void {
   r.end = end;
   while (r.pos < end) {
     const v = f.kind === K_BOOL ? r.bool() : f.kind === K_INT32 ? r.int32() : f.kind === K_UINT32 ? r.uint32() : r.int64();
-    put(o, f, v, false);
-  }
-  r.end = outer;
-}
-
-/** Sets (or appends, for repeated fields) a value; a zero value of an omitempty non-pointer field is left out. */
-function put(o: Json, f: FieldPlan, v: unknown, zero: boolean): void {
-  const flags = f.flags;
-  if (flags & F_REPEATED) {
     const a = o[f.name] as unknown[] | null | undefined;
     if (a == null) o[f.name] = [v];
     else a.push(v);
-  } else if (!zero || flags & F_POINTER || !(flags & F_OMITEMPTY)) o[f.name] = v;
+  }
+  r.end = outer;
 }
 
 function base64(b: Uint8Array, p: number, n: number): string {
