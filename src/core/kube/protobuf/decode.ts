@@ -15,7 +15,7 @@
  */
 import { FIELD_SETS } from './fieldsets';
 import { compile, F_REPEATED, type MessagePlan, type Pick } from './plan';
-import { ProtobufError, Reader, utf8 } from './reader';
+import { asBuffer, ProtobufError, Reader, utf8 } from './reader';
 import { KINDS } from './schema.generated';
 import { readMessage } from './walk';
 
@@ -61,7 +61,8 @@ export function decodeProtobuf(body: Uint8Array): Decoded {
 }
 
 /** The envelope in [start, end) of `b`, decoded; throws ProtobufError (watch.ts catches it). */
-export function decodeEnvelope(b: Uint8Array, start: number, end: number): Record<string, unknown> {
+export function decodeEnvelope(body: Uint8Array, start: number, end: number): Record<string, unknown> {
+  const b = asBuffer(body);
   if (end - start < 4 || b[start] !== 0x6b || b[start + 1] !== 0x38 || b[start + 2] !== 0x73 || b[start + 3] !== 0) {
     throw new ProtobufError(`not a Kubernetes protobuf body (it does not start with "k8s\\0"; ${end - start} bytes)`);
   }

@@ -190,8 +190,9 @@ export class Reader {
 
 /**
  * UTF-8 text of bytes [start, end). Very short ASCII (a container's name, "True", "TCP") is built
- * directly; the rest is sliced by Node's Buffer, whose decoder takes ASCII in bulk and replaces
- * invalid sequences with U+FFFD, as Go's JSON encoder writes them.
+ * directly; the rest is sliced by Node's Buffer (bodies are read as Buffers: asBuffer), whose
+ * decoder takes ASCII in bulk and replaces invalid sequences with U+FFFD, as Go's JSON encoder
+ * writes them; TextDecoder, for a plain Uint8Array, gives the same text.
  */
 export function utf8(b: Uint8Array, start: number, end: number): string {
   const n = end - start;
@@ -201,20 +202,17 @@ export function utf8(b: Uint8Array, start: number, end: number): string {
     for (let i = start; i < end; i++) if (b[i]! >= 0x80) ascii = false;
     if (ascii) return asciiString(b, start, n);
   }
-  return asBuffer(b).utf8Slice(start, end);
+  const sliceable = b as Partial<Sliceable>;
+  return sliceable.utf8Slice !== undefined ? sliceable.utf8Slice(start, end) : decoder.decode(b.subarray(start, end));
 }
 
-type Sliceable = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };
+type Sliceable = Buffer & { utf8Slice(start: number, end: number): string };
 
-let lastArray: Uint8Array | undefined;
-let lastBuffer: Sliceable | undefined;
+const decoder = new TextDecoder('utf-8', { fatal: false });
 
-/** A Buffer over the same bytes (made once per body: the walker reads one body at a time). */
-function asBuffer(b: Uint8Array): Sliceable {
-  if (b === lastArray) return lastBuffer!;
-  lastArray = b;
-  lastBuffer = (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)) as Sliceable;
-  return lastBuffer;
+/** The same bytes as a Buffer (no copy), whose utf8Slice utf8() uses: what a body is read as. */
+export function asBuffer(b: Uint8Array): Uint8Array {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
 function asciiString(b: Uint8Array, s: number, n: number): string {
