@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   decodeProtobuf,
   isProtobuf,
@@ -22,6 +24,8 @@ import { hasFieldSet, planFor } from '../../src/core/kube/protobuf/decode';
 import { compile, project } from '../../src/core/kube/protobuf/plan';
 import { Reader } from '../../src/core/kube/protobuf/reader';
 import { readMessage } from '../../src/core/kube/protobuf/walk';
+
+setFlagsFromString('--expose-gc');
 
 const DIR = path.join(__dirname, '../fixtures/protobuf');
 const pb = (name: string) => new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.pb`)));
@@ -166,6 +170,17 @@ describe('protobuf walker: real apimachinery bytes', () => {
         assert.ok(d.ok || d.error instanceof ProtobufError);
       }
     }
+  });
+
+  it('keeps no body alive once its decode returns', async () => {
+    const gc = runInNewContext('gc') as () => void; // --expose-gc, set below at load
+    let body: Uint8Array | undefined = pb('podlist');
+    const ref = new WeakRef(body);
+    assert.ok(decodeProtobuf(body).ok);
+    body = undefined;
+    await new Promise((r) => setImmediate(r)); // a WeakRef's target is kept to the end of the job
+    gc();
+    assert.equal(ref.deref(), undefined);
   });
 
   it('isProtobuf reads the media type, not its parameters', () => {
