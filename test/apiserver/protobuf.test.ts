@@ -4,13 +4,17 @@
  * read from JSON, a custom resource's included; for every kind with a field set, the full list read
  * from protobuf equals the JSON list narrowed to the field set, and so do its rows; a custom
  * resource's full list is answered in JSON when protobuf is asked first (the fallback); a protobuf
- * watch yields the object the JSON API returns.
+ * watch yields the object the JSON API returns. And the unit tier's fixtures (test/fixtures/protobuf)
+ * are checked to be what apimachinery writes (the Go toolchain is this tier's set-up anyway).
  * Run: node --import tsx --test --test-timeout=600000 test/apiserver/protobuf.test.ts
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { execFile } from 'node:child_process';
 import * as https from 'node:https';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import {
   decodeProtobuf,
@@ -32,6 +36,13 @@ import { Api, collectionPath, createCrd } from './support';
 
 const JSON_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const NS = 'pb';
+const ROOT = path.resolve(__dirname, '../..');
+
+/** A program's stdout; rejects with its stderr when it fails. */
+const run = (cmd: string, args: string[]) =>
+  new Promise<string>((resolve, reject) =>
+    execFile(cmd, args, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${cmd}: ${err.message}\n${stderr}`)) : resolve(stdout))),
+  );
 
 interface Raw {
   status: number;
@@ -88,6 +99,19 @@ describe('protobuf from a real kube-apiserver reads as its JSON does', () => {
   after(async () => {
     api?.close();
     await cp?.stop();
+  });
+
+  it("the unit tier's fixtures are what apimachinery writes today (scripts/protobuf-fixtures, rebuilt)", async () => {
+    const bin = (await run('bash', [path.join(ROOT, 'scripts/build-protobuf-fixtures.sh')])).trim().split('\n').pop()!;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeloop-protobuf-fixtures-'));
+    try {
+      await run(bin, ['-out', dir]);
+      const committed = path.join(ROOT, 'test/fixtures/protobuf');
+      assert.deepEqual(fs.readdirSync(dir).sort(), fs.readdirSync(committed).sort());
+      for (const f of fs.readdirSync(dir)) assert.ok(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(committed, f))), `${f} differs`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('serves the kinds the walker has field sets for, and more', () => {
