@@ -16,6 +16,7 @@
 //             open and seek in a synthetic 24-hour recording of 100,000 objects (issue 12)
 //   fidelity  the inferred sync loop against four real kubelets on the lab: lines matched per
 //             scenario, lag, KubeLoop's CPU vs the kubelets', the lab's own cost (issue 40)
+//   decode    CPU of the protobuf walker vs JSON.parse on real pages of pods, full and metadata-only (issue 41)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments.
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
@@ -48,6 +49,7 @@ const sections = {
   extension: 'bench/extension.ts',
   recorder: 'bench/recorder.ts',
   fidelity: 'bench/fidelity.ts',
+  decode: 'bench/decode-protobuf.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);

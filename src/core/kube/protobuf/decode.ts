@@ -1,0 +1,118 @@
+/**
+ * A Kubernetes protobuf body, decoded: the envelope kube-apiserver writes (apimachinery
+ * runtime/serializer/protobuf: the 4-byte magic "k8s\0", then runtime.Unknown { 1 typeMeta
+ * { 1 apiVersion, 2 kind }, 2 raw, 3 contentEncoding, 4 contentType }), and inside it the object,
+ * list or Status, walked with the kind's field set (fieldsets.ts).
+ *
+ * The result has the shape JSON.parse gives the same answer in JSON, narrowed to the field set:
+ * apiVersion and kind from the envelope; a list's items without them (a typed list's items carry
+ * none in JSON either) and `items` always an array (kube-apiserver's JSON has null for an empty
+ * metadata-only list, [] for an empty typed one; protobuf cannot tell them apart); a list's metadata whole (resourceVersion,
+ * continue, remainingItemCount).
+ *
+ * Guarantees: never throws; a body that is not Kubernetes protobuf, is cut short, or holds a kind
+ * without a field set is an error value saying which (the caller's answer to the last: ask JSON).
+ */
+import { FIELD_SETS } from './fieldsets';
+import { compile, F_REPEATED, type MessagePlan, type Pick } from './plan';
+import { asBuffer, ProtobufError, Reader, utf8 } from './reader';
+import { KINDS } from './schema.generated';
+import { readMessage } from './walk';
+
+export { ProtobufError };
+
+export type Decoded = { ok: true; value: Record<string, unknown> } | { ok: false; error: ProtobufError };
+
+/** The magic every Kubernetes protobuf body starts with. */
+export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+
+const LIST_META: Pick = true;
+
+/** The plan of a kind ("v1/Pod") or of its list ("v1/PodList"); undefined when the walker does not read it. */
+export function planFor(apiVersion: string, kind: string): MessagePlan | undefined {
+  const key = `${apiVersion}/${kind}`;
+  const cached = plans.get(key);
+  if (cached !== undefined || plans.has(key)) return cached;
+  const message = KINDS[key];
+  let plan: MessagePlan | undefined;
+  if (message) {
+    const item = kind.endsWith('List') ? FIELD_SETS[`${apiVersion}/${kind.slice(0, -4)}`] : undefined;
+    const own = FIELD_SETS[key];
+    if (item !== undefined) plan = compile(message, { metadata: LIST_META, items: item });
+    else if (own !== undefined) plan = compile(message, own);
+  }
+  plans.set(key, plan);
+  return plan;
+}
+const plans = new Map<string, MessagePlan | undefined>();
+
+/** Whether the walker reads this kind (and its list): only then ask the server for protobuf. */
+export function hasFieldSet(apiVersion: string, kind: string): boolean {
+  return planFor(apiVersion, kind) !== undefined;
+}
+
+/** Decodes a whole protobuf body (magic, envelope, object). */
+export function decodeProtobuf(body: Uint8Array): Decoded {
+  try {
+    return { ok: true, value: decodeEnvelope(body, 0, body.length) };
+  } catch (e) {
+    return { ok: false, error: e instanceof ProtobufError ? e : new ProtobufError(String(e instanceof Error ? e.message : e)) };
+  }
+}
+
+/** The envelope in [start, end) of `b`, decoded; throws ProtobufError (watch.ts catches it). */
+export function decodeEnvelope(body: Uint8Array, start: number, end: number): Record<string, unknown> {
+  const b = asBuffer(body);
+  if (end - start < 4 || b[start] !== 0x6b || b[start + 1] !== 0x38 || b[start + 2] !== 0x73 || b[start + 3] !== 0) {
+    throw new ProtobufError(`not a Kubernetes protobuf body (it does not start with "k8s\\0"; ${end - start} bytes)`);
+  }
+  if (end - start === 4) throw new ProtobufError('empty body (the magic "k8s\\0" and nothing else)');
+  const r = new Reader(b, start + 4, end);
+  let apiVersion = '';
+  let kind = '';
+  let rawStart = -1;
+  let rawEnd = -1;
+  let contentEncoding = '';
+  while (r.pos < end) {
+    const t = r.tag();
+    if (t === 0x0a) {
+      const n = r.length();
+      const tmEnd = r.pos + n;
+      r.end = tmEnd;
+      while (r.pos < tmEnd) {
+        const u = r.tag();
+        if (u === 0x0a || u === 0x12) {
+          const m = r.length();
+          const s = utf8(b, r.pos, r.pos + m);
+          r.pos += m;
+          if (u === 0x0a) apiVersion = s;
+          else kind = s;
+        } else r.skip(u & 7);
+      }
+      r.end = end;
+    } else if (t === 0x12) {
+      const n = r.length();
+      rawStart = r.pos;
+      rawEnd = r.pos + n;
+      r.pos = rawEnd;
+    } else if (t === 0x1a) {
+      const n = r.length();
+      contentEncoding = utf8(b, r.pos, r.pos + n);
+      r.pos += n;
+    } else r.skip(t & 7);
+  }
+  if (contentEncoding) throw new ProtobufError(`${apiVersion}/${kind}: content encoding ${JSON.stringify(contentEncoding)} is not supported`);
+  if (!kind) throw new ProtobufError('the envelope names no kind');
+  const plan = planFor(apiVersion, kind);
+  if (!plan) throw new ProtobufError(`no protobuf field set for ${apiVersion ? `${apiVersion}/` : ''}${kind}: ask for it in JSON`);
+  const o: Record<string, unknown> = { kind, apiVersion };
+  if (rawStart >= 0) readMessage(new Reader(b, rawStart, rawEnd), rawEnd, plan, o);
+  else readMessage(new Reader(b, 0, 0), 0, plan, o);
+  if (isList(plan) && !Array.isArray(o.items)) o.items = [];
+  return o;
+}
+
+function isList(plan: MessagePlan): boolean {
+  const items = plan.byNumber[2];
+  return plan.message.endsWith('List') && items?.name === 'items' && (items.flags & F_REPEATED) !== 0;
+}
