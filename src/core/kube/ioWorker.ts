@@ -233,9 +233,11 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     const port = Number(u.port || (c.secure ? 443 : 80));
     const key = `${host}:${port}`;
     for (let n = openSockets(c); n < sockets; n++) {
-      // The options the agent itself would dial with (its TLS material, keep-alive; SNI as Node
+      // The options the agent itself would dial with (its TLS material, keep-alive; SNI: the
+      // cluster's tls-server-name when set, as the agent's requests present it, else as Node
       // derives it: the host name, none for an IP address).
-      const options = { ...agent.options, host, port, servername: net.isIP(host) ? '' : host, encoding: null };
+      const servername = agent.options?.servername || (net.isIP(host) ? '' : host);
+      const options = { ...agent.options, host, port, servername, encoding: null };
       const t0 = performance.now();
       let connectMs = 0;
       let socket: import('node:net').Socket;
