@@ -28,10 +28,11 @@ export class KubeApiError extends Error {
 
 /**
  * The request did not produce a usable answer: the connection failed or was reset, the body was not
- * the JSON it claimed to be, the per-request deadline passed, or the answer outgrew a bound
- * ('tooLarge': a body past TransportOptions.maxResponseBytes, a watch event past its frame cap).
+ * the JSON it claimed to be, the per-request deadline passed, the answer outgrew a bound
+ * ('tooLarge': a body past TransportOptions.maxResponseBytes, a watch event past its frame cap), or
+ * a paged list's answers would never end it ('noProgress': pageProgress.ts).
  */
-export type TransportFailure = 'connect' | 'reset' | 'malformed' | 'timeout' | 'tls' | 'protocol' | 'tooLarge';
+export type TransportFailure = 'connect' | 'reset' | 'malformed' | 'timeout' | 'tls' | 'protocol' | 'tooLarge' | 'noProgress';
 
 export class KubeTransportError extends Error {
   override readonly name = 'KubeTransportError';
