@@ -4,7 +4,7 @@
  *
  *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
  *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
- *                 [--metadata-only] [--timeout SECONDS] [--qps N] [--burst N] [--json]
+ *                 [--metadata-only] [--timeout SECONDS] [--request-timeout DURATION] [--qps N] [--burst N] [--json]
  *                 [--no-discovery-cache] [--compression auto|always|never]
  *
  * Discovery is kept on disk as kubectl keeps it ($XDG_CACHE_HOME/kubeloop/discovery, 6 hours;
@@ -38,6 +38,7 @@ import { loadMany } from './loadMany';
 import type { ListTransfer } from '../core/kube/list';
 import { treeTransferFor } from '../core/syncloop/state/tableView';
 import { formatCount } from '../core/formatCount';
+import { parseRequestTimeout } from './requestTimeout';
 
 export interface LoadIO {
   stdout: { write(s: string): unknown };
@@ -75,6 +76,9 @@ flags:
                         | auto (what the extension's tree fetches: per type, Table, metadata or full)
   --timeout SECONDS     per-task timeout: a list is given up after this long without receiving
                         anything (one type in one namespace), 0 = none (default 300)
+  --request-timeout D   deadline of one server request, its whole answer included (kubectl's flag):
+                        seconds, or a duration such as 30s, 1m; 0 = none (default 0). A request past
+                        it is retried (5 times at most), then its type fails
   --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
   --burst N             rate limit burst (default ${DEFAULT_BURST})
   --json                print one JSON object instead of the table
@@ -113,6 +117,8 @@ export interface LoadFlags {
   /** --transfer: what each list asks for; default full objects (auto: the tree's per-type choice). */
   transfer?: ListTransfer | 'auto';
   timeoutSeconds?: number;
+  /** --request-timeout, ms (0 = none). */
+  requestTimeoutMs?: number;
   qps?: number;
   burst?: number;
   json: boolean;
@@ -133,6 +139,7 @@ export function loaderOptions(flags: LoadFlags): Omit<ClusterLoaderOptions, 'lan
     metadataOnly: flags.metadataOnly,
     transfer: transferOption(flags),
     taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
+    requestTimeoutMs: flags.requestTimeoutMs,
     // The command reports counts, never objects: each object is parsed, counted and let go with
     // its page, so memory holds the pages in flight rather than the cluster (a million-object
     // cluster must not need gigabytes here), and the objects die young, cheap to collect.
@@ -224,6 +231,13 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       }
       case '--timeout':
         f.timeoutSeconds = num(arg, value(), false);
+        break;
+      case '--request-timeout':
+        try {
+          f.requestTimeoutMs = parseRequestTimeout(value());
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
         break;
       case '--qps':
         f.qps = num(arg, value(), false);
@@ -444,6 +458,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,
       burst: flags.burst,
+      requestTimeoutMs: flags.requestTimeoutMs,
       ioThread: wantsIoThread(flags),
       discoveryCache: !flags.noDiscoveryCache,
       disableCompression: flags.disableCompression,
