@@ -1,4 +1,4 @@
-export { ClusterLoader, describeError, type LoadRun, type StartOptions } from './clusterLoader';
+export { ClusterLoader, describeError, PAGE_TRICKLE_ALLOWANCE, type LoadRun, type StartOptions } from './clusterLoader';
 export { resolveLoaderOptions, DEFAULT_PAGE_SIZE, MIN_PAGE_SIZE, MAX_PAGE_SIZE, DEFAULT_TASK_TIMEOUT_MS, type ClusterLoaderOptions } from './options';
 export { planTasks, selectTypes, matchesType, typeNames, resolveTypeName } from './plan';
 export type { LoadTask, LoadTaskResult, LoadOutcome, LoadPlan, LoadSummary, LoaderClient } from './types';
