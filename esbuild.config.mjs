@@ -45,10 +45,10 @@ if (existsSync('src/vscode/extension.ts')) {
     external: ['vscode'],
   });
 }
-if (existsSync('media/timeline/main.ts')) {
+if (existsSync('src/vscode/timeline/webview/main.ts')) {
   builds.push({
     ...common,
-    entryPoints: ['media/timeline/main.ts'],
+    entryPoints: ['src/vscode/timeline/webview/main.ts'],
     outfile: 'dist/webview/timeline.js',
     platform: 'browser',
     target: 'es2022',

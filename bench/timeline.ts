@@ -3,12 +3,12 @@
 // counting 2D context, and hit-testing and filtering. Wall time and CPU time (process.cpuUsage) are
 // both printed: on a shared machine wall time includes waiting for a core. The budget is a 60 Hz frame
 // (16 ms) with room left for the real canvas. (The e2e tier measures real canvas frames in Chromium.)
-import { TimelineModel } from '../media/timeline/model';
-import { hitTest, laneRows, layoutFrame, type Geometry } from '../media/timeline/layout';
-import { drawFrame, type Canvas2D } from '../media/timeline/draw';
-import { makePredicate } from '../media/timeline/filter';
-import { readPalette } from '../media/timeline/theme';
-import { fitRange, span, zoomAt } from '../media/timeline/viewport';
+import { TimelineModel } from '../src/vscode/timeline/webview/model';
+import { hitTest, laneRows, layoutFrame, type Geometry } from '../src/vscode/timeline/webview/layout';
+import { drawFrame, type Canvas2D } from '../src/vscode/timeline/webview/draw';
+import { makePredicate } from '../src/vscode/timeline/webview/filter';
+import { readPalette } from '../src/vscode/timeline/webview/theme';
+import { fitRange, span, zoomAt } from '../src/vscode/timeline/webview/viewport';
 import { syntheticTimeline } from '../test/unit/timeline-fixtures';
 
 /** A 2D context that only counts calls: what the draw code issues, without a rasteriser. */

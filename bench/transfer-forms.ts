@@ -11,7 +11,7 @@ import { startDemoCluster } from '../src/demo';
 import { generateObjects } from '../src/demo/generator';
 import { METADATA_ONLY_ACCEPT } from '../src/core/kube/list';
 import { TABLE_ACCEPT, tableItems } from '../src/core/kube/table';
-import { treeTransferFor, viewOfLoaded } from '../src/core/syncloop/state/tableView';
+import { treeTransferFor, viewOfLoaded } from '../src/core/rows/tableView';
 import { benchArg } from './measure';
 
 const OBJECTS = Number(benchArg('--objects', '20000'));

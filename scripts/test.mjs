@@ -106,6 +106,8 @@ const LINTERS = [
   ['knip', ['node_modules/knip/bin/knip.js', '--no-progress']],
   // the formatter's verdict (.prettierrc.json; Markdown and the generated package.json are left as written)
   ['prettier', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
+  // docs/architecture.md's dependency graph is the code's (dependency-cruiser over src/, media/, lab/)
+  ['arch-graph', ['scripts/arch-graph.mjs', '--check']],
 ];
 
 async function runLint() {

@@ -3,6 +3,7 @@
  * list exactly these ids with these titles (a unit test holds the two together), and the e2e tests run
  * them from the command palette by "KubeLoop: <title>". No 'vscode' import: testable anywhere.
  */
+import { redactUrlsIn } from '../core/kube/redactUrl';
 export const CATEGORY = 'KubeLoop';
 
 export interface CommandSpec {
@@ -53,6 +54,14 @@ export type CommandName = keyof typeof COMMANDS;
 /** What the palette shows, e.g. "KubeLoop: Show Logs". */
 export function paletteTitle(name: CommandName): string {
   return `${CATEGORY}: ${COMMANDS[name].title}`;
+}
+
+/**
+ * The notification and log line for a command that failed with `err`: whatever the error quotes, no
+ * URL keeps its user info (a notification bypasses the logger's own redaction).
+ */
+export function commandFailedText(name: CommandName, err: unknown): string {
+  return redactUrlsIn(`${paletteTitle(name)} failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 /** Ids of the view and container, shared by package.json, the glue and the tests. */

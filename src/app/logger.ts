@@ -3,9 +3,11 @@
  * extension host, the "KubeLoop" LogOutputChannel, whose methods have exactly the LogSink shape).
  * No 'vscode' import, so the level logic is unit-tested on its own.
  *
- * Guarantee: the level is read on every call, so a settings change applies to the next message
- * without re-creating anything, and a throwing sink never throws into the caller.
+ * Guarantees: the level is read on every call, so a settings change applies to the next message
+ * without re-creating anything; a throwing sink never throws into the caller; no URL in a message
+ * reaches the sink with its user info (a proxy password: redactUrl.ts).
  */
+import { redactUrlsIn } from '../core/kube/redactUrl';
 import type { LogLevelName } from './settings';
 
 export interface LogSink {
@@ -41,8 +43,9 @@ export function createLogger(sink: LogSink, threshold: () => LogLevelName): Logg
   const write = (level: MessageLevel, message: string) => {
     if (!isLevelEnabled(threshold(), level)) return;
     try {
-      if (level === 'warning') sink.warn(message);
-      else sink[level](message);
+      const text = redactUrlsIn(message);
+      if (level === 'warning') sink.warn(text);
+      else sink[level](text);
     } catch {
       // logging must never break the operation being logged
     }

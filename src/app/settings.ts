@@ -181,7 +181,7 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
     type: 'boolean',
     default: true,
     description:
-      'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.',
+      'When the Kubernetes extension (ms-kubernetes-tools.vscode-kubernetes-tools) is installed and `kubeloop.kubeconfig` is unset: use the kubeconfig it uses (its `vs-kubernetes.kubeconfig`; one your user settings do not name is used once you confirm it, and never in Restricted Mode), and follow its context and namespace changes (reloading the tree), unless `kubeloop.context` is set. Off: KubeLoop reads only its own settings. Without that extension this setting changes nothing.',
   },
   'recording.maxMB': {
     type: 'integer',

@@ -10,6 +10,7 @@
  */
 import type { LoadProgress } from './load/loadRunner';
 import { formatCount } from '../core/formatCount';
+import { redactUrl } from '../core/kube/redactUrl';
 
 export type SyncState = 'off' | 'starting' | 'running';
 
@@ -44,7 +45,7 @@ export function statusBarText(s: StatusState): { text: string; tooltip: string }
   if (s.sync === 'starting') parts.push(`$(sync) sync starting${on}`);
   const tooltip = [
     `KubeLoop: context "${s.context}"${s.demo ? ' (embedded demo cluster)' : ''}`,
-    s.server ? `Server: ${s.server}` : undefined,
+    s.server ? `Server: ${redactUrl(s.server)}` : undefined,
     `${fmt(s.objects)} objects in the tree${s.filter ? ` (filter "${s.filter}")` : ''}`,
     s.loading ? `Loading: ${s.loading.typesDone}/${s.loading.typesTotal} types, ${fmt(s.loading.objects)} objects` : undefined,
     `Sync loop: ${s.sync === 'off' ? 'stopped' : s.sync === 'starting' ? 'starting (waiting for the first lists)' : 'running'}${s.syncNode ? `, pods of node ${s.syncNode}` : ''}`,

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDemoCluster, type DemoCluster, type DemoClusterOptions, type DemoCRD } from '../demo/index';
+import { startDemoCluster, type DemoCluster, type DemoClusterOptions, type DemoCRD } from '../demo';
 import { renderKubeconfig, writeKubeconfigFile } from '../demo/kubeconfig';
 import { parseFaultSpec } from '../demo/server/faults';
 import { parseGrant } from '../demo/server/auth';
@@ -16,6 +16,7 @@ import { Recording } from '../core/recorder/reader';
 import { replayRecording, type ReplayTarget } from '../core/recorder/replay';
 import { realClock } from '../core/clock';
 import { deepEqual } from '../core/recorder/diff';
+import { cliWriter } from './terminal';
 
 const HELP = `usage: kubeloop demo-cluster [flags]
 
@@ -37,8 +38,9 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --faults SPEC         fault rules, e.g. 'throttle,verb=list,resource=pods,times=3;latency,ms=200'
   --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
   --grant SPEC          an RBAC-style grant of a named user, USER:NAMESPACE:VERBS:GROUPS:RESOURCES
-                        (NAMESPACE * = cluster-wide), e.g. alice:team-a:get,list,watch:*:*; repeatable
-  --user NAME           write the kubeconfig for this user (default: the demo's own user)
+                        (NAMESPACE * = cluster-wide), e.g. alice:team-a:get,list,watch:*:*; repeatable;
+                        implies --tls (its user is known by a token)
+  --user NAME           write the kubeconfig for this user (default: the demo's own user); implies --tls
   --context-namespace NS  the kubeconfig context's namespace (default "default")
   --crd SPEC            serve a custom resource type: plural.group/version/Kind[/Cluster]; repeatable
   --continue-ttl MS     lifetime of continue tokens in ms (default 300000)
@@ -177,7 +179,8 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     // What every cluster shares, parsed once; each differs by its name, port and seed only.
     const shared: DemoClusterOptions = {
       host: values.host,
-      tls: values.tls || values.token !== undefined,
+      // a token is sent only over HTTPS (kubectl's rule, and KubeLoop's): a token, a grant or a named user turns TLS on
+      tls: values.tls || values.token !== undefined || grants.length > 0 || values.user !== undefined,
       token: values.token,
       objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
       churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
@@ -237,7 +240,7 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     await replay.ready;
     replayDone = replay.done.then(
       (s) => console.log(`replay: done (${s.applied} changes applied, ${s.skipped} skipped)`),
-      (e: Error) => console.error(`replay: ${e.message}`),
+      (e: Error) => cliWriter(process.stderr).write(`replay: ${e.message}\n`),
     );
     const { start, end } = recording.range;
     console.log(`replay:       ${replayFile} (${new Date(start).toISOString()} .. ${new Date(end).toISOString()}, speed ${speed})`);

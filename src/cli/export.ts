@@ -11,6 +11,10 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Recording } from '../core/recorder/reader';
 import { jsonLine, writeTrace } from '../core/recorder/export';
+import { cliWriter, terminalSafe } from './terminal';
+
+/** Messages quote a recording's content (a tenant's object names): through cliWriter. */
+const stderr = cliWriter(process.stderr);
 
 const HELP = `usage: kubeloop export RECORDING|- OUT|- --format trace|jsonl
 
@@ -38,7 +42,8 @@ function writer(out: string): { write: (s: string) => Promise<void>; end: () => 
     write: (s) =>
       new Promise<void>((resolve, reject) => {
         if (failed) return reject(failed);
-        if (stream.write(s)) resolve();
+        // To a terminal: the recording's text with its control characters shown (terminal.ts).
+        if (stream.write(out === '-' && process.stdout.isTTY ? terminalSafe(s) : s)) resolve();
         else stream.once('drain', () => resolve());
       }),
     end: () =>
@@ -55,7 +60,7 @@ export async function runExport(argv: string[], signal: AbortSignal = new AbortC
   try {
     parsed = parseArgs({ args: argv, options: { format: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
-    process.stderr.write(`kubeloop export: ${(e as Error).message}\n\n${HELP}`);
+    stderr.write(`kubeloop export: ${(e as Error).message}\n\n${HELP}`);
     return 1;
   }
   const { values, positionals } = parsed;
@@ -65,7 +70,7 @@ export async function runExport(argv: string[], signal: AbortSignal = new AbortC
   }
   const format = values.format;
   if (positionals.length !== 2 || (format !== 'trace' && format !== 'jsonl')) {
-    process.stderr.write(`kubeloop export: expected RECORDING OUT --format trace|jsonl\n\n${HELP}`);
+    stderr.write(`kubeloop export: expected RECORDING OUT --format trace|jsonl\n\n${HELP}`);
     return 1;
   }
   const [input, out] = positionals as [string, string];
@@ -73,7 +78,7 @@ export async function runExport(argv: string[], signal: AbortSignal = new AbortC
   try {
     rec = input === '-' ? await Recording.fromBuffer(await readStdin(signal), signal) : await Recording.open(input, signal);
   } catch (e) {
-    process.stderr.write(`kubeloop export: ${input}: ${(e as Error).message}\n`);
+    stderr.write(`kubeloop export: ${input}: ${(e as Error).message}\n`);
     return 1;
   }
   try {
@@ -81,9 +86,9 @@ export async function runExport(argv: string[], signal: AbortSignal = new AbortC
     if (format === 'trace') await writeTrace(rec.records(signal), w.write);
     else for await (const r of rec.records(signal)) await w.write(jsonLine(r) + '\n');
     await w.end();
-    for (const d of rec.damage) process.stderr.write(`kubeloop export: segment ${d.segment}: ${d.bytes} damaged or cut-off bytes at ${d.at} skipped\n`);
+    for (const d of rec.damage) stderr.write(`kubeloop export: segment ${d.segment}: ${d.bytes} damaged or cut-off bytes at ${d.at} skipped\n`);
   } catch (e) {
-    process.stderr.write(`kubeloop export: ${(e as Error).message}\n`);
+    stderr.write(`kubeloop export: ${(e as Error).message}\n`);
     return 1;
   } finally {
     rec.close();

@@ -36,13 +36,17 @@ import { MAX_CONCURRENCY } from '../core/pool';
 import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/multiCluster';
 import { loadMany } from './loadMany';
 import type { ListTransfer } from '../core/kube/list';
-import { treeTransferFor } from '../core/syncloop/state/tableView';
+import { treeTransferFor } from '../core/rows/tableView';
 import { formatCount } from '../core/formatCount';
+import { redactUrl } from '../core/kube/redactUrl';
+import { credentialsWithheld } from '../core/kube/auth';
+import { cliWriter, type Writer } from './terminal';
 import { parseRequestTimeout } from './requestTimeout';
 
 export interface LoadIO {
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown };
+  /** Written through cliWriter (terminal.ts): a terminal gets server text with its control characters shown. */
+  stdout: Writer;
+  stderr: Writer;
   /** Aborted on Ctrl-C: cancels the load; exit status 130. */
   signal?: AbortSignal;
 }
@@ -431,7 +435,7 @@ function fatal(io: LoadIO, msg: string): number {
 
 export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
   try {
-    return await load(argv, io);
+    return await load(argv, { ...io, stdout: cliWriter(io.stdout), stderr: cliWriter(io.stderr) });
   } finally {
     discardPrestartedIoThread(); // a thread the launcher started and this run never took
   }
@@ -454,6 +458,8 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
   let client: KubeClient;
   try {
     ctx = loadKubeContext({ kubeconfig: flags.kubeconfig, context: flags.context });
+    const withheld = credentialsWithheld(ctx);
+    if (withheld) io.stderr.write(`warning: ${withheld}\n`);
     // A metadata-only load parses on this thread alone (list.ts): no I/O thread to start.
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,
@@ -475,7 +481,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     const { summary, results, plan } = await loader.load(io.signal);
     if (summary.outcome === 'failed') {
       const err = summary.error as Error;
-      return fatal(io, `cannot load from ${ctx.server} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
+      return fatal(io, `cannot load from ${redactUrl(ctx.server)} (context "${ctx.name}"): ${err?.message ?? String(err)}`);
     }
     for (const u of summary.unmatchedFilters) io.stderr.write(`warning: --include/--exclude "${u}" matches no resource type\n`);
     for (const s of summary.skippedTypes) io.stderr.write(`note: not loading ${s.group ? `${s.resource}.${s.group}` : s.resource}: ${s.reason}\n`);

@@ -7,11 +7,13 @@
  * Exit status: 0 every cluster loaded every type; 2 some cluster failed or some types did; 1 only
  * for a problem with the run itself (bad flags, no kubeconfig, no contexts); 130 interrupted.
  */
+import { credentialsWithheld } from '../core/kube/auth';
 import { KubeClient, KubeConfigError, listContextNames, loadKubeContexts, type KubeContext } from '../core/kube';
 import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
 import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
 import { formatCount } from '../core/formatCount';
+import { redactUrl } from '../core/kube/redactUrl';
 
 interface Prepared {
   name: string;
@@ -57,6 +59,8 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
       try {
         const ctx = contexts[i]!;
         if (ctx instanceof Error) throw ctx;
+        const withheld = credentialsWithheld(ctx);
+        if (withheld) io.stderr.write(`warning: ${withheld}\n`);
         const client = await KubeClient.connect(ctx, {
           qps: flags.qps,
           burst: flags.burst,
@@ -111,7 +115,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
     } else {
       for (const p of prepared) {
         const o = byName.get(p.name);
-        io.stdout.write(`\n== context ${p.name}${p.ctx ? ` (${p.ctx.server})` : ''}\n`);
+        io.stdout.write(`\n== context ${p.name}${p.ctx ? ` (${redactUrl(p.ctx.server)})` : ''}\n`);
         if (!o) {
           io.stdout.write(`not loaded: ${p.setupError}\n`);
           continue;

@@ -6,6 +6,7 @@ import { runDemoCluster } from './demoCluster';
 import { runSync } from './sync';
 import { runLoadCommand } from './load';
 import { runExport } from './export';
+import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -42,7 +43,7 @@ export function runCli(argv: string[]): void {
       process.exitCode = code;
     },
     (e: unknown) => {
-      console.error(`kubeloop: ${e instanceof Error ? e.message : String(e)}`);
+      cliWriter(process.stderr).write(`kubeloop: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exitCode = 1;
     },
   );

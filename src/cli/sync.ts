@@ -31,6 +31,7 @@
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
+import { credentialsWithheld } from '../core/kube/auth';
 import { KubeClient } from '../core/kube/client';
 import { ClusterSync } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
@@ -42,6 +43,7 @@ import { followKubeletLog } from '../core/kubeletlog/follow';
 import { kubeletLineEvent } from '../core/kubeletlog/lane';
 import type { KubeletRecord } from '../core/kubeletlog/records';
 import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
+import { cliWriter } from './terminal';
 import { parseRequestTimeout } from './requestTimeout';
 
 /** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
@@ -50,6 +52,9 @@ const COMPARE_SETTLE_MS = 2000;
 export interface SyncIo {
   stdout(line: string): void;
   stderr(line: string): void;
+  /** Where stdout / stderr is a terminal: runSync then shows control characters of server text (terminal.ts). */
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
   /** Ends the run early (the process's SIGINT/SIGTERM when not given). */
   signal?: AbortSignal;
   clock?: Clock;
@@ -83,7 +88,7 @@ const HELP = `usage: kubeloop sync [flags]
   --record-max-mb N     bound of the recording's files together (default 1024)
   --record-max-hours H  history the recording keeps (default 24)
   --record-keyframe-seconds S
-                        a keyframe at most this often while things change (default 600; see README)
+                        a keyframe at most this often while things change (default 600; see docs/recorder.md)
 `;
 
 /** One loop iteration as `kubeloop sync --json` prints it (one line, no newline); `wallOrigin`: the wall-clock ms of t = 0. */
@@ -106,10 +111,23 @@ export function iterationJson(it: SyncIterationEvent, wallOrigin?: number): stri
 }
 
 export function processIo(): SyncIo {
-  return { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) };
+  return {
+    stdout: (l) => process.stdout.write(`${l}\n`),
+    stderr: (l) => process.stderr.write(`${l}\n`),
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+  };
 }
 
-export async function runSync(argv: string[], io: SyncIo = processIo()): Promise<number> {
+/** Every line through cliWriter (terminal.ts), as the streams behind `io` are terminals or not. */
+function safeIo(io: SyncIo): SyncIo {
+  const out = cliWriter({ write: (l: string) => io.stdout(l), isTTY: io.stdoutIsTTY });
+  const err = cliWriter({ write: (l: string) => io.stderr(l), isTTY: io.stderrIsTTY });
+  return { ...io, stdout: (l) => out.write(l), stderr: (l) => err.write(l) };
+}
+
+export async function runSync(argv: string[], raw: SyncIo = processIo()): Promise<number> {
+  const io = safeIo(raw);
   let values;
   try {
     ({ values } = parseArgs({
@@ -217,6 +235,8 @@ export async function runSync(argv: string[], io: SyncIo = processIo()): Promise
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;
   }
+  const withheld = credentialsWithheld(client.context);
+  if (withheld) io.stderr(`kubeloop sync: warning: ${withheld}`);
 
   // The lab's kubeconfig says where its nodes' kubelet logs are (KubeContext.kubeletLogs).
   if (kubeletLog === undefined && node !== undefined) kubeletLog = client.context.kubeletLogs?.[node];

@@ -8,13 +8,13 @@
  */
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
-import { startKubelet } from './kubelet/index';
+import { startKubelet } from './kubelet';
 import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
-import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
+import { startControllers, type ControllerName, type ReconcileRecord } from './controllers';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
-import { crdObject, startApiServer } from './server/index';
+import { crdObject, startApiServer } from './server';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
@@ -25,7 +25,7 @@ import { realKubeletClock } from './kubelet/clock';
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
-export type { ReconcileRecord } from './controllers/index';
+export type { ReconcileRecord } from './controllers';
 export { ObjectStore } from './store';
 
 export interface DemoCRD {
@@ -44,11 +44,12 @@ export interface DemoClusterOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Serve HTTPS with a self-signed certificate. Default: on when a token is set (see below), else off. */
+  /** Serve HTTPS with a self-signed certificate. Default: on when a token or grants are set (see below), else off. */
   tls?: boolean;
   /**
    * Require this bearer token (401 without it). kubectl (client-go's clientcmd) sends credentials
-   * only to https:// servers, so a token turns TLS on unless `tls: false` is given explicitly.
+   * only to https:// servers, and so does KubeLoop, so a token turns TLS on unless `tls: false` is
+   * given explicitly; so do `grants`, whose users are known by their tokens.
    */
   token?: string;
   /** Objects to generate at start (0 = only the system namespaces and nodes). */
@@ -158,7 +159,7 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     store,
     host: opts.host,
     port: opts.port,
-    tls: opts.tls ?? opts.token !== undefined,
+    tls: opts.tls ?? (opts.token !== undefined || (opts.grants?.length ?? 0) > 0),
     token: opts.token,
     forbidden: opts.forbidden,
     grants: opts.grants,

@@ -1,6 +1,6 @@
 /**
  * The one message protocol between the extension host and the timeline webview. Both sides import
- * this module (the host through src/vscode, the webview through media/timeline), so a message shape
+ * this module (the host through src/vscode, the webview through src/vscode/timeline/webview), so a message shape
  * is defined exactly once. Plain JSON-serialisable data only: it crosses postMessage.
  *
  * Guarantees:

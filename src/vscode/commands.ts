@@ -2,11 +2,11 @@
  * Registers every command in COMMANDS with its handler. The handler table is complete by type, so a
  * contributed command without code cannot compile.
  *
- * Guarantee: a failing command is reported (error message and log line), never left as an unhandled
- * rejection in the extension host.
+ * Guarantee: a failing command is reported (error message and log line, URLs without user info),
+ * never left as an unhandled rejection in the extension host.
  */
 import * as vscode from 'vscode';
-import { COMMANDS, paletteTitle, type CommandName } from '../app/commandIds';
+import { COMMANDS, commandFailedText, type CommandName } from '../app/commandIds';
 import type { Logger } from '../app/logger';
 
 export type CommandHandler = (...args: unknown[]) => unknown;
@@ -20,9 +20,9 @@ export function registerCommands(context: vscode.ExtensionContext, handlers: Com
         try {
           return await handler(...args);
         } catch (err) {
-          const text = err instanceof Error ? err.message : String(err);
-          log.error(`${paletteTitle(name)} failed: ${text}`);
-          void vscode.window.showErrorMessage(`${paletteTitle(name)} failed: ${text}`);
+          const text = commandFailedText(name, err);
+          log.error(text);
+          void vscode.window.showErrorMessage(text);
         }
       }),
     );

@@ -6,17 +6,17 @@
 import * as vscode from 'vscode';
 import { realClock } from '../core/clock';
 import { TimelineStore } from '../core/timeline/store';
-import { DemoController } from './app/demoUi';
-import { keepYamlLive } from './app/liveYaml';
-import { LoadController } from './app/loadUi';
-import { selectContext, selectNamespaces } from './app/connectionUi';
-import { TargetState, type Services } from './app/services';
-import { StatusBar } from './app/statusBar';
-import { SyncController } from './app/syncUi';
-import { RecordingController } from './app/recordingUi';
-import { RecordingViewer } from './app/recordingView';
+import { DemoController } from './controllers/demoController';
+import { keepYamlLive } from './controllers/liveYaml';
+import { LoadController } from './controllers/loadController';
+import { selectContext, selectNamespaces } from './controllers/connection';
+import { TargetState, type Services } from './controllers/services';
+import { StatusBar } from './controllers/statusBar';
+import { SyncController } from './controllers/syncController';
+import { RecordingController } from './controllers/recordingController';
+import { RecordingViewer } from './controllers/recordingView';
 import { RECORDING_SCHEME } from '../app/recording/recordedObjects';
-import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './app/treeUi';
+import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './controllers/treeCommands';
 import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } from '../app/commandIds';
 import { registerCommands, type CommandHandler } from './commands';
 import { Connections } from '../app/connection/connection';
@@ -36,7 +36,7 @@ import { cpuProfilesFromEnv } from '../app/stats/cpuProfiles';
 import { heapProfilesFromEnv } from '../app/stats/heapProfiles';
 import { SharedLanes } from '../core/pool/sharedLanes';
 import { MULTI_DEFAULT_LANES } from '../core/loader/multiCluster';
-import { ContextsController } from './app/contextsUi';
+import { ContextsController } from './controllers/contextsController';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -61,7 +61,11 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
   // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
-  const k8s = new KubernetesFollower(() => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }), log);
+  const k8s = new KubernetesFollower(
+    () => ({ follow: settings.followKubernetesExtension, kubeconfig: settings.kubeconfig, context: settings.context }),
+    log,
+    context.globalState,
+  );
   const target = new TargetState(
     () => settings,
     () => k8s.followed(),
@@ -73,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   const model = new ResourceModel();
   const tree = new ResourceTreeProvider(model);
   const view = vscode.window.createTreeView<ResourceNode>(RESOURCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
-  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }));
+  const connections = new Connections(() => ({ requestTimeoutMs: settings.requestTimeoutSeconds * 1000, discoveryCache: settings.discoveryCache }), log);
   context.subscriptions.push(tree, view, { dispose: () => connections.close() });
 
   let statusBar: StatusBar | undefined;

@@ -5,7 +5,7 @@
  * test/integration/demo-controllers-parity.test.ts against the demo cluster with its controllers
  * and kubelet simulation on. Each scenario gets a fresh namespace and waits only for states (a
  * GET per check, or a watch that sees every state); no assertion is about time.
- * Where the demo cannot do what a real cluster does, README's "Differences from a real cluster"
+ * Where the demo cannot do what a real cluster does, docs/demo-cluster.md's "Differences from a real cluster"
  * says so with its reason; a scenario never special-cases a target.
  */
 import assert from 'node:assert/strict';

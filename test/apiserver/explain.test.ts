@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDemoCluster, type DemoCluster } from '../../src/demo/index';
+import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { GIZMO_CRD } from '../fixtures/explain-crd';
 import { eventually } from '../support/eventually';
 import { runKubectl } from '../support/kubectl';

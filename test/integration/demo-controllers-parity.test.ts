@@ -2,7 +2,7 @@
  * The controller scenarios of test/apiserver/controller-scenarios.ts against the demo cluster with
  * its controllers and kubelet simulation on: what a client sees of Deployments, scaling, rolling
  * updates, Jobs, cascading deletes and the scheduler, as test/apiserver/controllers.test.ts sees
- * it from a real kube-controller-manager and kube-scheduler. README's "Differences from a real
+ * it from a real kube-controller-manager and kube-scheduler. docs/demo-cluster.md's "Differences from a real
  * cluster" lists what the demo does otherwise, with the reason.
  */
 import { after, before, describe, it } from 'node:test';

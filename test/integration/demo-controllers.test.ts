@@ -4,8 +4,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControllers } from '../../src/demo/controllers/index';
-import { startDemoCluster, type DemoCluster } from '../../src/demo/index';
+import { startControllers } from '../../src/demo/controllers';
+import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import type { KubeObject, ObjectStore } from '../../src/demo/store';
 import { api } from './demo-support';
 

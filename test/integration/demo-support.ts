@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDemoCluster, type DemoCluster, type DemoClusterOptions } from '../../src/demo/index';
+import { startDemoCluster, type DemoCluster, type DemoClusterOptions } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { runKubectl, spawnKubectl, type KubectlResult } from '../support/kubectl';
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '../../src/core/kube/client';
-import type { SyncObserver } from '../../src/core/recorder/recorder';
+import type { SyncObserver } from '../../src/core/syncloop/observer';
 import { Recording } from '../../src/core/recorder/reader';
 import { startRecording } from '../../src/core/recorder/session';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';

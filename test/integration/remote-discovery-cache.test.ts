@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiscoveryCache, KubeApiError, listableResources, loadKubeContext, type KubeClient } from '../../src/core/kube';
 import { ClusterLoader } from '../../src/core/loader';
-import { crdObject } from '../../src/demo/server/index';
+import { crdObject } from '../../src/demo/server';
 import { api } from './demo-support';
 import { demo, type Fixture } from './loader-helpers';
 

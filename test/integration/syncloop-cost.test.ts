@@ -20,6 +20,7 @@ import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
+import { startSync } from '../support/syncLoop';
 
 function pod(name: string, nodeName?: string) {
   return {
@@ -45,12 +46,7 @@ describe('the sync loop does not poll the API server', () => {
   });
 
   it('no list requests while it runs (the PLEG relists the watched store), and the PLEG still sees ContainerStarted', async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const lines: string[] = [];
-    const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, timeline, lines, stop } = await startSync(t.kubeconfig, { ready: false });
     try {
       await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
         description: 'sources listed and watching',
@@ -72,17 +68,12 @@ describe('the sync loop does not poll the API server', () => {
       assert.ok(sync.plegHealth().healthy);
       assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 
   it("the only lists are the consistency check's, one per period (shortened here from 5 minutes)", async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const sync = new ClusterSync({ client, consistencyPeriodMs: 700 });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, stop } = await startSync(t.kubeconfig, { consistencyPeriodMs: 700, ready: false });
     try {
       await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
         description: 'sources listed and watching',
@@ -101,9 +92,7 @@ describe('the sync loop does not poll the API server', () => {
         JSON.stringify(sync.stats().reflectors),
       );
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 });
@@ -195,13 +184,8 @@ describe('node scope', () => {
   });
 
   it("a loop scoped to node-a sees only node-a's pods, names node-a on every iteration, and gets its PLEG events", async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const sync = new ClusterSync({ client, timeline, node: 'node-a' });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, timeline, stop } = await startSync(t.kubeconfig, { node: 'node-a' });
     try {
-      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-a', 'node-a') })).status, 201);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('later-b', 'node-b') })).status, 201);
       await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'default/later-a'), {
@@ -218,20 +202,13 @@ describe('node scope', () => {
       for (const e of its) assert.equal(e.node, 'node-a', JSON.stringify(e));
       assert.ok(!its.some((e) => e.key.includes('on-b') || e.key.includes('later-b')));
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 
   it("all nodes (the default): both pods, each pod's iterations name its node", async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const sync = new ClusterSync({ client, timeline, namespaces: ['default'] });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { timeline, stop } = await startSync(t.kubeconfig, { namespaces: ['default'] });
     try {
-      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('third-b', 'node-b') })).status, 201);
       await eventually(() => iterations(timeline).some((e) => e.source === 'pleg' && e.key === 'default/third-b'), {
         description: 'a PLEG event for third-b',
@@ -251,9 +228,7 @@ describe('node scope', () => {
         'a tick that touched nothing names no node',
       );
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 
@@ -288,12 +263,7 @@ describe('PLEG health', () => {
   });
 
   it('pods watches down past the threshold: the loop skips its iterations ("Skipping pod synchronization" err="PLEG is not healthy: ..."), on the timeline too; healthy again once they are back', async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const lines: string[] = [];
-    const sync = new ClusterSync({ client, timeline, plegThresholdMs: 1500, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, timeline, lines, stop } = await startSync(t.kubeconfig, { plegThresholdMs: 1500, ready: false });
     try {
       await eventually(() => sync.kl.allSourcesReady() && sync.relister.relists > 0, { description: 'sources listed, the PLEG relisted', timeoutMs: 20_000 });
       const pods = sync.running.find((r) => r.source === 'api')!.reflector;
@@ -325,9 +295,7 @@ describe('PLEG health', () => {
       await eventually(() => lines.some((l) => l.startsWith('PLEG is healthy again')), { description: 'recovery', timeoutMs: 40_000 });
       assert.ok(sync.plegHealth().healthy);
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 });
@@ -344,10 +312,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
   });
 
   const run = async (check: (sync: ClusterSync) => Promise<void>) => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const sync = new ClusterSync({ client, namespaces: ['default'] });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], ready: false });
     try {
       await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
         description: 'sources synced and watching',
@@ -355,9 +320,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
       });
       await check(sync);
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   };
 
@@ -399,17 +362,7 @@ describe('a watch gone silent', () => {
   });
 
   it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const lines: string[] = [];
-    const sync = new ClusterSync({
-      client,
-      namespaces: ['default'],
-      stallAfterMs: 600,
-      housekeepingPeriodMs: 200,
-      logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
-    });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, lines, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, ready: false });
     try {
       await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
         description: 'sources synced and watching',
@@ -436,9 +389,7 @@ describe('a watch gone silent', () => {
         timeoutMs: 20_000,
       });
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 });

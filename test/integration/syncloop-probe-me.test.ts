@@ -9,13 +9,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
-import { KubeClient } from '../../src/core/kube/client';
-import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
-import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { runSync } from '../../src/cli/sync';
 import { startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
+import { startSync } from '../support/syncLoop';
 
 const OVERRIDES =
   '{"spec":{"nodeName":"pair-worker","containers":[{"name":"probe-me","image":"registry.k8s.io/e2e-test-images/agnhost:2.47","args":["netexec","--http-port=8080"],"livenessProbe":{"httpGet":{"path":"/healthz","port":8081},"periodSeconds":5,"failureThreshold":2}}]}}';
@@ -34,18 +32,12 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
   });
 
   it('shows config ADD, PLEG ContainerStarted, liveness failures as probe syncs, restarts, REMOVE and housekeeping', async () => {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const lines: string[] = [];
-    const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
+    const { sync, timeline, lines, stop } = await startSync(t.kubeconfig);
     const restarts: number[] = [];
     sync.kl.actual.subscribe((key, _o, n) => {
       if (key === 'default/probe-me' && n) restarts.push(n.restarts ?? 0);
     });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
     try {
-      await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 20_000 });
       await t.kubectlOk(RUN_PROBE_ME);
 
       await eventually(() => lines.includes('SyncLoop ADD source="api" pods=["default/probe-me"] handler="HandlePodAdditions"'), {
@@ -108,9 +100,7 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       assert.equal(sync.kl.podWorkers.size, 0);
       assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
     } finally {
-      stop.abort();
-      await running;
-      client.close();
+      await stop();
     }
   });
 });

@@ -14,7 +14,7 @@ import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import type { Reflector } from '../../src/core/syncloop/sources/reflector';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
-import type { FaultRule } from '../../src/demo/index';
+import type { FaultRule } from '../../src/demo';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
 

@@ -13,7 +13,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { runSync } from '../../src/cli/sync';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
-import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
@@ -26,6 +25,7 @@ import { informerTypes } from '../../src/app/sync/informerTypes';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
+import { startSync } from '../support/syncLoop';
 
 const GRANTS = [
   // alice: a Role with get/list/watch of everything, bound in team-a only.
@@ -76,29 +76,17 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
 
   async function running(user: string, opts: { review: boolean; types?: { group: string; version: string; resource: string }[] }) {
     const client = await KubeClient.connect(loadKubeContext({ kubeconfig: kc[user] }));
-    const timeline = new TimelineStore(10_000);
-    const lines: string[] = [];
-    const sync = new ClusterSync({
-      client,
-      timeline,
-      housekeepingPeriodMs: 200,
-      ...(opts.review ? { reviewer: client } : {}),
-      contextNamespace: client.context.namespace,
-      ...(opts.types ? { types: opts.types } : {}),
-      logger: { info: (l) => lines.push(l), warn: (l) => lines.push(`W ${l}`), error: (l) => lines.push(`E ${l}`) },
-    });
-    const stop = new AbortController();
-    const done = sync.run(stop.signal);
-    return {
-      sync,
-      timeline,
-      lines,
-      async close() {
-        stop.abort();
-        await done;
-        client.close();
+    const r = await startSync(
+      { client },
+      {
+        housekeepingPeriodMs: 200,
+        ...(opts.review ? { reviewer: client } : {}),
+        contextNamespace: client.context.namespace,
+        ...(opts.types ? { types: opts.types } : {}),
+        ready: false,
       },
-    };
+    );
+    return { ...r, close: r.stop };
   }
 
   it('alice (team-a only): the review scopes pods and Events to team-a; its pod is added and started; no cluster-wide pods request', async () => {
@@ -286,7 +274,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
       signal: new AbortController().signal,
     });
     assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, 3);
-    // The types as syncUi passes them: loaded, watchable, not failed, with their scope.
+    // The types as the SyncController passes them: loaded, watchable, not failed, with their scope.
     const types = informerTypes(model);
     assert.ok(types.length > 5 && types.some((t) => t.resource === 'configmaps'), JSON.stringify(types));
     const before = { ...fx.cluster.stats.requestsByScope };

@@ -7,12 +7,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../../src/core/kube/client';
-import { ClusterSync, PODS_GVR, sourceName } from '../../src/core/syncloop/sources/cluster';
+import { PODS_GVR, sourceName } from '../../src/core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
-import { TimelineStore } from '../../src/core/timeline/store';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
+import { startSync } from '../support/syncLoop';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
 
@@ -36,11 +35,7 @@ describe('the sync loop keeps what a change changed, and shares the rest with th
     assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod })).status, 201);
     assert.equal((await api(t.cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', json: cm })).status, 201);
 
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    const timeline = new TimelineStore(10_000);
-    const sync = new ClusterSync({ client, timeline, types: [CONFIGMAPS], logger: { info: () => {}, error: () => {} } });
-    const stop = new AbortController();
-    const running = sync.run(stop.signal);
+    const { sync, timeline, stop } = await startSync(t.kubeconfig, { types: [CONFIGMAPS] });
     try {
       const storage = sync.kl.podConfig.storage;
       const podSource = sourceName(PODS_GVR);
@@ -97,9 +92,7 @@ describe('the sync loop keeps what a change changed, and shares the rest with th
         { description: 'an UPDATE iteration for the pod', timeoutMs: 20_000 },
       );
     } finally {
-      stop.abort();
-      await running.catch(() => {});
-      client.close();
+      await stop();
     }
   });
 });

@@ -9,12 +9,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
-import { KubeClient } from '../../src/core/kube/client';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import { TimelineStore } from '../../src/core/timeline/store';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
+import { startSync } from '../support/syncLoop';
 
 const pod = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec });
 const liveness = { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, failureThreshold: 2 };
@@ -22,32 +22,19 @@ const liveness = { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 5, 
 describe('the sync loop on the demo cluster: what a kubelet would show', () => {
   let t: TestCluster;
   let kubelet: Kubelet;
-  let client: KubeClient;
   let sync: ClusterSync;
-  let stop: AbortController;
-  let running: Promise<void>;
+  let stop: () => Promise<void>;
   const timeline = new TimelineStore(50_000);
-  const lines: string[] = [];
+  let lines: string[] = [];
   const marks = (key: string) => (timeline.toArray() as SyncIterationEvent[]).filter((e) => e.key === key);
 
   before(async () => {
     t = await startTestCluster({ kubelet: false });
     kubelet = startKubelet(t.cluster.store, { speed: 10 });
-    client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    sync = new ClusterSync({
-      client,
-      timeline,
-      types: [{ group: '', version: 'v1', resource: 'configmaps' }],
-      logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
-    });
-    stop = new AbortController();
-    running = sync.run(stop.signal);
-    await eventually(() => sync.kl.allSourcesReady(), { description: 'sources listed', timeoutMs: 30_000 });
+    ({ sync, lines, stop } = await startSync(t.kubeconfig, { timeline, types: [{ group: '', version: 'v1', resource: 'configmaps' }] }));
   });
   after(async () => {
-    stop.abort();
-    await running;
-    client.close();
+    await stop();
     kubelet.stop();
     await t.close();
   });

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { computeObjectView } from '../../src/core/syncloop/state/view';
+import { computeObjectView } from '../../src/core/rows/objectView';
 import { ResourceModel, type ObjectEntry } from '../../src/app/model/resourceModel';
 import { pod, result, task } from './vscode-fixtures';
 

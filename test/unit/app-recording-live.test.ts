@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { clockTime, defaultRecordingPath, LiveRecording, recordingStatusText } from '../../src/app/recording/liveRecording';
 import { readSettings } from '../../src/app/settings';
 import { Recording } from '../../src/core/recorder/reader';
-import type { SyncObserver } from '../../src/core/recorder/recorder';
+import type { SyncObserver } from '../../src/core/syncloop/observer';
 import { TimelineStore } from '../../src/core/timeline/store';
 
 const never = new AbortController().signal;
@@ -37,7 +37,7 @@ describe('LiveRecording (Start/Stop Recording)', () => {
       o.apply('api:secrets', { group: '', resource: 'secrets' }, 'ADDED', {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: 's', namespace: 'default' },
+        metadata: { name: 's', namespace: 'default', uid: 'uid-s' },
         data: { password: Buffer.from('planted-secret-value').toString('base64') },
       });
       timeline.append({

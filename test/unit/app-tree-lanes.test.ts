@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { computeObjectView } from '../../src/core/syncloop/state/view';
+import { computeObjectView } from '../../src/core/rows/objectView';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { TreeModel } from '../../src/app/tree/treeModel';
 import { COUNTS_MS, FIRST_RESULT_HOLD_MS, ITEMS_PER_SECOND, PAGE_BURST_ROWS, PAGE_ROWS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { computeObjectView } from '../../src/core/syncloop/state/view';
+import { computeObjectView } from '../../src/core/rows/objectView';
 import { ResourceModel, type ModelChange } from '../../src/app/model/resourceModel';
 import { ViewBatch, VIEW_BATCH_MS } from '../../src/app/sync/viewBatch';
 import { pod } from './vscode-fixtures';

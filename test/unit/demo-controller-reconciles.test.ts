@@ -4,7 +4,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { startControllers, type ReconcileRecord } from '../../src/demo/controllers/index';
+import { startControllers, type ReconcileRecord } from '../../src/demo/controllers';
 import { ReconcileObserver } from '../../src/demo/controllers/observe';
 import { Catalog } from '../../src/demo/server/catalog';
 import { ObjectStore, type KubeObject } from '../../src/demo/store';

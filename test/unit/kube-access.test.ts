@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, KubeTransport, selfSubjectAccessReview, selfSubjectRulesReview, whoAmI } from '../../src/core/kube';
-import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { contextFor, startTlsServer, status, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 const servers: TestServer[] = [];
@@ -27,10 +27,11 @@ function body(req: IncomingMessage): Promise<any> {
   });
 }
 
-async function setup(handler: Parameters<typeof startServer>[0], clock?: FakeClock, extra: { disableCompression?: boolean } = {}) {
-  const s = await startServer(handler);
+async function setup(handler: Parameters<typeof startTlsServer>[0], clock?: FakeClock, extra: { disableCompression?: boolean } = {}) {
+  // TLS: the token is sent only to an https:// server (auth.ts)
+  const { server: s, cluster } = await startTlsServer(handler);
   servers.push(s);
-  const t = await KubeTransport.create(contextFor(s.url, { token: 'tok-123' }), { qps: 0, ...(clock ? { clock } : {}), ...extra });
+  const t = await KubeTransport.create(contextFor(s.url, { token: 'tok-123' }, cluster), { qps: 0, ...(clock ? { clock } : {}), ...extra });
   transports.push(t);
   return { s, t };
 }

@@ -172,6 +172,24 @@ export function makePki(): Pki {
 
 export const b64 = (s: string) => Buffer.from(s).toString('base64');
 
+let shared: Pki | undefined;
+/** One PKI for every test of a process that only needs some TLS server (made once: openssl is slow). */
+export function sharedPki(): Pki {
+  return (shared ??= makePki());
+}
+
+/**
+ * A real HTTPS server on loopback (sharedPki's server certificate) and the kubeconfig cluster entry
+ * that trusts it: credentials are sent only over TLS (auth.ts), so a test of credentials needs one.
+ */
+export async function startTlsServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<{ server: TestServer; cluster: Record<string, unknown> }> {
+  const pki = sharedPki();
+  const server = await startServer(handler, { key: pki.serverKey, cert: pki.serverCert });
+  return { server, cluster: { 'certificate-authority-data': b64(pki.ca) } };
+}
+
 export function status(res: http.ServerResponse, code: number, reason: string, message: string, headers: Record<string, string> = {}, details?: object): void {
   res.writeHead(code, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code, details }));

@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseProxyUrl, proxyEnvironment, proxyFromEnvironment, redactProxy, resolveProxy } from '../../src/core/kube/proxy';
+import { parseProxyUrl, proxyEnvironment, proxyFromEnvironment, resolveProxy } from '../../src/core/kube/proxy';
+import { redactUrl } from '../../src/core/kube/redactUrl';
 
 const P = 'http://proxy.corp:3128';
 const via = (server: string, noProxy?: string, extra: NodeJS.ProcessEnv = {}) =>
@@ -69,7 +70,11 @@ describe('proxy selection (Go httpproxy rules)', () => {
     assert.equal(parseProxyUrl('https://proxy.corp').href, 'https://proxy.corp/');
     assert.equal(parseProxyUrl('socks5://127.0.0.1:1080').protocol, 'socks5:');
     assert.throws(() => parseProxyUrl('http://bad host:1'), /invalid proxy address/);
-    assert.equal(redactProxy(parseProxyUrl('http://jane:secret@proxy.corp:3128')), 'http://proxy.corp:3128');
+    assert.equal(redactUrl(parseProxyUrl('http://jane:secret@proxy.corp:3128')), 'http://proxy.corp:3128');
+    assert.throws(
+      () => parseProxyUrl('http://jane:s3cret@[bad'),
+      (e: Error) => !e.message.includes('s3cret') && /invalid proxy address "http:\/\/\[bad"/.test(e.message),
+    );
   });
 
   it("the cluster's proxy-url wins over the environment, loopback included", () => {

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError, KubeTransport, KubeTransportError, TokenBucket, parseRetryAfter } from '../../src/core/kube';
-import { b64, contextFor, json, makePki, startServer, status, tempDir, type TestServer } from './kube-helpers';
+import { b64, contextFor, json, makePki, startServer, startTlsServer, status, tempDir, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 const servers: TestServer[] = [];
@@ -17,6 +17,12 @@ async function serve(handler: Parameters<typeof startServer>[0], tls?: Parameter
   const s = await startServer(handler, tls);
   servers.push(s);
   return s;
+}
+/** An https:// server trusted by the returned cluster entry: credentials go only over TLS (auth.ts). */
+async function serveTls(handler: Parameters<typeof startServer>[0]) {
+  const { server, cluster } = await startTlsServer(handler);
+  servers.push(server);
+  return { s: server, cluster };
 }
 async function transport(
   s: TestServer,
@@ -178,19 +184,19 @@ describe('transport: cancellation and connections', () => {
 });
 
 describe('transport: authentication through client-node', () => {
-  it('sends the bearer token; plain http works without insecure-skip-tls-verify; the token never appears in errors', async () => {
-    const s = await serve((req, res) =>
+  it('sends the bearer token over TLS; the token never appears in errors', async () => {
+    const { s, cluster } = await serveTls((req, res) =>
       req.headers.authorization === 'Bearer s3cr3t-token' ? status(res, 401, 'Unauthorized', 'Unauthorized') : json(res, {}),
     );
-    const t = await transport(s, {}, { token: 's3cr3t-token' });
+    const t = await transport(s, {}, { token: 's3cr3t-token' }, cluster);
     await assert.rejects(t.getJson({ path: '/api' }), (e: unknown) => e instanceof KubeApiError && e.status === 401 && !e.message.includes('s3cr3t'));
     assert.equal(s.seen[0].headers.authorization, 'Bearer s3cr3t-token');
     assert.equal(s.seen.length, 2, 'one credential refresh and retry after a 401');
   });
 
   it('sends basic auth and impersonation headers', async () => {
-    const s = await serve((_q, res) => json(res, {}));
-    const t = await transport(s, {}, { username: 'admin', password: 'pw', as: 'jane' });
+    const { s, cluster } = await serveTls((_q, res) => json(res, {}));
+    const t = await transport(s, {}, { username: 'admin', password: 'pw', as: 'jane' }, cluster);
     await t.getJson({ path: '/api' });
     assert.equal(s.seen[0].headers.authorization, 'Basic ' + b64('admin:pw'));
     assert.equal(s.seen[0].headers['impersonate-user'], 'jane');
@@ -203,11 +209,12 @@ describe('transport: authentication through client-node', () => {
       script,
       `process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1',kind:'ExecCredential',status:{token:'from-exec',expirationTimestamp:'2099-01-01T00:00:00Z'}}))`,
     );
-    const s = await serve((_q, res) => json(res, {}));
+    const { s, cluster } = await serveTls((_q, res) => json(res, {}));
     const t = await transport(
       s,
       {},
       { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } },
+      cluster,
     );
     await t.getJson({ path: '/api' });
     await t.getJson({ path: '/api' });

@@ -28,20 +28,23 @@ async function boundaryErrors(filePath: string, code: string): Promise<string[]>
 }
 
 describe('lint: house boundaries', () => {
-  it('media may use only src/shared and src/core/timeline', async () => {
+  it('the webview may use only itself, src/shared and src/core/timeline', async () => {
     const errs = await boundaryErrors(
-      'media/timeline/probe.ts',
+      'src/vscode/timeline/webview/probe.ts',
       [
-        "import { eventDetailRows } from '../../src/shared/details';",
-        "import type { TimelineEvent } from '../../src/core/timeline/events';",
+        "import { eventDetailRows } from '../../../shared/details';",
+        "import type { TimelineEvent } from '../../../core/timeline/events';",
         "import { clamp } from './viewport';",
-        "import { timelineHtml } from '../../src/app/timeline/html';",
-        "import type { KubeObject } from '../../src/core/kube/types';",
-        "export { TimelinePanel } from '../../src/vscode/timeline/panel';",
+        "import { timelineHtml } from '../../../app/timeline/html';",
+        "import type { KubeObject } from '../../../core/kube/types';",
+        "export { TimelinePanel } from '../panel';",
       ].join('\n'),
     );
     assert.equal(errs.length, 3, errs.join('\n'));
-    assert.match(errs[0]!, /media\/ may import only media\/, src\/shared\/, src\/core\/timeline\/; src\/app\/timeline\/html is outside/);
+    assert.match(
+      errs[0]!,
+      /src\/vscode\/timeline\/webview\/ may import only src\/vscode\/timeline\/webview\/, src\/shared\/, src\/core\/timeline\/; src\/app\/timeline\/html is outside/,
+    );
     assert.match(errs[1]!, /src\/core\/kube\/types is outside/);
     assert.match(errs[2]!, /src\/vscode\/timeline\/panel is outside/);
   });
@@ -60,7 +63,7 @@ describe('lint: house boundaries', () => {
       'src/core/kube/probe.ts',
       [
         "import { ResourceModel } from '../../app/model/resourceModel';",
-        "import type { Services } from '../../vscode/app/services';",
+        "import type { Services } from '../../vscode/controllers/services';",
         "const cli = require('../../cli/main');",
         "export * from '../../demo/store';",
         "import { asStoredObject } from './types';",
@@ -70,7 +73,7 @@ describe('lint: house boundaries', () => {
     );
     assert.deepEqual(errs, [
       'src/core/ may not import src/app/model/resourceModel (src/app/ sits above it).',
-      'src/core/ may not import src/vscode/app/services (src/vscode/ sits above it).',
+      'src/core/ may not import src/vscode/controllers/services (src/vscode/ sits above it).',
       'src/core/ may not import src/cli/main (src/cli/ sits above it).',
       'src/core/ may not import src/demo/store (src/demo/ sits above it).',
     ]);
@@ -78,7 +81,14 @@ describe('lint: house boundaries', () => {
 
   it("nothing but src/vscode imports 'vscode'", async () => {
     assert.deepEqual(await boundaryErrors('src/vscode/probe.ts', "import * as vscode from 'vscode';\nvoid vscode;"), []);
-    for (const file of ['src/app/probe.ts', 'src/core/probe.ts', 'src/cli/probe.ts', 'src/demo/probe.ts', 'media/timeline/probe.ts', 'test/unit/probe.ts']) {
+    for (const file of [
+      'src/app/probe.ts',
+      'src/core/probe.ts',
+      'src/cli/probe.ts',
+      'src/demo/probe.ts',
+      'src/vscode/timeline/webview/probe.ts',
+      'test/unit/probe.ts',
+    ]) {
       const errs = await boundaryErrors(file, "import type * as vscode from 'vscode';\nexport type Uri = vscode.Uri;");
       assert.deepEqual(errs, [`Only src/vscode/ imports 'vscode' (${file} is in another room).`], file);
     }

@@ -21,7 +21,8 @@ import {
   type ResourceAttributes,
   type ResourceRule,
 } from '../../src/core/kube';
-import { ClusterLoader, nothingPermitted, planScopedTasks, REVIEW_TIMEOUT_MS, type AccessFacts, type LoaderClient } from '../../src/core/loader';
+import { ClusterLoader, nothingPermitted, planScopedTasks, type LoaderClient } from '../../src/core/loader';
+import { REVIEW_TIMEOUT_MS, type AccessFacts } from '../../src/core/kube/accessReview';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PodConfig } from '../../src/core/syncloop/config/podconfig';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
-import type { KubeObject, Pod, PodUpdate } from '../../src/core/syncloop/types';
+import type { KubeObject, PodUpdate } from '../../src/core/syncloop/types';
+import type { Pod } from '../../src/core/kube/pod';
 
 function pod(name: string, uid: string, extra: Partial<Pod> & { rv?: string; labels?: Record<string, string>; deletion?: string } = {}): Pod {
   return {

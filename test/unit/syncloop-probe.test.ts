@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { COMBINED_PREFIX, ProbeInference, probeOfEvent } from '../../src/core/syncloop/prober/infer';
 import { ResultsManager } from '../../src/core/syncloop/prober/results';
 import { exitCause } from '../../src/core/syncloop/prober/exits';
-import type { ContainerStatus, KubeEvent, Pod, ProbeUpdate } from '../../src/core/syncloop/types';
+import type { ContainerStatus, KubeEvent, Pod } from '../../src/core/kube/pod';
+import type { ProbeUpdate } from '../../src/core/syncloop/types';
 
 const probe = { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 };
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -3,10 +3,11 @@
 // metadata alone gives it for the types the rule loads as metadata; everything else stays full.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { computeObjectView, type ObjectView } from '../../src/core/syncloop/state/view';
-import { METADATA_TYPES, TABLE_TYPES, podPhaseFromRow, restartCount, treeTransferFor, viewOfLoaded } from '../../src/core/syncloop/state/tableView';
+import { computeObjectView, type ObjectView } from '../../src/core/rows/objectView';
+import { METADATA_TYPES, TABLE_TYPES, podPhaseFromRow, restartCount, treeTransferFor, viewOfLoaded } from '../../src/core/rows/tableView';
 import { TableColumnError, tableItems, tableRowOf } from '../../src/core/kube/table';
-import { objectKey, type KubeObject as SyncObject } from '../../src/core/syncloop/types';
+import { objectKey } from '../../src/core/kube/objectKey';
+import { type KubeObject as SyncObject } from '../../src/core/syncloop/types';
 import { table, tableJson } from '../../src/demo/server/forms';
 import { Catalog } from '../../src/demo/server/catalog';
 import { DEFAULT_NOW, generateObjects } from '../../src/demo/generator';

@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { computeObjectView, podPrintColumns } from '../../src/core/syncloop/state/view';
-import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/core/syncloop/types';
+import { computeObjectView, podPrintColumns } from '../../src/core/rows/objectView';
+import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/core/kube/pod';
 
 function pod(status: PodStatus, opts: { containers?: string[]; init?: Container[]; deleting?: boolean } = {}): Pod {
   return {

@@ -3,9 +3,9 @@
 // cluster's tasks and keeps the sync loop's marks; the filter survives a save and restore.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TimelineModel } from '../../media/timeline/model';
-import { makePredicate, sanitizeFilter } from '../../media/timeline/filter';
-import { restoreState, saveableState } from '../../media/timeline/state';
+import { TimelineModel } from '../../src/vscode/timeline/webview/model';
+import { makePredicate, sanitizeFilter } from '../../src/vscode/timeline/webview/filter';
+import { restoreState, saveableState } from '../../src/vscode/timeline/webview/state';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 
 const gvr = { group: '', version: 'v1', resource: 'pods' };

@@ -4,9 +4,9 @@
 // a reconcile's object and the objects it wrote as what it is about.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { makePredicate, sanitizeFilter } from '../../media/timeline/filter';
-import { describeItem, eventLabel, itemLabel } from '../../media/timeline/format';
-import { TimelineModel, type Mark } from '../../media/timeline/model';
+import { makePredicate, sanitizeFilter } from '../../src/vscode/timeline/webview/filter';
+import { describeItem, eventLabel, itemLabel } from '../../src/vscode/timeline/webview/format';
+import { TimelineModel, type Mark } from '../../src/vscode/timeline/webview/model';
 import type { ControllerReconcileEvent, LoaderTaskEvent, SyncIterationEvent, TimelineEvent } from '../../src/core/timeline/events';
 
 function reconcile(t: number, controller: string, extra: Partial<ControllerReconcileEvent> = {}): ControllerReconcileEvent {

@@ -3,11 +3,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TimelineModel, itemEnd, type Item, type Lane } from '../../media/timeline/model';
-import { forEachInRange, hitTest, laneRows, layoutFrame, AGG_PX, type Geometry } from '../../media/timeline/layout';
-import { makePredicate, kindsOf, itemKinds } from '../../media/timeline/filter';
-import { navigate, itemsInView } from '../../media/timeline/nav';
-import { fitRange, span, type Viewport } from '../../media/timeline/viewport';
+import { TimelineModel, itemEnd, type Item, type Lane } from '../../src/vscode/timeline/webview/model';
+import { forEachInRange, hitTest, laneRows, layoutFrame, AGG_PX, type Geometry } from '../../src/vscode/timeline/webview/layout';
+import { makePredicate, kindsOf, itemKinds } from '../../src/vscode/timeline/webview/filter';
+import { navigate, itemsInView } from '../../src/vscode/timeline/webview/nav';
+import { fitRange, span, type Viewport } from '../../src/vscode/timeline/webview/viewport';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { syntheticTimeline } from './timeline-fixtures';
 

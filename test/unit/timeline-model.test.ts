@@ -3,8 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TimelineModel, itemEnd, keyKinds, laneSource, sourceOf, type Bar, type Mark } from '../../media/timeline/model';
-import { makePredicate } from '../../media/timeline/filter';
+import { TimelineModel, itemEnd, keyKinds, laneSource, sourceOf, type Bar, type Mark } from '../../src/vscode/timeline/webview/model';
+import { makePredicate } from '../../src/vscode/timeline/webview/filter';
 import type { KubeletLineEvent, LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 import type { TimelineItem } from '../../src/shared/protocol';
 import { syntheticTimeline } from './timeline-fixtures';

@@ -3,12 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TimelineModel, type Bar, type Mark } from '../../media/timeline/model';
-import { describeItem, itemLabel } from '../../media/timeline/format';
-import { restoreState, saveableState } from '../../media/timeline/state';
-import { readPalette, themeClassOf } from '../../media/timeline/theme';
-import { fitText } from '../../media/timeline/draw';
-import { STYLES } from '../../media/timeline/layout';
+import { TimelineModel, type Bar, type Mark } from '../../src/vscode/timeline/webview/model';
+import { describeItem, itemLabel } from '../../src/vscode/timeline/webview/format';
+import { restoreState, saveableState } from '../../src/vscode/timeline/webview/state';
+import { readPalette, themeClassOf } from '../../src/vscode/timeline/webview/theme';
+import { fitText } from '../../src/vscode/timeline/webview/draw';
+import { STYLES } from '../../src/vscode/timeline/webview/layout';
 import { formatDuration } from '../../src/shared/details';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../src/core/timeline/events';
 

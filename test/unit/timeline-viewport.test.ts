@@ -17,7 +17,7 @@ import {
   timeToX,
   xToTime,
   zoomAt,
-} from '../../media/timeline/viewport';
+} from '../../src/vscode/timeline/webview/viewport';
 
 const close = (a: number, b: number, eps = 1e-6) => Math.abs(a - b) <= eps * Math.max(1, Math.abs(a), Math.abs(b));
 

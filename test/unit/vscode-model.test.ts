@@ -2,8 +2,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { computeObjectView } from '../../src/core/syncloop/state/view';
-import { objectKey, type KubeObject } from '../../src/core/syncloop/types';
+import { computeObjectView } from '../../src/core/rows/objectView';
+import { objectKey } from '../../src/core/kube/objectKey';
+import { type KubeObject } from '../../src/core/syncloop/types';
 import { parseObjectKey } from '../../src/app/model/keys';
 import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/app/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';

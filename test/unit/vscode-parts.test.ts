@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../src/core/kube/errors';
-import type { ObjectView } from '../../src/core/syncloop/state/view';
+import type { ObjectView } from '../../src/core/rows/objectView';
 import { describeConnectionError, expandHome, kubeconfigFiles } from '../../src/app/connection/connection';
 import { demoSettingsFromEnv, describeDemoSettings } from '../../src/app/demo/demoOptions';
 import { logTaskEvent, progressMessage } from '../../src/app/load/loadRunner';

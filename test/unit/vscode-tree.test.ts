@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import { computeObjectView } from '../../src/core/syncloop/state/view';
+import { computeObjectView } from '../../src/core/rows/objectView';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { RefreshCoalescer, withoutCovered } from '../../src/app/tree/coalesce';
 import type { ResourceNode } from '../../src/app/tree/node';

@@ -14,9 +14,12 @@
  */
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { credentialsWithheld } from '../../core/kube/auth';
+import type { Logger } from '../logger';
 import { KubeClient } from '../../core/kube/client';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../core/kube/errors';
 import { listContextNames, loadKubeContext, type KubeContext } from '../../core/kube/kubeconfig';
+import { redactUrl, redactUrlsIn } from '../../core/kube/redactUrl';
 
 export interface ConnectionTarget {
   /** Kubeconfig file; undefined = $KUBECONFIG, then ~/.kube/config. */
@@ -57,10 +60,15 @@ export interface ConnectionProblem {
   message: string;
 }
 
-/** A failure to connect (or to discover) in words a user can act on. */
+/** A failure to connect (or to discover) in words a user can act on; no URL in it keeps its user info (redactUrl.ts). */
 export function describeConnectionError(e: unknown, where?: { context?: string; server?: string }): ConnectionProblem {
+  const p = connectionProblem(e, where);
+  return { kind: p.kind, message: redactUrlsIn(p.message) };
+}
+
+function connectionProblem(e: unknown, where?: { context?: string; server?: string }): ConnectionProblem {
   const at = where?.server
-    ? ` at ${where.server}${where.context ? ` (context "${where.context}")` : ''}`
+    ? ` at ${redactUrl(where.server)}${where.context ? ` (context "${where.context}")` : ''}`
     : where?.context
       ? ` of context "${where.context}"`
       : '';
@@ -94,8 +102,14 @@ export interface OpenConnection {
 /** Holds the one client of the current target. */
 export class Connections {
   private current: { target: ConnectionTarget; opening: Promise<OpenConnection> } | undefined;
+  /** The withheld-credentials lines said already: each once, however often its context is reopened. */
+  private readonly warned = new Set<string>();
 
-  constructor(private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean }) {}
+  constructor(
+    private readonly options: () => { requestTimeoutMs: number; discoveryCache?: boolean },
+    /** Told once per context whose credentials are not sent (an http:// server: auth.ts). */
+    private readonly log?: Pick<Logger, 'warn'>,
+  ) {}
 
   /** The open connection for `target` (opening it, or replacing another target's). Throws KubeConfigError. */
   get(target: ConnectionTarget): Promise<OpenConnection> {
@@ -103,6 +117,11 @@ export class Connections {
     this.close();
     const opening = (async (): Promise<OpenConnection> => {
       const context = loadContext(target);
+      const withheld = credentialsWithheld(context);
+      if (withheld && !this.warned.has(withheld)) {
+        this.warned.add(withheld);
+        this.log?.warn(withheld);
+      }
       const o = this.options();
       const client = await KubeClient.connect(context, { requestTimeoutMs: o.requestTimeoutMs, discoveryCache: o.discoveryCache ?? false });
       return { target, context, client };

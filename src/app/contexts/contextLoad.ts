@@ -33,7 +33,7 @@ export class ContextConnections {
   readonly load: ContextLoad = async ({ name, model, signal, onProgress }) => {
     const target = this.targetOf(name);
     let conns = this.open.get(name);
-    if (!conns) this.open.set(name, (conns = new Connections(this.o.connection)));
+    if (!conns) this.open.set(name, (conns = new Connections(this.o.connection, this.o.log)));
     let conn;
     try {
       conn = await conns.get(target);

@@ -9,6 +9,7 @@
  */
 import { formatCount } from '../../core/formatCount';
 import { LOADING_ICON } from '../statusText';
+import { redactUrl } from '../../core/kube/redactUrl';
 
 /** The listed contexts to show beside `current`, in the setting's order, each once. */
 export function extraContexts(listed: readonly string[], current: string | undefined): string[] {
@@ -57,7 +58,7 @@ const plural = (n: number, one: string) => `${fmt(n)} ${one}${n === 1 ? '' : 's'
 
 /** The row of context `name` (server: its API server, when known); `now` for "retrying in 8 s". */
 export function contextRow(name: string, server: string | undefined, state: ContextState, now: number): ContextRow {
-  const at = server ? `${name} (${server})` : name;
+  const at = server ? `${name} (${redactUrl(server)})` : name;
   switch (state.phase) {
     case 'idle':
       return {

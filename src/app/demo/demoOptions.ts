@@ -15,7 +15,7 @@
  * The cluster listens on 127.0.0.1 only, on a free port, over plain HTTP without a token: it holds
  * generated data only and lives as long as the extension host.
  */
-import { parseFaultSpec, type FaultRule } from '../../demo/index';
+import { parseFaultSpec, type FaultRule } from '../../demo';
 import { formatCount } from '../../core/formatCount';
 
 export interface DemoSettings {

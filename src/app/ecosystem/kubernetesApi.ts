@@ -14,7 +14,16 @@
  * Guarantees: nothing here throws on a foreign or malformed value (another extension's API is input
  * like any other: a missing member means "not offered"); an explicit `kubeloop.kubeconfig` always
  * wins over anything followed.
+ *
+ * The API's path needs the user's word when their own setup does not name it: the Kubernetes
+ * extension reads `vs-kubernetes.kubeconfig` from a workspace's settings too, so a cloned
+ * repository could choose, through it, a kubeconfig whose exec plugin KubeLoop would run. A path
+ * is the user's own when it is their user-scope `vs-kubernetes.kubeconfig` or one of their
+ * `knownKubeconfigs`, or a file KubeLoop reads anyway ($KUBECONFIG's, else ~/.kube/config); any
+ * other is followed only once the user said so (remembered per path), and never in an untrusted
+ * window (workspace trust), where only the user's own settings are followed.
  */
+import { resolve } from 'node:path';
 
 export const KUBERNETES_EXTENSION_ID = 'ms-kubernetes-tools.vscode-kubernetes-tools';
 export const KUBERNETES_SETTINGS_SECTION = 'vs-kubernetes';
@@ -114,13 +123,28 @@ interface FollowInput {
   settings: { kubeconfig?: string; known: string[] };
   /** The context the extension last switched to (its onDidChangeContext), if any since start. */
   context?: string;
+  /** Workspace trust: false in a Restricted Mode window. Default true. */
+  trusted?: boolean;
+  /** Kubeconfig files KubeLoop reads without any setting ($KUBECONFIG's, else ~/.kube/config). */
+  defaults?: readonly string[];
+  /** The user's answers about API paths their own setup does not name (see above). */
+  answers?: Readonly<Record<string, FollowAnswer>>;
 }
+
+export type FollowAnswer = 'follow' | 'refuse';
 
 export interface Followed {
   kubeconfig?: string;
   context?: string;
   /** Where the kubeconfig came from, for the log ("vs-kubernetes.kubeconfig", ...). */
   from?: string;
+  /** The API's path, not followed until the user says so (never set in an untrusted window). */
+  unconfirmed?: string;
+}
+
+/** The user's own kubeconfig files (see above), for comparison with the API's path. */
+function ownFiles(i: FollowInput): Set<string> {
+  return new Set([i.settings.kubeconfig, ...i.settings.known, ...(i.defaults ?? [])].filter((p): p is string => !!p).map((p) => resolve(p)));
 }
 
 /**
@@ -129,14 +153,20 @@ export interface Followed {
  * `vs-kubernetes.kubeconfig` (its active file, when its API gives none). `knownKubeconfigs`
  * never chooses a file: it is the list the user switches between, and the Kubernetes extension
  * itself uses $KUBECONFIG or ~/.kube/config while none of them is active. The context: the one the
- * extension switched to, unless `kubeloop.context` is set.
+ * extension switched to, unless `kubeloop.context` is set. An API path that is not the user's own
+ * and not yet answered is `unconfirmed`, and the settings' file is followed meanwhile.
  */
 export function followed(i: FollowInput): Followed {
   if (!i.follow) return {};
   const out: Followed = {};
   if (!i.kubeloopKubeconfig) {
-    if (i.apiPath) Object.assign(out, { kubeconfig: i.apiPath, from: 'the Kubernetes extension' });
-    else if (i.settings.kubeconfig) Object.assign(out, { kubeconfig: i.settings.kubeconfig, from: KUBECONFIG_KEY });
+    const api = i.apiPath && i.trusted !== false ? i.apiPath : undefined;
+    const answer = api ? i.answers?.[resolve(api)] : undefined;
+    if (api && (answer === 'follow' || ownFiles(i).has(resolve(api)))) Object.assign(out, { kubeconfig: api, from: 'the Kubernetes extension' });
+    else {
+      if (api && answer !== 'refuse') out.unconfirmed = api;
+      if (i.settings.kubeconfig) Object.assign(out, { kubeconfig: i.settings.kubeconfig, from: KUBECONFIG_KEY });
+    }
   }
   if (!i.kubeloopContext && i.context) out.context = i.context;
   return out;

@@ -15,7 +15,7 @@
  */
 import type { ListTransfer } from '../../core/kube/list';
 import type { LoadTask } from '../../core/loader/types';
-import { treeTransferFor } from '../../core/syncloop/state/tableView';
+import { treeTransferFor } from '../../core/rows/tableView';
 import type { KubeLoopSettings } from '../settings';
 
 export function treeTransfer(s: Pick<KubeLoopSettings, 'metadataOnly' | 'treeTransfer'>): ListTransfer | ((task: LoadTask) => ListTransfer) {

@@ -7,7 +7,7 @@
  * CrashLoopBackOff, Error, image pull failures, non-zero exits, Failed; done (grey) Succeeded /
  * Completed; none when the object has no state worth a colour (a ConfigMap, an Active namespace).
  */
-import type { ObjectView } from '../../core/syncloop/state/view';
+import type { ObjectView } from '../../core/rows/objectView';
 
 export type StatusTone = 'ok' | 'warning' | 'error' | 'done' | 'none';
 

@@ -13,9 +13,10 @@
  * - Writing what is already there (an equal view, a reload with identical contents) announces nothing.
  * - A listener that throws cannot break the writer or the other listeners.
  */
-import { objectKey, type KubeObject, type ResourceRef } from '../../core/syncloop/types';
-import type { ObjectView } from '../../core/syncloop/state/view';
-import { viewOfLoaded } from '../../core/syncloop/state/tableView';
+import { objectKey, type ResourceRef } from '../../core/kube/objectKey';
+import { type KubeObject } from '../../core/syncloop/types';
+import type { ObjectView } from '../../core/rows/objectView';
+import { viewOfLoaded } from '../../core/rows/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';

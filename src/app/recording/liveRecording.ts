@@ -11,7 +11,7 @@
  * - A writer that fails (a full disk) stops the recording and is reported once through onError.
  */
 import { basename, join } from 'node:path';
-import type { SyncObserver } from '../../core/recorder/recorder';
+import type { SyncObserver } from '../../core/syncloop/observer';
 import { startRecording, type RecordingSession } from '../../core/recorder/session';
 import type { TimelineStore } from '../../core/timeline/store';
 

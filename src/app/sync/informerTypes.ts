@@ -8,7 +8,7 @@
  * as PartialObjectMetadata: a ConfigMap's data or a Secret's values are then neither parsed nor
  * kept by the loop, which at heavy churn is most of what its watches bring (and hold).
  */
-import { treeTransferFor } from '../../core/syncloop/state/tableView';
+import { treeTransferFor } from '../../core/rows/tableView';
 import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { ResourceModel } from '../model/resourceModel';
 

@@ -14,7 +14,7 @@
  */
 import type { Clock, TimerHandle } from '../../core/clock';
 import { SLICE_MS } from '../../core/slice';
-import type { ObjectView } from '../../core/syncloop/state/view';
+import type { ObjectView } from '../../core/rows/objectView';
 
 export const VIEW_BATCH_MS = 16;
 

@@ -5,7 +5,7 @@
  */
 import type { ControllerReconcileEvent } from '../../core/timeline/events';
 import type { TimelineStore } from '../../core/timeline/store';
-import type { ReconcileRecord } from '../../demo/index';
+import type { ReconcileRecord } from '../../demo';
 
 export function reconcileEvent(r: ReconcileRecord, origin: number): ControllerReconcileEvent {
   return { kind: 'reconcile', ...r, t: r.t - origin };

@@ -6,13 +6,22 @@
  *   (file or data), insecure-skip-tls-verify, tls-server-name. client-node's applyToHTTPSOptions
  *   skips all three when the context has no user, so they are applied here.
  * - The user's static credentials: client certificate and key (file or data), bearer token (or
- *   token-file, read when the file was loaded), basic auth.
+ *   token-file), basic auth. A token-file and certificate/key files are read again as they rotate
+ *   (fileCredentials.ts): the token at least once a minute and after a 401, the files' pair when
+ *   they change (looked at once a second and after a 401), a new pair giving new connections.
  * - An exec plugin through ExecCredentialProvider (exec.ts): token and/or client certificate; a
  *   rotated certificate gives new connections (`tls`, `tlsVersion`).
  * - A legacy auth-provider (oidc, azure, gcp) through client-node, which still owns those.
  * - Impersonation: Impersonate-User, Impersonate-Uid, one Impersonate-Group line per group and
  *   Impersonate-Extra-<key> (key percent-encoded as client-go does), one line per value. Nothing of
  *   it is dropped: what cannot be sent is a KubeConfigError when the file is read.
+ *
+ * Credentials only over TLS, as kubectl: clientcmd reads a user's credentials into the client's
+ * config only when the server is https:// (DirectClientConfig.ClientConfig, "only try to read the
+ * auth information if we are secure": rest.IsConfigTransportTLS). For an http:// server no token,
+ * token-file, basic auth, client certificate, auth-provider or exec plugin is used (the plugin is
+ * not even run); impersonation headers still go (clientcmd sets them before that check).
+ * `credentialsWithheld(ctx)` is the one line that says so, for the caller to log.
  *
  * One keep-alive Agent per transport carries every request.
  * Proxies: the caller resolves the proxy (proxy.ts: the cluster's proxy-url, else HTTPS_PROXY /
@@ -27,12 +36,37 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../clock';
 import { KubeConfigError } from './errors';
 import { ExecCredentialProvider, type ExecClusterInfo } from './exec';
+import { KeyPairFiles, TokenFile } from './fileCredentials';
 import type { KubeContext } from './kubeconfig';
 import { makeTunnelAgent } from './tunnel';
+import { redactUrl } from './redactUrl';
 
 /** Whether our tunnel agent can reach the API server through this proxy (else client-node's agent). */
 export function tunnels(proxy: URL | undefined): proxy is URL {
   return !!proxy && (proxy.protocol === 'http:' || proxy.protocol === 'https:');
+}
+
+/** The credentials of a context, by kind (never their values). */
+function credentialKinds(ctx: KubeContext): string[] {
+  const u = ctx.user;
+  const kinds: string[] = [];
+  if (ctx.exec) kinds.push('exec plugin');
+  if (u?.token) kinds.push(ctx.tokenFile ? 'token-file' : 'token');
+  if (u?.username || u?.password) kinds.push('basic auth');
+  if (u?.certFile || u?.certData || u?.keyFile || u?.keyData) kinds.push('client certificate');
+  if (u?.authProvider) kinds.push(`auth-provider ${u.authProvider.name}`);
+  return kinds;
+}
+
+/**
+ * The line to log when a context's credentials are not sent because its server is not https://
+ * (naming the context and the kinds of credential, never a secret); undefined when nothing is withheld.
+ */
+export function credentialsWithheld(ctx: KubeContext): string | undefined {
+  if (ctx.server.startsWith('https:')) return undefined;
+  const kinds = credentialKinds(ctx);
+  if (kinds.length === 0) return undefined;
+  return `context "${ctx.name}": credentials not sent (${kinds.join(', ')}): the server ${redactUrl(ctx.server)} is not https://, and kubectl sends credentials only over TLS`;
 }
 
 /** Request headers; a list is sent as one header line per value (Impersonate-Group, Impersonate-Extra-*). */
@@ -111,13 +145,13 @@ function clusterInfo(ctx: KubeContext, ca: Buffer | undefined): ExecClusterInfo 
 }
 
 /** client-node's proxy agent for a proxy-url cluster (it needs a user entry to apply anything). */
-async function proxyAgent(ctx: KubeContext): Promise<http.Agent | undefined> {
+async function proxyAgent(ctx: KubeContext, user: KubeContext['user']): Promise<http.Agent | undefined> {
   if (!ctx.cluster.proxyUrl) return undefined;
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ ...ctx.cluster, skipTLSVerify: ctx.cluster.skipTLSVerify || ctx.server.startsWith('http:') }],
-    users: [ctx.user ?? { name: 'proxy' }],
-    contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: ctx.user?.name ?? 'proxy' }],
+    users: [user ?? { name: 'proxy' }],
+    contexts: [{ name: ctx.name, cluster: ctx.cluster.name, user: user?.name ?? 'proxy' }],
     currentContext: ctx.name,
   });
   const o: https.RequestOptions = {};
@@ -140,7 +174,8 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   const proxy = o.proxy;
   const where = `context "${ctx.name}"`;
   const secure = ctx.server.startsWith('https:');
-  const user = ctx.user;
+  // Credentials only over TLS (see above): for http:// the context is anonymous (impersonation kept).
+  const user = secure ? ctx.user : undefined;
   const ca = material(where, 'certificate-authority', ctx.cluster.caFile, ctx.cluster.caData);
   const base: Tls = {};
   if (ca) base.ca = ca;
@@ -155,12 +190,20 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   if (ctx.cluster.tlsServerName) base.servername = ctx.cluster.tlsServerName;
   const staticCert = material(where, 'client-certificate', user?.certFile, user?.certData);
   const staticKey = material(where, 'client-key', user?.keyFile, user?.keyData);
-  const fixed: HeaderMap = impersonationHeaders(ctx);
-  if (user?.token) fixed.Authorization = `Bearer ${user.token.trim()}`;
-  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
-
-  const exec = ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
+  const exec =
+    secure && ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
   const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
+  const tokenFile = user?.token && ctx.tokenFile && !exec && !authProvider ? new TokenFile(ctx.tokenFile, clock, user.token) : undefined;
+  // client-go reloads the pair only when both come from files (ReloadTLSFiles)
+  const keyPair =
+    staticCert && staticKey && user?.certFile && user.keyFile && !user.certData && !user.keyData
+      ? new KeyPairFiles(user.certFile, user.keyFile, clock, { cert: staticCert, key: staticKey })
+      : undefined;
+
+  const fixed: HeaderMap = impersonationHeaders(ctx);
+  const bearer = (token: string) => ({ Authorization: `Bearer ${token.trim()}` });
+  if (user?.token) Object.assign(fixed, bearer(user.token));
+  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
 
   /** The dynamic part: an exec credential, or an auth-provider's header. */
   const dynamicPart = async (signal?: AbortSignal): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
@@ -186,8 +229,8 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   };
   const tlsWith = (cert?: Buffer, key?: Buffer): Tls => {
     const t: Tls = { ...base };
-    const c = cert ?? staticCert;
-    const k = key ?? staticKey;
+    const c = cert ?? keyPair?.current.cert ?? staticCert;
+    const k = key ?? keyPair?.current.key ?? staticKey;
     if (c) t.cert = c;
     if (k) t.key = k;
     return t;
@@ -195,7 +238,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
 
   const first = await dynamicPart();
   // An http(s) proxy: our own keep-alive CONNECT tunnel; a socks proxy-url: client-node's agent.
-  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx);
+  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx, user);
   const makeAgent = (tls: Tls): http.Agent =>
     tunnels(proxy)
       ? makeTunnelAgent(secure, tls, proxy.href)
@@ -207,18 +250,37 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   let cached: HeaderMap = { ...fixed, ...first.headers };
   let cachedAt = clock.now();
   let generation = exec?.currentGeneration ?? 0;
+  let dynamic: { headers: HeaderMap; cert?: Buffer; key?: Buffer } = first;
 
+  /** New connections for a rotated client certificate (the plugin's or the files'). */
+  const retls = () => {
+    const next = tlsWith(dynamic.cert, dynamic.key);
+    if (sameTls(tls, next)) return;
+    retired.push(agent);
+    tls = next;
+    tlsVersion++;
+    agent = makeAgent(tls);
+  };
   const adopt = (d: { headers: HeaderMap; cert?: Buffer; key?: Buffer }) => {
-    const next = tlsWith(d.cert, d.key);
-    if (!sameTls(tls, next)) {
-      // The plugin rotated the client certificate: new connections must use it.
-      retired.push(agent);
-      tls = next;
-      tlsVersion++;
-      agent = makeAgent(tls);
-    }
+    dynamic = d;
+    retls();
     cached = { ...fixed, ...d.headers };
     cachedAt = clock.now();
+  };
+  /** The rotating files' part: a new pair means new connections, a new token new headers. */
+  const rotateFiles = (force: boolean, usedGeneration: number) => {
+    if (keyPair) {
+      const before = keyPair.current;
+      if (keyPair.pair(force) !== before) retls();
+    }
+    if (tokenFile) {
+      const token = tokenFile.token(force ? usedGeneration : undefined);
+      if (tokenFile.generation !== generation) {
+        generation = tokenFile.generation;
+        Object.assign(fixed, bearer(token));
+        cached = { ...cached, ...bearer(token) };
+      }
+    }
   };
 
   return {
@@ -236,6 +298,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
       return generation;
     },
     async headers(force = false, usedGeneration = generation, signal?: AbortSignal) {
+      rotateFiles(force, usedGeneration);
       if (exec) {
         if (force) exec.invalidate(usedGeneration);
         // Cheap when the credential is still valid; one shared run when it is not.

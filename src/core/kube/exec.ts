@@ -23,7 +23,8 @@
  *   disable-compression and the cluster's client.authentication.k8s.io/exec extension as config). The kubeconfig's exec.env is
  *   added to this process's environment.
  * - A command with a path separator was made absolute against its kubeconfig's folder when the file
- *   was read (kubeconfig.ts); a bare name is looked up on PATH.
+ *   was read (kubeconfig.ts); a bare name is looked up on PATH by execPath.ts, never in the current
+ *   folder, and the plugin started by its absolute path.
  * - The credential: status.token, and/or status.clientCertificateData with clientKeyData (both or
  *   neither). Errors name the command, the exit status and the plugin's last stderr line (what
  *   kubectl shows of it); never the plugin's stdout, which holds the credential.
@@ -32,6 +33,7 @@
 import { spawn } from 'node:child_process';
 import { abortReason } from '../clock';
 import { KubeConfigError } from './errors';
+import { lookPath, spawnable } from './execPath';
 import type { ExecConfig } from './kubeconfig';
 
 export interface ExecCredential {
@@ -136,6 +138,11 @@ export class ExecCredentialProvider {
         new KubeConfigError(`${what}: interactiveMode is Always, but there is no terminal to interact on (standard input is not a terminal)`),
       );
     }
+    const hint = this.cfg.installHint ? `; ${this.cfg.installHint.trim()}` : '';
+    const file = lookPath(this.cfg.command, { env: this.opts.env ?? process.env });
+    if (file === undefined) return Promise.reject(new KubeConfigError(`${what}: cannot run it: command not found${hint}`));
+    const how = spawnable(file, this.cfg.args, { env: this.opts.env ?? process.env });
+    if (typeof how === 'string') return Promise.reject(new KubeConfigError(`${what}: cannot run it: ${how}`));
     this.runs++;
     const timeoutMs = this.opts.timeoutMs ?? 60_000;
     const env: NodeJS.ProcessEnv = { ...(this.opts.env ?? process.env) };
@@ -153,7 +160,12 @@ export class ExecCredentialProvider {
         child.kill('SIGKILL');
         reject(new KubeConfigError(`${what}: ${message}`));
       };
-      const child = spawn(this.cfg.command, this.cfg.args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const child = spawn(how.file, how.args, {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+        ...(how.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
+      });
       const timer = setTimeout(() => fail(`no credential within ${timeoutMs} ms (killed)`), timeoutMs);
       child.stdout.on('data', (c: Buffer) => {
         outSize += c.length;
@@ -162,8 +174,7 @@ export class ExecCredentialProvider {
       });
       child.stderr.on('data', (c: Buffer) => (errTail = (errTail + c.toString('utf8')).slice(-2000)));
       child.on('error', (e: NodeJS.ErrnoException) => {
-        const hint = e.code === 'ENOENT' && this.cfg.installHint ? `; ${this.cfg.installHint.trim()}` : '';
-        fail(`cannot run it: ${e.code === 'ENOENT' ? 'command not found' : e.message}${hint}`);
+        fail(`cannot run it: ${e.code === 'ENOENT' ? `command not found${hint}` : e.message}`);
       });
       child.on('close', (code, sig) => {
         if (done) return;

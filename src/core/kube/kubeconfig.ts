@@ -27,6 +27,7 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors';
+import { redactUrl } from './redactUrl';
 
 /** Impersonation the context's user asks for (kubeconfig `as`, `as-uid`, `as-groups`, `as-user-extra`). */
 export interface Impersonation {
@@ -60,6 +61,11 @@ export interface KubeContext {
   namespace?: string;
   /** Set when the user entry impersonates someone. */
   impersonate?: Impersonation;
+  /**
+   * The user's token-file (absolute), when it has no token: `user.token` holds what the file said
+   * when it was read; auth.ts reads it again as it rotates (a projected service-account token does).
+   */
+  tokenFile?: string;
   /** Set when the user entry runs an exec credential plugin. */
   exec?: ExecConfig;
   /**
@@ -328,7 +334,8 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
   const user = userName ? m.users.get(userName) : undefined;
   if (userName && !user) throw new KubeConfigError(`${m.source}: context "${name}" refers to user "${userName}", which is not defined`);
   const server = String(cluster.body.server);
-  if (!/^https?:\/\//.test(server)) throw new KubeConfigError(`${m.source}: cluster "${cluster.name}" has server "${server}", which is not an http(s) URL`);
+  if (!/^https?:\/\//.test(server))
+    throw new KubeConfigError(`${m.source}: cluster "${cluster.name}" has server "${redactUrl(server)}", which is not an http(s) URL`);
   const where = `${user?.file ?? m.source}: user "${userName}"`;
   const impersonate = user ? impersonationOf(where, user.body) : undefined;
   const exec = user ? execOf(where, user.body) : undefined;
@@ -356,6 +363,8 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
   const execClusterExtras = exec ? { config: execExt?.extension, disableCompression: cluster.body['disable-compression'] === true || undefined } : undefined;
   const disableCompression = cluster.body['disable-compression'] === true || undefined;
   const kubeletLogs = kubeletLogsOf(context.body);
+  // clientcmd: a token wins over a token-file
+  const tokenFile = !user?.body.token && typeof user?.body['token-file'] === 'string' && user.body['token-file'] ? user.body['token-file'] : undefined;
   return {
     name,
     server: server.replace(/\/+$/, ''),
@@ -363,6 +372,7 @@ function contextOf(m: Merged, wanted: string | undefined): KubeContext {
     user: kc.getCurrentUser() ?? undefined,
     namespace: ns,
     impersonate,
+    ...(tokenFile ? { tokenFile } : {}),
     exec,
     execClusterExtras,
     disableCompression,

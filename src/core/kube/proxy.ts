@@ -18,6 +18,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { redactUrl } from './redactUrl';
 
 export interface ProxyEnvironment {
   httpProxy?: string;
@@ -42,7 +43,7 @@ export function proxyEnvironment(env: NodeJS.ProcessEnv): ProxyEnvironment {
   };
 }
 
-/** A proxy setting as a URL; a bare `host:port` is http://host:port. Throws on garbage. */
+/** A proxy setting as a URL; a bare `host:port` is http://host:port. Throws on garbage (the message never quotes its user info). */
 export function parseProxyUrl(value: string): URL {
   const v = value.trim();
   try {
@@ -59,7 +60,7 @@ export function parseProxyUrl(value: string): URL {
       // fall through
     }
   }
-  throw new Error(`invalid proxy address "${value}"`);
+  throw new Error(`invalid proxy address "${redactUrl(value)}"`);
 }
 
 type Matcher = (host: string, port: string, ip: boolean) => boolean;
@@ -169,9 +170,4 @@ export function proxyFromEnvironment(target: URL, env: ProxyEnvironment): URL | 
 export function resolveProxy(server: URL, proxyUrl: string | undefined, env: ProxyEnvironment): URL | undefined {
   if (proxyUrl) return parseProxyUrl(proxyUrl);
   return proxyFromEnvironment(server, env);
-}
-
-/** A proxy URL for messages: scheme, host and port, never its credentials. */
-export function redactProxy(u: URL): string {
-  return `${u.protocol}//${u.host}`;
 }

@@ -36,7 +36,8 @@ import { AsyncQueue, PoolClosedError, TaskTimeoutError, WorkerPool, type PoolRes
 import type { LoaderTaskEvent } from '../timeline/events';
 import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOptions } from './options';
 import { selectTypes } from './plan';
-import { DEFAULT_NAMESPACE, planScopedTasks, reviewAccess, type AccessReviewer, type ScopeInput } from './scope';
+import { DEFAULT_NAMESPACE, reviewAccess, type AccessReviewer } from '../kube/accessReview';
+import { planScopedTasks, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
 import { distanceRttMs } from '../kube/rtt';

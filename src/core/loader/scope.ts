@@ -1,6 +1,6 @@
 /**
  * Where the user may list: the namespace scope of a load, planned from what the API server says the
- * user may do, before the first list (see ../kube/access.ts for the review requests).
+ * user may do, before the first list (the reviews and their verdicts: ../kube/accessReview.ts).
  *
  * kubectl lists in the context's `namespace` (or "default") unless told -A; the loader lists every
  * namespace unless told which. Most users are not cluster admins, so with no namespaces chosen:
@@ -27,16 +27,9 @@
  * it (or cannot tell), and a forbidden task for each namespace where they do not.
  */
 import { gvrName, type ApiResource } from '../kube';
-import type { AccessReview, ResourceAttributes, RulesReview } from '../kube/access';
-import { rulesAllow } from '../kube/access';
-import { abortReason, realClock, type Clock } from '../clock';
+import { DEFAULT_NAMESPACE, verdictAcross, verdictIn, type AccessFacts } from '../kube/accessReview';
 import type { LoadSummary, LoadTask } from './types';
-
-/** The review requests the scope planner asks (KubeClient implements them). */
-export interface AccessReviewer {
-  accessReview(a: ResourceAttributes, opts: { signal?: AbortSignal }): Promise<AccessReview>;
-  rulesReview(namespace: string, opts: { signal?: AbortSignal }): Promise<RulesReview>;
-}
+import { redactUrl } from '../kube/redactUrl';
 
 export interface ScopeInput {
   /** Chosen namespaces (--namespace / kubeloop.namespaces); empty = all the user may see. */
@@ -44,23 +37,6 @@ export interface ScopeInput {
   /** The kubeconfig context's namespace; 'default' when it names none (as kubectl). */
   contextNamespace?: string;
   labelSelector?: string;
-}
-
-/** What the reviews said; `undefined` fields: not asked, or the review failed. */
-export interface AccessFacts {
-  /**
-   * The user may do every verb asked (default: list) on every resource at the cluster scope (one
-   * SSAR per verb: list, and for the sync loop watch too).
-   */
-  listEverything?: boolean;
-  /** The verbs the reviews were asked for; a rule allows a type only if it allows all of them. Unset: list. */
-  verbs?: string[];
-  /** Rules per candidate namespace (only the reviews that answered). */
-  rules: RulesReview[];
-  /** The cluster-wide rules: the rules review of CLUSTER_RULES_PROBE (see step 2 above). */
-  clusterRules?: RulesReview;
-  /** Messages of reviews that failed (they count as "unknown", never as "denied"). */
-  reviewErrors: string[];
 }
 
 export interface ScopePlan {
@@ -71,88 +47,6 @@ export interface ScopePlan {
   /** The candidate namespaces: the chosen ones, or the context's. */
   candidates: string[];
   access: AccessFacts;
-}
-
-export type Verdict = 'allowed' | 'denied' | 'unknown';
-
-export const DEFAULT_NAMESPACE = 'default';
-
-/** A namespace name nobody creates: its rules review holds the cluster-wide grants only. */
-export const CLUSTER_RULES_PROBE = 'kubeloop-cluster-rules-probe-0';
-
-/** How long the reviews may take before the load goes on without them (they then prove nothing). */
-export const REVIEW_TIMEOUT_MS = 10_000;
-
-/**
- * Asks the reviews (the rules reviews in parallel); never rejects for a review's failure, only for
- * the caller's abort. Reviews that have not answered within `timeoutMs` (on `clock`) are abandoned
- * (their requests aborted) and count as failed: a server slow to answer them cannot stall a load.
- */
-export async function reviewAccess(
-  reviewer: AccessReviewer | undefined,
-  candidates: string[],
-  signal?: AbortSignal,
-  opts: { clock?: Clock; timeoutMs?: number; verbs?: string[] } = {},
-): Promise<AccessFacts> {
-  const verbs = opts.verbs?.length ? [...new Set(opts.verbs)] : ['list'];
-  const facts: AccessFacts = { rules: [], reviewErrors: [], ...(opts.verbs ? { verbs } : {}) };
-  if (!reviewer) return facts;
-  const ac = new AbortController();
-  const onAbort = () => ac.abort(abortReason(signal!));
-  if (signal?.aborted) throw abortReason(signal);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const ms = opts.timeoutMs ?? REVIEW_TIMEOUT_MS;
-  const timer = (opts.clock ?? realClock).setTimer(ms, () => ac.abort(new Error(`no answer within ${ms} ms`)));
-  const note = (what: string, e: unknown) => {
-    if (signal?.aborted) throw e;
-    facts.reviewErrors.push(`${what}: ${e instanceof Error ? e.message : String(e)}`);
-  };
-  try {
-    try {
-      const answers = await Promise.all(verbs.map((verb) => reviewer.accessReview({ verb, group: '*', resource: '*' }, { signal: ac.signal })));
-      facts.listEverything = answers.every((a) => a.allowed);
-    } catch (e) {
-      note(`SelfSubjectAccessReview (${verbs.join('+')} of every resource at the cluster scope)`, e);
-    }
-    if (facts.listEverything || ac.signal.aborted) return facts;
-    const answers = await Promise.all(
-      [...candidates, CLUSTER_RULES_PROBE].map((ns) =>
-        reviewer.rulesReview(ns, { signal: ac.signal }).catch((e: unknown) => {
-          note(`SelfSubjectRulesReview in namespace "${ns}"`, e);
-          return undefined;
-        }),
-      ),
-    );
-    const probe = answers.pop();
-    if (probe) facts.clusterRules = probe;
-    for (const a of answers) if (a) facts.rules.push(a);
-    return facts;
-  } finally {
-    timer.cancel();
-    signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-/** Whether the facts say the user may list `r` in `namespace`. */
-export function verdictIn(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>, namespace: string): Verdict {
-  if (facts.listEverything) return 'allowed';
-  return verdictOf(
-    facts.rules.find((x) => x.namespace === namespace),
-    r,
-    facts.verbs,
-  );
-}
-
-/** Whether the facts say the user may list `r` across all namespaces (or at the cluster scope). */
-export function verdictAcross(facts: AccessFacts, r: Pick<ApiResource, 'group' | 'resource'>): Verdict {
-  if (facts.listEverything) return 'allowed';
-  return verdictOf(facts.clusterRules, r, facts.verbs);
-}
-
-function verdictOf(rules: RulesReview | undefined, r: Pick<ApiResource, 'group' | 'resource'>, verbs: string[] = ['list']): Verdict {
-  if (!rules) return 'unknown';
-  if (verbs.every((v) => rulesAllow(rules.resourceRules, v, r.group, r.resource))) return 'allowed';
-  return rules.incomplete ? 'unknown' : 'denied';
 }
 
 /** Why a type is forbidden, in the apiserver's words where they fit; says that nothing was requested. */
@@ -228,5 +122,5 @@ export function noRightsText(who: { user: string; context: string; server: strin
   const where = namespaces.length
     ? `across all namespaces nor in the namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((n) => `"${n}"`).join(', ')}`
     : 'anywhere';
-  return `user "${who.user}" (context "${who.context}", server ${who.server}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
+  return `user "${who.user}" (context "${who.context}", server ${redactUrl(who.server)}) may not list any resource type ${where}: every type is forbidden. Ask for a Role (namespace) or ClusterRole with get/list/watch, or choose another context or namespace.`;
 }

@@ -33,6 +33,7 @@ import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
 import { objectKey, type Obj } from './records';
 import type { RecordingWriter } from './writer';
+import type { SyncObserver } from '../syncloop/observer';
 
 export interface RecordedType {
   group: string;
@@ -42,14 +43,6 @@ export interface RecordedType {
 interface Meta {
   name?: string;
   namespace?: string;
-}
-
-/** What the sync loop's sources tell an observer (ClusterSync's `observer` option). */
-export interface SyncObserver {
-  /** A reflector's full list for source `source` (a type in one namespace or all). */
-  replace(source: string, type: RecordedType, items: readonly Obj[]): void;
-  /** One watch event of that source. */
-  apply(source: string, type: RecordedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: Obj): void;
 }
 
 export interface RecorderOptions {
@@ -170,11 +163,11 @@ export class Recorder implements SyncObserver {
     });
   }
 
-  replace(source: string, type: RecordedType, items: readonly Obj[]): void {
+  replace(source: string, type: RecordedType, items: readonly object[]): void {
     this.enqueue(Q_LIST, source, type, items.slice());
   }
 
-  apply(source: string, type: RecordedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: Obj): void {
+  apply(source: string, type: RecordedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: object): void {
     this.enqueue(event === 'DELETED' ? Q_DELETE : Q_PUT, source, type, obj);
   }
 

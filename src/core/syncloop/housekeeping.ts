@@ -1,7 +1,8 @@
 import type { SyncLoop } from './syncloop';
 import type { DesiredObject } from './state/desired';
-import { computeObjectView, type ObjectView } from './state/view';
-import { isPodResource, type Pod } from './types';
+import { computeObjectView, type ObjectView } from '../rows/objectView';
+import { isPodResource } from '../kube/objectKey';
+import { type Pod } from '../kube/pod';
 import { isTerminalPhase } from './sync';
 
 /**

@@ -6,7 +6,8 @@ import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { iterationNode } from './node';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
-import { isPodResource, objectKey, type Pod } from './types';
+import { isPodResource, objectKey } from '../kube/objectKey';
+import { type Pod } from '../kube/pod';
 import { exitOf } from './prober/exits';
 
 /**

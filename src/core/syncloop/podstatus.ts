@@ -1,4 +1,4 @@
-import type { Pod } from './types';
+import type { Pod } from '../kube/pod';
 
 /** Pod-status checks the handlers make, named after the kubelet's (pkg/kubelet/status, active_deadline.go). */
 

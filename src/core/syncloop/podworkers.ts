@@ -1,6 +1,8 @@
 import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
-import { allContainerStatuses, type KubeObject, type Pod, type ResourceRef } from './types';
+import { allContainerStatuses, type Pod } from '../kube/pod';
+import { type KubeObject } from './types';
+import { type ResourceRef } from '../kube/objectKey';
 import type { PodCache } from './pleg/podcache';
 import { jitter, WorkQueue } from './workqueue';
 

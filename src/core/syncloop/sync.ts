@@ -4,8 +4,10 @@ import type { PodSyncer, SyncContext, TerminationResult } from './podworkers';
 import type { ActualStateOfWorld } from './state/actual';
 import type { DesiredStateOfWorld } from './state/desired';
 import type { ProbeResultsCache } from './state/probes';
-import { computeObjectView } from './state/view';
-import { allContainerStatuses, isPodResource, type KubeObject, type Pod } from './types';
+import { computeObjectView } from '../rows/objectView';
+import { allContainerStatuses, type Pod } from '../kube/pod';
+import { isPodResource } from '../kube/objectKey';
+import { type KubeObject } from './types';
 
 /**
  * ModelSyncer: what a sync means for our model (upstream's syncPod / syncTerminatingPod /

@@ -11,7 +11,7 @@ import { podWorkerMark } from './podworkerlane';
 import { iterationNode } from './node';
 import { activeDeadlinePassed, needToReconcilePodReadiness } from './podstatus';
 import type { ProbeProgress } from './prober/infer';
-import { computeObjectView } from './state/view';
+import { computeObjectView } from '../rows/objectView';
 import { PROBE_CHANNEL_CAPACITY } from './prober/infer';
 import { Selector } from './select';
 import { ActualStateOfWorld } from './state/actual';
@@ -19,8 +19,10 @@ import { DesiredStateOfWorld } from './state/desired';
 import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
-import type { KubeObject, Pod, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import { allContainerStatuses, objectKey } from './types';
+import type { KubeObject, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
+import type { Pod } from '../kube/pod';
+import { allContainerStatuses } from '../kube/pod';
+import { objectKey } from '../kube/objectKey';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */

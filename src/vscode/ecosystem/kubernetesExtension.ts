@@ -12,9 +12,14 @@
  *   once and then ignored, never thrown into KubeLoop.
  * - `onDidChange` fires only when what is followed changed (kubeconfig or context), `onDidChangeNamespace`
  *   when the extension switched its namespace; the glue reloads on both.
+ * - A kubeconfig its API reports that the user's own setup does not name is followed only after
+ *   the user confirmed it (asked once, answer remembered: followConsent.ts), and never in an
+ *   untrusted window; granting trust re-reads what is followed.
  */
 import * as vscode from 'vscode';
 import type { Logger } from '../../app/logger';
+import { kubeconfigFiles } from '../../app/connection/connection';
+import { FollowConsent } from '../../app/ecosystem/followConsent';
 import {
   configurationApi,
   followed,
@@ -44,6 +49,7 @@ export class KubernetesFollower implements vscode.Disposable {
   private apiPath: string | undefined;
   private context: string | undefined;
   private last: Followed = {};
+  private readonly consent: FollowConsent;
   private readonly subscriptions: vscode.Disposable[] = [];
   private apiSubscriptions: { dispose(): unknown }[] = [];
   private readonly changed = new vscode.EventEmitter<Followed>();
@@ -56,9 +62,12 @@ export class KubernetesFollower implements vscode.Disposable {
   constructor(
     private readonly options: () => { follow: boolean; kubeconfig: string; context: string },
     private readonly log: Logger,
+    answers: vscode.Memento,
   ) {
+    this.consent = new FollowConsent(answers, (path) => askToFollow(path));
     this.last = this.followed();
     this.subscriptions.push(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.update('the window is trusted now')),
       vscode.extensions.onDidChange(() => {
         if (!vscode.extensions.getExtension(KUBERNETES_EXTENSION_ID)) this.forget();
         void this.connect();
@@ -81,6 +90,9 @@ export class KubernetesFollower implements vscode.Disposable {
       ...(this.apiPath ? { apiPath: this.apiPath } : {}),
       settings,
       ...(this.context ? { context: this.context } : {}),
+      trusted: vscode.workspace.isTrusted,
+      defaults: kubeconfigFiles({}),
+      answers: this.consent.answers(),
     });
   }
 
@@ -162,6 +174,7 @@ export class KubernetesFollower implements vscode.Disposable {
 
   private update(why: string): void {
     const now = this.followed();
+    if (now.unconfirmed) this.confirm(now.unconfirmed);
     if (now.kubeconfig === this.last.kubeconfig && now.context === this.last.context) return;
     this.last = now;
     this.log.info(
@@ -170,9 +183,28 @@ export class KubernetesFollower implements vscode.Disposable {
     this.changed.fire(now);
   }
 
+  /** Asks the user about a kubeconfig their setup does not name; follows it once they agree. */
+  private confirm(path: string): void {
+    void this.consent.confirm(path).then(
+      (answered) => answered && this.update('you answered about its kubeconfig'),
+      (e: unknown) => this.log.warn(`Kubernetes extension: cannot keep your answer about ${path}: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
+
   dispose(): void {
     for (const d of [...this.subscriptions, ...this.apiSubscriptions]) d.dispose();
     this.changed.dispose();
     this.namespaceChanged.dispose();
   }
+}
+
+async function askToFollow(path: string): Promise<'follow' | 'refuse' | undefined> {
+  const follow = 'Use It';
+  const refuse = 'Not This One';
+  const pick = await vscode.window.showWarningMessage(
+    `The Kubernetes extension uses the kubeconfig ${path}, which your user settings do not name (a workspace's settings may have chosen it). A kubeconfig can run programs (exec credential plugins). Should KubeLoop use it?`,
+    follow,
+    refuse,
+  );
+  return pick === follow ? 'follow' : pick === refuse ? 'refuse' : undefined;
 }

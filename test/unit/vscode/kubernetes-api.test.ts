@@ -3,7 +3,8 @@
 // (vscode-kubernetes-tools src/api/contract: get(component, version) -> { available, api | reason }).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { configurationApi, followed, hostPath, kubernetesSettings, type KubeconfigPath } from '../../../src/app/ecosystem/kubernetesApi';
+import { configurationApi, followed, hostPath, kubernetesSettings, type FollowAnswer, type KubeconfigPath } from '../../../src/app/ecosystem/kubernetesApi';
+import { FollowConsent } from '../../../src/app/ecosystem/followConsent';
 
 /** A minimal event emitter with vscode.Event's calling convention. */
 function emitter<T>() {
@@ -110,8 +111,8 @@ describe('what KubeLoop follows', () => {
     assert.deepEqual(kubernetesSettings({ 'vs-kubernetes.kubeconfig': 3 }), { known: [] });
   });
 
-  it("the API's path first, else vs-kubernetes.kubeconfig; the context it switched to", () => {
-    const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings };
+  it("the API's path first (once it is the user's own), else vs-kubernetes.kubeconfig; the context it switched to", () => {
+    const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings, answers: { '/api/path': 'follow' as const } };
     assert.deepEqual(followed({ ...base, apiPath: '/api/path', context: 'beta' }), {
       kubeconfig: '/api/path',
       from: 'the Kubernetes extension',
@@ -122,9 +123,58 @@ describe('what KubeLoop follows', () => {
   });
 
   it("KubeLoop's own settings win, and following off follows nothing", () => {
-    const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings, apiPath: '/api/path', context: 'beta' };
+    const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings, apiPath: '/a', context: 'beta' };
     assert.deepEqual(followed({ ...base, kubeloopKubeconfig: '/mine' }), { context: 'beta' });
-    assert.deepEqual(followed({ ...base, kubeloopContext: 'alpha' }), { kubeconfig: '/api/path', from: 'the Kubernetes extension' });
+    assert.deepEqual(followed({ ...base, kubeloopContext: 'alpha' }), { kubeconfig: '/a', from: 'the Kubernetes extension' });
     assert.deepEqual(followed({ ...base, follow: false }), {});
+  });
+
+  it("an API path the user's own setup does not name waits for their word; an untrusted window never follows it", () => {
+    const base = { follow: true, kubeloopKubeconfig: '', kubeloopContext: '', settings, defaults: ['/home/u/.kube/config'] };
+    // a workspace's vs-kubernetes.kubeconfig reaches KubeLoop only through the API's path
+    assert.deepEqual(followed({ ...base, apiPath: '/repo/evil' }), {
+      unconfirmed: '/repo/evil',
+      kubeconfig: '/home/u/.kube/team',
+      from: 'vs-kubernetes.kubeconfig',
+    });
+    assert.deepEqual(followed({ ...base, settings: { known: [] }, apiPath: '/repo/evil' }), { unconfirmed: '/repo/evil' });
+    assert.deepEqual(followed({ ...base, apiPath: '/repo/evil', answers: { '/repo/evil': 'follow' } }), {
+      kubeconfig: '/repo/evil',
+      from: 'the Kubernetes extension',
+    });
+    assert.deepEqual(followed({ ...base, apiPath: '/repo/evil', answers: { '/repo/evil': 'refuse' } }), {
+      kubeconfig: '/home/u/.kube/team',
+      from: 'vs-kubernetes.kubeconfig',
+    });
+    // the user's own: their vs-kubernetes.kubeconfig, a known kubeconfig, a default file (compared resolved)
+    for (const own of ['/home/u/.kube/team', '/b', '/home/u/.kube/../.kube/config'])
+      assert.deepEqual(followed({ ...base, apiPath: own }), { kubeconfig: own, from: 'the Kubernetes extension' }, own);
+    // untrusted: the API's path is not followed, nor asked about, even when answered or the user's own
+    for (const apiPath of ['/repo/evil', '/b'])
+      assert.deepEqual(followed({ ...base, apiPath, trusted: false, answers: { '/repo/evil': 'follow' } }), {
+        kubeconfig: '/home/u/.kube/team',
+        from: 'vs-kubernetes.kubeconfig',
+      });
+  });
+
+  it('asks once per path and remembers the answer; a dismissed question is not asked again this session', async () => {
+    const saved = new Map<string, unknown>();
+    const store = { get: (k: string) => saved.get(k), update: async (k: string, v: unknown) => void saved.set(k, v) };
+    const asked: string[] = [];
+    const replies: (FollowAnswer | undefined)[] = ['follow', undefined, 'refuse'];
+    const consent = new FollowConsent(store, async (p) => (asked.push(p), replies.shift()));
+    assert.equal(await consent.confirm('/repo/a'), true);
+    assert.equal(await consent.confirm('/repo/../repo/a'), false, 'answered: not asked again');
+    assert.equal(await consent.confirm('/repo/b'), false, 'dismissed');
+    assert.equal(await consent.confirm('/repo/b'), false, 'not asked again this session');
+    assert.deepEqual(consent.answers(), { '/repo/a': 'follow' });
+    // a later session (a new FollowConsent over the same store) asks about what was only dismissed
+    const later = new FollowConsent(store, async (p) => (asked.push(p), replies.shift()));
+    assert.equal(await later.confirm('/repo/a'), false);
+    assert.equal(await later.confirm('/repo/b'), true);
+    assert.deepEqual(later.answers(), { '/repo/a': 'follow', '/repo/b': 'refuse' });
+    assert.deepEqual(asked, ['/repo/a', '/repo/b', '/repo/b']);
+    saved.set('kubeloop.kubernetesExtension.kubeconfigAnswers', { '/x': 'yes', '/y': 7, '/z': 'refuse' });
+    assert.deepEqual(later.answers(), { '/z': 'refuse' }, 'what is not an answer is ignored');
   });
 });

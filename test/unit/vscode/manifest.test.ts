@@ -56,6 +56,20 @@ describe('package.json contributes', () => {
     assert.deepEqual(contributes.configuration.properties, configurationSchema());
   });
 
+  it('declares limited support for untrusted and virtual workspaces; every restricted setting is one a workspace can set', () => {
+    const { untrustedWorkspaces, virtualWorkspaces } = pkg.capabilities;
+    assert.equal(untrustedWorkspaces.supported, 'limited');
+    assert.equal(virtualWorkspaces.supported, 'limited');
+    assert.ok(untrustedWorkspaces.description && virtualWorkspaces.description);
+    const schema = configurationSchema() as Record<string, { scope?: string }>;
+    assert.ok(untrustedWorkspaces.restrictedConfigurations.includes('kubeloop.followKubernetesExtension'));
+    for (const key of untrustedWorkspaces.restrictedConfigurations) {
+      assert.ok(schema[key], `${key} is a declared setting`);
+      // a machine-scoped setting is never read from a workspace: listing it would say nothing
+      assert.notEqual(schema[key]!.scope, 'machine', key);
+    }
+  });
+
   it('points main at the bundle esbuild writes', () => {
     assert.equal(pkg.main, './dist/extension.js');
   });

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { makeNonce, timelineHtml } from '../../../src/app/timeline/html';
 import { formatEventDetails } from '../../../src/shared/details';
 import { parseWebviewMessage } from '../../../src/shared/protocol';
-import { eventLabel } from '../../../media/timeline/format';
+import { eventLabel } from '../../../src/vscode/timeline/webview/format';
 import type { LoaderTaskEvent, SyncIterationEvent } from '../../../src/core/timeline/events';
 
 const input = {

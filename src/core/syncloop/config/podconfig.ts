@@ -1,6 +1,7 @@
 import { runStepsSliced, STEP_ITEMS } from '../../slice';
 import { Channel, ChannelClosedError } from '../channel';
-import { isPodResource, type PodUpdate } from '../types';
+import { isPodResource } from '../../kube/objectKey';
+import { type PodUpdate } from '../types';
 import { PodStorage } from './storage';
 
 /** Upstream's configCh buffer (NewPodConfig: make(chan kubetypes.PodUpdate, 50)). */

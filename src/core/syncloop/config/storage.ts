@@ -1,6 +1,7 @@
 import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { deepEqual } from '../equal';
-import type { KubeObject, PodOperation, PodUpdate, ResourceRef } from '../types';
+import type { KubeObject, PodOperation, PodUpdate } from '../types';
+import type { ResourceRef } from '../../kube/objectKey';
 
 /**
  * PodStorage: upstream pkg/kubelet/config/config.go podStorage.merge — turns what a source says

@@ -1,5 +1,7 @@
 import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
-import { allContainerStatuses, objectKey, type Pod, type PodLifecycleEvent } from '../types';
+import { allContainerStatuses, type Pod } from '../../kube/pod';
+import { objectKey } from '../../kube/objectKey';
+import { type PodLifecycleEvent } from '../types';
 
 /**
  * GenericPLEG: upstream pkg/kubelet/pleg/generic.go — the pod lifecycle event generator. Each relist

@@ -1,4 +1,5 @@
-import type { KubeEvent, ProbeType } from '../types';
+import type { KubeEvent } from '../../kube/pod';
+import type { ProbeType } from '../types';
 
 /**
  * Reading the kubelet's probe Events as the API serves them: `Unhealthy` ("Liveness probe failed:

@@ -1,5 +1,5 @@
 import { containerIdOf } from '../pleg/generic';
-import { allContainerStatuses, type ContainerStateTerminated, type Pod } from '../types';
+import { allContainerStatuses, type ContainerStateTerminated, type Pod } from '../../kube/pod';
 
 /**
  * Why a container stopped, from its terminated state as the runtime reports it:

@@ -1,15 +1,7 @@
 import { containerIdOf } from '../pleg/generic';
-import {
-  allContainerStatuses,
-  objectKey,
-  type Container,
-  type ContainerStatus,
-  type KubeEvent,
-  type Pod,
-  type ProbeResult,
-  type ProbeType,
-  type ProbeUpdate,
-} from '../types';
+import { allContainerStatuses, type Container, type ContainerStatus, type KubeEvent, type Pod } from '../../kube/pod';
+import { objectKey } from '../../kube/objectKey';
+import { type ProbeResult, type ProbeType, type ProbeUpdate } from '../types';
 import { containerNameOf, countOf, isProbeEvent, parseTime, probeOfEvent, stripCombined } from './events';
 import { describeExit, exitCause } from './exits';
 import { INITIAL_RESULT, ResultsManager, thresholdsOf, type ProbeThresholds } from './results';

@@ -7,14 +7,14 @@ import { PodCache } from '../pleg/podcache';
 import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
 import { ProbeInference } from '../prober/infer';
 import { SyncLoop, type SyncLoopOptions } from '../syncloop';
-import type { Pod } from '../types';
+import type { Pod } from '../../kube/pod';
 import { ConsistencyCheck, ConsistencyLister } from './consistency';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
-import type { AccessReviewer } from '../../loader/scope';
+import type { AccessReviewer } from '../../kube/accessReview';
 import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
 import type { ReflectorSink } from './reflector';
-import type { SyncObserver } from '../../recorder/recorder';
+import type { SyncObserver } from '../observer';
 
 export const PODS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'pods' });
 function typeName(g: Pick<GroupVersionResource, 'group' | 'resource'>): string {
@@ -68,11 +68,11 @@ function observed(inner: ReflectorSink, observer: SyncObserver | undefined, sour
   return {
     async replace(items, rv) {
       await inner.replace(items, rv);
-      observer.replace(source, type, items as unknown as Record<string, unknown>[]);
+      observer.replace(source, type, items);
     },
     async apply(event, obj) {
       await inner.apply(event, obj);
-      observer.apply(source, type, event, obj as unknown as Record<string, unknown>);
+      observer.apply(source, type, event, obj);
     },
   };
 }
@@ -355,7 +355,7 @@ export class ClusterSync {
       if (r.reflector.state === 'forbidden') continue;
       if (r.source !== undefined) {
         const items = this.kl.podConfig.storage.sourcePods(r.source);
-        observer.replace(r.source, r.reflector.opts.gvr, items as unknown as Record<string, unknown>[]);
+        observer.replace(r.source, r.reflector.opts.gvr, items);
         seeded += items.length;
       } else {
         r.reflector.relist('an observer started');

@@ -5,8 +5,11 @@ import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
 import type { PlegRelister } from '../pleg/relister';
-import type { KubeEvent, KubeObject, Pod, PodLifecycleEvent, PodOperation, ProbeUpdate, ResourceRef } from '../types';
-import { allContainerStatuses, isPodResource } from '../types';
+import type { KubeEvent, Pod } from '../../kube/pod';
+import type { KubeObject, PodLifecycleEvent, PodOperation, ProbeUpdate } from '../types';
+import type { ResourceRef } from '../../kube/objectKey';
+import { allContainerStatuses } from '../../kube/pod';
+import { isPodResource } from '../../kube/objectKey';
 import type { ReflectorSink } from './reflector';
 
 /** Watch event type -> the config operation it is merged as (DELETED: the object is gone: REMOVE). */

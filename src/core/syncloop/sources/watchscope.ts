@@ -13,7 +13,7 @@
  * - the reviews cannot tell (no reviewer, a failed review, `incomplete` rules): watch across, with
  *   `narrowTo: ctx` for a namespaced type.
  */
-import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessFacts, type AccessReviewer } from '../../loader/scope';
+import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessFacts, type AccessReviewer } from '../../kube/accessReview';
 import type { Clock } from '../../clock';
 import type { GroupVersionResource } from '../../kube/types';
 

@@ -1,5 +1,5 @@
 import { deepEqual } from '../equal';
-import type { ObjectView } from './view';
+import type { ObjectView } from '../../rows/objectView';
 
 /**
  * ActualStateOfWorld: what our model holds — one computed ObjectView per key; the tree view's data.

@@ -1,4 +1,5 @@
-import { isPodResource, type KubeObject, type ResourceRef } from '../types';
+import { isPodResource, type ResourceRef } from '../../kube/objectKey';
+import { type KubeObject } from '../types';
 import { activeDeadlineSeconds } from '../podstatus';
 
 /**

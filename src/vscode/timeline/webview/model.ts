@@ -27,8 +27,8 @@ import type {
   LoaderTaskEvent,
   SyncIterationEvent,
   SyncSource,
-} from '../../src/core/timeline/events';
-import type { TimelineItem } from '../../src/shared/protocol';
+} from '../../../core/timeline/events';
+import type { TimelineItem } from '../../../shared/protocol';
 
 export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 /** The demo cluster's controllers in the order work flows through them (unknown names sort after). */

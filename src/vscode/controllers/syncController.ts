@@ -12,8 +12,8 @@ import { SyncRunner } from '../../app/sync/syncRunner';
 import { pollRemoteReconciles } from '../../app/timeline/remoteReconciles';
 import { realClock } from '../../core/clock';
 import type { KubeClient } from '../../core/kube/client';
-import { DEMO_CONTEXT } from './demoUi';
-import { connect, reportProblem } from './connectionUi';
+import { DEMO_CONTEXT } from './demoController';
+import { connect, reportProblem } from './connection';
 import { setContextKey, type Services } from './services';
 
 /** How long the loop may go without every source listing before the user is told. */

@@ -2,7 +2,7 @@
  * The webview's saved state (TimelineViewState in the shared protocol): read back with every field
  * checked, because it may come from an older version of this webview (or be absent). Pure.
  */
-import type { TimelineViewState } from '../../src/shared/protocol';
+import type { TimelineViewState } from '../../../shared/protocol';
 import { sanitizeFilter, type FilterSpec } from './filter';
 import { sanitize, type Viewport } from './viewport';
 

@@ -10,7 +10,7 @@ import { noRightsText, nothingPermitted } from '../../core/loader/scope';
 import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
 import { Paced } from '../../app/paced';
 import { realClock } from '../../core/clock';
-import { connect, reportProblem } from './connectionUi';
+import { connect, reportProblem } from './connection';
 import { setContextKey, type Services } from './services';
 import { formatCount } from '../../core/formatCount';
 

@@ -3,8 +3,8 @@
  * details of a bar or mark. Plain strings only: the caller puts them in the DOM with textContent, so
  * cluster-supplied names are never parsed as HTML.
  */
-import type { TimelineEvent } from '../../src/core/timeline/events';
-import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, reconcileSummary, type DetailRow } from '../../src/shared/details';
+import type { TimelineEvent } from '../../../core/timeline/events';
+import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, reconcileSummary, type DetailRow } from '../../../shared/details';
 import { itemEnd, type Bar, type Item } from './model';
 
 export function eventLabel(e: TimelineEvent): string {

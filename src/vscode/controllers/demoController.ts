@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { startDemoCluster, type DemoCluster } from '../../demo/index';
+import { startDemoCluster, type DemoCluster } from '../../demo';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import type { ConnectionTarget } from '../../app/connection/connection';
 import { demoSettingsFromEnv, describeDemoSettings } from '../../app/demo/demoOptions';

@@ -25,10 +25,11 @@
  * - anything else (custom resources, aggregated APIs, built-ins not listed): full objects, since a
  *   view may read status.phase or spec.replicas that its printer columns need not show.
  */
-import type { ListTransfer } from '../../kube/list';
-import { TableColumnError, tableRowOf, type TableRowCells } from '../../kube/table';
-import type { KubeObject, ResourceRef } from '../types';
-import { computeObjectView, makeView, type ObjectView } from './view';
+import type { ListTransfer } from '../kube/list';
+import { TableColumnError, tableRowOf, type TableRowCells } from '../kube/table';
+import type { StoredObject } from '../kube/types';
+import type { ResourceRef } from '../kube/objectKey';
+import { computeObjectView, makeView, type ObjectView } from './objectView';
 
 type Rule = 'pod' | 'readyCell' | 'readyOfDesired' | 'phase' | 'phaseUnlessDeleting';
 
@@ -154,7 +155,7 @@ export function podPhaseFromRow(status: string, restarts: number, row: TableRowC
  * object, or metadata alone for a METADATA_TYPES type). `kind` is the type's kind (discovery).
  * Throws TableColumnError when the row lacks a column its rule reads.
  */
-export function viewOfLoaded(key: string, obj: KubeObject, r: ResourceRef, kind: string): ObjectView {
+export function viewOfLoaded(key: string, obj: StoredObject, r: ResourceRef, kind: string): ObjectView {
   const row = tableRowOf(obj);
   if (!row) return computeObjectView(key, obj.kind ? obj : { ...obj, kind }, r);
   const m = obj.metadata;

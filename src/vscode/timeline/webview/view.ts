@@ -11,7 +11,7 @@
  *   restored from getState, so hiding and showing the panel, or reloading the window, loses nothing.
  * - Cluster data reaches the DOM through textContent only (see dom.ts and format.ts).
  */
-import type { HostToWebviewMessage, TimelineItem, TimelineViewState, WebviewToHostMessage } from '../../src/shared/protocol';
+import type { HostToWebviewMessage, TimelineItem, TimelineViewState, WebviewToHostMessage } from '../../../shared/protocol';
 import { buildDom, el, showDetails, syncOptions, type Dom } from './dom';
 import { drawFrame } from './draw';
 import { isEmptyFilter, kindsOf, makePredicate } from './filter';

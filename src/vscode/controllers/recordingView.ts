@@ -278,7 +278,7 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
 
   private async askPath(): Promise<string | undefined> {
     const set = this.s.settings()['recording.folder'];
-    const folder = set ? expandHome(set) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const folder = set ? expandHome(set) : vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
     const uris = await vscode.window.showOpenDialog({
       title: 'KubeLoop: Open Recording',
       openLabel: 'Open Recording',

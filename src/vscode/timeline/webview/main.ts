@@ -3,7 +3,7 @@
  * the panel's strict CSP and talks to the host only through src/shared/protocol.ts; everything else
  * is in view.ts and the pure modules it uses.
  */
-import type { TimelineViewState, WebviewToHostMessage } from '../../src/shared/protocol';
+import type { TimelineViewState, WebviewToHostMessage } from '../../../shared/protocol';
 import { TimelineView } from './view';
 
 interface VsCodeApi {

@@ -14,7 +14,8 @@ import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { expandHome } from '../../app/connection/connection';
 import { defaultRecordingPath, LiveRecording, recordingStatusText } from '../../app/recording/liveRecording';
 import { setContextKey, type Services } from './services';
-import type { SyncController } from './syncUi';
+import type { SyncController } from './syncController';
+import { redactUrl } from '../../core/kube/redactUrl';
 
 export class RecordingController implements vscode.Disposable {
   private active: LiveRecording | undefined;
@@ -63,7 +64,7 @@ export class RecordingController implements vscode.Disposable {
           path: file,
           loop,
           context: this.s.model.context ?? '',
-          ...(this.s.model.server ? { server: this.s.model.server } : {}),
+          ...(this.s.model.server ? { server: redactUrl(this.s.model.server) } : {}),
           timeline: this.s.timeline,
           maxMB: settings['recording.maxMB'],
           maxHours: settings['recording.maxHours'],
@@ -111,7 +112,7 @@ export class RecordingController implements vscode.Disposable {
 
   private async askPath(): Promise<string | undefined> {
     const set = this.s.settings()['recording.folder'];
-    const folder = set ? expandHome(set) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? homedir());
+    const folder = set ? expandHome(set) : (vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? homedir());
     const uri = await vscode.window.showSaveDialog({
       title: 'KubeLoop: Start Recording',
       saveLabel: 'Record',

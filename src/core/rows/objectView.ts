@@ -1,5 +1,8 @@
-import type { Container, ContainerStatus, KubeObject, Pod, ProbeResult, ProbeType, ResourceRef } from '../types';
-import { isPodResource } from '../types';
+import type { Container, ContainerStatus, Pod } from '../kube/pod';
+import type { StoredObject } from '../kube/types';
+import type { ProbeResult, ProbeType } from '../syncloop/types';
+import type { ResourceRef } from '../kube/objectKey';
+import { isPodResource } from '../kube/objectKey';
 
 /**
  * ObjectView: what our model shows for one object — the tree view's row. It is a pure function of
@@ -58,7 +61,7 @@ export function makeView(
  */
 export function computeObjectView(
   key: string,
-  obj: KubeObject,
+  obj: StoredObject,
   resource: ResourceRef | undefined,
   probes?: ProbeResultsByContainer,
   previous?: ObjectView,
@@ -97,7 +100,7 @@ function sameProbes(shown: NonNullable<ObjectView['probes']>, probes: ProbeResul
   return n === probes.size;
 }
 
-function genericColumns(obj: KubeObject): { status: string; ready?: string; phase?: string } {
+function genericColumns(obj: StoredObject): { status: string; ready?: string; phase?: string } {
   const st = (obj.status ?? {}) as Record<string, unknown>;
   const spec = (obj.spec ?? {}) as Record<string, unknown>;
   const out: { status: string; ready?: string; phase?: string } = { status: obj.metadata.deletionTimestamp ? 'Terminating' : 'Active' };
