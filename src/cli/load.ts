@@ -4,7 +4,7 @@
  *
  *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
  *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
- *                 [--metadata-only] [--timeout SECONDS] [--qps N] [--burst N] [--json]
+ *                 [--metadata-only] [--timeout SECONDS] [--request-timeout DURATION] [--qps N] [--burst N] [--json]
  *                 [--no-discovery-cache] [--compression auto|always|never]
  *
  * Discovery is kept on disk as kubectl keeps it ($XDG_CACHE_HOME/kubeloop/discovery, 6 hours;
@@ -41,6 +41,7 @@ import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
 import { credentialsWithheld } from '../core/kube/auth';
 import { cliWriter, type Writer } from './terminal';
+import { parseRequestTimeout } from './requestTimeout';
 
 export interface LoadIO {
   /** Written through cliWriter (terminal.ts): a terminal gets server text with its control characters shown. */
@@ -79,6 +80,9 @@ flags:
                         | auto (what the extension's tree fetches: per type, Table, metadata or full)
   --timeout SECONDS     per-task timeout: a list is given up after this long without receiving
                         anything (one type in one namespace), 0 = none (default 300)
+  --request-timeout D   deadline of one server request, its whole answer included (kubectl's flag):
+                        seconds, or a duration such as 30s, 1m; 0 = none (default 0). A request past
+                        it is retried (5 times at most), then its type fails
   --qps N               client-side rate limit, requests/s; 0 = none (default ${DEFAULT_QPS})
   --burst N             rate limit burst (default ${DEFAULT_BURST})
   --json                print one JSON object instead of the table
@@ -117,6 +121,8 @@ export interface LoadFlags {
   /** --transfer: what each list asks for; default full objects (auto: the tree's per-type choice). */
   transfer?: ListTransfer | 'auto';
   timeoutSeconds?: number;
+  /** --request-timeout, ms (0 = none). */
+  requestTimeoutMs?: number;
   qps?: number;
   burst?: number;
   json: boolean;
@@ -137,6 +143,7 @@ export function loaderOptions(flags: LoadFlags): Omit<ClusterLoaderOptions, 'lan
     metadataOnly: flags.metadataOnly,
     transfer: transferOption(flags),
     taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
+    requestTimeoutMs: flags.requestTimeoutMs,
     // The command reports counts, never objects: each object is parsed, counted and let go with
     // its page, so memory holds the pages in flight rather than the cluster (a million-object
     // cluster must not need gigabytes here), and the objects die young, cheap to collect.
@@ -228,6 +235,13 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
       }
       case '--timeout':
         f.timeoutSeconds = num(arg, value(), false);
+        break;
+      case '--request-timeout':
+        try {
+          f.requestTimeoutMs = parseRequestTimeout(value());
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
         break;
       case '--qps':
         f.qps = num(arg, value(), false);
@@ -450,6 +464,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
     client = await KubeClient.connect(ctx, {
       qps: flags.qps,
       burst: flags.burst,
+      requestTimeoutMs: flags.requestTimeoutMs,
       ioThread: wantsIoThread(flags),
       discoveryCache: !flags.noDiscoveryCache,
       disableCompression: flags.disableCompression,

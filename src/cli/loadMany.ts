@@ -64,6 +64,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
         const client = await KubeClient.connect(ctx, {
           qps: flags.qps,
           burst: flags.burst,
+          requestTimeoutMs: flags.requestTimeoutMs,
           ioThread: wantsIoThread(flags),
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,

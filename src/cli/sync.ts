@@ -2,7 +2,7 @@
  * `kubeloop sync`: runs the sync loop headless against a cluster, printing what every iteration did.
  *
  *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
- *                 [--consistency-period SECONDS] [--duration SECONDS] [--json] [--workers]
+ *                 [--consistency-period SECONDS] [--duration SECONDS] [--request-timeout DURATION] [--json] [--workers]
  *                 [--kubelet-log FILE [--compare]]
  *                 [--watch TYPE]... [--record FILE [--record-max-mb N] [--record-max-hours H]]
  *
@@ -44,6 +44,7 @@ import { kubeletLineEvent } from '../core/kubeletlog/lane';
 import type { KubeletRecord } from '../core/kubeletlog/records';
 import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
 import { cliWriter } from './terminal';
+import { parseRequestTimeout } from './requestTimeout';
 
 /** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
 const COMPARE_SETTLE_MS = 2000;
@@ -69,6 +70,9 @@ const HELP = `usage: kubeloop sync [flags]
                         how often pods are listed again from the watch cache to catch missed
                         watch events (default: 300)
   --duration SECONDS    stop after this long (default: until Ctrl-C)
+  --request-timeout D   deadline of one server request, its whole answer included (kubectl's flag):
+                        seconds, or a duration such as 30s, 1m; 0 = none (default 0). Not watches:
+                        they are long-running (each ends within 10 min and is resumed)
   --json                one JSON object per iteration: at, t, source, op, key, handler, durationMs, outcome
                         (and message, node, uid, data, inferred when known)
   --workers             with --json, also the pod workers' syncs (source "podworker")
@@ -135,6 +139,7 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
         node: { type: 'string' },
         'consistency-period': { type: 'string' },
         duration: { type: 'string' },
+        'request-timeout': { type: 'string' },
         json: { type: 'boolean' },
         workers: { type: 'boolean' },
         'kubelet-log': { type: 'string' },
@@ -164,6 +169,13 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
       return 1;
     }
     durationMs = s * 1000;
+  }
+  let requestTimeoutMs: number | undefined;
+  try {
+    if (values['request-timeout'] !== undefined) requestTimeoutMs = parseRequestTimeout(values['request-timeout']);
+  } catch (e) {
+    io.stderr(`kubeloop sync: ${(e as Error).message}`);
+    return 1;
   }
   let consistencyPeriodMs: number | undefined;
   if (values['consistency-period'] !== undefined) {
@@ -212,10 +224,13 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
 
   let client: KubeClient;
   try {
-    client = await KubeClient.fromKubeconfig({
-      ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
-      ...(values.context ? { context: values.context } : {}),
-    });
+    client = await KubeClient.fromKubeconfig(
+      {
+        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
+        ...(values.context ? { context: values.context } : {}),
+      },
+      { requestTimeoutMs },
+    );
   } catch (e) {
     io.stderr(`kubeloop sync: ${(e as Error).message}`);
     return 1;

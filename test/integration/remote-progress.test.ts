@@ -3,12 +3,12 @@
  * pages keep coming (each one slow, the whole far longer than the timeout) loads in full, while a
  * list that stops receiving is cut off one timeout after its last page, with what it had received.
  * Inside one page too: a body that trickles in for longer than the timeout is progress; a body
- * that stops halfway is not.
+ * that stops halfway is not, nor one that trickles on past PAGE_TRICKLE_ALLOWANCE timeouts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube';
-import { ClusterLoader, type LoaderClient } from '../../src/core/loader';
+import { ClusterLoader, PAGE_TRICKLE_ALLOWANCE, type LoaderClient } from '../../src/core/loader';
 import { contextFor, startServer, type TestServer } from '../unit/kube-helpers';
 import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
@@ -133,6 +133,32 @@ describe('remote: progress inside one long page', () => {
         } finally {
           client.close();
         }
+      }
+    });
+  }
+
+  for (const ioThread of [true, false]) {
+    it(`a page that trickles past ${PAGE_TRICKLE_ALLOWANCE} task deadlines is cut, though bytes keep coming (${ioThread ? 'I/O thread' : 'loading thread'})`, async () => {
+      // 400 pieces 25 ms apart: a 10 s page, every gap far under the 300 ms deadline
+      const s = await trickle({ chunks: 400, gapMs: 25, stall: false });
+      const client = await KubeClient.connect(contextFor(s.url), { ioThread, qps: 0, retry: { maxBackoffRetries: 0 } });
+      try {
+        const loaderClient: LoaderClient = {
+          transport: client.transport,
+          discover: async () => ({
+            mode: 'aggregated',
+            failures: [],
+            groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }],
+          }),
+          list: (gvr, o, h) => client.list(gvr, o, h),
+        };
+        const { results } = await new ClusterLoader(loaderClient, { pageSize: 500, taskTimeoutMs: 300 }).load();
+        const r = results[0];
+        assert.equal(r.outcome, 'error', `${r.outcome} after ${r.durationMs} ms`);
+        assert.equal(r.reason, 'Timeout');
+        assert.ok(r.durationMs < 10_000, `cut before the page ended (${r.durationMs} ms)`);
+      } finally {
+        client.close();
       }
     });
   }

@@ -33,6 +33,8 @@ import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './watc
 export interface ClientOptions extends TransportOptions {
   /** Deadline of each discovery request, ms (0 = none); default 32 s. */
   discoveryTimeoutMs?: number;
+  /** Deadline of a whole discovery, ms (0 = none); default 64 s. */
+  discoveryOverallTimeoutMs?: number;
   /** Keep discovery on disk (true: in the default folder with kubectl's 6 h TTL). Default off. */
   discoveryCache?: boolean | DiscoveryCacheOptions;
 }
@@ -80,7 +82,11 @@ export class KubeClient {
         return { ...hit.discovery, cachedAgeMs: hit.ageMs };
       }
     }
-    const d = await discover(this.transport, { timeoutMs: this.opts.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS, ...o });
+    const d = await discover(this.transport, {
+      timeoutMs: this.opts.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS,
+      overallTimeoutMs: this.opts.discoveryOverallTimeoutMs,
+      ...o,
+    });
     this.discovered = true;
     if (cache) {
       this.servedFromCache = false;

@@ -15,6 +15,10 @@
  * client), covering its retries. A group version that never answers (a hung aggregated APIService
  * behind /apis/{g}/{v}) is one DiscoveryFailure after its deadline, and the rest of discovery, and
  * the load, go on; a root (/api, /apis) that never answers fails discovery after its deadline.
+ * Discovery as a whole has a deadline too (`overallTimeoutMs`, default 64 s): thousands of group
+ * versions, each within its own deadline, cannot hold it for ever. A group version not answered by
+ * then is a DiscoveryFailure that names the overall deadline; the group versions that answered in
+ * time are in the result, so their types still load.
  */
 import { abortReason } from '../clock';
 import { WorkerPool } from '../pool';
@@ -51,9 +55,16 @@ export interface DiscoverOptions {
   concurrency?: number;
   /** Deadline of each discovery request (its retries included), ms; 0 = none. Default 32 s. */
   timeoutMs?: number;
+  /** Deadline of the whole discovery, ms; 0 = none. Default 64 s. */
+  overallTimeoutMs?: number;
 }
 
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 32_000;
+/**
+ * Two request deadlines: a root may take all of one and the group versions still get the other.
+ * A real cluster's legacy discovery (hundreds of group versions, 8 at a time) takes seconds.
+ */
+export const DEFAULT_DISCOVERY_OVERALL_TIMEOUT_MS = 2 * DEFAULT_DISCOVERY_TIMEOUT_MS;
 
 /** The reason a discovery request is given up on at its deadline. */
 export class DiscoveryTimeoutError extends Error {
@@ -61,19 +72,44 @@ export class DiscoveryTimeoutError extends Error {
   constructor(
     readonly path: string,
     readonly timeoutMs: number,
+    /** It was the whole discovery's deadline (overallTimeoutMs), not the request's own. */
+    readonly overall = false,
   ) {
-    super(`GET ${path}: no answer within the discovery deadline of ${timeoutMs} ms`);
+    super(
+      overall
+        ? `GET ${path}: not answered before discovery's overall deadline of ${timeoutMs} ms`
+        : `GET ${path}: no answer within the discovery deadline of ${timeoutMs} ms`,
+    );
   }
 }
 
-/** GET a discovery document, given up on (its request aborted) at the deadline. */
-async function getWithDeadline<T>(t: KubeTransport, path: string, accept: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-  if (!(timeoutMs > 0)) return (await t.getJson<T>({ path, accept, signal })).body;
+/** When discovery as a whole is given up (clock time), and its length. */
+interface OverallDeadline {
+  at: number;
+  ms: number;
+}
+
+/** GET a discovery document, given up on (its request aborted) at its deadline or discovery's, whichever comes first. */
+async function getWithDeadline<T>(
+  t: KubeTransport,
+  path: string,
+  accept: string | undefined,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  deadline: OverallDeadline | undefined,
+): Promise<T> {
+  const left = deadline ? deadline.at - t.clock.now() : Infinity;
+  if (deadline && left <= 0) throw new DiscoveryTimeoutError(path, deadline.ms, true);
+  const own = timeoutMs > 0 ? timeoutMs : Infinity;
+  if (own === Infinity && left === Infinity) return (await t.getJson<T>({ path, accept, signal })).body;
+  const overall = left < own;
   const ac = new AbortController();
   const onAbort = () => ac.abort(abortReason(signal!));
   if (signal?.aborted) throw abortReason(signal);
   signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = t.clock.setTimer(timeoutMs, () => ac.abort(new DiscoveryTimeoutError(path, timeoutMs)));
+  const timer = t.clock.setTimer(Math.min(own, left), () =>
+    ac.abort(overall ? new DiscoveryTimeoutError(path, deadline!.ms, true) : new DiscoveryTimeoutError(path, timeoutMs)),
+  );
   try {
     return (await t.getJson<T>({ path, accept, signal: ac.signal })).body;
   } finally {
@@ -85,9 +121,11 @@ async function getWithDeadline<T>(t: KubeTransport, path: string, accept: string
 export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Promise<Discovery> {
   const accept = opts.legacyOnly ? 'application/json' : AGGREGATED_DISCOVERY_ACCEPT;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+  const overallMs = opts.overallTimeoutMs ?? DEFAULT_DISCOVERY_OVERALL_TIMEOUT_MS;
+  const deadline = overallMs > 0 ? { at: t.clock.now() + overallMs, ms: overallMs } : undefined;
   const [api, apis] = await Promise.all([
-    getWithDeadline(t, '/api', accept, timeoutMs, opts.signal).then((body) => ({ body })),
-    getWithDeadline(t, '/apis', accept, timeoutMs, opts.signal).then((body) => ({ body })),
+    getWithDeadline(t, '/api', accept, timeoutMs, opts.signal, deadline).then((body) => ({ body })),
+    getWithDeadline(t, '/apis', accept, timeoutMs, opts.signal, deadline).then((body) => ({ body })),
   ]);
   const groups: ApiGroup[] = [];
   const failures: DiscoveryFailure[] = [];
@@ -121,7 +159,7 @@ export async function discover(t: KubeTransport, opts: DiscoverOptions = {}): Pr
       signal: opts.signal,
       run: async (f, ctx) => {
         const path = f.group ? `/apis/${f.group}/${f.version}` : `/api/${f.version}`;
-        const body = await getWithDeadline(t, path, undefined, timeoutMs, ctx.signal);
+        const body = await getWithDeadline(t, path, undefined, timeoutMs, ctx.signal, deadline);
         const resources = parseResourceList(body, f.group, f.version);
         let g = byGroup.get(f.group);
         if (!g) byGroup.set(f.group, (g = { name: f.group, preferredVersion: f.preferred, versions: [] }));

@@ -28,9 +28,11 @@ export class KubeApiError extends Error {
 
 /**
  * The request did not produce a usable answer: the connection failed or was reset, the body was not
- * the JSON it claimed to be, or the per-request deadline passed.
+ * the JSON it claimed to be, the per-request deadline passed, the answer outgrew a bound
+ * ('tooLarge': a body past TransportOptions.maxResponseBytes, a watch event past its frame cap), or
+ * a paged list's answers would never end it ('noProgress': pageProgress.ts).
  */
-export type TransportFailure = 'connect' | 'reset' | 'malformed' | 'timeout' | 'tls' | 'protocol';
+export type TransportFailure = 'connect' | 'reset' | 'malformed' | 'timeout' | 'tls' | 'protocol' | 'tooLarge' | 'noProgress';
 
 export class KubeTransportError extends Error {
   override readonly name = 'KubeTransportError';
@@ -42,6 +44,14 @@ export class KubeTransportError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/**
+ * What a 'tooLarge' failure of a body says: `response larger than N bytes`, and the header's figure
+ * when it was the Content-Length that told (the body was then never read).
+ */
+export function responseTooLarge(maxBytes: number, contentLength?: number): string {
+  return `response larger than ${maxBytes} bytes${contentLength !== undefined ? ` (Content-Length says ${contentLength})` : ''}`;
 }
 
 /** A socket-level failure of a request as a KubeTransportError, its kind decided by the error code. */

@@ -50,6 +50,8 @@ export interface ListStreamRequest {
   grants: number;
   prefetch: boolean;
   timeoutMs: number;
+  /** The most decoded bytes one page's body may have (TransportOptions.maxResponseBytes). */
+  maxBytes: number;
 }
 
 /**

@@ -37,7 +37,18 @@ export type ToWorker =
   /** The channel is over: its streams are stopped and its agent and spares destroyed. */
   | { t: 'close'; ch: number }
   | { t: 'tls'; ch: number; tls: Tls }
-  | { t: 'list'; ch: number; id: number; url: string; next: string; headers: HeaderMap; grants: number; prefetch: boolean; timeoutMs: number }
+  | {
+      t: 'list';
+      ch: number;
+      id: number;
+      url: string;
+      next: string;
+      headers: HeaderMap;
+      grants: number;
+      prefetch: boolean;
+      timeoutMs: number;
+      maxBytes: number;
+    }
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer }
@@ -46,6 +57,8 @@ export type ToWorker =
    * now); see `warm` below. `probe`: also GET this URL once on the first connection that is up.
    */
   | { t: 'warm'; ch: number; origin: string; sockets: number; probe?: { url: string; headers: HeaderMap } };
+
+type FailKind = 'connect' | 'reset' | 'timeout' | 'malformed' | 'tooLarge';
 
 /** `sent`: requests sent since the stream's previous message. `end`: the stream is over. */
 export type FromWorker =
@@ -63,7 +76,7 @@ export type FromWorker =
       sent: number;
       end: boolean;
     }
-  | { t: 'fail'; id: number; kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string; sent: number; end: true }
+  | { t: 'fail'; id: number; kind: FailKind; code?: string; message: string; sent: number; end: true }
   | { t: 'progress'; id: number; end?: undefined }
   /**
    * An RTT sample (rtt.ts's rule) taken on this thread: from a connection's handshake, or from the
@@ -93,6 +106,8 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       return t;
     }
   };
+  /** The most fresh memory a Content-Length header alone may have a body buffer take. */
+  const PREALLOC_BYTES = 8 * 1024 * 1024;
   /** A spare connection nobody took is closed after this long (unref'd: it never holds the thread). */
   const SPARE_IDLE_MS = 30_000;
   // A list's continue token is looked for in its first 64 KB, before `"items"` (a typed list, every
@@ -218,9 +233,11 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     const port = Number(u.port || (c.secure ? 443 : 80));
     const key = `${host}:${port}`;
     for (let n = openSockets(c); n < sockets; n++) {
-      // The options the agent itself would dial with (its TLS material, keep-alive; SNI as Node
+      // The options the agent itself would dial with (its TLS material, keep-alive; SNI: the
+      // cluster's tls-server-name when set, as the agent's requests present it, else as Node
       // derives it: the host name, none for an IP address).
-      const options = { ...agent.options, host, port, servername: net.isIP(host) ? '' : host, encoding: null };
+      const servername = agent.options?.servername || (net.isIP(host) ? '' : host);
+      const options = { ...agent.options, host, port, servername, encoding: null };
       const t0 = performance.now();
       let connectMs = 0;
       let socket: import('node:net').Socket;
@@ -264,7 +281,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     timer?: ReturnType<typeof setTimeout>;
     status: number;
     headers: IncomingHttpHeaders;
-    /** The body: copied into one buffer of the announced Content-Length as it arrives, else gathered. */
+    /** The body: copied into one buffer of the announced Content-Length as it arrives (see PREALLOC_BYTES), else gathered. */
     body?: Buffer;
     chunks: Buffer[];
     size: number;
@@ -279,7 +296,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     done: boolean;
     /** The page after this one has been requested. */
     followed: boolean;
-    failure?: { kind: 'connect' | 'reset' | 'timeout' | 'malformed'; code?: string; message: string };
+    failure?: { kind: FailKind; code?: string; message: string };
     inflater?: { destroy(): void };
   }
   interface Stream {
@@ -291,6 +308,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
     grants: number;
     prefetch: boolean;
     timeoutMs: number;
+    maxBytes: number;
     /** Requested and not yet posted, in list order. */
     fetches: Fetch[];
     /** The page requested last (possibly posted already). */
@@ -303,13 +321,15 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   // Body buffers the main thread has decoded and sent back: reused, so bodies cost no fresh memory
   // (no page faults here, no unmapping there).
   const pool: ArrayBuffer[] = [];
-  const bodyBuffer = (size: number): Buffer => {
+  /** A buffer of the pool that holds `size` bytes (the smallest such), if any. */
+  const pooled = (size: number): Buffer | undefined => {
     let best = -1;
     for (let i = 0; i < pool.length; i++) if (pool[i].byteLength >= size && (best < 0 || pool[i].byteLength < pool[best].byteLength)) best = i;
-    if (best < 0) return Buffer.allocUnsafeSlow(size);
+    if (best < 0) return undefined;
     const ab = pool.splice(best, 1)[0];
     return Buffer.from(ab, 0, size);
   };
+  const bodyBuffer = (size: number): Buffer => pooled(size) ?? Buffer.allocUnsafeSlow(size);
   const isOk = (f: Fetch) => f.status >= 200 && f.status < 300;
 
   /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined); 'tail' for items-first lists. */
@@ -427,8 +447,12 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       if (f.timer) clearTimeout(f.timer);
       f.req?.destroy();
       f.inflater?.destroy();
+      f.chunks = [];
+      f.body = undefined;
       flush(s);
     };
+    const tooLarge = (declared?: number) =>
+      fail({ kind: 'tooLarge', message: `response larger than ${s.maxBytes} bytes${declared !== undefined ? ` (Content-Length says ${declared})` : ''}` });
     const req = (s.c.secure ? https : http).request(url, { method: 'GET', agent: s.c.agent, headers: s.headers });
     f.req = req;
     if (s.timeoutMs > 0) f.timer = setTimeout(() => fail({ kind: 'timeout', message: `no complete response within ${s.timeoutMs} ms` }), s.timeoutMs);
@@ -442,9 +466,14 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
         .toLowerCase();
       f.gzip = enc === 'gzip' || enc === 'x-gzip';
       if (!f.gzip && enc !== '' && enc !== 'identity') return fail({ kind: 'malformed', message: `unsupported Content-Encoding ${enc}` });
-      // The announced length is the body's on the wire: the decoded size only without gzip.
+      // The announced length is the body's on the wire: the decoded size only without gzip. It is
+      // only a claim: a body past the cap fails now, and memory for the body is taken from the
+      // header only up to PREALLOC_BYTES (or from a buffer already held); a larger one grows as its
+      // bytes arrive, so a lying header costs nothing.
       const declared = f.gzip ? NaN : Number(res.headers['content-length']);
-      if (Number.isSafeInteger(declared) && declared > 0 && declared <= 1 << 30) f.body = bodyBuffer(declared);
+      if (declared > s.maxBytes) return tooLarge(declared);
+      if (Number.isSafeInteger(declared) && declared > 0)
+        f.body = pooled(declared) ?? (declared <= PREALLOC_BYTES ? Buffer.allocUnsafeSlow(declared) : undefined);
       res.on('data', (c: Buffer) => {
         f.wire += c.length;
         const now = Date.now();
@@ -463,6 +492,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       }
       body.on('data', (c: Buffer) => {
         if (f.done) return;
+        if (f.size + c.length > s.maxBytes) return tooLarge();
         if (f.body && f.size + c.length <= f.body.length) c.copy(f.body, f.size);
         else {
           if (f.body) (f.chunks.push(f.body.subarray(0, f.size)), (f.body = undefined)); // longer than announced
@@ -509,6 +539,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
         grants: m.grants,
         prefetch: m.prefetch,
         timeoutMs: m.timeoutMs,
+        maxBytes: m.maxBytes,
         fetches: [],
         sent: 0,
         progressAt: Date.now(),

@@ -15,6 +15,8 @@
  *   resourceVersion, or at "" (most recent) when that was an exact one, now as gone as the token
  *   (client-go's reflector relists from "" for the same reason). A 410 on the first page is an
  *   error, as upstream.
+ * - A walk ends: a continue token given twice, or a long run of pages without items, fails the list
+ *   ('noProgress', pageProgress.ts) instead of requesting for ever.
  * - Items are pushed into the caller's `sink` page by page, in order, so on a failure the caller
  *   still holds what was received (marked partial by the loader) and the page's raw bytes are gone.
  * - Pipelining: the continue token sits in a typed list's leading metadata, so page N+1 is requested
@@ -40,6 +42,7 @@
 import { KubeApiError, KubeTransportError } from './errors';
 import { resourcePath } from './paths';
 import type { StreamedPage } from './listStream';
+import { PageProgress } from './pageProgress';
 import { isTableBody, TABLE_ACCEPT, TABLE_INCLUDE_OBJECT, tableItems } from './table';
 import type { KubeTransport, RetryInfo } from './transport';
 import type { GroupVersionResource, KubeObject, ListMeta } from './types';
@@ -143,6 +146,7 @@ export function continueFromHead(head: string): string | undefined {
 /** What the walk keeps of a streamed page once taken: its continue token, and the one the stream read. */
 interface StreamedNext {
   next: string;
+  items: number;
   token: string | null;
 }
 
@@ -258,7 +262,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const takeStreamed = (p: StreamedPage): StreamedNext => {
     const page = toPage(p.body, p.bytes);
     take(page);
-    return { next: page.next, token: p.token };
+    return { next: page.next, items: page.items.length, token: p.token };
   };
 
   /**
@@ -270,6 +274,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     let from = first;
     let prior: KubeApiError | KubeTransportError | undefined;
     let isContinuation = false;
+    const progress = new PageProgress(path);
     // Full objects only: metadata pages parse quickly, and there the thread costs more than it saves
     // (measured: metadata-only load of 100k objects 0.82 s on this thread, 0.96 s on the I/O thread).
     // Table pages are of the same size class as metadata pages (bench/transfer-forms.ts).
@@ -298,6 +303,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
             break;
           }
           if (!next.next) return 'done';
+          progress.check(next.items, next.next);
           isContinuation = true;
           from = contQuery(next.next);
           if (next.token !== next.next) break; // the stream could not read this page's token: go on here
@@ -319,8 +325,9 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
       }
       try {
         take(page);
+        progress.check(page.items.length, page.next);
       } catch (e) {
-        dropAhead(cur); // the caller's hook refused the page: no request may outlive the list
+        dropAhead(cur); // the caller's hook refused the page, or the walk would not end: no request may outlive the list
         throw e;
       }
       if (!page.next) {

@@ -7,7 +7,7 @@
  *   thread read from the page's first bytes ('' after the last page; null when it could not read it,
  *   and then the stream is over and the caller goes on with the token of the parsed body).
  * - A page that is not a 2xx answer, or whose request failed (connection, reset, per-request
- *   timeout), or whose body is not JSON, makes next() reject with the same typed error the transport
+ *   timeout, a body past `maxBytes`), or whose body is not JSON, makes next() reject with the same typed error the transport
  *   would give for that request (KubeApiError / KubeTransportError), once: the stream is then over,
  *   and the caller may hand that error to getJson as the failed first attempt of the page (so
  *   retries, Retry-After and 401 refresh work as for any request).
@@ -36,6 +36,8 @@ export interface ListStreamSpec {
   accept: string;
   signal?: AbortSignal;
   timeoutMs: number;
+  /** A page whose decoded body outgrows this fails 'tooLarge' (TransportOptions.maxResponseBytes). */
+  maxBytes: number;
   /** Request page N+1 as soon as page N's first bytes show its token (else when page N has ended). */
   prefetch: boolean;
   /** Called while pages arrive (about every 250 ms of a body, and per page), for idle timeouts. */
@@ -117,7 +119,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     waiter = undefined;
   };
   const id: number = h.io.openList(
-    { url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs },
+    { url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes },
     (m) => {
       if (m.t === 'progress') return spec.onProgress?.();
       sent += m.sent;
@@ -135,7 +137,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
 
   const toPage = (m: Delivered): StreamedPage => {
     if (m.t === 'fail') {
-      if (m.kind === 'timeout' || m.kind === 'reset' || m.kind === 'malformed') throw new KubeTransportError(m.kind, `GET ${path}: ${m.message}`, path);
+      if (m.kind !== 'connect') throw new KubeTransportError(m.kind, `GET ${path}: ${m.message}`, path);
       throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
     }
     spec.onProgress?.();

@@ -22,6 +22,9 @@
  *   synchronous inflate ever blocks this thread. Paged lists are inflated on the I/O thread. A body
  *   that does not inflate is a 'malformed' failure; an encoding we did not ask for is one too.
  *   stats.wireBytes counts body bytes as they came off the socket, stats.bytesReceived the decoded.
+ * - Bounded bodies: no body is read past maxResponseBytes of decoded bytes (so a gzip bomb stops at
+ *   the cap, whatever its wire size), on either thread; a Content-Length past it fails at the
+ *   headers. Either is a 'tooLarge' KubeTransportError, not retried, and the socket is destroyed.
  */
 import type * as http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
@@ -29,7 +32,15 @@ import * as zlib from 'node:zlib';
 import { agentRequest } from './agentRequest';
 import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
 import { createRequestAuth, tunnels, type HeaderMap, type RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError as classify, KubeApiError, KubeConfigError, KubeTransportError, malformedJson } from './errors';
+import {
+  apiErrorFromResponse,
+  classifyTransportError as classify,
+  KubeApiError,
+  KubeConfigError,
+  KubeTransportError,
+  malformedJson,
+  responseTooLarge,
+} from './errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
 import type { KubeContext } from './kubeconfig';
@@ -67,7 +78,20 @@ export interface TransportOptions {
    * kubeconfig's disable-compression, else as wantsGzip() decides (not for a server on this machine).
    */
   disableCompression?: boolean;
+  /**
+   * The most decoded (inflated) bytes one response body may have, on either thread; a body that
+   * outgrows it fails 'tooLarge' and its socket is destroyed. Default DEFAULT_MAX_RESPONSE_BYTES.
+   */
+  maxResponseBytes?: number;
 }
+
+/**
+ * 512 MiB. client-go reads a body whole with no limit of its own (memory is its bound); here a body
+ * becomes one string for JSON.parse, and V8 cannot make a string much past 512 Mi characters
+ * (buffer.constants.MAX_STRING_LENGTH), so a larger body could never load: the cap fails it early,
+ * by name, before it has cost that memory. A page of a paged list is far smaller (500 objects).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -246,6 +270,11 @@ export class KubeTransport {
     }
   }
 
+  /** See TransportOptions.maxResponseBytes. */
+  get maxResponseBytes(): number {
+    return this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
   /** Whether paged lists are walked by the I/O thread (see TransportOptions.ioThread). */
   get listStreams(): boolean {
     return !this.closed && !!this.io?.usable;
@@ -253,7 +282,7 @@ export class KubeTransport {
 
   /** The pages of one paged list, walked by the I/O thread; undefined when list streams are off. */
   async openListStream(
-    spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs'> & { query: Query; nextQuery: Query; timeoutMs?: number },
+    spec: Omit<ListStreamSpec, 'url' | 'next' | 'timeoutMs' | 'maxBytes'> & { query: Query; nextQuery: Query; timeoutMs?: number },
   ): Promise<ListStream | undefined> {
     const io = this.io;
     // A thread still booting takes the list when it is up (its messages wait in order): the CLI
@@ -273,6 +302,7 @@ export class KubeTransport {
         url: buildUrl(this.server, spec.path, spec.query),
         next: buildUrl(this.server, spec.path, spec.nextQuery),
         timeoutMs: spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0,
+        maxBytes: this.maxResponseBytes,
       },
     );
   }
@@ -420,14 +450,28 @@ export class KubeTransport {
           return resolve(gz as unknown as StreamBody);
         }
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        const max = this.maxResponseBytes;
+        const tooLarge = () => {
+          settled = true;
+          res.destroy();
+          reject(new KubeTransportError('tooLarge', `GET ${spec.path}: ${responseTooLarge(max)}`, spec.path));
+        };
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (settled) return;
+          if ((size += c.length) > max) return tooLarge();
+          chunks.push(c);
+        });
         res.on('end', () => {
           if (settled) return;
           const body = Buffer.concat(chunks);
           // An error Status is small (never compressed by kube-apiserver), but a proxy may have.
           if (contentCoding(res.headers) !== 'gzip') return void ((settled = true), reject(apiErrorFromResponse(status, res.headers, body, spec.path)));
-          zlib.gunzip(body, (e, plain) => {
-            if (!settled) ((settled = true), reject(apiErrorFromResponse(status, res.headers, e ? body : plain, spec.path)));
+          zlib.gunzip(body, { maxOutputLength: max }, (e, plain) => {
+            if (settled) return;
+            if ((e as NodeJS.ErrnoException | null)?.code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
+            settled = true;
+            reject(apiErrorFromResponse(status, res.headers, e ? body : plain, spec.path));
           });
         });
         res.on('error', (e: NodeJS.ErrnoException) => {
@@ -600,6 +644,7 @@ export class KubeTransport {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const url = buildUrl(this.server, spec.path, spec.query);
     const timeoutMs = spec.timeoutMs ?? this.opts.requestTimeoutMs ?? 0;
+    const max = this.maxResponseBytes;
     return new Promise<Raw>((resolve, reject) => {
       const req = agentRequest(url, { method, agent: this.auth.agent, headers });
       observeRtt(req, this.stats, undefined, this.rttSampled);
@@ -639,6 +684,11 @@ export class KubeTransport {
         if (coding !== 'identity' && coding !== 'gzip') {
           return finish(new KubeTransportError('malformed', `${method} ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
         }
+        const tooLarge = (declared?: number) =>
+          finish(new KubeTransportError('tooLarge', `${method} ${spec.path}: ${responseTooLarge(max, declared)}`, spec.path));
+        // A gzip body's Content-Length is its wire size: only the inflated bytes count for it.
+        const declared = coding === 'identity' ? Number(res.headers['content-length']) : NaN;
+        if (declared > max) return tooLarge(declared);
         // The decoded body: the response itself, or its inflation (zlib's async streaming inflate).
         let body: Readable = res;
         if (coding === 'gzip') {
@@ -654,8 +704,9 @@ export class KubeTransport {
           onProgress?.();
         });
         body.on('data', (c: Buffer) => {
+          if (finished) return;
+          if ((size += c.length) > max) return tooLarge();
           chunks.push(c);
-          size += c.length;
           if (peeking) {
             head += c.toString('latin1', 0, Math.min(c.length, PEEK_BYTES - head.length));
             try {

@@ -5,7 +5,8 @@
  * - Never rejects: the promise resolves with how the watch ended (errors are values). 'closed' is a
  *   normal end (server timeout, timeoutSeconds); 'expired' means the resourceVersion is too old
  *   (410 at open, or an ERROR event with a 410 Status) and the caller must relist; 'aborted' follows
- *   the signal; 'error' is anything else (HTTP error at open, reset, malformed line, a throwing onEvent).
+ *   the signal; 'error' is anything else (HTTP error at open, reset, malformed line, a throwing onEvent,
+ *   an event past client-go's 16 MiB frame cap: 'tooLarge', see watchFrames.ts).
  * - Events are delivered in stream order, one call per line, as they arrive; ERROR events end the
  *   watch instead of being delivered.
  * - No relist and no backoff: that policy belongs to the caller (the sync loop's reflector). The
@@ -14,13 +15,13 @@
  * - On every end the request and its socket are destroyed and the abort listener removed.
  */
 import { hostSlicer } from '../slice';
-import { StringDecoder } from 'node:string_decoder';
 import { abortReason } from '../clock';
 import { KubeApiError, KubeTransportError, whereParsingStopped } from './errors';
 import { compactItem } from './list';
 import { resourcePath } from './paths';
 import type { KubeTransport } from './transport';
 import type { GroupVersionResource, KubeObject } from './types';
+import { LineFrames } from './watchFrames';
 
 export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -102,8 +103,7 @@ export async function watch(
     const onAbort = () => end(aborted());
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return end(aborted());
-    const decoder = new StringDecoder('utf8');
-    let partial = '';
+    const frames = new LineFrames();
     const handleLine = (line: string): boolean => {
       if (line.trim() === '') return true;
       let ev: { type?: string; object?: KubeObject & { code?: number; reason?: string; message?: string } };
@@ -138,9 +138,12 @@ export async function watch(
       return true;
     };
     const take = (chunk: Buffer): boolean => {
-      const text = partial + decoder.write(chunk);
-      const lines = text.split('\n');
-      partial = lines.pop() ?? '';
+      const lines = frames.push(chunk);
+      if (lines === 'tooLarge') {
+        const error = new KubeTransportError('tooLarge', `watch ${path}: event larger than ${frames.maxBytes} bytes`, path);
+        end({ kind: 'error', events, error });
+        return false;
+      }
       for (const line of lines) if (!handleLine(line)) return false;
       return true;
     };
@@ -149,11 +152,21 @@ export async function watch(
     // (slice.ts) the stream pauses (TCP backpressure holds the rest at the server) and goes on
     // after other work ran. Chunks are handled in the order they came; 'end' waits for them.
     let held: Buffer[] | undefined;
+    // The stream may end while chunks are held (the held chunk was its last, and a paused stream
+    // still ends once it has nothing buffered): the end then waits for them.
+    let endHeld = false;
+    const close = () => {
+      const rest = frames.end();
+      if (rest.trim() && !handleLine(rest)) return;
+      end({ kind: 'closed', events });
+    };
     const goOn = () => {
       const chunks = held ?? [];
       held = undefined;
       for (const c of chunks) if (ended || !take(c)) return;
-      if (!ended) stream.resume();
+      if (ended) return;
+      if (endHeld) close();
+      else stream.resume();
     };
     stream.on('data', (chunk: Buffer) => {
       if (ended) return;
@@ -165,9 +178,8 @@ export async function watch(
       void turn.then(goOn);
     });
     stream.on('end', () => {
-      const rest = partial + decoder.end();
-      if (rest.trim() && !handleLine(rest)) return;
-      end({ kind: 'closed', events });
+      if (held) endHeld = true;
+      else close();
     });
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (signal?.aborted) return end(aborted());

@@ -12,7 +12,9 @@
  * - kyverno#17049 (timer per loop iteration, loop that never ends): the per-task deadline is one
  *   pool timer per running task, cancelled when the task settles; there is no polling loop. It is
  *   an idle deadline: every page and every body chunk received counts as progress, so a long list
- *   over a slow link is not killed while it keeps receiving; one that stalls is.
+ *   over a slow link is not killed while it keeps receiving; one that stalls is. A body chunk counts
+ *   only within PAGE_TRICKLE_ALLOWANCE deadlines of the task's last page (or its start): a server
+ *   that trickles one page for ever cannot hold a lane, and the load, for ever.
  * - PR #17166 (one failing RESTMapping empties the whole load; partial pages thrown away): a
  *   failing type is one 'error' result with its HTTP status and message, the items it did receive
  *   (marked partial), and the rest of the load goes on.
@@ -39,6 +41,12 @@ import { planScopedTasks, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
 import { distanceRttMs } from '../kube/rtt';
+
+/**
+ * How many task deadlines one page may take while its body keeps arriving: far more than a real
+ * page needs (500 objects: seconds, even over a slow link), and a bound on one that never ends.
+ */
+export const PAGE_TRICKLE_ALLOWANCE = 4;
 import type { ListTransfer } from '../kube/list';
 import { TableColumnError } from '../kube/table';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
@@ -486,6 +494,11 @@ export class ClusterLoader {
   private async listTask(task: LoadTask, transfer: ListTransfer, worker: number, signal: AbortSignal, p: Progress, alive: () => void): Promise<void> {
     const transform = this.options.transform;
     const o = this.options;
+    let pageAt = this.clock.now();
+    const trickleMs = PAGE_TRICKLE_ALLOWANCE * o.taskTimeoutMs;
+    const chunk = () => {
+      if (this.clock.now() - pageAt < trickleMs) alive();
+    };
     const r = await this.client.list(
       task.gvr,
       {
@@ -499,8 +512,9 @@ export class ClusterLoader {
       {
         signal,
         sink: p.sink,
-        onProgress: alive,
+        onProgress: chunk,
         onPage: (page) => {
+          pageAt = this.clock.now();
           alive();
           // The page's objects are the sink's last page.items entries: transform them in place.
           if (transform) {

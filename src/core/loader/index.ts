@@ -1,4 +1,4 @@
-export { ClusterLoader } from './clusterLoader';
+export { ClusterLoader, PAGE_TRICKLE_ALLOWANCE } from './clusterLoader';
 export { resolveLoaderOptions, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ClusterLoaderOptions } from './options';
 export { planTasks, selectTypes } from './plan';
 export type { LoadTaskResult, LoadPlan, LoadSummary, LoaderClient } from './types';

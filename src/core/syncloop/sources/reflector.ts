@@ -1,5 +1,5 @@
-import type { Clock } from '../../clock';
-import { KubeApiError } from '../../kube/errors';
+import type { Clock, TimerHandle } from '../../clock';
+import { KubeApiError, KubeTransportError } from '../../kube/errors';
 import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
 import { asStoredObject, type GroupVersionResource } from '../../kube/types';
@@ -46,6 +46,13 @@ export interface ReflectorOptions {
   narrowTo?: string;
   /** List and watch as PartialObjectMetadata (see WatchedType.metadataOnly); objects get `kind` when given. */
   metadataOnly?: { kind?: string };
+  /**
+   * How long a LIST may go without a page, or a watch-list without an initial event, before it is
+   * given up (then retried after the backoff, as any failure); 0 = never. Default
+   * LIST_PROGRESS_TIMEOUT_MS. Progress, not the whole list: a slow list that keeps delivering pages
+   * is never cut.
+   */
+  listProgressTimeoutMs?: number;
   /** Called once when the server answers 403 where the reflector may not narrow further; the reflector then stops. */
   onForbidden?: (message: string, namespace: string | undefined) => void;
 }
@@ -58,6 +65,11 @@ export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stop
 
 export const REFLECTOR_BACKOFF_BASE_MS = 800;
 export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
+/**
+ * kube-apiserver gives up on a request it has not answered within its own --request-timeout (60 s
+ * by default): a page that has not come in that long is not coming.
+ */
+export const LIST_PROGRESS_TIMEOUT_MS = 60_000;
 
 /**
  * Reflector: client-go's tools/cache reflector for one type (and namespace) — list, then watch from
@@ -77,6 +89,10 @@ export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
  * - Memory: at most `maxQueuedEvents` undelivered events; a watch that outruns the sink is dropped
  *   and replaced by a relist (whose SET the merge turns into the same minimal updates).
  * - relist() (housekeeping's restart) aborts the current list or watch and lists again at once.
+ * - A LIST that goes listProgressTimeoutMs without a page (a server that never answers, or trickles
+ *   one page for ever), or a watch-list as long without an initial event, is given up: a watch-list
+ *   falls back to LIST, a LIST fails and is retried after the backoff. The reflector never stays
+ *   'listing' for ever.
  * - A 403 across all namespaces with `narrowTo` set narrows the reflector to that namespace once
  *   (logged at warning level) and lists there at once, without backoff. Any other 403 is reported
  *   once (a warning and onForbidden) and ends run() in state 'forbidden': a forbidden request is
@@ -173,7 +189,19 @@ export class Reflector {
           log.info(`Reflector watch-list ended before its initial events, falling back to list${kv({ reflector: this.opts.name, err: this.lastError })}`, 2);
           if (signal.aborted) break;
         }
-        const listed = await this.client.list(this.opts.gvr, { ...this.scope(), limit: this.opts.pageSize ?? 500 }, { signal: attempt.signal });
+        const listing = this.child(attempt.signal);
+        const deadline = this.progressDeadline(listing, (ms) => `list ${typeName(this.opts.gvr)}: no page within ${ms} ms`);
+        let listed;
+        try {
+          listed = await this.client.list(
+            this.opts.gvr,
+            { ...this.scope(), limit: this.opts.pageSize ?? 500 },
+            { signal: listing.signal, onPage: deadline.progress },
+          );
+        } finally {
+          deadline.cancel();
+          listing.abort(new Error('list over')); // releases its listener on the attempt's signal
+        }
         this.stats.listRequests++;
         await this.synced(this.stamped(storedItems(listed.items)), listed.resourceVersion);
         const end = await this.watchLoop(attempt, signal, false);
@@ -248,12 +276,16 @@ export class Reflector {
       // The watch-list's state so far, by UID (the initial events are ADDED; anything else is applied to it).
       const state = new Map<string, KubeObject>();
       const watchAbort = this.child(attempt.signal);
+      const deadline = streaming
+        ? this.progressDeadline(watchAbort, (ms) => `watch-list ${typeName(this.opts.gvr)}: no initial event within ${ms} ms`)
+        : undefined;
       const queue: WatchEvent[] = [];
       let wake: (() => void) | undefined;
       let overflow = false;
       let streamDone = false;
       const onEvent = (e: WatchEvent) => {
         this.heard();
+        deadline?.progress();
         if (queue.length >= max) {
           overflow = true;
           watchAbort.abort(new Error('watch outran the sink'));
@@ -284,6 +316,7 @@ export class Reflector {
             if (!obj) {
               if (e.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
                 syncing = false;
+                deadline?.cancel();
                 this.stats.watchLists++;
                 await this.synced([...state.values()], rv ?? '');
                 state.clear();
@@ -317,6 +350,7 @@ export class Reflector {
         watchAbort.signal,
       );
       streamDone = true;
+      deadline?.cancel();
       wake?.();
       await consume.catch((e) => {
         overflow = true;
@@ -336,7 +370,8 @@ export class Reflector {
         if (end.kind === 'error' || end.kind === 'expired') {
           this.lastError = end.error.message;
           if (end.error instanceof KubeApiError && (end.error.status === 400 || end.error.status === 422)) this.watchListSupported = false;
-        } else this.lastError = `watch-list ended (${end.kind}) before its initial events`;
+        } else if (end.kind === 'aborted' && end.reason instanceof KubeTransportError) this.lastError = end.reason.message;
+        else this.lastError = `watch-list ended (${end.kind}) before its initial events`;
         return 'fallback';
       }
       if (overflow) {
@@ -394,6 +429,30 @@ export class Reflector {
     ac.signal.addEventListener('abort', () => parent.removeEventListener('abort', onAbort), { once: true });
     this.current = ac;
     return ac;
+  }
+
+  /**
+   * Aborts `ac` with a 'timeout' error once listProgressTimeoutMs pass without progress(). One timer
+   * at a time, re-armed for what is left when it fires (progress may come thousands of times).
+   */
+  private progressDeadline(ac: AbortController, message: (ms: number) => string): { progress: () => void; cancel: () => void } {
+    const ms = this.opts.listProgressTimeoutMs ?? LIST_PROGRESS_TIMEOUT_MS;
+    if (!(ms > 0)) return { progress: () => undefined, cancel: () => undefined };
+    const clock = this.opts.clock;
+    let last = clock.now();
+    let timer: TimerHandle | undefined;
+    const arm = (wait: number) => {
+      timer = clock.setTimer(wait, () => {
+        const left = last + ms - clock.now();
+        if (left > 0) arm(left);
+        else ac.abort(new KubeTransportError('timeout', message(ms)));
+      });
+    };
+    arm(ms);
+    return {
+      progress: () => (last = clock.now()),
+      cancel: () => timer?.cancel(),
+    };
   }
 
   private heard(): void {

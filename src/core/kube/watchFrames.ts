@@ -1,0 +1,63 @@
+/**
+ * LineFrames: the newline-delimited frames (events) of a watch stream, cut from its chunks as they
+ * come.
+ *
+ * Guarantees:
+ * - Linear: each byte is scanned for a newline once, when its chunk arrives. An incomplete line is
+ *   held as the chunk pieces it came in and joined once, when its newline (or the stream's end)
+ *   comes: a long event sent in many small chunks is never rescanned per chunk.
+ * - Bounded: a frame longer than `maxBytes` fails as soon as its bytes pass the bound, without
+ *   waiting for the rest of it; at most `maxBytes` of an incomplete line are ever held. The default
+ *   is client-go's (its streaming decoder refuses an object past 16 MiB: ErrObjectTooLarge).
+ * - Frames are cut at byte 0x0A, which never occurs inside a multi-byte UTF-8 sequence, and each is
+ *   decoded whole, so a character split across chunks decodes right.
+ */
+export const WATCH_FRAME_MAX_BYTES = 16 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const NOTHING = Buffer.alloc(0);
+
+export class LineFrames {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+
+  constructor(readonly maxBytes = WATCH_FRAME_MAX_BYTES) {}
+
+  /** The lines this chunk completes, in order; 'tooLarge' once a line outgrows maxBytes (then the framer is spent). */
+  push(chunk: Buffer): string[] | 'tooLarge' {
+    const lines: string[] = [];
+    let from = 0;
+    for (let nl = chunk.indexOf(NEWLINE); nl >= 0; nl = chunk.indexOf(NEWLINE, from)) {
+      if (this.heldBytes + (nl - from) > this.maxBytes) return this.overflow();
+      lines.push(this.join(chunk.subarray(from, nl)));
+      from = nl + 1;
+    }
+    const rest = chunk.length - from;
+    if (this.heldBytes + rest > this.maxBytes) return this.overflow();
+    if (rest > 0) {
+      this.held.push(from === 0 ? chunk : chunk.subarray(from));
+      this.heldBytes += rest;
+    }
+    return lines;
+  }
+
+  /** The stream has ended: the last line if it had no newline ('' when nothing is held). */
+  end(): string {
+    return this.join(NOTHING);
+  }
+
+  private join(last: Buffer): string {
+    if (this.heldBytes === 0) return last.toString('utf8');
+    this.held.push(last);
+    const line = Buffer.concat(this.held, this.heldBytes + last.length).toString('utf8');
+    this.held = [];
+    this.heldBytes = 0;
+    return line;
+  }
+
+  private overflow(): 'tooLarge' {
+    this.held = [];
+    this.heldBytes = 0;
+    return 'tooLarge';
+  }
+}
