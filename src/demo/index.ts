@@ -134,13 +134,18 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
 function ensureNamespace(store: ObjectStore, name: string): void {
   if (store.get('', 'namespaces', undefined, name)) return;
   try {
-    store.create('', 'namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active' },
-    });
+    store.create(
+      '',
+      'namespaces',
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      },
+      { manager: 'kube-apiserver' },
+    );
   } catch (e) {
     if (!(e instanceof StoreError && e.code === 409)) throw e;
   }

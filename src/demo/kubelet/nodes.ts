@@ -101,7 +101,7 @@ export class NodeRegistry {
       }
     }
     let node = hasNodes ? this.store.get('', 'nodes', undefined, name) : undefined;
-    if (!node && hasNodes) node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()));
+    if (!node && hasNodes) node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()), { manager: 'kubelet' });
     const cidr = String((node?.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '');
     const idx = indexOfCIDR(cidr) ?? this.nextIndex;
     const prefix = podCIDROf(idx).replace(/\.0\/24$/, '');
