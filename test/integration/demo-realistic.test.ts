@@ -2,12 +2,14 @@
  * The demo cluster's objects as kube-apiserver and its clients leave them (issue 41): managedFields
  * Update entries of the writing client (kubectl), of kube-controller-manager and of the kubelet's
  * status writes; the admission plugins' additions to a pod (kube-api-access projected volume,
- * default tolerations); a running pod's full status.
+ * default tolerations); a running pod's full status; a generated cluster that is already what its
+ * controllers and kubelet would make it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually';
-import { startTestCluster, type TestCluster } from './demo-support';
+import { api, startTestCluster, type TestCluster } from './demo-support';
+import { parseCron } from '../../src/demo/controllers/cron';
 import type { KubeObject } from '../../src/demo/store';
 
 type Obj = Record<string, any>;
@@ -129,3 +131,73 @@ describe('demo cluster objects as a real control plane writes them', () => {
     }
   });
 });
+
+describe('a freshly generated demo cluster is at rest', () => {
+  const reconciled = new Set<string>();
+  let t: TestCluster;
+  before(async () => {
+    t = await startTestCluster({ objects: 3000, kubelet: true, controllers: true, onControllerReconcile: (r) => reconciled.add(`${r.controller} ${r.key}`) });
+  });
+  after(() => t?.close());
+
+  const WORKLOADS: [string, string, string][] = [
+    ['deployment', '/apis/apps/v1/deployments', 'deployments.apps'],
+    ['replicaset', '/apis/apps/v1/replicasets', 'replicasets.apps'],
+    ['statefulset', '/apis/apps/v1/statefulsets', 'statefulsets.apps'],
+    ['daemonset', '/apis/apps/v1/daemonsets', 'daemonsets.apps'],
+    ['job', '/apis/batch/v1/jobs', 'jobs.batch'],
+    ['cronjob', '/apis/batch/v1/cronjobs', 'cronjobs.batch'],
+  ];
+  const LISTED = [...WORKLOADS.map((w) => w[1]), '/api/v1/pods', '/api/v1/events', '/api/v1/nodes'];
+
+  async function list(): Promise<Map<string, KubeObject>> {
+    const out = new Map<string, KubeObject>();
+    for (const path of LISTED) {
+      const r = await api(t.cluster, path);
+      assert.equal(r.status, 200, path);
+      for (const o of r.body.items as KubeObject[]) out.set(`${path} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+    }
+    return out;
+  }
+
+  it('two lists a second apart, after every controller synced every object once, agree', async () => {
+    const listedAt = Date.now();
+    const first = await list();
+    const workloads = [...first.entries()].filter(([k]) => !k.startsWith('/api/v1/'));
+    assert.ok(workloads.length > 50, `a generated cluster has workloads (${workloads.length})`);
+    assert.ok([...first.keys()].filter((k) => k.startsWith('/api/v1/pods ')).length > 200);
+    // Every controller has looked at each of its objects (their initial sync is done) ...
+    await eventually(
+      () =>
+        WORKLOADS.every(([controller, path, resource]) =>
+          [...first.values()].every((o) => o.kind !== kindOf(path) || reconciled.has(`${controller} ${resource}:${o.metadata.namespace}/${o.metadata.name}`)),
+        ),
+      { description: 'every workload reconciled once', timeoutMs: 60_000 },
+    );
+    // ... and a second has passed (the kubelet's adoption of every pod has long run).
+    await new Promise((r) => setTimeout(r, Math.max(0, listedAt + 1000 - Date.now())));
+    const second = await list();
+    // A CronJob whose schedule came due between the lists rightly ran: its objects are left out.
+    const until = Date.now();
+    const due = [...first.values()]
+      .filter((o) => o.kind === 'CronJob' && (parseCron(String((o.spec as Obj).schedule)).next(listedAt - 60_000) ?? Infinity) <= until)
+      .map((o) => `${o.metadata.namespace}/${o.metadata.name}-`);
+    const ranNow = (k: string) => due.some((d) => k.split(' ')[1]!.startsWith(d) || k.split(' ')[1]! === d.slice(0, -1));
+    const changed: string[] = [];
+    for (const [k, o] of first) {
+      if (ranNow(k)) continue;
+      const now = second.get(k);
+      if (!now) changed.push(`deleted ${k}`);
+      else if (now.metadata.resourceVersion !== o.metadata.resourceVersion) changed.push(`changed ${k}`);
+    }
+    for (const k of second.keys()) if (!first.has(k) && !ranNow(k)) changed.push(`created ${k}`);
+    assert.deepEqual(changed, []);
+  });
+});
+
+function kindOf(path: string): string {
+  const plural = path.split('/').pop()!;
+  return { deployments: 'Deployment', replicasets: 'ReplicaSet', statefulsets: 'StatefulSet', daemonsets: 'DaemonSet', jobs: 'Job', cronjobs: 'CronJob' }[
+    plural
+  ]!;
+}

@@ -130,9 +130,12 @@ export class ControllerContext {
     this.recorder.record(involved, type, reason, message, { component });
   }
 
-  /** Writes .status when it differs from the stored one (no empty writes, no watch noise). */
+  /**
+   * Writes .status when it differs from the stored one (no empty writes, no watch noise). Equal
+   * means semantically equal, as upstream's DeepEqual: the order of an object's keys does not count.
+   */
   updateStatus(group: string, resource: string, obj: KubeObject, status: Obj): KubeObject {
-    if (JSON.stringify(obj.status ?? {}) === JSON.stringify(status)) return obj;
+    if (stableJson(obj.status ?? {}) === stableJson(status)) return obj;
     const write = () => this.store.update(group, resource, { ...obj, status }, { subresource: 'status', manager: KCM });
     return this.observer ? this.observer.as('status', write) : write();
   }

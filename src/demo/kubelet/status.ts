@@ -8,9 +8,15 @@ import type { ContainerSpec } from './probes';
 
 type Json = Record<string, unknown>;
 
+/** What a status reads of a container: a live ContainerRuntime, or a generated pod's (generate/workloads.ts). */
+export type ContainerStatusView = Pick<
+  ContainerRuntime,
+  'name' | 'spec' | 'state' | 'lastTerminated' | 'ready' | 'started' | 'restartCount' | 'imageID' | 'containerID' | 'sidecar' | 'completed'
+>;
+
 export interface PodStatusInput {
-  containers: ContainerRuntime[];
-  initContainers: ContainerRuntime[];
+  containers: ContainerStatusView[];
+  initContainers: ContainerStatusView[];
   restartPolicy: string;
   hostIP: string;
   podIP?: string;
@@ -32,7 +38,7 @@ function terminatedJSON(t: Terminated): Json {
   return { exitCode: t.exitCode, reason: t.reason, startedAt: t.startedAt, finishedAt: t.finishedAt, containerID: t.containerID };
 }
 
-export function containerStatusJSON(c: ContainerRuntime): Json {
+export function containerStatusJSON(c: ContainerStatusView): Json {
   const s = c.state;
   const state: Json =
     s.kind === 'waiting'

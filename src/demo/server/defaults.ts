@@ -97,8 +97,8 @@ export function podAdmission(spec: Obj, suffix: string): Obj {
   return out;
 }
 
-function podDefaults(pod: KubeObject): KubeObject {
-  const spec = podAdmission(podDecodeDefaults(pod).spec as Obj, randomSuffix());
+function podDefaults(pod: KubeObject, suffix: string): KubeObject {
+  const spec = podAdmission(podDecodeDefaults(pod).spec as Obj, suffix);
   return { ...pod, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
 }
 
@@ -261,12 +261,13 @@ export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
 }
 
 /** The object a create's field manager sees: as decoded (defaults applied), before the create strategy and admission. */
-export function decodedForCreate(t: TypeInfo, o: KubeObject): KubeObject {
+function decodedForCreate(t: TypeInfo, o: KubeObject): KubeObject {
   return t.group === '' && t.resource === 'pods' ? podDecodeDefaults(o) : applyDefaults(t, o);
 }
 
-export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
-  if (t.group === '' && t.resource === 'pods') return podDefaults(o);
+/** suffix: of a pod's kube-api-access volume (random unless given: the generator draws its own). */
+export function prepareForCreate(t: TypeInfo, o: KubeObject, suffix = randomSuffix()): KubeObject {
+  if (t.group === '' && t.resource === 'pods') return podDefaults(o, suffix);
   o = applyDefaults(t, o);
   if (t.group === 'batch' && t.resource === 'jobs') o = jobLabels(jobSelector(o));
   if (t.group === '' && t.resource === 'services') return serviceCreate(o);
@@ -286,9 +287,9 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
  * leaves them: one Update entry of `manager` for what the create sets, as decoded (defaults
  * applied), before the create strategy and admission add theirs.
  */
-export function prepareCreate(t: TypeInfo, o: KubeObject, manager: string, time: string): KubeObject {
+export function prepareCreate(t: TypeInfo, o: KubeObject, manager: string, time: string, suffix?: string): KubeObject {
   const fields = createdFields(normalizeStored(t, decodedForCreate(t, o)), statusApart(t));
-  const prepared = normalizeStored(t, prepareForCreate(t, o));
+  const prepared = normalizeStored(t, prepareForCreate(t, o, suffix));
   // A create that sets no field leaves no entry.
   if (!Object.keys(fields).length) return prepared;
   return { ...prepared, metadata: { ...prepared.metadata, managedFields: [updateEntry({ manager, apiVersion: apiVersionOf(t), time }, fields)] } };

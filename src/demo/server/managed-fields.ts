@@ -230,11 +230,6 @@ export function createdFields(given: KubeObject, apart: boolean): Obj {
   return changedSet(undefined, writable(given, undefined, apart), '', given.kind, true) ?? {};
 }
 
-/** The set of a status write that sets all of `status` (the kubelet's first full status of a pod). */
-export function statusFields(status: Obj, kind: string): Obj {
-  return changedSet(undefined, { status }, '', kind, true) ?? {};
-}
-
 /**
  * kube-apiserver's managerOrUserAgent: the ?fieldManager= when given, else the User-Agent up to
  * its first '/', printable characters only, at most 128 bytes.
