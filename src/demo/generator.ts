@@ -36,7 +36,9 @@ import {
   type Template,
 } from './generate/workloads';
 import { nodeObject, podCIDROf } from './kubelet/nodes';
-import type { ObjectStore, TypeInfo } from './store';
+import { kubeTime, type KubeObject, type ObjectStore, type TypeInfo } from './store';
+import { withGeneratedFields } from './generate/fields';
+import { namespaceDefaults } from './controllers/namespaces';
 
 export interface GenerateOptions {
   objects: number;
@@ -140,6 +142,15 @@ export function generate(
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     });
+  }
+  // What kube-controller-manager puts in every namespace (a default ServiceAccount, the CA bundle), out of the plan's share of their types.
+  for (const name of nsNames) {
+    for (const d of namespaceDefaults(name)) {
+      const left = plan.counts.get(typeKey(d)) ?? 0;
+      if (left === 0) continue;
+      plan.counts.set(typeKey(d), left - 1);
+      counted(d.group, d.resource, d.object);
+    }
   }
   nodes.forEach((nd, i) => {
     const o = nodeObject(nd.name, nodeIndex - nodes.length + i + 1, ctx.ts(ctx.age()));
@@ -318,7 +329,13 @@ export function generateObjects(store: ObjectStore, opts: GenerateOptions): Gene
     : [];
   // Stored as the apiserver stores a created workload: spec defaults applied, so a later update
   // (defaulted again on the way in) changes neither the generation nor the template.
-  return generate(store.types(), opts, (g, r, o) => store.create(g, r, applyDefaults(store.type(g, r)!, o)), {
+  // With the managedFields its writers would have left (generate/fields.ts), stamped at the generated now.
+  const time = kubeTime(new Date(opts.now ?? DEFAULT_NOW));
+  const emit = (g: string, r: string, o: KubeObject) => {
+    const t = store.type(g, r)!;
+    return store.create(g, r, withGeneratedFields(t, applyDefaults(t, o), time));
+  };
+  return generate(store.types(), opts, emit, {
     register: (t) => {
       if (!store.type(t.group, t.resource)) store.registerType(t);
     },
