@@ -14,6 +14,8 @@ import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers/index';
+import { KCM } from './controllers/context';
+import { namespaceDefaults } from './controllers/namespaces';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
 import { crdObject, startApiServer } from './server/index';
 import { DEFAULT_USER, type Grant } from './server/auth';
@@ -183,6 +185,15 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
   const life = new AbortController();
   try {
     for (const ns of SYSTEM_NAMESPACES) ensureNamespace(store, ns);
+    // What the serviceaccount and root-ca-cert-publisher controllers' first sync makes of them, made
+    // before startDemoCluster resolves: a fresh cluster is at rest from its first list on.
+    const perNamespace = (name: ControllerName) => opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes(name));
+    for (const ns of perNamespace('serviceaccount') || perNamespace('root-ca-cert-publisher') ? SYSTEM_NAMESPACES : []) {
+      for (const d of namespaceDefaults(ns)) {
+        const by = d.resource === 'serviceaccounts' ? 'serviceaccount' : 'root-ca-cert-publisher';
+        if (perNamespace(by) && !store.get(d.group, d.resource, ns, d.object.metadata.name)) store.create(d.group, d.resource, d.object, { manager: KCM });
+      }
+    }
     for (const c of opts.crds ?? []) {
       const crd = crdObject(c);
       if (!store.get('apiextensions.k8s.io', 'customresourcedefinitions', undefined, crd.metadata.name)) {

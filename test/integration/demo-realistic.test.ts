@@ -93,6 +93,19 @@ describe('demo cluster objects as a real control plane writes them', () => {
     assert.deepEqual(entryOf(running, 'kubectl-create')!.fieldsV1, mine.fieldsV1);
   });
 
+  it("a new namespace gets kube-controller-manager's default ServiceAccount and kube-root-ca.crt, again when they are deleted", async () => {
+    await t.kubectlOk(['create', 'namespace', 'fresh']);
+    const store = t.cluster.store;
+    const both = () => store.get('', 'serviceaccounts', 'fresh', 'default') && store.get('', 'configmaps', 'fresh', 'kube-root-ca.crt');
+    await eventually(both, { description: 'default ServiceAccount and kube-root-ca.crt in fresh' });
+    const cm = store.get('', 'configmaps', 'fresh', 'kube-root-ca.crt')!;
+    assert.match(String((cm.data as Obj)['ca.crt']), /^-----BEGIN CERTIFICATE-----\n/);
+    assert.equal(entryOf(cm, 'kube-controller-manager')?.operation, 'Update');
+    await t.kubectlOk(['-n', 'fresh', 'delete', 'configmap', 'kube-root-ca.crt']);
+    await t.kubectlOk(['-n', 'fresh', 'delete', 'serviceaccount', 'default']);
+    await eventually(both, { description: 'both made again' });
+  });
+
   it("a Deployment's ReplicaSet and pods are kube-controller-manager's; its status too", async () => {
     const dep = {
       apiVersion: 'apps/v1',
@@ -148,7 +161,7 @@ describe('a freshly generated demo cluster is at rest', () => {
     ['job', '/apis/batch/v1/jobs', 'jobs.batch'],
     ['cronjob', '/apis/batch/v1/cronjobs', 'cronjobs.batch'],
   ];
-  const LISTED = [...WORKLOADS.map((w) => w[1]), '/api/v1/pods', '/api/v1/events', '/api/v1/nodes'];
+  const LISTED = [...WORKLOADS.map((w) => w[1]), '/api/v1/pods', '/api/v1/events', '/api/v1/nodes', '/api/v1/configmaps', '/api/v1/serviceaccounts'];
 
   async function list(): Promise<Map<string, KubeObject>> {
     const out = new Map<string, KubeObject>();
