@@ -22,6 +22,9 @@ import type { KubeObject, TypeInfo } from '../store';
 
 type Obj = Record<string, unknown>;
 
+/** The set's leaf ("f:x": {}), one shared frozen object: a million objects' managedFields hold millions of them. */
+const LEAF: Obj = Object.freeze({});
+
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The FieldsV1 set of the fields an applied configuration sets: {"f:spec": {"f:replicas": {}}} (lists atomic). */
@@ -111,8 +114,8 @@ function changedSet(old: unknown, next: unknown, field: string, kind: string, to
   if (isObj(next)) {
     const before = isObj(old) ? old : undefined;
     const keys = Object.keys(next);
-    if (keys.length === 0) return before && Object.keys(before).length === 0 ? undefined : {};
-    if (ATOMIC.has(field)) return same(old, next) ? undefined : {};
+    if (keys.length === 0) return before && Object.keys(before).length === 0 ? undefined : LEAF;
+    if (ATOMIC.has(field)) return same(old, next) ? undefined : LEAF;
     const out: Obj = {};
     // Sorted, as the apiserver serializes a set: ".", then "f:" fields, then "k:" items.
     for (const k of keys.sort()) {
@@ -122,30 +125,30 @@ function changedSet(old: unknown, next: unknown, field: string, kind: string, to
       if (c) out[`f:${k}`] = c;
     }
     if (!Object.keys(out).length) return undefined;
-    return before === undefined && !BARE.has(field) && !top ? { '.': {}, ...out } : out;
+    return before === undefined && !BARE.has(field) && !top ? { '.': LEAF, ...out } : out;
   }
   if (Array.isArray(next)) {
     const before = Array.isArray(old) ? (old as unknown[]) : undefined;
     if (field === 'finalizers' && next.every((x) => typeof x === 'string')) {
       const out: Obj = {};
-      for (const f of next) if (!before?.includes(f)) out[`v:${JSON.stringify(f)}`] = {};
+      for (const f of next) if (!before?.includes(f)) out[`v:${JSON.stringify(f)}`] = LEAF;
       if (!Object.keys(out).length) return undefined;
-      return before === undefined ? { '.': {}, ...out } : out;
+      return before === undefined ? { '.': LEAF, ...out } : out;
     }
     const keys = next.length ? listKeys(field, next, kind) : undefined;
-    if (!keys || !next.every(isObj)) return same(old, next) ? undefined : {};
+    if (!keys || !next.every(isObj)) return same(old, next) ? undefined : LEAF;
     const out: Obj = {};
     for (const item of [...(next as Obj[])].sort((a, b) => (itemKey(a, keys) < itemKey(b, keys) ? -1 : 1))) {
       const key = itemKey(item, keys);
       const prev = before?.find((b) => isObj(b) && itemKey(b, keys) === key);
       // An ownerReference is atomic: its key alone names it.
-      const c = field === 'ownerReferences' ? (same(prev, item) ? undefined : {}) : changedSet(prev, item, '', kind);
-      if (c) out[key] = prev === undefined && field !== 'ownerReferences' && !('.' in c) ? { '.': {}, ...c } : c;
+      const c = field === 'ownerReferences' ? (same(prev, item) ? undefined : LEAF) : changedSet(prev, item, '', kind);
+      if (c) out[key] = prev === undefined && field !== 'ownerReferences' && !('.' in c) ? { '.': LEAF, ...c } : c;
     }
     if (!Object.keys(out).length) return undefined;
-    return before === undefined && !BARE.has(field) ? { '.': {}, ...out } : out;
+    return before === undefined && !BARE.has(field) ? { '.': LEAF, ...out } : out;
   }
-  return old === next ? undefined : {};
+  return old === next ? undefined : LEAF;
 }
 
 /** The part of an object a write through `subresource` can set: status alone, or all but identity (and status, when the type has the subresource). */
