@@ -122,3 +122,13 @@ describe('managedFields for Update writes', () => {
     assert.deepEqual(data(next)[1], ['kubelet', { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { 'f:status': {} } } } }]);
   });
 });
+
+describe('managedFields of a write that sets no field', () => {
+  it('a create of a bare object (the default ServiceAccount) leaves no entry', () => {
+    const sa: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'a' } };
+    assert.equal(
+      withUpdateEntry(undefined, sa, { manager: 'kube-controller-manager', apiVersion: 'v1', time: '2026-01-01T00:00:00Z' }, false).metadata.managedFields,
+      undefined,
+    );
+  });
+});

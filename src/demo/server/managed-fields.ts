@@ -196,7 +196,8 @@ export function withUpdateEntry(old: KubeObject | undefined, next: KubeObject, w
   const kind = next.kind;
   const changed = changedSet(old ? writable(old, w.subresource, apart) : undefined, writable(next, w.subresource, apart), '', kind, true);
   const entries = ((old ?? next).metadata.managedFields ?? []) as Obj[];
-  if (!changed) {
+  // A write that sets no field (a create of a bare ServiceAccount) leaves no entry, as upstream.
+  if (!changed || !Object.keys(changed).length) {
     const kept = old?.metadata.managedFields;
     if (kept === next.metadata.managedFields) return next;
     const meta = { ...next.metadata };
