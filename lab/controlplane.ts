@@ -51,6 +51,12 @@ export interface ControlPlaneOptions {
   signal?: AbortSignal;
   extraApiserverArgs?: string[]; // '--flag=value'; a later flag overrides an earlier one
   startTimeoutMs?: number; // whole start-up, until /readyz and the default namespace; default 90 s
+  /**
+   * Keep the ServiceAccount admission plugin on (pods get their kube-api-access projected volume, as
+   * in any real cluster). Only with a controller manager running, whose serviceaccount controller
+   * creates each namespace's `default` ServiceAccount: until then a pod is refused. Default off.
+   */
+  serviceAccountAdmission?: boolean;
 }
 
 const ADMIN_USER = 'kubeloop-admin';
@@ -189,9 +195,9 @@ async function startOnce(binDir: string, opts: ControlPlaneOptions): Promise<Con
       `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
       `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
       '--authorization-mode=RBAC', // system:masters still bypasses authorization
-      // No controller-manager creates the 'default' ServiceAccount, so the
+      // Without a controller manager nothing creates the 'default' ServiceAccount, so the
       // ServiceAccount admission plugin would reject every Pod.
-      '--disable-admission-plugins=ServiceAccount',
+      ...(opts.serviceAccountAdmission ? [] : ['--disable-admission-plugins=ServiceAccount']),
       // restartApiserver(): a second server binds the same port while the first still serves.
       '--permit-port-sharing',
       // On SIGTERM, end watches at once (cleanly, as at their timeout) instead of waiting for them.

@@ -5,6 +5,7 @@
 //     otherwise code-server in the browser, with the packaged .vsix installed into .demo/);
 //  3. prints where to look, and runs until Ctrl-C, then stops everything it started.
 // Environment: KUBELOOP_DEMO_PORT (API server, default 6443), KUBELOOP_DEMO_OBJECTS (default 2000),
+// KUBELOOP_DEMO_PROFILE (a named size instead, e.g. scale-limit: 5,000 nodes, 150,000 pods, 1,000,000 objects),
 // KUBELOOP_DEMO_UI_PORT (code-server, default 8080), KUBELOOP_DEMO_NO_UI=1 (cluster only).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -41,8 +42,7 @@ const cluster = spawn(
     'demo-cluster',
     '--port',
     env.KUBELOOP_DEMO_PORT ?? '6443',
-    '--objects',
-    env.KUBELOOP_DEMO_OBJECTS ?? '2000',
+    ...(env.KUBELOOP_DEMO_PROFILE ? ['--profile', env.KUBELOOP_DEMO_PROFILE] : ['--objects', env.KUBELOOP_DEMO_OBJECTS ?? '2000']),
     '--kubeconfig-out',
     kubeconfig,
     '--churn',

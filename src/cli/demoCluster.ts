@@ -27,6 +27,8 @@ const HELP = `usage: kubeloop demo-cluster [flags]
                         every other flag applies to each
   --host H              listen on host H (default 127.0.0.1)
   --objects N           generate N objects across namespaces and types (default 0)
+  --profile NAME        generate a named size instead: scale-limit (5,000 nodes, 150,000 pods,
+                        1,000,000 objects)
   --seed S              seed of the generator (default 1)
   --churn N             creates/updates/deletes per second after start (default 0)
   --big-namespace NS:P  one more namespace NS holding P pods, counted in --objects (a kind of
@@ -86,6 +88,7 @@ function parseValues(args: string[]) {
       clusters: { type: 'string' },
       host: { type: 'string' },
       objects: { type: 'string' },
+      profile: { type: 'string' },
       seed: { type: 'string' },
       churn: { type: 'string' },
       'big-namespace': { type: 'string' },
@@ -183,6 +186,7 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
       tls: values.tls || values.token !== undefined || grants.length > 0 || values.user !== undefined,
       token: values.token,
       objects: recording ? 0 : intFlag(values.objects, 'objects', 0),
+      ...(values.profile !== undefined && !recording ? { profile: values.profile } : {}),
       churnPerSecond: recording ? 0 : intFlag(values.churn, 'churn', 0),
       ...(values['big-namespace'] !== undefined ? { bigNamespace: parseBigNamespace(values['big-namespace']) } : {}),
       faults: values.faults,

@@ -27,6 +27,7 @@ import {
   daemonSet,
   deployment,
   job,
+  pinnedTo,
   pod,
   replicaSet,
   statefulSet,
@@ -35,7 +36,9 @@ import {
   type Template,
 } from './generate/workloads';
 import { nodeObject, podCIDROf } from './kubelet/nodes';
-import type { ObjectStore, TypeInfo } from './store';
+import { kubeTime, type KubeObject, type ObjectStore, type TypeInfo } from './store';
+import { withGeneratedFields } from './generate/fields';
+import { namespaceDefaults } from './controllers/namespaces';
 
 export interface GenerateOptions {
   objects: number;
@@ -44,6 +47,10 @@ export interface GenerateOptions {
   namespaces?: number;
   /** How many well-known CRDs to install (their custom resources are generated too). Default: N/5000, 2..20 (0 below 500 objects). */
   crds?: number;
+  /** Exactly this many nodes (default about one per 100 pods, at most 1,000). */
+  nodes?: number;
+  /** Exactly this many pods (default 10 % of the objects). */
+  pods?: number;
   /** Pods with a failing liveness probe (crash-looping under the kubelet simulation). Default: one per 2000 pods. */
   brokenPods?: number;
   /** The generated cluster's "now" (ms), before which every timestamp lies. Default: a fixed instant, for determinism. */
@@ -104,7 +111,13 @@ export function generate(
       hooks.register?.(t);
     }
   }
-  const plan = planCounts(allTypes, n, { namespaces: opts.namespaces, crds: crdWanted, isCustom: (t) => customKeys.has(typeKey(t)) });
+  const plan = planCounts(allTypes, n, {
+    namespaces: opts.namespaces,
+    crds: crdWanted,
+    ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+    ...(opts.pods !== undefined ? { pods: opts.pods } : {}),
+    isCustom: (t) => customKeys.has(typeKey(t)),
+  });
 
   const nsNames = namespaceNames(plan.namespaces + 64)
     .filter((x) => !hooks.takenNamespace?.(x) && x !== opts.bigNamespace?.name)
@@ -130,6 +143,15 @@ export function generate(
       status: { phase: 'Active' },
     });
   }
+  // What kube-controller-manager puts in every namespace (a default ServiceAccount, the CA bundle), out of the plan's share of their types.
+  for (const name of nsNames) {
+    for (const d of namespaceDefaults(name)) {
+      const left = plan.counts.get(typeKey(d)) ?? 0;
+      if (left === 0) continue;
+      plan.counts.set(typeKey(d), left - 1);
+      counted(d.group, d.resource, d.object);
+    }
+  }
   nodes.forEach((nd, i) => {
     const o = nodeObject(nd.name, nodeIndex - nodes.length + i + 1, ctx.ts(ctx.age()));
     counted('', 'nodes', { ...o, metadata: { ...o.metadata, uid: ctx.rng.uuid() } });
@@ -137,7 +159,7 @@ export function generate(
   for (const d of crdDefs.slice(0, plan.crds)) counted('apiextensions.k8s.io', 'customresourcedefinitions', crdObject(ctx, d));
 
   const links: Links = { templates: new Map() };
-  if (nsNames.length) generateWorkloads(ctx, counted, links, plan.counts, opts.brokenPods);
+  if (nsNames.length) generateWorkloads(ctx, counted, links, plan.counts, nodes, opts.brokenPods);
 
   const done = new Set([
     '/pods',
@@ -185,7 +207,7 @@ function generateBigNamespace(ctx: GenContext, emit: Emit, name: string, pods: n
 }
 
 /** Deployments -> ReplicaSets -> Pods, StatefulSets, DaemonSets, CronJobs -> Jobs -> Pods, ControllerRevisions. */
-function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Map<string, number>, brokenOpt: number | undefined): void {
+function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Map<string, number>, nodes: GenNode[], brokenOpt: number | undefined): void {
   const r = ctx.rng;
   const c = (k: string) => counts.get(k) ?? 0;
   const track = (t: Template) => {
@@ -205,40 +227,54 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
     cjT.length && i < cjT.length * 3 ? cjT[i % cjT.length]! : track(template(ctx, ctx.pickNamespace(), 'job')),
   );
 
-  // Who owns each pod: mostly ReplicaSets, then StatefulSets, DaemonSets, Jobs, a few bare pods.
+  // Who owns each pod: mostly ReplicaSets, then StatefulSets, Jobs, a few bare pods. DaemonSets
+  // run one pod on every node (as a real cluster's few node agents do, about 5 % of its pods);
+  // the other DaemonSets select GPU nodes, which the generated cluster has none of.
   const P = c('/pods');
   const broken = Math.min(P, brokenOpt ?? Math.floor(P / 2000));
+  const N = nodes.length;
+  const fullDs = N ? Math.min(dsT.length, Math.floor((P - broken) / N), Math.max(dsT.length ? 1 : 0, Math.floor((0.05 * P) / N))) : 0;
   const cats = [
     { n: activeRS, w: 0.82 },
     { n: stsT.length, w: 0.07 },
-    { n: dsT.length, w: 0.05 },
+    { n: 0, w: 0 },
     { n: jobT.length, w: 0.04 },
     { n: 1, w: 0.02 },
   ];
   const perOwner = cats.map((x) => new Array<number>(x.n).fill(0));
   const wsum = cats.reduce((s, x) => s + (x.n ? x.w : 0), 0);
-  for (let k = 0; k < P - broken; k++) {
+  for (let k = 0; k < P - broken - fullDs * N; k++) {
     let x = r.next() * wsum;
     let ci = cats.findIndex((cat) => cat.n > 0 && (x -= cat.w) < 0);
     if (ci < 0) ci = cats.length - 1;
     perOwner[ci]![r.int(cats[ci]!.n)]!++;
   }
 
-  const deployRefs: (Ref | undefined)[] = apps.slice(0, D).map((t, i) => refOf(deployment(ctx, emit, t, perOwner[0]![i] ?? 0)));
+  // Deployment i owns ReplicaSets i, i+D, i+2D, ...: the first is its newest revision.
+  const revisions = (i: number) => (R > i ? Math.floor((R - 1 - i) / D) + 1 : 0);
+  const deployRefs: (Ref | undefined)[] = apps.slice(0, D).map((t, i) => refOf(deployment(ctx, emit, t, perOwner[0]![i] ?? 0, revisions(i)).deploy));
   const rsOwners: { ref: Ref; hash: string; t: Template }[] = [];
   for (let i = 0; i < R; i++) {
     const t = D > 0 ? apps[i % D]! : apps[i]!;
     const active = i < activeRS;
-    const { rs, hash } = replicaSet(ctx, emit, t, D > 0 ? deployRefs[i % D] : undefined, active ? perOwner[0]![i]! : 0);
+    const k = D > 0 ? revisions(i % D) : 1;
+    const revision = D > 0 ? k - Math.floor(i / D) : 1;
+    const { rs, hash } = replicaSet(ctx, emit, t, D > 0 ? deployRefs[i % D] : undefined, active ? perOwner[0]![i]! : 0, revision, k);
     if (active) rsOwners.push({ ref: refOf(rs), hash, t });
   }
   const stsOwners = stsT.map((t, i) => ({ ...statefulSet(ctx, emit, t, perOwner[1]![i]!), t }));
-  const dsOwners = dsT.map((t, i) => ({ ref: refOf(daemonSet(ctx, emit, t, perOwner[2]![i]!)), hash: r.suffix(10), t }));
-  const cjRefs = cjT.map((t) => refOf(cronJob(ctx, emit, t)));
-  const jobOwners = jobT.map((t, i) => ({
-    ref: refOf(job(ctx, emit, t, i < cjT.length * 3 && cjRefs.length ? cjRefs[i % cjRefs.length] : undefined, perOwner[3]![i]!)),
-    t,
-  }));
+  const dsOwners = dsT.map((t, i) => {
+    const { ds, hash } = daemonSet(ctx, emit, t, N, i >= fullDs);
+    return { ref: refOf(ds), hash, t, full: i < fullDs };
+  });
+  // CronJob j's runs are Jobs j, j+C, j+2C (at most 3, its successfulJobsHistoryLimit), newest first.
+  const C = cjT.length;
+  const cronRuns = cjT.map((t, j) => cronJob(ctx, emit, t, C ? Math.max(0, Math.min(3, Math.floor((jobT.length - 1 - j) / C) + 1)) : 0));
+  const jobOwners = jobT.map((t, i) => {
+    const run = C && i < C * 3 ? cronRuns[i % C] : undefined;
+    const at = run?.times[Math.floor(i / C)];
+    return { ref: refOf(job(ctx, emit, t, run ? refOf(run.cj) : undefined, perOwner[3]![i]!, at)), t };
+  });
 
   rsOwners.forEach((o, i) => {
     const labels = { ...o.t.labels, 'pod-template-hash': o.hash };
@@ -253,13 +289,14 @@ function generateWorkloads(ctx: GenContext, emit: Emit, links: Links, counts: Ma
         'controller-revision-hash': o.revision,
         'statefulset.kubernetes.io/pod-name': name,
       };
-      pod(ctx, emit, o.t, name, refOf(o.sts), labels, 'running');
+      pod(ctx, emit, o.t, name, refOf(o.sts), labels, 'running', { spec: { hostname: name, subdomain: o.t.app } });
     }
   });
-  dsOwners.forEach((o, i) => {
+  for (const o of dsOwners) {
+    if (!o.full) continue;
     const labels = { ...o.t.labels, 'controller-revision-hash': o.hash, 'pod-template-generation': '1' };
-    for (let k = perOwner[2]![i]!; k > 0; k--) pod(ctx, emit, o.t, ctx.name(`pod/${o.t.namespace}`, o.t.app), o.ref, labels, 'running');
-  });
+    for (const node of nodes) pod(ctx, emit, o.t, ctx.name(`pod/${o.t.namespace}`, o.t.app), o.ref, labels, 'running', { node, spec: pinnedTo(node.name) });
+  }
   jobOwners.forEach((o, i) => {
     const labels = { ...o.t.labels, 'batch.kubernetes.io/job-name': o.ref.name, 'job-name': o.ref.name };
     for (let k = perOwner[3]![i]!; k > 0; k--) pod(ctx, emit, o.t, ctx.name(`pod/${o.t.namespace}`, o.ref.name), o.ref, labels, 'succeeded');
@@ -292,7 +329,13 @@ export function generateObjects(store: ObjectStore, opts: GenerateOptions): Gene
     : [];
   // Stored as the apiserver stores a created workload: spec defaults applied, so a later update
   // (defaulted again on the way in) changes neither the generation nor the template.
-  return generate(store.types(), opts, (g, r, o) => store.create(g, r, applyDefaults(store.type(g, r)!, o)), {
+  // With the managedFields its writers would have left (generate/fields.ts), stamped at the generated now.
+  const time = kubeTime(new Date(opts.now ?? DEFAULT_NOW));
+  const emit = (g: string, r: string, o: KubeObject) => {
+    const t = store.type(g, r)!;
+    return store.create(g, r, withGeneratedFields(t, applyDefaults(t, o), time));
+  };
+  return generate(store.types(), opts, emit, {
     register: (t) => {
       if (!store.type(t.group, t.resource)) store.registerType(t);
     },

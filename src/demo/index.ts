@@ -8,11 +8,14 @@
  */
 import { startChurn } from './churn';
 import { generateObjects } from './generator';
+import { PROFILES, profileNamed } from './generate/profiles';
 import { startKubelet } from './kubelet';
 import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers';
+import { KCM } from './controllers/context';
+import { namespaceDefaults } from './controllers/namespaces';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
 import { crdObject, startApiServer } from './server';
 import { DEFAULT_USER, type Grant } from './server/auth';
@@ -54,6 +57,8 @@ export interface DemoClusterOptions {
   token?: string;
   /** Objects to generate at start (0 = only the system namespaces and nodes). */
   objects?: number;
+  /** A named size (generate/profiles.ts, e.g. 'scale-limit'): its objects, nodes and pods; `objects` is then ignored. */
+  profile?: string;
   seed?: number;
   /** Creates/updates/deletes per second after start (0 = none). */
   churnPerSecond?: number;
@@ -100,7 +105,7 @@ export interface DemoClusterOptions {
   story?: boolean;
   /**
    * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
-   * fixed instant, for determinism. The CLI passes the real time, so a generated Event was last
+   * fixed instant, for determinism, or with `controllers` on the real time (as theirs). The CLI passes the real time, so a generated Event was last
    * seen minutes ago, not months.
    */
   generatedNow?: number;
@@ -135,13 +140,18 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
 function ensureNamespace(store: ObjectStore, name: string): void {
   if (store.get('', 'namespaces', undefined, name)) return;
   try {
-    store.create('', 'namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
-      spec: { finalizers: ['kubernetes'] },
-      status: { phase: 'Active' },
-    });
+    store.create(
+      '',
+      'namespaces',
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      },
+      { manager: 'kube-apiserver' },
+    );
   } catch (e) {
     if (!(e instanceof StoreError && e.code === 409)) throw e;
   }
@@ -176,6 +186,15 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
   const life = new AbortController();
   try {
     for (const ns of SYSTEM_NAMESPACES) ensureNamespace(store, ns);
+    // What the serviceaccount and root-ca-cert-publisher controllers' first sync makes of them, made
+    // before startDemoCluster resolves: a fresh cluster is at rest from its first list on.
+    const perNamespace = (name: ControllerName) => opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes(name));
+    for (const ns of perNamespace('serviceaccount') || perNamespace('root-ca-cert-publisher') ? SYSTEM_NAMESPACES : []) {
+      for (const d of namespaceDefaults(ns)) {
+        const by = d.resource === 'serviceaccounts' ? 'serviceaccount' : 'root-ca-cert-publisher';
+        if (perNamespace(by) && !store.get(d.group, d.resource, ns, d.object.metadata.name)) store.create(d.group, d.resource, d.object, { manager: KCM });
+      }
+    }
     for (const c of opts.crds ?? []) {
       const crd = crdObject(c);
       if (!store.get('apiextensions.k8s.io', 'customresourcedefinitions', undefined, crd.metadata.name)) {
@@ -184,19 +203,29 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     }
     // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
     // kubelet adopts them without work, and its own nodes reuse the generated ones.
-    if ((opts.objects ?? 0) > 0)
-      generateObjects(store, {
-        objects: opts.objects!,
-        seed: opts.seed ?? 1,
-        ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : {}),
-        ...(opts.bigNamespace ? { bigNamespace: opts.bigNamespace } : {}),
-      });
+    const profile = opts.profile !== undefined ? profileNamed(opts.profile) : undefined;
+    if (opts.profile !== undefined && !profile)
+      throw new Error(`unknown demo profile ${JSON.stringify(opts.profile)} (known: ${Object.keys(PROFILES).join(', ')})`);
+    const objects = profile?.objects ?? opts.objects ?? 0;
+    const generated =
+      objects > 0
+        ? generateObjects(store, {
+            objects,
+            ...(profile ? { nodes: profile.nodes, pods: profile.pods } : {}),
+            seed: opts.seed ?? 1,
+            // With controllers running, the generated cluster's now is theirs: their schedules and deadlines agree with it.
+            ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : opts.controllers ? { now: Date.now() } : {}),
+            ...(opts.bigNamespace ? { bigNamespace: opts.bigNamespace } : {}),
+          })
+        : undefined;
     if ((opts.churnPerSecond ?? 0) > 0) {
       const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
       stops.push(() => churn.stop());
     }
     if (opts.kubelet !== false) {
-      const kubelet = startKubelet(store, { signal: life.signal, logs, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
+      // The generated nodes are the kubelet's (no node more: a DaemonSet would have one more pod to run).
+      const nodes = generated?.nodes.length ? { nodes: generated.nodes.length } : {};
+      const kubelet = startKubelet(store, { signal: life.signal, logs, ...nodes, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
       stops.push(() => kubelet.stop());
     }
     if (opts.controllers) {

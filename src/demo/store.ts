@@ -9,11 +9,15 @@
  *   takes the next value; the object written (and its event) carries it as a decimal string.
  * - Subscribers are called synchronously after every write, in write order; a throwing subscriber
  *   never breaks the write or the other subscribers.
+ * - A write that names its field manager (opts.manager: a controller, the kubelet, a client's
+ *   User-Agent) leaves the Update entry in metadata.managedFields that kube-apiserver's field
+ *   manager would (server/managed-fields.ts); a write without one leaves managedFields as given.
  * - eventsSince(rv) answers every event with a larger rv from a bounded history, or 'expired' when
  *   events after rv may already have been dropped (the watch then answers 410 Gone, like a compacted etcd).
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject as WireObject, ObjectMeta } from '../core/kube/types';
+import { statusApart, withUpdateEntry } from './server/managed-fields';
 
 export interface TypeInfo {
   group: string;
@@ -174,8 +178,11 @@ export class ObjectStore {
     return this.bucket(group, resource).objects.size;
   }
 
-  /** opts.uid: the uid the apiserver's create strategy chose (a Job's selector names it); otherwise a new one. */
-  create(group: string, resource: string, obj: KubeObject, opts: { uid?: string } = {}): KubeObject {
+  /**
+   * opts.uid: the uid the apiserver's create strategy chose (a Job's selector names it); otherwise a
+   * new one. opts.manager: the field manager of the create, when the object carries no managedFields.
+   */
+  create(group: string, resource: string, obj: KubeObject, opts: { uid?: string; manager?: string } = {}): KubeObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -197,7 +204,10 @@ export class ObjectStore {
     if (ns !== undefined) metadata.namespace = ns;
     else delete metadata.namespace;
     delete metadata.deletionTimestamp;
-    const stored = deepFreeze({ ...obj, apiVersion: apiVersionOf(b.info), kind: b.info.kind, metadata });
+    let created: KubeObject = { ...obj, apiVersion: apiVersionOf(b.info), kind: b.info.kind, metadata };
+    if (opts.manager !== undefined && !metadata.managedFields)
+      created = withUpdateEntry(undefined, created, this.write(b.info, opts.manager), statusApart(b.info));
+    const stored = deepFreeze(created);
     this.commit(b, key, stored, 'ADDED', rv);
     return stored;
   }
@@ -206,7 +216,7 @@ export class ObjectStore {
    * opts.subresource 'status' writes only the status; 'binding' is the scheduler's pods/binding,
    * which sets spec.nodeName straight in storage without the pod strategy, so the generation stays.
    */
-  update(group: string, resource: string, obj: KubeObject, opts: { subresource?: 'status' | 'binding' } = {}): KubeObject {
+  update(group: string, resource: string, obj: KubeObject, opts: { subresource?: 'status' | 'binding'; manager?: string } = {}): KubeObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -252,6 +262,10 @@ export class ObjectStore {
       if (ns !== undefined) next.metadata.namespace = ns;
       else delete next.metadata.namespace;
       if (old.metadata.deletionTimestamp) next.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+    }
+    if (opts.manager !== undefined && opts.subresource !== 'binding') {
+      const sub = opts.subresource === 'status' ? 'status' : undefined;
+      next = withUpdateEntry(old, next, { ...this.write(b.info, opts.manager), ...(sub ? { subresource: sub } : {}) }, statusApart(b.info));
     }
     const stored = deepFreeze(next);
     this.commit(b, key, stored, 'MODIFIED', rv, undefined, old);
@@ -342,6 +356,10 @@ export class ObjectStore {
     const b = this.buckets.get(typeKey(group, resource));
     if (!b) throw new StoreError(404, 'NotFound', `the server could not find the requested resource (${qualifiedResource(group, resource)})`);
     return b;
+  }
+
+  private write(t: TypeInfo, manager: string) {
+    return { manager, apiVersion: apiVersionOf(t), time: kubeTime(this.now()) };
   }
 
   private details(b: TypeBucket, name: string) {

@@ -17,8 +17,8 @@
  * on a persisted store, a user who made one) is left as it is; it needs the controllers and the
  * kubelet simulation to unfold, and writes nothing else. stop() (or the signal) cancels its timer.
  */
-import { prepareForCreate } from './server/defaults';
-import type { KubeObject, ObjectStore } from './store';
+import { prepareCreate } from './server/defaults';
+import { kubeTime, type KubeObject, type ObjectStore } from './store';
 import { realKubeletClock, type KubeletClock } from './kubelet/clock';
 
 export const STORY_NAMESPACE = 'story';
@@ -153,7 +153,8 @@ export function rolledShop(d: KubeObject, rollouts: number): KubeObject {
 
 function createIfAbsent(store: ObjectStore, group: string, resource: string, o: KubeObject): void {
   if (store.get(group, resource, o.metadata.namespace, o.metadata.name)) return;
-  store.create(group, resource, prepareForCreate(store.type(group, resource)!, o));
+  // As `kubectl apply` of the story's manifests leaves them (managedFields of kubectl's client-side apply).
+  store.create(group, resource, prepareCreate(store.type(group, resource)!, o, 'kubectl-client-side-apply', kubeTime(new Date())));
 }
 
 export function startStory(store: ObjectStore, opts: StoryOptions = {}): Story {
@@ -171,7 +172,7 @@ export function startStory(store: ObjectStore, opts: StoryOptions = {}): Story {
     try {
       const d = store.get('apps', 'deployments', ns, 'shop');
       if (d) {
-        store.update('apps', 'deployments', rolledShop(d, rollouts));
+        store.update('apps', 'deployments', rolledShop(d, rollouts), { manager: 'kubectl-set' });
         rollouts++;
       }
     } catch (e) {

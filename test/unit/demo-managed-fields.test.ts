@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { withApplyEntry } from '../../src/demo/server/managed-fields';
+import { withApplyEntry, withUpdateEntry } from '../../src/demo/server/managed-fields';
 import { normalizeStored } from '../../src/demo/server/defaults';
 import type { KubeObject } from '../../src/demo/store';
 
@@ -57,5 +57,78 @@ describe('Secret stringData', () => {
     });
     assert.equal(s.stringData, undefined);
     assert.deepEqual(s.data, { a: Buffer.from('new').toString('base64'), b: 'Yg==', c: Buffer.from('ünï', 'utf8').toString('base64') });
+  });
+});
+
+describe('managedFields for Update writes', () => {
+  const w = (manager: string, time = '2026-01-01T00:00:00Z') => ({ manager, apiVersion: 'v1', time });
+  const data = (o: KubeObject) => (o.metadata.managedFields as { manager: string; fieldsV1: unknown }[]).map((m) => [m.manager, m.fieldsV1]);
+
+  it("a create gives its manager every field it set, a new map's node marked with '.'", () => {
+    const o = withUpdateEntry(undefined, { ...cm({ labels: { a: '1' } }), data: { k: 'v' } }, w('kubectl-create'), false);
+    assert.deepEqual(o.metadata.managedFields, [
+      {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2026-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:k': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } },
+      },
+    ]);
+  });
+  it('a change by another manager moves the field to it; the first keeps the rest; an emptied entry goes', () => {
+    const v1 = withUpdateEntry(undefined, { ...cm(), data: { k: 'v', j: 'w' } }, w('a'), false);
+    const v2 = withUpdateEntry(v1, { ...v1, data: { k: 'changed', j: 'w' } }, w('b'), false);
+    assert.deepEqual(data(v2), [
+      ['a', { 'f:data': { '.': {}, 'f:j': {} } }],
+      ['b', { 'f:data': { 'f:k': {} } }],
+    ]);
+    const v3 = withUpdateEntry(v2, { ...v2, data: { k: 'changed', j: 'again' } }, w('b', '2026-01-02T00:00:00Z'), false);
+    assert.deepEqual(data(v3), [['b', { 'f:data': { 'f:j': {}, 'f:k': {} } }]]);
+    assert.equal((v3.metadata.managedFields as { time: string }[])[0]!.time, '2026-01-02T00:00:00Z');
+  });
+  it('a write that changes nothing leaves the entries (and their times) as they were', () => {
+    const v1 = withUpdateEntry(undefined, { ...cm(), data: { k: 'v' } }, w('a'), false);
+    const v2 = withUpdateEntry(v1, { ...v1 }, w('a', '2026-02-02T00:00:00Z'), false);
+    assert.deepEqual(v2.metadata.managedFields, v1.metadata.managedFields);
+  });
+  it('keys list items as upstream: containers by name, conditions by type, ownerReferences by uid', () => {
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'a', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'u1', controller: true }] },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    };
+    const main = withUpdateEntry(undefined, pod, w('kube-controller-manager'), true);
+    assert.deepEqual(data(main), [
+      [
+        'kube-controller-manager',
+        {
+          'f:metadata': { 'f:ownerReferences': { '.': {}, 'k:{"uid":"u1"}': {} } },
+          'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+        },
+      ],
+    ]);
+    const status = withUpdateEntry(main, { ...main }, { ...w('kubelet'), subresource: 'status' }, true);
+    assert.equal(status.metadata.managedFields!.length, 1, 'unchanged status: no entry');
+    const next = withUpdateEntry(
+      main,
+      { ...main, status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+      { ...w('kubelet'), subresource: 'status' },
+      true,
+    );
+    assert.deepEqual(data(next)[1], ['kubelet', { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { 'f:status': {} } } } }]);
+  });
+});
+
+describe('managedFields of a write that sets no field', () => {
+  it('a create of a bare object (the default ServiceAccount) leaves no entry', () => {
+    const sa: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'a' } };
+    assert.equal(
+      withUpdateEntry(undefined, sa, { manager: 'kube-controller-manager', apiVersion: 'v1', time: '2026-01-01T00:00:00Z' }, false).metadata.managedFields,
+      undefined,
+    );
   });
 });

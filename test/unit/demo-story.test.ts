@@ -12,6 +12,7 @@ function setup() {
   new Catalog(store).registerBuiltins();
   return { store, clock: new FakeClock() };
 }
+const probe = (store: ObjectStore) => store.get('', 'pods', 'story', 'probe-me')!;
 const image = (store: ObjectStore) => (store.get('apps', 'deployments', 'story', 'shop')!.spec as any).template.spec.containers[0].image as string;
 
 describe('the demo story', () => {
@@ -38,6 +39,10 @@ describe('the demo story', () => {
     await clock.advance(1);
     assert.equal(story.rollouts, 1);
     assert.equal(image(store), ROLLOUT_IMAGES[1]);
+    // kubectl apply made it, kubectl set image changed the template's image: each its field manager's.
+    const managers = (store.get('apps', 'deployments', 'story', 'shop')!.metadata.managedFields as { manager: string }[]).map((m) => m.manager);
+    assert.deepEqual(managers, ['kubectl-client-side-apply', 'kubectl-set']);
+    assert.equal((probe(store).metadata.managedFields as { manager: string }[])[0]!.manager, 'kubectl-client-side-apply');
     assert.equal(gen(), 2, 'a template change is a spec change');
     assert.match(store.get('apps', 'deployments', 'story', 'shop')!.metadata.annotations!['kubernetes.io/change-cause']!, /nginx:1\.28/);
     await clock.advance(ROLLOUT_EVERY_MS);

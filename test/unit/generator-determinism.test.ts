@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { ObjectStore, type KubeObject, type TypeInfo } from '../../src/demo/store';
 import { Catalog } from '../../src/demo/server/catalog';
 import { generate, generateObjects, DEFAULT_NOW } from '../../src/demo/generator';
+import { profileNamed } from '../../src/demo/generate/profiles';
 import { startKubelet } from '../../src/demo/kubelet';
 import { FakeClock } from '../../src/core/clock';
 
@@ -36,8 +37,12 @@ function allObjects(store: ObjectStore): KubeObject[] {
 }
 
 /** JSON without what a store assigns (uids, resourceVersions, creation times). */
+/** Without what a store assigns: uids (also where managedFields key an ownerReference by its uid), resourceVersions, creation times. */
 function withoutStoreFields(o: unknown): string {
-  return JSON.stringify(o, (k, v) => (k === 'uid' || k === 'resourceVersion' || k === 'creationTimestamp' ? undefined : v));
+  return JSON.stringify(o, (k, v) => (k === 'uid' || k === 'resourceVersion' || k === 'creationTimestamp' ? undefined : v)).replace(
+    /k:\{\\"uid\\":\\"[0-9a-f-]+\\"\}/g,
+    'k:{uid}',
+  );
 }
 
 describe('generator: determinism and shape', () => {
@@ -137,5 +142,19 @@ describe('generator: determinism and shape', () => {
     assert.ok(store.currentRV > rv, 'the crash-looping pods keep writing');
     kubelet.stop();
     assert.equal(clock.pendingTimers(), 0);
+  });
+});
+
+describe('generator: a named profile', () => {
+  it('scale-limit is 5,000 nodes and 150,000 pods in 1,000,000 objects', () => {
+    assert.deepEqual(profileNamed('scale-limit'), { objects: 1_000_000, nodes: 5_000, pods: 150_000 });
+    assert.equal(profileNamed('toString'), undefined);
+  });
+  it("a profile's nodes and pods are exact, and the objects still sum to N", () => {
+    const store = builtinStore();
+    const res = generateObjects(store, { objects: 6000, seed: 3, nodes: 40, pods: 1200 });
+    assert.equal(res.objects, 6000);
+    assert.equal(store.count('', 'nodes'), 40);
+    assert.equal(store.count('', 'pods'), 1200);
   });
 });

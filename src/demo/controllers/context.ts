@@ -7,7 +7,7 @@
  * write that races another (404, 409) is reported to onError, never thrown into the store.
  */
 import { randomBytes } from 'node:crypto';
-import { prepareForCreate } from '../server/defaults';
+import { prepareCreate } from '../server/defaults';
 import type { KubeObject, ObjectStore } from '../store';
 import type { KubeletClock } from '../kubelet/clock';
 import { kubeTimestamp, type EventRecorder, type InvolvedObject } from '../kubelet/recorder';
@@ -15,6 +15,9 @@ import { objectKey, type ReconcileObserver } from './observe';
 import { splitKey, WorkQueue } from './queue';
 
 type Obj = Record<string, any>;
+
+/** The field manager of every write the controllers make (upstream's controller manager binary). */
+export const KCM = 'kube-controller-manager';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -127,10 +130,13 @@ export class ControllerContext {
     this.recorder.record(involved, type, reason, message, { component });
   }
 
-  /** Writes .status when it differs from the stored one (no empty writes, no watch noise). */
+  /**
+   * Writes .status when it differs from the stored one (no empty writes, no watch noise). Equal
+   * means semantically equal, as upstream's DeepEqual: the order of an object's keys does not count.
+   */
   updateStatus(group: string, resource: string, obj: KubeObject, status: Obj): KubeObject {
-    if (JSON.stringify(obj.status ?? {}) === JSON.stringify(status)) return obj;
-    const write = () => this.store.update(group, resource, { ...obj, status }, { subresource: 'status' });
+    if (stableJson(obj.status ?? {}) === stableJson(status)) return obj;
+    const write = () => this.store.update(group, resource, { ...obj, status }, { subresource: 'status', manager: KCM });
     return this.observer ? this.observer.as('status', write) : write();
   }
 
@@ -153,7 +159,7 @@ export class ControllerContext {
     if (tm.finalizers) meta.finalizers = tm.finalizers;
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec: { ...(template.spec ?? {}), ...(opts.spec ?? {}) } } as KubeObject;
     const type = this.store.type('', 'pods')!;
-    return this.store.create('', 'pods', prepareForCreate(type, pod));
+    return this.store.create('', 'pods', prepareCreate(type, pod, KCM, this.timestamp()));
   }
 
   /**

@@ -14,8 +14,8 @@
  */
 import type { KubeObject } from '../store';
 import { kubeTimestamp } from '../kubelet/recorder';
-import { prepareForCreate } from '../server/defaults';
-import { controllerRef, controllerRefTo, type ControllerContext } from './context';
+import { prepareCreate } from '../server/defaults';
+import { controllerRef, controllerRefTo, KCM, type ControllerContext } from './context';
 import { CronError, parseCron } from './cron';
 import { isJobFinished } from './job';
 import { keyOf, splitKey } from './queue';
@@ -71,21 +71,26 @@ export function startCronJobController(ctx: ControllerContext): Controller {
         if (!store.get('batch', 'jobs', namespace, jobName)) {
           const tmpl = (spec.jobTemplate ?? {}) as Obj;
           // Through the Job's create strategy, as the controller's POST is: defaults, selector, labels.
-          const prepared = prepareForCreate(store.type('batch', 'jobs')!, {
-            apiVersion: 'batch/v1',
-            kind: 'Job',
-            metadata: {
-              name: jobName,
-              namespace,
-              labels: { ...(tmpl.metadata?.labels ?? {}) },
-              annotations: {
-                ...(tmpl.metadata?.annotations ?? {}),
-                'batch.kubernetes.io/cronjob-scheduled-timestamp': new Date(due).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          const prepared = prepareCreate(
+            store.type('batch', 'jobs')!,
+            {
+              apiVersion: 'batch/v1',
+              kind: 'Job',
+              metadata: {
+                name: jobName,
+                namespace,
+                labels: { ...(tmpl.metadata?.labels ?? {}) },
+                annotations: {
+                  ...(tmpl.metadata?.annotations ?? {}),
+                  'batch.kubernetes.io/cronjob-scheduled-timestamp': new Date(due).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                },
+                ownerReferences: [controllerRefTo(cj)],
               },
-              ownerReferences: [controllerRefTo(cj)],
+              spec: tmpl.spec ?? {},
             },
-            spec: tmpl.spec ?? {},
-          });
+            KCM,
+            ctx.timestamp(),
+          );
           store.create('batch', 'jobs', prepared, { uid: prepared.metadata.uid });
           ctx.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`, CRONJOB_COMPONENT);
         }

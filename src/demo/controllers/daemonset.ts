@@ -2,7 +2,8 @@
  * The daemonset controller (kube-controller-manager's "daemonset"): one pod per schedulable node.
  *
  * Guarantees (level-triggered, from the nodes and the set's own pods on every reconcile):
- * - Every node without spec.unschedulable gets exactly one active pod of the set, pinned to it by a
+ * - Every node without spec.unschedulable whose labels match the template's nodeSelector (upstream's
+ *   nodeShouldRunDaemonPod, selector part) gets exactly one active pod of the set, pinned to it by a
  *   required node affinity on metadata.name (as upstream since 1.12; the scheduler binds it there);
  *   extra pods on a node, and pods on nodes that are gone, are deleted.
  * - RollingUpdate (default): a pod whose controller-revision-hash is not the current template's
@@ -21,6 +22,11 @@ export const DAEMONSET_COMPONENT = 'daemonset-controller';
 const REV = 'controller-revision-hash';
 
 type Obj = Record<string, any>;
+
+/** A pod's nodeSelector (every key equal) holds for a node's labels; no selector selects every node. */
+function selects(sel: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
+  return Object.entries(sel ?? {}).every(([k, v]) => labels?.[k] === v);
+}
 
 /** The node a daemon pod is bound to, or pinned to by its required node affinity. */
 export function targetNode(p: KubeObject): string | undefined {
@@ -44,7 +50,7 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
     const hash = templateHash(spec.template);
     const nodes = ctx
       .list('', 'nodes')
-      .filter((n) => !(n.spec as Obj | undefined)?.unschedulable)
+      .filter((n) => !(n.spec as Obj | undefined)?.unschedulable && selects(spec.template?.spec?.nodeSelector, n.metadata.labels))
       .map((n) => n.metadata.name);
     const wanted = new Set(nodes);
     const pods = ctx.podsOwnedBy(ds).filter(isPodActive);

@@ -24,7 +24,7 @@
  * - A paused Deployment is only scaled, never rolled.
  */
 import type { KubeObject } from '../store';
-import { controllerRef, controllerRefTo, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './context';
+import { controllerRef, controllerRefTo, KCM, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 
@@ -86,7 +86,12 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       'deployment.kubernetes.io/desired-replicas': String(replicasOf(d)),
       'deployment.kubernetes.io/max-replicas': String(replicasOf(d) + maxSurge),
     };
-    const next = store.update('apps', 'replicasets', { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...(rs.spec as Obj), replicas: to } });
+    const next = store.update(
+      'apps',
+      'replicasets',
+      { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...(rs.spec as Obj), replicas: to } },
+      { manager: KCM },
+    );
     ctx.event(
       d,
       'Normal',
@@ -122,37 +127,47 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       const sel = spec.selector ?? {};
       const initial = rolling ? (olds.length ? 0 : replicas) : 0;
       const start = rolling && olds.length ? Math.min(replicas, Math.max(0, replicas + maxSurge - olds.reduce((n, rs) => n + replicasOf(rs), 0))) : initial;
-      newRS = store.create('apps', 'replicasets', {
-        apiVersion: 'apps/v1',
-        kind: 'ReplicaSet',
-        metadata: {
-          name: `${d.metadata.name}-${hash}`,
-          namespace,
-          labels,
-          annotations: {
-            [REVISION]: String(maxOldRevision + 1),
-            'deployment.kubernetes.io/desired-replicas': String(replicas),
-            'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge),
+      newRS = store.create(
+        'apps',
+        'replicasets',
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: {
+            name: `${d.metadata.name}-${hash}`,
+            namespace,
+            labels,
+            annotations: {
+              [REVISION]: String(maxOldRevision + 1),
+              'deployment.kubernetes.io/desired-replicas': String(replicas),
+              'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge),
+            },
+            ownerReferences: [controllerRefTo(d)],
           },
-          ownerReferences: [controllerRefTo(d)],
+          spec: {
+            replicas: start,
+            ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
+            selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
+            template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
+          },
         },
-        spec: {
-          replicas: start,
-          ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
-          selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
-          template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
-        },
-      });
+        { manager: KCM },
+      );
       if (start > 0) ctx.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${newRS.metadata.name} from 0 to ${start}`, DEPLOYMENT_COMPONENT);
       progressing = { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${newRS.metadata.name}"` };
       // Creating the new set is this pass's scale-up; the next pass (its ADDED event) goes on.
       return writeStatus(d, newRS, olds, replicas, maxUnavailable, progressing, now);
     } else if (newRS && revisionOf(newRS) <= maxOldRevision) {
       // A rollback to an old template: the old set becomes the newest revision.
-      newRS = store.update('apps', 'replicasets', {
-        ...newRS,
-        metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) } },
-      });
+      newRS = store.update(
+        'apps',
+        'replicasets',
+        {
+          ...newRS,
+          metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) } },
+        },
+        { manager: KCM },
+      );
     }
     olds = olds.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
 
@@ -212,10 +227,15 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
     const rev = newRS?.metadata.annotations?.[REVISION];
     const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
     if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
-    return store.update('apps', 'deployments', {
-      ...current,
-      metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } },
-    });
+    return store.update(
+      'apps',
+      'deployments',
+      {
+        ...current,
+        metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } },
+      },
+      { manager: KCM },
+    );
   }
 
   function writeStatus(

@@ -2,7 +2,8 @@
  * The demo cluster's kube-controller-manager: the controllers that turn workloads into pods,
  * each its own level-triggered reconciler over the store (a work queue keyed by namespace/name),
  * named as upstream's: deployment, replicaset, statefulset, daemonset, job, cronjob,
- * garbagecollector. Pods they create are bound to nodes by the kubelet simulation's scheduler
+ * garbagecollector, serviceaccount and root-ca-cert-publisher (every namespace's `default`
+ * ServiceAccount and `kube-root-ca.crt` ConfigMap). Pods they create are bound to nodes by the kubelet simulation's scheduler
  * (kubelet/index.ts) and run there.
  *
  * Each controller writes its Events with its upstream component name (deployment-controller,
@@ -23,9 +24,20 @@ import { startDeploymentController } from './deployment';
 import { startGarbageCollector } from './garbagecollector';
 import { startJobController } from './job';
 import { startReplicaSetController, type Controller } from './replicaset';
+import { startNamespaceDefaults } from './namespaces';
 import { startStatefulSetController } from './statefulset';
 
-export const CONTROLLER_NAMES = ['deployment', 'replicaset', 'statefulset', 'daemonset', 'job', 'cronjob', 'garbagecollector'] as const;
+export const CONTROLLER_NAMES = [
+  'deployment',
+  'replicaset',
+  'statefulset',
+  'daemonset',
+  'job',
+  'cronjob',
+  'garbagecollector',
+  'serviceaccount',
+  'root-ca-cert-publisher',
+] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 export interface ControllerManagerOptions {
@@ -64,6 +76,8 @@ export function startControllers(store: ObjectStore, opts: ControllerManagerOpti
     job: startJobController,
     cronjob: startCronJobController,
     garbagecollector: startGarbageCollector,
+    serviceaccount: (c) => startNamespaceDefaults(c, 'serviceaccount'),
+    'root-ca-cert-publisher': (c) => startNamespaceDefaults(c, 'root-ca-cert-publisher'),
   };
   const running: Controller[] = [];
   for (const n of CONTROLLER_NAMES) if (want.has(n)) running.push(starters[n](ctx));

@@ -38,7 +38,8 @@ export function startJobController(ctx: ControllerContext): Controller {
   function reconcile(key: string): void {
     const { namespace, name } = splitKey(key);
     const job = store.get('batch', 'jobs', namespace, name);
-    if (!job || job.metadata.deletionTimestamp) return;
+    // As upstream's syncJob: a finished Job is never synced again (its status is final, its pods may go).
+    if (!job || job.metadata.deletionTimestamp || isJobFinished(job)) return;
     const spec = (job.spec ?? {}) as Obj;
     const old = (job.status ?? {}) as Obj;
     const now = ctx.timestamp();

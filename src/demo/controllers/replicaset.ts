@@ -12,7 +12,7 @@
  * - A ReplicaSet being deleted creates nothing (the garbage collector removes its pods).
  */
 import type { KubeObject } from '../store';
-import { availableIn, controllerRef, controllerRefTo, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './context';
+import { availableIn, controllerRef, controllerRefTo, KCM, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 
 export const REPLICASET_COMPONENT = 'replicaset-controller';
@@ -57,7 +57,7 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
       else if (!ref && !rs.metadata.deletionTimestamp && isPodActive(p) && matches(p.metadata.labels)) {
         // Adoption, as the ControllerRefManager does.
         const refs = [...((p.metadata.ownerReferences as Obj[] | undefined) ?? []), controllerRefTo(rs)];
-        owned.push(store.update('', 'pods', { ...p, metadata: { ...p.metadata, ownerReferences: refs } }));
+        owned.push(store.update('', 'pods', { ...p, metadata: { ...p.metadata, ownerReferences: refs } }, { manager: KCM }));
       }
     }
     const want = typeof spec.replicas === 'number' ? spec.replicas : 1;

@@ -53,7 +53,12 @@ export interface Plan {
 
 const clamp = (x: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, x));
 
-export function planCounts(types: TypeInfo[], n: number, opts: { namespaces?: number; crds?: number; isCustom: (t: TypeInfo) => boolean }): Plan {
+/** opts.nodes and opts.pods: exact counts (a profile's) taken before the rest is shared out. */
+export function planCounts(
+  types: TypeInfo[],
+  n: number,
+  opts: { namespaces?: number; crds?: number; nodes?: number; pods?: number; isCustom: (t: TypeInfo) => boolean },
+): Plan {
   const has = (k: string) => types.some((t) => typeKey(t) === k);
   let left = Math.max(0, Math.floor(n));
   const take = (want: number) => {
@@ -63,9 +68,11 @@ export function planCounts(types: TypeInfo[], n: number, opts: { namespaces?: nu
   };
   const namespaces = has('/namespaces') ? take(opts.namespaces ?? clamp(Math.round(n / 500), 1, 200)) : 0;
   // About 100 pods per node, as a real cluster packs them (the kubelet's default max is 110).
-  const nodes = has('/nodes') ? take(clamp(Math.ceil((n * (WEIGHTS['/pods'] ?? 0)) / 100), 1, 1000)) : 0;
+  const nodes = has('/nodes') ? take(opts.nodes ?? clamp(Math.ceil((n * (WEIGHTS['/pods'] ?? 0)) / 100), 1, 1000)) : 0;
   const crds = has('apiextensions.k8s.io/customresourcedefinitions') ? take(opts.crds ?? (n >= 500 ? clamp(Math.floor(n / 5000), 2, 20) : 0)) : 0;
+  const pods = opts.pods !== undefined && has('/pods') && namespaces > 0 ? take(opts.pods) : undefined;
   const skip = new Set(['/namespaces', '/nodes', 'apiextensions.k8s.io/customresourcedefinitions']);
+  if (pods !== undefined) skip.add('/pods');
   const rest = types
     .filter((t) => t.verbs.includes('list') && !skip.has(typeKey(t)) && (t.namespaced ? namespaces > 0 : true))
     .map((t) => ({ key: typeKey(t), w: WEIGHTS[typeKey(t)] ?? (opts.isCustom(t) ? CUSTOM_WEIGHT : TAIL_WEIGHT) }))
@@ -74,6 +81,7 @@ export function planCounts(types: TypeInfo[], n: number, opts: { namespaces?: nu
   const counts = new Map<string, number>(rest.map((r) => [r.key, 0]));
   if (left < rest.length) {
     for (const r of rest.slice(0, left)) counts.set(r.key, 1);
+    if (pods !== undefined) counts.set('/pods', pods);
     return { namespaces, nodes, crds, counts };
   }
   for (const r of rest) counts.set(r.key, 1);
@@ -90,5 +98,6 @@ export function planCounts(types: TypeInfo[], n: number, opts: { namespaces?: nu
   // Largest remainder, ties by name: the sum is exactly N.
   remainders.sort((a, b) => b.frac - a.frac || (a.key < b.key ? -1 : 1));
   for (let i = 0; i < pool - given; i++) counts.set(remainders[i]!.key, counts.get(remainders[i]!.key)! + 1);
+  if (pods !== undefined) counts.set('/pods', pods);
   return { namespaces, nodes, crds, counts };
 }

@@ -210,7 +210,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       '',
       'pods',
       { ...pod, status: { ...st, phase: 'Failed', reason: r.reason, message: `Pod was rejected: ${r.message}`, qosClass } },
-      { subresource: 'status' },
+      { subresource: 'status', manager: 'kubelet' },
     );
   }
 

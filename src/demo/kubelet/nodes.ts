@@ -3,6 +3,7 @@
  * the cluster has never heard of (the study guide pins probe-me to `pair-worker`) makes that node
  * register, as a real kubelet on that machine would have.
  */
+import { withUpdateEntry } from '../server/managed-fields';
 import type { KubeObject, ObjectStore } from '../store';
 
 export const KUBELET_VERSION = 'v1.34.1';
@@ -17,8 +18,43 @@ function indexOfCIDR(cidr: string): number | undefined {
   return m ? (Number(m[1]) - 244) * 256 + Number(m[2]) : undefined;
 }
 
-/** A Node as a kind worker reports itself; index picks its pod CIDR and its address. */
+/**
+ * A Node as a kind worker reports itself (index picks its pod CIDR and its address), with the
+ * managedFields its writers leave: the kubelet's registration (labels, its annotation, providerID),
+ * kube-controller-manager's TTL annotation and pod CIDRs, and the kubelet's status update that
+ * turned the registered node Ready (its addresses and the Ready condition).
+ */
 export function nodeObject(name: string, index: number, createdAt: string): KubeObject {
+  const node = bareNode(name, index, createdAt);
+  const w = (manager: string, subresource?: 'status') => ({ manager, apiVersion: 'v1', time: createdAt, ...(subresource ? { subresource } : {}) });
+  const spec = node.spec as Record<string, unknown>;
+  const { 'node.alpha.kubernetes.io/ttl': ttl, ...annotations } = node.metadata.annotations ?? {};
+  const status = node.status as { conditions: Record<string, unknown>[]; addresses?: unknown };
+  const registered = withUpdateEntry(
+    undefined,
+    { ...node, metadata: { ...node.metadata, annotations }, spec: { providerID: spec.providerID } },
+    w('kubelet'),
+    true,
+  );
+  const allocated = withUpdateEntry(
+    registered,
+    { ...registered, metadata: { ...registered.metadata, annotations: { ...annotations, 'node.alpha.kubernetes.io/ttl': ttl! } }, spec },
+    w('kube-controller-manager'),
+    true,
+  );
+  const notReady = {
+    ...status,
+    addresses: undefined,
+    conditions: status.conditions.map((c) =>
+      c.type === 'Ready' ? { ...c, status: 'False', reason: 'KubeletNotReady', message: 'container runtime status check may not have completed yet' } : c,
+    ),
+  };
+  const before = { ...allocated, status: notReady };
+  const ready = withUpdateEntry(before, { ...before, status: node.status }, w('kubelet', 'status'), true);
+  return { ...node, metadata: { ...node.metadata, managedFields: ready.metadata.managedFields } };
+}
+
+function bareNode(name: string, index: number, createdAt: string): KubeObject {
   const ip = `172.18.${Math.floor(index / 250)}.${(index % 250) + 2}`;
   const cond = (type: string, status: string, reason: string, message: string) => ({
     type,
@@ -101,7 +137,7 @@ export class NodeRegistry {
       }
     }
     let node = hasNodes ? this.store.get('', 'nodes', undefined, name) : undefined;
-    if (!node && hasNodes) node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()));
+    if (!node && hasNodes) node = this.store.create('', 'nodes', nodeObject(name, this.nextIndex, this.createdAt()), { manager: 'kubelet' });
     const cidr = String((node?.spec as { podCIDR?: string } | undefined)?.podCIDR ?? '');
     const idx = indexOfCIDR(cidr) ?? this.nextIndex;
     const prefix = podCIDROf(idx).replace(/\.0\/24$/, '');

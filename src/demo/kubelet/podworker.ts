@@ -641,10 +641,11 @@ export class PodWorker {
           String(g.conditionType ?? ''),
         ),
         now: this.ctx.timestamp(),
+        ...(cur.metadata.generation !== undefined ? { observedGeneration: cur.metadata.generation } : {}),
         ...(this.statusReason ? { reason: this.statusReason } : {}),
       });
       if (JSON.stringify(status) === JSON.stringify(previous)) return;
-      this.ctx.store.update('', 'pods', { ...cur, status }, { subresource: 'status' });
+      this.ctx.store.update('', 'pods', { ...cur, status }, { subresource: 'status', manager: 'kubelet' });
     } catch (e) {
       this.ctx.onError(e);
     }

@@ -62,13 +62,18 @@ export class EventRecorder {
         const old = this.store.get('', 'events', seen.namespace, seen.name);
         if (old) {
           this.touch(c.key, seen);
-          this.store.update('', 'events', {
-            ...old,
-            message: c.message,
-            count: ((old.count as number) ?? 1) + 1,
-            lastTimestamp: ts,
-            metadata: { ...old.metadata },
-          });
+          this.store.update(
+            '',
+            'events',
+            {
+              ...old,
+              message: c.message,
+              count: ((old.count as number) ?? 1) + 1,
+              lastTimestamp: ts,
+              metadata: { ...old.metadata },
+            },
+            { manager: managerOf(source.component) },
+          );
           return;
         }
       }
@@ -90,7 +95,7 @@ export class EventRecorder {
         reportingInstance: source.host ?? '',
         ...(extra.action ? { action: extra.action } : {}),
       };
-      this.store.create('', 'events', event);
+      this.store.create('', 'events', event, { manager: managerOf(source.component) });
       this.touch(c.key, { name, namespace });
     } catch (e) {
       this.onError(e);
@@ -110,6 +115,13 @@ export class EventRecorder {
     this.written.set(key, v);
     if (this.written.size > MAX_LRU_CACHE_ENTRIES) this.written.delete(this.written.keys().next().value!);
   }
+}
+
+/** The binary whose client writes a component's Events (the field manager kube-apiserver records). */
+export function managerOf(component: string): string {
+  if (component === 'kubelet') return 'kubelet';
+  if (component === 'default-scheduler') return 'kube-scheduler';
+  return 'kube-controller-manager';
 }
 
 /** RFC 3339, second precision, UTC: how metav1.Time serialises. */

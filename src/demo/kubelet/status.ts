@@ -8,9 +8,15 @@ import type { ContainerSpec } from './probes';
 
 type Json = Record<string, unknown>;
 
+/** What a status reads of a container: a live ContainerRuntime, or a generated pod's (generate/workloads.ts). */
+export type ContainerStatusView = Pick<
+  ContainerRuntime,
+  'name' | 'spec' | 'state' | 'lastTerminated' | 'ready' | 'started' | 'restartCount' | 'imageID' | 'containerID' | 'sidecar' | 'completed'
+>;
+
 export interface PodStatusInput {
-  containers: ContainerRuntime[];
-  initContainers: ContainerRuntime[];
+  containers: ContainerStatusView[];
+  initContainers: ContainerStatusView[];
   restartPolicy: string;
   hostIP: string;
   podIP?: string;
@@ -23,6 +29,8 @@ export interface PodStatusInput {
   reason?: { reason: string; message: string };
   /** spec.readinessGates' condition types: Ready needs each of them True (written by others). */
   readinessGates?: string[];
+  /** metadata.generation of the pod the status is about (status.observedGeneration, since 1.34). */
+  observedGeneration?: number;
   now: string;
 }
 
@@ -30,7 +38,7 @@ function terminatedJSON(t: Terminated): Json {
   return { exitCode: t.exitCode, reason: t.reason, startedAt: t.startedAt, finishedAt: t.finishedAt, containerID: t.containerID };
 }
 
-export function containerStatusJSON(c: ContainerRuntime): Json {
+export function containerStatusJSON(c: ContainerStatusView): Json {
   const s = c.state;
   const state: Json =
     s.kind === 'waiting'
@@ -49,7 +57,57 @@ export function containerStatusJSON(c: ContainerRuntime): Json {
   };
   if (c.containerID) out.containerID = c.containerID;
   out.started = c.started;
+  return { ...out, ...containerStatusExtras(c.spec) };
+}
+
+type Mount = { name?: string; mountPath?: string; readOnly?: boolean };
+
+/**
+ * What a v1.36 kubelet adds to a container's status: its allocated and actual resources
+ * (in-place resize) and its volume mounts (recursive read-only mounts), each in the spec's terms.
+ */
+export function containerStatusExtras(spec: ContainerSpec): Json {
+  const out: Json = {};
+  const requests = spec.resources?.requests;
+  if (requests && Object.keys(requests).length) out.allocatedResources = { ...requests };
+  out.resources = spec.resources ?? {};
+  const mounts = spec.volumeMounts as Mount[] | undefined;
+  if (Array.isArray(mounts) && mounts.length) {
+    out.volumeMounts = mounts.map((m) => ({ name: m.name, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true, recursiveReadOnly: 'Disabled' } : {}) }));
+  }
   return out;
+}
+
+const UNITS: Record<string, number> = { m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+
+/** A quantity's value ("250m" -> 0.25, "128Mi" -> 134217728); NaN when unreadable. */
+function quantity(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(m|k|M|G|Ki|Mi|Gi|Ti)?$/.exec(q);
+  return m ? Number(m[1]) * UNITS[m[2] ?? '']! : NaN;
+}
+
+function formatQuantity(resource: string, v: number): string {
+  if (resource === 'cpu') return Number.isInteger(v) ? String(v) : `${Math.round(v * 1000)}m`;
+  return v % 1024 ** 3 === 0 ? `${v / 1024 ** 3}Gi` : v % 1024 ** 2 === 0 ? `${v / 1024 ** 2}Mi` : String(v);
+}
+
+/** The sum of the containers' resource lists (one container: its own list, as written). */
+export function sumResources(lists: (Record<string, string> | undefined)[]): Record<string, string> {
+  const given = lists.filter((l): l is Record<string, string> => !!l && Object.keys(l).length > 0);
+  if (given.length <= 1) return given[0] ? { ...given[0] } : {};
+  const total: Record<string, number> = {};
+  for (const l of given) for (const [k, q] of Object.entries(l)) total[k] = (total[k] ?? 0) + quantity(q);
+  return Object.fromEntries(Object.entries(total).map(([k, v]) => [k, formatQuantity(k, v)]));
+}
+
+/** The pod-level allocatedResources and resources a v1.36 kubelet reports: its containers' sums. */
+export function podResourcesStatus(specs: ContainerSpec[]): Json {
+  const requests = sumResources(specs.map((s) => s.resources?.requests));
+  const limits = sumResources(specs.map((s) => s.resources?.limits));
+  const resources: Json = {};
+  if (Object.keys(limits).length) resources.limits = limits;
+  if (Object.keys(requests).length) resources.requests = requests;
+  return Object.keys(requests).length ? { allocatedResources: requests, resources } : { resources };
 }
 
 /** Upstream getPhase: waiting containers that never ran keep the pod Pending. */
@@ -131,13 +189,24 @@ export function buildPodStatus(previous: Json | undefined, p: PodStatusInput): J
   const conds: Json[] = conditions(p, phase, prevConds).map((c) => {
     const prev = prevConds.find((x) => x.type === c.type);
     const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime : p.now;
-    return { ...c, lastProbeTime: null, lastTransitionTime };
+    const observed = p.observedGeneration !== undefined ? { observedGeneration: p.observedGeneration } : {};
+    return {
+      type: c.type,
+      ...observed,
+      status: c.status,
+      lastProbeTime: null,
+      lastTransitionTime,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.message ? { message: c.message } : {}),
+    };
   });
   // PodScheduled (written by the scheduler) and any condition of others stay as they were.
   for (const c of prevConds) if (!conds.some((x) => x.type === c.type)) conds.push(c);
   // The kubelet reports PodScheduled=True for a pod it runs even when no scheduler bound it (spec.nodeName set by its author).
   if (!conds.some((x) => x.type === 'PodScheduled')) conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: p.startTime });
-  const status: Json = { ...(previous ?? {}), phase, conditions: conds, hostIP: p.hostIP, hostIPs: [{ ip: p.hostIP }] };
+  const status: Json = { ...(previous ?? {}) };
+  if (p.observedGeneration !== undefined) status.observedGeneration = p.observedGeneration;
+  Object.assign(status, { phase, conditions: conds, hostIP: p.hostIP, hostIPs: [{ ip: p.hostIP }] });
   if (p.podIP) {
     status.podIP = p.podIP;
     status.podIPs = [{ ip: p.podIP }];
@@ -146,6 +215,7 @@ export function buildPodStatus(previous: Json | undefined, p: PodStatusInput): J
   if (p.initContainers.length) status.initContainerStatuses = p.initContainers.map(containerStatusJSON);
   status.containerStatuses = p.containers.map(containerStatusJSON);
   status.qosClass = p.qosClass;
+  Object.assign(status, podResourcesStatus(p.containers.map((c) => c.spec)));
   if (p.reason) {
     status.reason = p.reason.reason;
     status.message = p.reason.message;

@@ -7,8 +7,9 @@
  * chosen here, so metadata.uid of the result is the one to store); for other types with a status
  * subresource the status a client sends on create is dropped, as upstream.
  */
-import { randomUUID } from 'node:crypto';
-import type { KubeObject, TypeInfo } from '../store';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { apiVersionOf, type KubeObject, type TypeInfo } from '../store';
+import { createdFields, statusApart, updateEntry } from './managed-fields';
 
 type Obj = Record<string, unknown>;
 
@@ -39,18 +40,71 @@ function podSpecDefaults(given: Obj | undefined, restartPolicy: string | undefin
   return spec;
 }
 
-function podDefaults(pod: KubeObject): KubeObject {
+/** SetDefaults_Pod: the pod spec's defaults, as the decoding of a create applies them (before admission). */
+function podDecodeDefaults(pod: KubeObject): KubeObject {
   const spec = podSpecDefaults(pod.spec as Obj | undefined);
-  // What only a pod gets (SetDefaults_Pod, the ServiceAccount admission, DefaultTolerationSeconds).
-  spec.serviceAccountName ??= 'default';
   spec.enableServiceLinks ??= true;
-  spec.priority ??= 0;
-  spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  spec.tolerations ??= [
+  return { ...pod, spec };
+}
+
+export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The ServiceAccount admission's projected token volume (`kube-api-access-<suffix>`): a bound
+ * token, the cluster's CA (ConfigMap kube-root-ca.crt) and the namespace, mode 0644.
+ */
+export function serviceAccountVolume(suffix: string): Obj {
+  return {
+    name: `kube-api-access-${suffix}`,
+    projected: {
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+      defaultMode: 420,
+    },
+  };
+}
+
+/**
+ * What admission adds to a new pod: the ServiceAccount plugin (serviceAccountName, the deprecated
+ * serviceAccount, and unless automountServiceAccountToken is false the kube-api-access volume
+ * mounted read-only into every container), Priority (priority 0, PreemptLowerPriority) and
+ * DefaultTolerationSeconds (not-ready and unreachable, NoExecute, 300 s). `suffix` names the volume.
+ */
+export function podAdmission(spec: Obj, suffix: string): Obj {
+  const out: Obj = { ...spec };
+  out.serviceAccountName ??= 'default';
+  out.serviceAccount ??= out.serviceAccountName;
+  const containersOf = (k: string) => (Array.isArray(out[k]) ? (out[k] as Obj[]) : undefined);
+  const mounted = (c: Obj) => ((c.volumeMounts as Obj[] | undefined) ?? []).some((m) => m.mountPath === SERVICE_ACCOUNT_MOUNT_PATH);
+  if (out.automountServiceAccountToken !== false && !containersOf('containers')?.every(mounted)) {
+    const vol = serviceAccountVolume(suffix);
+    out.volumes = [...((out.volumes as Obj[] | undefined) ?? []), vol];
+    const mount = { name: vol.name, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH };
+    for (const k of ['containers', 'initContainers']) {
+      const cs = containersOf(k);
+      if (cs) out[k] = cs.map((c) => (mounted(c) ? c : { ...c, volumeMounts: [...((c.volumeMounts as Obj[] | undefined) ?? []), mount] }));
+    }
+  }
+  out.priority ??= 0;
+  out.preemptionPolicy ??= 'PreemptLowerPriority';
+  out.tolerations ??= [
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
   ];
+  return out;
+}
+
+function podDefaults(pod: KubeObject, suffix: string): KubeObject {
+  const spec = podAdmission(podDecodeDefaults(pod).spec as Obj, suffix);
   return { ...pod, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
+}
+
+const SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+function randomSuffix(): string {
+  return [...randomBytes(5)].map((b) => SUFFIX_CHARS[b % SUFFIX_CHARS.length]).join('');
 }
 
 /** SetDefaults_Probe and SetDefaults_HTTPGetAction, as a v1.36 apiserver applies them. */
@@ -108,6 +162,36 @@ function deploymentSpecDefaults(given: Obj): Obj {
   return spec;
 }
 
+/** SetDefaults_Service (v1.36): ClusterIP, no session affinity, TCP ports aimed at themselves, cluster-wide internal traffic. */
+function serviceSpecDefaults(given: Obj): Obj {
+  const spec: Obj = { ...given };
+  spec.type ??= 'ClusterIP';
+  spec.sessionAffinity ??= 'None';
+  if (Array.isArray(spec.ports)) {
+    spec.ports = (spec.ports as Obj[]).map((p) => ({ ...p, protocol: p.protocol ?? 'TCP', targetPort: p.targetPort ?? p.port }));
+  }
+  if (spec.type !== 'ExternalName') spec.internalTrafficPolicy ??= 'Cluster';
+  return spec;
+}
+
+/**
+ * The Service strategy's create: a cluster IP from the service range (10.96.0.0/12, chosen at
+ * random here; "None" stays), single-stack IPv4, and an empty load-balancer status.
+ */
+function serviceCreate(o: KubeObject): KubeObject {
+  const spec = { ...(o.spec as Obj) };
+  if (spec.type !== 'ExternalName') {
+    if (!spec.clusterIP) {
+      const [a, b] = randomBytes(2);
+      spec.clusterIP = `10.${96 + (a! & 15)}.${b}.${1 + (randomBytes(1)[0]! % 254)}`;
+    }
+    spec.clusterIPs ??= [spec.clusterIP];
+    spec.ipFamilies ??= ['IPv4'];
+    spec.ipFamilyPolicy ??= 'SingleStack';
+  }
+  return { ...o, spec, status: { loadBalancer: {} } };
+}
+
 /** SetDefaults_Job: completions and parallelism 1 when neither is set, backoffLimit 6, NonIndexed, not suspended. */
 function jobSpecDefaults(given: Obj): Obj {
   const spec: Obj = { ...given, template: templateDefaults(given.template) };
@@ -157,6 +241,11 @@ function jobSelector(job: KubeObject): KubeObject {
  */
 export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
   const spec = ((o.spec as Obj | undefined) ?? {}) as Obj;
+  if (t.group === '' && t.resource === 'services') return { ...o, spec: serviceSpecDefaults(spec) };
+  if (t.group === '' && t.resource === 'namespaces') {
+    // SetDefaults_Namespace: the name label, on every write.
+    return { ...o, metadata: { ...o.metadata, labels: { ...(o.metadata.labels ?? {}), 'kubernetes.io/metadata.name': o.metadata.name } } };
+  }
   if (t.group === 'apps' && t.resource === 'deployments') return { ...o, spec: deploymentSpecDefaults(spec) };
   if (t.group === 'apps' && (t.resource === 'replicasets' || t.resource === 'statefulsets')) {
     return { ...o, spec: { ...spec, replicas: spec.replicas ?? 1, template: templateDefaults(spec.template, 'Always') } };
@@ -171,10 +260,17 @@ export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
   return o;
 }
 
-export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
-  if (t.group === '' && t.resource === 'pods') return podDefaults(o);
+/** The object a create's field manager sees: as decoded (defaults applied), before the create strategy and admission. */
+function decodedForCreate(t: TypeInfo, o: KubeObject): KubeObject {
+  return t.group === '' && t.resource === 'pods' ? podDecodeDefaults(o) : applyDefaults(t, o);
+}
+
+/** suffix: of a pod's kube-api-access volume (random unless given: the generator draws its own). */
+export function prepareForCreate(t: TypeInfo, o: KubeObject, suffix = randomSuffix()): KubeObject {
+  if (t.group === '' && t.resource === 'pods') return podDefaults(o, suffix);
   o = applyDefaults(t, o);
   if (t.group === 'batch' && t.resource === 'jobs') o = jobLabels(jobSelector(o));
+  if (t.group === '' && t.resource === 'services') return serviceCreate(o);
   if (t.group === '' && t.resource === 'namespaces') {
     const spec = (o.spec as Obj | undefined) ?? { finalizers: ['kubernetes'] };
     return { ...o, spec, status: { phase: 'Active' } };
@@ -184,6 +280,19 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject): KubeObject {
     return rest as KubeObject;
   }
   return o;
+}
+
+/**
+ * prepareForCreate (and normalizeStored), with managedFields as kube-apiserver's field manager
+ * leaves them: one Update entry of `manager` for what the create sets, as decoded (defaults
+ * applied), before the create strategy and admission add theirs.
+ */
+export function prepareCreate(t: TypeInfo, o: KubeObject, manager: string, time: string, suffix?: string): KubeObject {
+  const fields = createdFields(normalizeStored(t, decodedForCreate(t, o)), statusApart(t));
+  const prepared = normalizeStored(t, prepareForCreate(t, o, suffix));
+  // A create that sets no field leaves no entry.
+  if (!Object.keys(fields).length) return prepared;
+  return { ...prepared, metadata: { ...prepared.metadata, managedFields: [updateEntry({ manager, apiVersion: apiVersionOf(t), time }, fields)] } };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface Field {
    * other zero values are left out as JSON's omitempty does.
    */
   keepZero?: boolean;
+  /** An embedded struct whose fields JSON writes into the parent's (`json:",inline"`: a Volume's VolumeSource). */
+  inline?: boolean;
 }
 export type Schema = Record<number, Field>;
 
@@ -91,6 +93,91 @@ const labelSelector: Schema = {
     repeated: true,
   },
 };
+const resourceRequirements: Schema = { 1: { name: 'limits', type: quantities }, 2: { name: 'requests', type: quantities } };
+const keyToPath: Schema = { 1: { name: 'key', type: 'string' }, 2: { name: 'path', type: 'string' }, 3: { name: 'mode', type: 'int' } };
+const localObjectReference: Field = { name: '', type: { 1: { name: 'name', type: 'string' } }, inline: true };
+/** The volume sources a pod of the demo carries: admission's projected kube-api-access volume, ConfigMaps, Secrets, emptyDirs. */
+const volumeSource: Schema = {
+  2: { name: 'emptyDir', type: { 1: { name: 'medium', type: 'string' }, 2: { name: 'sizeLimit', type: 'quantity' } } },
+  6: {
+    name: 'secret',
+    type: {
+      1: { name: 'secretName', type: 'string' },
+      2: { name: 'items', type: keyToPath, repeated: true },
+      3: { name: 'defaultMode', type: 'int' },
+      4: { name: 'optional', type: 'bool', keepZero: true },
+    },
+  },
+  19: {
+    name: 'configMap',
+    type: {
+      1: localObjectReference,
+      2: { name: 'items', type: keyToPath, repeated: true },
+      3: { name: 'defaultMode', type: 'int' },
+      4: { name: 'optional', type: 'bool', keepZero: true },
+    },
+  },
+  26: {
+    name: 'projected',
+    type: {
+      1: {
+        name: 'sources',
+        type: {
+          2: {
+            name: 'downwardAPI',
+            type: {
+              1: {
+                name: 'items',
+                type: {
+                  1: { name: 'path', type: 'string' },
+                  2: { name: 'fieldRef', type: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'fieldPath', type: 'string' } } },
+                  4: { name: 'mode', type: 'int' },
+                },
+                repeated: true,
+              },
+            },
+          },
+          3: {
+            name: 'configMap',
+            type: { 1: localObjectReference, 2: { name: 'items', type: keyToPath, repeated: true }, 4: { name: 'optional', type: 'bool', keepZero: true } },
+          },
+          4: {
+            name: 'serviceAccountToken',
+            type: { 1: { name: 'audience', type: 'string' }, 2: { name: 'expirationSeconds', type: 'int' }, 3: { name: 'path', type: 'string' } },
+          },
+        },
+        repeated: true,
+      },
+      2: { name: 'defaultMode', type: 'int' },
+    },
+  },
+};
+const nodeSelectorRequirement: Schema = {
+  1: { name: 'key', type: 'string' },
+  2: { name: 'operator', type: 'string' },
+  3: { name: 'values', type: 'string', repeated: true },
+};
+/** Affinity: the required node affinity (the daemonset controller pins its pods with it). */
+const affinity: Schema = {
+  1: {
+    name: 'nodeAffinity',
+    type: {
+      1: {
+        name: 'requiredDuringSchedulingIgnoredDuringExecution',
+        type: {
+          1: {
+            name: 'nodeSelectorTerms',
+            type: {
+              1: { name: 'matchExpressions', type: nodeSelectorRequirement, repeated: true },
+              2: { name: 'matchFields', type: nodeSelectorRequirement, repeated: true },
+            },
+            repeated: true,
+          },
+        },
+      },
+    },
+  },
+};
 const container: Schema = {
   1: { name: 'name', type: 'string' },
   2: { name: 'image', type: 'string' },
@@ -109,12 +196,26 @@ const container: Schema = {
     repeated: true,
   },
   7: { name: 'env', type: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } }, repeated: true },
-  8: { name: 'resources', type: { 1: { name: 'limits', type: quantities }, 2: { name: 'requests', type: quantities } } },
+  8: { name: 'resources', type: resourceRequirements },
+  9: {
+    name: 'volumeMounts',
+    type: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'readOnly', type: 'bool' },
+      3: { name: 'mountPath', type: 'string' },
+      4: { name: 'subPath', type: 'string' },
+      5: { name: 'mountPropagation', type: 'string' },
+      6: { name: 'subPathExpr', type: 'string' },
+      7: { name: 'recursiveReadOnly', type: 'string' },
+    },
+    repeated: true,
+  },
   13: { name: 'terminationMessagePath', type: 'string' },
   14: { name: 'imagePullPolicy', type: 'string' },
   20: { name: 'terminationMessagePolicy', type: 'string' },
 };
 const podSpec: Schema = {
+  1: { name: 'volumes', type: { 1: { name: 'name', type: 'string' }, 2: { name: '', type: volumeSource, inline: true } }, repeated: true },
   2: { name: 'containers', type: container, repeated: true },
   3: { name: 'restartPolicy', type: 'string' },
   4: { name: 'terminationGracePeriodSeconds', type: 'int' },
@@ -125,9 +226,11 @@ const podSpec: Schema = {
   9: { name: 'serviceAccount', type: 'string' },
   10: { name: 'nodeName', type: 'string' },
   11: { name: 'hostNetwork', type: 'bool' },
+  14: { name: 'securityContext', type: {} },
   15: { name: 'imagePullSecrets', type: { 1: { name: 'name', type: 'string' } }, repeated: true },
   16: { name: 'hostname', type: 'string' },
   17: { name: 'subdomain', type: 'string' },
+  18: { name: 'affinity', type: affinity },
   19: { name: 'schedulerName', type: 'string' },
   20: { name: 'initContainers', type: container, repeated: true },
   21: { name: 'automountServiceAccountToken', type: 'bool', keepZero: true },
@@ -187,6 +290,18 @@ const containerStatus: Schema = {
   7: { name: 'imageID', type: 'string' },
   8: { name: 'containerID', type: 'string' },
   9: { name: 'started', type: 'bool', keepZero: true },
+  10: { name: 'allocatedResources', type: quantities },
+  11: { name: 'resources', type: resourceRequirements },
+  12: {
+    name: 'volumeMounts',
+    type: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'mountPath', type: 'string' },
+      3: { name: 'readOnly', type: 'bool' },
+      4: { name: 'recursiveReadOnly', type: 'string' },
+    },
+    repeated: true,
+  },
   15: { name: 'stopSignal', type: 'string' },
 };
 /** PodStatus as the demo's kubelet fills it (the fields a read-modify-write sends back). */
@@ -206,6 +321,8 @@ const podStatus: Schema = {
   12: { name: 'podIPs', type: podIP, repeated: true },
   16: { name: 'hostIPs', type: podIP, repeated: true },
   17: { name: 'observedGeneration', type: 'int' },
+  19: { name: 'allocatedResources', type: quantities },
+  20: { name: 'resources', type: resourceRequirements },
 };
 const podTemplateSpec: Schema = { 1: meta, 2: { name: 'spec', type: podSpec } };
 /** DeploymentStatus (apps/v1 generated.proto): what a deployment controller writes, sent back by a read-modify-write. */

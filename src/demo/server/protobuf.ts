@@ -97,7 +97,8 @@ function decodeMessage(buf: Uint8Array, schema: Schema): Record<string, unknown>
         const [k, val] = decodeMapEntry(v, t.map as 'string' | 'bytes' | 'quantity');
         const m = (out[f.name] ??= {}) as Record<string, unknown>;
         m[k] = val;
-      } else if (typeof t === 'object') setValue(out, f, decodeMessage(v, t as Schema));
+      } else if (typeof t === 'object' && f.inline) Object.assign(out, decodeMessage(v, t as Schema));
+      else if (typeof t === 'object') setValue(out, f, decodeMessage(v, t as Schema));
       else throw new ProtobufUnsupported(`field ${num}: unexpected bytes`);
     } else {
       throw new ProtobufUnsupported(`field ${num}: unsupported wire type ${wire}`);

@@ -16,7 +16,7 @@ import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed } from './list';
 import { jsonPatch, mergePatch } from './patch';
 import { ApiError, badRequest, invalid, pathNotFound } from './status';
-import { dryRun } from './writes';
+import { dryRun, fieldManager } from './writes';
 import { selectorString } from '../controllers/context';
 
 type Obj = Record<string, any>;
@@ -92,6 +92,6 @@ export async function handleScaleWrite(ctx: ServerContext, x: Exchange, verb: 'u
     );
   }
   if (dryRun(x)) return x.json(200, { ...current, spec: { replicas } });
-  const stored = ctx.store.update(t.group, t.resource, { ...existing, spec: { ...(existing.spec as Obj), replicas } });
+  const stored = ctx.store.update(t.group, t.resource, { ...existing, spec: { ...(existing.spec as Obj), replicas } }, { manager: fieldManager(x) });
   x.json(200, scaleOf(stored));
 }

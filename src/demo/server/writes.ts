@@ -9,11 +9,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { load as loadYaml } from 'js-yaml';
 import { kubeTime, qualifiedResource, type KubeObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
-import { applyDefaults, normalizeStored, prepareForCreate, validate } from './defaults';
+import { applyDefaults, normalizeStored, prepareCreate, prepareForCreate, validate } from './defaults';
 import type { Exchange } from './exchange';
 import { getNamed, writeOne } from './list';
 import { jsonPatch, mergePatch, strategicMergePatch } from './patch';
-import { withApplyEntry } from './managed-fields';
+import { managerOf, withApplyEntry } from './managed-fields';
 import { ApiError, badRequest, invalid, notFound, pathNotFound, success } from './status';
 
 type Obj = Record<string, unknown>;
@@ -111,7 +111,7 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
   }
   throwIfInvalid(t, o);
   requireNamespaceExists(ctx, t, o.metadata.namespace);
-  const prepared = normalizeStored(t.type, prepareForCreate(t.type, o));
+  const prepared = prepareCreate(t.type, o, fieldManager(x), kubeTime(ctx.options.now()));
   if (isDry) {
     if (ctx.store.get(t.group, t.resource, prepared.metadata.namespace, prepared.metadata.name)) {
       throw new ApiError(409, 'AlreadyExists', `${qualifiedResource(t.group, t.resource)} "${prepared.metadata.name}" already exists`, {
@@ -164,10 +164,24 @@ export async function handleUpdate(ctx: ServerContext, x: Exchange): Promise<voi
     throw badRequest(`the name of the object (${o.metadata.name}) does not match the name on the URL (${x.info.name})`);
   }
   throwIfInvalid(t, o);
-  commitUpdate(ctx, t, x, o, sub, isDry);
+  commitUpdate(ctx, t, x, o, sub, isDry, fieldManager(x));
 }
 
-function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, given: KubeObject, sub: 'status' | undefined, isDry: boolean): void {
+/** The request's field manager, as kube-apiserver's managerOrUserAgent names it. */
+export function fieldManager(x: Exchange): string {
+  return managerOf(x.query.get('fieldManager'), x.req.headers['user-agent']);
+}
+
+/** manager: the Update entry's field manager; undefined for an apply (its Apply entry is already on the object). */
+function commitUpdate(
+  ctx: ServerContext,
+  t: Target,
+  x: Exchange,
+  given: KubeObject,
+  sub: 'status' | undefined,
+  isDry: boolean,
+  manager: string | undefined,
+): void {
   // Defaulting runs on every decode of an object, so an update's spec is defaulted as a create's.
   const o = normalizeStored(t.type, sub ? given : applyDefaults(t.type, given));
   const existing = getNamed(ctx, t, x);
@@ -195,7 +209,7 @@ function commitUpdate(ctx: ServerContext, t: Target, x: Exchange, given: KubeObj
           };
     return writeOne(ctx, t, x, shown as KubeObject, 200);
   }
-  const stored = ctx.store.update(t.group, t.resource, o, sub ? { subresource: sub } : {});
+  const stored = ctx.store.update(t.group, t.resource, o, { ...(sub ? { subresource: sub } : {}), ...(manager !== undefined ? { manager } : {}) });
   writeOne(ctx, t, x, stored, 200);
 }
 
@@ -236,9 +250,10 @@ export async function handlePatch(ctx: ServerContext, x: Exchange): Promise<void
   if (meta.name !== x.info.name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${x.info.name})`);
   let patched: KubeObject = { ...o, apiVersion: existing.apiVersion, kind: existing.kind, metadata: { ...meta, namespace: existing.metadata.namespace } };
   if (!t.namespaced) delete patched.metadata.namespace;
-  if (ct === 'application/apply-patch+yaml') patched = recordApply(t, x, patched, patch as Obj, sub);
+  const applying = ct === 'application/apply-patch+yaml';
+  if (applying) patched = recordApply(t, x, patched, patch as Obj, sub);
   throwIfInvalid(t, patched);
-  commitUpdate(ctx, t, x, patched, sub, isDry);
+  commitUpdate(ctx, t, x, patched, sub, isDry, applying ? undefined : fieldManager(x));
 }
 
 async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: unknown, isDry: boolean): Promise<void> {
