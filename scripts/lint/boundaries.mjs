@@ -6,7 +6,9 @@
 // - src/vscode/timeline/webview/ (the timeline page, run in the webview) imports only itself,
 //   src/shared/ and src/core/timeline/, and never 'vscode' (it runs in a browser frame);
 //   src/shared/ (what the page and the host share) only src/shared/ and src/core/timeline/.
-// - src/core/ imports nothing from src/app/, src/vscode/, src/cli/, src/demo/.
+// - src/core/ imports nothing from src/app/, src/vscode/, src/cli/, src/demo/. Inside it, the sync
+//   loop never imports the loader or the recorder, nor the loader the loop or the recorder; the
+//   recorder takes only types from the loop; core/kube imports none of them (nor core/rows).
 // - src/app/ never imports src/vscode/.
 // - src/demo/ imports only types from src/core/, and nothing from src/app/, src/vscode/, src/cli/.
 // - Nothing but src/vscode/ outside the webview (and the in-host test suite, test/e2e/electron/) imports 'vscode'.
@@ -17,6 +19,11 @@ const ROOMS = [
   { room: 'src/vscode/timeline/webview/', only: ['src/vscode/timeline/webview/', 'src/shared/', 'src/core/timeline/'] },
   { room: 'src/shared/', only: ['src/shared/', 'src/core/timeline/'] },
   { room: 'src/core/', never: ['src/app/', 'src/vscode/', 'src/cli/', 'src/demo/'] },
+  // The loader and the sync loop are siblings over core/kube; the recorder observes the loop.
+  { room: 'src/core/syncloop/', never: ['src/core/loader/', 'src/core/recorder/'] },
+  { room: 'src/core/loader/', never: ['src/core/syncloop/', 'src/core/recorder/'] },
+  { room: 'src/core/recorder/', never: ['src/core/loader/'], typesOnly: ['src/core/syncloop/'] },
+  { room: 'src/core/kube/', never: ['src/core/loader/', 'src/core/syncloop/', 'src/core/recorder/', 'src/core/rows/'] },
   { room: 'src/app/', never: ['src/vscode/'] },
   { room: 'src/demo/', never: ['src/app/', 'src/vscode/', 'src/cli/'], typesOnly: ['src/core/'] },
 ];
@@ -42,14 +49,14 @@ export const boundaries = {
     messages: {
       vscode: "Only src/vscode/ imports 'vscode' ({{file}} is in another room).",
       only: '{{room}} may import only {{allowed}}; {{target}} is outside.',
-      never: '{{room}} may not import {{target}} ({{forbidden}} sits above it).',
+      never: '{{room}} may not import {{target}} ({{forbidden}} is off limits to it).',
       typesOnly: '{{room}} may import only types from {{target}}: write `import type`.',
     },
   },
   create(context) {
     const root = context.cwd;
     const file = posix(relative(root, context.filename));
-    const rule = ROOMS.find((r) => file.startsWith(r.room));
+    const rules = ROOMS.filter((r) => file.startsWith(r.room));
     const check = (node, source, isTypeOnly) => {
       if (typeof source !== 'string') return;
       if (source === 'vscode' || source.startsWith('vscode/')) {
@@ -57,15 +64,19 @@ export const boundaries = {
         if (!under(file, VSCODE_ALLOWED) || under(file, VSCODE_DENIED)) context.report({ node, messageId: 'vscode', data: { file } });
         return;
       }
-      if (!rule || !source.startsWith('.')) return;
+      if (!source.startsWith('.')) return;
       const target = posix(relative(root, resolve(dirname(context.filename), source)));
-      const data = { room: rule.room, target };
-      if (rule.only && !under(target + '/', rule.only)) {
-        context.report({ node, messageId: 'only', data: { ...data, allowed: rule.only.join(', ') } });
-      } else if (rule.never && under(target + '/', rule.never)) {
-        context.report({ node, messageId: 'never', data: { ...data, forbidden: rule.never.find((d) => (target + '/').startsWith(d)) } });
-      } else if (rule.typesOnly && under(target + '/', rule.typesOnly) && !isTypeOnly) {
-        context.report({ node, messageId: 'typesOnly', data });
+      // Every room the file is in applies (src/core/ and src/core/syncloop/ alike); one report per import.
+      for (const rule of rules) {
+        const data = { room: rule.room, target };
+        if (rule.only && !under(target + '/', rule.only)) {
+          context.report({ node, messageId: 'only', data: { ...data, allowed: rule.only.join(', ') } });
+        } else if (rule.never && under(target + '/', rule.never)) {
+          context.report({ node, messageId: 'never', data: { ...data, forbidden: rule.never.find((d) => (target + '/').startsWith(d)) } });
+        } else if (rule.typesOnly && under(target + '/', rule.typesOnly) && !isTypeOnly) {
+          context.report({ node, messageId: 'typesOnly', data });
+        } else continue;
+        return;
       }
     };
     return {

@@ -72,10 +72,10 @@ describe('lint: house boundaries', () => {
       ].join('\n'),
     );
     assert.deepEqual(errs, [
-      'src/core/ may not import src/app/model/resourceModel (src/app/ sits above it).',
-      'src/core/ may not import src/vscode/controllers/services (src/vscode/ sits above it).',
-      'src/core/ may not import src/cli/main (src/cli/ sits above it).',
-      'src/core/ may not import src/demo/store (src/demo/ sits above it).',
+      'src/core/ may not import src/app/model/resourceModel (src/app/ is off limits to it).',
+      'src/core/ may not import src/vscode/controllers/services (src/vscode/ is off limits to it).',
+      'src/core/ may not import src/cli/main (src/cli/ is off limits to it).',
+      'src/core/ may not import src/demo/store (src/demo/ is off limits to it).',
     ]);
   });
 
@@ -94,12 +94,38 @@ describe('lint: house boundaries', () => {
     }
   });
 
+  it('inside core: the loop and the loader are siblings, the recorder takes only types from the loop, core/kube none of them', async () => {
+    assert.deepEqual(
+      await boundaryErrors(
+        'src/core/syncloop/probe.ts',
+        "import { ClusterLoader } from '../loader/clusterLoader';\nimport { Recorder } from '../recorder/recorder';\nimport type { StoredObject } from '../kube/types';\nvoid ClusterLoader, Recorder;",
+      ),
+      [
+        'src/core/syncloop/ may not import src/core/loader/clusterLoader (src/core/loader/ is off limits to it).',
+        'src/core/syncloop/ may not import src/core/recorder/recorder (src/core/recorder/ is off limits to it).',
+      ],
+    );
+    assert.deepEqual(await boundaryErrors('src/core/loader/probe.ts', "import { SyncLoop } from '../syncloop/syncloop';\nvoid SyncLoop;"), [
+      'src/core/loader/ may not import src/core/syncloop/syncloop (src/core/syncloop/ is off limits to it).',
+    ]);
+    assert.deepEqual(
+      await boundaryErrors(
+        'src/core/recorder/probe.ts',
+        "import type { SyncObserver } from '../syncloop/observer';\nimport { SyncLoop } from '../syncloop/syncloop';\nvoid SyncLoop;\nexport type O = SyncObserver;",
+      ),
+      ['src/core/recorder/ may import only types from src/core/syncloop/syncloop: write `import type`.'],
+    );
+    assert.deepEqual(await boundaryErrors('src/core/kube/probe.ts', "import { computeObjectView } from '../rows/objectView';\nvoid computeObjectView;"), [
+      'src/core/kube/ may not import src/core/rows/objectView (src/core/rows/ is off limits to it).',
+    ]);
+  });
+
   it('src/app never imports src/vscode', async () => {
     const errs = await boundaryErrors(
       'src/app/model/probe.ts',
       "import { ResourceTreeProvider } from '../../vscode/tree/resourceTree';\nimport { CLUSTER } from './resourceModel';\nvoid ResourceTreeProvider, CLUSTER;",
     );
-    assert.deepEqual(errs, ['src/app/ may not import src/vscode/tree/resourceTree (src/vscode/ sits above it).']);
+    assert.deepEqual(errs, ['src/app/ may not import src/vscode/tree/resourceTree (src/vscode/ is off limits to it).']);
   });
 
   it('src/demo imports only types from src/core', async () => {
@@ -115,7 +141,7 @@ describe('lint: house boundaries', () => {
     );
     assert.deepEqual(errs, [
       'src/demo/ may import only types from src/core/kube/types: write `import type`.',
-      'src/demo/ may not import src/app/load/loadRunner (src/app/ sits above it).',
+      'src/demo/ may not import src/app/load/loadRunner (src/app/ is off limits to it).',
     ]);
   });
 });
