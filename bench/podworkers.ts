@@ -7,7 +7,7 @@
 import { realClock } from '../src/core/clock';
 import { PodWorkers, type SyncContext } from '../src/core/syncloop/podworkers';
 import { WorkQueue } from '../src/core/syncloop/workqueue';
-import type { KubeObject } from '../src/core/syncloop/types';
+import type { StoredObject } from '../src/core/kube/types';
 import { benchArg } from './measure';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
@@ -44,8 +44,8 @@ async function run(SYNC_US: number) {
     async syncTerminatedPod() {},
   };
   const workers = new PodWorkers(syncer, new WorkQueue(realClock), realClock);
-  const obj = (key: string, rv: number): KubeObject =>
-    ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: key, namespace: 'bench', uid: `uid-${key}`, resourceVersion: String(rv) } }) as KubeObject;
+  const obj = (key: string, rv: number): StoredObject =>
+    ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: key, namespace: 'bench', uid: `uid-${key}`, resourceVersion: String(rv) } }) as StoredObject;
   (globalThis as { gc?: () => void }).gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const t0 = performance.now();

@@ -14,7 +14,7 @@
  */
 import { realKubeletClock, type KubeletClock } from './kubelet/clock';
 import { Rng } from './generate/prng';
-import type { KubeObject, ObjectStore } from './store';
+import type { DemoObject, ObjectStore } from './store';
 
 export interface ChurnOptions {
   /** Writes per second (all kinds together). */
@@ -80,7 +80,7 @@ class KeyPool {
   }
 }
 
-const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const keyOf = (o: DemoObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 const splitKey = (k: string): [string | undefined, string] => {
   const i = k.indexOf('/');
   return [k.slice(0, i) || undefined, k.slice(i + 1)];

@@ -36,7 +36,7 @@ import {
   type Template,
 } from './generate/workloads';
 import { nodeObject, podCIDROf } from './kubelet/nodes';
-import { kubeTime, type KubeObject, type ObjectStore, type TypeInfo } from './store';
+import { kubeTime, type DemoObject, type ObjectStore, type TypeInfo } from './store';
 import { withGeneratedFields } from './generate/fields';
 import { namespaceDefaults } from './controllers/namespaces';
 
@@ -331,7 +331,7 @@ export function generateObjects(store: ObjectStore, opts: GenerateOptions): Gene
   // (defaulted again on the way in) changes neither the generation nor the template.
   // With the managedFields its writers would have left (generate/fields.ts), stamped at the generated now.
   const time = kubeTime(new Date(opts.now ?? DEFAULT_NOW));
-  const emit = (g: string, r: string, o: KubeObject) => {
+  const emit = (g: string, r: string, o: DemoObject) => {
     const t = store.type(g, r)!;
     return store.create(g, r, withGeneratedFields(t, applyDefaults(t, o), time));
   };

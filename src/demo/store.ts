@@ -43,7 +43,7 @@ export interface TypeInfo {
  * An object as the demo cluster serves it: the core/kube wire type with what every stored object
  * here has (apiVersion, kind, name; the store assigns uid and resourceVersion on create).
  */
-export type KubeObject = WireObject & {
+export type DemoObject = WireObject & {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta & { name: string };
@@ -55,10 +55,10 @@ export interface StoreEvent {
   type: WatchEventType;
   group: string;
   resource: string;
-  object: KubeObject;
+  object: DemoObject;
   rv: number;
   /** The object as it was before this write (MODIFIED and DELETED); lets a list be served at an older revision. */
-  prevObject?: KubeObject;
+  prevObject?: DemoObject;
 }
 
 /** A failed store operation, carrying the HTTP code and the Kubernetes Status reason it maps to. */
@@ -77,9 +77,9 @@ export class StoreError extends Error {
 interface TypeBucket {
   info: TypeInfo;
   /** key namespace + '/' + name -> object */
-  objects: Map<string, KubeObject>;
+  objects: Map<string, DemoObject>;
   /** Sorted snapshot (namespace, then name), rebuilt lazily after a write; never mutated once built. */
-  sorted: KubeObject[] | null;
+  sorted: DemoObject[] | null;
 }
 
 const typeKey = (group: string, resource: string) => `${group}/${resource}`;
@@ -103,7 +103,7 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-function compareObjects(a: KubeObject, b: KubeObject): number {
+function compareObjects(a: DemoObject, b: DemoObject): number {
   const na = a.metadata.namespace ?? '';
   const nb = b.metadata.namespace ?? '';
   if (na !== nb) return na < nb ? -1 : 1;
@@ -111,7 +111,7 @@ function compareObjects(a: KubeObject, b: KubeObject): number {
 }
 
 /** Everything in an object except metadata and status: a change here bumps metadata.generation. */
-function specPart(o: KubeObject): string {
+function specPart(o: DemoObject): string {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
   return JSON.stringify(rest);
 }
@@ -156,7 +156,7 @@ export class ObjectStore {
     return this.compactedRV;
   }
 
-  list(group: string, resource: string, namespace?: string): { items: KubeObject[]; resourceVersion: string } {
+  list(group: string, resource: string, namespace?: string): { items: DemoObject[]; resourceVersion: string } {
     const b = this.bucket(group, resource);
     if (!b.sorted) b.sorted = [...b.objects.values()].sort(compareObjects);
     const all = b.sorted;
@@ -168,7 +168,7 @@ export class ObjectStore {
     return { items: all.slice(lo, hi), resourceVersion };
   }
 
-  get(group: string, resource: string, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(group: string, resource: string, namespace: string | undefined, name: string): DemoObject | undefined {
     const b = this.bucket(group, resource);
     return b.objects.get(objKey(b.info.namespaced ? namespace : undefined, name));
   }
@@ -182,7 +182,7 @@ export class ObjectStore {
    * opts.uid: the uid the apiserver's create strategy chose (a Job's selector names it); otherwise a
    * new one. opts.manager: the field manager of the create, when the object carries no managedFields.
    */
-  create(group: string, resource: string, obj: KubeObject, opts: { uid?: string; manager?: string } = {}): KubeObject {
+  create(group: string, resource: string, obj: DemoObject, opts: { uid?: string; manager?: string } = {}): DemoObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -193,7 +193,7 @@ export class ObjectStore {
       throw new StoreError(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, this.details(b, name));
     }
     const rv = this.rv + 1;
-    const metadata: KubeObject['metadata'] = {
+    const metadata: DemoObject['metadata'] = {
       ...obj.metadata,
       name,
       uid: opts.uid ?? randomUUID(),
@@ -204,7 +204,7 @@ export class ObjectStore {
     if (ns !== undefined) metadata.namespace = ns;
     else delete metadata.namespace;
     delete metadata.deletionTimestamp;
-    let created: KubeObject = { ...obj, apiVersion: apiVersionOf(b.info), kind: b.info.kind, metadata };
+    let created: DemoObject = { ...obj, apiVersion: apiVersionOf(b.info), kind: b.info.kind, metadata };
     if (opts.manager !== undefined && !metadata.managedFields)
       created = withUpdateEntry(undefined, created, this.write(b.info, opts.manager), statusApart(b.info));
     const stored = deepFreeze(created);
@@ -216,7 +216,7 @@ export class ObjectStore {
    * opts.subresource 'status' writes only the status; 'binding' is the scheduler's pods/binding,
    * which sets spec.nodeName straight in storage without the pod strategy, so the generation stays.
    */
-  update(group: string, resource: string, obj: KubeObject, opts: { subresource?: 'status' | 'binding'; manager?: string } = {}): KubeObject {
+  update(group: string, resource: string, obj: DemoObject, opts: { subresource?: 'status' | 'binding'; manager?: string } = {}): DemoObject {
     const b = this.bucket(group, resource);
     const name = obj.metadata?.name;
     if (!name) throw new StoreError(422, 'Invalid', `${b.info.kind} "" is invalid: metadata.name: Required value: name is required`);
@@ -234,7 +234,7 @@ export class ObjectStore {
       );
     }
     const rv = this.rv + 1;
-    let next: KubeObject;
+    let next: DemoObject;
     if (opts.subresource === 'status') {
       // The status subresource changes .status only; everything else comes from the stored object.
       next = { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } };
@@ -272,7 +272,7 @@ export class ObjectStore {
     return stored;
   }
 
-  delete(group: string, resource: string, namespace: string | undefined, name: string): KubeObject {
+  delete(group: string, resource: string, namespace: string | undefined, name: string): DemoObject {
     const b = this.bucket(group, resource);
     const key = objKey(b.info.namespaced ? namespace : undefined, name);
     const old = b.objects.get(key);
@@ -288,11 +288,11 @@ export class ObjectStore {
    * The list as it was at revision rv (resourceVersionMatch=Exact), rebuilt by undoing the newer
    * events of the history; 'expired' when the history no longer reaches back to rv.
    */
-  listAt(group: string, resource: string, namespace: string | undefined, rv: number): { items: KubeObject[]; resourceVersion: string } | 'expired' {
+  listAt(group: string, resource: string, namespace: string | undefined, rv: number): { items: DemoObject[]; resourceVersion: string } | 'expired' {
     if (rv >= this.rv) return this.list(group, resource, namespace);
     const newer = this.eventsSince(rv, group, resource);
     if (newer === 'expired') return 'expired';
-    const byKey = new Map<string, KubeObject>();
+    const byKey = new Map<string, DemoObject>();
     for (const o of this.list(group, resource).items) byKey.set(objKey(o.metadata.namespace, o.metadata.name), o);
     for (let i = newer.length - 1; i >= 0; i--) {
       const e = newer[i]!;
@@ -323,7 +323,7 @@ export class ObjectStore {
     return out;
   }
 
-  private commit(b: TypeBucket, key: string, stored: KubeObject | undefined, type: WatchEventType, rv: number, gone?: KubeObject, prev?: KubeObject): void {
+  private commit(b: TypeBucket, key: string, stored: DemoObject | undefined, type: WatchEventType, rv: number, gone?: DemoObject, prev?: DemoObject): void {
     if (stored) b.objects.set(key, stored);
     else b.objects.delete(key);
     b.sorted = null;

@@ -18,7 +18,7 @@
  * kubelet simulation to unfold, and writes nothing else. stop() (or the signal) cancels its timer.
  */
 import { prepareCreate } from './server/defaults';
-import { kubeTime, type KubeObject, type ObjectStore } from './store';
+import { kubeTime, type DemoObject, type ObjectStore } from './store';
 import { realKubeletClock, type KubeletClock } from './kubelet/clock';
 
 export const STORY_NAMESPACE = 'story';
@@ -42,7 +42,7 @@ export interface Story {
 const ns = STORY_NAMESPACE;
 const labels = (app: string) => ({ app, 'app.kubernetes.io/part-of': 'kubeloop-story' });
 
-function shop(): KubeObject {
+function shop(): DemoObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -74,7 +74,7 @@ const jobPodSpec = (script: string) => ({
   containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', script] }],
 });
 
-function report(): KubeObject {
+function report(): DemoObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -88,7 +88,7 @@ function report(): KubeObject {
   };
 }
 
-function tick(): KubeObject {
+function tick(): DemoObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
@@ -104,7 +104,7 @@ function tick(): KubeObject {
 }
 
 /** The study guide's probe-me, on `node`: its liveness probe asks port 8081, where nothing listens. */
-function probeMe(node = 'pair-worker'): KubeObject {
+function probeMe(node = 'pair-worker'): DemoObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -128,7 +128,7 @@ function probeMe(node = 'pair-worker'): KubeObject {
  * object): the lab creates them on a real cluster, with probe-me on one of its nodes, so the same
  * story unfolds under a real kubelet.
  */
-export function storyObjects(probeMeNode?: string): { group: string; resource: string; object: KubeObject }[] {
+export function storyObjects(probeMeNode?: string): { group: string; resource: string; object: DemoObject }[] {
   return [
     {
       group: '',
@@ -143,7 +143,7 @@ export function storyObjects(probeMeNode?: string): { group: string; resource: s
 }
 
 /** kubectl set image: the shop Deployment's template flips to the other image, with a change-cause. */
-export function rolledShop(d: KubeObject, rollouts: number): KubeObject {
+export function rolledShop(d: DemoObject, rollouts: number): DemoObject {
   const spec = d.spec as { template: { metadata?: Record<string, unknown>; spec: { containers: { image?: string }[] } } };
   const image = ROLLOUT_IMAGES[(rollouts + 1) % ROLLOUT_IMAGES.length]!;
   const containers = spec.template.spec.containers.map((c, i) => (i === 0 ? { ...c, image } : c));
@@ -151,7 +151,7 @@ export function rolledShop(d: KubeObject, rollouts: number): KubeObject {
   return { ...d, metadata: { ...d.metadata, annotations }, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, containers } } } };
 }
 
-function createIfAbsent(store: ObjectStore, group: string, resource: string, o: KubeObject): void {
+function createIfAbsent(store: ObjectStore, group: string, resource: string, o: DemoObject): void {
   if (store.get(group, resource, o.metadata.namespace, o.metadata.name)) return;
   // As `kubectl apply` of the story's manifests leaves them (managedFields of kubectl's client-side apply).
   store.create(group, resource, prepareCreate(store.type(group, resource)!, o, 'kubectl-client-side-apply', kubeTime(new Date())));

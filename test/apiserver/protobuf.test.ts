@@ -29,7 +29,7 @@ import {
 import { planFor } from '../../src/core/kube/protobuf/decode';
 import { project } from '../../src/core/kube/protobuf/plan';
 import { computeObjectView } from '../../src/core/rows/objectView';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { eventually } from '../support/eventually';
 import { seed } from './objects';
 import { Api, collectionPath, createCrd } from './support';
@@ -285,7 +285,7 @@ function expected(o: Record<string, unknown>): Obj {
 /** The tree rows of a list's items, typed from the list as the loader types them. */
 function rows(list: Obj, t: Listable): unknown[] {
   return ((list.items ?? []) as Obj[]).map((item) => {
-    const o = { ...item, kind: t.kind } as unknown as KubeObject;
+    const o = { ...item, kind: t.kind } as unknown as StoredObject;
     const key = `${item.metadata.namespace ?? ''}/${item.metadata.name}`;
     return computeObjectView(key, o, { group: t.group, resource: t.resource });
   });

@@ -14,7 +14,7 @@ import { tableRowOf } from '../../src/core/kube/table';
 import { computeObjectView } from '../../src/core/rows/objectView';
 import { TABLE_TYPES, METADATA_TYPES, viewOfLoaded } from '../../src/core/rows/tableView';
 import { objectKey } from '../../src/core/kube/objectKey';
-import { type KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { Api, collectionPath } from './support';
 import { PODS } from '../support/pod-spread';
@@ -135,12 +135,12 @@ describe('Table rows of a real kube-apiserver give the views full objects give',
     const ref = { group, resource };
     const byUid = new Map(slim.items.map((o) => [o.metadata.uid, o]));
     return full.items.map((o) => {
-      const f = o as KubeObject;
+      const f = o as StoredObject;
       const s = byUid.get(f.metadata.uid);
       assert.ok(s, `${f.metadata.name} listed as ${transfer}`);
       if (transfer === 'table') assert.ok(tableRowOf(s), `${group}/${resource} ${f.metadata.name}: a Table row`);
       const key = objectKey(f, ref);
-      return { name: f.metadata.name, full: computeObjectView(key, f, ref), got: viewOfLoaded(key, s as KubeObject, ref, kind) };
+      return { name: f.metadata.name, full: computeObjectView(key, f, ref), got: viewOfLoaded(key, s as StoredObject, ref, kind) };
     });
   }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { paletteTitle } from '../../src/app/commandIds';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startVsCode, type Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
@@ -39,14 +39,14 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
       grants: ['alice:team-a:get,list,watch:*:*', 'carol:elsewhere:get,list,watch:*:*'],
     });
     const store = cluster.store;
-    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
+    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as DemoObject);
     for (let i = 0; i < 40; i++)
       store.create('', 'configmaps', {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' },
         data: { i: String(i) },
-      } as KubeObject);
+      } as DemoObject);
     dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-rights-'));
     // Two contexts: alice's (current) and carol's, who has rights only in a namespace that is not hers.
     const kubeconfig = join(dir, 'config');

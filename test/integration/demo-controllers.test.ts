@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startControllers } from '../../src/demo/controllers';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
-import type { KubeObject, ObjectStore } from '../../src/demo/store';
+import type { DemoObject, ObjectStore } from '../../src/demo/store';
 import { api } from './demo-support';
 
 type Obj = Record<string, any>;
@@ -44,16 +44,16 @@ function waitFor<T>(store: ObjectStore, what: string, check: () => T | undefined
 const ns = 'ctl';
 const labels = (app: string) => ({ app });
 const podTemplate = (app: string, image = 'nginx:1.27') => ({ metadata: { labels: labels(app) }, spec: { containers: [{ name: 'c', image }] } });
-const cond = (o: KubeObject | undefined, type: string) => ((o?.status as Obj | undefined)?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
-const ownedBy = (store: ObjectStore, group: string, resource: string, owner: KubeObject) =>
+const cond = (o: DemoObject | undefined, type: string) => ((o?.status as Obj | undefined)?.conditions as Obj[] | undefined)?.find((c) => c.type === type);
+const ownedBy = (store: ObjectStore, group: string, resource: string, owner: DemoObject) =>
   store
     .list(group, resource, ns)
     .items.filter((o) => (o.metadata.ownerReferences as Obj[] | undefined)?.some((r) => r.uid === owner.metadata.uid && r.controller));
 const activePods = (store: ObjectStore, app: string) =>
   store.list('', 'pods', ns).items.filter((p) => p.metadata.labels?.app === app && !p.metadata.deletionTimestamp);
-const isReady = (p: KubeObject) => cond(p, 'Ready')?.status === 'True';
+const isReady = (p: DemoObject) => cond(p, 'Ready')?.status === 'True';
 
-function deployment(name: string, replicas: number, spec: Obj = {}): KubeObject {
+function deployment(name: string, replicas: number, spec: Obj = {}): DemoObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -62,7 +62,7 @@ function deployment(name: string, replicas: number, spec: Obj = {}): KubeObject 
   };
 }
 
-function deploymentAvailable(store: ObjectStore, name: string, replicas: number, revision?: string): () => KubeObject | undefined {
+function deploymentAvailable(store: ObjectStore, name: string, replicas: number, revision?: string): () => DemoObject | undefined {
   return () => {
     const d = store.get('apps', 'deployments', ns, name);
     const st = (d?.status ?? {}) as Obj;

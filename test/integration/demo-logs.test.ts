@@ -11,14 +11,14 @@ import assert from 'node:assert/strict';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { kubeTimestamp } from '../../src/demo/kubelet/recorder';
 import { STORY_NAMESPACE } from '../../src/demo/story';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
 import { startTestCluster, type TestCluster } from './demo-support';
 
 const NETEXEC_LINES =
   /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started HTTP server on port 8080\n\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d Started UDP server on port {2}8081\n$/;
 
-function shPod(name: string, script: string, restartPolicy = 'Always'): KubeObject {
+function shPod(name: string, script: string, restartPolicy = 'Always'): DemoObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -28,7 +28,7 @@ function shPod(name: string, script: string, restartPolicy = 'Always'): KubeObje
 }
 
 /** A pod whose status says its container started at `startedAt` (the kubelet adopts it as running). */
-function runningSince(pod: KubeObject, startedAt: string): KubeObject {
+function runningSince(pod: DemoObject, startedAt: string): DemoObject {
   const c = (pod.spec as any).containers[0];
   return {
     ...pod,

@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 import { parseCron } from '../../src/demo/controllers/cron';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 
 type Obj = Record<string, any>;
 
-const entries = (o: KubeObject | undefined) => (o?.metadata.managedFields ?? []) as Obj[];
-const entryOf = (o: KubeObject | undefined, manager: string, subresource?: string) =>
+const entries = (o: DemoObject | undefined) => (o?.metadata.managedFields ?? []) as Obj[];
+const entryOf = (o: DemoObject | undefined, manager: string, subresource?: string) =>
   entries(o).find((m) => m.manager === manager && (m.subresource ?? undefined) === subresource);
 
 describe('demo cluster objects as a real control plane writes them', () => {
@@ -163,12 +163,12 @@ describe('a freshly generated demo cluster is at rest', () => {
   ];
   const LISTED = [...WORKLOADS.map((w) => w[1]), '/api/v1/pods', '/api/v1/events', '/api/v1/nodes', '/api/v1/configmaps', '/api/v1/serviceaccounts'];
 
-  async function list(): Promise<Map<string, KubeObject>> {
-    const out = new Map<string, KubeObject>();
+  async function list(): Promise<Map<string, DemoObject>> {
+    const out = new Map<string, DemoObject>();
     for (const path of LISTED) {
       const r = await api(t.cluster, path);
       assert.equal(r.status, 200, path);
-      for (const o of r.body.items as KubeObject[]) out.set(`${path} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+      for (const o of r.body.items as DemoObject[]) out.set(`${path} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
     }
     return out;
   }

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemoCluster, type DemoCluster, type DemoClusterOptions } from '../../src/demo';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { runKubectl, spawnKubectl, type KubectlResult } from '../support/kubectl';
 
 export interface TestCluster {
@@ -44,13 +44,13 @@ export async function startTestCluster(opts: DemoClusterOptions = {}): Promise<T
   };
 }
 
-export function configMap(ns: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): KubeObject {
-  const o: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data };
+export function configMap(ns: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): DemoObject {
+  const o: DemoObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data };
   if (labels) o.metadata.labels = labels;
   return o;
 }
 
-export function namespace(name: string): KubeObject {
+export function namespace(name: string): DemoObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
 }
 

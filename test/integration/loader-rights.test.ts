@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
 import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { namespaceChoices } from '../../src/app/connection/connection';
 import { runLoad as runExtensionLoad } from '../../src/app/load/loadRunner';
@@ -42,14 +42,14 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
     // TLS: kubectl sends a bearer token only over HTTPS.
     fx = await demo(800, { grants: GRANTS, tls: true });
     const store = fx.cluster.store;
-    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
+    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as DemoObject);
     for (let i = 0; i < 40; i++)
       store.create('', 'configmaps', {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: `cm-${i}`, namespace: 'team-a' },
         data: { i: String(i) },
-      } as KubeObject);
+      } as DemoObject);
     for (let i = 0; i < 3; i++)
       store.create('', 'secrets', {
         apiVersion: 'v1',
@@ -57,7 +57,7 @@ describe('the loader with limited rights (demo cluster RBAC)', () => {
         metadata: { name: `s-${i}`, namespace: 'team-a' },
         type: 'Opaque',
         data: {},
-      } as KubeObject);
+      } as DemoObject);
     for (const user of ['alice', 'bob', 'carol']) {
       kc[user] = join(fx.dir, `kubeconfig-${user}`);
       await fx.cluster.writeKubeconfig(kc[user]!, { user, namespace: 'team-a' });

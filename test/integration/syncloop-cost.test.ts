@@ -13,7 +13,7 @@ import { KubeClient } from '../../src/core/kube/client';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import { ConsistencyCheck, ConsistencyLister } from '../../src/core/syncloop/sources/consistency';
 import type { Reflector } from '../../src/core/syncloop/sources/reflector';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { realClock } from '../../src/core/clock';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
@@ -100,14 +100,14 @@ describe('the sync loop does not poll the API server', () => {
 describe('the consistency check under churn', () => {
   let t: TestCluster;
   let client: KubeClient;
-  let pods: KubeObject[];
+  let pods: StoredObject[];
   before(async () => {
     t = await startTestCluster({ kubelet: false });
     for (let i = 0; i < 12; i++) {
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(`churn-${i}`) })).status, 201);
     }
     client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
-    pods = (await client.list({ group: '', version: 'v1', resource: 'pods' })).items as KubeObject[];
+    pods = (await client.list({ group: '', version: 'v1', resource: 'pods' })).items as StoredObject[];
     assert.equal(pods.length, 12);
   });
   after(async () => {
@@ -120,7 +120,7 @@ describe('the consistency check under churn', () => {
    * and confirmations 40 ms after a sighting; `held(n)` is what the source holds at the n-th
    * comparison. The reflector is a stand-in that is always watching and counts relist requests.
    */
-  async function runLister(held: (n: number) => KubeObject[], ms: number) {
+  async function runLister(held: (n: number) => StoredObject[], ms: number) {
     let compared = 0;
     const relists: string[] = [];
     const reflector = { state: 'watching', namespace: undefined, relist: (why: string) => relists.push(why) } as unknown as Reflector;

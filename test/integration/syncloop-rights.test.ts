@@ -16,7 +16,7 @@ import { KubeClient, loadKubeContext } from '../../src/core/kube';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { startKubelet, type Kubelet } from '../../src/demo/kubelet';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { createLogger } from '../../src/app/logger';
 import { runLoad as runExtensionLoad } from '../../src/app/load/loadRunner';
 import { ResourceModel } from '../../src/app/model/resourceModel';
@@ -39,13 +39,13 @@ const GRANTS = [
 
 const iterations = (tl: TimelineStore) => tl.toArray().filter((e): e is SyncIterationEvent => e.kind === 'iteration');
 
-function pod(name: string): KubeObject {
+function pod(name: string): DemoObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: 'team-a' },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
-  } as unknown as KubeObject;
+  } as unknown as DemoObject;
 }
 
 describe('the sync loop with limited rights (demo cluster RBAC)', () => {
@@ -56,8 +56,8 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
   before(async () => {
     fx = await demo(0, { grants: GRANTS, tls: true });
     const store = fx.cluster.store;
-    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as KubeObject);
-    store.create('', 'pods', { ...pod('elsewhere'), metadata: { name: 'elsewhere', namespace: 'default' } } as KubeObject);
+    store.create('', 'namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } } as DemoObject);
+    store.create('', 'pods', { ...pod('elsewhere'), metadata: { name: 'elsewhere', namespace: 'default' } } as DemoObject);
     for (const user of ['alice', 'erin', 'dave']) {
       kc[user] = join(fx.dir, `kubeconfig-${user}`);
       await fx.cluster.writeKubeconfig(kc[user]!, { user, namespace: 'team-a' });
@@ -261,7 +261,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const model = new ResourceModel();
     const store = fx.cluster.store;
     for (let i = 0; i < 3; i++)
-      store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `ext-cm-${i}`, namespace: 'team-a' }, data: {} } as KubeObject);
+      store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `ext-cm-${i}`, namespace: 'team-a' }, data: {} } as DemoObject);
     await runExtensionLoad({
       client,
       contextName: 'alice@kubeloop-demo',

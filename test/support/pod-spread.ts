@@ -1,10 +1,10 @@
 // Pods in every state kubectl's STATUS names (and sidecars, deletion, lost nodes), as full objects
 // with their status written: the spread the Table-view tests compare across the list forms.
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 
 let uid = 0;
 /** A pod in namespace `ns` (change it with `meta`), created at a fixed instant. */
-export function pod(name: string, spec: Record<string, unknown>, status: Record<string, unknown>, meta: Record<string, unknown> = {}): KubeObject {
+export function pod(name: string, spec: Record<string, unknown>, status: Record<string, unknown>, meta: Record<string, unknown> = {}): DemoObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -38,7 +38,7 @@ const terminated = (name: string, exitCode: number, reason?: string, s: Record<s
 const lastCrash = { lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: '2026-01-01T00:05:00Z' } } };
 const cond = (type: string, s = 'True') => ({ type, status: s });
 
-export const PODS: KubeObject[] = [
+export const PODS: DemoObject[] = [
   pod('pending', {}, { phase: 'Pending' }),
   pod('gated', {}, { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }),
   pod('creating', {}, { phase: 'Pending', containerStatuses: [waiting('a', 'ContainerCreating')] }),

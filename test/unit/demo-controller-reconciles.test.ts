@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/core/clock';
 import { startControllers, type ReconcileRecord } from '../../src/demo/controllers';
 import { ReconcileObserver } from '../../src/demo/controllers/observe';
 import { Catalog } from '../../src/demo/server/catalog';
-import { ObjectStore, type KubeObject } from '../../src/demo/store';
+import { ObjectStore, type DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
 import { appendReconciles } from '../../src/app/timeline/controllers';
 import { TimelineStore } from '../../src/core/timeline/store';
@@ -24,7 +24,7 @@ function setup() {
   return { store, clock, records, cm };
 }
 
-const deployment = (name: string, replicas: number): KubeObject => ({
+const deployment = (name: string, replicas: number): DemoObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: ns },

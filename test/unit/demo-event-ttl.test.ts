@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import { startEventTtl } from '../../src/demo/eventTtl';
-import { ObjectStore, type KubeObject, type StoreEvent, type TypeInfo } from '../../src/demo/store';
+import { ObjectStore, type DemoObject, type StoreEvent, type TypeInfo } from '../../src/demo/store';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 const types: TypeInfo[] = [
@@ -39,13 +39,13 @@ function setup() {
   const store = new ObjectStore();
   for (const t of types) store.registerType(t);
   const clock = new FakeClock();
-  const event = (group: string, name: string): KubeObject =>
+  const event = (group: string, name: string): DemoObject =>
     store.create(group, 'events', {
       apiVersion: group ? 'events.k8s.io/v1' : 'v1',
       kind: 'Event',
       metadata: { name, namespace: 'default' },
       reason: 'Test',
-    } as KubeObject);
+    } as DemoObject);
   return { store, clock, event };
 }
 
@@ -65,7 +65,7 @@ describe('demo cluster: Event TTL', () => {
     event('events.k8s.io', 'new-api');
     const renewed = store.get('', 'events', 'default', 'at-start')!;
     await clock.advance(20 * 60_000); // 50 min: rewrite at-start, renewing its lease
-    store.update('', 'events', { ...renewed, count: 2 } as KubeObject);
+    store.update('', 'events', { ...renewed, count: 2 } as DemoObject);
     await clock.advance(15 * 60_000); // 65 min: nothing is an hour past its last write yet
     assert.deepEqual(names(store, ''), ['at-start', 'later']);
     await clock.advance(30 * 60_000); // 95 min: later and new-api (written at 30) are gone; at-start, rewritten at 50, lives
@@ -80,7 +80,7 @@ describe('demo cluster: Event TTL', () => {
 
   it('never touches other kinds, and watchers see each expiry as DELETED', async () => {
     const { store, clock, event } = setup();
-    store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'default' } } as KubeObject);
+    store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'default' } } as DemoObject);
     const ttl = startEventTtl(store, clock, 60_000);
     event('', 'e1');
     event('', 'e2');

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
 import { ContainerLog, LogStore, MAX_LOG_LINES, type LogEntry } from '../../src/demo/kubelet/logs';
 import { dateCommand, logDate, planOutput } from '../../src/demo/kubelet/output';
@@ -225,7 +225,7 @@ describe('the kubelet simulation writes each container instance its log', () => 
           },
         ],
       },
-    } as KubeObject);
+    } as DemoObject);
     const status = () => (store.get('', 'pods', 'default', 'probe-me')!.status as any).containerStatuses?.[0];
     const uid = store.get('', 'pods', 'default', 'probe-me')!.metadata.uid!;
     await clock.advance(3000);
@@ -264,7 +264,7 @@ describe('the kubelet simulation writes each container instance its log', () => 
         podIP: '10.244.0.9',
         containerStatuses: [{ name: 'old', containerID: 'containerd://old', ready: true, started: true, restartCount: 0, state: { running: { startedAt } } }],
       },
-    } as KubeObject);
+    } as DemoObject);
     await clock.advance(0);
     const uid = store.get('', 'pods', 'default', 'old')!.metadata.uid!;
     assert.deepEqual(

@@ -6,9 +6,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { withApplyEntry, withUpdateEntry } from '../../src/demo/server/managed-fields';
 import { normalizeStored } from '../../src/demo/server/defaults';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 
-const cm = (meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+const cm = (meta: Partial<DemoObject['metadata']> = {}): DemoObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name: 'cm', namespace: 'a', ...meta },
@@ -62,7 +62,7 @@ describe('Secret stringData', () => {
 
 describe('managedFields for Update writes', () => {
   const w = (manager: string, time = '2026-01-01T00:00:00Z') => ({ manager, apiVersion: 'v1', time });
-  const data = (o: KubeObject) => (o.metadata.managedFields as { manager: string; fieldsV1: unknown }[]).map((m) => [m.manager, m.fieldsV1]);
+  const data = (o: DemoObject) => (o.metadata.managedFields as { manager: string; fieldsV1: unknown }[]).map((m) => [m.manager, m.fieldsV1]);
 
   it("a create gives its manager every field it set, a new map's node marked with '.'", () => {
     const o = withUpdateEntry(undefined, { ...cm({ labels: { a: '1' } }), data: { k: 'v' } }, w('kubectl-create'), false);
@@ -94,7 +94,7 @@ describe('managedFields for Update writes', () => {
     assert.deepEqual(v2.metadata.managedFields, v1.metadata.managedFields);
   });
   it('keys list items as upstream: containers by name, conditions by type, ownerReferences by uid', () => {
-    const pod: KubeObject = {
+    const pod: DemoObject = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p', namespace: 'a', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'u1', controller: true }] },
@@ -125,7 +125,7 @@ describe('managedFields for Update writes', () => {
 
 describe('managedFields of a write that sets no field', () => {
   it('a create of a bare object (the default ServiceAccount) leaves no entry', () => {
-    const sa: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'a' } };
+    const sa: DemoObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'a' } };
     assert.equal(
       withUpdateEntry(undefined, sa, { manager: 'kube-controller-manager', apiVersion: 'v1', time: '2026-01-01T00:00:00Z' }, false).metadata.managedFields,
       undefined,

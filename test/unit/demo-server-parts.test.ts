@@ -19,9 +19,9 @@ import { parseRequestInfo } from '../../src/demo/server/requestinfo';
 import { parseFieldSelector, parseLabelSelector } from '../../src/demo/server/selectors';
 import { decodeToken, encodeToken, SnapshotCache } from '../../src/demo/server/snapshots';
 import { ApiError } from '../../src/demo/server/status';
-import { ObjectStore, type KubeObject } from '../../src/demo/store';
+import { ObjectStore, type DemoObject } from '../../src/demo/store';
 
-const obj = (labels?: Record<string, string>, extra: Partial<KubeObject> = {}): KubeObject => ({
+const obj = (labels?: Record<string, string>, extra: Partial<DemoObject> = {}): DemoObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'n', namespace: 'ns', labels },

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ObjectStore, StoreError, type KubeObject, type StoreEvent, type TypeInfo } from '../../src/demo/store';
+import { ObjectStore, StoreError, type DemoObject, type StoreEvent, type TypeInfo } from '../../src/demo/store';
 
 const pods: TypeInfo = {
   group: '',
@@ -43,8 +43,8 @@ function newStore(historySize?: number) {
   s.registerType(deployments);
   return s;
 }
-const pod = (ns: string, name: string, extra: Partial<KubeObject> = {}): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { containers: [] }, ...extra }) as KubeObject;
+const pod = (ns: string, name: string, extra: Partial<DemoObject> = {}): DemoObject =>
+  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { containers: [] }, ...extra }) as DemoObject;
 
 function codeOf(fn: () => unknown): [number, string] {
   try {
@@ -200,7 +200,7 @@ describe('ObjectStore', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const s = newStore(1000);
-        const replay = new Map<string, KubeObject>();
+        const replay = new Map<string, DemoObject>();
         let last = s.currentRV;
         s.subscribe((e: StoreEvent) => {
           assert.ok(e.rv > last);

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ObjectStore, type KubeObject, type TypeInfo } from '../../src/demo/store';
+import { ObjectStore, type DemoObject, type TypeInfo } from '../../src/demo/store';
 import { Catalog } from '../../src/demo/server/catalog';
 import { generate, generateObjects, DEFAULT_NOW } from '../../src/demo/generator';
 import { profileNamed } from '../../src/demo/generate/profiles';
@@ -29,7 +29,7 @@ function pureHash(types: TypeInfo[], objects: number, seed: number): { hash: str
   return { hash: h.digest('hex'), count };
 }
 
-function allObjects(store: ObjectStore): KubeObject[] {
+function allObjects(store: ObjectStore): DemoObject[] {
   return store
     .types()
     .filter((t) => t.verbs.includes('list'))

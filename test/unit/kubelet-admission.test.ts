@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
 import { kubeletStore, WALL } from './kubelet-helpers';
 
@@ -17,9 +17,9 @@ function harness() {
     const n = store.get('', 'nodes', undefined, node)!;
     store.update('', 'nodes', { ...n, metadata: { ...n.metadata, labels: { ...(n.metadata.labels ?? {}), ...labels } } });
   };
-  const pod = (name: string) => store.get('', 'pods', 'default', name)! as KubeObject & { spec: any; status: any };
+  const pod = (name: string) => store.get('', 'pods', 'default', name)! as DemoObject & { spec: any; status: any };
   const create = (name: string, spec: Record<string, unknown>) =>
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as KubeObject);
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as DemoObject);
   const events = (name: string) =>
     store
       .list('', 'events', 'default')

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
 import { kubeletStore, WALL } from './kubelet-helpers';
 import { AGGREGATE_MAX_EVENTS, COMBINED_PREFIX, EventCorrelator, SPAM_BURST, type CorrelatedEvent } from '../../src/demo/kubelet/correlator';
@@ -17,7 +17,7 @@ function harness() {
   const pod = (name: string) => store.get('', 'pods', 'default', name);
   const status = (name: string) => pod(name)!.status as any;
   const create = (name: string, spec: Record<string, unknown>) =>
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as KubeObject);
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as DemoObject);
   const del = (name: string, grace: number) => {
     const p = pod(name)!;
     store.update('', 'pods', {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
 import { kubeletStore, WALL } from './kubelet-helpers';
 
@@ -17,7 +17,7 @@ function harness() {
   const kubelet = startKubelet(store, { clock, wallStart: WALL, onError: (e) => errors.push(e), nodes: 2 });
   const status = (name: string) => store.get('', 'pods', 'default', name)!.status as any;
   const create = (name: string, spec: Record<string, unknown>) =>
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as KubeObject);
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec } as DemoObject);
   const reasons = (name: string) =>
     store
       .list('', 'events', 'default')

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startKubelet } from '../../src/demo/kubelet';
 import { kubeletStore, WALL } from './kubelet-helpers';
 
@@ -20,8 +20,8 @@ function harness(opts: { speed?: number } = {}) {
   const cs = (name: string, i = 0) => status(name).containerStatuses[i];
   const events = (name: string, reason?: string) =>
     store.list('', 'events', 'default').items.filter((e: any) => e.involvedObject.name === name && (reason === undefined || e.reason === reason)) as any[];
-  const create = (obj: Partial<KubeObject> & { metadata: { name: string } }) =>
-    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', ...obj, metadata: { namespace: 'default', ...obj.metadata } } as KubeObject);
+  const create = (obj: Partial<DemoObject> & { metadata: { name: string } }) =>
+    store.create('', 'pods', { apiVersion: 'v1', kind: 'Pod', ...obj, metadata: { namespace: 'default', ...obj.metadata } } as DemoObject);
   const condition = (name: string, type: string) => status(name).conditions.find((c: any) => c.type === type)?.status;
   return { clock, store, kubelet, errors, pod, status, cs, events, create, condition, at: (ms: number) => clock.advance(ms - clock.now()) };
 }

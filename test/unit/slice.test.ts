@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSteps, runStepsSliced, TimeSlicer, type Steps } from '../../src/core/slice';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const macrotask = () => new Promise<void>((r) => setImmediate(r));
 
@@ -126,7 +126,7 @@ describe('TimeSlicer', () => {
 });
 
 describe('PodStorage merge in steps', () => {
-  const pod = (i: number): KubeObject => ({
+  const pod = (i: number): StoredObject => ({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, creationTimestamp: '2026-01-01T00:00:00Z' },
@@ -156,7 +156,7 @@ describe('PodStorage merge in steps', () => {
     const b = new PodStorage();
     const first = Array.from({ length: 1500 }, (_, i) => pod(i));
     const second = [...first.slice(500), ...Array.from({ length: 700 }, (_, i) => pod(5000 + i))];
-    const ops = (us: { op: string; pods: KubeObject[] }[]) => us.map((u) => `${u.op}:${u.pods.length}`);
+    const ops = (us: { op: string; pods: StoredObject[] }[]) => us.map((u) => `${u.op}:${u.pods.length}`);
     for (const set of [first, second]) {
       const sync = a.mergeToUpdates('api', { op: 'SET', source: 'api', pods: set });
       const sliced = await runStepsSliced(b.mergeToUpdatesSteps('api', { op: 'SET', source: 'api', pods: set }));

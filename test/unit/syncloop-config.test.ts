@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PodConfig } from '../../src/core/syncloop/config/podconfig';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
-import type { KubeObject, PodUpdate } from '../../src/core/syncloop/types';
+import type { PodUpdate } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import type { Pod } from '../../src/core/kube/pod';
 
 function pod(name: string, uid: string, extra: Partial<Pod> & { rv?: string; labels?: Record<string, string>; deletion?: string } = {}): Pod {
@@ -84,7 +85,7 @@ describe('config merge (podStorage.merge), per syncloop.md', () => {
 
   it('kinds without a spec: a data change is an UPDATE, a status-only change a RECONCILE', () => {
     const s = new PodStorage();
-    const cm: KubeObject = { kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', uid: 'u' }, data: { a: '1' } };
+    const cm: StoredObject = { kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', uid: 'u' }, data: { a: '1' } };
     s.mergeToUpdates('cms', { op: 'SET', source: 'cms', pods: [cm], resource: { group: '', resource: 'configmaps' } });
     assert.deepEqual(summary(s.mergeToUpdates('cms', { op: 'UPDATE', source: 'cms', pods: [{ ...cm, data: { a: '2' } }] })), ['UPDATE:cm']);
     assert.deepEqual(summary(s.mergeToUpdates('cms', { op: 'UPDATE', source: 'cms', pods: [{ ...cm, data: { a: '2' }, status: { x: 1 } }] })), [

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import { handlePodCleanups, HOUSEKEEPING_BATCH, HOUSEKEEPING_SWEEP } from '../../src/core/syncloop/housekeeping';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const resource = { group: '', resource: 'configmaps' };
-const cm = (i: number, rv = '1'): KubeObject => ({
+const cm = (i: number, rv = '1'): StoredObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name: `cm-${i}`, namespace: 'default', uid: `uid-${i}`, resourceVersion: rv },

@@ -18,14 +18,14 @@ import { DesiredStateOfWorld } from '../../src/core/syncloop/state/desired';
 import { ActualStateOfWorld } from '../../src/core/syncloop/state/actual';
 import { ProbeResultsCache } from '../../src/core/syncloop/state/probes';
 import type { ContainerStatus, Pod } from '../../src/core/kube/pod';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
 };
 const unsliced = new TimeSlicer(Infinity);
 
-function obj(key: string, rv: number, uid = `uid-${key}`): KubeObject {
+function obj(key: string, rv: number, uid = `uid-${key}`): StoredObject {
   return { metadata: { name: key, namespace: 'ns', uid, resourceVersion: String(rv) } };
 }
 
@@ -208,11 +208,11 @@ describe('pod workers paced by the pod cache', () => {
 });
 
 describe('effectiveGracePeriod (upstream calculateEffectiveGracePeriod)', () => {
-  const pod = (deletion?: number, spec?: number): KubeObject =>
+  const pod = (deletion?: number, spec?: number): StoredObject =>
     ({
       metadata: { name: 'p', uid: 'u', ...(deletion !== undefined ? { deletionGracePeriodSeconds: deletion } : {}) },
       ...(spec !== undefined ? { spec: { terminationGracePeriodSeconds: spec } } : {}),
-    }) as KubeObject;
+    }) as StoredObject;
   it("the API's deletion grace wins when shorter; else the spec's; never under 1 s", () => {
     assert.equal(effectiveGracePeriod(undefined, pod(undefined, 45)), 45, "a terminal pod's teardown: the spec's grace");
     assert.equal(effectiveGracePeriod(undefined, pod(30, 45)), 30);

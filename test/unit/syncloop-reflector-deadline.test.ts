@@ -10,7 +10,7 @@ import type * as http from 'node:http';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient } from '../../src/core/kube';
 import { LIST_PROGRESS_TIMEOUT_MS, Reflector, REFLECTOR_BACKOFF_MAX_MS, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { contextFor, json, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
@@ -26,7 +26,7 @@ after(async () => {
 
 class Sink implements ReflectorSink {
   sets: string[] = [];
-  async replace(items: KubeObject[], rv: string): Promise<void> {
+  async replace(items: StoredObject[], rv: string): Promise<void> {
     this.sets.push(`${items.map((i) => i.metadata.name).join(',')}@${rv}`);
   }
   async apply(): Promise<void> {}

@@ -11,7 +11,7 @@ import type { KubeObject as WireObject } from '../../src/core/kube/types';
 import type { ListResult } from '../../src/core/kube/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/watch';
 import { Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
 const pod = (name: string, uid: string | undefined, rv: string): WireObject => ({
@@ -39,10 +39,10 @@ class OneShotClient implements ListWatchClient {
 
 class RecordingSink implements ReflectorSink {
   log: string[] = [];
-  async replace(items: KubeObject[], rv: string): Promise<void> {
+  async replace(items: StoredObject[], rv: string): Promise<void> {
     this.log.push(`SET ${items.map((i) => `${i.metadata.name}/${i.metadata.uid}`).join(',')} @${rv}`);
   }
-  async apply(type: string, obj: KubeObject): Promise<void> {
+  async apply(type: string, obj: StoredObject): Promise<void> {
     this.log.push(`${type} ${obj.metadata.name}/${obj.metadata.uid}@${obj.metadata.resourceVersion}`);
   }
 }

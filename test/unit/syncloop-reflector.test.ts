@@ -12,10 +12,10 @@ import { KubeApiError } from '../../src/core/kube/errors';
 import type { ListResult } from '../../src/core/kube/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/watch';
 import { INITIAL_EVENTS_END, Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
-const o = (uid: string, rv: string): KubeObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
+const o = (uid: string, rv: string): StoredObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
 const end = (rv: string) => ({
   type: 'BOOKMARK' as const,
   object: { metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } } } as never,
@@ -46,7 +46,7 @@ const hang: Script = (_o, _e, signal) =>
 
 class RecordingSink implements ReflectorSink {
   log: string[] = [];
-  async replace(items: KubeObject[], rv: string): Promise<void> {
+  async replace(items: StoredObject[], rv: string): Promise<void> {
     this.log.push(
       `SET ${items
         .map((i) => i.metadata.uid)
@@ -54,7 +54,7 @@ class RecordingSink implements ReflectorSink {
         .join(',')} @${rv}`,
     );
   }
-  async apply(type: string, obj: KubeObject): Promise<void> {
+  async apply(type: string, obj: StoredObject): Promise<void> {
     this.log.push(`${type} ${obj.metadata.uid}@${obj.metadata.resourceVersion}`);
   }
 }

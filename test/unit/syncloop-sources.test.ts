@@ -2,10 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConsistencyCheck, divergence } from '../../src/core/syncloop/sources/consistency';
 import { sourceName } from '../../src/core/syncloop/sources/cluster';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
-const o = (uid: string, rv: string): KubeObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
-const snap = (seq: number, rv: string, ...items: KubeObject[]) => ({ items, resourceVersion: rv, seq });
+const o = (uid: string, rv: string): StoredObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
+const snap = (seq: number, rv: string, ...items: StoredObject[]) => ({ items, resourceVersion: rv, seq });
 
 describe('missed-event detection (PLEG list vs the pods source)', () => {
   it('names missed ADDs, DELETEs and MODIFYs, and ignores what the held copy already has newer', () => {

@@ -7,18 +7,18 @@ import { computeObjectView, type ObjectView } from '../../src/core/rows/objectVi
 import { METADATA_TYPES, TABLE_TYPES, podPhaseFromRow, restartCount, treeTransferFor, viewOfLoaded } from '../../src/core/rows/tableView';
 import { TableColumnError, tableItems, tableRowOf } from '../../src/core/kube/table';
 import { objectKey } from '../../src/core/kube/objectKey';
-import { type KubeObject as SyncObject } from '../../src/core/syncloop/types';
+import type { StoredObject as SyncObject } from '../../src/core/kube/types';
 import { table, tableJson } from '../../src/demo/server/forms';
 import { Catalog } from '../../src/demo/server/catalog';
 import { DEFAULT_NOW, generateObjects } from '../../src/demo/generator';
-import { ObjectStore, type KubeObject } from '../../src/demo/store';
+import { ObjectStore, type DemoObject } from '../../src/demo/store';
 import { PODS, pod, waiting } from '../support/pod-spread';
 
 const NOW = new Date(DEFAULT_NOW);
 const POD = { group: '', resource: 'pods' };
 
 /** Full view and Table view of the same objects, through a JSON round trip as on the wire. */
-function bothViews(group: string, resource: string, kind: string, objects: KubeObject[]): { full: ObjectView; fromTable: ObjectView }[] {
+function bothViews(group: string, resource: string, kind: string, objects: DemoObject[]): { full: ObjectView; fromTable: ObjectView }[] {
   const opts = { version: 'v1', includeObject: 'Metadata', now: NOW } as const;
   // the list path's text encoding, and the same document as the object form watches and GETs use
   const body = JSON.parse(tableJson(resource, group, objects, { resourceVersion: '1' }, opts)) as unknown;

@@ -5,13 +5,13 @@ import { FakeClock } from '../../src/core/clock';
 import { PodWorkers, type PodSyncer, type SyncContext } from '../../src/core/syncloop/podworkers';
 import { WorkQueue } from '../../src/core/syncloop/workqueue';
 import { TimeSlicer } from '../../src/core/slice';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
 };
 
-function obj(key: string, rv: number, uid = `uid-${key}`, deleting = false): KubeObject {
+function obj(key: string, rv: number, uid = `uid-${key}`, deleting = false): StoredObject {
   return { metadata: { name: key, namespace: 'ns', uid, resourceVersion: String(rv), ...(deleting ? { deletionTimestamp: 't' } : {}) } };
 }
 
@@ -133,7 +133,7 @@ describe('podWorkers properties (fake clock, random schedules)', () => {
           delay: () => delays[di++ % delays.length]!,
           fail: () => failing && failures[fi++ % failures.length]!,
         });
-        const desired = new Map<string, KubeObject>();
+        const desired = new Map<string, StoredObject>();
         let rv = 0;
         // The kubelet's half of the contract: each sync tick re-dispatches due pods (by UID) with the latest object.
         const tick = () => {
@@ -339,7 +339,7 @@ describe('podWorkers lifecycle', () => {
       return orig(ctx);
     };
     const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
-    const deleting = (rv: number, grace: number): KubeObject => ({
+    const deleting = (rv: number, grace: number): StoredObject => ({
       metadata: { ...obj('a', rv).metadata, deletionTimestamp: 't', deletionGracePeriodSeconds: grace },
     });
     workers.UpdatePod({ updateType: 'update', key: 'a', obj: deleting(1, 30) });

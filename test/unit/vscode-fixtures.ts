@@ -1,10 +1,10 @@
 // Fixtures of the vscode-* unit tests: pods and objects as the API sends them, loader results.
 import type { LoadTask, LoadTaskResult } from '../../src/core/loader/types';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 let uid = 0;
-export function pod(ns: string, name: string, phase = 'Running', ready = true, restarts = 0): KubeObject {
+export function pod(ns: string, name: string, phase = 'Running', ready = true, restarts = 0): StoredObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -20,7 +20,7 @@ export function pod(ns: string, name: string, phase = 'Running', ready = true, r
   };
 }
 
-export function obj(kind: string, name: string, ns?: string): KubeObject {
+export function obj(kind: string, name: string, ns?: string): StoredObject {
   return { apiVersion: 'v1', kind, metadata: { name, uid: `u${++uid}`, ...(ns ? { namespace: ns } : {}) } };
 }
 
@@ -28,7 +28,7 @@ export function task(gvr: GroupVersionResource, kind: string, namespaced: boolea
   return { id, gvr, kind, namespaced, ...(namespace ? { namespace } : {}) };
 }
 
-export function result(t: LoadTask, items: KubeObject[], outcome: LoadTaskResult['outcome'] = 'ok', extra: Partial<LoadTaskResult> = {}): LoadTaskResult {
+export function result(t: LoadTask, items: StoredObject[], outcome: LoadTaskResult['outcome'] = 'ok', extra: Partial<LoadTaskResult> = {}): LoadTaskResult {
   return {
     taskId: t.id,
     task: t,

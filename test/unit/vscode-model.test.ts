@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { computeObjectView } from '../../src/core/rows/objectView';
 import { objectKey } from '../../src/core/kube/objectKey';
-import { type KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { parseObjectKey } from '../../src/app/model/keys';
 import { CLUSTER, failureKey, ResourceModel, viewTransform, type ModelChange } from '../../src/app/model/resourceModel';
 import { obj, pod, result, task } from './vscode-fixtures';
@@ -41,7 +41,7 @@ describe('parseObjectKey', () => {
     const name = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('/'));
     fc.assert(
       fc.property(dns, fc.option(dns, { nil: '' }), fc.option(dns, { nil: undefined }), name, (resource, group, ns, n) => {
-        const o = { metadata: { name: n, uid: 'u', ...(ns ? { namespace: ns } : {}) } } as KubeObject;
+        const o = { metadata: { name: n, uid: 'u', ...(ns ? { namespace: ns } : {}) } } as StoredObject;
         const p = parseObjectKey(objectKey(o, { group, resource }));
         const isPods = group === '' && resource === 'pods';
         if (isPods && !ns) return; // pods are always namespaced
@@ -288,7 +288,7 @@ describe('viewTransform (the loader transform of tree loads)', () => {
   it('gives the model the same views as whole objects do, while the objects it keeps hold no spec or status', () => {
     const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
     const NODES = { group: '', version: 'v1', resource: 'nodes' };
-    const deploy = (ns: string, name: string, ready: number): KubeObject => ({
+    const deploy = (ns: string, name: string, ready: number): StoredObject => ({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name, namespace: ns, uid: `d-${name}`, resourceVersion: '7' },
@@ -298,7 +298,7 @@ describe('viewTransform (the loader transform of tree loads)', () => {
     const loads = [
       result(task(PODS, 'Pod', true), [pod('a', 'p1'), pod('a', 'p2', 'Pending', false), pod('b', 'p3', 'Running', true, 4)]),
       result(task(DEPLOY, 'Deployment', true, 'a', 1), [deploy('a', 'web', 2), deploy('a', 'db', 3)]),
-      result(task(NODES, 'Node', false, undefined, 2), [obj('Node', 'n1'), { metadata: {} } as KubeObject]),
+      result(task(NODES, 'Node', false, undefined, 2), [obj('Node', 'n1'), { metadata: {} } as StoredObject]),
     ];
     const whole = new ResourceModel();
     whole.reset('ctx');

@@ -4,14 +4,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject } from '../../src/core/syncloop/types';
+import type { StoredObject } from '../../src/core/kube/types';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import type { ObjectAddress } from '../../src/app/yaml/address';
 import { LiveDocuments, lookupIn } from '../../src/app/yaml/live';
 import { pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
-const at = (p: KubeObject, rv: string): KubeObject => ({ ...p, metadata: { ...p.metadata, resourceVersion: rv } });
+const at = (p: StoredObject, rv: string): StoredObject => ({ ...p, metadata: { ...p.metadata, resourceVersion: rv } });
 
 function setup() {
   const clock = new FakeClock();
@@ -20,7 +20,7 @@ function setup() {
   const refreshed: string[] = [];
   const live = new LiveDocuments(lookupIn(model), (id) => refreshed.push(id), clock, 1000);
   const off = model.onChange((c) => live.onChange(c));
-  const load = (...items: KubeObject[]) => model.applyResult(result(task(PODS, 'Pod', true), items));
+  const load = (...items: StoredObject[]) => model.applyResult(result(task(PODS, 'Pod', true), items));
   const addr = (ns: string, name: string): ObjectAddress => ({ context: 'ctx', group: '', version: 'v1', resource: 'pods', namespace: ns, name });
   return { clock, model, live, refreshed, load, addr, off };
 }
@@ -116,7 +116,7 @@ describe('live YAML documents', () => {
   it('a cluster-scoped object is matched in the cluster-scoped bucket', async () => {
     const { clock, live, refreshed, model } = setup();
     const NODES = { group: '', version: 'v1', resource: 'nodes' };
-    const node = (rv: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', uid: 'n1', resourceVersion: rv } });
+    const node = (rv: string): StoredObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', uid: 'n1', resourceVersion: rv } });
     model.applyResult(result(task(NODES, 'Node', false), [node('1')]));
     live.track('n', { context: 'ctx', group: '', version: 'v1', resource: 'nodes', name: 'n1' });
     await clock.advance(2000);

@@ -14,7 +14,7 @@
  * - A listener that throws cannot break the writer or the other listeners.
  */
 import { objectKey, type ResourceRef } from '../../core/kube/objectKey';
-import { type KubeObject } from '../../core/syncloop/types';
+import type { StoredObject } from '../../core/kube/types';
 import type { ObjectView } from '../../core/rows/objectView';
 import { viewOfLoaded } from '../../core/rows/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
@@ -153,7 +153,7 @@ export const PODS_TYPE: ResourceType = Object.freeze({
 
 /** Where viewTransform leaves an object's view on the slim object that replaces it. */
 const VIEW = Symbol('kubeloop.view');
-type ViewCarrier = KubeObject & { [VIEW]?: ObjectView };
+type ViewCarrier = StoredObject & { [VIEW]?: ObjectView };
 
 /**
  * The loader transform of the tree's loads: each object becomes its view as soon as its page is

@@ -5,7 +5,7 @@
  * called synchronously: it must not throw, must not block, and must not change the objects (the loop
  * keeps them).
  */
-import type { KubeObject } from './types';
+import type { StoredObject } from '../kube/types';
 
 /** The type an observed object belongs to. */
 export interface ObservedType {
@@ -15,7 +15,7 @@ export interface ObservedType {
 
 export interface SyncObserver {
   /** A reflector's full list for source `source` (a type in one namespace or all). */
-  replace(source: string, type: ObservedType, items: readonly KubeObject[]): void;
+  replace(source: string, type: ObservedType, items: readonly StoredObject[]): void;
   /** One watch event of that source. */
-  apply(source: string, type: ObservedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void;
+  apply(source: string, type: ObservedType, event: 'ADDED' | 'MODIFIED' | 'DELETED', obj: StoredObject): void;
 }

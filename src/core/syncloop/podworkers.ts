@@ -1,7 +1,7 @@
 import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
 import { allContainerStatuses, type Pod } from '../kube/pod';
-import { type KubeObject } from './types';
+import type { StoredObject } from '../kube/types';
 import { type ResourceRef } from '../kube/objectKey';
 import type { PodCache } from './pleg/podcache';
 import { jitter, WorkQueue } from './workqueue';
@@ -49,7 +49,7 @@ export interface UpdatePodOptions {
   /** The object's key (namespace/name), for the syncer and logs. */
   key: string;
   /** The object; required except for a kill of an object the worker already knows. */
-  obj?: KubeObject;
+  obj?: StoredObject;
   /** The UID (default: obj.metadata.uid; a kill without either finds the live worker of `key`). */
   uid?: string;
   resource?: ResourceRef;
@@ -59,7 +59,7 @@ export interface SyncContext {
   signal: AbortSignal;
   key: string;
   uid: string;
-  obj: KubeObject;
+  obj: StoredObject;
   resource?: ResourceRef;
   updateType: SyncPodType;
   /** While terminating: the grace period the termination runs with (seconds), if known. */
@@ -624,7 +624,7 @@ export class PodSyncContext implements SyncContext {
   constructor(
     readonly key: string,
     readonly uid: string,
-    readonly obj: KubeObject,
+    readonly obj: StoredObject,
     readonly updateType: SyncPodType,
     resource: ResourceRef | undefined,
     gracePeriodSeconds: number | undefined,
@@ -688,7 +688,7 @@ function newStatus(key: string, uid: string, now: number): PodSyncStatus {
  * API server's deletionGracePeriodSeconds wins when it is shorter than the one already in force (or
  * none is); without one, the pod's spec.terminationGracePeriodSeconds; never under 1 second.
  */
-export function effectiveGracePeriod(current: number | undefined, pod: KubeObject): number {
+export function effectiveGracePeriod(current: number | undefined, pod: StoredObject): number {
   let g = current ?? 0;
   let overridden = false;
   const override = pod.metadata.deletionGracePeriodSeconds;
@@ -702,12 +702,12 @@ export function effectiveGracePeriod(current: number | undefined, pod: KubeObjec
 }
 
 /** Whether the object's status shows a container running (only pods have container statuses). */
-function anyContainerRunning(obj: KubeObject): boolean {
+function anyContainerRunning(obj: StoredObject): boolean {
   return allContainerStatuses(obj as Pod).some((c) => c.state?.running);
 }
 
 /** Upstream podutil.IsPodPhaseTerminal, for an object of any kind (only pods have the phase). */
-function isTerminalPhase(obj: KubeObject | undefined): boolean {
+function isTerminalPhase(obj: StoredObject | undefined): boolean {
   const phase = (obj as { status?: { phase?: unknown } } | undefined)?.status?.phase;
   return phase === 'Succeeded' || phase === 'Failed';
 }

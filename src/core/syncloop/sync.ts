@@ -7,7 +7,7 @@ import type { ProbeResultsCache } from './state/probes';
 import { computeObjectView } from '../rows/objectView';
 import { allContainerStatuses, type Pod } from '../kube/pod';
 import { isPodResource } from '../kube/objectKey';
-import { type KubeObject } from './types';
+import type { StoredObject } from '../kube/types';
 
 /**
  * ModelSyncer: what a sync means for our model (upstream's syncPod / syncTerminatingPod /
@@ -98,13 +98,13 @@ export class ModelSyncer implements PodSyncer {
   }
 
   /** The latest object of this UID, or undefined when the API no longer has it. */
-  private current(ctx: SyncContext): KubeObject | undefined {
+  private current(ctx: SyncContext): StoredObject | undefined {
     const cur = this.desired.get(ctx.key);
     if (!cur || cur.obj.metadata.uid !== ctx.uid) return undefined;
     return this.podCache?.latest(ctx.uid) ?? cur.obj;
   }
 
-  private publish(key: string, obj: KubeObject, ctx: SyncContext): void {
+  private publish(key: string, obj: StoredObject, ctx: SyncContext): void {
     // An older incarnation must not overwrite the view of the one now under this name.
     const shown = this.actual.get(key);
     const d = this.desired.get(key);

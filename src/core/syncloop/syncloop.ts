@@ -19,7 +19,8 @@ import { DesiredStateOfWorld } from './state/desired';
 import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
-import type { KubeObject, PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
+import type { PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
+import type { StoredObject } from '../kube/types';
 import type { Pod } from '../kube/pod';
 import { allContainerStatuses } from '../kube/pod';
 import { objectKey } from '../kube/objectKey';
@@ -141,7 +142,7 @@ export class SyncLoop {
   /** New pods: record them as desired and start their workers, oldest first (upstream sorts by creation time). */
   *handlePodAdditions(u: PodUpdate): Steps<string[]> {
     // RFC 3339 times in one form (the API server's) sort as strings; localeCompare took ~10x longer.
-    const created = (p: KubeObject) => p.metadata.creationTimestamp ?? '';
+    const created = (p: StoredObject) => p.metadata.creationTimestamp ?? '';
     const pods = [...u.pods].sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
     return yield* this.record(u, pods, 'create');
   }
@@ -325,7 +326,7 @@ export class SyncLoop {
     this.probeResults.set(u.podUID, name, u.probe, u.result, u.containerId);
   }
 
-  private *record(u: PodUpdate, pods: readonly KubeObject[], updateType: SyncPodType): Steps<string[]> {
+  private *record(u: PodUpdate, pods: readonly StoredObject[], updateType: SyncPodType): Steps<string[]> {
     const keys: string[] = [];
     for (const obj of pods) {
       if (keys.length % STEP_ITEMS === STEP_ITEMS - 1) yield;

@@ -10,12 +10,6 @@
 import type { ResourceRef } from '../kube/objectKey';
 import type { StoredObject } from '../kube/types';
 
-/**
- * The loop's objects: the core/kube wire type as the API server stores it (name and uid set),
- * narrowed once by asStoredObject where objects enter the loop (the reflector and its consistency check).
- */
-export type KubeObject = StoredObject;
-
 /** Upstream kubetypes.PodOperation. */
 export type PodOperation = 'ADD' | 'UPDATE' | 'REMOVE' | 'RECONCILE' | 'DELETE' | 'SET';
 
@@ -24,7 +18,7 @@ export type PodOperation = 'ADD' | 'UPDATE' | 'REMOVE' | 'RECONCILE' | 'DELETE' 
  * watch per loaded resource type, e.g. "api" for pods). `resource` says which type the objects are.
  */
 export interface PodUpdate {
-  pods: KubeObject[];
+  pods: StoredObject[];
   op: PodOperation;
   source: string;
   resource?: ResourceRef;

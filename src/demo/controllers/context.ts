@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { prepareCreate } from '../server/defaults';
-import type { KubeObject, ObjectStore } from '../store';
+import type { DemoObject, ObjectStore } from '../store';
 import type { KubeletClock } from '../kubelet/clock';
 import { kubeTimestamp, type EventRecorder, type InvolvedObject } from '../kubelet/recorder';
 import { objectKey, type ReconcileObserver } from './observe';
@@ -34,24 +34,24 @@ export interface OwnerReference {
  * after every pod write cannot afford in a big cluster.
  */
 class NamespaceIndex {
-  private readonly byNs = new Map<string, Map<string, KubeObject>>();
+  private readonly byNs = new Map<string, Map<string, DemoObject>>();
 
-  constructor(items: readonly KubeObject[]) {
+  constructor(items: readonly DemoObject[]) {
     for (const o of items) this.put(o);
   }
 
-  put(o: KubeObject): void {
+  put(o: DemoObject): void {
     const ns = o.metadata.namespace ?? '';
     let m = this.byNs.get(ns);
     if (!m) this.byNs.set(ns, (m = new Map()));
     m.set(o.metadata.name, o);
   }
 
-  remove(o: KubeObject): void {
+  remove(o: DemoObject): void {
     this.byNs.get(o.metadata.namespace ?? '')?.delete(o.metadata.name);
   }
 
-  list(namespace: string | undefined): KubeObject[] {
+  list(namespace: string | undefined): DemoObject[] {
     if (namespace !== undefined) return [...(this.byNs.get(namespace)?.values() ?? [])];
     return [...this.byNs.values()].flatMap((m) => [...m.values()]);
   }
@@ -80,7 +80,7 @@ export class ControllerContext {
   }
 
   /** The objects of a type (in one namespace), as the store has them now, in no particular order. */
-  list(group: string, resource: string, namespace?: string): KubeObject[] {
+  list(group: string, resource: string, namespace?: string): DemoObject[] {
     const key = `${group}/${resource}`;
     let idx = this.indexes.get(key);
     if (!idx) {
@@ -118,7 +118,7 @@ export class ControllerContext {
     return kubeTimestamp(this.wallNow());
   }
 
-  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
+  event(obj: DemoObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
     const involved: InvolvedObject = {
       kind: obj.kind,
       apiVersion: obj.apiVersion,
@@ -134,7 +134,7 @@ export class ControllerContext {
    * Writes .status when it differs from the stored one (no empty writes, no watch noise). Equal
    * means semantically equal, as upstream's DeepEqual: the order of an object's keys does not count.
    */
-  updateStatus(group: string, resource: string, obj: KubeObject, status: Obj): KubeObject {
+  updateStatus(group: string, resource: string, obj: DemoObject, status: Obj): DemoObject {
     if (stableJson(obj.status ?? {}) === stableJson(status)) return obj;
     const write = () => this.store.update(group, resource, { ...obj, status }, { subresource: 'status', manager: KCM });
     return this.observer ? this.observer.as('status', write) : write();
@@ -142,10 +142,10 @@ export class ControllerContext {
 
   /** Creates a pod from a template, owned by (controller ref) owner, with extra labels/fields. */
   createPod(
-    owner: KubeObject,
+    owner: DemoObject,
     template: Obj,
     opts: { name?: string; labels?: Record<string, string>; spec?: Obj; annotations?: Record<string, string> } = {},
-  ): KubeObject {
+  ): DemoObject {
     const tm = (template.metadata ?? {}) as Obj;
     const ns = owner.metadata.namespace!;
     const meta: Obj = {
@@ -157,7 +157,7 @@ export class ControllerContext {
     const annotations = { ...(tm.annotations ?? {}), ...(opts.annotations ?? {}) };
     if (Object.keys(annotations).length) meta.annotations = annotations;
     if (tm.finalizers) meta.finalizers = tm.finalizers;
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec: { ...(template.spec ?? {}), ...(opts.spec ?? {}) } } as KubeObject;
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec: { ...(template.spec ?? {}), ...(opts.spec ?? {}) } } as DemoObject;
     const type = this.store.type('', 'pods')!;
     return this.store.create('', 'pods', prepareCreate(type, pod, KCM, this.timestamp()));
   }
@@ -167,7 +167,7 @@ export class ControllerContext {
    * marked (deletionTimestamp, grace period) and the kubelet finishes it; any other pod goes at once,
    * its grace period of 0 written first (watchers see it marked, then gone, as from kube-apiserver).
    */
-  deletePod(pod: KubeObject): void {
+  deletePod(pod: DemoObject): void {
     if (pod.metadata.deletionTimestamp) return;
     const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
@@ -187,16 +187,16 @@ export class ControllerContext {
   }
 
   /** Pods of a namespace whose controller ref is owner. */
-  podsOwnedBy(owner: KubeObject): KubeObject[] {
+  podsOwnedBy(owner: DemoObject): DemoObject[] {
     return this.list('', 'pods', owner.metadata.namespace).filter((p) => controllerRef(p)?.uid === owner.metadata.uid);
   }
 }
 
-export function controllerRefTo(owner: KubeObject): OwnerReference {
+export function controllerRefTo(owner: DemoObject): OwnerReference {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
 }
 
-export function controllerRef(o: KubeObject): OwnerReference | undefined {
+export function controllerRef(o: DemoObject): OwnerReference | undefined {
   return (o.metadata.ownerReferences as OwnerReference[] | undefined)?.find((r) => r.controller === true);
 }
 
@@ -267,16 +267,16 @@ export function selectorString(sel: Obj | undefined): string {
 }
 
 /** Active as pkg/controller's FilterActivePods: not terminating, not Succeeded or Failed. */
-export function isPodActive(p: KubeObject): boolean {
+export function isPodActive(p: DemoObject): boolean {
   const phase = (p.status as { phase?: string } | undefined)?.phase;
   return !p.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
 }
 
-function readyCondition(p: KubeObject): { status?: string; lastTransitionTime?: string } | undefined {
+function readyCondition(p: DemoObject): { status?: string; lastTransitionTime?: string } | undefined {
   return ((p.status as Obj | undefined)?.conditions as Obj[] | undefined)?.find((c) => c.type === 'Ready');
 }
 
-export function isPodReady(p: KubeObject): boolean {
+export function isPodReady(p: DemoObject): boolean {
   return readyCondition(p)?.status === 'True';
 }
 
@@ -284,7 +284,7 @@ export function isPodReady(p: KubeObject): boolean {
  * podutil.IsPodAvailable: ready for at least minReadySeconds at nowMs. Returns the ms still to wait
  * when ready but not yet available (0 = available, -1 = not ready).
  */
-export function availableIn(p: KubeObject, minReadySeconds: number, nowMs: number): number {
+export function availableIn(p: DemoObject, minReadySeconds: number, nowMs: number): number {
   const c = readyCondition(p);
   if (c?.status !== 'True') return -1;
   if (!minReadySeconds) return 0;

@@ -12,7 +12,7 @@
  * - The CronJob is re-queued for its next scheduled time; a bad schedule is a Warning Event
  *   (UnparseableSchedule), never a crash.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { kubeTimestamp } from '../kubelet/recorder';
 import { prepareCreate } from '../server/defaults';
 import { controllerRef, controllerRefTo, KCM, type ControllerContext } from './context';
@@ -25,7 +25,7 @@ export const CRONJOB_COMPONENT = 'cronjob-controller';
 
 type Obj = Record<string, any>;
 
-const condTime = (j: KubeObject, type: string) =>
+const condTime = (j: DemoObject, type: string) =>
   (((j.status as Obj | undefined)?.conditions ?? []) as Obj[]).find((c) => c.type === type && c.status === 'True');
 
 export function startCronJobController(ctx: ControllerContext): Controller {

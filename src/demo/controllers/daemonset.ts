@@ -12,7 +12,7 @@
  * - status: desiredNumberScheduled, currentNumberScheduled, numberReady, numberAvailable,
  *   numberUnavailable, updatedNumberScheduled, numberMisscheduled, observedGeneration.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { controllerRef, intOrPercent, isPodActive, isPodReady, type ControllerContext } from './context';
 import { templateHash } from './deployment';
 import { keyOf, splitKey } from './queue';
@@ -29,7 +29,7 @@ function selects(sel: Record<string, string> | undefined, labels: Record<string,
 }
 
 /** The node a daemon pod is bound to, or pinned to by its required node affinity. */
-export function targetNode(p: KubeObject): string | undefined {
+export function targetNode(p: DemoObject): string | undefined {
   const spec = (p.spec ?? {}) as Obj;
   if (spec.nodeName) return spec.nodeName;
   for (const term of spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
@@ -54,7 +54,7 @@ export function startDaemonSetController(ctx: ControllerContext): Controller {
       .map((n) => n.metadata.name);
     const wanted = new Set(nodes);
     const pods = ctx.podsOwnedBy(ds).filter(isPodActive);
-    const byNode = new Map<string, KubeObject[]>();
+    const byNode = new Map<string, DemoObject[]>();
     for (const p of pods) {
       const n = targetNode(p) ?? '';
       if (!wanted.has(n)) {

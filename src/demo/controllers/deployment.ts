@@ -23,7 +23,7 @@
  *   with reason ProgressDeadlineExceeded, which kubectl rollout status reports as a failure.
  * - A paused Deployment is only scaled, never rolled.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { controllerRef, controllerRefTo, KCM, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
@@ -34,9 +34,9 @@ const REVISION = 'deployment.kubernetes.io/revision';
 
 type Obj = Record<string, any>;
 
-const replicasOf = (o: KubeObject): number => Number((o.spec as Obj | undefined)?.replicas ?? 1);
-const statusOf = (o: KubeObject): Obj => (o.status ?? {}) as Obj;
-const revisionOf = (o: KubeObject): number => Number(o.metadata.annotations?.[REVISION] ?? 0) || 0;
+const replicasOf = (o: DemoObject): number => Number((o.spec as Obj | undefined)?.replicas ?? 1);
+const statusOf = (o: DemoObject): Obj => (o.status ?? {}) as Obj;
+const revisionOf = (o: DemoObject): number => Number(o.metadata.annotations?.[REVISION] ?? 0) || 0;
 
 /**
  * The template without Go's zero values (null, "", {}, [] , false, 0 are what a client that
@@ -78,7 +78,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   const { store } = ctx;
   const queue = ctx.queue('deployment', 'syncDeployment', reconcile, 'deployments.apps');
 
-  function scale(d: KubeObject, rs: KubeObject, to: number, maxSurge: number): KubeObject {
+  function scale(d: DemoObject, rs: DemoObject, to: number, maxSurge: number): DemoObject {
     const from = replicasOf(rs);
     if (from === to) return rs;
     const annotations = {
@@ -185,7 +185,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
         // counts specs only and relies on the old set's replicaset controller deleting before the new
         // one's creates (a network round trip apart); the demo's in-process queues can run the next
         // pass first, so a scale-up waits until the old set's pods are actually going.
-        const oldPods = (rs: KubeObject) => Math.max(replicasOf(rs), Number(statusOf(rs).replicas ?? 0));
+        const oldPods = (rs: DemoObject) => Math.max(replicasOf(rs), Number(statusOf(rs).replicas ?? 0));
         const total = all.reduce((n, rs) => n + (rs.metadata.uid === newRS!.metadata.uid ? cur : oldPods(rs)), 0);
         if (cur > replicas) newRS = scale(d, newRS, replicas, maxSurge);
         else if (total < replicas + maxSurge) newRS = scale(d, newRS, cur + Math.min(replicas + maxSurge - total, replicas - cur), maxSurge);
@@ -223,7 +223,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   }
 
   /** SetDeploymentRevision: the Deployment carries its new ReplicaSet's revision annotation (kubectl rollout undo patches next to it). */
-  function syncRevision(d: KubeObject, newRS: KubeObject | undefined): KubeObject {
+  function syncRevision(d: DemoObject, newRS: DemoObject | undefined): DemoObject {
     const rev = newRS?.metadata.annotations?.[REVISION];
     const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
     if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
@@ -239,9 +239,9 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   }
 
   function writeStatus(
-    d0: KubeObject,
-    newRS: KubeObject | undefined,
-    olds: KubeObject[],
+    d0: DemoObject,
+    newRS: DemoObject | undefined,
+    olds: DemoObject[],
     replicas: number,
     maxUnavailable: number,
     progressing: Obj | undefined,
@@ -321,7 +321,7 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
   }
 
   /** cleanupDeployment: old ReplicaSets with no pods beyond revisionHistoryLimit, oldest first. */
-  function cleanup(d: KubeObject, olds: KubeObject[]): void {
+  function cleanup(d: DemoObject, olds: DemoObject[]): void {
     const limit = Number((d.spec as Obj).revisionHistoryLimit ?? 10);
     const idle = olds
       .filter((rs) => replicasOf(rs) === 0 && Number(statusOf(rs).replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp)

@@ -13,7 +13,7 @@
  *   every dependent's ownerReferences, then the finalizer is removed and the owner deleted.
  * - Level-triggered: every item is re-read from the store when processed; a missing object is done.
  */
-import type { KubeObject, ObjectStore, TypeInfo } from '../store';
+import type { DemoObject, ObjectStore, TypeInfo } from '../store';
 import { kubeTimestamp } from '../kubelet/recorder';
 import type { ControllerContext, OwnerReference } from './context';
 import { objectKey } from './observe';
@@ -36,13 +36,13 @@ function parseRef(k: string): Ref {
   return { group, resource, namespace: namespace || undefined, name };
 }
 
-const ownersOf = (o: KubeObject): OwnerReference[] => (o.metadata.ownerReferences as OwnerReference[] | undefined) ?? [];
-const finalizersOf = (o: KubeObject): string[] => (o.metadata.finalizers as string[] | undefined) ?? [];
+const ownersOf = (o: DemoObject): OwnerReference[] => (o.metadata.ownerReferences as OwnerReference[] | undefined) ?? [];
+const finalizersOf = (o: DemoObject): string[] => (o.metadata.finalizers as string[] | undefined) ?? [];
 
 /** o with these ownerReferences; none left drops the field, as Go's omitempty serialises it. */
-function withOwners(o: KubeObject, refs: OwnerReference[]): KubeObject {
+function withOwners(o: DemoObject, refs: OwnerReference[]): DemoObject {
   const { ownerReferences: _old, ...meta } = o.metadata;
-  return { ...o, metadata: refs.length ? { ...meta, ownerReferences: refs } : meta } as KubeObject;
+  return { ...o, metadata: refs.length ? { ...meta, ownerReferences: refs } : meta } as DemoObject;
 }
 
 /** The stored type of an ownerReference's apiVersion and kind. */
@@ -62,7 +62,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     return objectKey(r.group, r.resource, r.namespace, r.name);
   });
 
-  const link = (o: KubeObject, group: string, resource: string, add: boolean) => {
+  const link = (o: DemoObject, group: string, resource: string, add: boolean) => {
     const k = refKey({ group, resource, namespace: o.metadata.namespace, name: o.metadata.name });
     for (const r of ownersOf(o)) {
       let s = dependents.get(r.uid);
@@ -73,7 +73,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     }
   };
 
-  function ownerOf(dep: KubeObject, ref: OwnerReference): KubeObject | undefined {
+  function ownerOf(dep: DemoObject, ref: OwnerReference): DemoObject | undefined {
     const t = typeOfRef(store, ref);
     if (!t) return undefined;
     const o = store.get(t.group, t.resource, t.namespaced ? dep.metadata.namespace : undefined, ref.name);
@@ -81,7 +81,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
   }
 
   /** Deletes o as the GC's DELETE with the given propagation would. */
-  function remove(r: Ref, o: KubeObject, foreground: boolean): void {
+  function remove(r: Ref, o: DemoObject, foreground: boolean): void {
     if (o.metadata.deletionTimestamp) return;
     if (r.group === '' && r.resource === 'pods') return ctx.deletePod(o);
     if (foreground && (dependents.get(o.metadata.uid!)?.size ?? 0) > 0) {
@@ -95,7 +95,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
   }
 
   /** Removes one finalizer; deletes the object when it was the last and a deletion is pending. */
-  function finish(r: Ref, o: KubeObject, finalizer: string): void {
+  function finish(r: Ref, o: DemoObject, finalizer: string): void {
     const rest = finalizersOf(o).filter((f) => f !== finalizer);
     if (rest.length === 0) {
       store.delete(r.group, r.resource, r.namespace, r.name);
@@ -115,7 +115,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     attemptToDelete(r, o);
   }
 
-  function attemptToDelete(r: Ref, o: KubeObject): void {
+  function attemptToDelete(r: Ref, o: DemoObject): void {
     const refs = ownersOf(o);
     if (!refs.length) return;
     const present = refs.filter((ref) => ownerOf(o, ref));
@@ -140,8 +140,8 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     );
   }
 
-  function liveDependents(o: KubeObject): { r: Ref; dep: KubeObject }[] {
-    const out: { r: Ref; dep: KubeObject }[] = [];
+  function liveDependents(o: DemoObject): { r: Ref; dep: DemoObject }[] {
+    const out: { r: Ref; dep: DemoObject }[] = [];
     for (const k of dependents.get(o.metadata.uid!) ?? []) {
       const r = parseRef(k);
       const dep = store.type(r.group, r.resource) && store.get(r.group, r.resource, r.namespace, r.name);
@@ -150,7 +150,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     return out;
   }
 
-  function deleteDependentsFirst(r: Ref, o: KubeObject): void {
+  function deleteDependentsFirst(r: Ref, o: DemoObject): void {
     const deps = liveDependents(o);
     for (const { r: dr, dep } of deps) {
       if (!dep.metadata.deletionTimestamp) remove(dr, dep, true);
@@ -159,7 +159,7 @@ export function startGarbageCollector(ctx: ControllerContext): Controller {
     if (blocking.length === 0) finish(r, o, FOREGROUND);
   }
 
-  function orphanDependents(r: Ref, o: KubeObject): void {
+  function orphanDependents(r: Ref, o: DemoObject): void {
     for (const { r: dr, dep } of liveDependents(o)) {
       store.update(
         dr.group,

@@ -12,7 +12,7 @@
  *   completionTime set. A finished Job creates nothing more; spec.suspend creates nothing.
  * - Pods carry the labels upstream gives them (batch.kubernetes.io/job-name, controller-uid, ...).
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { isPodActive, isPodReady, setCondition, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
@@ -24,10 +24,10 @@ const MAX_BACKOFF_MS = 6 * 60_000;
 
 type Obj = Record<string, any>;
 
-const phaseOf = (p: KubeObject) => (p.status as Obj | undefined)?.phase as string | undefined;
-const restartsOf = (p: KubeObject) => (((p.status as Obj | undefined)?.containerStatuses ?? []) as Obj[]).reduce((n, c) => n + Number(c.restartCount ?? 0), 0);
+const phaseOf = (p: DemoObject) => (p.status as Obj | undefined)?.phase as string | undefined;
+const restartsOf = (p: DemoObject) => (((p.status as Obj | undefined)?.containerStatuses ?? []) as Obj[]).reduce((n, c) => n + Number(c.restartCount ?? 0), 0);
 
-export function isJobFinished(job: KubeObject): boolean {
+export function isJobFinished(job: DemoObject): boolean {
   return (((job.status as Obj | undefined)?.conditions ?? []) as Obj[]).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 }
 
@@ -125,7 +125,7 @@ export function startJobController(ctx: ControllerContext): Controller {
   }
 
   /** ms until a replacement may start: 10 s * 2^(failures-1) after the last failure (0 = now). */
-  function backoffWait(failedPods: KubeObject[], failures: number): number {
+  function backoffWait(failedPods: DemoObject[], failures: number): number {
     if (!failures) return 0;
     const last = Math.max(
       ...failedPods.map((p) => {

@@ -6,7 +6,7 @@
  * Guarantees (level-triggered, per namespace): a namespace that exists and is not terminating has
  * both; one deleted is created again; a namespace being deleted gets nothing.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { KCM, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
@@ -20,7 +20,7 @@ const DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
 /** The objects of namespace `ns` the two controllers keep. */
-export function namespaceDefaults(ns: string): { group: string; resource: string; object: KubeObject }[] {
+export function namespaceDefaults(ns: string): { group: string; resource: string; object: DemoObject }[] {
   return [
     { group: '', resource: 'serviceaccounts', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } } },
     {

@@ -11,7 +11,7 @@
  *   is written only when it changes; a pod ready but not yet minReadySeconds old re-queues the set.
  * - A ReplicaSet being deleted creates nothing (the garbage collector removes its pods).
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { availableIn, controllerRef, controllerRefTo, KCM, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './context';
 import { keyOf, splitKey } from './queue';
 
@@ -34,7 +34,7 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
   const { store } = ctx;
   const queue = ctx.queue('replicaset', 'syncReplicaSet', reconcile, 'replicasets.apps');
 
-  function rank(p: KubeObject): number {
+  function rank(p: DemoObject): number {
     const spec = p.spec as Obj | undefined;
     const phase = (p.status as Obj | undefined)?.phase;
     if (!spec?.nodeName) return 0;
@@ -50,7 +50,7 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
     const spec = (rs.spec ?? {}) as Obj;
     const matches = selectorMatcher(spec.selector);
     const pods = ctx.list('', 'pods', namespace);
-    let owned: KubeObject[] = [];
+    let owned: DemoObject[] = [];
     for (const p of pods) {
       const ref = controllerRef(p);
       if (ref?.uid === rs.metadata.uid) owned.push(p);
@@ -86,12 +86,12 @@ export function startReplicaSetController(ctx: ControllerContext): Controller {
   }
 
   /** Deleted but not yet gone, and not finished: what upstream counts as terminatingReplicas. */
-  function isPodTerminating(p: KubeObject): boolean {
+  function isPodTerminating(p: DemoObject): boolean {
     const phase = (p.status as Obj | undefined)?.phase;
     return !!p.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
   }
 
-  function writeStatus(rs: KubeObject, active: KubeObject[], terminating: number, key: string): void {
+  function writeStatus(rs: DemoObject, active: DemoObject[], terminating: number, key: string): void {
     const current = store.get('apps', 'replicasets', rs.metadata.namespace, rs.metadata.name);
     if (!current || current.metadata.uid !== rs.metadata.uid) return;
     const spec = (current.spec ?? {}) as Obj;

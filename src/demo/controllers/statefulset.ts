@@ -15,7 +15,7 @@
  * - status: replicas, readyReplicas, currentReplicas, updatedReplicas, availableReplicas,
  *   currentRevision, updateRevision, observedGeneration, collisionCount.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { availableIn, controllerRef, isPodActive, isPodReady, type ControllerContext } from './context';
 import { templateHash } from './deployment';
 import { keyOf, splitKey } from './queue';
@@ -26,7 +26,7 @@ const REV = 'controller-revision-hash';
 
 type Obj = Record<string, any>;
 
-const runningAndReady = (p: KubeObject) => (p.status as Obj | undefined)?.phase === 'Running' && isPodReady(p) && !p.metadata.deletionTimestamp;
+const runningAndReady = (p: DemoObject) => (p.status as Obj | undefined)?.phase === 'Running' && isPodReady(p) && !p.metadata.deletionTimestamp;
 
 export function startStatefulSetController(ctx: ControllerContext): Controller {
   const { store } = ctx;
@@ -40,11 +40,11 @@ export function startStatefulSetController(ctx: ControllerContext): Controller {
     const replicas = Number(spec.replicas ?? 1);
     const ordered = (spec.podManagementPolicy ?? 'OrderedReady') === 'OrderedReady';
     const updateRevision = `${name}-${templateHash(spec.template)}`;
-    const ordinal = (p: KubeObject) => {
+    const ordinal = (p: DemoObject) => {
       const m = new RegExp(`^${name.replace(/[.]/g, '\\.')}-(\\d+)$`).exec(p.metadata.name);
       return m ? Number(m[1]) : -1;
     };
-    const byOrdinal = new Map<number, KubeObject>();
+    const byOrdinal = new Map<number, DemoObject>();
     for (const p of ctx.podsOwnedBy(set)) if (ordinal(p) >= 0) byOrdinal.set(ordinal(p), p);
 
     const create = (i: number) => {
@@ -55,7 +55,7 @@ export function startStatefulSetController(ctx: ControllerContext): Controller {
       ctx.createPod(set, spec.template ?? {}, { name: podName, labels, spec: extra });
       ctx.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${podName} in StatefulSet ${name} successful`, STATEFULSET_COMPONENT);
     };
-    const remove = (p: KubeObject) => {
+    const remove = (p: DemoObject) => {
       ctx.deletePod(p);
       ctx.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${p.metadata.name} in StatefulSet ${name} successful`, STATEFULSET_COMPONENT);
     };
@@ -91,7 +91,7 @@ export function startStatefulSetController(ctx: ControllerContext): Controller {
     writeStatus(set, ctx.podsOwnedBy(set), updateRevision, key);
   }
 
-  function writeStatus(set: KubeObject, pods: KubeObject[], updateRevision: string, key: string): void {
+  function writeStatus(set: DemoObject, pods: DemoObject[], updateRevision: string, key: string): void {
     const spec = (set.spec ?? {}) as Obj;
     const live = pods.filter((p) => !p.metadata.deletionTimestamp);
     const updated = live.filter((p) => p.metadata.labels?.[REV] === updateRevision).length;

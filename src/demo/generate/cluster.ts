@@ -3,11 +3,11 @@
  * their custom resources), and a generic shape for any other type, so that every listable type
  * of the store has objects.
  */
-import type { KubeObject, TypeInfo } from '../store';
+import type { DemoObject, TypeInfo } from '../store';
 import type { GenContext, Obj } from './context';
 import { COMPONENTS, TEAMS } from './names';
 
-type Builder = (ctx: GenContext) => KubeObject;
+type Builder = (ctx: GenContext) => DemoObject;
 
 const persistentVolume: Builder = (ctx) => ({
   apiVersion: 'v1',
@@ -93,7 +93,7 @@ export const CLUSTER: Record<string, Builder> = {
 };
 
 /** Any other type: metadata, labels and a small spec, enough to list, get and render. */
-export function genericObject(ctx: GenContext, t: TypeInfo, namespace: string | undefined): KubeObject {
+export function genericObject(ctx: GenContext, t: TypeInfo, namespace: string | undefined): DemoObject {
   const r = ctx.rng;
   const team = namespace?.split('-')[0] ?? r.pick(TEAMS);
   const base = `${team}-${r.pick(COMPONENTS)}`;
@@ -133,7 +133,7 @@ export const WELL_KNOWN_CRDS: [string, string, string, string, 'Namespaced' | 'C
   ['kyverno.io', 'v1', 'Policy', 'policies', 'Namespaced'],
 ];
 
-export function crdObject(ctx: GenContext, [group, version, kind, plural, scope]: (typeof WELL_KNOWN_CRDS)[number]): KubeObject {
+export function crdObject(ctx: GenContext, [group, version, kind, plural, scope]: (typeof WELL_KNOWN_CRDS)[number]): DemoObject {
   const names = { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',

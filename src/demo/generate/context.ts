@@ -1,5 +1,5 @@
 /** What every object builder of the generator shares: the PRNG, time, namespaces, nodes, names. */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { NameBook } from './names';
 import { Rng } from './prng';
 
@@ -87,8 +87,8 @@ export class GenContext {
     name: string,
     namespace: string | undefined,
     extra: { labels?: Record<string, string>; annotations?: Record<string, string>; owner?: Ref; controller?: boolean } = {},
-  ): KubeObject['metadata'] {
-    const m: KubeObject['metadata'] = { name };
+  ): DemoObject['metadata'] {
+    const m: DemoObject['metadata'] = { name };
     if (namespace !== undefined) m.namespace = namespace;
     m.uid = this.rng.uuid();
     if (extra.labels) m.labels = extra.labels;
@@ -109,6 +109,6 @@ export class GenContext {
   }
 }
 
-export function refOf(o: KubeObject): Ref {
+export function refOf(o: DemoObject): Ref {
   return { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace, uid: o.metadata.uid ?? '' };
 }

@@ -10,11 +10,11 @@
 import { namespaceDefaults } from '../controllers/namespaces';
 import { managerOf } from '../kubelet/recorder';
 import { statusApart, withUpdateEntry } from '../server/managed-fields';
-import { apiVersionOf, type KubeObject, type TypeInfo } from '../store';
+import { apiVersionOf, type DemoObject, type TypeInfo } from '../store';
 
 type Obj = Record<string, unknown>;
 
-function creator(t: TypeInfo, o: KubeObject): string {
+function creator(t: TypeInfo, o: DemoObject): string {
   if (t.resource === 'events' && t.group === '') return managerOf(String((o.source as Obj | undefined)?.component ?? ''));
   if (t.resource === 'nodes' && t.group === '') return 'kubelet';
   if (t.resource === 'leases' && o.metadata.namespace === 'kube-node-lease') return 'kubelet';
@@ -24,13 +24,13 @@ function creator(t: TypeInfo, o: KubeObject): string {
   return 'kubectl-create';
 }
 
-export function withGeneratedFields(t: TypeInfo, o: KubeObject, time: string): KubeObject {
+export function withGeneratedFields(t: TypeInfo, o: DemoObject, time: string): DemoObject {
   if (o.metadata.managedFields) return o;
   const apart = statusApart(t);
   const write = { manager: creator(t, o), apiVersion: apiVersionOf(t), time };
   if (!apart || o.status === undefined) return withUpdateEntry(undefined, o, write, apart);
   const { status: _status, ...rest } = o;
-  const created = withUpdateEntry(undefined, rest as KubeObject, write, true);
+  const created = withUpdateEntry(undefined, rest as DemoObject, write, true);
   const statusWriter = t.resource === 'nodes' && t.group === '' ? 'kubelet' : 'kube-controller-manager';
   return withUpdateEntry(created, { ...created, status: o.status }, { ...write, manager: statusWriter, subresource: 'status' }, true);
 }

@@ -3,7 +3,7 @@
  * claims, policy, RBAC and Events. Objects that name a workload (a Service selecting an app, an
  * Event about a pod) point at one the generator really created in the same namespace.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import type { GenContext, Obj } from './context';
 import { COMPONENTS } from './names';
 import type { Template } from './workloads';
@@ -13,7 +13,7 @@ export interface Links {
   templates: Map<string, Template[]>;
 }
 
-type Builder = (ctx: GenContext, ns: string, links: Links) => KubeObject;
+type Builder = (ctx: GenContext, ns: string, links: Links) => DemoObject;
 
 function someTemplate(ctx: GenContext, ns: string, links: Links): Template | undefined {
   const ts = links.templates.get(ns);

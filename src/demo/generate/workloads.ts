@@ -15,11 +15,11 @@ import { parseCron } from '../controllers/cron';
 import { kubeTimestamp } from '../kubelet/recorder';
 import { applyDefaults, prepareCreate } from '../server/defaults';
 import { withUpdateEntry } from '../server/managed-fields';
-import type { KubeObject, TypeInfo } from '../store';
+import type { DemoObject, TypeInfo } from '../store';
 import type { GenContext, GenNode, Obj, Ref } from './context';
 import { COMPONENTS, ENV_NAMES, IMAGES, TEAMS } from './names';
 
-export type Emit = (group: string, resource: string, obj: KubeObject) => KubeObject;
+export type Emit = (group: string, resource: string, obj: DemoObject) => DemoObject;
 
 /** A pod template: what a Deployment/StatefulSet/DaemonSet/Job stamps its pods from. */
 export interface Template {
@@ -169,12 +169,12 @@ export function pod(
   labels: Record<string, string>,
   kind: 'running' | 'succeeded' | 'crashloop',
   opts: { node?: GenNode; spec?: Obj } = {},
-): KubeObject {
+): DemoObject {
   const node = opts.node ?? ctx.takeNode();
   const ip = ctx.podIP(node);
   const age = ctx.age();
   const restartPolicy = kind === 'succeeded' ? 'Never' : 'Always';
-  const given: KubeObject = {
+  const given: DemoObject = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: ctx.meta(name, t.namespace, { labels, owner }),
@@ -223,7 +223,7 @@ function revisionTemplate(ctx: GenContext, t: Template, revision: number, revisi
 }
 
 /** A Deployment at rest with `revisions` ReplicaSets (the newest holding every replica); returns it and its newest set's hash. */
-export function deployment(ctx: GenContext, emit: Emit, t: Template, replicas: number, revisions: number): { deploy: KubeObject; hash: string } {
+export function deployment(ctx: GenContext, emit: Emit, t: Template, replicas: number, revisions: number): { deploy: DemoObject; hash: string } {
   const template = revisionTemplate(ctx, t, revisions, revisions, t.labels);
   const hash = hashOf(DEPLOYMENTS, template);
   const at = ctx.ts(ctx.age());
@@ -264,7 +264,7 @@ export function replicaSet(
   replicas: number,
   revision = 1,
   revisions = 1,
-): { rs: KubeObject; hash: string } {
+): { rs: DemoObject; hash: string } {
   const template = revisionTemplate(ctx, t, revision, revisions, t.labels);
   const hash = hashOf(DEPLOYMENTS, template);
   const labels = { ...t.labels, 'pod-template-hash': hash };
@@ -294,7 +294,7 @@ export function replicaSet(
   return { rs, hash };
 }
 
-export function statefulSet(ctx: GenContext, emit: Emit, t: Template, replicas: number): { sts: KubeObject; revision: string } {
+export function statefulSet(ctx: GenContext, emit: Emit, t: Template, replicas: number): { sts: DemoObject; revision: string } {
   const template = templateSpec(t, t.labels);
   const revision = `${t.app}-${hashOf(STATEFULSETS, template)}`;
   const status: Obj = { observedGeneration: 1 };
@@ -323,7 +323,7 @@ export function statefulSet(ctx: GenContext, emit: Emit, t: Template, replicas: 
 export const GPU_NODES = { 'nvidia.com/gpu.present': 'true' };
 
 /** A DaemonSet on every node (`nodes` of them), or with gpuOnly on none (a GPU node selector); returns it and its template hash. */
-export function daemonSet(ctx: GenContext, emit: Emit, t: Template, nodes: number, gpuOnly: boolean): { ds: KubeObject; hash: string } {
+export function daemonSet(ctx: GenContext, emit: Emit, t: Template, nodes: number, gpuOnly: boolean): { ds: DemoObject; hash: string } {
   const template = templateSpec(t, t.labels, 'Always', gpuOnly ? { nodeSelector: GPU_NODES } : {});
   const hash = hashOf(DAEMONSETS, template);
   const n = gpuOnly ? 0 : nodes;
@@ -357,7 +357,7 @@ export const pinnedTo = (node: string): Obj => ({
  * A CronJob whose last run is its schedule's latest time before now, with `runs` finished Jobs
  * behind it (the newest at that time): returns it and its runs' scheduled times, newest first.
  */
-export function cronJob(ctx: GenContext, emit: Emit, t: Template, runs: number): { cj: KubeObject; times: number[] } {
+export function cronJob(ctx: GenContext, emit: Emit, t: Template, runs: number): { cj: DemoObject; times: number[] } {
   const schedule = `${ctx.rng.int(60)} ${ctx.rng.pick(['*', '*/2', '3', '*/6'])} * * *`;
   const cron = parseCron(schedule);
   const times: number[] = [];
@@ -393,7 +393,7 @@ function jobTimes(ctx: GenContext, at: number): { start: number; completion: num
 }
 
 /** A finished Job; a CronJob's run when `scheduledAt` is given (named after it, as the cronjob controller names it). */
-export function job(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undefined, completions: number, scheduledAt?: number): KubeObject {
+export function job(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undefined, completions: number, scheduledAt?: number): DemoObject {
   const times =
     scheduledAt !== undefined
       ? jobTimes(ctx, scheduledAt)
@@ -440,7 +440,7 @@ export function job(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undef
   });
 }
 
-export function controllerRevision(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undefined, name?: string): KubeObject {
+export function controllerRevision(ctx: GenContext, emit: Emit, t: Template, owner: Ref | undefined, name?: string): DemoObject {
   return emit('apps', 'controllerrevisions', {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',

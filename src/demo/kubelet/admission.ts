@@ -11,7 +11,7 @@
  *
  * Pure: the node is passed in.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 
 export interface Rejection {
   reason: string;
@@ -21,7 +21,7 @@ export interface Rejection {
 type Obj = Record<string, any>;
 
 /** undefined: admitted; else why not. */
-export function admit(pod: KubeObject, node: KubeObject): Rejection | undefined {
+export function admit(pod: DemoObject, node: DemoObject): Rejection | undefined {
   const labels = (node.metadata.labels ?? {}) as Record<string, string>;
   if (!matchesNode(pod, node.metadata.name, labels)) {
     return { reason: 'NodeAffinity', message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" };
@@ -30,7 +30,7 @@ export function admit(pod: KubeObject, node: KubeObject): Rejection | undefined 
 }
 
 /** The pod's nodeSelector and required node affinity against the node (upstream nodeaffinity.GetRequiredNodeAffinity). */
-export function matchesNode(pod: KubeObject, nodeName: string, labels: Record<string, string>): boolean {
+export function matchesNode(pod: DemoObject, nodeName: string, labels: Record<string, string>): boolean {
   const spec = (pod.spec ?? {}) as Obj;
   for (const [k, v] of Object.entries((spec.nodeSelector ?? {}) as Record<string, string>)) if (labels[k] !== v) return false;
   const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as Obj[] | undefined;

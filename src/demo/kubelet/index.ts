@@ -16,7 +16,7 @@
  *   that can fail and no process that exits, needs nothing simulated and gets no worker or timer.
  * - stop() (or the signal) unsubscribes and cancels every timer; nothing runs afterwards.
  */
-import type { KubeObject, ObjectStore } from '../store';
+import type { DemoObject, ObjectStore } from '../store';
 import { realKubeletClock, type KubeletClock } from './clock';
 import { KubeletContext } from './context';
 import type { LogStore } from './logs';
@@ -84,12 +84,12 @@ function runsQuietly(containers: ContainerSpec[], policy: string, podIP: string)
 }
 
 /** True when the pod's status already shows what the simulation would converge to. */
-function isTerminal(pod: KubeObject): boolean {
+function isTerminal(pod: DemoObject): boolean {
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-export function isSettled(pod: KubeObject): boolean {
+export function isSettled(pod: DemoObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;
   const st = pod.status as { phase?: string; podIP?: string; containerStatuses?: any[]; initContainerStatuses?: any[] } | undefined;
   if (!st) return false;
@@ -112,7 +112,7 @@ export function isSettled(pod: KubeObject): boolean {
 }
 
 /** The one node a pod's required node affinity allows by metadata.name, if that is how it is pinned. */
-function pinnedNode(pod: KubeObject): string | undefined {
+function pinnedNode(pod: DemoObject): string | undefined {
   const terms = (pod.spec as any)?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as any[] | undefined;
   for (const term of terms ?? []) {
     for (const f of term?.matchFields ?? []) if (f?.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return String(f.values[0]);
@@ -144,10 +144,10 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   }
 
   // A FIFO of pending pod events (head index instead of shift(): the initial list can be large).
-  let queue: { pod: KubeObject; deleted: boolean }[] = [];
+  let queue: { pod: DemoObject; deleted: boolean }[] = [];
   let head = 0;
   let drainQueued = false;
-  const enqueue = (pod: KubeObject, deleted: boolean) => {
+  const enqueue = (pod: DemoObject, deleted: boolean) => {
     queue.push({ pod, deleted });
     if (!drainQueued) {
       drainQueued = true;
@@ -168,7 +168,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     head = 0;
   }
 
-  function handle(eventPod: KubeObject, deleted: boolean): void {
+  function handle(eventPod: DemoObject, deleted: boolean): void {
     const uid = eventPod.metadata.uid ?? '';
     if (deleted) {
       workers.get(uid)?.stop();
@@ -196,7 +196,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   }
 
   /** upstream rejectPod: a Warning Event with the reason, and the pod Failed ("Pod was rejected: ..."). */
-  function reject(pod: KubeObject, nodeName: string, r: Rejection): void {
+  function reject(pod: DemoObject, nodeName: string, r: Rejection): void {
     recorder.record(
       { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
       'Warning',
@@ -216,7 +216,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
 
   const toldUnschedulable = new Set<string>();
   /** default-scheduler's FailedScheduling, once per pod. */
-  function unschedulable(pod: KubeObject): void {
+  function unschedulable(pod: DemoObject): void {
     const uid = pod.metadata.uid ?? '';
     if (toldUnschedulable.has(uid)) return;
     toldUnschedulable.add(uid);
@@ -230,7 +230,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   }
 
   /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
-  function schedule(pod: KubeObject): void {
+  function schedule(pod: DemoObject): void {
     if (pod.metadata.deletionTimestamp) return;
     // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node;
     // a pod pinned to a node that does not exist stays Pending, as with default-scheduler.

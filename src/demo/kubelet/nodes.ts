@@ -4,7 +4,7 @@
  * register, as a real kubelet on that machine would have.
  */
 import { withUpdateEntry } from '../server/managed-fields';
-import type { KubeObject, ObjectStore } from '../store';
+import type { DemoObject, ObjectStore } from '../store';
 
 export const KUBELET_VERSION = 'v1.34.1';
 
@@ -24,7 +24,7 @@ function indexOfCIDR(cidr: string): number | undefined {
  * kube-controller-manager's TTL annotation and pod CIDRs, and the kubelet's status update that
  * turned the registered node Ready (its addresses and the Ready condition).
  */
-export function nodeObject(name: string, index: number, createdAt: string): KubeObject {
+export function nodeObject(name: string, index: number, createdAt: string): DemoObject {
   const node = bareNode(name, index, createdAt);
   const w = (manager: string, subresource?: 'status') => ({ manager, apiVersion: 'v1', time: createdAt, ...(subresource ? { subresource } : {}) });
   const spec = node.spec as Record<string, unknown>;
@@ -54,7 +54,7 @@ export function nodeObject(name: string, index: number, createdAt: string): Kube
   return { ...node, metadata: { ...node.metadata, managedFields: ready.metadata.managedFields } };
 }
 
-function bareNode(name: string, index: number, createdAt: string): KubeObject {
+function bareNode(name: string, index: number, createdAt: string): DemoObject {
   const ip = `172.18.${Math.floor(index / 250)}.${(index % 250) + 2}`;
   const cond = (type: string, status: string, reason: string, message: string) => ({
     type,

@@ -17,7 +17,7 @@
  *   probe whose outcome can only be success stops ticking once its effect is applied, so a running,
  *   ready pod costs no timers at all.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { ContainerRuntime, type ContainerState, type ProbeWorkerState, type Terminated } from './container';
 import type { KubeletContext } from './context';
 import { containerIDFor, hex64, imageIDFor } from './ids';
@@ -75,7 +75,7 @@ export class PodWorker {
   readonly namespace: string;
   readonly name: string;
   readonly nodeName: string;
-  private pod: KubeObject;
+  private pod: DemoObject;
   private readonly timers;
   private readonly initContainers: ContainerRuntime[];
   private readonly containers: ContainerRuntime[];
@@ -101,7 +101,7 @@ export class PodWorker {
 
   constructor(
     private readonly ctx: KubeletContext,
-    pod: KubeObject,
+    pod: DemoObject,
   ) {
     this.pod = pod;
     this.uid = pod.metadata.uid ?? '';
@@ -139,7 +139,7 @@ export class PodWorker {
   }
 
   /** The latest pod object; a deletionTimestamp starts termination. */
-  update(pod: KubeObject): void {
+  update(pod: DemoObject): void {
     if (this.stopped || pod.metadata.uid !== this.uid) return;
     this.pod = pod;
     // A readiness gate's condition is written by others: Ready is recomputed from it.

@@ -10,7 +10,7 @@
  * - The memory of written events is bounded (an LRU of 4096 keys, upstream's cache size).
  * - Recording never throws: a failed write is reported to onError and the event is dropped.
  */
-import type { KubeObject, ObjectStore } from '../store';
+import type { DemoObject, ObjectStore } from '../store';
 import { EventCorrelator, MAX_LRU_CACHE_ENTRIES } from './correlator';
 
 export interface InvolvedObject {
@@ -78,7 +78,7 @@ export class EventRecorder {
         }
       }
       const name = `${obj.name}.${this.nextNanos(this.wallNow()).toString(16)}`;
-      const event: KubeObject = {
+      const event: DemoObject = {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: { name, namespace },

@@ -12,7 +12,7 @@
  */
 import aggregatedV2 from '../data/aggregated_v2.json';
 import coreV1 from '../data/api__v1.json';
-import type { KubeObject, ObjectStore, TypeInfo } from '../store';
+import type { DemoObject, ObjectStore, TypeInfo } from '../store';
 
 export interface Kind {
   group: string;
@@ -115,7 +115,7 @@ interface CRDSpec {
 }
 
 /** The served versions of one CRD, as catalog entries; undefined when the CRD is incomplete. */
-function crdGroupVersions(crd: KubeObject): { group: string; versions: VersionEntry[] } | undefined {
+function crdGroupVersions(crd: DemoObject): { group: string; versions: VersionEntry[] } | undefined {
   const spec = crd.spec as CRDSpec | undefined;
   const n = spec?.names;
   if (!spec?.group || !n?.plural || !n.kind || !spec.versions?.length) return undefined;
@@ -206,7 +206,7 @@ export class Catalog {
   }
 
   /** Registers the types a CRD object declares; called for start-up CRDs and on every CRD write. */
-  registerCRD(crd: KubeObject): void {
+  registerCRD(crd: DemoObject): void {
     const gv = crdGroupVersions(crd);
     if (gv) this.registerGroup({ name: gv.group, versions: gv.versions }, true);
   }
@@ -225,7 +225,7 @@ export class Catalog {
   groups(): GroupEntry[] {
     const out = this.builtin.map((g) => ({ name: g.name, versions: [...g.versions] }));
     const byName = new Map(out.map((g) => [g.name, g]));
-    let crds: KubeObject[] = [];
+    let crds: DemoObject[] = [];
     if (this.store.type(CRD_GROUP, CRD_RESOURCE)) crds = this.store.list(CRD_GROUP, CRD_RESOURCE).items;
     for (const crd of crds) {
       const gv = crdGroupVersions(crd);

@@ -3,7 +3,7 @@
  * options and counters. One per server; nothing here is global.
  */
 import type { LogStore } from '../kubelet/logs';
-import type { KubeObject, ObjectStore, TypeInfo } from '../store';
+import type { DemoObject, ObjectStore, TypeInfo } from '../store';
 import { apiVersionOf } from '../store';
 import type { Catalog, ResourceEntry } from './catalog';
 import type { Exchange } from './exchange';
@@ -73,7 +73,7 @@ export function resolveTarget(ctx: ServerContext, x: Exchange): Target {
 }
 
 /** Serves a stored object in the requested version (objects are stored once, in the storage version). */
-export function served(t: Target, o: KubeObject): KubeObject {
+export function served(t: Target, o: DemoObject): DemoObject {
   return o.apiVersion === t.apiVersion ? o : { ...o, apiVersion: t.apiVersion };
 }
 

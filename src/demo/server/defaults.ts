@@ -8,7 +8,7 @@
  * subresource the status a client sends on create is dropped, as upstream.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { apiVersionOf, type KubeObject, type TypeInfo } from '../store';
+import { apiVersionOf, type DemoObject, type TypeInfo } from '../store';
 import { createdFields, statusApart, updateEntry } from './managed-fields';
 
 type Obj = Record<string, unknown>;
@@ -41,7 +41,7 @@ function podSpecDefaults(given: Obj | undefined, restartPolicy: string | undefin
 }
 
 /** SetDefaults_Pod: the pod spec's defaults, as the decoding of a create applies them (before admission). */
-function podDecodeDefaults(pod: KubeObject): KubeObject {
+function podDecodeDefaults(pod: DemoObject): DemoObject {
   const spec = podSpecDefaults(pod.spec as Obj | undefined);
   spec.enableServiceLinks ??= true;
   return { ...pod, spec };
@@ -97,7 +97,7 @@ export function podAdmission(spec: Obj, suffix: string): Obj {
   return out;
 }
 
-function podDefaults(pod: KubeObject, suffix: string): KubeObject {
+function podDefaults(pod: DemoObject, suffix: string): DemoObject {
   const spec = podAdmission(podDecodeDefaults(pod).spec as Obj, suffix);
   return { ...pod, spec, status: { phase: 'Pending', qosClass: qosClass(spec) } };
 }
@@ -178,7 +178,7 @@ function serviceSpecDefaults(given: Obj): Obj {
  * The Service strategy's create: a cluster IP from the service range (10.96.0.0/12, chosen at
  * random here; "None" stays), single-stack IPv4, and an empty load-balancer status.
  */
-function serviceCreate(o: KubeObject): KubeObject {
+function serviceCreate(o: DemoObject): DemoObject {
   const spec = { ...(o.spec as Obj) };
   if (spec.type !== 'ExternalName') {
     if (!spec.clusterIP) {
@@ -205,7 +205,7 @@ function jobSpecDefaults(given: Obj): Obj {
 }
 
 /** A Job without labels gets its template's (SetDefaults_Job). */
-function jobLabels(job: KubeObject): KubeObject {
+function jobLabels(job: DemoObject): DemoObject {
   if (job.metadata.labels && Object.keys(job.metadata.labels).length) return job;
   const labels = ((((job.spec as Obj).template as Obj).metadata as Obj).labels ?? {}) as Record<string, string>;
   return Object.keys(labels).length ? { ...job, metadata: { ...job.metadata, labels: { ...labels } } } : job;
@@ -216,7 +216,7 @@ function jobLabels(job: KubeObject): KubeObject {
  * gets the controller-uid and job-name labels (both spellings) and the selector is the
  * batch.kubernetes.io/controller-uid label. The uid is chosen here, before the Job is stored.
  */
-function jobSelector(job: KubeObject): KubeObject {
+function jobSelector(job: DemoObject): DemoObject {
   const spec = { ...(job.spec as Obj) };
   if (spec.manualSelector) return job;
   const uid = randomUUID();
@@ -239,7 +239,7 @@ function jobSelector(job: KubeObject): KubeObject {
  * the apiserver's decoding does (so a PUT without the defaulted fields stores them again, and a
  * Deployment's template is still its ReplicaSet's). Other types come back unchanged.
  */
-export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
+export function applyDefaults(t: TypeInfo, o: DemoObject): DemoObject {
   const spec = ((o.spec as Obj | undefined) ?? {}) as Obj;
   if (t.group === '' && t.resource === 'services') return { ...o, spec: serviceSpecDefaults(spec) };
   if (t.group === '' && t.resource === 'namespaces') {
@@ -261,12 +261,12 @@ export function applyDefaults(t: TypeInfo, o: KubeObject): KubeObject {
 }
 
 /** The object a create's field manager sees: as decoded (defaults applied), before the create strategy and admission. */
-function decodedForCreate(t: TypeInfo, o: KubeObject): KubeObject {
+function decodedForCreate(t: TypeInfo, o: DemoObject): DemoObject {
   return t.group === '' && t.resource === 'pods' ? podDecodeDefaults(o) : applyDefaults(t, o);
 }
 
 /** suffix: of a pod's kube-api-access volume (random unless given: the generator draws its own). */
-export function prepareForCreate(t: TypeInfo, o: KubeObject, suffix = randomSuffix()): KubeObject {
+export function prepareForCreate(t: TypeInfo, o: DemoObject, suffix = randomSuffix()): DemoObject {
   if (t.group === '' && t.resource === 'pods') return podDefaults(o, suffix);
   o = applyDefaults(t, o);
   if (t.group === 'batch' && t.resource === 'jobs') o = jobLabels(jobSelector(o));
@@ -277,7 +277,7 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject, suffix = randomSuff
   }
   if (t.subresources?.includes('status') && o.status !== undefined) {
     const { status: _s, ...rest } = o;
-    return rest as KubeObject;
+    return rest as DemoObject;
   }
   return o;
 }
@@ -287,7 +287,7 @@ export function prepareForCreate(t: TypeInfo, o: KubeObject, suffix = randomSuff
  * leaves them: one Update entry of `manager` for what the create sets, as decoded (defaults
  * applied), before the create strategy and admission add theirs.
  */
-export function prepareCreate(t: TypeInfo, o: KubeObject, manager: string, time: string, suffix?: string): KubeObject {
+export function prepareCreate(t: TypeInfo, o: DemoObject, manager: string, time: string, suffix?: string): DemoObject {
   const fields = createdFields(normalizeStored(t, decodedForCreate(t, o)), statusApart(t));
   const prepared = normalizeStored(t, prepareForCreate(t, o, suffix));
   // A create that sets no field leaves no entry.
@@ -300,7 +300,7 @@ export function prepareCreate(t: TypeInfo, o: KubeObject, manager: string, time:
  * zero values (null for an unset metav1.Time, "" for strings, {} for nested structs). A client sees
  * them on every read of a pod status or an Event it wrote without them.
  */
-export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
+export function normalizeStored(t: TypeInfo, o: DemoObject): DemoObject {
   if (t.group === '' && t.resource === 'secrets' && o.stringData !== undefined) return withStringDataMerged(o);
   if (t.group === '' && t.resource === 'pods' && o.status && typeof o.status === 'object') return { ...o, status: podStatusZeroes(o.status as Obj) };
   if (t.group === '' && t.resource === 'events') {
@@ -323,13 +323,13 @@ export function normalizeStored(t: TypeInfo, o: KubeObject): KubeObject {
  * data (base64 of the UTF-8 value), overriding a data key of the same name, and stringData itself
  * is never stored or returned.
  */
-function withStringDataMerged(o: KubeObject): KubeObject {
+function withStringDataMerged(o: DemoObject): DemoObject {
   const { stringData, ...rest } = o;
   const data: Record<string, unknown> = { ...((o.data as Obj | undefined) ?? {}) };
   if (stringData && typeof stringData === 'object') {
     for (const [k, v] of Object.entries(stringData as Obj)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
   }
-  return { ...rest, data } as KubeObject;
+  return { ...rest, data } as DemoObject;
 }
 
 function podStatusZeroes(status: Obj): Obj {
@@ -369,7 +369,7 @@ function containerStatusZeroes(c: Obj): Obj {
 const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Validation errors of a new or replaced object, as field causes (an empty list when valid). */
-export function validate(t: TypeInfo, o: KubeObject): { field: string; reason: string; message: string }[] {
+export function validate(t: TypeInfo, o: DemoObject): { field: string; reason: string; message: string }[] {
   const errs: { field: string; reason: string; message: string }[] = [];
   const name = o.metadata.name;
   if (t.group === 'rbac.authorization.k8s.io') {

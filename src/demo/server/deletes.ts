@@ -4,7 +4,7 @@
  * controller would finish it. Answers as upstream: the object for pods, namespaces and custom
  * resources, a Success Status for the rest.
  */
-import { kubeTime, qualifiedResource, type KubeObject } from '../store';
+import { kubeTime, qualifiedResource, type DemoObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
 import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed, selectorFor, writeOne } from './list';
@@ -94,7 +94,7 @@ export async function handleDelete(ctx: ServerContext, x: Exchange): Promise<voi
   writeDeleted(ctx, t, x, gone);
 }
 
-function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject): void {
+function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: DemoObject): void {
   if (returnsObject(ctx, t)) return writeOne(ctx, t, x, o, 200);
   const details: Obj = { name: o.metadata.name, kind: t.resource, uid: o.metadata.uid };
   if (t.group) details.group = t.group;
@@ -110,7 +110,7 @@ function writeDeleted(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject)
  * does), then the pod is deleted at once. A second delete may only shorten the grace period.
  * Returns false when the caller is to delete the pod now.
  */
-function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: KubeObject, opts: DeleteOptions): boolean {
+function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: DemoObject, opts: DeleteOptions): boolean {
   if (!ctx.options.gracefulPodDeletion) return false;
   const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
@@ -143,7 +143,7 @@ function deletePodGracefully(ctx: ServerContext, t: Target, x: Exchange, pod: Ku
  * now is; the garbage collector deletes (or orphans) its dependents, then the object. Returns
  * false for background propagation (the default here), which deletes at once.
  */
-function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, opts: DeleteOptions): boolean {
+function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: DemoObject, opts: DeleteOptions): boolean {
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
   if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
     throw new ApiError(
@@ -175,7 +175,7 @@ function markForCollector(ctx: ServerContext, t: Target, x: Exchange, o: KubeObj
  * Namespace deletion as the namespace controller finishes it: the namespace turns Terminating at
  * once (the answer shows it), then everything in it is deleted, then the namespace itself.
  */
-function deleteNamespace(ctx: ServerContext, t: Target, x: Exchange, ns: KubeObject): void {
+function deleteNamespace(ctx: ServerContext, t: Target, x: Exchange, ns: DemoObject): void {
   const name = ns.metadata.name;
   let current = ns;
   if (!ns.metadata.deletionTimestamp) {
@@ -210,7 +210,7 @@ export async function handleDeleteCollection(ctx: ServerContext, x: Exchange): P
   const ns = requestNamespace(t, x);
   const match = selectorFor(t, x);
   const victims = ctx.store.list(t.group, t.resource, ns).items.filter((o) => !match || match(o));
-  const deleted: KubeObject[] = [];
+  const deleted: DemoObject[] = [];
   for (const o of victims) {
     if (isDry) deleted.push(o);
     else {
@@ -223,7 +223,7 @@ export async function handleDeleteCollection(ctx: ServerContext, x: Exchange): P
   }
   // A typed list for built-in types: its items carry no apiVersion and kind (see list.ts).
   const builtin = ctx.catalog.isBuiltin(t.group, t.resource);
-  const item = (o: KubeObject) => {
+  const item = (o: DemoObject) => {
     if (!builtin) return served(t, o);
     const { apiVersion: _a, kind: _k, ...rest } = o;
     return rest;

@@ -4,7 +4,7 @@
  * (metadata only), and Table (server-side printing, with kube-apiserver's columns for the built-ins printers.ts knows).
  * The first media range in the Accept header that we can serve wins.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { parseAccept } from './discovery';
 import { rowConditions, tableColumns, type Column } from './printers';
 
@@ -30,7 +30,7 @@ export function formContentType(_f: Form, _target: 'list' | 'one'): string {
   return 'application/json';
 }
 
-export function partialObject(o: KubeObject, version: 'v1' | 'v1beta1' = 'v1') {
+export function partialObject(o: DemoObject, version: 'v1' | 'v1beta1' = 'v1') {
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: o.metadata };
 }
 
@@ -45,7 +45,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function table(
   resource: string,
   group: string,
-  items: readonly KubeObject[],
+  items: readonly DemoObject[],
   meta: ListMeta | { resourceVersion?: string },
   opts: { version: 'v1' | 'v1beta1'; includeObject?: IncludeObject; noHeaders?: boolean; now: Date },
 ) {
@@ -70,14 +70,14 @@ export function table(
 const partialJson = { v1: new WeakMap<object, string>(), v1beta1: new WeakMap<object, string>() };
 
 /** partialObject(o) as JSON, cached per stored (frozen) object like the full forms' encodings. */
-export function partialObjectJson(o: KubeObject, version: 'v1' | 'v1beta1' = 'v1'): string {
+export function partialObjectJson(o: DemoObject, version: 'v1' | 'v1beta1' = 'v1'): string {
   let s = partialJson[version].get(o);
   if (s === undefined) partialJson[version].set(o, (s = JSON.stringify(partialObject(o, version))));
   return s;
 }
 
 /** A PartialObjectMetadataList as JSON text, each item from its cached encoding. */
-export function metadataListJson(items: readonly KubeObject[], meta: ListMeta, version: 'v1' | 'v1beta1'): string {
+export function metadataListJson(items: readonly DemoObject[], meta: ListMeta, version: 'v1' | 'v1beta1'): string {
   return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/${version}","metadata":${JSON.stringify(meta)},"items":[${items.map((o) => partialObjectJson(o, version)).join(',')}]}`;
 }
 
@@ -88,7 +88,7 @@ export function metadataListJson(items: readonly KubeObject[], meta: ListMeta, v
 export function tableJson(
   resource: string,
   group: string,
-  items: readonly KubeObject[],
+  items: readonly DemoObject[],
   meta: ListMeta | { resourceVersion?: string },
   opts: { version: 'v1' | 'v1beta1'; includeObject?: IncludeObject; noHeaders?: boolean; now: Date },
 ): string {

@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { LogStore } from '../kubelet/logs';
-import type { KubeObject, ObjectStore } from '../store';
+import type { DemoObject, ObjectStore } from '../store';
 import { Authenticator, Authorizer, type Grant } from './auth';
 import type { ReconcileLog } from '../controllers/reconcileLog';
 import { Catalog, CRD_GROUP, CRD_RESOURCE } from './catalog';
@@ -170,7 +170,7 @@ export function crdObject(c: {
   namespaced: boolean;
   singular?: string;
   shortNames?: string[];
-}): KubeObject {
+}): DemoObject {
   const singular = c.singular ?? c.kind.toLowerCase();
   const names: Record<string, unknown> = { plural: c.plural, singular, kind: c.kind, listKind: `${c.kind}List` };
   if (c.shortNames?.length) names.shortNames = c.shortNames;
@@ -212,7 +212,7 @@ function crdEstablishedStatus(names: unknown, storageVersion: string | undefined
   };
 }
 
-function isEstablished(crd: KubeObject): boolean {
+function isEstablished(crd: DemoObject): boolean {
   const conds = ((crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []) as { type?: string; status?: string }[];
   return conds.some((c) => c.type === 'Established' && c.status === 'True');
 }
@@ -222,7 +222,7 @@ function isEstablished(crd: KubeObject): boolean {
  * apply, client-go's dynamic client): mark it Established so clients waiting for that proceed.
  * Runs after the write that created it (a microtask), never inside the store's write.
  */
-function establishLater(store: ObjectStore, crd: KubeObject): void {
+function establishLater(store: ObjectStore, crd: DemoObject): void {
   if (isEstablished(crd)) return;
   const name = crd.metadata.name;
   queueMicrotask(() => {

@@ -9,7 +9,7 @@
  * - resourceVersion "0" (no continue) is served whole, its limit ignored, as kube-apiserver's watch
  *   cache serves it (checked by the facts in test/apiserver/facts.ts): one answer, no continue.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
 import { encodeListItem, encodeStored, type Exchange } from './exchange';
 import { formContentType, metadataListJson, negotiate, parseIncludeObject, partialObject, table, tableJson, type ListMeta } from './forms';
@@ -31,7 +31,7 @@ function listOptionsInvalid(message: string, value: string, field: string): ApiE
 }
 
 /** Picks the list's source snapshot according to resourceVersion / resourceVersionMatch. */
-function sourceList(ctx: ServerContext, t: Target, ns: string | undefined, x: Exchange): { items: readonly KubeObject[]; resourceVersion: string } {
+function sourceList(ctx: ServerContext, t: Target, ns: string | undefined, x: Exchange): { items: readonly DemoObject[]; resourceVersion: string } {
   const rv = x.query.get('resourceVersion') ?? '';
   const match = x.query.get('resourceVersionMatch') ?? '';
   const limit = Number(x.query.get('limit') ?? 0);
@@ -69,7 +69,7 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
   const limit = !cont && x.query.get('resourceVersion') === '0' ? 0 : asked;
   const listKey = `${t.group}/${t.resource}/${ns ?? ''}`;
 
-  let items: readonly KubeObject[];
+  let items: readonly DemoObject[];
   let resourceVersion: string;
   let off = 0;
   let snapId: string | undefined;
@@ -103,7 +103,7 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
     resourceVersion = src.resourceVersion;
   }
 
-  let page: readonly KubeObject[] = items;
+  let page: readonly DemoObject[] = items;
   const meta: ListMeta = { resourceVersion };
   if (limit > 0) {
     page = items.slice(off, off + limit);
@@ -168,12 +168,12 @@ function sortedKeys(m: ListMeta): Record<string, unknown> {
   return out;
 }
 
-function nameKey(o: KubeObject): string {
+function nameKey(o: DemoObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
 /** Looks up the object a request names, or throws the apiserver's 404. */
-export function getNamed(ctx: ServerContext, t: Target, x: Exchange): KubeObject {
+export function getNamed(ctx: ServerContext, t: Target, x: Exchange): DemoObject {
   const ns = requestNamespace(t, x);
   if (t.namespaced && !ns) throw pathNotFound();
   const o = ctx.store.get(t.group, t.resource, ns, x.info.name);
@@ -188,7 +188,7 @@ export function handleGet(ctx: ServerContext, x: Exchange): void {
 }
 
 /** Writes one object in the form the Accept header asks for. */
-export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: KubeObject, code: number): void {
+export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: DemoObject, code: number): void {
   const form = negotiate(x.accept, 'one');
   const ct = formContentType(form, 'one');
   if (form.kind === 'table') {

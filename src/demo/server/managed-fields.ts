@@ -18,7 +18,7 @@
  * node itself) unless it is one of the structural ones upstream leaves bare (metadata, spec,
  * status, template, containers, strategy).
  */
-import type { KubeObject, TypeInfo } from '../store';
+import type { DemoObject, TypeInfo } from '../store';
 
 type Obj = Record<string, unknown>;
 
@@ -42,7 +42,7 @@ export interface ApplyEntry {
 }
 
 /** `o` with the Apply entry of `e.manager` for what `applied` sets (identity fields left out, as upstream). */
-export function withApplyEntry(o: KubeObject, applied: Obj, e: ApplyEntry): KubeObject {
+export function withApplyEntry(o: DemoObject, applied: Obj, e: ApplyEntry): DemoObject {
   const { apiVersion: _a, kind: _k, metadata, ...rest } = applied;
   const { name: _n, namespace: _ns, resourceVersion: _rv, uid: _u, ...metaRest } = isObj(metadata) ? metadata : {};
   const fields = fieldSet(Object.keys(metaRest).length ? { metadata: metaRest, ...rest } : rest);
@@ -152,7 +152,7 @@ function changedSet(old: unknown, next: unknown, field: string, kind: string, to
 }
 
 /** The part of an object a write through `subresource` can set: status alone, or all but identity (and status, when the type has the subresource). */
-function writable(o: KubeObject, subresource: string | undefined, statusApart: boolean): Obj {
+function writable(o: DemoObject, subresource: string | undefined, statusApart: boolean): Obj {
   if (subresource === 'status') return o.status === undefined ? {} : { status: o.status };
   const { apiVersion: _a, kind: _k, metadata, status, ...rest } = o;
   const meta: Obj = {};
@@ -192,7 +192,7 @@ export function statusApart(t: Pick<TypeInfo, 'subresources'>): boolean {
  * `next` (the object as it will be stored) with managedFields updated for an Update by `w`: from
  * `old`'s entries (old undefined: a create, whose entry holds every field `next` sets).
  */
-export function withUpdateEntry(old: KubeObject | undefined, next: KubeObject, w: UpdateWrite, apart: boolean): KubeObject {
+export function withUpdateEntry(old: DemoObject | undefined, next: DemoObject, w: UpdateWrite, apart: boolean): DemoObject {
   const kind = next.kind;
   const changed = changedSet(old ? writable(old, w.subresource, apart) : undefined, writable(next, w.subresource, apart), '', kind, true);
   const entries = ((old ?? next).metadata.managedFields ?? []) as Obj[];
@@ -230,7 +230,7 @@ export function updateEntry(w: UpdateWrite, fieldsV1: Obj): Obj {
 }
 
 /** The FieldsV1 set a create of `given` gives its manager (identity fields left out; status when the type keeps it apart). */
-export function createdFields(given: KubeObject, apart: boolean): Obj {
+export function createdFields(given: DemoObject, apart: boolean): Obj {
   return changedSet(undefined, writable(given, undefined, apart), '', given.kind, true) ?? {};
 }
 

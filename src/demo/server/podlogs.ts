@@ -16,7 +16,7 @@
  * when the instance ends (exit, kill, pod deletion), when limitBytes are sent, when the client
  * goes away, or when the server stops; its one timer and its subscriptions are released then.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { ContainerLog, type LogStore } from '../kubelet/logs';
 import { planOutput } from '../kubelet/output';
 import type { ContainerSpec } from '../kubelet/probes';
@@ -31,13 +31,13 @@ type Obj = Record<string, any>;
 /** Registers a cleanup run when the server stops; returns its removal. */
 export type Track = (end: () => void) => () => void;
 
-function containerStatus(pod: KubeObject, name: string): Obj | undefined {
+function containerStatus(pod: DemoObject, name: string): Obj | undefined {
   const st = (pod.status ?? {}) as Obj;
   return [...((st.containerStatuses as Obj[] | undefined) ?? []), ...((st.initContainerStatuses as Obj[] | undefined) ?? [])].find((s) => s?.name === name);
 }
 
 /** The container ID and times of the instance to read, as the kubelet picks it. */
-function pickInstance(pod: KubeObject, container: string, previous: boolean): { id: string; startedAt?: string; finishedAt?: string } {
+function pickInstance(pod: DemoObject, container: string, previous: boolean): { id: string; startedAt?: string; finishedAt?: string } {
   const podName = pod.metadata.name;
   const st = containerStatus(pod, container);
   const state = (st?.state ?? {}) as Obj;
@@ -57,7 +57,7 @@ function pickInstance(pod: KubeObject, container: string, previous: boolean): { 
 }
 
 /** The kubelet's log of that instance, or the one its spec would have written (adopted pods). */
-function logOf(logs: LogStore, pod: KubeObject, container: string, previous: boolean): ContainerLog {
+function logOf(logs: LogStore, pod: DemoObject, container: string, previous: boolean): ContainerLog {
   const inst = pickInstance(pod, container, previous);
   const kept = logs.find(pod.metadata.uid ?? '', container, inst.id);
   if (kept) return kept;
@@ -105,7 +105,7 @@ export function handlePodLog(ctx: ServerContext, t: Target, x: Exchange, track?:
 /** Streams the lines written after `cursor` until the instance ends (see the guarantees above). */
 function follow(
   ctx: ServerContext,
-  pod: KubeObject,
+  pod: DemoObject,
   container: string,
   log: ContainerLog,
   x: Exchange,

@@ -6,12 +6,12 @@
  * PersistentVolumeClaim (Status is the phase, "Terminating" once deleting). Wide columns
  * (Containers, Images, Selector, VolumeMode) have priority 1.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { age, ageCol, arr, get, humanDuration, nameCol, type Column, type Obj } from './printers-common';
 
 const int = (v: unknown) => (typeof v === 'number' ? v : 0);
-const templateContainers = (o: KubeObject) => arr(get(o, 'spec', 'template', 'spec', 'containers'));
-const jobTemplateContainers = (o: KubeObject) => arr(get(o, 'spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers'));
+const templateContainers = (o: DemoObject) => arr(get(o, 'spec', 'template', 'spec', 'containers'));
+const jobTemplateContainers = (o: DemoObject) => arr(get(o, 'spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers'));
 
 /** metav1.FormatLabelSelector: "k=v,k2 in (a,b)", "<none>" for an empty selector. */
 export function formatLabelSelector(sel: unknown): string {
@@ -39,7 +39,7 @@ export function formatLabelSelector(sel: unknown): string {
   return parts.length ? parts.join(',') : '<none>';
 }
 
-const wide = (containers: (o: KubeObject) => Obj[], selector?: (o: KubeObject) => unknown): Column[] => [
+const wide = (containers: (o: DemoObject) => Obj[], selector?: (o: DemoObject) => unknown): Column[] => [
   {
     name: 'Containers',
     type: 'string',
@@ -67,7 +67,7 @@ const wide = (containers: (o: KubeObject) => Obj[], selector?: (o: KubeObject) =
           type: 'string' as const,
           priority: 1,
           description: 'A label query over pods that should match the replica count.',
-          cell: (o: KubeObject) => formatLabelSelector(selector(o)),
+          cell: (o: DemoObject) => formatLabelSelector(selector(o)),
         },
       ]
     : []),
@@ -98,7 +98,7 @@ export const deploymentColumns: Column[] = [
 ];
 
 /** ReplicaSet's and ReplicationController's columns (an RC's selector is a plain map). */
-function replicaColumns(selector: (o: KubeObject) => unknown): Column[] {
+function replicaColumns(selector: (o: DemoObject) => unknown): Column[] {
   return [
     nameCol,
     { name: 'Desired', type: 'integer', description: 'Replicas is the number of desired replicas.', cell: (o) => int(get(o, 'spec', 'replicas')) },
@@ -175,10 +175,10 @@ export const daemonSetColumns: Column[] = [
   ...wide(templateContainers, (o) => get(o, 'spec', 'selector')),
 ];
 
-const hasCondition = (o: KubeObject, type: string) => arr(get(o, 'status', 'conditions')).some((c) => c.type === type && c.status === 'True');
+const hasCondition = (o: DemoObject, type: string) => arr(get(o, 'status', 'conditions')).some((c) => c.type === type && c.status === 'True');
 
 /** printJob's Status: Complete, Failed, Terminating, Suspended, FailureTarget, SuccessCriteriaMet, else Running. */
-export function jobStatus(o: KubeObject): string {
+export function jobStatus(o: DemoObject): string {
   if (hasCondition(o, 'Complete')) return 'Complete';
   if (hasCondition(o, 'Failed')) return 'Failed';
   if (o.metadata.deletionTimestamp) return 'Terminating';
@@ -188,7 +188,7 @@ export function jobStatus(o: KubeObject): string {
   return 'Running';
 }
 
-function jobCompletions(o: KubeObject): string {
+function jobCompletions(o: DemoObject): string {
   const succeeded = int(get(o, 'status', 'succeeded'));
   const completions = get(o, 'spec', 'completions');
   if (typeof completions === 'number') return `${succeeded}/${completions}`;
@@ -196,7 +196,7 @@ function jobCompletions(o: KubeObject): string {
   return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
 }
 
-function jobDuration(o: KubeObject, now: Date): string {
+function jobDuration(o: DemoObject, now: Date): string {
   const start = get(o, 'status', 'startTime');
   if (typeof start !== 'string') return '';
   const end = get(o, 'status', 'completionTime');
@@ -255,8 +255,8 @@ function accessModes(v: unknown): string {
     .map(([, s]) => s)
     .join(',');
 }
-const storageClass = (o: KubeObject) => String(get(o, 'spec', 'storageClassName') ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '');
-const phaseOrTerminating = (o: KubeObject) => (o.metadata.deletionTimestamp ? 'Terminating' : String(get(o, 'status', 'phase') ?? ''));
+const storageClass = (o: DemoObject) => String(get(o, 'spec', 'storageClassName') ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '');
+const phaseOrTerminating = (o: DemoObject) => (o.metadata.deletionTimestamp ? 'Terminating' : String(get(o, 'status', 'phase') ?? ''));
 const volumeMode: Column = {
   name: 'VolumeMode',
   type: 'string',

@@ -2,7 +2,7 @@
  * What the demo's server-side printers share: the Column shape, Name and Age, apimachinery's
  * HumanDuration, and small readers of loosely typed objects.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 
 export interface Column {
   name: string;
@@ -10,7 +10,7 @@ export interface Column {
   format?: string;
   description: string;
   priority?: number;
-  cell: (o: KubeObject, now: Date) => unknown;
+  cell: (o: DemoObject, now: Date) => unknown;
 }
 
 export const nameCol: Column = {

@@ -7,7 +7,7 @@
  * (or Unknown for a lost node) while deleting; RESTARTS is "N" or "N (5m ago)"; a Succeeded or
  * Failed pod's row carries a Completed condition.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { ageCol, arr, get, humanDuration, nameCol, type Column, type Obj } from './printers-common';
 
 interface PodRow {
@@ -28,20 +28,20 @@ function finishedAt(st: Obj): number | undefined {
 }
 const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
-function conditionTrue(pod: KubeObject, type: string): boolean {
+function conditionTrue(pod: DemoObject, type: string): boolean {
   return arr(get(pod, 'status', 'conditions')).some((c) => c.type === type && c.status === 'True');
 }
 
 /** Stored objects are frozen: a row computed once serves its Ready, Status and Restarts cells. */
-const rows = new WeakMap<KubeObject, PodRow>();
+const rows = new WeakMap<DemoObject, PodRow>();
 
-export function podRow(pod: KubeObject): PodRow {
+export function podRow(pod: DemoObject): PodRow {
   let row = rows.get(pod);
   if (!row) rows.set(pod, (row = computePodRow(pod)));
   return row;
 }
 
-function computePodRow(pod: KubeObject): PodRow {
+function computePodRow(pod: DemoObject): PodRow {
   const phase = String(get(pod, 'status', 'phase') ?? '');
   let reason = String(get(pod, 'status', 'reason') ?? '') || phase;
   for (const c of arr(get(pod, 'status', 'conditions'))) if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
@@ -106,17 +106,17 @@ function computePodRow(pod: KubeObject): PodRow {
 }
 
 /** kubectl's pod Status column. */
-export function podStatusReason(pod: KubeObject): string {
+export function podStatusReason(pod: DemoObject): string {
   return podRow(pod).reason;
 }
 
-function restartsCell(pod: KubeObject, now: Date): string {
+function restartsCell(pod: DemoObject, now: Date): string {
   const r = podRow(pod);
   return r.restarts !== 0 && r.lastRestart !== undefined ? `${r.restarts} (${humanDuration(now.getTime() - r.lastRestart)} ago)` : String(r.restarts);
 }
 
 /** printPod's row conditions: a terminal pod is Completed (reason Succeeded or Failed). */
-export function podRowConditions(pod: KubeObject): Obj[] | undefined {
+export function podRowConditions(pod: DemoObject): Obj[] | undefined {
   const phase = get(pod, 'status', 'phase');
   if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
   if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];

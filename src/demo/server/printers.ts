@@ -5,7 +5,7 @@
  * values of kube-apiserver's printers (pkg/printers/internalversion/printers.go); every other type
  * gets Name and Age, like upstream's default table convertor and CRDs without printer columns.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { age, ageCol, arr, get, nameCol, type Column, type Obj } from './printers-common';
 import { podColumns, podRowConditions } from './printers-pod';
 import {
@@ -62,7 +62,7 @@ const nodeColumns: Column[] = [
   },
 ];
 
-const dataCount = (o: KubeObject) => Object.keys((o.data as Obj | undefined) ?? {}).length + Object.keys((o.binaryData as Obj | undefined) ?? {}).length;
+const dataCount = (o: DemoObject) => Object.keys((o.data as Obj | undefined) ?? {}).length + Object.keys((o.binaryData as Obj | undefined) ?? {}).length;
 
 const configMapColumns: Column[] = [nameCol, { name: 'Data', type: 'integer', description: 'Data contains the configuration data.', cell: dataCount }, ageCol];
 
@@ -146,6 +146,6 @@ export function tableColumns(group: string, resource: string): Column[] {
 }
 
 /** A row's conditions (metav1.TableRowCondition): only pods have them upstream. */
-export function rowConditions(group: string, resource: string, o: KubeObject): Obj[] | undefined {
+export function rowConditions(group: string, resource: string, o: DemoObject): Obj[] | undefined {
   return group === '' && resource === 'pods' ? podRowConditions(o) : undefined;
 }

@@ -10,7 +10,7 @@
  * - A type that does not declare the subresource answers 404; replicas below 0 answer 422.
  */
 import { load as loadYaml } from 'js-yaml';
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { resolveTarget, type ServerContext, type Target } from './context';
 import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed } from './list';
@@ -21,7 +21,7 @@ import { selectorString } from '../controllers/context';
 
 type Obj = Record<string, any>;
 
-export function scaleOf(o: KubeObject): Obj {
+export function scaleOf(o: DemoObject): Obj {
   const spec = (o.spec ?? {}) as Obj;
   const m = o.metadata;
   return {

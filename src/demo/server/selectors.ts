@@ -6,10 +6,10 @@
  * Field selectors: `f=v`, `f==v`, `f!=v` over the fields a resource supports (metadata.name and
  * metadata.namespace everywhere, plus per-type fields); any other field is a 400, as upstream.
  */
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { badRequest } from './status';
 
-export type Matcher = (o: KubeObject) => boolean;
+export type Matcher = (o: DemoObject) => boolean;
 
 type LabelOp = 'exists' | '!exists' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
 interface LabelRequirement {
@@ -134,7 +134,7 @@ const typeFields: Record<string, string[]> = {
   'events.k8s.io/events': ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'reason', 'type'],
 };
 
-function fieldValue(o: KubeObject, path: string): string {
+function fieldValue(o: DemoObject, path: string): string {
   if (path === 'source') return String((o as { source?: { component?: string } }).source?.component ?? '');
   let cur: unknown = o;
   for (const p of path.split('.')) {

@@ -8,11 +8,11 @@
  * At most `maxSnapshots` are kept; the oldest are evicted first (their tokens then expire early).
  */
 import { randomBytes } from 'node:crypto';
-import type { KubeObject } from '../store';
+import type { DemoObject } from '../store';
 import { badRequest, continueExpired } from './status';
 
 interface Snapshot {
-  items: readonly KubeObject[];
+  items: readonly DemoObject[];
   resourceVersion: string;
   expiresAt: number;
   /** Filters were applied: the apiserver then leaves out remainingItemCount. */
@@ -42,7 +42,7 @@ export class SnapshotCache {
   }
 
   /** Keeps a snapshot and returns its id. */
-  put(items: readonly KubeObject[], resourceVersion: string, filtered: boolean, key: string): string {
+  put(items: readonly DemoObject[], resourceVersion: string, filtered: boolean, key: string): string {
     this.sweep();
     while (this.snaps.size >= this.maxSnapshots) {
       const oldest = this.snaps.keys().next().value as string;

@@ -14,7 +14,7 @@
  *   stream ends for any reason (client gone, timeout, server stop); a client too slow to keep up
  *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
  */
-import type { KubeObject, StoreEvent } from '../store';
+import type { DemoObject, StoreEvent } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
 import type { Exchange } from './exchange';
 import { negotiate, parseIncludeObject, partialObject, table } from './forms';
@@ -70,7 +70,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   let ended = false;
   const timers: NodeJS.Timeout[] = [];
 
-  const render = (o: KubeObject): unknown => {
+  const render = (o: DemoObject): unknown => {
     if (form.kind === 'table') {
       const noHeaders = tableHeaderSent;
       tableHeaderSent = true;
@@ -164,7 +164,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   if (timeoutS > 0) timers.push(setTimeout(end, timeoutS * 1000).unref());
 }
 
-function inScope(t: Target, ns: string | undefined, o: KubeObject): boolean {
+function inScope(t: Target, ns: string | undefined, o: DemoObject): boolean {
   return !t.namespaced || ns === undefined || o.metadata.namespace === ns;
 }
 

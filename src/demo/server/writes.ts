@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { load as loadYaml } from 'js-yaml';
-import { kubeTime, qualifiedResource, type KubeObject } from '../store';
+import { kubeTime, qualifiedResource, type DemoObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
 import { applyDefaults, normalizeStored, prepareCreate, prepareForCreate, validate } from './defaults';
 import type { Exchange } from './exchange';
@@ -40,12 +40,12 @@ function checkSubresource(t: Target, x: Exchange, verb: string): 'status' | unde
   return 'status';
 }
 
-async function readObject(t: Target, x: Exchange): Promise<KubeObject> {
+async function readObject(t: Target, x: Exchange): Promise<DemoObject> {
   const body = await x.readJson(t.type.kind);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${t.type.kind}): couldn't get version/kind; json parse error: expected an object`);
   }
-  const o = body as KubeObject;
+  const o = body as DemoObject;
   if (o.apiVersion !== undefined && o.apiVersion !== t.apiVersion) {
     throw badRequest(`the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${t.apiVersion})`);
   }
@@ -59,12 +59,12 @@ async function readObject(t: Target, x: Exchange): Promise<KubeObject> {
     ...o,
     apiVersion: t.type.group ? `${t.type.group}/${t.type.version}` : t.type.version,
     kind: t.type.kind,
-    metadata: { ...(o.metadata ?? {}) } as KubeObject['metadata'],
+    metadata: { ...(o.metadata ?? {}) } as DemoObject['metadata'],
   };
 }
 
 /** Namespace on the object must agree with the URL; the URL wins when the object has none. */
-function placeInNamespace(t: Target, x: Exchange, o: KubeObject): void {
+function placeInNamespace(t: Target, x: Exchange, o: DemoObject): void {
   const ns = requestNamespace(t, x);
   if (!t.namespaced) {
     delete o.metadata.namespace;
@@ -88,7 +88,7 @@ function generateSuffix(): string {
   return [...bytes].map((b) => nameChars[b % nameChars.length]).join('');
 }
 
-function throwIfInvalid(t: Target, o: KubeObject): void {
+function throwIfInvalid(t: Target, o: DemoObject): void {
   const errs = validate(t.type, o);
   if (errs.length) throw invalid(t.type.kind, o.metadata.name, t.group, errs);
 }
@@ -129,11 +129,11 @@ export async function handleCreate(ctx: ServerContext, x: Exchange): Promise<voi
         ...(t.type.generation === false ? {} : { generation: 1 }),
         creationTimestamp: kubeTime(ctx.options.now()),
       },
-    } as KubeObject;
+    } as DemoObject;
     return writeOne(ctx, t, x, shown, 201);
   }
   const { resourceVersion: _ignored, ...meta } = prepared.metadata;
-  const stored = ctx.store.create(t.group, t.resource, { ...prepared, metadata: meta as KubeObject['metadata'] }, { uid: prepared.metadata.uid });
+  const stored = ctx.store.create(t.group, t.resource, { ...prepared, metadata: meta as DemoObject['metadata'] }, { uid: prepared.metadata.uid });
   writeOne(ctx, t, x, stored, 201);
 }
 
@@ -177,7 +177,7 @@ function commitUpdate(
   ctx: ServerContext,
   t: Target,
   x: Exchange,
-  given: KubeObject,
+  given: DemoObject,
   sub: 'status' | undefined,
   isDry: boolean,
   manager: string | undefined,
@@ -207,7 +207,7 @@ function commitUpdate(
               creationTimestamp: existing.metadata.creationTimestamp,
             },
           };
-    return writeOne(ctx, t, x, shown as KubeObject, 200);
+    return writeOne(ctx, t, x, shown as DemoObject, 200);
   }
   const stored = ctx.store.update(t.group, t.resource, o, { ...(sub ? { subresource: sub } : {}), ...(manager !== undefined ? { manager } : {}) });
   writeOne(ctx, t, x, stored, 200);
@@ -245,10 +245,10 @@ export async function handlePatch(ctx: ServerContext, x: Exchange): Promise<void
   else if (ct === 'application/strategic-merge-patch+json') next = strategicMergePatch(base, patch);
   else next = mergePatch(base, patch);
   if (next === null || typeof next !== 'object' || Array.isArray(next)) throw badRequest('the patched object is not an object');
-  const o = next as KubeObject;
-  const meta = (o.metadata ?? {}) as KubeObject['metadata'];
+  const o = next as DemoObject;
+  const meta = (o.metadata ?? {}) as DemoObject['metadata'];
   if (meta.name !== x.info.name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${x.info.name})`);
-  let patched: KubeObject = { ...o, apiVersion: existing.apiVersion, kind: existing.kind, metadata: { ...meta, namespace: existing.metadata.namespace } };
+  let patched: DemoObject = { ...o, apiVersion: existing.apiVersion, kind: existing.kind, metadata: { ...meta, namespace: existing.metadata.namespace } };
   if (!t.namespaced) delete patched.metadata.namespace;
   const applying = ct === 'application/apply-patch+yaml';
   if (applying) patched = recordApply(t, x, patched, patch as Obj, sub);
@@ -258,7 +258,7 @@ export async function handlePatch(ctx: ServerContext, x: Exchange): Promise<void
 
 async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: unknown, isDry: boolean): Promise<void> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('the apply patch is not an object');
-  const o = { ...(patch as Obj), metadata: { ...(((patch as Obj).metadata as Obj | undefined) ?? {}) } } as KubeObject;
+  const o = { ...(patch as Obj), metadata: { ...(((patch as Obj).metadata as Obj | undefined) ?? {}) } } as DemoObject;
   if (!o.metadata.name) o.metadata.name = x.info.name;
   delete o.metadata.uid;
   placeInNamespace(t, x, o);
@@ -270,7 +270,7 @@ async function applyCreate(ctx: ServerContext, t: Target, x: Exchange, patch: un
 }
 
 /** The apply request's managedFields entry, for its ?fieldManager= (see managed-fields.ts). */
-function recordApply(t: Target, x: Exchange, o: KubeObject, applied: Obj, sub?: string): KubeObject {
+function recordApply(t: Target, x: Exchange, o: DemoObject, applied: Obj, sub?: string): DemoObject {
   const manager = x.query.get('fieldManager') ?? '';
   return withApplyEntry(o, applied, { manager, apiVersion: t.apiVersion, subresource: sub, time: kubeTime(new Date()) });
 }

@@ -1,6 +1,7 @@
 import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { deepEqual } from '../equal';
-import type { KubeObject, PodOperation, PodUpdate } from '../types';
+import type { PodOperation, PodUpdate } from '../types';
+import type { StoredObject } from '../../kube/types';
 import type { ResourceRef } from '../../kube/objectKey';
 
 /**
@@ -36,7 +37,7 @@ export interface MergeResult {
 const localAnnotations = new Set(['kubernetes.io/config.source', 'kubernetes.io/config.mirror', 'kubernetes.io/config.seen']);
 
 export class PodStorage {
-  private readonly pods = new Map<string, Map<string, KubeObject>>();
+  private readonly pods = new Map<string, Map<string, StoredObject>>();
   private readonly resources = new Map<string, ResourceRef | undefined>();
   private readonly sourcesSeen = new Set<string>();
 
@@ -71,7 +72,7 @@ export class PodStorage {
     // five updates and a result per merge, hundreds of merges a second under churn, were garbage
     // made for nothing, some of it kept while its update waited in configCh.)
     const l: MergeLists = { adds: NONE, updates: NONE, deletes: NONE, removes: NONE, reconciles: NONE, resource, firstSet: false };
-    let pods = this.pods.get(source) ?? new Map<string, KubeObject>();
+    let pods = this.pods.get(source) ?? new Map<string, StoredObject>();
 
     switch (change.op) {
       case 'ADD':
@@ -134,17 +135,17 @@ export class PodStorage {
   }
 
   /** The object a source holds under `uid` (the version its next watch change replaces), if any. */
-  held(source: string, uid: string): KubeObject | undefined {
+  held(source: string, uid: string): StoredObject | undefined {
     return this.pods.get(source)?.get(uid);
   }
 
   /** Objects held for a source, without copying (the PLEG reads these every second). Do not merge while iterating. */
-  sourceValues(source: string): IterableIterator<KubeObject> {
-    return (this.pods.get(source) ?? new Map<string, KubeObject>()).values();
+  sourceValues(source: string): IterableIterator<StoredObject> {
+    return (this.pods.get(source) ?? new Map<string, StoredObject>()).values();
   }
 
   /** Objects held for a source (for tests and the wiring's relist). */
-  sourcePods(source: string): KubeObject[] {
+  sourcePods(source: string): StoredObject[] {
     return [...(this.pods.get(source)?.values() ?? [])];
   }
 
@@ -156,17 +157,17 @@ export class PodStorage {
 }
 
 interface MergeLists {
-  adds: KubeObject[];
-  updates: KubeObject[];
-  deletes: KubeObject[];
-  removes: KubeObject[];
-  reconciles: KubeObject[];
+  adds: StoredObject[];
+  updates: StoredObject[];
+  deletes: StoredObject[];
+  removes: StoredObject[];
+  reconciles: StoredObject[];
   resource: ResourceRef | undefined;
   firstSet: boolean;
 }
 
 /** Each new object's kind of update, against what the source held (`oldPods`); `into` takes it. */
-function* classify(l: MergeLists, newPods: KubeObject[], oldPods: Map<string, KubeObject>, into: Map<string, KubeObject>): Steps<void> {
+function* classify(l: MergeLists, newPods: StoredObject[], oldPods: Map<string, StoredObject>, into: Map<string, StoredObject>): Steps<void> {
   let n = 0;
   for (const ref of newPods) {
     if (++n % STEP_ITEMS === 0) yield;
@@ -184,15 +185,15 @@ function* classify(l: MergeLists, newPods: KubeObject[], oldPods: Map<string, Ku
   }
 }
 
-function update(op: PodOperation, pods: KubeObject[], source: string, resource: ResourceRef | undefined): PodUpdate {
+function update(op: PodOperation, pods: StoredObject[], source: string, resource: ResourceRef | undefined): PodUpdate {
   return resource ? { op, pods, source, resource } : { op, pods, source };
 }
 
 /** The shared empty list of a kind of update that got no object (never pushed to: `add` copies it first). */
-const NONE: KubeObject[] = [];
+const NONE: StoredObject[] = [];
 Object.freeze(NONE);
 
-function add(list: KubeObject[], o: KubeObject): KubeObject[] {
+function add(list: StoredObject[], o: StoredObject): StoredObject[] {
   if (list === NONE) return [o];
   list.push(o);
   return list;
@@ -205,7 +206,7 @@ export interface CheckResult {
 }
 
 /** At most one of the three is true (upstream checkAndUpdatePod, without mutating `existing`). */
-export function checkAndUpdatePod(existing: KubeObject, ref: KubeObject): CheckResult {
+export function checkAndUpdatePod(existing: StoredObject, ref: StoredObject): CheckResult {
   if (!podsDifferSemantically(existing, ref)) {
     // Only status may have changed: the object's spec is the same, its observed state is not.
     return { needUpdate: false, needReconcile: !deepEqual(existing.status, ref.status), needGracefulDelete: false };
@@ -214,7 +215,7 @@ export function checkAndUpdatePod(existing: KubeObject, ref: KubeObject): CheckR
   return { needUpdate: !graceful, needReconcile: false, needGracefulDelete: graceful };
 }
 
-export function podsDifferSemantically(existing: KubeObject, ref: KubeObject): boolean {
+export function podsDifferSemantically(existing: StoredObject, ref: StoredObject): boolean {
   const a = existing.metadata;
   const b = ref.metadata;
   if (!deepEqual(a.labels ?? {}, b.labels ?? {})) return true;

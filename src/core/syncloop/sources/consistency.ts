@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
 import type { GroupVersionResource } from '../../kube/types';
-import type { KubeObject } from '../types';
+import type { StoredObject } from '../../kube/types';
 import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
 /**
@@ -33,13 +33,13 @@ export const CONSISTENCY_PERIOD_MS = 5 * 60 * 1000;
 export const CONSISTENCY_CONFIRM_MS = 2000;
 
 export interface ListedSnapshot {
-  items: readonly KubeObject[];
+  items: readonly StoredObject[];
   resourceVersion: string;
   /** Increases with every successful list, so two checks can tell they saw different lists. */
   seq: number;
 }
 
-export function divergence(listed: ListedSnapshot, held: readonly KubeObject[]): Set<string> {
+export function divergence(listed: ListedSnapshot, held: readonly StoredObject[]): Set<string> {
   const out = new Set<string>();
   const heldRv = new Map<string, string>();
   for (const h of held) heldRv.set(h.metadata.uid, h.metadata.resourceVersion ?? '');
@@ -68,7 +68,7 @@ export class ConsistencyCheck {
   private readonly prev = new Map<string, { seen: Set<string>; seq: number }>();
 
   /** Returns the persisting differences (relist now) or undefined. */
-  check(source: string, listed: ListedSnapshot, held: readonly KubeObject[]): string[] | undefined {
+  check(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): string[] | undefined {
     const cur = divergence(listed, held);
     const before = this.prev.get(source);
     if (cur.size === 0) {
@@ -108,7 +108,7 @@ export interface ConsistencyListerOptions {
   source: string;
   reflector: Reflector;
   /** What the source holds now. */
-  held: () => readonly KubeObject[];
+  held: () => readonly StoredObject[];
   check: ConsistencyCheck;
   periodMs?: number;
   confirmMs?: number;

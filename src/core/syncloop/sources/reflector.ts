@@ -4,7 +4,7 @@ import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
 import { asStoredObject, type GroupVersionResource } from '../../kube/types';
 import { kv, silentLogger, type SyncLogger } from '../log';
-import type { KubeObject } from '../types';
+import type { StoredObject } from '../../kube/types';
 
 /** What a reflector needs from the client (KubeClient satisfies it). */
 export interface ListWatchClient {
@@ -15,9 +15,9 @@ export interface ListWatchClient {
 /** Where a reflector puts what it sees (client-go's Store: Replace, then Add/Update/Delete). */
 export interface ReflectorSink {
   /** The full list (SET). Awaited: backpressure reaches the reflector. */
-  replace(items: KubeObject[], resourceVersion: string): Promise<void>;
+  replace(items: StoredObject[], resourceVersion: string): Promise<void>;
   /** One watch event, in stream order. */
-  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void>;
+  apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: StoredObject): Promise<void>;
 }
 
 export interface ReflectorOptions {
@@ -250,7 +250,7 @@ export class Reflector {
   }
 
   /** The full state is in (a list, or a watch-list's initial events): one SET into the sink. */
-  private async synced(items: KubeObject[], resourceVersion: string): Promise<void> {
+  private async synced(items: StoredObject[], resourceVersion: string): Promise<void> {
     this.stats.lists++;
     this.heard();
     this.lastResourceVersion = resourceVersion;
@@ -274,7 +274,7 @@ export class Reflector {
       this.state = syncing ? 'listing' : 'watching';
       const streaming = syncing;
       // The watch-list's state so far, by UID (the initial events are ADDED; anything else is applied to it).
-      const state = new Map<string, KubeObject>();
+      const state = new Map<string, StoredObject>();
       const watchAbort = this.child(attempt.signal);
       const deadline = streaming
         ? this.progressDeadline(watchAbort, (ms) => `watch-list ${typeName(this.opts.gvr)}: no initial event within ${ms} ms`)
@@ -402,13 +402,13 @@ export class Reflector {
   }
 
   /** A metadata-only object named by its kind (it carries none). */
-  private stamp<T extends KubeObject | undefined>(obj: T): T {
+  private stamp<T extends StoredObject | undefined>(obj: T): T {
     const kind = this.opts.metadataOnly?.kind;
     if (obj && kind && !obj.kind) obj.kind = kind;
     return obj;
   }
 
-  private stamped(items: KubeObject[]): KubeObject[] {
+  private stamped(items: StoredObject[]): StoredObject[] {
     if (this.opts.metadataOnly?.kind) for (const o of items) this.stamp(o);
     return items;
   }
@@ -465,8 +465,8 @@ function isForbidden(e: unknown): boolean {
 }
 
 /** A list's items narrowed to stored objects; an item without a name or uid is skipped. */
-export function storedItems(items: readonly unknown[]): KubeObject[] {
-  const out: KubeObject[] = [];
+export function storedItems(items: readonly unknown[]): StoredObject[] {
+  const out: StoredObject[] = [];
   for (const i of items) {
     const o = asStoredObject(i);
     if (o) out.push(o);

@@ -6,7 +6,8 @@ import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
 import type { PlegRelister } from '../pleg/relister';
 import type { KubeEvent, Pod } from '../../kube/pod';
-import type { KubeObject, PodLifecycleEvent, PodOperation, ProbeUpdate } from '../types';
+import type { PodLifecycleEvent, PodOperation, ProbeUpdate } from '../types';
+import type { StoredObject } from '../../kube/types';
 import type { ResourceRef } from '../../kube/objectKey';
 import { allContainerStatuses } from '../../kube/pod';
 import { isPodResource } from '../../kube/objectKey';
@@ -47,7 +48,7 @@ export class ConfigSink implements ReflectorSink {
     private readonly pleg?: PlegRelister,
   ) {}
 
-  async replace(items: KubeObject[]): Promise<void> {
+  async replace(items: StoredObject[]): Promise<void> {
     // The loop keeps these objects: their repeated values (namespaces, images, label values, ...)
     // as one copy each (intern.ts), in slices of the thread.
     for (const o of items) {
@@ -74,7 +75,7 @@ export class ConfigSink implements ReflectorSink {
    * loop then keeps only what changed, and the fresh copies of the rest die young. Only what
    * changed is interned then (the held version was interned when it came).
    */
-  async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
+  async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: StoredObject): Promise<void> {
     const prev = type === 'MODIFIED' ? this.podConfig.storage.held(this.source, obj.metadata.uid) : undefined;
     if (prev) {
       obj = shareUnchanged(prev, obj);
@@ -148,7 +149,7 @@ export class EventsSink implements ReflectorSink {
     private readonly signal: AbortSignal,
   ) {}
 
-  async replace(items: KubeObject[]): Promise<void> {
+  async replace(items: StoredObject[]): Promise<void> {
     for (const ev of items as KubeEvent[]) {
       const turn = hostSlicer.due();
       if (turn) await turn;
@@ -157,7 +158,7 @@ export class EventsSink implements ReflectorSink {
     }
   }
 
-  async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
+  async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: StoredObject): Promise<void> {
     if (type === 'DELETED') this.probes.forgetEvent(obj.metadata.uid);
     else await sendProbeUpdates(this.kl, this.probes.observeEvent(obj as KubeEvent), this.signal);
   }

@@ -1,5 +1,5 @@
 import { isPodResource, type ResourceRef } from '../../kube/objectKey';
-import { type KubeObject } from '../types';
+import type { StoredObject } from '../../kube/types';
 import { activeDeadlineSeconds } from '../podstatus';
 
 /**
@@ -15,7 +15,7 @@ import { activeDeadlineSeconds } from '../podstatus';
  */
 export interface DesiredObject {
   key: string;
-  obj: KubeObject;
+  obj: StoredObject;
   resource?: ResourceRef;
   source: string;
 }
