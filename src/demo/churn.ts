@@ -12,7 +12,7 @@
  * - Never throws out of a timer or a store callback; a write that loses a race (object deleted
  *   meanwhile) is skipped. stop() or the signal cancels the timer; nothing is written afterwards.
  */
-import { realKubeletClock, type KubeletClock } from './kubelet/clock';
+import { realKubeletClock, type KubeletClock } from './kubelet/kubeletClock';
 import { Rng } from './generate/prng';
 import type { DemoObject, ObjectStore } from './store';
 

@@ -12,7 +12,7 @@
  *   sweep period; a deletion is an ordinary store delete (watchers see DELETED).
  * - stop() cancels the pending sweep and the store subscription: nothing outlives it.
  */
-import type { KubeletClock, KubeletTimer } from './kubelet/clock';
+import type { KubeletClock, KubeletTimer } from './kubelet/kubeletClock';
 import type { ObjectStore, StoreEvent } from './store';
 
 export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;

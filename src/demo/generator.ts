@@ -17,7 +17,7 @@
  */
 import { applyDefaults } from './server/defaults';
 import { crdObject, crdTypeInfo, CLUSTER, genericObject, WELL_KNOWN_CRDS } from './generate/cluster';
-import { GenContext, refOf, type GenNode, type Ref } from './generate/context';
+import { GenContext, refOf, type GenNode, type Ref } from './generate/genContext';
 import { namespaceNames } from './generate/names';
 import { NAMESPACED, type Links } from './generate/namespaced';
 import { planCounts, typeKey } from './generate/plan';

@@ -14,7 +14,7 @@ import { LogStore } from './kubelet/logs';
 import { startStory } from './story';
 import { ReconcileLog } from './controllers/reconcileLog';
 import { startControllers, type ControllerName, type ReconcileRecord } from './controllers';
-import { KCM } from './controllers/context';
+import { KCM } from './controllers/controllerContext';
 import { namespaceDefaults } from './controllers/namespaces';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
 import { crdObject, startApiServer } from './server';
@@ -23,7 +23,7 @@ import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
 import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
-import { realKubeletClock } from './kubelet/clock';
+import { realKubeletClock } from './kubelet/kubeletClock';
 
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';

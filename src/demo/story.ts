@@ -19,7 +19,7 @@
  */
 import { prepareCreate } from './server/defaults';
 import { kubeTime, type DemoObject, type ObjectStore } from './store';
-import { realKubeletClock, type KubeletClock } from './kubelet/clock';
+import { realKubeletClock, type KubeletClock } from './kubelet/kubeletClock';
 
 export const STORY_NAMESPACE = 'story';
 export const ROLLOUT_IMAGES = ['nginx:1.27', 'nginx:1.28'] as const;

@@ -25,7 +25,7 @@ import { ResourceModel } from '../app/model/resourceModel';
 import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from '../app/settings';
 import { formatEventDetails } from '../shared/details';
 import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
-import type { ResourceNode } from '../app/tree/node';
+import type { ResourceNode } from '../app/tree/treeNode';
 import { ResourceTreeProvider } from './tree/resourceTree';
 import { YAML_SCHEME } from '../app/yaml/address';
 import { ResourceYamlProvider } from './yaml/provider';

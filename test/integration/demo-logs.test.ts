@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { kubeTimestamp } from '../../src/demo/kubelet/recorder';
+import { kubeTimestamp } from '../../src/demo/kubelet/eventRecorder';
 import { STORY_NAMESPACE } from '../../src/demo/story';
 import type { DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';

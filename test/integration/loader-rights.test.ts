@@ -19,7 +19,7 @@ import { createLogger } from '../../src/app/logger';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { defaultSettings } from '../../src/app/settings';
 import { TreeModel } from '../../src/app/tree/treeModel';
-import type { ResourceNode } from '../../src/app/tree/node';
+import type { ResourceNode } from '../../src/app/tree/treeNode';
 import { runKubectl } from '../support/kubectl';
 import { demo, type Fixture } from './loader-helpers';
 import { capture } from '../support/capture';

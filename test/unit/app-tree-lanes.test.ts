@@ -9,7 +9,7 @@ import { ResourceModel } from '../../src/app/model/resourceModel';
 import { TreeModel } from '../../src/app/tree/treeModel';
 import { COUNTS_MS, FIRST_RESULT_HOLD_MS, ITEMS_PER_SECOND, PAGE_BURST_ROWS, PAGE_ROWS, RefreshLanes, ROWS_MS, STRUCTURE_MS } from '../../src/app/tree/lanes';
 import { RefreshCoalescer } from '../../src/app/tree/coalesce';
-import type { ResourceNode } from '../../src/app/tree/node';
+import type { ResourceNode } from '../../src/app/tree/treeNode';
 import { pod, result, task } from './vscode-fixtures';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };

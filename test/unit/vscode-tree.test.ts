@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/core/clock';
 import { computeObjectView } from '../../src/core/rows/objectView';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import { RefreshCoalescer, withoutCovered } from '../../src/app/tree/coalesce';
-import type { ResourceNode } from '../../src/app/tree/node';
+import type { ResourceNode } from '../../src/app/tree/treeNode';
 import { TreeModel } from '../../src/app/tree/treeModel';
 import { obj, pod, result, task } from './vscode-fixtures';
 

@@ -9,7 +9,7 @@
  * descriptions are read as commas.
  */
 import type { StatusTone } from '../model/objectStatus';
-import type { ResourceNode } from './node';
+import type { ResourceNode } from './treeNode';
 import type { NodeItem } from './treeModel';
 
 const TONE_WORDS: Record<StatusTone, string> = {

@@ -14,7 +14,7 @@
  * - At most one timer is pending; dispose() cancels it and nothing fires afterwards.
  */
 import type { Clock, TimerHandle } from '../../core/clock';
-import { nodeId } from './node';
+import { nodeId } from './treeNode';
 
 export interface PathNode {
   readonly id: string;

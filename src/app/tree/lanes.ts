@@ -35,7 +35,7 @@
 import type { Clock } from '../../core/clock';
 import type { ModelChange } from '../model/resourceModel';
 import { RefreshCoalescer } from './coalesce';
-import type { ResourceNode } from './node';
+import type { ResourceNode } from './treeNode';
 import type { TreeModel } from './treeModel';
 
 export const ROWS_MS = 32;

@@ -30,7 +30,7 @@ import { objectDescription, statusTone, type StatusTone } from '../model/objectS
 import { typeLabel } from '../model/keys';
 import type { CommandName } from '../commandIds';
 import { ITEM_CONTEXT } from '../commandIds';
-import { nodeId, type NodeKind, type ResourceNode } from './node';
+import { nodeId, type NodeKind, type ResourceNode } from './treeNode';
 import { formatCount } from '../../core/formatCount';
 
 export const DEFAULT_PAGE_SIZE = 500;

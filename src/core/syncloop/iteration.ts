@@ -3,7 +3,7 @@ import { runSteps, runStepsSliced, STEP_ITEMS, type Steps } from '../slice';
 import { Channel } from './channel';
 import { handlePodCleanups, type HousekeepingReport } from './housekeeping';
 import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
-import { iterationNode } from './node';
+import { iterationNode } from './iterationNode';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
 import { isPodResource, objectKey } from '../kube/objectKey';

@@ -8,7 +8,7 @@ import type { PodCache } from './pleg/podcache';
 import { PLEG_CHANNEL_CAPACITY } from './pleg/relister';
 import { PodWorkers, type PodWorkerSyncRecord, type SyncPodType } from './podworkers';
 import { podWorkerMark } from './podworkerlane';
-import { iterationNode } from './node';
+import { iterationNode } from './iterationNode';
 import { activeDeadlinePassed, needToReconcilePodReadiness } from './podstatus';
 import type { ProbeProgress } from './prober/infer';
 import { computeObjectView } from '../rows/objectView';

@@ -13,9 +13,9 @@
  *   (UnparseableSchedule), never a crash.
  */
 import type { DemoObject } from '../store';
-import { kubeTimestamp } from '../kubelet/recorder';
+import { kubeTimestamp } from '../kubelet/eventRecorder';
 import { prepareCreate } from '../server/defaults';
-import { controllerRef, controllerRefTo, KCM, type ControllerContext } from './context';
+import { controllerRef, controllerRefTo, KCM, type ControllerContext } from './controllerContext';
 import { CronError, parseCron } from './cron';
 import { isJobFinished } from './job';
 import { keyOf, splitKey } from './queue';

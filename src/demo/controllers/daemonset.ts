@@ -13,7 +13,7 @@
  *   numberUnavailable, updatedNumberScheduled, numberMisscheduled, observedGeneration.
  */
 import type { DemoObject } from '../store';
-import { controllerRef, intOrPercent, isPodActive, isPodReady, type ControllerContext } from './context';
+import { controllerRef, intOrPercent, isPodActive, isPodReady, type ControllerContext } from './controllerContext';
 import { templateHash } from './deployment';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';

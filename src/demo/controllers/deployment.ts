@@ -24,7 +24,7 @@
  * - A paused Deployment is only scaled, never rolled.
  */
 import type { DemoObject } from '../store';
-import { controllerRef, controllerRefTo, KCM, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './context';
+import { controllerRef, controllerRefTo, KCM, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './controllerContext';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 

@@ -14,8 +14,8 @@
  * - Level-triggered: every item is re-read from the store when processed; a missing object is done.
  */
 import type { DemoObject, ObjectStore, TypeInfo } from '../store';
-import { kubeTimestamp } from '../kubelet/recorder';
-import type { ControllerContext, OwnerReference } from './context';
+import { kubeTimestamp } from '../kubelet/eventRecorder';
+import type { ControllerContext, OwnerReference } from './controllerContext';
 import { objectKey } from './observe';
 import type { Controller } from './replicaset';
 

@@ -14,9 +14,9 @@
  * (or the signal) unsubscribes every controller and cancels every timer.
  */
 import type { ObjectStore } from '../store';
-import { realKubeletClock, type KubeletClock } from '../kubelet/clock';
-import { EventRecorder } from '../kubelet/recorder';
-import { ControllerContext } from './context';
+import { realKubeletClock, type KubeletClock } from '../kubelet/kubeletClock';
+import { EventRecorder } from '../kubelet/eventRecorder';
+import { ControllerContext } from './controllerContext';
 import { ReconcileObserver, type ReconcileRecord } from './observe';
 import { startCronJobController } from './cronjob';
 import { startDaemonSetController } from './daemonset';

@@ -13,10 +13,10 @@
  * - Pods carry the labels upstream gives them (batch.kubernetes.io/job-name, controller-uid, ...).
  */
 import type { DemoObject } from '../store';
-import { isPodActive, isPodReady, setCondition, type ControllerContext } from './context';
+import { isPodActive, isPodReady, setCondition, type ControllerContext } from './controllerContext';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
-import { controllerRef } from './context';
+import { controllerRef } from './controllerContext';
 
 export const JOB_COMPONENT = 'job-controller';
 const BACKOFF_MS = 10_000;

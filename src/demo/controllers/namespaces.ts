@@ -7,7 +7,7 @@
  * both; one deleted is created again; a namespace being deleted gets nothing.
  */
 import type { DemoObject } from '../store';
-import { KCM, type ControllerContext } from './context';
+import { KCM, type ControllerContext } from './controllerContext';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';
 

@@ -9,7 +9,7 @@
  * exception still reaches the work queue. Without an observer nothing is wrapped (no cost).
  */
 import type { ControllerReconcileEvent } from '../../core/timeline/events';
-import type { KubeletClock } from '../kubelet/clock';
+import type { KubeletClock } from '../kubelet/kubeletClock';
 import type { ObjectStore, StoreEvent } from '../store';
 
 /** A reconcile as the timeline shows it; `t` is the controllers' clock (performance.now() in a real process). */

@@ -10,7 +10,7 @@
  *   minReadySeconds, a back-off, a cron schedule); stop() cancels every pending timer.
  * - A throwing reconcile is reported to onError and the key is retried after a short back-off.
  */
-import type { KubeletClock, KubeletTimer } from '../kubelet/clock';
+import type { KubeletClock, KubeletTimer } from '../kubelet/kubeletClock';
 
 const SLICE_MS = 10;
 const RETRY_MS = 500;

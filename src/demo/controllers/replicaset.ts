@@ -12,7 +12,7 @@
  * - A ReplicaSet being deleted creates nothing (the garbage collector removes its pods).
  */
 import type { DemoObject } from '../store';
-import { availableIn, controllerRef, controllerRefTo, KCM, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './context';
+import { availableIn, controllerRef, controllerRefTo, KCM, isPodActive, isPodReady, selectorMatcher, type ControllerContext } from './controllerContext';
 import { keyOf, splitKey } from './queue';
 
 export const REPLICASET_COMPONENT = 'replicaset-controller';

@@ -16,7 +16,7 @@
  *   currentRevision, updateRevision, observedGeneration, collisionCount.
  */
 import type { DemoObject } from '../store';
-import { availableIn, controllerRef, isPodActive, isPodReady, type ControllerContext } from './context';
+import { availableIn, controllerRef, isPodActive, isPodReady, type ControllerContext } from './controllerContext';
 import { templateHash } from './deployment';
 import { keyOf, splitKey } from './queue';
 import type { Controller } from './replicaset';

@@ -4,7 +4,7 @@
  * of the store has objects.
  */
 import type { DemoObject, TypeInfo } from '../store';
-import type { GenContext, Obj } from './context';
+import type { GenContext, Obj } from './genContext';
 import { COMPONENTS, TEAMS } from './names';
 
 type Builder = (ctx: GenContext) => DemoObject;

@@ -8,7 +8,7 @@
  * generate/workloads.ts stores as their create and the kubelet leave them) are left alone.
  */
 import { namespaceDefaults } from '../controllers/namespaces';
-import { managerOf } from '../kubelet/recorder';
+import { managerOf } from '../kubelet/eventRecorder';
 import { statusApart, withUpdateEntry } from '../server/managed-fields';
 import { apiVersionOf, type DemoObject, type TypeInfo } from '../store';
 

@@ -4,7 +4,7 @@
  * Event about a pod) point at one the generator really created in the same namespace.
  */
 import type { DemoObject } from '../store';
-import type { GenContext, Obj } from './context';
+import type { GenContext, Obj } from './genContext';
 import { COMPONENTS } from './names';
 import type { Template } from './workloads';
 

@@ -12,11 +12,11 @@ import type { ContainerSpec } from '../kubelet/probes';
 import { buildPodStatus, qosClassOf, type ContainerStatusView } from '../kubelet/status';
 import { templateHash } from '../controllers/deployment';
 import { parseCron } from '../controllers/cron';
-import { kubeTimestamp } from '../kubelet/recorder';
+import { kubeTimestamp } from '../kubelet/eventRecorder';
 import { applyDefaults, prepareCreate } from '../server/defaults';
 import { withUpdateEntry } from '../server/managed-fields';
 import type { DemoObject, TypeInfo } from '../store';
-import type { GenContext, GenNode, Obj, Ref } from './context';
+import type { GenContext, GenNode, Obj, Ref } from './genContext';
 import { COMPONENTS, ENV_NAMES, IMAGES, TEAMS } from './names';
 
 export type Emit = (group: string, resource: string, obj: DemoObject) => DemoObject;

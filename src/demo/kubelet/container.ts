@@ -2,7 +2,7 @@
  * One container of a simulated pod: its runtime state as the kubelet would report it in
  * status.containerStatuses, its probe workers' counters, and its restart back-off.
  */
-import type { TimerGroup } from './clock';
+import type { TimerGroup } from './kubeletClock';
 import type { ContainerSpec, ProbeType, ProbeVerdict, ResolvedProbe } from './probes';
 import type { FileTimeline } from './runtime';
 

@@ -4,7 +4,7 @@
  * startKubelet watches pods in the store. A pod without spec.nodeName is bound round-robin to one
  * of the simulated nodes (a `Scheduled` Event, like default-scheduler), or to the node its required
  * node affinity names by metadata.name (how DaemonSet pods are pinned) when that node exists. A pod on any node gets a
- * PodWorker that runs its containers and probes and reports status and Events, all as store writes,
+ * SimulatedPod that runs its containers and probes and reports status and Events, all as store writes,
  * so every real client watching the API sees them.
  *
  * Guarantees:
@@ -17,18 +17,18 @@
  * - stop() (or the signal) unsubscribes and cancels every timer; nothing runs afterwards.
  */
 import type { DemoObject, ObjectStore } from '../store';
-import { realKubeletClock, type KubeletClock } from './clock';
-import { KubeletContext } from './context';
+import { realKubeletClock, type KubeletClock } from './kubeletClock';
+import { KubeletContext } from './kubeletContext';
 import type { LogStore } from './logs';
 import { NodeRegistry } from './nodes';
-import { PodWorker } from './podworker';
+import { SimulatedPod } from './simulatedPod';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
-import { EventRecorder, kubeTimestamp } from './recorder';
+import { EventRecorder, kubeTimestamp } from './eventRecorder';
 import { planProcess } from './runtime';
 import { admit, matchesNode, type Rejection } from './admission';
 import { qosClassOf } from './status';
 
-export type { KubeletClock } from './clock';
+export type { KubeletClock } from './kubeletClock';
 
 export interface KubeletOptions {
   signal?: AbortSignal;
@@ -130,7 +130,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
   const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
   const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError, opts.logs);
-  const workers = new Map<string, PodWorker>();
+  const workers = new Map<string, SimulatedPod>();
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);
   let nextNode = 0;
   let stopped = false;
@@ -190,7 +190,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       const rejection = node ? admit(pod, node) : undefined;
       if (rejection) return reject(pod, nodeName, rejection);
     }
-    const w = new PodWorker(ctx, pod);
+    const w = new SimulatedPod(ctx, pod);
     workers.set(uid, w);
     w.begin();
   }

@@ -5,7 +5,7 @@
  * resources, a Success Status for the rest.
  */
 import { kubeTime, qualifiedResource, type DemoObject } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
 import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed, selectorFor, writeOne } from './list';
 import { ApiError, badRequest, success } from './status';

@@ -11,7 +11,7 @@ import type { DemoObject, ObjectStore } from '../store';
 import { Authenticator, Authorizer, type Grant } from './auth';
 import type { ReconcileLog } from '../controllers/reconcileLog';
 import { Catalog, CRD_GROUP, CRD_RESOURCE } from './catalog';
-import type { ServerContext, ServerOptions } from './context';
+import type { ServerContext, ServerOptions } from './serverContext';
 import { FaultController, type FaultRule } from './faults';
 import { createRequestListener } from './router';
 import { SnapshotCache } from './snapshots';

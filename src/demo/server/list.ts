@@ -10,7 +10,7 @@
  *   cache serves it (checked by the facts in test/apiserver/facts.ts): one answer, no continue.
  */
 import type { DemoObject } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
 import { encodeListItem, encodeStored, type Exchange } from './exchange';
 import { formContentType, metadataListJson, negotiate, parseIncludeObject, partialObject, table, tableJson, type ListMeta } from './forms';
 import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';

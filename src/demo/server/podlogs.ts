@@ -20,7 +20,7 @@ import type { DemoObject } from '../store';
 import { ContainerLog, type LogStore } from '../kubelet/logs';
 import { planOutput } from '../kubelet/output';
 import type { ContainerSpec } from '../kubelet/probes';
-import type { ServerContext, Target } from './context';
+import type { ServerContext, Target } from './serverContext';
 import type { Exchange } from './exchange';
 import { getNamed } from './list';
 import { cutToBytes, formatEntry, parseLogOptions, selectEntries, type LogOptions } from './logslice';

@@ -7,7 +7,7 @@
  * - authentication.k8s.io/v1 SelfSubjectReview (`kubectl auth whoami`)
  */
 import { DEFAULT_USER, type Authorizer } from './auth';
-import type { ServerContext, Target } from './context';
+import type { ServerContext, Target } from './serverContext';
 import type { Exchange } from './exchange';
 import type { RequestInfo } from './requestinfo';
 import { badRequest } from './status';

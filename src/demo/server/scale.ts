@@ -11,13 +11,13 @@
  */
 import { load as loadYaml } from 'js-yaml';
 import type { DemoObject } from '../store';
-import { resolveTarget, type ServerContext, type Target } from './context';
+import { resolveTarget, type ServerContext, type Target } from './serverContext';
 import { PROTOBUF_TYPE, requestContentType, type Exchange } from './exchange';
 import { getNamed } from './list';
 import { jsonPatch, mergePatch } from './patch';
 import { ApiError, badRequest, invalid, pathNotFound } from './status';
 import { dryRun, fieldManager } from './writes';
-import { selectorString } from '../controllers/context';
+import { selectorString } from '../controllers/controllerContext';
 
 type Obj = Record<string, any>;
 

@@ -15,7 +15,7 @@
  *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
  */
 import type { DemoObject, StoreEvent } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
 import type { Exchange } from './exchange';
 import { negotiate, parseIncludeObject, partialObject, table } from './forms';
 import { parseRV, selectorFor } from './list';

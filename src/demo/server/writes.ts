@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { load as loadYaml } from 'js-yaml';
 import { kubeTime, qualifiedResource, type DemoObject } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './context';
+import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
 import { applyDefaults, normalizeStored, prepareCreate, prepareForCreate, validate } from './defaults';
 import type { Exchange } from './exchange';
 import { getNamed, writeOne } from './list';

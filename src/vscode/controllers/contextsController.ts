@@ -13,7 +13,7 @@ import { ContextConnections } from '../../app/contexts/contextLoad';
 import { extraContexts, withContext, withoutContext } from '../../app/contexts/contextSet';
 import { ListedContexts } from '../../app/contexts/listedContexts';
 import { SETTINGS_SECTION } from '../../app/settings';
-import type { ResourceNode } from '../../app/tree/node';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import type { Services } from './services';
 
 export class ContextsController implements vscode.Disposable {

@@ -15,7 +15,7 @@ import { expandHome, sameTarget, type ConnectionTarget, type Connections } from 
 import type { Logger } from '../../app/logger';
 import type { ResourceModel } from '../../app/model/resourceModel';
 import type { KubeLoopSettings } from '../../app/settings';
-import type { ResourceNode } from '../../app/tree/node';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import type { ResourceTreeProvider } from '../tree/resourceTree';
 
 export interface Services {

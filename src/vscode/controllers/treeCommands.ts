@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { CONTEXT_KEYS } from '../../app/commandIds';
 import { CLUSTER } from '../../app/model/resourceModel';
-import type { ResourceNode } from '../../app/tree/node';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import type { ObjectAddress } from '../../app/yaml/address';
 import { yamlUri } from '../yaml/provider';
 import { setContextKey, type Services } from './services';

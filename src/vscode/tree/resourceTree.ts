@@ -22,7 +22,7 @@ import type { StatusTone } from '../../app/model/objectStatus';
 import { accessibleLabel } from '../../app/tree/accessibility';
 import { RefreshLanes } from '../../app/tree/lanes';
 import { GATE_MS, LOAD_GATE_MS, RefreshGate } from '../../app/tree/gate';
-import type { ResourceNode } from '../../app/tree/node';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import { TreeModel, type NodeItem } from '../../app/tree/treeModel';
 import type { ListedContext, ListedContexts } from '../../app/contexts/listedContexts';
 import { contextRow } from '../../app/contexts/contextSet';

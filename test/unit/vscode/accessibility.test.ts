@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResourceModel } from '../../../src/app/model/resourceModel';
 import { accessibleLabel } from '../../../src/app/tree/accessibility';
-import type { ResourceNode } from '../../../src/app/tree/node';
+import type { ResourceNode } from '../../../src/app/tree/treeNode';
 import { TreeModel } from '../../../src/app/tree/treeModel';
 import { obj, pod, result, task } from '../vscode-fixtures';
 

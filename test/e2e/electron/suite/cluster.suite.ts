@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../../src/app/commandIds';
 import type { KubeLoopApi } from '../../../../src/vscode/extension';
-import type { ResourceNode } from '../../../../src/app/tree/node';
+import type { ResourceNode } from '../../../../src/app/tree/treeNode';
 import { eventually } from '../../../support/eventually';
 
 describe('KubeLoop on the embedded demo cluster, in the extension host', () => {

@@ -1,5 +1,5 @@
 /**
- * PodWorker: the simulated kubelet's per-pod state machine (upstream: one pod worker per UID in
+ * SimulatedPod: the simulated kubelet's per-pod state machine (upstream: one pod worker per UID in
  * pod_workers.go, driving kuberuntime's SyncPod and the prober workers).
  *
  * Lifecycle: sandbox -> init containers one by one -> containers (pull, create, start) -> probes;
@@ -19,7 +19,7 @@
  */
 import type { DemoObject } from '../store';
 import { ContainerRuntime, type ContainerState, type ProbeWorkerState, type Terminated } from './container';
-import type { KubeletContext } from './context';
+import type { KubeletContext } from './kubeletContext';
 import { containerIDFor, hex64, imageIDFor } from './ids';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeOutcome, type ProbeType } from './probes';
 import { ContainerLog } from './logs';
@@ -70,7 +70,7 @@ function asTerminated(s: ContainerState): Terminated | undefined {
   return t;
 }
 
-export class PodWorker {
+export class SimulatedPod {
   readonly uid: string;
   readonly namespace: string;
   readonly name: string;

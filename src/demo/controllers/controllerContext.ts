@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { prepareCreate } from '../server/defaults';
 import type { DemoObject, ObjectStore } from '../store';
-import type { KubeletClock } from '../kubelet/clock';
-import { kubeTimestamp, type EventRecorder, type InvolvedObject } from '../kubelet/recorder';
+import type { KubeletClock } from '../kubelet/kubeletClock';
+import { kubeTimestamp, type EventRecorder, type InvolvedObject } from '../kubelet/eventRecorder';
 import { objectKey, type ReconcileObserver } from './observe';
 import { splitKey, WorkQueue } from './queue';
 

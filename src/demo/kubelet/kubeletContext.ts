@@ -1,9 +1,9 @@
 /** What every pod worker shares: the store, time, the event recorder and the node registry. */
 import type { ObjectStore } from '../store';
-import { TimerGroup, type KubeletClock } from './clock';
+import { TimerGroup, type KubeletClock } from './kubeletClock';
 import type { LogStore } from './logs';
 import type { NodeRegistry } from './nodes';
-import { kubeTimestamp, type EventRecorder } from './recorder';
+import { kubeTimestamp, type EventRecorder } from './eventRecorder';
 
 export class KubeletContext {
   private readonly clockBase: number;
