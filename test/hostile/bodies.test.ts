@@ -16,9 +16,9 @@ import { writeFigures } from './support/figures';
 
 /**
  * The cap of a run whose peer sends bodies up to the transport's cap of one body (512 MiB of decoded
- * bytes): that body's buffers and the CLI's own ~90 MiB, with room.
+ * bytes): that body's buffers and the CLI's own ~90 MiB, with room (measured: 620 to 660 MiB).
  */
-const BODY_RSS_CAP_MIB = 1_280;
+const BODY_RSS_CAP_MIB = 1_024;
 
 const HEALTHY = [
   { group: '', resource: 'pods' },
@@ -32,6 +32,11 @@ interface BodyCase {
   /** The peer, for configmaps' lists (load) and their watches too (sync: a reflector's first request is a watch-list). */
   peer: CaseOptions['misbehave'];
   why: RegExp;
+  /**
+   * What sync must say, when not `why`: its reflector's first request is a watch-list, a stream
+   * with no length to check, so a trickle there is cut by the deadline on its initial list.
+   */
+  syncWhy?: RegExp;
   capMiB?: number;
 }
 
@@ -40,7 +45,12 @@ const configmaps = (h: () => ReturnType<typeof endlessBody>, which: 'list' | 'wa
 const cases: BodyCase[] = [
   { name: 'endless body', peer: () => configmaps(() => endlessBody('ConfigMap')), why: TOO_LARGE, capMiB: BODY_RSS_CAP_MIB },
   { name: 'gzip bomb', peer: () => configmaps(() => gzipBomb('ConfigMap')), why: TOO_LARGE, capMiB: BODY_RSS_CAP_MIB },
-  { name: 'Content-Length of 1 TB, then a trickle', peer: () => configmaps(() => hugeLengthTrickle('ConfigMap')), why: /Content-Length|larger than/i },
+  {
+    name: 'Content-Length of 1 TB, then a trickle',
+    peer: () => configmaps(() => hugeLengthTrickle('ConfigMap')),
+    why: /Content-Length|larger than/i,
+    syncWhy: new RegExp(`Content-Length|larger than|${TIMED_OUT.source}`, 'i'),
+  },
   { name: 'headers one byte a second', peer: () => configmaps(() => slowHeaders()), why: TIMED_OUT },
   {
     name: 'a continue token that repeats',
@@ -76,7 +86,7 @@ describe('hostile bodies', () => {
     it(`${k.name}: kubeloop sync --record says what is wrong with configmaps and records every pod and service`, async () => {
       const c = await startCase({ misbehave: k.peer });
       try {
-        await runSync(k.name, c, { watch: ['configmaps', 'services'], error: naming('configmaps', k.why), healthy: HEALTHY, capMiB: k.capMiB });
+        await runSync(k.name, c, { watch: ['configmaps', 'services'], error: naming('configmaps', k.syncWhy ?? k.why), healthy: HEALTHY, capMiB: k.capMiB });
       } finally {
         await c.stop();
       }

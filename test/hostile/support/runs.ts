@@ -187,26 +187,37 @@ export async function runSync(
   const child = await startCli(args, { hangAfterMs: HANG_AFTER_MS, killRssMiB: 2 * capMiB, cacheDir: c.cacheDir() });
   let msToError = 0;
   let failure: unknown;
+  // a child that ends by itself ends the waits at once, saying so
+  const exited = new AbortController();
+  child.child.once('exit', (code, signal) =>
+    exited.abort(new Error(`kubeloop sync (${caseName}) exited by itself (${code ?? signal}); stderr: ${child.err.slice(-1500)}`)),
+  );
   try {
     if (o.error) {
       const error = o.error;
-      await eventually(() => error.test(child.err) || (child.child.exitCode !== null ? Promise.reject(new Error(`exited ${child.child.exitCode}`)) : false), {
-        description: `kubeloop sync (${caseName}) saying ${error}; stderr so far: ${child.err.slice(-1500)}`,
-        timeoutMs: ERROR_WITHIN_MS,
-      });
+      await eventually(
+        () => {
+          if (error.test(child.err)) return true;
+          throw new Error(`stderr so far: ${child.err.slice(-1500) || '(nothing)'}`);
+        },
+        { description: `kubeloop sync (${caseName}) saying ${error}`, timeoutMs: ERROR_WITHIN_MS, signal: exited.signal },
+      );
       msToError = Date.now() - child.startedAt;
     }
     const want = o.healthy.map((t) => ({ type: typeKey(t), count: c.demo.store.count(t.group, t.resource) }));
-    let seen = '';
     if (want.length > 0)
       await eventually(
         async () => {
-          if (child.child.exitCode !== null) throw new Error(`exited ${child.child.exitCode}`);
           const keys = await recordedKeys(recording).catch(() => new Map<string, Set<string>>());
-          seen = want.map((w) => `${w.type} ${keys.get(w.type)?.size ?? 0}/${w.count}`).join(', ');
-          return want.every((w) => (keys.get(w.type)?.size ?? 0) === w.count);
+          if (want.every((w) => (keys.get(w.type)?.size ?? 0) === w.count)) return true;
+          throw new Error(`recorded: ${want.map((w) => `${w.type} ${keys.get(w.type)?.size ?? 0} of ${w.count}`).join(', ')}`);
         },
-        { description: `the recording of kubeloop sync (${caseName}) holding every healthy object (${seen})`, timeoutMs: ERROR_WITHIN_MS, maxIntervalMs: 500 },
+        {
+          description: `the recording of kubeloop sync (${caseName}) holding every healthy object`,
+          timeoutMs: ERROR_WITHIN_MS,
+          maxIntervalMs: 500,
+          signal: exited.signal,
+        },
       );
     if (!o.error) msToError = Date.now() - child.startedAt;
     await o.then?.(recording);
