@@ -13,7 +13,7 @@ import type { DemoCluster } from '../../src/demo';
 import type { KubeObject } from '../../src/demo/store';
 import { startCase } from './support/fixture';
 import { manyGroups, statusError } from './support/peers';
-import { assertLoadedBut, recordedState, runLoad, runSync } from './support/runs';
+import { assertLoadedBut, recordedState, runExport, runLoad, runSync } from './support/runs';
 import { naming, onType } from './support/select';
 import { writeFigures } from './support/figures';
 import { eventually } from '../support/eventually';
@@ -172,11 +172,14 @@ describe('hostile shapes', () => {
         healthy: HEALTHY,
         text: true,
       });
-      await runSync('escapes in names and Status messages', c, {
+      const { recording } = await runSync('escapes in names and Status messages', c, {
         watch: ['configmaps', 'services'],
         error: naming('configmaps', /forbidden/),
         healthy: HEALTHY,
       });
+      // the recording holds the pod's name as the server gave it; exported to a terminal, it is shown
+      const exported = await runExport('escapes in names and Status messages', c, recording);
+      assert.match(exported.out, new RegExp(`pod-evil${ESC}\\]52`), 'the recorded pod, its name shown');
       const { yaml } = render(c.demo.store.get('', 'pods', 'default', `pod-${EVIL}`)!, '', 'pods');
       assert.ok(!yaml.slice(yaml.indexOf('\n# Read-only')).includes('\u001b'), 'the YAML body holds no raw ESC');
     } finally {

@@ -118,6 +118,20 @@ export interface SyncRun {
   recording: string;
 }
 
+/** `kubeloop export RECORDING - --format jsonl` to a terminal: what a user reading a tenant's recording sees. */
+export async function runExport(caseName: string, c: HostileCase, recording: string): Promise<ChildResult> {
+  const child = await startCli(['export', recording, '-', '--format', 'jsonl'], {
+    hangAfterMs: HANG_AFTER_MS,
+    killRssMiB: 2 * RSS_CAP_MIB,
+    cacheDir: c.cacheDir(),
+  });
+  const r = await child.done;
+  recordRun(caseName, 'export --format jsonl', r);
+  assertClean(`kubeloop export (${caseName})`, r);
+  assert.equal(r.code, 0, `kubeloop export (${caseName}): exit ${r.code}: ${r.err.slice(-1000)}`);
+  return r;
+}
+
 /** The objects a recording (all its segments) holds at its end, by key. */
 export async function recordedState(path: string): Promise<Map<string, Obj>> {
   const rec = await Recording.open(path, new AbortController().signal);
