@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The project's test driver: `node scripts/test.mjs <tier>` with tier one of
-// lint | unit | integration | apiserver | e2e | all.
+// lint | unit | integration | hostile | apiserver | e2e | all.
 // `lint` (also `npm run lint`) is eslint (the house's import boundaries and bug rules, eslint.config.mjs)
 // and knip (unused files, exports and dependencies, knip.json); `all` runs it first, as its own fast tier.
 // Every tier runs under Node's own test runner (node:test) with tsx for TypeScript.
@@ -8,7 +8,7 @@
 // "N passed, N failed" so a reader (and CI) sees the whole suite's verdict at the end.
 // Exit status: 0 only when every tier ran and nothing failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -31,6 +31,9 @@ const TIERS = {
     needsBuild: true,
     setup: ['scripts/build-clientgo.sh', 'scripts/setup-python-client.sh'],
   },
+  // Bad peers (test/hostile): each file writes its runs' figures to .test-artifacts/hostile/, summed
+  // after the tier into one line (hostileSummary). A whole file is one node:test test, hence its timeout.
+  hostile: { dir: 'test/hostile', timeout: 600_000, limit: 12 * 60_000, figures: '.test-artifacts/hostile', summary: hostileSummary },
   apiserver: {
     dir: 'test/apiserver',
     timeout: 600_000,
@@ -100,6 +103,27 @@ function runGuarded(label, cmd, args, opts, limitMs) {
   });
 }
 
+/**
+ * The hostile tier's figures, from the files its tests wrote: cases, runs, crashes, hangs, the worst
+ * time to the error and the worst peak RSS (each with its case).
+ */
+function hostileSummary(dir) {
+  const runs = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .flatMap((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')).runs)
+    : [];
+  if (runs.length === 0) return 'hostile: no figures written';
+  const worst = (k) => runs.reduce((a, b) => (b[k] > a[k] ? b : a));
+  const ms = worst('msToError');
+  const rss = worst('peakRssMiB');
+  return (
+    `hostile: ${new Set(runs.map((r) => r.case)).size} cases, ${runs.length} runs, crashes ${runs.filter((r) => r.crashed).length}, ` +
+    `hangs ${runs.filter((r) => r.hung).length}, worst time to the error ${(ms.msToError / 1000).toFixed(1)} s (${ms.case}, ${ms.command}), ` +
+    `worst peak RSS ${rss.peakRssMiB} MiB (${rss.case}, ${rss.command})`
+  );
+}
+
 /** The lint tier: each linter is one check, passed or failed. */
 const LINTERS = [
   ['eslint', ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.']],
@@ -142,6 +166,7 @@ async function runTier(name) {
     }
   }
   mkdirSync('.test-artifacts', { recursive: true });
+  if (tier.figures) rmSync(tier.figures, { recursive: true, force: true });
   const tap = join('.test-artifacts', `${name}.tap`);
   const status = await runGuarded(
     `tier ${name}`,
@@ -160,6 +185,7 @@ async function runTier(name) {
     { env: { ...process.env, KUBELOOP_TEST_TIER: name } },
     Number(process.env.KUBELOOP_TIER_LIMIT_MS) || tier.limit,
   );
+  if (tier.summary) console.log(`\n${tier.summary(tier.figures)}`);
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (k) => Number((text.match(new RegExp(`^# ${k} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   const pass = count('pass');
