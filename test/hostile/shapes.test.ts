@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderObjectYaml } from '../../src/app/yaml/render';
 import type { DemoCluster } from '../../src/demo';
-import type { KubeObject } from '../../src/demo/store';
+import type { DemoObject } from '../../src/demo/store';
 import { startCase } from './support/fixture';
 import { manyGroups, statusError } from './support/peers';
 import { assertLoadedBut, recordedState, runExport, runLoad, runSync } from './support/runs';
@@ -44,7 +44,7 @@ function depthOf(v: unknown): number {
   return depth - 1;
 }
 
-function render(obj: KubeObject, group: string, resource: string): { yaml: string; ms: number } {
+function render(obj: DemoObject, group: string, resource: string): { yaml: string; ms: number } {
   const started = performance.now();
   const yaml = renderObjectYaml(
     { context: 'hostile', group, version: 'v1', resource, namespace: obj.metadata.namespace, name: obj.metadata.name },
@@ -76,7 +76,7 @@ describe('hostile shapes', () => {
       kind: 'Deep',
       metadata: { name: 'abyss', namespace: 'default', labels: { edit: '0' } },
       spec: nested(4_000),
-    } as KubeObject);
+    } as DemoObject);
   };
 
   it('a custom resource nested 4,000 levels: loaded cut with one warning, rendered as YAML, recorded through an edit', async () => {
@@ -126,7 +126,7 @@ describe('hostile shapes', () => {
           kind: 'ConfigMap',
           metadata: { name: long('cm'), namespace: 'default' },
           data: { k: 'v' },
-        } as KubeObject);
+        } as DemoObject);
       },
     });
     try {
