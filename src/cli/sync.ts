@@ -318,6 +318,8 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
     clock,
     timeline,
     origin,
+    // --request-timeout bounds each request; a LIST or watch-list making no progress for as long is given up too
+    ...(requestTimeoutMs ? { listProgressTimeoutMs: requestTimeoutMs } : {}),
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
     ...(node ? { node } : {}),
     ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),

@@ -25,7 +25,8 @@ const HEALTHY = [
   { group: '', resource: 'services' },
 ];
 const TOO_LARGE = /larger than \d+ bytes|too large|exceed/i;
-const TIMED_OUT = /time(d)? ?out|deadline|no answer within/i;
+// load: the request deadline; sync: the reflector gives up a LIST with no page (or a watch-list with no initial event) within the deadline
+const TIMED_OUT = /time(d)? ?out|deadline|no answer within|no page within|no initial event within/i;
 
 interface BodyCase {
   name: string;

@@ -56,6 +56,12 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   /** A watch silent for this long (no event, no bookmark) is reopened by housekeeping, from its last resourceVersion (no list). Default 3 min. */
   stallAfterMs?: number;
   /**
+   * How long a source's LIST or watch-list may go without progress (a page; an initial event) before
+   * it is given up and retried (Reflector's listProgressTimeoutMs, default 60 s). `kubeloop sync
+   * --request-timeout` sets it, so a server that never answers is reported within that deadline.
+   */
+  listProgressTimeoutMs?: number;
+  /**
    * Told every full list and watch event every source delivers, after the loop took it (the
    * flight recorder). Called synchronously; it must not throw and must not block.
    */
@@ -190,6 +196,7 @@ export class ClusterSync {
       logger: this.kl.logger,
       pageSize: this.opts.pageSize ?? 500,
       stallAfterMs: this.opts.stallAfterMs ?? 180_000,
+      ...(this.opts.listProgressTimeoutMs ? { listProgressTimeoutMs: this.opts.listProgressTimeoutMs } : {}),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     };
     for (const t of types) {
