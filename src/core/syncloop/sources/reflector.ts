@@ -77,6 +77,7 @@ export const REFLECTOR_BACKOFF_MAX_MS = 30_000;
  * - Memory: at most `maxQueuedEvents` undelivered events; a watch that outruns the sink is dropped
  *   and replaced by a relist (whose SET the merge turns into the same minimal updates).
  * - relist() (housekeeping's restart) aborts the current list or watch and lists again at once.
+ * - A sink that throws ends the watch as a failure does (backoff, then a relist), never the process.
  * - A 403 across all namespaces with `narrowTo` set narrows the reflector to that namespace once
  *   (logged at warning level) and lists there at once, without backoff. Any other 403 is reported
  *   once (a warning and onForbidden) and ends run() in state 'forbidden': a forbidden request is
@@ -262,6 +263,10 @@ export class Reflector {
         queue.push(e);
         wake?.();
       };
+      // A sink that throws (a bug, or an object a walk cannot take) ends this watch as a failure
+      // (backoff, then a relist), never the process: its rejection is handled from the start, not
+      // only once the watch has ended (an unhandled rejection ends a Node process).
+      let sinkFailed: string | undefined;
       // The consumer: applies events in order, one at a time, while the stream keeps arriving.
       const consume = (async () => {
         for (;;) {
@@ -299,7 +304,10 @@ export class Reflector {
           }
           if (rv) this.lastResourceVersion = rv;
         }
-      })();
+      })().catch((e: unknown) => {
+        sinkFailed = `the loop failed to take a watch event: ${e instanceof Error ? e.message : String(e)}`;
+        watchAbort.abort(new Error(sinkFailed));
+      });
       this.stats.watches++;
       const end = await this.client.watch(
         this.opts.gvr,
@@ -318,12 +326,13 @@ export class Reflector {
       );
       streamDone = true;
       wake?.();
-      await consume.catch((e) => {
-        overflow = true;
-        this.lastError = e instanceof Error ? e.message : String(e);
-      });
+      await consume;
       watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
       if (signal.aborted) return 'stopped';
+      if (sinkFailed !== undefined) {
+        this.lastError = sinkFailed;
+        return 'error';
+      }
       if (syncing) {
         // Ended before its initial-events-end bookmark: not a state to resume from.
         if (this.relistRequested || attempt.signal.aborted) return 'relist';
