@@ -23,6 +23,7 @@
  */
 import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
+import { capObjectDepth } from '../kube/depth';
 import { decodePacked, decodePackedDeltas, type LazyDelta } from './packed';
 import type { DeltaRecord, RecordingRecord } from './records';
 
@@ -135,11 +136,16 @@ export class CorruptBlockError extends Error {
 function parseLines(text: string, offset: number): RecordingRecord[] {
   // JSON.stringify never writes a raw newline, so the lines joined by commas are one JSON array:
   // one parse per block, much faster than one per line on keyframes.
+  let records: RecordingRecord[];
   try {
-    return JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
+    records = JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
   } catch (e) {
     throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
   }
+  // Each member (an object, a patch, an event) cut as the recorder cuts what it writes: a file
+  // from elsewhere may nest deeper than any later walk can take (core/kube/depth.ts).
+  for (const r of records) if (typeof r === 'object' && r !== null) for (const v of Object.values(r)) capObjectDepth(v);
+  return records;
 }
 
 /** The payload of a whole block, inflated, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
