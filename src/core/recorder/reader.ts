@@ -42,7 +42,7 @@ import {
 import { RecordedObjects } from './objects';
 import type { LazyDelta } from './packed';
 import { FORMAT_VERSION, type DeltaRecord, type HeaderRecord, type Obj, type RecordingRecord, type TimelineRecord } from './records';
-import { segmentPath } from './writer';
+import { segmentPath } from './segments';
 
 /** Bytes of one segment: a file (read by position) or a buffer. */
 interface Bytes {
