@@ -1,7 +1,8 @@
 /**
  * The recorder's files on a shared machine: it renames and deletes only files that carry a
  * recording's own header (segments.ts), creates them owner-only (0600), and a write the kernel
- * takes only part of is an error, never a block silently cut.
+ * takes only part of is an error, never a block silently cut. Reading a recording from someone
+ * else inflates boundedly: per block and per read.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,8 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { Recording } from '../../src/core/recorder/reader';
 import type { Obj } from '../../src/core/recorder/records';
 import { isRecordingFile } from '../../src/core/recorder/segments';
+import { BlockKind, InflateLimitError, MAX_BLOCK_INFLATED, decodeBlockText, encodeBlock, encodePayload, inflateBudget } from '../../src/core/recorder/format';
+import { FORMAT_VERSION } from '../../src/core/recorder/records';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 
 const never = new AbortController().signal;
@@ -144,5 +147,43 @@ process.stdout.write(JSON.stringify({ failed: w.failed?.message ?? null }));
     const { failed } = JSON.parse(out) as { failed: string | null };
     assert.ok(statSync(path).size === 16 * 1024, `the file stopped at the limit (${statSync(path).size} bytes)`);
     assert.match(String(failed), /EFBIG|short write/);
+  });
+});
+
+describe('reading a recording from someone else: bounded inflation', () => {
+  it('a block that inflates past 64 MiB (a DEFLATE bomb) is refused with a clear error, by objectsAt, records and export', async () => {
+    using t = tempDir();
+    const path = join(t.dir, 'bomb.klr');
+    const header = await encodeBlock(BlockKind.Header, [{ k: 'H', version: FORMAT_VERSION, startedAt: 1, t: 1, segment: 0 }]);
+    // A keyframe of blanks: 65 MiB inflated from about 65 KB (JSON-wise it would even parse: no records).
+    const bomb = await encodePayload(BlockKind.KeyframeEnd, Buffer.alloc(MAX_BLOCK_INFLATED + 1024 * 1024, ' '), 1, 1, 9);
+    assert.ok(bomb.length < 200 * 1024, `${bomb.length} bytes`);
+    writeFileSync(path, Buffer.concat([header, bomb]));
+    const r = await Recording.open(path, never);
+    try {
+      await assert.rejects(r.objectsAt(Infinity, never), (e: Error) => {
+        assert.ok(e instanceof InflateLimitError, String(e));
+        assert.match(e.message, /recording block at byte \d+ inflates to more than 64 MiB .*: not a block KubeLoop writes, refused/);
+        return true;
+      });
+      await assert.rejects(
+        (async () => {
+          for await (const _ of r.records(never)) void _;
+        })(),
+        InflateLimitError,
+      );
+    } finally {
+      r.close();
+    }
+    assert.equal(await runExport([path, join(t.dir, 'out.jsonl'), '--format', 'jsonl']), 1);
+  });
+
+  it('the blocks of one read share a budget: past it, the read is refused, having inflated no more than the budget', async () => {
+    const block = await encodePayload(BlockKind.Packed, Buffer.alloc(600, 'x'), 1, 1);
+    const budget = inflateBudget(1000);
+    assert.equal((await decodeBlockText(block, 0, budget)).length, 600);
+    assert.equal(budget.left, 400);
+    await assert.rejects(decodeBlockText(block, 0, budget), /this read of the recording inflates to more than 1000 bytes: refused at the block at byte 0/);
+    assert.equal((await decodeBlockText(block, 0)).length, 600, 'without a budget: only the per-block bound');
   });
 });

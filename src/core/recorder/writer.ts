@@ -41,7 +41,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { abortReason } from '../clock';
 import type { TimelineEvent } from '../timeline/events';
-import { BlockKind, encodeBlock, encodePayload } from './format';
+import { BlockKind, KEYFRAME_BLOCK_BYTES, encodeBlock, encodeLines, encodePayload } from './format';
 import { PackedEncoder, deltaTag } from './packed';
 import { createSegment, rotateSegments } from './segments';
 import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
@@ -301,14 +301,23 @@ export class RecordingWriter {
   private async writeKeyframe(t: number, snap: [string, Obj][], signal: AbortSignal): Promise<void> {
     const seq = ++this.keyframeSeq;
     let bytes = 0;
-    const per = this.o.keyframeBlockObjects;
-    for (let i = 0; i < snap.length || i === 0; i += per) {
-      const part: RecordingRecord[] = snap.slice(i, i + per).map(([key, o]) => ({ k: 'K', t, seq, key, o }));
-      const last = i + per >= snap.length;
-      if (last) part.push({ k: 'KE', t, seq, n: snap.length });
-      bytes += await this.writeBlock(last ? BlockKind.KeyframeEnd : BlockKind.KeyframePart, part, signal);
-      if (last) break;
+    // A part ends at keyframeBlockObjects objects or KEYFRAME_BLOCK_BYTES of JSON, whichever comes
+    // first: so it inflates to far less than a reader accepts of a block (MAX_BLOCK_INFLATED).
+    let lines: string[] = [];
+    let size = 0;
+    for (const [key, o] of snap) {
+      const line = JSON.stringify({ k: 'K', t, seq, key, o } satisfies RecordingRecord);
+      lines.push(line);
+      size += line.length;
+      if (lines.length < this.o.keyframeBlockObjects && size < KEYFRAME_BLOCK_BYTES) continue;
+      if (signal.aborted) throw abortReason(signal);
+      bytes += await this.append(await encodeLines(BlockKind.KeyframePart, lines, t, t, LEVEL));
+      lines = [];
+      size = 0;
     }
+    lines.push(JSON.stringify({ k: 'KE', t, seq, n: snap.length } satisfies RecordingRecord));
+    if (signal.aborted) throw abortReason(signal);
+    bytes += await this.append(await encodeLines(BlockKind.KeyframeEnd, lines, t, t, LEVEL));
     this.stats.keyframes++;
     this.lastKeyframeT = t;
     this.lastKeyframeBytes = bytes;
