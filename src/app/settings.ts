@@ -36,7 +36,7 @@ export interface KubeLoopSettings {
   /** The flight recorder's bounds (Start Recording): its files together, and the history kept. */
   'recording.maxMB': number;
   'recording.maxHours': number;
-  /** Where Start Recording's save dialog opens; empty: the workspace folder, else the home folder. */
+  /** Where Start Recording's save dialog opens; empty: KubeLoop's global storage (liveRecording.ts recordingsFolder). */
   'recording.folder': string;
   /**
    * Whether the user set `kubeloop.concurrency` (any scope; WorkspaceConfiguration.inspect() tells a
@@ -204,7 +204,8 @@ export const SETTINGS: { [K in SettingKey]: SettingSpec } = {
     default: '',
     scope: 'machine',
     check: checkFolderPath,
-    description: "The folder **KubeLoop: Start Recording**'s save dialog opens in. Empty: the workspace folder, else your home folder.",
+    description:
+      "The folder **KubeLoop: Start Recording**'s save dialog and **Open Recording...** open in. Empty: `recordings` in KubeLoop's own storage (VS Code's global storage), outside any workspace, so a recording is not committed by accident.",
   },
 };
 

@@ -4,6 +4,7 @@
  * kubeconfig written), so a script may wait for the URL line and then use the kubeconfig.
  */
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,7 +37,7 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --tls                 serve HTTPS with a self-signed certificate (trusted by the kubeconfig)
   --token T             require bearer token T (401 without it); implies --tls, since kubectl
                         sends credentials only over HTTPS
-  --kubeconfig-out FILE write the kubeconfig here (default: a temporary folder)
+  --kubeconfig-out FILE write the kubeconfig here (default: a private temporary folder, removed on exit)
   --faults SPEC         fault rules, e.g. 'throttle,verb=list,resource=pods,times=3;latency,ms=200'
   --forbid G/R          forbid group/resource for the default user (core as /pods); repeatable
   --grant SPEC          an RBAC-style grant of a named user, USER:NAMESPACE:VERBS:GROUPS:RESOURCES
@@ -164,7 +165,6 @@ function clusterCount(values: Values): number {
 /** Starts the cluster, prints where it serves, and stops it once a signal aborted `life`. */
 async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], life: AbortController): Promise<number> {
   const port = intFlag(values.port, 'port', 0);
-  const kubeconfigPath = resolve(values['kubeconfig-out'] ?? join(tmpdir(), `kubeloop-demo-${process.pid}`, 'kubeconfig'));
   const replayFile = values.replay;
   const speed = values.speed === undefined ? 1 : Number(values.speed);
   if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`--speed must be a positive number, got "${values.speed}"`);
@@ -174,9 +174,11 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
   const recording = replayFile ? await Recording.open(replayFile, life.signal) : undefined;
   const seed = intFlag(values.seed, 'seed', 1);
   const clusters: DemoCluster[] = [];
+  let privateDir: string | undefined;
   const stopAll = async () => {
     recording?.close();
     await Promise.all(clusters.map((c) => c.stop()));
+    if (privateDir) await rm(privateDir, { recursive: true, force: true });
   };
   try {
     // What every cluster shares, parsed once; each differs by its name, port and seed only.
@@ -218,6 +220,15 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
     ...(values.user ? { user: values.user } : {}),
     ...(values['context-namespace'] ? { namespace: values['context-namespace'] } : {}),
   };
+  // Without --kubeconfig-out: a folder of its own (mkdtemp: a name no one can guess and make first,
+  // mode 0700), removed when the cluster stops. A name from the pid could be made in advance by
+  // another local user, who would then own the folder the kubeconfig (a token) is written into.
+  let kubeconfigPath: string;
+  if (values['kubeconfig-out']) kubeconfigPath = resolve(values['kubeconfig-out']);
+  else {
+    privateDir = await mkdtemp(join(tmpdir(), 'kubeloop-demo-'));
+    kubeconfigPath = join(privateDir, 'kubeconfig');
+  }
   await writeKubeconfigFile(kubeconfigPath, renderKubeconfig(clusters.map((c) => c.kubeconfigInput(kubeconfigFor))));
   if (life.signal.aborted) {
     await stopAll();

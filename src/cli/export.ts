@@ -3,7 +3,8 @@
  *
  *   kubeloop export RECORDING|- OUT|- --format trace|jsonl
  *
- * RECORDING `-` reads one segment from stdin; OUT `-` writes to stdout. Exit 0 when written, 1 on
+ * RECORDING `-` reads one segment from stdin; OUT `-` writes to stdout; a file OUT is created 0600
+ * (it holds what the recording holds). Exit 0 when written, 1 on
  * bad flags or input that is not a recording. A recording cut off mid-block exports up to its last
  * whole block (the cut is reported on stderr).
  */
@@ -15,6 +16,7 @@ import { cliWriter, terminalSafe } from './terminal';
 
 /** Messages quote a recording's content (a tenant's object names): through cliWriter. */
 const stderr = cliWriter(process.stderr);
+import { RECORDING_FILE_MODE } from '../core/recorder/segments';
 
 const HELP = `usage: kubeloop export RECORDING|- OUT|- --format trace|jsonl
 
@@ -35,7 +37,8 @@ async function readStdin(signal: AbortSignal): Promise<Buffer> {
 }
 
 function writer(out: string): { write: (s: string) => Promise<void>; end: () => Promise<void> } {
-  const stream: NodeJS.WritableStream = out === '-' ? process.stdout : (createWriteStream(out) as WriteStream as NodeJS.WritableStream);
+  const stream: NodeJS.WritableStream =
+    out === '-' ? process.stdout : (createWriteStream(out, { mode: RECORDING_FILE_MODE }) as WriteStream as NodeJS.WritableStream);
   let failed: Error | undefined;
   stream.on('error', (e: Error) => (failed = e));
   return {

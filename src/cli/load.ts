@@ -18,6 +18,7 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
+import { depthNotices } from '../core/kube/depth';
 import {
   AUTO_BASE_LANES,
   AUTO_MAX_LANES,
@@ -434,9 +435,12 @@ function fatal(io: LoadIO, msg: string): number {
 }
 
 export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
+  // An object cut for nesting too deep (core/kube/depth.ts) is still loaded: said once per object.
+  const offDepth = depthNotices.subscribe((m) => io.stderr.write(`warning: ${m}\n`));
   try {
     return await load(argv, { ...io, stdout: cliWriter(io.stdout), stderr: cliWriter(io.stderr) });
   } finally {
+    offDepth();
     discardPrestartedIoThread(); // a thread the launcher started and this run never took
   }
 }

@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
 import { credentialsWithheld } from '../core/kube/auth';
 import { KubeClient } from '../core/kube/client';
+import { depthNotices } from '../core/kube/depth';
 import { ClusterSync } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
 import { TimelineStore } from '../core/timeline/store';
@@ -357,9 +358,12 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
           stop.signal,
         )
       : undefined;
+  // An object cut for nesting too deep (core/kube/depth.ts) is still synced and recorded: said once per object.
+  const offDepth = depthNotices.subscribe((m) => io.stderr(`kubeloop sync: warning: ${m}`));
   try {
     await sync.run(stop.signal);
   } finally {
+    offDepth();
     timer?.cancel();
     external?.removeEventListener('abort', onSignal);
     process.removeListener('SIGINT', onSignal);

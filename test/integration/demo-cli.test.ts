@@ -7,9 +7,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { runKubectl } from '../support/kubectl';
 import { eventually } from '../support/eventually';
@@ -113,6 +113,24 @@ describe('kubeloop demo-cluster', () => {
     p.child.kill('SIGTERM'); // its shutdown line now goes to a closed pipe
     assert.equal(await p.exited, 0, p.out);
     assert.doesNotMatch(p.out, /EPIPE|Unhandled/);
+  });
+
+  it('without --kubeconfig-out: the kubeconfig goes in a private folder (mkdtemp, 0700, no pid in its name), removed when it stops', async () => {
+    const p = startCli(['--port', '0', '--no-kubelet', '--no-controllers']);
+    try {
+      const { kubeconfig } = await p.ready();
+      const dir = dirname(kubeconfig);
+      assert.equal(dirname(dir), tmpdir());
+      assert.match(basename(dir), /^kubeloop-demo-[A-Za-z0-9]{6}$/);
+      assert.notEqual(basename(dir), `kubeloop-demo-${p.child.pid}`, 'not a name another user can make first');
+      assert.equal(statSync(dir).mode & 0o777, 0o700);
+      assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
+      p.child.kill('SIGINT');
+      assert.equal(await p.exited, 0, p.out);
+      assert.equal(existsSync(dir), false, 'removed with the cluster');
+    } finally {
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL'); // a failed test leaves no server behind
+    }
   });
 
   it('a SIGTERM during start-up stops it cleanly: exit 0, and no URL line for a server already gone', async () => {

@@ -4,10 +4,10 @@
 // status bar text and the proposed file name.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clockTime, defaultRecordingPath, LiveRecording, recordingStatusText } from '../../src/app/recording/liveRecording';
+import { clockTime, defaultRecordingPath, LiveRecording, recordingsFolder, recordingStatusText } from '../../src/app/recording/liveRecording';
 import { readSettings } from '../../src/app/settings';
 import { Recording } from '../../src/core/recorder/reader';
 import type { SyncObserver } from '../../src/core/syncloop/observer';
@@ -120,6 +120,20 @@ describe('LiveRecording (Start/Stop Recording)', () => {
     assert.equal(defaultRecordingPath('/data', 'kind-dev', now), '/data/kubeloop-kind-dev-20241112-131415.klr');
     assert.equal(defaultRecordingPath('/data', 'arn:aws:eks/x y', now), '/data/kubeloop-arn_aws_eks_x_y-20241112-131415.klr');
     assert.equal(defaultRecordingPath('/data', undefined, now), '/data/kubeloop-cluster-20241112-131415.klr');
+  });
+
+  it("recordings go to KubeLoop's global storage unless a folder is set (never the workspace), created owner-only", async () => {
+    const storage = mkdtempSync(join(tmpdir(), 'kubeloop-storage-'));
+    try {
+      const folder = await recordingsFolder('', storage);
+      assert.equal(folder, join(storage, 'recordings'));
+      assert.equal(statSync(folder).mode & 0o777, 0o700);
+      const chosen = join(storage, 'mine');
+      assert.equal(await recordingsFolder(chosen, storage), chosen);
+      assert.ok(statSync(chosen).isDirectory());
+    } finally {
+      rmSync(storage, { recursive: true, force: true });
+    }
   });
 
   it('reads the recording settings, rejecting a relative folder and out-of-range bounds', () => {

@@ -11,7 +11,7 @@ import { FakeClock } from '../../src/core/clock';
 import { KubeApiError } from '../../src/core/kube/errors';
 import type { ListResult } from '../../src/core/kube/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/watch';
-import { INITIAL_EVENTS_END, Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
+import { INITIAL_EVENTS_END, REFLECTOR_BACKOFF_BASE_MS, Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
 import type { StoredObject } from '../../src/core/kube/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
@@ -218,5 +218,59 @@ describe('Reflector: 403 Forbidden', () => {
     assert.equal(heard.length, 1);
     assert.equal(heard[0]![1], 'team-a');
     assert.match(heard[0]![0], /cannot watch resource "pods" in API group "" in the namespace "team-a"/);
+  });
+});
+
+describe('Reflector: a sink that throws', () => {
+  it('ends the watch as a failure (backoff, then a relist that goes on), with no unhandled rejection while the watch is still open', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const clock = new FakeClock();
+      const client = new ScriptedClient([
+        async (opts, emit, signal) => {
+          emit({ type: 'ADDED', object: o('a', '10') as never });
+          emit(end('11'));
+          emit({ type: 'MODIFIED', object: o('a', '12') as never }); // the sink throws on this one
+          return hang(opts, emit, signal); // the server keeps the watch open
+        },
+        async (opts, emit, signal) => {
+          emit({ type: 'ADDED', object: o('a', '13') as never });
+          emit(end('14'));
+          return hang(opts, emit, signal);
+        },
+      ]);
+      let failures = 1;
+      const sink = new (class extends RecordingSink {
+        override async apply(type: string, obj: StoredObject): Promise<void> {
+          if (type === 'MODIFIED' && failures-- > 0) throw new RangeError('Maximum call stack size exceeded');
+          return super.apply(type, obj);
+        }
+      })();
+      const errors: string[] = [];
+      const r = new Reflector(client, sink, {
+        gvr: GVR,
+        name: 'api',
+        clock,
+        random: () => 0,
+        logger: { info: () => undefined, warn: () => undefined, error: (l) => errors.push(l) },
+      });
+      const ac = new AbortController();
+      const run = r.run(ac.signal);
+      await settle(clock, () => r.state === 'backoff');
+      // Let the event loop turn: Node reports an unhandled rejection after the microtasks drain.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, [], 'no unhandled rejection');
+      assert.equal(r.stats.errors, 1);
+      assert.match(errors[0]!, /Reflector failed, retrying reflector="api" err="the loop failed to take a watch event: Maximum call stack size exceeded"/);
+      await clock.advance(REFLECTOR_BACKOFF_BASE_MS);
+      await settle(clock, () => client.watches.length === 2 && r.state === 'watching');
+      assert.deepEqual(sink.log, ['SET a @11', 'SET a @14'], 'relisted after the backoff');
+      ac.abort();
+      await run;
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

@@ -10,7 +10,9 @@
  *   flushed); it is idempotent and resolves once the file is closed.
  * - A writer that fails (a full disk) stops the recording and is reported once through onError.
  */
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { expandHome } from '../connection/connection';
 import type { SyncObserver } from '../../core/syncloop/observer';
 import { startRecording, type RecordingSession } from '../../core/recorder/session';
 import type { TimelineStore } from '../../core/timeline/store';
@@ -102,6 +104,18 @@ export function recordingStatusText(r: { path: string; startedAt: number }): { t
 export function clockTime(t: number): string {
   const d = new Date(t);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/**
+ * The folder Start Recording proposes and Open Recording opens in: `kubeloop.recording.folder` when
+ * set, else `recordings` in the extension's global storage, outside every workspace, so a recording
+ * (what a cluster's objects said) is never committed with a repository by accident. Created
+ * owner-only when missing (a failure is left to the dialog, which still opens).
+ */
+export async function recordingsFolder(setting: string, globalStorage: string): Promise<string> {
+  const folder = setting ? expandHome(setting) : join(globalStorage, 'recordings');
+  await mkdir(folder, { recursive: true, mode: 0o700 }).catch(() => undefined);
+  return folder;
 }
 
 /** The save dialog's proposal: `<folder>/kubeloop-<context>-<YYYYMMDD-HHMMSS>.klr`, the context made file-safe. */

@@ -13,12 +13,12 @@
  * - Every document says in its first lines that it is a recording, read-only, and of which instant.
  * - A name is escaped in the path like the live YAML address (address.ts), so any name round-trips.
  */
-import { dump } from 'js-yaml';
 import { mergePatch } from '../../core/recorder/diff';
 import type { ObjectChange } from '../../core/recorder/reader';
 import { objectKey, parseKey, type Obj } from '../../core/recorder/records';
-import { redactObject, isSecret } from '../../core/kube/redact';
+import { isSecret } from '../../core/kube/redact';
 import { escapePathSegment, pathSegments } from '../yaml/address';
+import { CUT_NOTE, objectYaml } from '../yaml/render';
 import { clockTime } from './liveRecording';
 
 export const RECORDING_SCHEME = 'kubeloop-recording';
@@ -123,7 +123,8 @@ export function renderRecordedYaml(file: string, key: string, obj: Obj | undefin
     .map((l) => l.replace(/[\r\n]+/g, ' '))
     .join('\n');
   if (!obj) return `${header}\n# The object did not exist then.\n`;
-  return `${header}\n${dump(redactObject(type, obj), { lineWidth: -1, noRefs: true, sortKeys: false })}`;
+  const { yaml, cut } = objectYaml(type, obj);
+  return `${header}\n${cut ? `${CUT_NOTE}\n` : ''}${yaml}`;
 }
 
 // ---- history -----------------------------------------------------------------------------------

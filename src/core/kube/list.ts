@@ -39,6 +39,7 @@
  *   the same Table list); its rows become metadata items carrying their cells (table.ts). A server
  *   that answers a plain list instead gives full objects, kept as such: nothing is lost.
  */
+import { capObjectDepth, depthNotices } from './depth';
 import { KubeApiError, KubeTransportError } from './errors';
 import { resourcePath } from './paths';
 import type { StreamedPage } from './listStream';
@@ -109,11 +110,15 @@ interface ListBody {
   items?: unknown[] | null;
 }
 
+/** An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH (depth.ts). */
 export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: boolean): KubeObject {
   const o = raw as KubeObject;
   const meta = o.metadata ?? {};
   if (!keepManagedFields && meta.managedFields) delete meta.managedFields;
-  return metadataOnly ? { metadata: meta } : o;
+  const kept = metadataOnly ? { metadata: meta } : o;
+  // named by the whole object: a metadata-only one has no kind of its own
+  if (capObjectDepth(kept) > 0) depthNotices.report(o);
+  return kept;
 }
 
 /**

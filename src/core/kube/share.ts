@@ -18,21 +18,26 @@
  * - Shared subtrees mean both versions are read-only from here on, which every holder of a watched
  *   object already assumes: the loop, the PLEG and the views only read it, and the recorder copies an
  *   object before it masks anything in it (redact.ts).
- * - Cost: one walk of `next`, bounded by its size (no deeper than the JSON).
+ * - Cost: one walk of `next`, bounded by its size, and at most MAX_OBJECT_DEPTH levels deep: below
+ *   that a subtree is not compared but kept as `next` has it (not proven equal), so the recursion
+ *   never overflows the stack, whatever reached here uncut (objects from a server come cut: depth.ts).
  */
+import { MAX_OBJECT_DEPTH } from './depth';
+
 export function shareUnchanged<T>(prev: unknown, next: T): T {
-  return share(prev, next) as T;
+  return share(prev, next, MAX_OBJECT_DEPTH) as T;
 }
 
-function share(prev: unknown, next: unknown): unknown {
-  if (prev === next || typeof next !== 'object' || next === null || typeof prev !== 'object' || prev === null) return next;
+/** `left`: how many levels, `next` included, may still be walked. */
+function share(prev: unknown, next: unknown, left: number): unknown {
+  if (prev === next || typeof next !== 'object' || next === null || typeof prev !== 'object' || prev === null || left === 0) return next;
   if (Array.isArray(next)) {
     if (!Array.isArray(prev)) return next;
     let same = prev.length === next.length;
     const n = Math.min(prev.length, next.length);
     for (let i = 0; i < n; i++) {
       const v = next[i];
-      const s = share(prev[i], v);
+      const s = share(prev[i], v, left - 1);
       if (s !== prev[i]) same = false;
       else if (s !== v) next[i] = s; // an equal subtree: stored only when it is another object
     }
@@ -52,7 +57,7 @@ function share(prev: unknown, next: unknown): unknown {
       same = false;
       continue;
     }
-    const s = share(pv, v);
+    const s = share(pv, v, left - 1);
     if (s !== pv) same = false;
     else if (s !== v) o[k] = s;
   }

@@ -20,9 +20,14 @@
  *   payload, so opening never decompresses. A file cut off anywhere (SIGKILL mid-write) reads up to
  *   its last whole block: a partial header or payload is shorter than it says, and a last block's
  *   checksum is verified when the file is opened.
+ * - Inflation is bounded (a recording may come from someone else, and DEFLATE inflates a thousand
+ *   to one): a block inflates to at most MAX_BLOCK_INFLATED bytes, and the blocks of one read that
+ *   keeps what it inflates (Recording.objectsAt) to about an InflateBudget in all; past either the
+ *   read fails with an InflateLimitError saying so, having held no more than the limit.
  */
 import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
+import { capObjectDepth } from '../kube/depth';
 import { decodePacked, decodePackedDeltas, type LazyDelta } from './packed';
 import type { DeltaRecord, RecordingRecord } from './records';
 
@@ -30,6 +35,34 @@ export const MAGIC = Buffer.from('KLR1', 'latin1');
 export const BLOCK_HEADER_BYTES = 32;
 /** A block payload larger than this is damage, not data (the writer never writes one). */
 export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The most one block may inflate to. The writer's blocks stay far below: data blocks are flushed at
+ * 1 MiB packed, keyframe parts at KEYFRAME_BLOCK_BYTES of JSON, each plus at most one object (an
+ * API server takes requests up to 3 MiB).
+ */
+export const MAX_BLOCK_INFLATED = 64 * 1024 * 1024;
+
+/** JSON bytes after which the writer ends a keyframe part. */
+export const KEYFRAME_BLOCK_BYTES = 16 * 1024 * 1024;
+
+/** Inflated bytes that one read may still take, shared by its blocks. */
+export interface InflateBudget {
+  readonly limit: number;
+  left: number;
+}
+
+export function inflateBudget(limit: number): InflateBudget {
+  return { limit, left: limit };
+}
+
+/** A block, or a read, that would inflate past its limit: not a recording this KubeLoop wrote, or too large to read here. */
+export class InflateLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InflateLimitError';
+  }
+}
 
 export const BlockKind = { Header: 1, KeyframePart: 2, KeyframeEnd: 3, Data: 4, Packed: 5 } as const;
 export type BlockKind = (typeof BlockKind)[keyof typeof BlockKind];
@@ -135,27 +168,50 @@ export class CorruptBlockError extends Error {
 function parseLines(text: string, offset: number): RecordingRecord[] {
   // JSON.stringify never writes a raw newline, so the lines joined by commas are one JSON array:
   // one parse per block, much faster than one per line on keyframes.
+  let records: RecordingRecord[];
   try {
-    return JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
+    records = JSON.parse(`[${text.replace(/\n/g, ',')}]`) as RecordingRecord[];
   } catch (e) {
     throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
   }
+  // Each member (an object, a patch, an event) cut as the recorder cuts what it writes: a file
+  // from elsewhere may nest deeper than any later walk can take (core/kube/depth.ts).
+  for (const r of records) if (typeof r === 'object' && r !== null) for (const v of Object.values(r)) capObjectDepth(v);
+  return records;
 }
 
-/** The payload of a whole block, inflated, checksum verified. Small blocks inflate inline, large ones on the thread pool. */
-async function inflateBlock(block: Buffer, offset: number): Promise<Buffer> {
+/**
+ * The payload of a whole block, inflated, checksum verified, bounded (see the module comment).
+ * Small blocks inflate inline, large ones on the thread pool.
+ */
+async function inflateBlock(block: Buffer, offset: number, budget?: InflateBudget): Promise<Buffer> {
   if (!blockIntact(block)) throw new CorruptBlockError(offset, 'checksum mismatch or wrong length');
   const payload = block.subarray(BLOCK_HEADER_BYTES);
+  const max = Math.min(MAX_BLOCK_INFLATED, budget ? budget.left : Infinity);
+  const overBudget = () =>
+    new InflateLimitError(`this read of the recording inflates to more than ${mib(budget!.limit)}: refused at the block at byte ${offset}`);
+  if (max <= 0) throw overBudget();
+  let raw: Buffer;
   try {
-    return payload.length < 64 * 1024 ? inflateRawSync(payload) : await inflateRawAsync(payload);
+    raw = payload.length < 64 * 1024 ? inflateRawSync(payload, { maxOutputLength: max }) : await inflateRawAsync(payload, { maxOutputLength: max });
   } catch (e) {
-    throw new CorruptBlockError(offset, `does not inflate (${(e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw new CorruptBlockError(offset, `does not inflate (${(e as Error).message})`);
+    if (max < MAX_BLOCK_INFLATED) throw overBudget();
+    throw new InflateLimitError(
+      `recording block at byte ${offset} inflates to more than ${mib(MAX_BLOCK_INFLATED)} (${payload.length} bytes compressed): not a block KubeLoop writes, refused`,
+    );
   }
+  if (budget) budget.left -= raw.length;
+  return raw;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
 }
 
 /** The JSON-lines text of a whole block (any kind but Packed), checksum verified. */
-export async function decodeBlockText(block: Buffer, offset: number): Promise<string> {
-  return (await inflateBlock(block, offset)).toString('utf8');
+export async function decodeBlockText(block: Buffer, offset: number, budget?: InflateBudget): Promise<string> {
+  return (await inflateBlock(block, offset, budget)).toString('utf8');
 }
 
 /** The records of a whole block, checksum verified. */
@@ -164,12 +220,12 @@ export async function decodeBlock(block: Buffer, offset: number): Promise<Record
 }
 
 /** Only the changes of a whole block, checksum verified; a packed block's JSON stays text (LazyDelta). */
-export async function decodeBlockDeltas(block: Buffer, offset: number): Promise<(DeltaRecord | LazyDelta)[]> {
-  return (await decodeWith(block, offset, decodePackedDeltas)).filter((r): r is DeltaRecord | LazyDelta => r.k === 'D');
+export async function decodeBlockDeltas(block: Buffer, offset: number, budget?: InflateBudget): Promise<(DeltaRecord | LazyDelta)[]> {
+  return (await decodeWith(block, offset, decodePackedDeltas, budget)).filter((r): r is DeltaRecord | LazyDelta => r.k === 'D');
 }
 
-async function decodeWith<R>(block: Buffer, offset: number, packed: (raw: Buffer) => R[]): Promise<(R | RecordingRecord)[]> {
-  const raw = await inflateBlock(block, offset);
+async function decodeWith<R>(block: Buffer, offset: number, packed: (raw: Buffer) => R[], budget?: InflateBudget): Promise<(R | RecordingRecord)[]> {
+  const raw = await inflateBlock(block, offset, budget);
   if (block.readUInt8(4) !== BlockKind.Packed) return parseLines(raw.toString('utf8'), offset);
   try {
     return packed(raw);

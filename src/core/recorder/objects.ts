@@ -8,8 +8,10 @@
  *
  * Guarantees: it behaves as a ReadonlyMap<string, Obj> (get, has, size, keys, values, entries,
  * iteration, forEach), each object as if every change had been applied as it came; an object is
- * built at most once, on first read; keys never need a parse.
+ * built at most once, on first read; keys never need a parse. Objects and patches are cut at
+ * MAX_OBJECT_DEPTH as they are parsed (core/kube/depth.ts), so applying and reading them is bounded.
  */
+import { capObjectDepth, parseJsonCapped } from '../kube/depth';
 import { applyMergePatch } from './diff';
 import type { Obj } from './records';
 
@@ -24,8 +26,8 @@ class PatchChain {
   ) {}
 
   build(): Obj {
-    let o: unknown = typeof this.base === 'string' ? JSON.parse(this.base) : this.base;
-    for (const p of this.patches) o = applyMergePatch(o, typeof p === 'string' ? JSON.parse(p) : p);
+    let o: unknown = typeof this.base === 'string' ? parseJsonCapped(this.base) : this.base;
+    for (const p of this.patches) o = applyMergePatch(o, typeof p === 'string' ? parseJsonCapped(p) : p);
     return o as Obj;
   }
 }
@@ -52,6 +54,7 @@ export class RecordedObjects implements ReadonlyMap<string, Obj> {
       if (k < 0 || o < 0 || !line.endsWith('}')) {
         // Not the writer's usual spelling: parse the record whole.
         const r = JSON.parse(line) as { key: string; o: Obj };
+        capObjectDepth(r.o);
         this.m.set(r.key, r.o);
         continue;
       }
@@ -85,7 +88,7 @@ export class RecordedObjects implements ReadonlyMap<string, Obj> {
     const v = this.m.get(key);
     if (v === undefined) return undefined;
     if (typeof v !== 'string' && !(v instanceof PatchChain)) return v;
-    const o = typeof v === 'string' ? (JSON.parse(v) as Obj) : v.build();
+    const o = typeof v === 'string' ? (parseJsonCapped(v) as Obj) : v.build();
     this.m.set(key, o);
     return o;
   }

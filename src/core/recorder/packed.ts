@@ -33,6 +33,7 @@
  * - A payload that does not decode (unknown tag, a length past its end) throws a RangeError; the
  *   block's checksum makes that a sign of a bug, not of damage on disk.
  */
+import { parseJsonCapped } from '../kube/depth';
 import type { SyncIterationEvent, TimelineEvent } from '../timeline/events';
 import type { DeltaRecord, Obj, RecordingRecord } from './records';
 
@@ -432,7 +433,7 @@ function scanPacked(buf: Buffer, deltasOnly: boolean): (RecordingRecord | LazyDe
   const json = (): unknown => {
     const s = text();
     try {
-      return JSON.parse(s);
+      return parseJsonCapped(s);
     } catch (e) {
       throw new RangeError(`a record is not JSON (${(e as Error).message})`);
     }

@@ -17,7 +17,9 @@
  *   it for long) and verifies the last block of each segment: a file cut off mid-block (SIGKILL)
  *   opens and reads up to its last whole block; bytes after it are counted in `damage`, not fatal.
  * - Streamed: a query holds one block's records at a time besides its result; objectsAt holds one
- *   keyframe's objects (the cluster as it was), historyOf one object's changes.
+ *   keyframe's objects (the cluster as it was), historyOf one object's changes. A block inflates
+ *   to at most 64 MiB, an objectsAt to about MAX_INSTANT_INFLATED in all; past that the query fails
+ *   with an InflateLimitError (format.ts) that says so.
  * - A block whose checksum fails later (the file changed under the reader) is skipped and
  *   counted in `damage`; a reader never returns a half-decoded block.
  * - Every query takes an AbortSignal and checks it between blocks.
@@ -35,14 +37,16 @@ import {
   decodeBlock,
   decodeBlockDeltas,
   decodeBlockText,
+  inflateBudget,
   isDataBlock,
   parseBlockHeader,
   type BlockInfo,
+  type InflateBudget,
 } from './format';
 import { RecordedObjects } from './objects';
 import type { LazyDelta } from './packed';
 import { FORMAT_VERSION, type DeltaRecord, type HeaderRecord, type Obj, type RecordingRecord, type TimelineRecord } from './records';
-import { segmentPath } from './writer';
+import { segmentPath } from './segments';
 
 /** Bytes of one segment: a file (read by position) or a buffer. */
 interface Bytes {
@@ -97,6 +101,12 @@ export interface SegmentDamage {
 
 /** Keyframe blocks inflating at once while objectsAt reads (libuv's pool has 4 threads by default). */
 const KEYFRAME_INFLATE_AHEAD = 3;
+
+/**
+ * What one objectsAt may inflate in all (it keeps it: the keyframe's text, the changes after it),
+ * give or take the blocks inflating ahead. A 100,000-object instant is a few hundred MiB.
+ */
+const MAX_INSTANT_INFLATED = 1024 * 1024 * 1024;
 
 /**
  * The items with their decode started at most `ahead` beyond the one the caller awaits, in order.
@@ -241,8 +251,8 @@ export class Recording {
   }
 
   /** A block's changes only, their JSON unparsed (decodeBlockDeltas); undefined as tryDecode. */
-  private tryDecodeDeltas(b: IndexedBlock): Promise<(DeltaRecord | LazyDelta)[] | undefined> {
-    return this.counted(b, async () => decodeBlockDeltas(this.bytesOf(b), b.offset));
+  private tryDecodeDeltas(b: IndexedBlock, budget: InflateBudget): Promise<(DeltaRecord | LazyDelta)[] | undefined> {
+    return this.counted(b, async () => decodeBlockDeltas(this.bytesOf(b), b.offset, budget));
   }
 
   private async counted<R>(b: IndexedBlock, read: () => Promise<R>): Promise<R | undefined> {
@@ -279,12 +289,13 @@ export class Recording {
     const state = new RecordedObjects();
     const kf = this.keyframeAt(t);
     if (!kf) return state;
+    const budget = inflateBudget(MAX_INSTANT_INFLATED);
     // A keyframe is tens of blocks of megabytes each: they inflate on libuv's thread pool a few
     // ahead of the one being split here, so decompression overlaps the work on this thread instead
     // of idling it one block at a time.
     const texts = inflateAhead(
       Array.from({ length: kf.last - kf.first + 1 }, (_, j) => this.blocks[kf.first + j]!),
-      (b) => decodeBlockText(this.segments[b.segment]!.read(b.offset, b.size), b.offset),
+      (b) => decodeBlockText(this.segments[b.segment]!.read(b.offset, b.size), b.offset, budget),
       KEYFRAME_INFLATE_AHEAD,
     );
     let slice = performance.now();
@@ -316,7 +327,7 @@ export class Recording {
       if (!isDataBlock(b.kind)) continue;
       if (signal.aborted) throw abortReason(signal);
       await breathe();
-      for (const r of (await this.tryDecodeDeltas(b)) ?? []) {
+      for (const r of (await this.tryDecodeDeltas(b, budget)) ?? []) {
         if (r.t > t) return state;
         state.apply(r.key, r);
       }

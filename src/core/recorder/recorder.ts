@@ -3,7 +3,9 @@
  * events) and the timeline's events into recording records, through a RecordingWriter.
  *
  * Guarantees:
- * - Every object is masked (core/kube/redact.ts) before it is written, keyframes included. What
+ * - Every object is masked (core/kube/redact.ts) and cut at MAX_OBJECT_DEPTH (core/kube/depth.ts:
+ *   a walk of one nested deeper would overflow the stack and stop the recording) before it is
+ *   diffed or written, keyframes included. What
  *   it holds per key is the object the watch delivered (the sync loop holds the same one, and never
  *   changes an object it was given, nor does the recorder), not a masked copy: a copy (a Secret, or
  *   any object with managedFields, which is every object a real API server sends) would live as
@@ -28,6 +30,7 @@
  * - Never throws into the watch path: a failed writer stops recording and is reported once.
  */
 import { realClock, type Clock, type TimerHandle } from '../clock';
+import { cappedView } from '../kube/depth';
 import { redactObject } from '../kube/redact';
 import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
@@ -124,7 +127,7 @@ export class Recorder implements SyncObserver {
   }
 
   private *objects(): Generator<[string, Obj]> {
-    for (const [key, h] of this.held) yield [key, redactObject(h.type, h.o)];
+    for (const [key, h] of this.held) yield [key, written(h.type, h.o)];
   }
 
   /** Whether an object (objectKey: `resource[.group]/namespace/name`) is held now. */
@@ -250,7 +253,7 @@ export class Recorder implements SyncObserver {
   private put(t: number, source: string, key: string, type: RecordedType, obj: Obj): boolean {
     const h = this.held.get(key);
     if (!h) {
-      const json = JSON.stringify(redactObject(type, obj));
+      const json = JSON.stringify(written(type, obj));
       // Its length known from now on: the next change weighs its patch against it without serializing again.
       this.held.set(key, { o: obj, type, bytes: json.length, source });
       this.writer.delta(t, 'A', key, 1, json);
@@ -259,7 +262,7 @@ export class Recorder implements SyncObserver {
     const same = h.source === source;
     h.source = source;
     if (h.o === obj) return same; // the same version (a relist repeating what the loop holds)
-    const d = deltaOf(redactObject(h.type, h.o), redactObject(type, obj), h.bytes);
+    const d = deltaOf(written(h.type, h.o), written(type, obj), h.bytes);
     h.o = obj;
     h.type = type;
     if (!d) return same; // unchanged (a relist repeating it)
@@ -286,4 +289,9 @@ export class Recorder implements SyncObserver {
       this.opts.onError?.(e);
     }
   }
+}
+
+/** An object as the recording has it: masked, and cut at MAX_OBJECT_DEPTH (a copy of the path to a cut; usually `obj` itself). */
+function written(type: RecordedType, obj: Obj): Obj {
+  return cappedView(redactObject(type, obj));
 }

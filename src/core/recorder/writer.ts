@@ -32,13 +32,18 @@
  *   thousand objects at level 6 cost about twice the CPU for a fifth fewer bytes, and one is
  *   written every 10,000 changes or more.
  * - A failed write (disk full, file removed) stops the writer: `failed` holds the error, later
- *   records are dropped, nothing throws into the caller's event handlers.
+ *   records are dropped, nothing throws into the caller's event handlers. A short write (the
+ *   kernel took part of a block: a file size limit, a full disk) is written on from where it
+ *   stopped, and is that error if the rest cannot be: never a block silently cut.
+ * - Files: created 0600, and only files carrying a recording's header are rotated or deleted
+ *   (segments.ts).
  */
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { abortReason } from '../clock';
 import type { TimelineEvent } from '../timeline/events';
-import { BlockKind, encodeBlock, encodePayload } from './format';
+import { BlockKind, KEYFRAME_BLOCK_BYTES, encodeBlock, encodeLines, encodePayload } from './format';
 import { PackedEncoder, deltaTag } from './packed';
+import { createSegment, rotateSegments } from './segments';
 import { FORMAT_VERSION, type HeaderRecord, type Obj, type RecordingRecord } from './records';
 
 export interface RecordingWriterOptions {
@@ -99,10 +104,6 @@ export interface WriterStats {
 
 /** DEFLATE level of every block: about half the CPU of level 6 for a quarter more bytes. */
 const LEVEL = 1;
-
-export function segmentPath(path: string, i: number): string {
-  return i === 0 ? path : `${path}.${i}`;
-}
 
 export class RecordingWriter {
   private fh: FileHandle | undefined;
@@ -284,7 +285,13 @@ export class RecordingWriter {
 
   private async append(block: Buffer): Promise<number> {
     if (!this.fh) throw new Error('recording file is not open');
-    await this.fh.write(block, 0, block.length, null);
+    const fh = this.fh;
+    // fh.write is one write(2): it may take part of the buffer without an error.
+    for (let off = 0; off < block.length;) {
+      const { bytesWritten } = await fh.write(block, off, block.length - off, null);
+      if (bytesWritten <= 0) throw new Error(`short write to ${this.o.path}: ${off} of a ${block.length}-byte block written`);
+      off += bytesWritten;
+    }
     this.segmentBytes += block.length;
     this.stats.blocks++;
     this.stats.bytes += block.length;
@@ -294,14 +301,23 @@ export class RecordingWriter {
   private async writeKeyframe(t: number, snap: [string, Obj][], signal: AbortSignal): Promise<void> {
     const seq = ++this.keyframeSeq;
     let bytes = 0;
-    const per = this.o.keyframeBlockObjects;
-    for (let i = 0; i < snap.length || i === 0; i += per) {
-      const part: RecordingRecord[] = snap.slice(i, i + per).map(([key, o]) => ({ k: 'K', t, seq, key, o }));
-      const last = i + per >= snap.length;
-      if (last) part.push({ k: 'KE', t, seq, n: snap.length });
-      bytes += await this.writeBlock(last ? BlockKind.KeyframeEnd : BlockKind.KeyframePart, part, signal);
-      if (last) break;
+    // A part ends at keyframeBlockObjects objects or KEYFRAME_BLOCK_BYTES of JSON, whichever comes
+    // first: so it inflates to far less than a reader accepts of a block (MAX_BLOCK_INFLATED).
+    let lines: string[] = [];
+    let size = 0;
+    for (const [key, o] of snap) {
+      const line = JSON.stringify({ k: 'K', t, seq, key, o } satisfies RecordingRecord);
+      lines.push(line);
+      size += line.length;
+      if (lines.length < this.o.keyframeBlockObjects && size < KEYFRAME_BLOCK_BYTES) continue;
+      if (signal.aborted) throw abortReason(signal);
+      bytes += await this.append(await encodeLines(BlockKind.KeyframePart, lines, t, t, LEVEL));
+      lines = [];
+      size = 0;
     }
+    lines.push(JSON.stringify({ k: 'KE', t, seq, n: snap.length } satisfies RecordingRecord));
+    if (signal.aborted) throw abortReason(signal);
+    bytes += await this.append(await encodeLines(BlockKind.KeyframeEnd, lines, t, t, LEVEL));
     this.stats.keyframes++;
     this.lastKeyframeT = t;
     this.lastKeyframeBytes = bytes;
@@ -312,7 +328,7 @@ export class RecordingWriter {
 
   private async startSegment(signal: AbortSignal): Promise<void> {
     const t = this.o.now();
-    this.fh = await open(this.o.path, 'wx');
+    this.fh = await createSegment(this.o.path);
     this.segmentBytes = 0;
     this.segmentStart = t;
     const header: HeaderRecord = {
@@ -335,18 +351,7 @@ export class RecordingWriter {
     await fh?.close();
   }
 
-  /** PATH.i -> PATH.(i+1) from the oldest down, deleting those beyond the count or the age bound. */
-  private async rotateFiles(signal: AbortSignal): Promise<void> {
-    const now = this.o.now();
-    const n = this.o.segments;
-    for (let i = n + 8; i >= 0; i--) {
-      if (signal.aborted) throw abortReason(signal);
-      const from = segmentPath(this.o.path, i);
-      const st = await stat(from).catch(() => undefined);
-      if (!st) continue;
-      // The last record of a segment is at most as old as the file's mtime.
-      if (i + 1 >= n || now - st.mtimeMs > this.o.maxAgeMs) await rm(from, { force: true });
-      else await rename(from, segmentPath(this.o.path, i + 1));
-    }
+  private rotateFiles(signal: AbortSignal): Promise<void> {
+    return rotateSegments(this.o.path, { segments: this.o.segments, maxAgeMs: this.o.maxAgeMs, now: this.o.now() }, signal);
   }
 }

@@ -8,11 +8,10 @@
  * user has not started would record nothing. Stopping the loop (or its restart on a new scope) ends
  * the recording, closed cleanly.
  */
-import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { expandHome } from '../../app/connection/connection';
-import { defaultRecordingPath, LiveRecording, recordingStatusText } from '../../app/recording/liveRecording';
+import { defaultRecordingPath, LiveRecording, recordingsFolder, recordingStatusText } from '../../app/recording/liveRecording';
 import { setContextKey, type Services } from './services';
 import type { SyncController } from './syncController';
 import { redactUrl } from '../../core/kube/redactUrl';
@@ -111,8 +110,7 @@ export class RecordingController implements vscode.Disposable {
   }
 
   private async askPath(): Promise<string | undefined> {
-    const set = this.s.settings()['recording.folder'];
-    const folder = set ? expandHome(set) : (vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? homedir());
+    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.ext.globalStorageUri.fsPath);
     const uri = await vscode.window.showSaveDialog({
       title: 'KubeLoop: Start Recording',
       saveLabel: 'Record',

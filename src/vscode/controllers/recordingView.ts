@@ -13,7 +13,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { CONTEXT_KEYS, COMMANDS, ITEM_CONTEXT, RECORDING_VIEW_ID } from '../../app/commandIds';
 import { expandHome } from '../../app/connection/connection';
-import { clockTime } from '../../app/recording/liveRecording';
+import { clockTime, recordingsFolder } from '../../app/recording/liveRecording';
 import {
   historyDiffTitle,
   historyItems,
@@ -277,13 +277,12 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
   }
 
   private async askPath(): Promise<string | undefined> {
-    const set = this.s.settings()['recording.folder'];
-    const folder = set ? expandHome(set) : vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.ext.globalStorageUri.fsPath);
     const uris = await vscode.window.showOpenDialog({
       title: 'KubeLoop: Open Recording',
       openLabel: 'Open Recording',
       canSelectMany: false,
-      ...(folder ? { defaultUri: vscode.Uri.file(folder) } : {}),
+      defaultUri: vscode.Uri.file(folder),
       filters: { 'KubeLoop recordings': ['klr'], 'All files': ['*'] },
     });
     return uris?.[0]?.fsPath;

@@ -93,6 +93,7 @@ export const LIST_PROGRESS_TIMEOUT_MS = 60_000;
  *   one page for ever), or a watch-list as long without an initial event, is given up: a watch-list
  *   falls back to LIST, a LIST fails and is retried after the backoff. The reflector never stays
  *   'listing' for ever.
+ * - A sink that throws ends the watch as a failure does (backoff, then a relist), never the process.
  * - A 403 across all namespaces with `narrowTo` set narrows the reflector to that namespace once
  *   (logged at warning level) and lists there at once, without backoff. Any other 403 is reported
  *   once (a warning and onForbidden) and ends run() in state 'forbidden': a forbidden request is
@@ -294,6 +295,10 @@ export class Reflector {
         queue.push(e);
         wake?.();
       };
+      // A sink that throws (a bug, or an object a walk cannot take) ends this watch as a failure
+      // (backoff, then a relist), never the process: its rejection is handled from the start, not
+      // only once the watch has ended (an unhandled rejection ends a Node process).
+      let sinkFailed: string | undefined;
       // The consumer: applies events in order, one at a time, while the stream keeps arriving.
       const consume = (async () => {
         for (;;) {
@@ -332,7 +337,10 @@ export class Reflector {
           }
           if (rv) this.lastResourceVersion = rv;
         }
-      })();
+      })().catch((e: unknown) => {
+        sinkFailed = `the loop failed to take a watch event: ${e instanceof Error ? e.message : String(e)}`;
+        watchAbort.abort(new Error(sinkFailed));
+      });
       this.stats.watches++;
       const end = await this.client.watch(
         this.opts.gvr,
@@ -352,12 +360,13 @@ export class Reflector {
       streamDone = true;
       deadline?.cancel();
       wake?.();
-      await consume.catch((e) => {
-        overflow = true;
-        this.lastError = e instanceof Error ? e.message : String(e);
-      });
+      await consume;
       watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
       if (signal.aborted) return 'stopped';
+      if (sinkFailed !== undefined) {
+        this.lastError = sinkFailed;
+        return 'error';
+      }
       if (syncing) {
         // Ended before its initial-events-end bookmark: not a state to resume from.
         if (this.relistRequested || attempt.signal.aborted) return 'relist';
