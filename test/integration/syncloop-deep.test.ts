@@ -17,25 +17,10 @@ import type { Obj } from '../../src/core/recorder/records';
 import type { DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
 import { startTestCluster, type TestCluster } from './demo-support';
+import { chain, nestedText } from '../support/deep';
 
 const never = new AbortController().signal;
 const LEVELS = 4_000;
-
-function nested(levels: number, leaf: number): unknown {
-  let v: unknown = leaf;
-  for (let i = 0; i < levels; i++) v = { a: v };
-  return v;
-}
-
-/** Levels of `a` below `v`, and what is at the end. */
-function chain(v: unknown): { levels: number; end: unknown } {
-  let levels = 0;
-  while (typeof v === 'object' && v !== null && 'a' in v) {
-    v = (v as { a: unknown }).a;
-    levels++;
-  }
-  return { levels, end: v };
-}
 
 describe('a custom resource nested 4,000 levels', () => {
   let t: TestCluster;
@@ -43,7 +28,7 @@ describe('a custom resource nested 4,000 levels', () => {
     t = await startTestCluster({ crds: [{ group: 'example.com', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true }] });
     const widget = (name: string, spec: unknown) =>
       ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec }) as DemoObject;
-    t.cluster.store.create('example.com', 'widgets', widget('deep', nested(LEVELS, 0)));
+    t.cluster.store.create('example.com', 'widgets', widget('deep', JSON.parse(nestedText(LEVELS, '0'))));
     t.cluster.store.create('example.com', 'widgets', widget('flat', { n: 0 }));
   });
   after(async () => {
@@ -80,7 +65,7 @@ describe('a custom resource nested 4,000 levels', () => {
       const rvOf = (name: string) => t.cluster.store.get('example.com', 'widgets', 'default', name)!.metadata.resourceVersion!;
       last = { deep: rvOf('deep'), flat: rvOf('flat') };
       await eventually(() => recorded(last), { description: 'the first list recorded', timeoutMs: 60_000 });
-      for (let i = 1; i <= 5; i++) last = { deep: edit('deep', nested(LEVELS, i))!, flat: edit('flat', { n: i })! };
+      for (let i = 1; i <= 5; i++) last = { deep: edit('deep', JSON.parse(nestedText(LEVELS, String(i))))!, flat: edit('flat', { n: i })! };
       const objs = await eventually(() => recorded(last), { description: `every edit recorded (${err.join(' | ')})`, timeoutMs: 60_000 });
       const deep = objs.get('widgets.example.com/default/deep')!;
       assert.deepEqual(chain(deep.spec), { levels: MAX_OBJECT_DEPTH - 1, end: TRUNCATED });
@@ -110,7 +95,7 @@ describe('a custom resource nested 4,000 levels', () => {
       apiVersion: 'example.com/v1',
       kind: 'Widget',
       metadata: { name: 'deep-2', namespace: 'default' },
-      spec: nested(LEVELS, 0),
+      spec: JSON.parse(nestedText(LEVELS, '0')),
     } as DemoObject);
     const out: string[] = [];
     const err: string[] = [];

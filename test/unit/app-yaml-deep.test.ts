@@ -10,6 +10,7 @@ import { load as loadYaml, type LoadOptions } from 'js-yaml';
 import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/depth';
 import { renderObjectYaml } from '../../src/app/yaml/render';
 import { renderRecordedYaml } from '../../src/app/recording/recordedObjects';
+import { chain, nestedText } from '../support/deep';
 
 const address = { context: 'ctx', group: 'example.com', version: 'v1', resource: 'widgets', namespace: 'team-a', name: 'deep' };
 
@@ -17,18 +18,8 @@ const address = { context: 'ctx', group: 'example.com', version: 'v1', resource:
 const load = (text: string) => loadYaml(text, { maxDepth: 2 * MAX_OBJECT_DEPTH } as LoadOptions);
 
 function deepWidget(levels: number): Record<string, unknown> {
-  const text = '{"a":'.repeat(levels) + '"leaf"' + '}'.repeat(levels);
+  const text = nestedText(levels, '"leaf"');
   return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'deep', namespace: 'team-a' }, spec: JSON.parse(text) };
-}
-
-/** Levels below `v` through `a` members. */
-function chain(v: unknown): { levels: number; end: unknown } {
-  let levels = 0;
-  while (typeof v === 'object' && v !== null && 'a' in v) {
-    v = (v as { a: unknown }).a;
-    levels++;
-  }
-  return { levels, end: v };
 }
 
 describe('YAML views of a custom resource nested 9,999 levels', () => {

@@ -15,27 +15,17 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { Recording } from '../../src/core/recorder/reader';
 import type { Obj } from '../../src/core/recorder/records';
 import { RecordingWriter } from '../../src/core/recorder/writer';
+import { chain, nestedText } from '../support/deep';
 
 const never = new AbortController().signal;
 const WIDGETS = { group: 'example.com', resource: 'widgets' };
 
-const deepText = (levels: number, leaf: number) => '{"a":'.repeat(levels) + String(leaf) + '}'.repeat(levels);
 const widget = (name: string, spec: unknown, rv: string): Obj => ({
   apiVersion: 'example.com/v1',
   kind: 'Widget',
   metadata: { name, namespace: 'team-a', uid: `uid-${name}`, resourceVersion: rv },
   spec,
 });
-
-/** Levels of `a` below `v`, and what is at the end. */
-function chain(v: unknown): { levels: number; end: unknown } {
-  let levels = 0;
-  while (typeof v === 'object' && v !== null && 'a' in v) {
-    v = (v as { a: unknown }).a;
-    levels++;
-  }
-  return { levels, end: v };
-}
 
 async function recorderIn(dir: string) {
   let now = 1_700_000_000_000;
@@ -52,10 +42,10 @@ describe('recorder: objects nested 9,999 levels', () => {
     const dir = mkdtempSync(join(tmpdir(), 'klr-deep-'));
     try {
       const s = await recorderIn(dir);
-      s.rec.replace('w', WIDGETS, [widget('deep', JSON.parse(deepText(9_999, 0)), '1'), widget('flat', { n: 0 }, '2')]);
+      s.rec.replace('w', WIDGETS, [widget('deep', JSON.parse(nestedText(9_999, '0')), '1'), widget('flat', { n: 0 }, '2')]);
       for (let i = 1; i <= 4; i++) {
         s.advance(1000);
-        s.rec.apply('w', WIDGETS, 'MODIFIED', widget('deep', JSON.parse(deepText(9_999, i)), String(10 + i)));
+        s.rec.apply('w', WIDGETS, 'MODIFIED', widget('deep', JSON.parse(nestedText(9_999, String(i))), String(10 + i)));
         s.rec.apply('w', WIDGETS, 'MODIFIED', widget('flat', { n: i }, String(20 + i)));
         await s.writer.flush(never);
       }
@@ -86,9 +76,9 @@ describe('recorder: objects nested 9,999 levels', () => {
       const s = await recorderIn(dir);
       // What another writer could put in a file: the object's JSON text as it is, 9,999 levels.
       const text = (leaf: number) =>
-        `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"deep","namespace":"team-a"},"spec":${deepText(9_999, leaf)}}`;
+        `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"deep","namespace":"team-a"},"spec":${nestedText(9_999, String(leaf))}}`;
       s.writer.delta(s.advance(10), 'A', 'widgets.example.com/team-a/deep', 1, text(0));
-      s.writer.delta(s.advance(10), 'M', 'widgets.example.com/team-a/deep', 2, `{"spec":${deepText(9_999, 1)}}`);
+      s.writer.delta(s.advance(10), 'M', 'widgets.example.com/team-a/deep', 2, `{"spec":${nestedText(9_999, '1')}}`);
       await s.writer.close(never);
 
       const r = await Recording.open(s.path, never);
