@@ -104,22 +104,27 @@ describe('remote: progress inside one long page', () => {
     categories: [],
   };
 
+  /** Loads the one ConfigMaps type of the trickling server (discovery given, not asked) with that task timeout. */
+  const loadConfigMaps = (client: KubeClient, taskTimeoutMs: number) => {
+    const loaderClient: LoaderClient = {
+      transport: client.transport,
+      discover: async () => ({
+        mode: 'aggregated',
+        failures: [],
+        groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }],
+      }),
+      list: (gvr, o, h) => client.list(gvr, o, h),
+    };
+    return new ClusterLoader(loaderClient, { pageSize: 500, taskTimeoutMs }).load();
+  };
+
   for (const ioThread of [true, false]) {
     it(`a page arriving slowly but steadily is not cut off; one that stops mid-body is (${ioThread ? 'I/O thread' : 'loading thread'})`, async () => {
       for (const stall of [false, true]) {
         const s = await trickle({ chunks: 16, gapMs: 100, stall });
         const client = await KubeClient.connect(contextFor(s.url), { ioThread, qps: 0, retry: { maxBackoffRetries: 0 } });
         try {
-          const loaderClient: LoaderClient = {
-            transport: client.transport,
-            discover: async () => ({
-              mode: 'aggregated',
-              failures: [],
-              groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }],
-            }),
-            list: (gvr, o, h) => client.list(gvr, o, h),
-          };
-          const { results } = await new ClusterLoader(loaderClient, { pageSize: 500, taskTimeoutMs: 700 }).load();
+          const { results } = await loadConfigMaps(client, 700);
           const r = results[0];
           if (!stall) {
             assert.equal(r.outcome, 'ok', r.message);
@@ -143,16 +148,7 @@ describe('remote: progress inside one long page', () => {
       const s = await trickle({ chunks: 400, gapMs: 25, stall: false });
       const client = await KubeClient.connect(contextFor(s.url), { ioThread, qps: 0, retry: { maxBackoffRetries: 0 } });
       try {
-        const loaderClient: LoaderClient = {
-          transport: client.transport,
-          discover: async () => ({
-            mode: 'aggregated',
-            failures: [],
-            groups: [{ name: '', preferredVersion: 'v1', versions: [{ version: 'v1', stale: false, resources: [CM] }] }],
-          }),
-          list: (gvr, o, h) => client.list(gvr, o, h),
-        };
-        const { results } = await new ClusterLoader(loaderClient, { pageSize: 500, taskTimeoutMs: 300 }).load();
+        const { results } = await loadConfigMaps(client, 300);
         const r = results[0];
         assert.equal(r.outcome, 'error', `${r.outcome} after ${r.durationMs} ms`);
         assert.equal(r.reason, 'Timeout');
