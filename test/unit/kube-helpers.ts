@@ -10,7 +10,9 @@ import * as https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadKubeContext } from '../../src/core/kube';
+import { after } from 'node:test';
+import { KubeClient, loadKubeContext } from '../../src/core/kube';
+import type { ClientOptions } from '../../src/core/kube/client';
 
 export interface TestServer {
   url: string;
@@ -240,5 +242,26 @@ export function pagedPodList(n: number, fault: (k: number) => ListFault = () => 
     });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
+  };
+}
+
+/**
+ * A file's way to get a real server and a client connected to it: each call starts a server with
+ * `handler` and connects a client with `base` options (and `extra`); every server and client made is
+ * closed after the file's tests. Call once at the top of a test file.
+ */
+export function serverAndClient(base: ClientOptions) {
+  const servers: TestServer[] = [];
+  const clients: KubeClient[] = [];
+  after(async () => {
+    clients.forEach((c) => c.close());
+    await Promise.all(servers.map((s) => s.close()));
+  });
+  return async (handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, extra: ClientOptions = {}) => {
+    const s = await startServer(handler);
+    servers.push(s);
+    const c = await KubeClient.connect(contextFor(s.url), { ...base, ...extra });
+    clients.push(c);
+    return { s, c };
   };
 }

@@ -3,29 +3,17 @@
  * 'tooLarge' as soon as it passes the cap (real server on loopback); an event just under it arrives
  * whole; a long line fed in many small chunks costs work linear in its size.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { KubeClient, KubeTransportError, type WatchEvent } from '../../src/core/kube';
 import { LineFrames, WATCH_FRAME_MAX_BYTES } from '../../src/core/kube/watchFrames';
-import { contextFor, startServer, type TestServer } from './kube-helpers';
+import { contextFor, serverAndClient } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const MiB = 1024 * 1024;
-const servers: TestServer[] = [];
-const clients: KubeClient[] = [];
-after(async () => {
-  clients.forEach((c) => c.close());
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
-  const s = await startServer(handler);
-  servers.push(s);
-  const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
-  clients.push(c);
-  return { s, c };
-}
+const setup = serverAndClient({ qps: 0 });
 
 /** Writes `body` in pieces of 64 KiB, minding backpressure; ends with `tail`. */
 function sendIn64k(res: http.ServerResponse, body: Buffer, tail: string) {
@@ -101,7 +89,6 @@ describe('watch: the end of a stream waits for chunks held for a time slice', ()
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const c = await KubeClient.connect(contextFor(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`), { qps: 0 });
-    clients.push(c);
     try {
       const got: string[] = [];
       const end = await c.watch(pods, { resourceVersion: '10' }, (e) => {
@@ -112,6 +99,7 @@ describe('watch: the end of a stream waits for chunks held for a time slice', ()
       assert.deepEqual(got, ['ADDED', 'ADDED', 'DELETED']);
       assert.deepEqual(end, { kind: 'closed', events: 3 });
     } finally {
+      c.close();
       server.close();
     }
   });

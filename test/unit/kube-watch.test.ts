@@ -1,25 +1,12 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type * as http from 'node:http';
 import { getEventListeners } from 'node:events';
-import { KubeClient, type WatchEvent } from '../../src/core/kube';
-import { contextFor, startServer, status, type TestServer } from './kube-helpers';
+import { type WatchEvent } from '../../src/core/kube';
+import { serverAndClient, status } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
-const servers: TestServer[] = [];
-const clients: KubeClient[] = [];
-after(async () => {
-  clients.forEach((c) => c.close());
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
-  const s = await startServer(handler);
-  servers.push(s);
-  const c = await KubeClient.connect(contextFor(s.url), { qps: 0 });
-  clients.push(c);
-  return { s, c };
-}
+const setup = serverAndClient({ qps: 0 });
 const ev = (type: string, name: string, rv: string) =>
   JSON.stringify({ type, object: { kind: 'Pod', metadata: { name, resourceVersion: rv, managedFields: [1] } } }) + '\n';
 
