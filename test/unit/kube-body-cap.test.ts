@@ -5,35 +5,18 @@
  * past it fails at the headers; a gzip bomb is counted by its inflated bytes. Each server sends a
  * bounded body (a few times the cap), so that the code before the cap existed ends (wrongly) too.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { KubeClient, KubeTransportError } from '../../src/core/kube';
-import { contextFor, startServer, type TestServer } from './kube-helpers';
+import { KubeTransportError } from '../../src/core/kube';
+import { serverAndClient } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const CAP = 1024 * 1024;
-const servers: TestServer[] = [];
-const clients: KubeClient[] = [];
-after(async () => {
-  clients.forEach((c) => c.close());
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, ioThread: boolean) {
-  const s = await startServer(handler);
-  servers.push(s);
-  const c = await KubeClient.connect(contextFor(s.url), {
-    qps: 0,
-    ioThread,
-    maxResponseBytes: CAP,
-    disableCompression: false,
-    retry: { maxBackoffRetries: 0 },
-  });
-  clients.push(c);
-  return { s, c };
-}
+const serve = serverAndClient({ qps: 0, maxResponseBytes: CAP, disableCompression: false, retry: { maxBackoffRetries: 0 } });
+const setup = (handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, ioThread: boolean) => serve(handler, { ioThread });
 
 const HEAD = '{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[';
 const filler = Buffer.from('{"metadata":{"name":"x"}},'.repeat(4096));

@@ -4,28 +4,17 @@
  * servers on loopback. Each server gives up (ends the list) after a few hundred pages, so that the
  * code before the check existed ends (wrongly, with what it gathered) too.
  */
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
-import { KubeClient, KubeTransportError } from '../../src/core/kube';
+import { KubeTransportError } from '../../src/core/kube';
 import { MAX_EMPTY_PAGES } from '../../src/core/kube/pageProgress';
-import { contextFor, json, startServer, type TestServer } from './kube-helpers';
+import { json, serverAndClient } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 const GIVE_UP = 300;
-const servers: TestServer[] = [];
-const clients: KubeClient[] = [];
-after(async () => {
-  clients.forEach((c) => c.close());
-  await Promise.all(servers.map((s) => s.close()));
-});
-async function setup(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, ioThread: boolean) {
-  const s = await startServer(handler);
-  servers.push(s);
-  const c = await KubeClient.connect(contextFor(s.url), { qps: 0, ioThread, retry: { maxBackoffRetries: 0 } });
-  clients.push(c);
-  return { s, c };
-}
+const serve = serverAndClient({ qps: 0, retry: { maxBackoffRetries: 0 } });
+const setup = (handler: (req: http.IncomingMessage, res: http.ServerResponse) => void, ioThread: boolean) => serve(handler, { ioThread });
 
 /** A list whose page after `token` is `page(n, token)`; after GIVE_UP requests, the last page. */
 function lister(page: (n: number, token: string) => { items: number; next: string }) {
