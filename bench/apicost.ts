@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { METADATA_ONLY_ACCEPT } from '../src/core/kube/list';
+import { METADATA_ONLY_ACCEPT } from '../src/core/kube/listwatch/list';
 import { CONSISTENCY_PERIOD_MS } from '../src/core/syncloop/sources/consistency';
 import { startControlPlane } from '../lab/controlplane';
 import { Api, mapLimit } from '../test/apiserver/support';

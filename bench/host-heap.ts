@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { KubeClient } from '../src/core/kube/client';
-import { loadKubeContext } from '../src/core/kube/kubeconfig';
+import { loadKubeContext } from '../src/core/kube/config/kubeconfig';
 import { TimelineStore } from '../src/core/timeline/store';
 import { silentLog } from '../src/app/logger';
 import { runLoad } from '../src/app/load/loadRunner';

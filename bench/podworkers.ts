@@ -7,7 +7,7 @@
 import { realClock } from '../src/core/clock';
 import { PodWorkers, type SyncContext } from '../src/core/syncloop/podworkers';
 import { WorkQueue } from '../src/core/syncloop/workqueue';
-import type { StoredObject } from '../src/core/kube/types';
+import type { StoredObject } from '../src/core/kube/objects/types';
 import { benchArg } from './measure';
 
 const arg = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));

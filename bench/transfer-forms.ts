@@ -9,8 +9,8 @@ import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startDemoCluster } from '../src/demo';
 import { generateObjects } from '../src/demo/generator';
-import { METADATA_ONLY_ACCEPT } from '../src/core/kube/list';
-import { TABLE_ACCEPT, tableItems } from '../src/core/kube/table';
+import { METADATA_ONLY_ACCEPT } from '../src/core/kube/listwatch/list';
+import { TABLE_ACCEPT, tableItems } from '../src/core/kube/listwatch/table';
 import { treeTransferFor, viewOfLoaded } from '../src/core/rows/tableView';
 import { benchArg } from './measure';
 

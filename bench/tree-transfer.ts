@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { startDemoCluster } from '../src/demo';
 import { generateObjects } from '../src/demo/generator';
 import { KubeClient } from '../src/core/kube/client';
-import { loadKubeContext } from '../src/core/kube/kubeconfig';
+import { loadKubeContext } from '../src/core/kube/config/kubeconfig';
 import { ClusterLoader } from '../src/core/loader';
 import { TimelineStore } from '../src/core/timeline/store';
 import { silentLog } from '../src/app/logger';

@@ -29,6 +29,14 @@ function roomOf(path) {
   return undefined;
 }
 
+/** Inside core/kube, its subfolders are rooms too (kube/transport, ...; its loose files are kube/*.ts). */
+function kubeRoomOf(path) {
+  const m = /^src\/core\/kube\/([^/]+)\//.exec(path);
+  if (m) return `kube/${m[1]}`;
+  if (/^src\/core\/kube\/[^/]+$/.test(path)) return 'kube/*.ts';
+  return roomOf(path);
+}
+
 async function graph() {
   const result = await cruise(['src', 'media', 'lab'], {
     includeOnly: '^(src|media|lab)/',
@@ -38,7 +46,21 @@ async function graph() {
   /** from -> to -> whether every import between them is type-only */
   const edges = new Map();
   const rooms = new Set();
+  /** the same, between core/kube's subfolders (and from them outwards) */
+  const kubeEdges = new Map();
+  const kubeRooms = new Set();
   for (const mod of result.output.modules) {
+    if (mod.source.startsWith('src/core/kube/')) {
+      const from = kubeRoomOf(mod.source);
+      kubeRooms.add(from);
+      for (const dep of mod.dependencies) {
+        const to = kubeRoomOf(dep.resolved);
+        if (!to || to === from) continue;
+        const byTo = kubeEdges.get(from) ?? new Map();
+        kubeEdges.set(from, byTo);
+        byTo.set(to, (byTo.get(to) ?? true) && dep.dependencyTypes.includes('type-only'));
+      }
+    }
     const from = roomOf(mod.source);
     if (!from) continue;
     rooms.add(from);
@@ -51,10 +73,19 @@ async function graph() {
       byTo.set(to, (byTo.get(to) ?? true) && typeOnly);
     }
   }
-  return { rooms: [...rooms].sort(), edges };
+  return { rooms: [...rooms].sort(), edges, kubeRooms: [...kubeRooms].sort(), kubeEdges };
 }
 
-function render({ rooms, edges }) {
+function table(rooms, edges) {
+  const lines = ['| room | imports (type-only in italics) |', '|---|---|'];
+  for (const from of rooms) {
+    const tos = [...(edges.get(from) ?? new Map())].sort(([a], [b]) => a.localeCompare(b));
+    lines.push(`| ${from} | ${tos.map(([to, t]) => (t ? `*${to}*` : to)).join(', ') || '(none)'} |`);
+  }
+  return lines;
+}
+
+function render({ rooms, edges, kubeRooms, kubeEdges }) {
   const id = (r) => r.replace(/[^a-z0-9]/gi, '_');
   const lines = ['```mermaid', 'flowchart LR'];
   for (const r of rooms) lines.push(`  ${id(r)}["${r}"]`);
@@ -63,11 +94,8 @@ function render({ rooms, edges }) {
       lines.push(`  ${id(from)} ${typeOnly ? '-.->' : '-->'} ${id(to)}`);
     }
   }
-  lines.push('```', '', '| room | imports (type-only in italics) |', '|---|---|');
-  for (const from of rooms) {
-    const tos = [...(edges.get(from) ?? new Map())].sort(([a], [b]) => a.localeCompare(b));
-    lines.push(`| ${from} | ${tos.map(([to, t]) => (t ? `*${to}*` : to)).join(', ') || '(none)'} |`);
-  }
+  lines.push('```', '', ...table(rooms, edges));
+  lines.push('', 'Inside core/kube, one folder per concept:', '', ...table(kubeRooms, kubeEdges));
   return lines.join('\n');
 }
 

@@ -9,10 +9,32 @@
 // - src/core/ imports nothing from src/app/, src/vscode/, src/cli/, src/demo/. Inside it, the sync
 //   loop never imports the loader or the recorder, nor the loader the loop or the recorder; the
 //   recorder takes only types from the loop; core/kube imports none of them (nor core/rows).
+// - Inside core/kube, each folder imports only the layers below it: objects and protobuf nothing of
+//   kube; config those; transport config; discovery, listwatch and access transport and below, and
+//   only types from each other; none of them the client (client.ts) or the barrel (index.ts).
 // - src/app/ never imports src/vscode/.
 // - src/demo/ imports only types from src/core/, and nothing from src/app/, src/vscode/, src/cli/.
 // - Nothing but src/vscode/ outside the webview (and the in-host test suite, test/e2e/electron/) imports 'vscode'.
 import { dirname, relative, resolve, sep } from 'node:path';
+
+/** core/kube's layers, lowest first: a folder imports the layers below its own, only types from
+ * the folders beside it, nothing above it, and never the client (client.ts) or the barrel (index.ts). */
+const KUBE_LAYERS = [['objects', 'protobuf'], ['config'], ['transport'], ['discovery', 'listwatch', 'access']];
+function kubeRoom(folder) {
+  const level = KUBE_LAYERS.findIndex((l) => l.includes(folder));
+  const dir = (f) => `src/core/kube/${f}/`;
+  return {
+    room: dir(folder),
+    never: [
+      ...KUBE_LAYERS.slice(level + 1)
+        .flat()
+        .map(dir),
+      dir('client'),
+      dir('index'),
+    ],
+    typesOnly: KUBE_LAYERS[level].filter((f) => f !== folder).map(dir),
+  };
+}
 
 /** Per room (a folder prefix, relative to the project root): what it may not import. */
 const ROOMS = [
@@ -24,6 +46,15 @@ const ROOMS = [
   { room: 'src/core/loader/', never: ['src/core/syncloop/', 'src/core/recorder/'] },
   { room: 'src/core/recorder/', never: ['src/core/loader/'], typesOnly: ['src/core/syncloop/'] },
   { room: 'src/core/kube/', never: ['src/core/loader/', 'src/core/syncloop/', 'src/core/recorder/', 'src/core/rows/'] },
+  // Inside core/kube, layers: objects and protobuf (shapes, no I/O) < config (kubeconfig, exec
+  // plugins) < transport (HTTP, auth, I/O thread) < discovery, listwatch, access < client.ts.
+  kubeRoom('objects'),
+  kubeRoom('protobuf'),
+  kubeRoom('config'),
+  kubeRoom('transport'),
+  kubeRoom('discovery'),
+  kubeRoom('listwatch'),
+  kubeRoom('access'),
   { room: 'src/app/', never: ['src/vscode/'] },
   { room: 'src/demo/', never: ['src/app/', 'src/vscode/', 'src/cli/'], typesOnly: ['src/core/'] },
 ];

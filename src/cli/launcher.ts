@@ -19,7 +19,7 @@ import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { prestartIoThread } from '../core/kube/ioThread';
+import { prestartIoThread } from '../core/kube/transport/ioThread';
 
 interface CliMain {
   runCli(argv: string[]): void;

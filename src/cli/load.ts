@@ -18,7 +18,7 @@
  */
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
-import { depthNotices } from '../core/kube/depth';
+import { depthNotices } from '../core/kube/objects/depth';
 import {
   AUTO_BASE_LANES,
   AUTO_MAX_LANES,
@@ -36,11 +36,11 @@ import {
 import { MAX_CONCURRENCY } from '../core/pool';
 import { MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS } from '../core/loader/multiCluster';
 import { loadMany } from './loadMany';
-import type { ListTransfer } from '../core/kube/list';
+import type { ListTransfer } from '../core/kube/listwatch/list';
 import { treeTransferFor } from '../core/rows/tableView';
 import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
-import { credentialsWithheld } from '../core/kube/auth';
+import { credentialsWithheld } from '../core/kube/transport/auth';
 import { cliWriter, type Writer } from './terminal';
 import { parseRequestTimeout } from './requestTimeout';
 
@@ -435,7 +435,7 @@ function fatal(io: LoadIO, msg: string): number {
 }
 
 export async function runLoad(argv: string[], io: LoadIO): Promise<number> {
-  // An object cut for nesting too deep (core/kube/depth.ts) is still loaded: said once per object.
+  // An object cut for nesting too deep (core/kube/objects/depth.ts) is still loaded: said once per object.
   const offDepth = depthNotices.subscribe((m) => io.stderr.write(`warning: ${m}\n`));
   try {
     return await load(argv, { ...io, stdout: cliWriter(io.stdout), stderr: cliWriter(io.stderr) });

@@ -7,7 +7,7 @@
  * Exit status: 0 every cluster loaded every type; 2 some cluster failed or some types did; 1 only
  * for a problem with the run itself (bad flags, no kubeconfig, no contexts); 130 interrupted.
  */
-import { credentialsWithheld } from '../core/kube/auth';
+import { credentialsWithheld } from '../core/kube/transport/auth';
 import { KubeClient, KubeConfigError, listContextNames, loadKubeContexts, type KubeContext } from '../core/kube';
 import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';

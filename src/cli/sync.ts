@@ -31,9 +31,9 @@
  */
 import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
-import { credentialsWithheld } from '../core/kube/auth';
+import { credentialsWithheld } from '../core/kube/transport/auth';
 import { KubeClient } from '../core/kube/client';
-import { depthNotices } from '../core/kube/depth';
+import { depthNotices } from '../core/kube/objects/depth';
 import { ClusterSync } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
 import { TimelineStore } from '../core/timeline/store';
@@ -358,7 +358,7 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
           stop.signal,
         )
       : undefined;
-  // An object cut for nesting too deep (core/kube/depth.ts) is still synced and recorded: said once per object.
+  // An object cut for nesting too deep (core/kube/objects/depth.ts) is still synced and recorded: said once per object.
   const offDepth = depthNotices.subscribe((m) => io.stderr(`kubeloop sync: warning: ${m}`));
   try {
     await sync.run(stop.signal);

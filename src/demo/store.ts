@@ -16,7 +16,7 @@
  *   events after rv may already have been dropped (the watch then answers 410 Gone, like a compacted etcd).
  */
 import { randomUUID } from 'node:crypto';
-import type { KubeObject as WireObject, ObjectMeta } from '../core/kube/types';
+import type { KubeObject as WireObject, ObjectMeta } from '../core/kube/objects/types';
 import { statusApart, withUpdateEntry } from './server/managed-fields';
 
 export interface TypeInfo {

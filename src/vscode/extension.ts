@@ -21,7 +21,7 @@ import { COMMANDS, OUTPUT_CHANNEL_NAME, RESOURCES_VIEW_ID, type CommandName } fr
 import { registerCommands, type CommandHandler } from './commands';
 import { Connections } from '../app/connection/connection';
 import { createLogger, type LogSink, type Logger } from '../app/logger';
-import { depthNotices } from '../core/kube/depth';
+import { depthNotices } from '../core/kube/objects/depth';
 import { ResourceModel } from '../app/model/resourceModel';
 import { readSettings, SETTINGS_SECTION, type KubeLoopSettings } from '../app/settings';
 import { formatEventDetails } from '../shared/details';
@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   let reported = initial.problems;
   warnAbout(reported);
   const log = createLogger(channelSink(channel), () => settings.logLevel);
-  // An object nested too deep to walk is kept cut (core/kube/depth.ts): said once per object.
+  // An object nested too deep to walk is kept cut (core/kube/objects/depth.ts): said once per object.
   context.subscriptions.push({ dispose: depthNotices.subscribe((m) => log.warn(m)) });
   // the Kubernetes extension, when installed: its kubeconfig and context, where KubeLoop's settings are unset
   const k8s = new KubernetesFollower(

@@ -29,7 +29,7 @@ import {
 import { planFor } from '../../src/core/kube/protobuf/decode';
 import { project } from '../../src/core/kube/protobuf/plan';
 import { computeObjectView } from '../../src/core/rows/objectView';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import { eventually } from '../support/eventually';
 import { seed } from './objects';
 import { Api, collectionPath, createCrd } from './support';

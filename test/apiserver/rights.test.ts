@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
 import { KubeApiError, KubeClient, loadKubeContext, rulesAllow } from '../../src/core/kube';
 import { ClusterLoader } from '../../src/core/loader';
-import { CLUSTER_RULES_PROBE } from '../../src/core/kube/accessReview';
+import { CLUSTER_RULES_PROBE } from '../../src/core/kube/access/review';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { runKubectl } from '../support/kubectl';

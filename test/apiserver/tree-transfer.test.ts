@@ -10,16 +10,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube';
-import { tableRowOf } from '../../src/core/kube/table';
+import { tableRowOf } from '../../src/core/kube/listwatch/table';
 import { computeObjectView } from '../../src/core/rows/objectView';
 import { TABLE_TYPES, METADATA_TYPES, viewOfLoaded } from '../../src/core/rows/tableView';
-import { objectKey } from '../../src/core/kube/objectKey';
-import type { StoredObject } from '../../src/core/kube/types';
+import { objectKey } from '../../src/core/kube/objects/objectKey';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { Api, collectionPath } from './support';
 import { PODS } from '../support/pod-spread';
 import { table as demoTable } from '../../src/demo/server/forms';
-import { TABLE_ACCEPT } from '../../src/core/kube/table';
+import { TABLE_ACCEPT } from '../../src/core/kube/listwatch/table';
 
 const NS = 'tree-transfer';
 const HOLD = 'kubeloop.io/hold';

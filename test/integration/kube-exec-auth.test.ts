@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { KubeApiError, KubeClient, KubeConfigError, loadKubeContext } from '../../src/core/kube';
-import { ExecCredentialProvider } from '../../src/core/kube/exec';
+import { ExecCredentialProvider } from '../../src/core/kube/config/exec';
 import { startDemoCluster, type DemoCluster } from '../../src/demo';
 import { eventually } from '../support/eventually';
 

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
-import { loadKubeContext } from '../../src/core/kube/kubeconfig';
+import { loadKubeContext } from '../../src/core/kube/config/kubeconfig';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { silentLog } from '../../src/app/logger';
 import { runLoad } from '../../src/app/load/loadRunner';
@@ -17,7 +17,7 @@ import { startTestCluster, type TestCluster } from './demo-support';
 import { PODS } from '../support/pod-spread';
 import { runLoad as runCliLoad } from '../../src/cli/load';
 import { ClusterLoader } from '../../src/core/loader';
-import { TableColumnError, tableRowOf } from '../../src/core/kube/table';
+import { TableColumnError, tableRowOf } from '../../src/core/kube/listwatch/table';
 import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { capture } from '../support/capture';
 

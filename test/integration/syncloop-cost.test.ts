@@ -13,7 +13,7 @@ import { KubeClient } from '../../src/core/kube/client';
 import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
 import { ConsistencyCheck, ConsistencyLister } from '../../src/core/syncloop/sources/consistency';
 import type { Reflector } from '../../src/core/syncloop/sources/reflector';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import { realClock } from '../../src/core/clock';
 import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { TimelineStore } from '../../src/core/timeline/store';

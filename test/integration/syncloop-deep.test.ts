@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
 import { runSync } from '../../src/cli/sync';
-import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/depth';
+import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/objects/depth';
 import { Recording } from '../../src/core/recorder/reader';
 import type { Obj } from '../../src/core/recorder/records';
 import type { DemoObject } from '../../src/demo/store';

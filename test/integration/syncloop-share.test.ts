@@ -1,5 +1,5 @@
 /**
- * What the sync loop keeps of a changed object (src/core/kube/share.ts, wired in ConfigSink): after
+ * What the sync loop keeps of a changed object (src/core/kube/objects/share.ts, wired in ConfigSink): after
  * a watch MODIFIED event, the version a source holds takes the previous version's unchanged parts
  * (the same objects), keeps the changed ones new, and the loop still handles the change as the
  * config merge classifies it (a label change of a pod is an UPDATE). Real watches from the demo

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
-import { loadKubeContext } from '../../src/core/kube/kubeconfig';
+import { loadKubeContext } from '../../src/core/kube/config/kubeconfig';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { createLogger, type Logger } from '../../src/app/logger';
 import { runLoad, type LoadProgress } from '../../src/app/load/loadRunner';

@@ -6,7 +6,7 @@ import { FakeClock } from '../../src/core/clock';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
 import { syncLoop } from '../../src/core/syncloop/loop';
-import type { Pod } from '../../src/core/kube/pod';
+import type { Pod } from '../../src/core/kube/objects/pod';
 import { createLogger } from '../../src/app/logger';
 import { syncLineLevel, syncLogger } from '../../src/app/sync/syncRunner';
 

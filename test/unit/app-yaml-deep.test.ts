@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { load as loadYaml, type LoadOptions } from 'js-yaml';
-import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/depth';
+import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/objects/depth';
 import { renderObjectYaml } from '../../src/app/yaml/render';
 import { renderRecordedYaml } from '../../src/app/recording/recordedObjects';
 import { chain, nestedText } from '../support/deep';

@@ -1,5 +1,5 @@
 /**
- * The review requests (src/core/kube/access.ts) over the transport's postJson, against a real HTTP
+ * The review requests (src/core/kube/access/selfSubject.ts) over the transport's postJson, against a real HTTP
  * server on loopback: what is sent (POST, JSON body, the user's credentials), how answers are read,
  * that 429 with Retry-After is retried and a 4xx is not, and that an abort ends the request at once.
  */

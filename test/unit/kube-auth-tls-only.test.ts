@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeTransport } from '../../src/core/kube';
-import { credentialsWithheld } from '../../src/core/kube/auth';
+import { credentialsWithheld } from '../../src/core/kube/transport/auth';
 import { Connections } from '../../src/app/connection/connection';
 import { runLoad } from '../../src/cli/load';
 import { capture } from '../support/capture';

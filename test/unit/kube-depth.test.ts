@@ -1,5 +1,5 @@
 /**
- * The depth cut of server objects (src/core/kube/depth.ts): kube-apiserver stores JSON nested up to
+ * The depth cut of server objects (src/core/kube/objects/depth.ts): kube-apiserver stores JSON nested up to
  * 10,000 levels, and what comes in is cut at MAX_OBJECT_DEPTH levels, each deeper part replaced by a
  * marker string, with one notice per object. The list and watch cases run over a real socket.
  */
@@ -15,8 +15,8 @@ import {
   parseJsonCapped,
   TRUNCATED,
   truncatedMarker,
-} from '../../src/core/kube/depth';
-import { shareUnchanged } from '../../src/core/kube/share';
+} from '../../src/core/kube/objects/depth';
+import { shareUnchanged } from '../../src/core/kube/objects/share';
 import { deepEqual } from '../../src/core/syncloop/equal';
 import { contextFor, startServer, type TestServer } from './kube-helpers';
 

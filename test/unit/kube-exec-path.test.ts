@@ -8,8 +8,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecCredentialProvider } from '../../src/core/kube/exec';
-import { lookPath, spawnable } from '../../src/core/kube/execPath';
+import { ExecCredentialProvider } from '../../src/core/kube/config/exec';
+import { lookPath, spawnable } from '../../src/core/kube/config/execPath';
 import { tempDir } from './kube-helpers';
 
 const dir = tempDir();

@@ -1,12 +1,12 @@
-// StringInterner (src/core/kube/intern.ts): a parsed object's repeated values become one copy each,
+// StringInterner (src/core/kube/objects/intern.ts): a parsed object's repeated values become one copy each,
 // its values never change, unique fields stay out of the table, and the table stays bounded.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { StringInterner } from '../../src/core/kube/intern';
-import { shareUnchanged } from '../../src/core/kube/share';
+import { StringInterner } from '../../src/core/kube/objects/intern';
+import { shareUnchanged } from '../../src/core/kube/objects/share';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -1,7 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, sharedIoThread, type KubeObject } from '../../src/core/kube';
-import { setIoThreadIdleMs } from '../../src/core/kube/ioThread';
+import { setIoThreadIdleMs } from '../../src/core/kube/transport/ioThread';
 import { b64, contextFor, makePki, pagedPodList, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import { KubeTransportError } from '../../src/core/kube';
-import { MAX_EMPTY_PAGES } from '../../src/core/kube/pageProgress';
+import { MAX_EMPTY_PAGES } from '../../src/core/kube/listwatch/pageProgress';
 import { json, serverAndClient } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseProxyUrl, proxyEnvironment, proxyFromEnvironment, resolveProxy } from '../../src/core/kube/proxy';
+import { parseProxyUrl, proxyEnvironment, proxyFromEnvironment, resolveProxy } from '../../src/core/kube/transport/proxy';
 import { redactUrl } from '../../src/core/kube/redactUrl';
 
 const P = 'http://proxy.corp:3128';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shareUnchanged } from '../../src/core/kube/share';
+import { shareUnchanged } from '../../src/core/kube/objects/share';
 
 const pod = (labels: Record<string, string>, ready: boolean) => ({
   kind: 'Pod',

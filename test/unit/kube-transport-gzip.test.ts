@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { KubeApiError, KubeClient, KubeTransportError, type WatchEvent } from '../../src/core/kube';
 import { contextFor, startServer, type TestServer } from './kube-helpers';
 import { startNetem } from '../../bench/netem';
-import { LOOPBACK_GZIP_MIN_RTT_MS } from '../../src/core/kube/transport';
+import { LOOPBACK_GZIP_MIN_RTT_MS } from '../../src/core/kube/transport/transport';
 
 const servers: TestServer[] = [];
 const clients: KubeClient[] = [];

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { pageTurn } from '../../src/core/kube/turns';
+import { pageTurn } from '../../src/core/kube/transport/turns';
 
 describe('pageTurn: one page parsed per turn of the event loop', () => {
   it('grants one waiter per turn, in order: a turn scheduled from a grant runs before the grant after next', async () => {

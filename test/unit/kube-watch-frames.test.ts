@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { KubeClient, KubeTransportError, type WatchEvent } from '../../src/core/kube';
-import { LineFrames, WATCH_FRAME_MAX_BYTES } from '../../src/core/kube/watchFrames';
+import { LineFrames, WATCH_FRAME_MAX_BYTES } from '../../src/core/kube/listwatch/watchFrames';
 import { contextFor, serverAndClient } from './kube-helpers';
 
 const pods = { group: '', version: 'v1', resource: 'pods' };

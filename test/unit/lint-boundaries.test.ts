@@ -98,7 +98,7 @@ describe('lint: house boundaries', () => {
     assert.deepEqual(
       await boundaryErrors(
         'src/core/syncloop/probe.ts',
-        "import { ClusterLoader } from '../loader/clusterLoader';\nimport { Recorder } from '../recorder/recorder';\nimport type { StoredObject } from '../kube/types';\nvoid ClusterLoader, Recorder;",
+        "import { ClusterLoader } from '../loader/clusterLoader';\nimport { Recorder } from '../recorder/recorder';\nimport type { StoredObject } from '../kube/objects/types';\nvoid ClusterLoader, Recorder;",
       ),
       [
         'src/core/syncloop/ may not import src/core/loader/clusterLoader (src/core/loader/ is off limits to it).',
@@ -118,6 +118,29 @@ describe('lint: house boundaries', () => {
     assert.deepEqual(await boundaryErrors('src/core/kube/probe.ts', "import { computeObjectView } from '../rows/objectView';\nvoid computeObjectView;"), [
       'src/core/kube/ may not import src/core/rows/objectView (src/core/rows/ is off limits to it).',
     ]);
+  });
+
+  it('inside core/kube: each folder imports only the layers below it, types only from its siblings, never the client', async () => {
+    assert.deepEqual(
+      await boundaryErrors(
+        'src/core/kube/objects/probe.ts',
+        "import { KubeClient } from '../client';\nimport { KubeTransport } from '../transport/transport';\nvoid KubeClient, KubeTransport;",
+      ),
+      [
+        'src/core/kube/objects/ may not import src/core/kube/client (src/core/kube/client/ is off limits to it).',
+        'src/core/kube/objects/ may not import src/core/kube/transport/transport (src/core/kube/transport/ is off limits to it).',
+      ],
+    );
+    assert.deepEqual(await boundaryErrors('src/core/kube/transport/probe.ts', "import { list } from '../listwatch/list';\nvoid list;"), [
+      'src/core/kube/transport/ may not import src/core/kube/listwatch/list (src/core/kube/listwatch/ is off limits to it).',
+    ]);
+    assert.deepEqual(
+      await boundaryErrors(
+        'src/core/kube/access/probe.ts',
+        "import type { ApiResource } from '../discovery/parse';\nimport { discover } from '../discovery/discover';\nimport { KubeTransport } from '../transport/transport';\nvoid discover, KubeTransport;\nexport type R = ApiResource;",
+      ),
+      ['src/core/kube/access/ may import only types from src/core/kube/discovery/discover: write `import type`.'],
+    );
   });
 
   it('src/app never imports src/vscode', async () => {

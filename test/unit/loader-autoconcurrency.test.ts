@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
 import type { ApiResource, Discovery, KubeObject, ListHooks, ListOptions } from '../../src/core/kube';
-import { distanceRttMs, noteRtt } from '../../src/core/kube/rtt';
+import { distanceRttMs, noteRtt } from '../../src/core/kube/transport/rtt';
 import { AUTO_BASE_LANES, AUTO_MAX_LANES, autoConcurrency, ClusterLoader, type LoaderClient } from '../../src/core/loader';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 import { eventually } from '../support/eventually';

@@ -22,7 +22,7 @@ import {
   type ResourceRule,
 } from '../../src/core/kube';
 import { ClusterLoader, nothingPermitted, planScopedTasks, type LoaderClient } from '../../src/core/loader';
-import { REVIEW_TIMEOUT_MS, type AccessFacts } from '../../src/core/kube/accessReview';
+import { REVIEW_TIMEOUT_MS, type AccessFacts } from '../../src/core/kube/access/review';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[] = []): ResourceRule => ({

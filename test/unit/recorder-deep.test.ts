@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/depth';
+import { MAX_OBJECT_DEPTH, TRUNCATED } from '../../src/core/kube/objects/depth';
 import { jsonLine } from '../../src/core/recorder/export';
 import { Recorder } from '../../src/core/recorder/recorder';
 import { Recording } from '../../src/core/recorder/reader';

@@ -11,7 +11,7 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
 import { BLOCK_HEADER_BYTES } from '../../src/core/recorder/format';
-import { LAST_APPLIED, redactObject } from '../../src/core/kube/redact';
+import { LAST_APPLIED, redactObject } from '../../src/core/kube/objects/redact';
 import { redactObject as yamlRedact } from '../../src/app/yaml/render';
 
 const never = new AbortController().signal;

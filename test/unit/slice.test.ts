@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSteps, runStepsSliced, TimeSlicer, type Steps } from '../../src/core/slice';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const macrotask = () => new Promise<void>((r) => setImmediate(r));
 

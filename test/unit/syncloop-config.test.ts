@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { PodConfig } from '../../src/core/syncloop/config/podconfig';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
 import type { PodUpdate } from '../../src/core/syncloop/types';
-import type { StoredObject } from '../../src/core/kube/types';
-import type { Pod } from '../../src/core/kube/pod';
+import type { StoredObject } from '../../src/core/kube/objects/types';
+import type { Pod } from '../../src/core/kube/objects/pod';
 
 function pod(name: string, uid: string, extra: Partial<Pod> & { rv?: string; labels?: Record<string, string>; deletion?: string } = {}): Pod {
   return {

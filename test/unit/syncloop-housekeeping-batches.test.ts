@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import { handlePodCleanups, HOUSEKEEPING_BATCH, HOUSEKEEPING_SWEEP } from '../../src/core/syncloop/housekeeping';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const resource = { group: '', resource: 'configmaps' };
 const cm = (i: number, rv = '1'): StoredObject => ({

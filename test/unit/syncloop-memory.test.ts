@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/core/clock';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
 import { syncLoop } from '../../src/core/syncloop/loop';
-import type { Pod } from '../../src/core/kube/pod';
+import type { Pod } from '../../src/core/kube/objects/pod';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));

@@ -17,8 +17,8 @@ import { ModelSyncer, TERMINATION_REPORT_SLACK_MS } from '../../src/core/syncloo
 import { DesiredStateOfWorld } from '../../src/core/syncloop/state/desired';
 import { ActualStateOfWorld } from '../../src/core/syncloop/state/actual';
 import { ProbeResultsCache } from '../../src/core/syncloop/state/probes';
-import type { ContainerStatus, Pod } from '../../src/core/kube/pod';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { ContainerStatus, Pod } from '../../src/core/kube/objects/pod';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));

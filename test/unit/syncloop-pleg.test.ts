@@ -7,7 +7,7 @@ import { containerStates, generateEvents, GenericPLEG, type PlegContainerState }
 import { goDuration, PlegRelister, PodsNotSynced } from '../../src/core/syncloop/pleg/relister';
 import { PodStorage } from '../../src/core/syncloop/config/storage';
 import { TimeSlicer } from '../../src/core/slice';
-import type { ContainerStatus, Pod } from '../../src/core/kube/pod';
+import type { ContainerStatus, Pod } from '../../src/core/kube/objects/pod';
 import type { PodLifecycleEvent } from '../../src/core/syncloop/types';
 
 const states: PlegContainerState[] = ['running', 'exited', 'unknown', 'non-existent'];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { COMBINED_PREFIX, ProbeInference, probeOfEvent } from '../../src/core/syncloop/prober/infer';
 import { ResultsManager } from '../../src/core/syncloop/prober/results';
 import { exitCause } from '../../src/core/syncloop/prober/exits';
-import type { ContainerStatus, KubeEvent, Pod } from '../../src/core/kube/pod';
+import type { ContainerStatus, KubeEvent, Pod } from '../../src/core/kube/objects/pod';
 import type { ProbeUpdate } from '../../src/core/syncloop/types';
 
 const probe = { httpGet: { path: '/healthz', port: 8081 }, periodSeconds: 5, failureThreshold: 2 };

@@ -10,7 +10,7 @@ import type * as http from 'node:http';
 import { FakeClock } from '../../src/core/clock';
 import { KubeClient } from '../../src/core/kube';
 import { LIST_PROGRESS_TIMEOUT_MS, Reflector, REFLECTOR_BACKOFF_MAX_MS, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import { contextFor, json, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 

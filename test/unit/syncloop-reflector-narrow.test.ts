@@ -7,11 +7,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { KubeObject as WireObject } from '../../src/core/kube/types';
-import type { ListResult } from '../../src/core/kube/list';
-import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/watch';
+import type { KubeObject as WireObject } from '../../src/core/kube/objects/types';
+import type { ListResult } from '../../src/core/kube/listwatch/list';
+import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/listwatch/watch';
 import { Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
 const pod = (name: string, uid: string | undefined, rv: string): WireObject => ({

@@ -9,10 +9,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import { KubeApiError } from '../../src/core/kube/errors';
-import type { ListResult } from '../../src/core/kube/list';
-import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/watch';
+import type { ListResult } from '../../src/core/kube/listwatch/list';
+import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/listwatch/watch';
 import { INITIAL_EVENTS_END, REFLECTOR_BACKOFF_BASE_MS, Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const GVR = { group: '', version: 'v1', resource: 'pods' };
 const o = (uid: string, rv: string): StoredObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConsistencyCheck, divergence } from '../../src/core/syncloop/sources/consistency';
 import { sourceName } from '../../src/core/syncloop/sources/cluster';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const o = (uid: string, rv: string): StoredObject => ({ metadata: { name: uid, namespace: 'ns', uid, resourceVersion: rv } });
 const snap = (seq: number, rv: string, ...items: StoredObject[]) => ({ items, resourceVersion: rv, seq });

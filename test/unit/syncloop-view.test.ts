@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { computeObjectView, podPrintColumns } from '../../src/core/rows/objectView';
-import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/core/kube/pod';
+import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/core/kube/objects/pod';
 
 function pod(status: PodStatus, opts: { containers?: string[]; init?: Container[]; deleting?: boolean } = {}): Pod {
   return {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
 import type { ResourceAttributes, ResourceRule } from '../../src/core/kube';
-import type { AccessFacts } from '../../src/core/kube/accessReview';
+import type { AccessFacts } from '../../src/core/kube/access/review';
 import { planWatchScopes, reviewWatchAccess } from '../../src/core/syncloop/sources/watchscope';
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[]): ResourceRule => ({ verbs, apiGroups, resources, resourceNames: [] });

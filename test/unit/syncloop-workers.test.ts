@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/core/clock';
 import { PodWorkers, type PodSyncer, type SyncContext } from '../../src/core/syncloop/podworkers';
 import { WorkQueue } from '../../src/core/syncloop/workqueue';
 import { TimeSlicer } from '../../src/core/slice';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));

@@ -1,6 +1,6 @@
 // Fixtures of the vscode-* unit tests: pods and objects as the API sends them, loader results.
 import type { LoadTask, LoadTaskResult } from '../../src/core/loader/types';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import type { GroupVersionResource } from '../../src/core/timeline/events';
 
 let uid = 0;

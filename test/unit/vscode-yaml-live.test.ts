@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/core/clock';
-import type { StoredObject } from '../../src/core/kube/types';
+import type { StoredObject } from '../../src/core/kube/objects/types';
 import { ResourceModel } from '../../src/app/model/resourceModel';
 import type { ObjectAddress } from '../../src/app/yaml/address';
 import { LiveDocuments, lookupIn } from '../../src/app/yaml/live';

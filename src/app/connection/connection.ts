@@ -14,11 +14,11 @@
  */
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { credentialsWithheld } from '../../core/kube/auth';
+import { credentialsWithheld } from '../../core/kube/transport/auth';
 import type { Logger } from '../logger';
 import { KubeClient } from '../../core/kube/client';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../../core/kube/errors';
-import { listContextNames, loadKubeContext, type KubeContext } from '../../core/kube/kubeconfig';
+import { listContextNames, loadKubeContext, type KubeContext } from '../../core/kube/config/kubeconfig';
 import { redactUrl, redactUrlsIn } from '../../core/kube/redactUrl';
 
 export interface ConnectionTarget {

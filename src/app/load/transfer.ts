@@ -13,7 +13,7 @@
  * every row needs; a Table row of a name-only type costs more than its metadata item. Hence Table
  * only where its cells are needed, metadata where they are not.
  */
-import type { ListTransfer } from '../../core/kube/list';
+import type { ListTransfer } from '../../core/kube/listwatch/list';
 import type { LoadTask } from '../../core/loader/types';
 import { treeTransferFor } from '../../core/rows/tableView';
 import type { KubeLoopSettings } from '../settings';

@@ -7,7 +7,7 @@
  * never contain ':' or '/', and no object name contains '/' (RBAC names, the loosest, are path
  * segments). So the first ':' ends the type, and the first '/' after it ends the namespace.
  */
-import type { GroupVersionResource } from '../../core/kube/types';
+import type { GroupVersionResource } from '../../core/kube/objects/types';
 
 export interface ParsedKey {
   /** kubectl's type name, `pods` or `deployments.apps` (ResourceType.key). */

@@ -13,16 +13,16 @@
  * - Writing what is already there (an equal view, a reload with identical contents) announces nothing.
  * - A listener that throws cannot break the writer or the other listeners.
  */
-import { objectKey, type ResourceRef } from '../../core/kube/objectKey';
-import type { StoredObject } from '../../core/kube/types';
+import { objectKey, type ResourceRef } from '../../core/kube/objects/objectKey';
+import type { StoredObject } from '../../core/kube/objects/types';
 import type { ObjectView } from '../../core/rows/objectView';
 import { viewOfLoaded } from '../../core/rows/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
-import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/types';
+import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/objects/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 import { runSteps, STEP_ITEMS, type Steps } from '../../core/slice';
-import { sharedInterner } from '../../core/kube/intern';
+import { sharedInterner } from '../../core/kube/objects/intern';
 
 export interface ResourceType {
   /** kubectl's name, `pods` or `deployments.apps`; also the sync loop's key prefix. */

@@ -8,7 +8,7 @@
  *   kubeloop-recording:/<recording id>/after/<i>/<type>/<namespace or _>/<name>.yaml    after change i
  *
  * Guarantees:
- * - Secret values are masked in every document by the YAML view's own function (core/kube/redact.ts),
+ * - Secret values are masked in every document by the YAML view's own function (core/kube/objects/redact.ts),
  *   although a recording holds them masked already: a document never shows more than the live view.
  * - Every document says in its first lines that it is a recording, read-only, and of which instant.
  * - A name is escaped in the path like the live YAML address (address.ts), so any name round-trips.
@@ -16,7 +16,7 @@
 import { mergePatch } from '../../core/recorder/diff';
 import type { ObjectChange } from '../../core/recorder/reader';
 import { objectKey, parseKey, type Obj } from '../../core/recorder/records';
-import { isSecret } from '../../core/kube/redact';
+import { isSecret } from '../../core/kube/objects/redact';
 import { escapePathSegment, pathSegments } from '../yaml/address';
 import { CUT_NOTE, objectYaml } from '../yaml/render';
 import { clockTime } from './liveRecording';

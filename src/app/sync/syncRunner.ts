@@ -26,7 +26,7 @@ import { runSteps, runStepsSliced, type Steps } from '../../core/slice';
 import { ClusterSync } from '../../core/syncloop/sources/cluster';
 import type { ListWatchClient } from '../../core/syncloop/sources/reflector';
 import type { SyncLogger, Verbosity } from '../../core/syncloop/log';
-import type { AccessReviewer } from '../../core/kube/accessReview';
+import type { AccessReviewer } from '../../core/kube/access/review';
 import type { WatchedType } from '../../core/syncloop/sources/watchscope';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { SyncObserver } from '../../core/syncloop/observer';

@@ -1,7 +1,7 @@
 /**
  * An object as the read-only YAML document shows it. No 'vscode' import.
  *
- * Secrets are masked by core/kube/redact.ts (shared with the flight recorder): every value of `data` and `stringData` is replaced by `<masked: N bytes>` (N is the
+ * Secrets are masked by core/kube/objects/redact.ts (shared with the flight recorder): every value of `data` and `stringData` is replaced by `<masked: N bytes>` (N is the
  * decoded size), and so is the `kubectl.kubernetes.io/last-applied-configuration` annotation, which
  * `kubectl apply` fills with the whole Secret including its data. There is deliberately no setting
  * to unmask: the document lives in an editor tab (screen shares, screenshots, "copy all", chat
@@ -10,13 +10,13 @@
  * managedFields are dropped: they are large and serve server-side apply, not a reader.
  *
  * Deep objects: one nested deeper than MAX_OBJECT_DEPTH levels (a tenant's custom resource may nest
- * 10,000) is shown cut there (core/kube/depth.ts), with a header line saying so; collections below
+ * 10,000) is shown cut there (core/kube/objects/depth.ts), with a header line saying so; collections below
  * BLOCK_LEVELS are written in flow style. So any object renders, in time and text linear in its size.
  */
 import { dump } from 'js-yaml';
 import type { ObjectAddress } from './address';
-import { cappedView, MAX_OBJECT_DEPTH, TRUNCATED } from '../../core/kube/depth';
-import { LAST_APPLIED, isSecret, redactObject } from '../../core/kube/redact';
+import { cappedView, MAX_OBJECT_DEPTH, TRUNCATED } from '../../core/kube/objects/depth';
+import { LAST_APPLIED, isSecret, redactObject } from '../../core/kube/objects/redact';
 
 export { LAST_APPLIED, isSecret, redactObject };
 

@@ -13,22 +13,22 @@
  * Every operation takes an AbortSignal that aborts its in-flight request at once.
  *
  * Discovery: each request has a deadline (discoveryTimeoutMs, default 32 s); with `discoveryCache`
- * it is kept on disk as kubectl keeps it (discoveryCache.ts; off unless asked: the CLI and the
+ * it is kept on disk as kubectl keeps it (discovery/cache.ts; off unless asked: the CLI and the
  * extension ask). Only a client's first discovery may come from the disk (a process's one load, a
  * VS Code session's first); later ones ask the server, so a Refresh sees CRDs made since. A cached
  * discovery is refreshed on a miss: discover({ fresh: true }) bypasses it, and a list that answers
  * 404 (the type went away since) invalidates the entry.
  */
-import { discover, DEFAULT_DISCOVERY_TIMEOUT_MS, type DiscoverOptions } from './discovery';
-import { DiscoveryCache, type DiscoveryCacheOptions } from './discoveryCache';
-import type { Discovery } from './discoveryParse';
+import { discover, DEFAULT_DISCOVERY_TIMEOUT_MS, type DiscoverOptions } from './discovery/discover';
+import { DiscoveryCache, type DiscoveryCacheOptions } from './discovery/cache';
+import type { Discovery } from './discovery/parse';
 import { KubeApiError } from './errors';
-import { loadKubeContext, type KubeContext, type LoadKubeContextOptions } from './kubeconfig';
-import { listAll, type ListHooks, type ListOptions, type ListResult } from './list';
-import { KubeTransport, type TransportOptions } from './transport';
-import type { GroupVersionResource } from './types';
-import { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, type AccessReview, type ResourceAttributes, type RulesReview } from './access';
-import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './watch';
+import { loadKubeContext, type KubeContext, type LoadKubeContextOptions } from './config/kubeconfig';
+import { listAll, type ListHooks, type ListOptions, type ListResult } from './listwatch/list';
+import { KubeTransport, type TransportOptions } from './transport/transport';
+import type { GroupVersionResource } from './objects/types';
+import { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, type AccessReview, type ResourceAttributes, type RulesReview } from './access/selfSubject';
+import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './listwatch/watch';
 
 export interface ClientOptions extends TransportOptions {
   /** Deadline of each discovery request, ms (0 = none); default 32 s. */

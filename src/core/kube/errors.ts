@@ -30,7 +30,7 @@ export class KubeApiError extends Error {
  * The request did not produce a usable answer: the connection failed or was reset, the body was not
  * the JSON it claimed to be, the per-request deadline passed, the answer outgrew a bound
  * ('tooLarge': a body past TransportOptions.maxResponseBytes, a watch event past its frame cap), or
- * a paged list's answers would never end it ('noProgress': pageProgress.ts).
+ * a paged list's answers would never end it ('noProgress': listwatch/pageProgress.ts).
  */
 export type TransportFailure = 'connect' | 'reset' | 'malformed' | 'timeout' | 'tls' | 'protocol' | 'tooLarge' | 'noProgress';
 
@@ -58,7 +58,7 @@ export function responseTooLarge(maxBytes: number, contentLength?: number): stri
 export function classifyTransportError(err: NodeJS.ErrnoException, path: string): KubeTransportError {
   const code = err.code ?? '';
   let kind: TransportFailure = 'reset';
-  // EPROXY: the proxy refused or botched the CONNECT tunnel (tunnel.ts)
+  // EPROXY: the proxy refused or botched the CONNECT tunnel (transport/tunnel.ts)
   if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRNOTAVAIL', 'EPROXY'].includes(code)) kind = 'connect';
   else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL|EPROTO/.test(code)) kind = 'tls';
   else if (code.startsWith('HPE_')) kind = 'protocol';

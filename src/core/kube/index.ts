@@ -3,13 +3,13 @@
  * limit and bounded retries, discovery, paged list and watch. Start with KubeClient (client.ts).
  */
 export { KubeClient, type ClientOptions } from './client';
-export { DiscoveryCache } from './discoveryCache';
-export { discardPrestartedIoThread, sharedIoThread } from './ioThread';
-export { loadKubeContext, loadKubeContexts, listContextNames, type KubeContext } from './kubeconfig';
-export { KubeTransport, type TransportStats } from './transport';
+export { DiscoveryCache } from './discovery/cache';
+export { discardPrestartedIoThread, sharedIoThread } from './transport/ioThread';
+export { loadKubeContext, loadKubeContexts, listContextNames, type KubeContext } from './config/kubeconfig';
+export { KubeTransport, type TransportStats } from './transport/transport';
 export { KubeApiError, KubeTransportError, KubeConfigError, parseRetryAfter } from './errors';
-export { TokenBucket, DEFAULT_QPS, DEFAULT_BURST } from './rateLimiter';
-export { discover, AGGREGATED_DISCOVERY_ACCEPT, DiscoveryTimeoutError } from './discovery';
+export { TokenBucket, DEFAULT_QPS, DEFAULT_BURST } from './transport/rateLimiter';
+export { discover, AGGREGATED_DISCOVERY_ACCEPT, DiscoveryTimeoutError } from './discovery/discover';
 export {
   listableResources,
   parseAggregated,
@@ -19,10 +19,18 @@ export {
   type ApiResource,
   type Discovery,
   type DiscoveryFailure,
-} from './discoveryParse';
-export { continueFromHead, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './list';
-export { type WatchEvent } from './watch';
-export { gvrName } from './paths';
-export { asStoredObject } from './types';
-export { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, ruleAllows, rulesAllow, type ResourceAttributes, type ResourceRule } from './access';
-export type { GroupVersionResource, KubeObject } from './types';
+} from './discovery/parse';
+export { continueFromHead, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './listwatch/list';
+export { type WatchEvent } from './listwatch/watch';
+export { gvrName } from './listwatch/paths';
+export { asStoredObject } from './objects/types';
+export {
+  selfSubjectAccessReview,
+  selfSubjectRulesReview,
+  whoAmI,
+  ruleAllows,
+  rulesAllow,
+  type ResourceAttributes,
+  type ResourceRule,
+} from './access/selfSubject';
+export type { GroupVersionResource, KubeObject } from './objects/types';

@@ -17,7 +17,7 @@
  * still within one client's fair share of a default APF priority level, and below the pool's max.
  * An explicit concurrency is always honoured exactly; this rule is only the default.
  */
-import { LOOPBACK_TUNNEL_MIN_RTT_MS } from '../kube/rtt';
+import { LOOPBACK_TUNNEL_MIN_RTT_MS } from '../kube/transport/rtt';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../pool';
 
 export const AUTO_BASE_LANES = DEFAULT_CONCURRENCY;

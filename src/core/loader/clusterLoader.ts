@@ -36,19 +36,19 @@ import { AsyncQueue, PoolClosedError, TaskTimeoutError, WorkerPool, type PoolRes
 import type { LoaderTaskEvent } from '../timeline/events';
 import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOptions } from './options';
 import { selectTypes } from './plan';
-import { DEFAULT_NAMESPACE, reviewAccess, type AccessReviewer } from '../kube/accessReview';
+import { DEFAULT_NAMESPACE, reviewAccess, type AccessReviewer } from '../kube/access/review';
 import { planScopedTasks, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
-import { distanceRttMs } from '../kube/rtt';
+import { distanceRttMs } from '../kube/transport/rtt';
 
 /**
  * How many task deadlines one page may take while its body keeps arriving: far more than a real
  * page needs (500 objects: seconds, even over a slow link), and a bound on one that never ends.
  */
 export const PAGE_TRICKLE_ALLOWANCE = 4;
-import type { ListTransfer } from '../kube/list';
-import { TableColumnError } from '../kube/table';
+import type { ListTransfer } from '../kube/listwatch/list';
+import { TableColumnError } from '../kube/listwatch/table';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;

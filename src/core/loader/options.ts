@@ -11,8 +11,8 @@
  * aborted after this long without receiving anything (a page or a body chunk), not after this
  * long in all, so a big list over a slow link that keeps arriving is never cut off.
  */
-import type { ListTransfer } from '../kube/list';
-import type { KubeObject } from '../kube/types';
+import type { ListTransfer } from '../kube/listwatch/list';
+import type { KubeObject } from '../kube/objects/types';
 import type { LoaderTaskEvent } from '../timeline/events';
 import type { LoadTask } from './types';
 import type { Clock } from '../clock';

@@ -1,6 +1,6 @@
 /**
  * Where the user may list: the namespace scope of a load, planned from what the API server says the
- * user may do, before the first list (the reviews and their verdicts: ../kube/accessReview.ts).
+ * user may do, before the first list (the reviews and their verdicts: ../kube/access/review.ts).
  *
  * kubectl lists in the context's `namespace` (or "default") unless told -A; the loader lists every
  * namespace unless told which. Most users are not cluster admins, so with no namespaces chosen:
@@ -27,7 +27,7 @@
  * it (or cannot tell), and a forbidden task for each namespace where they do not.
  */
 import { gvrName, type ApiResource } from '../kube';
-import { DEFAULT_NAMESPACE, verdictAcross, verdictIn, type AccessFacts } from '../kube/accessReview';
+import { DEFAULT_NAMESPACE, verdictAcross, verdictIn, type AccessFacts } from '../kube/access/review';
 import type { LoadSummary, LoadTask } from './types';
 import { redactUrl } from '../kube/redactUrl';
 

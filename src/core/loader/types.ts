@@ -5,7 +5,7 @@
  * worker it ran, and a failure carries the HTTP status and message of the request that failed.
  */
 import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, KubeObject, ListHooks, ListOptions, ListResult } from '../kube';
-import type { AccessFacts, AccessReviewer } from '../kube/accessReview';
+import type { AccessFacts, AccessReviewer } from '../kube/access/review';
 import type { SkippedType } from './plan';
 import type { ConcurrencyAuto } from './autoConcurrency';
 

@@ -27,7 +27,7 @@
  */
 import { crc32, deflateRaw, deflateRawSync, inflateRawSync, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
-import { capObjectDepth } from '../kube/depth';
+import { capObjectDepth } from '../kube/objects/depth';
 import { decodePacked, decodePackedDeltas, type LazyDelta } from './packed';
 import type { DeltaRecord, RecordingRecord } from './records';
 
@@ -175,7 +175,7 @@ function parseLines(text: string, offset: number): RecordingRecord[] {
     throw new CorruptBlockError(offset, `a record is not JSON (${(e as Error).message})`);
   }
   // Each member (an object, a patch, an event) cut as the recorder cuts what it writes: a file
-  // from elsewhere may nest deeper than any later walk can take (core/kube/depth.ts).
+  // from elsewhere may nest deeper than any later walk can take (core/kube/objects/depth.ts).
   for (const r of records) if (typeof r === 'object' && r !== null) for (const v of Object.values(r)) capObjectDepth(v);
   return records;
 }

@@ -9,9 +9,9 @@
  * Guarantees: it behaves as a ReadonlyMap<string, Obj> (get, has, size, keys, values, entries,
  * iteration, forEach), each object as if every change had been applied as it came; an object is
  * built at most once, on first read; keys never need a parse. Objects and patches are cut at
- * MAX_OBJECT_DEPTH as they are parsed (core/kube/depth.ts), so applying and reading them is bounded.
+ * MAX_OBJECT_DEPTH as they are parsed (core/kube/objects/depth.ts), so applying and reading them is bounded.
  */
-import { capObjectDepth, parseJsonCapped } from '../kube/depth';
+import { capObjectDepth, parseJsonCapped } from '../kube/objects/depth';
 import { applyMergePatch } from './diff';
 import type { Obj } from './records';
 

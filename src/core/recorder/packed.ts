@@ -33,7 +33,7 @@
  * - A payload that does not decode (unknown tag, a length past its end) throws a RangeError; the
  *   block's checksum makes that a sign of a bug, not of damage on disk.
  */
-import { parseJsonCapped } from '../kube/depth';
+import { parseJsonCapped } from '../kube/objects/depth';
 import type { SyncIterationEvent, TimelineEvent } from '../timeline/events';
 import type { DeltaRecord, Obj, RecordingRecord } from './records';
 

@@ -3,7 +3,7 @@
  * events) and the timeline's events into recording records, through a RecordingWriter.
  *
  * Guarantees:
- * - Every object is masked (core/kube/redact.ts) and cut at MAX_OBJECT_DEPTH (core/kube/depth.ts:
+ * - Every object is masked (core/kube/objects/redact.ts) and cut at MAX_OBJECT_DEPTH (core/kube/objects/depth.ts:
  *   a walk of one nested deeper would overflow the stack and stop the recording) before it is
  *   diffed or written, keyframes included. What
  *   it holds per key is the object the watch delivered (the sync loop holds the same one, and never
@@ -30,8 +30,8 @@
  * - Never throws into the watch path: a failed writer stops recording and is reported once.
  */
 import { realClock, type Clock, type TimerHandle } from '../clock';
-import { cappedView } from '../kube/depth';
-import { redactObject } from '../kube/redact';
+import { cappedView } from '../kube/objects/depth';
+import { redactObject } from '../kube/objects/redact';
 import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
 import { objectKey, type Obj } from './records';

@@ -8,7 +8,7 @@
  * `resource.group` otherwise (kubectl's spelling), NAMESPACE empty for a cluster-scoped object:
  * `pods/default/web-0`, `deployments.apps/shop/cart`, `nodes//node-1`.
  *
- * Objects are stored masked (core/kube/redact.ts): Secret values and managedFields never reach a
+ * Objects are stored masked (core/kube/objects/redact.ts): Secret values and managedFields never reach a
  * record. Credentials never do either: the recorder is given objects and timeline events, never
  * the client or its kubeconfig; the header names the context and the server URL only.
  */

@@ -1,8 +1,8 @@
-import type { Container, ContainerStatus, Pod } from '../kube/pod';
-import type { StoredObject } from '../kube/types';
+import type { Container, ContainerStatus, Pod } from '../kube/objects/pod';
+import type { StoredObject } from '../kube/objects/types';
 import type { ProbeResult, ProbeType } from '../syncloop/types';
-import type { ResourceRef } from '../kube/objectKey';
-import { isPodResource } from '../kube/objectKey';
+import type { ResourceRef } from '../kube/objects/objectKey';
+import { isPodResource } from '../kube/objects/objectKey';
 
 /**
  * ObjectView: what our model shows for one object — the tree view's row. It is a pure function of

@@ -25,10 +25,10 @@
  * - anything else (custom resources, aggregated APIs, built-ins not listed): full objects, since a
  *   view may read status.phase or spec.replicas that its printer columns need not show.
  */
-import type { ListTransfer } from '../kube/list';
-import { TableColumnError, tableRowOf, type TableRowCells } from '../kube/table';
-import type { StoredObject } from '../kube/types';
-import type { ResourceRef } from '../kube/objectKey';
+import type { ListTransfer } from '../kube/listwatch/list';
+import { TableColumnError, tableRowOf, type TableRowCells } from '../kube/listwatch/table';
+import type { StoredObject } from '../kube/objects/types';
+import type { ResourceRef } from '../kube/objects/objectKey';
 import { computeObjectView, makeView, type ObjectView } from './objectView';
 
 type Rule = 'pod' | 'readyCell' | 'readyOfDesired' | 'phase' | 'phaseUnlessDeleting';

@@ -4,9 +4,9 @@
  * `{a: 1}` equals `{a: 1, b: undefined}` (JSON cannot tell them apart either).
  * Walks at most MAX_OBJECT_DEPTH levels: two distinct values nested deeper count as unequal (a
  * change, the safe answer), so the recursion never overflows the stack (objects from a server come
- * cut at that depth: core/kube/depth.ts).
+ * cut at that depth: core/kube/objects/depth.ts).
  */
-import { MAX_OBJECT_DEPTH } from '../kube/depth';
+import { MAX_OBJECT_DEPTH } from '../kube/objects/depth';
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   return equal(a, b, MAX_OBJECT_DEPTH);

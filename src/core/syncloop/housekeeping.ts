@@ -1,8 +1,8 @@
 import type { SyncLoop } from './syncloop';
 import type { DesiredObject } from './state/desired';
 import { computeObjectView, type ObjectView } from '../rows/objectView';
-import { isPodResource } from '../kube/objectKey';
-import { type Pod } from '../kube/pod';
+import { isPodResource } from '../kube/objects/objectKey';
+import { type Pod } from '../kube/objects/pod';
 import { isTerminalPhase } from './sync';
 
 /**

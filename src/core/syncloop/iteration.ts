@@ -6,8 +6,8 @@ import { joinKeys, kobjs, kv, plegEventJSON, q } from './log';
 import { iterationNode } from './iterationNode';
 import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
-import { isPodResource, objectKey } from '../kube/objectKey';
-import { type Pod } from '../kube/pod';
+import { isPodResource, objectKey } from '../kube/objects/objectKey';
+import { type Pod } from '../kube/objects/pod';
 import { exitOf } from './prober/exits';
 
 /**

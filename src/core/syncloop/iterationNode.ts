@@ -1,5 +1,5 @@
 import type { SyncLoop } from './syncloop';
-import type { Pod } from '../kube/pod';
+import type { Pod } from '../kube/objects/pod';
 
 /**
  * Which node an iteration belongs to, for the timeline: the loop's node when it is scoped to one

@@ -5,7 +5,7 @@
  * called synchronously: it must not throw, must not block, and must not change the objects (the loop
  * keeps them).
  */
-import type { StoredObject } from '../kube/types';
+import type { StoredObject } from '../kube/objects/types';
 
 /** The type an observed object belongs to. */
 export interface ObservedType {

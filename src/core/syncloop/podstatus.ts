@@ -1,4 +1,4 @@
-import type { Pod } from '../kube/pod';
+import type { Pod } from '../kube/objects/pod';
 
 /** Pod-status checks the handlers make, named after the kubelet's (pkg/kubelet/status, active_deadline.go). */
 

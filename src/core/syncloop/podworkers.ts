@@ -1,8 +1,8 @@
 import { hostSlicer, type TimeSlicer } from '../slice';
 import type { Clock } from '../clock';
-import { allContainerStatuses, type Pod } from '../kube/pod';
-import type { StoredObject } from '../kube/types';
-import { type ResourceRef } from '../kube/objectKey';
+import { allContainerStatuses, type Pod } from '../kube/objects/pod';
+import type { StoredObject } from '../kube/objects/types';
+import { type ResourceRef } from '../kube/objects/objectKey';
 import type { PodCache } from './pleg/podcache';
 import { jitter, WorkQueue } from './workqueue';
 

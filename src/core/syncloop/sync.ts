@@ -5,9 +5,9 @@ import type { ActualStateOfWorld } from './state/actual';
 import type { DesiredStateOfWorld } from './state/desired';
 import type { ProbeResultsCache } from './state/probes';
 import { computeObjectView } from '../rows/objectView';
-import { allContainerStatuses, type Pod } from '../kube/pod';
-import { isPodResource } from '../kube/objectKey';
-import type { StoredObject } from '../kube/types';
+import { allContainerStatuses, type Pod } from '../kube/objects/pod';
+import { isPodResource } from '../kube/objects/objectKey';
+import type { StoredObject } from '../kube/objects/types';
 
 /**
  * ModelSyncer: what a sync means for our model (upstream's syncPod / syncTerminatingPod /

@@ -20,10 +20,10 @@ import { ProbeResultsCache } from './state/probes';
 import { ModelSyncer } from './sync';
 import { joinKeys, kobjs, kv, silentLogger, type SyncLogger } from './log';
 import type { PodLifecycleEvent, PodUpdate, ProbeUpdate } from './types';
-import type { StoredObject } from '../kube/types';
-import type { Pod } from '../kube/pod';
-import { allContainerStatuses } from '../kube/pod';
-import { objectKey } from '../kube/objectKey';
+import type { StoredObject } from '../kube/objects/types';
+import type { Pod } from '../kube/objects/pod';
+import { allContainerStatuses } from '../kube/objects/pod';
+import { objectKey } from '../kube/objects/objectKey';
 import { WorkQueue } from './workqueue';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */

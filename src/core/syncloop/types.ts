@@ -1,14 +1,14 @@
 /**
  * The messages that flow through the sync loop, named after the kubelet's
  * (pkg/kubelet/types PodUpdate, pkg/kubelet/pleg PodLifecycleEvent, pkg/kubelet/prober/results Update).
- * The objects they carry are core/kube's (Pod and Event shapes: core/kube/pod.ts).
+ * The objects they carry are core/kube's (Pod and Event shapes: core/kube/objects/pod.ts).
  *
  * Objects are plain JSON as the API server sends them (timestamps are RFC 3339 strings). The loop
  * handles any kind; pods get the pod-specific treatment (PLEG, probes, the kubectl STATUS view).
  */
 
-import type { ResourceRef } from '../kube/objectKey';
-import type { StoredObject } from '../kube/types';
+import type { ResourceRef } from '../kube/objects/objectKey';
+import type { StoredObject } from '../kube/objects/types';
 
 /** Upstream kubetypes.PodOperation. */
 export type PodOperation = 'ADD' | 'UPDATE' | 'REMOVE' | 'RECONCILE' | 'DELETE' | 'SET';

@@ -4,7 +4,7 @@
  * Times are milliseconds on the emitter's Clock (see core/clock.ts), relative to `origin` of the store.
  */
 
-import type { GroupVersionResource } from '../kube/types';
+import type { GroupVersionResource } from '../kube/objects/types';
 
 /** The API client's resource address; re-exported so the page reads the event model from one place. */
 export type { GroupVersionResource };

@@ -5,7 +5,7 @@
  * extension never writes to the cluster.
  */
 import * as vscode from 'vscode';
-import { resourcePath } from '../../core/kube/paths';
+import { resourcePath } from '../../core/kube/listwatch/paths';
 import type { KubeClient } from '../../core/kube/client';
 import { describeConnectionError } from '../../app/connection/connection';
 import type { Logger } from '../../app/logger';

@@ -60,7 +60,7 @@ export function decodeProtobuf(body: Uint8Array): Decoded {
   }
 }
 
-/** The envelope in [start, end) of `b`, decoded; throws ProtobufError (watch.ts catches it). */
+/** The envelope in [start, end) of `b`, decoded; throws ProtobufError (../listwatch/watch.ts catches it). */
 export function decodeEnvelope(body: Uint8Array, start: number, end: number): Record<string, unknown> {
   const b = asBuffer(body);
   if (end - start < 4 || b[start] !== 0x6b || b[start + 1] !== 0x38 || b[start + 2] !== 0x73 || b[start + 3] !== 0) {

@@ -1,6 +1,6 @@
 import { runStepsSliced, STEP_ITEMS } from '../../slice';
 import { Channel, ChannelClosedError } from '../channel';
-import { isPodResource } from '../../kube/objectKey';
+import { isPodResource } from '../../kube/objects/objectKey';
 import { type PodUpdate } from '../types';
 import { PodStorage } from './storage';
 

@@ -1,8 +1,8 @@
 import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { deepEqual } from '../equal';
 import type { PodOperation, PodUpdate } from '../types';
-import type { StoredObject } from '../../kube/types';
-import type { ResourceRef } from '../../kube/objectKey';
+import type { StoredObject } from '../../kube/objects/types';
+import type { ResourceRef } from '../../kube/objects/objectKey';
 
 /**
  * PodStorage: upstream pkg/kubelet/config/config.go podStorage.merge — turns what a source says

@@ -1,6 +1,6 @@
 import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
-import { allContainerStatuses, type Pod } from '../../kube/pod';
-import { objectKey } from '../../kube/objectKey';
+import { allContainerStatuses, type Pod } from '../../kube/objects/pod';
+import { objectKey } from '../../kube/objects/objectKey';
 import { type PodLifecycleEvent } from '../types';
 
 /**

@@ -1,5 +1,5 @@
 import { abortReason } from '../../clock';
-import type { Pod } from '../../kube/pod';
+import type { Pod } from '../../kube/objects/pod';
 
 /**
  * PodCache: upstream pkg/kubelet/container/cache.go, reduced to what the pod workers wait on.

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock';
 import { hostSlicer, runSteps, runStepsSliced, type Steps, type TimeSlicer } from '../../slice';
 import { Channel } from '../channel';
-import type { Pod } from '../../kube/pod';
+import type { Pod } from '../../kube/objects/pod';
 import type { PodLifecycleEvent } from '../types';
 import { exitOf } from '../prober/exits';
 import { GenericPLEG } from './generic';

@@ -1,4 +1,4 @@
-import type { KubeEvent } from '../../kube/pod';
+import type { KubeEvent } from '../../kube/objects/pod';
 import type { ProbeType } from '../types';
 
 /**

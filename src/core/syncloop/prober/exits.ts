@@ -1,5 +1,5 @@
 import { containerIdOf } from '../pleg/generic';
-import { allContainerStatuses, type ContainerStateTerminated, type Pod } from '../../kube/pod';
+import { allContainerStatuses, type ContainerStateTerminated, type Pod } from '../../kube/objects/pod';
 
 /**
  * Why a container stopped, from its terminated state as the runtime reports it:

@@ -1,6 +1,6 @@
 import { containerIdOf } from '../pleg/generic';
-import { allContainerStatuses, type Container, type ContainerStatus, type KubeEvent, type Pod } from '../../kube/pod';
-import { objectKey } from '../../kube/objectKey';
+import { allContainerStatuses, type Container, type ContainerStatus, type KubeEvent, type Pod } from '../../kube/objects/pod';
+import { objectKey } from '../../kube/objects/objectKey';
 import { type ProbeResult, type ProbeType, type ProbeUpdate } from '../types';
 import { containerNameOf, countOf, isProbeEvent, parseTime, probeOfEvent, stripCombined } from './events';
 import { describeExit, exitCause } from './exits';

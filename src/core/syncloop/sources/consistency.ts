@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock';
-import type { GroupVersionResource } from '../../kube/types';
-import type { StoredObject } from '../../kube/types';
+import type { GroupVersionResource } from '../../kube/objects/types';
+import type { StoredObject } from '../../kube/objects/types';
 import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
 /**

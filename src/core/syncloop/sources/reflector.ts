@@ -1,10 +1,10 @@
 import type { Clock, TimerHandle } from '../../clock';
 import { KubeApiError, KubeTransportError } from '../../kube/errors';
-import type { ListHooks, ListOptions, ListResult } from '../../kube/list';
-import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/watch';
-import { asStoredObject, type GroupVersionResource } from '../../kube/types';
+import type { ListHooks, ListOptions, ListResult } from '../../kube/listwatch/list';
+import type { WatchEnd, WatchEvent, WatchOptions } from '../../kube/listwatch/watch';
+import { asStoredObject, type GroupVersionResource } from '../../kube/objects/types';
 import { kv, silentLogger, type SyncLogger } from '../log';
-import type { StoredObject } from '../../kube/types';
+import type { StoredObject } from '../../kube/objects/types';
 
 /** What a reflector needs from the client (KubeClient satisfies it). */
 export interface ListWatchClient {

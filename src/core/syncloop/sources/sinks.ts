@@ -1,16 +1,16 @@
 import { hostSlicer } from '../../slice';
-import { sharedInterner } from '../../kube/intern';
-import { shareUnchanged } from '../../kube/share';
+import { sharedInterner } from '../../kube/objects/intern';
+import { shareUnchanged } from '../../kube/objects/share';
 import type { PodConfig } from '../config/podconfig';
 import type { ProbeInference } from '../prober/infer';
 import type { SyncLoop } from '../syncloop';
 import type { PlegRelister } from '../pleg/relister';
-import type { KubeEvent, Pod } from '../../kube/pod';
+import type { KubeEvent, Pod } from '../../kube/objects/pod';
 import type { PodLifecycleEvent, PodOperation, ProbeUpdate } from '../types';
-import type { StoredObject } from '../../kube/types';
-import type { ResourceRef } from '../../kube/objectKey';
-import { allContainerStatuses } from '../../kube/pod';
-import { isPodResource } from '../../kube/objectKey';
+import type { StoredObject } from '../../kube/objects/types';
+import type { ResourceRef } from '../../kube/objects/objectKey';
+import { allContainerStatuses } from '../../kube/objects/pod';
+import { isPodResource } from '../../kube/objects/objectKey';
 import type { ReflectorSink } from './reflector';
 
 /** Watch event type -> the config operation it is merged as (DELETED: the object is gone: REMOVE). */

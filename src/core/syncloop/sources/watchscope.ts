@@ -13,9 +13,9 @@
  * - the reviews cannot tell (no reviewer, a failed review, `incomplete` rules): watch across, with
  *   `narrowTo: ctx` for a namespaced type.
  */
-import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessFacts, type AccessReviewer } from '../../kube/accessReview';
+import { reviewAccess, verdictAcross, verdictIn, DEFAULT_NAMESPACE, type AccessFacts, type AccessReviewer } from '../../kube/access/review';
 import type { Clock } from '../../clock';
-import type { GroupVersionResource } from '../../kube/types';
+import type { GroupVersionResource } from '../../kube/objects/types';
 
 /**
  * A watched type; `namespaced` unset means namespaced (every type the loop watches by default is).

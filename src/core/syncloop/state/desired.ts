@@ -1,5 +1,5 @@
-import { isPodResource, type ResourceRef } from '../../kube/objectKey';
-import type { StoredObject } from '../../kube/types';
+import { isPodResource, type ResourceRef } from '../../kube/objects/objectKey';
+import type { StoredObject } from '../../kube/objects/types';
 import { activeDeadlineSeconds } from '../podstatus';
 
 /**

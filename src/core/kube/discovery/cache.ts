@@ -22,8 +22,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Discovery } from './discoveryParse';
-import type { KubeContext } from './kubeconfig';
+import type { Discovery } from './parse';
+import type { KubeContext } from '../config/kubeconfig';
 
 /** kubectl's TTL for its disk discovery cache (cli-runtime ConfigFlags: 6 hours). */
 export const DEFAULT_DISCOVERY_CACHE_TTL_MS = 6 * 60 * 60 * 1000;

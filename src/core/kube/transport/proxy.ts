@@ -18,7 +18,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { redactUrl } from './redactUrl';
+import { redactUrl } from '../redactUrl';
 
 export interface ProxyEnvironment {
   httpProxy?: string;

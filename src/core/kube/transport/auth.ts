@@ -1,7 +1,7 @@
 /**
  * RequestAuth: a context's TLS material and credentials, applied to our own keep-alive transport.
  *
- * What is applied, from the context (kubeconfig.ts):
+ * What is applied, from the context (../config/kubeconfig.ts):
  * - The cluster's TLS, whatever the user entry holds (none, empty or full): certificate-authority
  *   (file or data), insecure-skip-tls-verify, tls-server-name. client-node's applyToHTTPSOptions
  *   skips all three when the context has no user, so they are applied here.
@@ -9,7 +9,7 @@
  *   token-file), basic auth. A token-file and certificate/key files are read again as they rotate
  *   (fileCredentials.ts): the token at least once a minute and after a 401, the files' pair when
  *   they change (looked at once a second and after a 401), a new pair giving new connections.
- * - An exec plugin through ExecCredentialProvider (exec.ts): token and/or client certificate; a
+ * - An exec plugin through ExecCredentialProvider (../config/exec.ts): token and/or client certificate; a
  *   rotated certificate gives new connections (`tls`, `tlsVersion`).
  * - A legacy auth-provider (oidc, azure, gcp) through client-node, which still owns those.
  * - Impersonation: Impersonate-User, Impersonate-Uid, one Impersonate-Group line per group and
@@ -33,13 +33,13 @@ import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Clock } from '../clock';
-import { KubeConfigError } from './errors';
-import { ExecCredentialProvider, type ExecClusterInfo } from './exec';
+import type { Clock } from '../../clock';
+import { KubeConfigError } from '../errors';
+import { ExecCredentialProvider, type ExecClusterInfo } from '../config/exec';
 import { KeyPairFiles, TokenFile } from './fileCredentials';
-import type { KubeContext } from './kubeconfig';
+import type { KubeContext } from '../config/kubeconfig';
 import { makeTunnelAgent } from './tunnel';
-import { redactUrl } from './redactUrl';
+import { redactUrl } from '../redactUrl';
 
 /** Whether our tunnel agent can reach the API server through this proxy (else client-node's agent). */
 export function tunnels(proxy: URL | undefined): proxy is URL {

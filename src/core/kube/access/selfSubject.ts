@@ -12,7 +12,7 @@
  * Default RBAC lets every authenticated user create all three (system:basic-user), and they are
  * create-only: nothing is stored, so asking keeps the client read-only towards the cluster.
  */
-import type { KubeTransport } from './transport';
+import type { KubeTransport } from '../transport/transport';
 
 export interface ResourceAttributes {
   verb: string;

@@ -1,4 +1,4 @@
-import type { GroupVersionResource } from './types';
+import type { GroupVersionResource } from '../objects/types';
 
 /** /api/v1[/namespaces/{ns}]/{resource} or /apis/{g}/{v}[/namespaces/{ns}]/{resource}. */
 export function resourcePath(gvr: GroupVersionResource, namespace?: string): string {

@@ -12,7 +12,7 @@
  *   while fewer than `limit` objects match), so a run like that is not a list making progress.
  * - Memory: one string per page followed, a few hundred bytes each.
  */
-import { KubeTransportError } from './errors';
+import { KubeTransportError } from '../errors';
 
 export const MAX_EMPTY_PAGES = 32;
 

@@ -12,7 +12,7 @@
  * runaway loop is still held to 50 requests/s. The server's API Priority and Fairness (429 +
  * Retry-After, honoured by the retry layer) remains the real protection.
  */
-import { type Clock } from '../clock';
+import { type Clock } from '../../clock';
 
 export const DEFAULT_QPS = 50;
 export const DEFAULT_BURST = 300;

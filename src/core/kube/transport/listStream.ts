@@ -22,11 +22,11 @@
  *   the event loop for more than a slice plus one page.
  */
 import type { HeaderMap, RequestAuth } from './auth';
-import { apiErrorFromResponse, classifyTransportError, KubeTransportError, malformedJson } from './errors';
+import { apiErrorFromResponse, classifyTransportError, KubeTransportError, malformedJson } from '../errors';
 import type { IoThread, StreamMessage } from './ioThread';
 import type { RateLimiter } from './rateLimiter';
-import { abortReason } from '../clock';
-import { hostSlicer } from '../slice';
+import { abortReason } from '../../clock';
+import { hostSlicer } from '../../slice';
 
 export interface ListStreamSpec {
   path: string;

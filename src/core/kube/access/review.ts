@@ -1,6 +1,6 @@
 /**
  * What the API server says the user may do, asked before the first list or watch: the access
- * reviews (the requests are in ./access.ts) and the verdicts read from them. Shared by the loader
+ * reviews (the requests are in ./selfSubject.ts) and the verdicts read from them. Shared by the loader
  * (core/loader/scope.ts plans a load's namespaces from them) and the sync loop
  * (core/syncloop/sources/watchscope.ts plans where each type is watched).
  *
@@ -13,10 +13,10 @@
  * 3. A review that fails or times out counts as "unknown", never as "denied"; an authorizer whose
  *    rules are `incomplete` (a webhook) makes a type that its rules do not allow "unknown" too.
  */
-import type { ApiResource } from './discoveryParse';
-import type { AccessReview, ResourceAttributes, RulesReview } from './access';
-import { rulesAllow } from './access';
-import { abortReason, realClock, type Clock } from '../clock';
+import type { ApiResource } from '../discovery/parse';
+import type { AccessReview, ResourceAttributes, RulesReview } from './selfSubject';
+import { rulesAllow } from './selfSubject';
+import { abortReason, realClock, type Clock } from '../../clock';
 
 /** The review requests the reviews ask (KubeClient implements them). */
 export interface AccessReviewer {

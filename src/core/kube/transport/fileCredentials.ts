@@ -20,7 +20,7 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import type { Clock } from '../clock';
+import type { Clock } from '../../clock';
 
 /** client-go's file token source period. */
 const TOKEN_FILE_PERIOD_MS = 60_000;

@@ -26,8 +26,8 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
-import { KubeConfigError } from './errors';
-import { redactUrl } from './redactUrl';
+import { KubeConfigError } from '../errors';
+import { redactUrl } from '../redactUrl';
 
 /** Impersonation the context's user asks for (kubeconfig `as`, `as-uid`, `as-groups`, `as-user-extra`). */
 export interface Impersonation {
@@ -63,7 +63,7 @@ export interface KubeContext {
   impersonate?: Impersonation;
   /**
    * The user's token-file (absolute), when it has no token: `user.token` holds what the file said
-   * when it was read; auth.ts reads it again as it rotates (a projected service-account token does).
+   * when it was read; ../transport/auth.ts reads it again as it rotates (a projected service-account token does).
    */
   tokenFile?: string;
   /** Set when the user entry runs an exec credential plugin. */

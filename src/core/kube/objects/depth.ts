@@ -115,7 +115,7 @@ const MAX_NAMED = 100;
  * Where cuts are told: once per object (its uid, else apiVersion, kind, namespace and name) for the
  * life of the process, not once per watch event of it; after MAX_NAMED objects one last notice says
  * more were cut. A process-wide channel like the interner (intern.ts), since objects are cut where
- * they are decoded (list.ts compactItem), below any logger: the CLI and the extension subscribe.
+ * they are decoded (../listwatch/list.ts compactItem), below any logger: the CLI and the extension subscribe.
  */
 export class DepthNotices {
   private readonly seen = new Set<string>();
@@ -167,5 +167,5 @@ export function truncationNotice(t: TruncatedObject): string {
   return `${what} nests deeper than ${MAX_OBJECT_DEPTH} levels: it is kept cut at that depth, each deeper part replaced by "${TRUNCATED}"`;
 }
 
-/** The channel every client of the process reports to (list.ts compactItem). */
+/** The channel every client of the process reports to (../listwatch/list.ts compactItem). */
 export const depthNotices = new DepthNotices();

@@ -12,7 +12,7 @@
  * - Everything else (4xx, malformed bodies, TLS, refused connections, aborts) is final at once:
  *   retrying cannot fix it, and an unreachable server must fail fast.
  */
-import { KubeApiError, KubeTransportError } from './errors';
+import { KubeApiError, KubeTransportError } from '../errors';
 
 export interface RetryPolicy {
   maxRetryAfterRetries: number;

@@ -30,7 +30,7 @@ import type * as http from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { agentRequest } from './agentRequest';
-import { abortReason, realClock, type Clock, type TimerHandle } from '../clock';
+import { abortReason, realClock, type Clock, type TimerHandle } from '../../clock';
 import { createRequestAuth, tunnels, type HeaderMap, type RequestAuth } from './auth';
 import {
   apiErrorFromResponse,
@@ -40,10 +40,10 @@ import {
   KubeTransportError,
   malformedJson,
   responseTooLarge,
-} from './errors';
+} from '../errors';
 import { IoThread } from './ioThread';
 import { openListStream, type ListStream, type ListStreamSpec } from './listStream';
-import type { KubeContext } from './kubeconfig';
+import type { KubeContext } from '../config/kubeconfig';
 import { isLoopbackHost, proxyEnvironment, resolveProxy } from './proxy';
 import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from './rateLimiter';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';

@@ -47,7 +47,7 @@ export class StringInterner {
 
   /**
    * internObject for a new version that shares its unchanged subtrees with an interned `prev`
-   * (core/kube/share.ts): a subtree that is `prev`'s own object at the same path is skipped, being
+   * (core/kube/objects/share.ts): a subtree that is `prev`'s own object at the same path is skipped, being
    * interned already; the rest is interned as internObject does. The same result as internObject,
    * for a walk of what changed only.
    */

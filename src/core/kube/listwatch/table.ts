@@ -12,8 +12,8 @@
  *   noHeaders) uses the previous page's. A page whose rows cannot be read is a clear error naming
  *   the path, never a silently empty list.
  */
-import { KubeTransportError } from './errors';
-import type { KubeObject } from './types';
+import { KubeTransportError } from '../errors';
+import type { KubeObject } from '../objects/types';
 
 /** Table first, a plain list from a server (or aggregated API) that cannot print one. */
 export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';

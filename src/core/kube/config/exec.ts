@@ -31,8 +31,8 @@
  * - `get(signal)`: the caller's abort rejects its wait at once; the shared run goes on for others.
  */
 import { spawn } from 'node:child_process';
-import { abortReason } from '../clock';
-import { KubeConfigError } from './errors';
+import { abortReason } from '../../clock';
+import { KubeConfigError } from '../errors';
 import { lookPath, spawnable } from './execPath';
 import type { ExecConfig } from './kubeconfig';
 

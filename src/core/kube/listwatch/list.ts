@@ -26,7 +26,7 @@
  *   ahead of the one being consumed;
  *   a prefetched page that turns out unneeded (error, token mismatch) is aborted. Set pipeline:false
  *   for strictly sequential pages.
- * - Where the transport has an I/O thread, that thread walks the pages (listStream.ts) and this one
+ * - Where the transport has an I/O thread, that thread walks the pages (../transport/listStream.ts) and this one
  *   only parses them, so the chain of requests does not wait for parsing. A page the stream cannot
  *   deliver (an error answer, a failed request) is taken over by this thread from that page on, its
  *   failure counting as the first attempt: retries, Retry-After, the 410 fallback and 401 refresh are
@@ -39,14 +39,14 @@
  *   the same Table list); its rows become metadata items carrying their cells (table.ts). A server
  *   that answers a plain list instead gives full objects, kept as such: nothing is lost.
  */
-import { capObjectDepth, depthNotices } from './depth';
-import { KubeApiError, KubeTransportError } from './errors';
+import { capObjectDepth, depthNotices } from '../objects/depth';
+import { KubeApiError, KubeTransportError } from '../errors';
 import { resourcePath } from './paths';
-import type { StreamedPage } from './listStream';
+import type { StreamedPage } from '../transport/listStream';
 import { PageProgress } from './pageProgress';
 import { isTableBody, TABLE_ACCEPT, TABLE_INCLUDE_OBJECT, tableItems } from './table';
-import type { KubeTransport, RetryInfo } from './transport';
-import type { GroupVersionResource, KubeObject, ListMeta } from './types';
+import type { KubeTransport, RetryInfo } from '../transport/transport';
+import type { GroupVersionResource, KubeObject, ListMeta } from '../objects/types';
 
 /** Restarts of a paged list after its continue token expired; one more 410 is the list's error. */
 export const MAX_LIST_RESTARTS = 3;
@@ -110,7 +110,7 @@ interface ListBody {
   items?: unknown[] | null;
 }
 
-/** An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH (depth.ts). */
+/** An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH (../objects/depth.ts). */
 export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: boolean): KubeObject {
   const o = raw as KubeObject;
   const meta = o.metadata ?? {};

@@ -20,10 +20,10 @@
  * then is a DiscoveryFailure that names the overall deadline; the group versions that answered in
  * time are in the result, so their types still load.
  */
-import { abortReason } from '../clock';
-import { WorkerPool } from '../pool';
-import type { KubeTransport } from './transport';
-import { KubeApiError } from './errors';
+import { abortReason } from '../../clock';
+import { WorkerPool } from '../../pool';
+import type { KubeTransport } from '../transport/transport';
+import { KubeApiError } from '../errors';
 import {
   groupVersionOf,
   isAggregatedDiscovery,
@@ -34,7 +34,7 @@ import {
   type ApiGroup,
   type Discovery,
   type DiscoveryFailure,
-} from './discoveryParse';
+} from './parse';
 
 export const AGGREGATED_DISCOVERY_ACCEPT =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,' +

@@ -14,13 +14,13 @@
  *   socket; 429 / 5xx with Retry-After, after the wait it asks for).
  * - On every end the request and its socket are destroyed and the abort listener removed.
  */
-import { hostSlicer } from '../slice';
-import { abortReason } from '../clock';
-import { KubeApiError, KubeTransportError, whereParsingStopped } from './errors';
+import { hostSlicer } from '../../slice';
+import { abortReason } from '../../clock';
+import { KubeApiError, KubeTransportError, whereParsingStopped } from '../errors';
 import { compactItem } from './list';
 import { resourcePath } from './paths';
-import type { KubeTransport } from './transport';
-import type { GroupVersionResource, KubeObject } from './types';
+import type { KubeTransport } from '../transport/transport';
+import type { GroupVersionResource, KubeObject } from '../objects/types';
 import { LineFrames } from './watchFrames';
 
 export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
