@@ -22,7 +22,7 @@ import { eventually } from '../support/eventually';
 
 const TOKEN = 'tok-session-0123456789';
 
-// Says it started, then waits for the gate file before it prints its credential.
+// Says it started, then waits for the gate file before it prints its credential (and says it is done).
 const PLUGIN = `
 const fs = require('fs');
 const [dir, token] = process.argv.slice(2);
@@ -31,6 +31,7 @@ const t = setInterval(() => {
   if (!fs.existsSync(dir + '/gate')) return;
   clearInterval(t);
   process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token } }));
+  fs.writeFileSync(dir + '/done', '1');
 }, 20);
 `;
 
@@ -123,9 +124,8 @@ describe('the Session: what the window is connected to', () => {
       assert.ok(objects > 0);
       // the old login completes now: nothing of it reaches the model
       writeFileSync(join(dir, 'gate'), '1');
-      const late = w.session.begin();
-      await eventually(async () => (await w.session.open())?.context.name === 'fast', { description: 'the fast client stays open', timeoutMs: 5_000 });
-      late.release();
+      await eventually(() => existsSync(join(dir, 'done')), { description: 'the slow login completed', timeoutMs: 20_000 });
+      assert.equal((await w.session.peek())?.context.name, 'fast', "the window's client is the new context's");
       assert.deepEqual([w.model.context, w.model.objectCount, w.resets], ['fast', objects, ['fast']]);
     } finally {
       w.close();
