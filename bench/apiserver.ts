@@ -71,4 +71,4 @@ async function benchSize(objects: number) {
   }
 }
 
-runSizes(sizes, benchSize, outFile);
+runSizes(sizes, benchSize, outFile, 'apiserver');
