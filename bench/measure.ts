@@ -184,8 +184,8 @@ export interface Sample {
 
 export const sampleOf = (m: Measurement): Sample => ({
   wallMs: Math.round(m.wallMs),
-  cpuMs: m.cpuMs ?? null,
-  clusterCpuMs: m.watchedCpuMs ?? null,
+  cpuMs: m.cpuMs !== undefined ? Math.round(m.cpuMs) : null,
+  clusterCpuMs: m.watchedCpuMs !== undefined ? Math.round(m.watchedCpuMs) : null,
   peakMB: Math.round(m.peakMB),
   exit: m.exitCode,
 });
