@@ -29,7 +29,7 @@ import { formatCount } from '../src/core/formatCount';
 import { startDemoProcess } from './demo';
 import { apiCall, startHttpChurn, type ChurnTargets } from './httpChurn';
 import { enterCommand, renderedLabels, statusText, waitFinalCount, waitFirstLoadedRow, waitRowShows } from './extensionUi';
-import { benchArg, benchMeta, objectsOf, printChecks, printTable, ratio, runInterleaved, type Check, type Measurement } from './measure';
+import { benchArg, benchMeta, objectsOf, printChecks, printTable, ratio, runInterleaved, withMachineLoad, type Check, type Measurement } from './measure';
 import { cpuBetween, cpuSnapshot, formatCpu, pidCpuMs, type CpuSnapshot } from './procCpu';
 import { discoverTypes, getJson, namespacedNames, requestBase, withoutEventAlias } from './types';
 import { eventually } from '../test/support/eventually';
@@ -503,8 +503,14 @@ async function benchSize(objects: number, withPeers: boolean) {
 
 (async () => {
   const meta = benchMeta('extension');
-  const all = [await benchSize(OBJECTS, true)];
-  if (MILLION) all.push(await benchSize(1_000_000, false));
+  // How busy the machine was over each size (every process, the bench's and others'): a latency
+  // measured while other work held the cores is longer than a quiet machine's.
+  const sized = async (objects: number, withPeers: boolean) => {
+    const { result, load } = await withMachineLoad(() => benchSize(objects, withPeers));
+    return { ...result, machineLoad: load };
+  };
+  const all = [await sized(OBJECTS, true)];
+  if (MILLION) all.push(await sized(1_000_000, false));
   mkdirSync(dirname(resolve(OUT)), { recursive: true });
   writeFileSync(OUT, JSON.stringify({ meta, sizes: all }, null, 2) + '\n');
   console.log(`\nresults written to ${OUT}`);

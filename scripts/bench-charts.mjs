@@ -115,10 +115,10 @@ function lineChart({ title, desc, x, y, series, width = 720, height = 420 }) {
   const xs = all.map((p) => p[0]);
   const ys = all.map((p) => p[1]);
   const xDom = x.log ? [Math.min(...xs) / 1.15, Math.max(...xs) * 1.15] : [0, Math.max(...xs) * 1.05];
-  const yDom = y.log ? [Math.min(...ys) / 1.3, Math.max(...ys) * 1.3] : [0, Math.max(...ys) * 1.08];
+  const yDom = y.domain ? [...y.domain] : y.log ? [Math.min(...ys) / 1.3, Math.max(...ys) * 1.3] : [0, Math.max(...ys) * 1.08];
   const xTicks = x.ticks ?? (x.log ? logTicks(...xDom) : linearTicks(xDom[1]));
-  const yTicks = y.log ? logTicks(...yDom) : linearTicks(yDom[1]);
-  if (!y.log) yDom[1] = Math.max(yDom[1], yTicks.at(-1));
+  const yTicks = y.ticks ?? (y.log ? logTicks(...yDom) : linearTicks(yDom[1]));
+  if (!y.log && !y.domain) yDom[1] = Math.max(yDom[1], yTicks.at(-1));
   if (!x.log) xDom[1] = Math.max(xDom[1], xTicks.at(-1));
   const sx = scale(x.log, ...xDom, plot.x0, plot.x1);
   const sy = scale(y.log, ...yDom, plot.y0, plot.y1);
@@ -143,11 +143,11 @@ function lineChart({ title, desc, x, y, series, width = 720, height = 420 }) {
     const pts = s.points.map(([a, b]) => `${px(sx(a))},${px(sy(b))}`).join(' ');
     const dash = s.dash ? ' stroke-dasharray="6 4"' : '';
     if (s.points.length > 1) out.push(`<polyline class="${cls}" fill="none" style="fill:none" stroke-width="2"${dash} points="${pts}"/>`);
-    if (!s.dash) for (const [a, b] of s.points) out.push(marker(kind, sx(a), sy(b), 3.5, cls));
+    if (!s.dash && s.markers !== false) for (const [a, b] of s.points) out.push(marker(kind, sx(a), sy(b), 3.5, cls));
     const ly = plot.y1 + 8 + i * 20;
     const lx = plot.x1 + 16;
     out.push(`<line class="${cls}" x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke-width="2"${dash}/>`);
-    if (!s.dash) out.push(marker(kind, lx + 9, ly, 3.5, cls));
+    if (!s.dash && s.markers !== false) out.push(marker(kind, lx + 9, ly, 3.5, cls));
     out.push(`<text class="fg" x="${lx + 24}" y="${ly + 4}">${esc(s.label)}</text>`);
   });
   return svgDoc(width, height, title, desc, out);
@@ -247,22 +247,23 @@ function loadCharts() {
   ];
 }
 
-/** The share of `xs` at or below each of its values: the empirical distribution, as points. */
+/** The share of `xs` at or below each of its values: the empirical distribution, as the corners of its steps. */
 function ecdf(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  return s.map((v, i) => [v, (i + 1) / s.length]);
+  return s.flatMap((v, i) => [
+    [v, i / s.length],
+    [v, (i + 1) / s.length],
+  ]);
 }
 
 function latencyCharts() {
-  const file = 'docs/bench-data/extension.json';
-  if (!existsSync(file)) return [];
-  const data = readJson(file);
+  const data = readJson('docs/bench-data/extension.json');
   const run = data.sizes[0];
   const c = run.churn;
   const p = (xs, q) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * xs.length) - 1)];
   const series = [
-    { label: 'change visible in its tree row', points: ecdf(c.latencies) },
-    { label: 'PATCH answered by the cluster', points: ecdf(c.apiLatencies) },
+    { label: 'change visible in its tree row', points: ecdf(c.latencies), markers: false },
+    { label: 'PATCH answered by the cluster', points: ecdf(c.apiLatencies), markers: false },
   ];
   return [
     {
@@ -271,8 +272,14 @@ function latencyCharts() {
       svg: lineChart({
         title: 'A change on the cluster to its row in VS Code',
         desc: `Empirical distribution of ${c.latencies.length} probes: the time from a status PATCH to the tree row showing it, and to the PATCH's answer, under churn.`,
-        x: { label: 'milliseconds after the PATCH was sent', log: false, format: short },
-        y: { label: 'share of probes at or below', log: false, format: (v) => `${Math.round(v * 100)} %` },
+        x: { label: 'time after the PATCH was sent (log scale)', log: true, format: (v) => (v >= 1000 ? `${short(v / 1000)} s` : `${short(v)} ms`) },
+        y: {
+          label: 'share of probes at or below',
+          log: false,
+          domain: [0, 1],
+          ticks: [0, 0.25, 0.5, 0.75, 0.95, 1],
+          format: (v) => `${Math.round(v * 100)} %`,
+        },
         series,
       }),
       caption:
