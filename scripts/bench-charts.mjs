@@ -104,8 +104,9 @@ function marker(kind, x, y, r, cls) {
 }
 
 /**
- * A line chart: each series a polyline through its points (the medians), with `samples` (every
- * run) as faint markers around them. `series[i].dash` draws a bound rather than a contender.
+ * A line chart: each series a polyline through its points (the medians, or a distribution's steps),
+ * with `samples` (every run) as faint markers around them. `series[i].dash` draws a bound rather
+ * than a contender; `markers: false` leaves the points unmarked (a distribution's hundreds).
  */
 function lineChart({ title, desc, x, y, series, width = 720, height = 420 }) {
   const legendW = 16 + Math.max(...series.map((s) => s.label.length)) * 6.6 + 12;
