@@ -245,7 +245,30 @@ function loadCharts() {
         "The client's own CPU time (user + system, its children included; GNU time): the line through each client's median run, every run marked; the cluster's CPU per run is in the results file.",
       ),
     },
+    {
+      name: 'load-cpu-ratio',
+      alt: "CPU time of a load relative to kubeloop load's, per contender",
+      svg: lineChart({
+        title: "Loading every object: CPU time relative to kubeloop load's",
+        desc: "Each client's CPU time for one load divided by kubeloop load's in the same run, against the number of objects.",
+        x,
+        y: { label: "client CPU ÷ kubeloop load's (log scale)", log: true, format: (v) => `${short(v)}x` },
+        series: ratioSeries(data),
+      }),
+      caption: loadCaption(
+        data,
+        "Each client's CPU time (its median run's) over kubeloop load's at the same size in the same run: unlike wall time, a ratio that holds on a busy machine.",
+      ),
+    },
   ];
+}
+
+/** One series per contender of the load bench: its median run's CPU over kubeloop load's at each size. */
+function ratioSeries(data) {
+  return LOAD_SERIES.map(([key, label, dash]) => {
+    const at = data.sizes.filter((s) => [key, 'kubeloop'].every((k) => s.contenders?.[k]?.median.exit === 0 && s.contenders[k].median.cpuMs > 0));
+    return { label, dash, points: at.map((s) => [s.objects, s.contenders[key].median.cpuMs / s.contenders.kubeloop.median.cpuMs]) };
+  }).filter((s) => s.points.length > 0);
 }
 
 /** The share of `xs` at or below each of its values: the empirical distribution, as the corners of its steps. */
