@@ -390,7 +390,7 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
     );
     return 3;
   }
-  if (!sync.kl.allSourcesReady()) {
+  if (!sync.allSourcesReady()) {
     io.stderr('kubeloop sync: the sources never listed (API server unreachable or forbidden)');
     return 2;
   }

@@ -94,7 +94,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const refused = forbiddenAnswers();
     const r = await running('alice', { review: true });
     try {
-      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), {
+      await eventually(() => r.sync.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), {
         description: 'sources watching',
         timeoutMs: 20_000,
       });
@@ -136,7 +136,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const refused = forbiddenAnswers();
     const r = await running('erin', { review: true, types: [{ group: '', version: 'v1', resource: 'configmaps' }] });
     try {
-      await eventually(() => r.sync.kl.allSourcesReady(), { description: 'sources ready', timeoutMs: 20_000 });
+      await eventually(() => r.sync.allSourcesReady(), { description: 'sources ready', timeoutMs: 20_000 });
       const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
       await eventually(() => hk().some((e) => e.outcome === 'error'), { description: 'a housekeeping error', timeoutMs: 20_000 });
       const at = hk().length;
@@ -172,7 +172,7 @@ describe('the sync loop with limited rights (demo cluster RBAC)', () => {
     const before = { ...fx.cluster.stats.requestsByScope };
     const r = await running('erin', { review: false });
     try {
-      await eventually(() => r.sync.kl.allSourcesReady() && r.sync.forbidden.length === 1, {
+      await eventually(() => r.sync.allSourcesReady() && r.sync.forbidden.length === 1, {
         description: 'pods listed in team-a, Events forbidden',
         timeoutMs: 20_000,
       });

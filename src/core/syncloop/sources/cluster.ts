@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../../clock';
-import type { GroupVersionResource } from '../../kube/objects/types';
+import type { GroupVersionResource, StoredObject } from '../../kube/objects/types';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
 import { PodCache } from '../pleg/podcache';
@@ -15,6 +15,10 @@ import type { AccessReviewer } from '../../kube/access/review';
 import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
 import type { ReflectorSink } from './reflector';
 import type { SyncObserver } from '../observer';
+import type { ObjectView } from '../../rows/objectView';
+import type { PodSyncSnapshot } from '../podworkers';
+import type { DesiredObject } from '../state/desired';
+import type { ViewChangeListener } from '../state/actual';
 
 export const PODS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'pods' });
 function typeName(g: Pick<GroupVersionResource, 'group' | 'resource'>): string {
@@ -134,7 +138,7 @@ interface Running {
  * PLEG relists again (runtimeErrors).
  */
 export class ClusterSync {
-  readonly kl: SyncLoop;
+  private readonly loop: SyncLoop;
   readonly probes = new ProbeInference();
   readonly relister: PlegRelister;
   readonly running: Running[] = [];
@@ -155,7 +159,7 @@ export class ClusterSync {
     const sources: string[] = [];
     for (const t of types) for (const ns of namespaces) sources.push(sourceName(t, ns));
     const podCache = new PodCache();
-    this.kl = new SyncLoop({
+    this.loop = new SyncLoop({
       ...opts,
       clock: this.clock,
       podCache,
@@ -164,7 +168,7 @@ export class ClusterSync {
       runtimeErrors: () => this.runtimeErrors(),
       probeProgress: (uid) => this.probes.progress(uid),
     });
-    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs, undefined, podCache);
+    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.loop.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs, undefined, podCache);
     this.typesAndNamespaces = { types, namespaces };
   }
 
@@ -193,7 +197,7 @@ export class ClusterSync {
     const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : (scopes?.get(t) ?? {}));
     const common = {
       clock: this.clock,
-      logger: this.kl.logger,
+      logger: this.loop.logger,
       pageSize: this.opts.pageSize ?? 500,
       stallAfterMs: this.opts.stallAfterMs ?? 180_000,
       ...(this.opts.listProgressTimeoutMs ? { listProgressTimeoutMs: this.opts.listProgressTimeoutMs } : {}),
@@ -210,7 +214,16 @@ export class ClusterSync {
           continue;
         }
         const sink = observed(
-          new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns, isPods ? this.relister : undefined),
+          new ConfigSink(
+            this.loop,
+            this.loop.podConfig,
+            source,
+            resource,
+            isPods ? this.probes : undefined,
+            life.signal,
+            ns,
+            isPods ? this.relister : undefined,
+          ),
           this.opts.observer,
           source,
           t,
@@ -234,7 +247,7 @@ export class ClusterSync {
               pageSize: common.pageSize,
               source,
               reflector,
-              held: () => this.kl.podConfig.storage.sourcePods(source),
+              held: () => this.loop.podConfig.storage.sourcePods(source),
               check: this.consistency,
               ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
               ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
@@ -250,7 +263,7 @@ export class ClusterSync {
         this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
         continue;
       }
-      const sink = observed(new EventsSink(this.kl, this.probes, life.signal), this.opts.observer, name, EVENTS_GVR);
+      const sink = observed(new EventsSink(this.loop, this.probes, life.signal), this.opts.observer, name, EVENTS_GVR);
       const reflector = new Reflector(this.opts.client, sink, {
         ...common,
         gvr: EVENTS_GVR,
@@ -265,11 +278,11 @@ export class ClusterSync {
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency.run(life.signal)] : []));
     const pleg = this.relister.run(life.signal);
     try {
-      await syncLoop(this.kl, life.signal);
+      await syncLoop(this.loop, life.signal);
     } finally {
       life.abort(new Error('sync loop ended'));
       signal.removeEventListener('abort', onAbort);
-      this.kl.podConfig.updates.close(); // sources blocked on a full configCh give up
+      this.loop.podConfig.updates.close(); // sources blocked on a full configCh give up
       await Promise.allSettled([pleg, ...checks, ...this.running.map((r) => r.promise)]);
     }
   }
@@ -279,14 +292,14 @@ export class ClusterSync {
     const ctx = this.opts.contextNamespace || 'default';
     const facts = this.opts.reviewer ? await reviewWatchAccess(this.opts.reviewer, ctx, signal, this.clock) : undefined;
     for (const e of facts?.reviewErrors ?? [])
-      this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
+      this.loop.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
     const plan = planWatchScopes(types, ctx, facts);
     const out = new Map<WatchedType, WatchScope>();
     types.forEach((t, i) => {
       const p = plan[i]!;
       out.set(t, p);
       if (p.namespace !== undefined && p.forbidden === undefined) {
-        this.kl.logger.info(
+        this.loop.logger.info(
           `Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`,
           0,
         );
@@ -314,11 +327,11 @@ export class ClusterSync {
    */
   private forbid(source: string | undefined, f: ForbiddenType, log = true): void {
     this.forbidden.push(f);
-    if (source) this.kl.podConfig.removeSource(source);
+    if (source) this.loop.podConfig.removeSource(source);
     const line = `Not watching ${typeName(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: ${f.message}`;
     if (log)
-      (this.kl.logger.warn ?? this.kl.logger.error).call(
-        this.kl.logger,
+      (this.loop.logger.warn ?? this.loop.logger.error).call(
+        this.loop.logger,
         `Reflector forbidden, not watched${kv({ type: typeName(f.gvr), namespace: f.namespace ?? '(all namespaces)', err: f.message })}`,
       );
     this.unreported.push(line);
@@ -344,7 +357,7 @@ export class ClusterSync {
       throw new PodsNotSynced(
         `pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`,
       );
-    for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
+    for (const r of pods) yield* this.loop.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
   }
 
   /**
@@ -361,7 +374,7 @@ export class ClusterSync {
     for (const r of this.running) {
       if (r.reflector.state === 'forbidden') continue;
       if (r.source !== undefined) {
-        const items = this.kl.podConfig.storage.sourcePods(r.source);
+        const items = this.loop.podConfig.storage.sourcePods(r.source);
         observer.replace(r.source, r.reflector.opts.gvr, items);
         seeded += items.length;
       } else {
@@ -370,6 +383,53 @@ export class ClusterSync {
       }
     }
     return { seeded, relisted };
+  }
+
+  // What the loop holds, read-only: the runners, the CLI and the tests ask ClusterSync, never the loop.
+
+  /** Every config source has sent its first full list and the loop has handled it (upstream sourcesReady). */
+  allSourcesReady(): boolean {
+    return this.loop.allSourcesReady();
+  }
+
+  /** The row the loop shows for an object key (actualStateOfWorld), or undefined. */
+  view(key: string): ObjectView | undefined {
+    return this.loop.actual.get(key);
+  }
+
+  /** Every row the loop shows, in no set order. */
+  views(): IterableIterator<ObjectView> {
+    return this.loop.actual.values();
+  }
+
+  /** Hears every row change (key, old, new) until the returned function is called; a throwing listener harms no other. */
+  onViewChange(listener: ViewChangeListener): () => void {
+    return this.loop.actual.subscribe(listener);
+  }
+
+  /** What the API server last said exists under key (desiredStateOfWorld), or undefined. */
+  desired(key: string): DesiredObject | undefined {
+    return this.loop.desired.get(key);
+  }
+
+  /** Every object the API server says exists, in no set order. */
+  desiredObjects(): IterableIterator<DesiredObject> {
+    return this.loop.desired.values();
+  }
+
+  /** A copy of the pod worker's state for a pod UID; undefined once no worker holds it (never started, or cleaned up). */
+  worker(uid: string): PodSyncSnapshot | undefined {
+    return this.loop.podWorkers.snapshot(uid);
+  }
+
+  /** The pod workers alive now, finished ones not yet cleaned up included. */
+  get workerCount(): number {
+    return this.loop.podWorkers.size;
+  }
+
+  /** The objects one config source holds now (the merge's storage; see sourceName), as a new array. */
+  held(source: string): StoredObject[] {
+    return this.loop.podConfig.storage.sourcePods(source);
   }
 
   /** The PLEG's health (upstream Healthy()), for the status and the CLI. */
@@ -385,7 +445,7 @@ export class ClusterSync {
       const { reflector } = r;
       if (reflector.state === 'forbidden') continue; // reported once; a forbidden request is not retried
       if (reflector.state === 'stopped' && !life.signal.aborted) {
-        this.kl.logger.error(`Reflector stopped unexpectedly, restarting${kv({ reflector: reflector.opts.name })}`);
+        this.loop.logger.error(`Reflector stopped unexpectedly, restarting${kv({ reflector: reflector.opts.name })}`);
         r.promise = reflector.run(life.signal);
         continue;
       }
@@ -414,13 +474,13 @@ export class ClusterSync {
       if (this.plegUnhealthySince === undefined) {
         // Once as it turns unhealthy, with why its relists fail (the loop logs every skip after).
         const cause = this.relister.lastError instanceof Error ? this.relister.lastError.message : undefined;
-        this.kl.logger.error(`${message}${kv({ cause })}`);
+        this.loop.logger.error(`${message}${kv({ cause })}`);
         this.plegUnhealthySince = this.clock.now();
       }
       return new Error(message);
     }
     if (this.plegUnhealthySince !== undefined) {
-      this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
+      this.loop.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
       this.plegUnhealthySince = undefined;
     }
     return undefined;
@@ -431,6 +491,7 @@ export class ClusterSync {
     reflectors: { name: string; state: string; lists: number; watches: number; expired: number; errors: number; relists: number }[];
     pleg: { relists: number; errors: number; discarded: number; healthy: boolean };
     consistency: { lists: number; errors: number; relists: number };
+    workers: { syncs: number; errors: number; cancelled: number };
   } {
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency] : []));
     return {
@@ -449,6 +510,7 @@ export class ClusterSync {
         errors: checks.reduce((n, c) => n + c.errors, 0),
         relists: checks.reduce((n, c) => n + c.relists, 0),
       },
+      workers: { ...this.loop.podWorkers.stats },
     };
   }
 }
