@@ -13,7 +13,7 @@ import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 import type { AccessReviewer } from '../../kube/access/review';
 import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
-import type { ReflectorSink } from './reflector';
+import type { ReflectorOptions, ReflectorSink } from './reflector';
 import type { SyncObserver } from '../observer';
 import type { ObjectView } from '../../rows/objectView';
 import type { PodSyncSnapshot } from '../podworkers';
@@ -102,6 +102,9 @@ export interface ForbiddenType {
   /** 'review': planned out by the access review, no request made; 'request': the server answered 403. */
   by: 'review' | 'request';
 }
+
+/** What every reflector of one run shares. */
+type CommonReflectorOptions = Pick<ReflectorOptions, 'clock' | 'logger' | 'stallAfterMs' | 'listProgressTimeoutMs' | 'random'> & { pageSize: number };
 
 interface Running {
   reflector: Reflector;
@@ -195,7 +198,7 @@ export class ClusterSync {
       }
     }
     const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : (scopes?.get(t) ?? {}));
-    const common = {
+    const common: CommonReflectorOptions = {
       clock: this.clock,
       logger: this.loop.logger,
       pageSize: this.opts.pageSize ?? 500,
@@ -203,77 +206,8 @@ export class ClusterSync {
       ...(this.opts.listProgressTimeoutMs ? { listProgressTimeoutMs: this.opts.listProgressTimeoutMs } : {}),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     };
-    for (const t of types) {
-      for (const ns of namespaces) {
-        const source = sourceName(t, ns);
-        const resource = { group: t.group, resource: t.resource };
-        const isPods = t === PODS_GVR;
-        const planned = scopeOf(t, ns);
-        if (planned.forbidden !== undefined) {
-          this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
-          continue;
-        }
-        const sink = observed(
-          new ConfigSink(
-            this.loop,
-            this.loop.podConfig,
-            source,
-            resource,
-            isPods ? this.probes : undefined,
-            life.signal,
-            ns,
-            isPods ? this.relister : undefined,
-          ),
-          this.opts.observer,
-          source,
-          t,
-        );
-        const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
-        const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-        const reflector = new Reflector(this.opts.client, sink, {
-          ...common,
-          gvr: t,
-          ...scope,
-          name: source,
-          ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
-          ...this.narrowing(source, t, planned),
-        });
-        const consistency = isPods
-          ? new ConsistencyLister({
-              client: this.opts.client,
-              clock: this.clock,
-              gvr: t,
-              ...scope,
-              pageSize: common.pageSize,
-              source,
-              reflector,
-              held: () => this.loop.podConfig.storage.sourcePods(source),
-              check: this.consistency,
-              ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
-              ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
-            })
-          : undefined;
-        this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
-      }
-    }
-    for (const ns of namespaces) {
-      const name = `events${ns ? `/${ns}` : ''}`;
-      const planned = scopeOf(EVENTS_GVR, ns);
-      if (planned.forbidden !== undefined) {
-        this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
-        continue;
-      }
-      const sink = observed(new EventsSink(this.loop, this.probes, life.signal), this.opts.observer, name, EVENTS_GVR);
-      const reflector = new Reflector(this.opts.client, sink, {
-        ...common,
-        gvr: EVENTS_GVR,
-        ...(planned.namespace ? { namespace: planned.namespace } : {}),
-        fieldSelector: 'involvedObject.kind=Pod',
-        name,
-        ...this.narrowing(undefined, EVENTS_GVR, planned),
-      });
-      this.running.push({ reflector, promise: undefined });
-    }
+    for (const t of types) for (const ns of namespaces) this.addConfigSource(t, ns, scopeOf(t, ns), common, life.signal);
+    for (const ns of namespaces) this.addEventsSource(ns, scopeOf(EVENTS_GVR, ns), common, life.signal);
     for (const r of this.running) r.promise = r.reflector.run(life.signal);
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency.run(life.signal)] : []));
     const pleg = this.relister.run(life.signal);
@@ -285,6 +219,73 @@ export class ClusterSync {
       this.loop.podConfig.updates.close(); // sources blocked on a full configCh give up
       await Promise.allSettled([pleg, ...checks, ...this.running.map((r) => r.promise)]);
     }
+  }
+
+  /** One config source: a reflector of type `t` in `ns` (all namespaces: undefined) into the merge; for pods, its consistency check too. */
+  private addConfigSource(t: WatchedType, ns: string | undefined, planned: WatchScope, common: CommonReflectorOptions, signal: AbortSignal): void {
+    const source = sourceName(t, ns);
+    const isPods = t === PODS_GVR;
+    if (planned.forbidden !== undefined) {
+      this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+      return;
+    }
+    const resource = { group: t.group, resource: t.resource };
+    const inner = new ConfigSink(
+      this.loop,
+      this.loop.podConfig,
+      source,
+      resource,
+      isPods ? this.probes : undefined,
+      signal,
+      ns,
+      isPods ? this.relister : undefined,
+    );
+    const sink = observed(inner, this.opts.observer, source, t);
+    const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
+    const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
+    const reflector = new Reflector(this.opts.client, sink, {
+      ...common,
+      gvr: t,
+      ...scope,
+      name: source,
+      ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
+      ...this.narrowing(source, t, planned),
+    });
+    const consistency = isPods
+      ? new ConsistencyLister({
+          client: this.opts.client,
+          clock: this.clock,
+          gvr: t,
+          ...scope,
+          pageSize: common.pageSize,
+          source,
+          reflector,
+          held: () => this.loop.podConfig.storage.sourcePods(source),
+          check: this.consistency,
+          ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
+          ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
+        })
+      : undefined;
+    this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
+  }
+
+  /** The pods' Events in `ns` (all namespaces: undefined) into the probe inference; no config source. */
+  private addEventsSource(ns: string | undefined, planned: WatchScope, common: CommonReflectorOptions, signal: AbortSignal): void {
+    if (planned.forbidden !== undefined) {
+      this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+      return;
+    }
+    const name = `events${ns ? `/${ns}` : ''}`;
+    const sink = observed(new EventsSink(this.loop, this.probes, signal), this.opts.observer, name, EVENTS_GVR);
+    const reflector = new Reflector(this.opts.client, sink, {
+      ...common,
+      gvr: EVENTS_GVR,
+      ...(planned.namespace ? { namespace: planned.namespace } : {}),
+      fieldSelector: 'involvedObject.kind=Pod',
+      name,
+      ...this.narrowing(undefined, EVENTS_GVR, planned),
+    });
+    this.running.push({ reflector, promise: undefined });
   }
 
   /** The review's plan per type (logged: where each narrowed type is watched), or undefined without a reviewer. */
