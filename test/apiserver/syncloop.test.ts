@@ -411,7 +411,7 @@ describe('the sync loop against a real kube-apiserver', () => {
   it('v1.36 serves the streaming watch-list: every source syncs by it (no LIST, no fallback), and the PLEG sees pods from the watched store', async () => {
     const r = await startSync(cp.kubeconfigPath);
     try {
-      await eventually(() => r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'every reflector watching', timeoutMs: 20_000 });
+      await eventually(() => r.sync.allWatching(), { description: 'every reflector watching', timeoutMs: 20_000 });
       for (const x of r.sync.running) {
         const st = x.reflector.stats;
         assert.deepEqual(

@@ -136,7 +136,7 @@ describe('token rotation under a running sync loop (real kube-apiserver, bound s
     });
     const at = performance.now();
     relay.restore();
-    await eventually(() => holds('while-cut') && loop.sync.running.every((r) => r.reflector.state === 'watching'), {
+    await eventually(() => holds('while-cut') && loop.sync.allWatching(), {
       description: 'the loop back, with the pod created while cut',
       timeoutMs: 60_000,
     });

@@ -49,7 +49,7 @@ describe('a recording started while the sync loop runs', () => {
     const running = sync.run(stop.signal);
     const session = new AbortController();
     try {
-      await eventually(() => sync.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });

@@ -48,7 +48,7 @@ describe('the sync loop does not poll the API server', () => {
   it('no list requests while it runs (the PLEG relists the watched store), and the PLEG still sees ContainerStarted', async () => {
     const { sync, timeline, lines, stop } = await startSync(t.kubeconfig, { ready: false });
     try {
-      await eventually(() => sync.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });
@@ -75,7 +75,7 @@ describe('the sync loop does not poll the API server', () => {
   it("the only lists are the consistency check's, one per period (shortened here from 5 minutes)", async () => {
     const { sync, stop } = await startSync(t.kubeconfig, { consistencyPeriodMs: 700, ready: false });
     try {
-      await eventually(() => sync.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });
@@ -317,7 +317,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
   const run = async (check: (sync: ClusterSync) => Promise<void>) => {
     const { sync, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], ready: false });
     try {
-      await eventually(() => sync.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources synced and watching',
         timeoutMs: 20_000,
       });
@@ -367,7 +367,7 @@ describe('a watch gone silent', () => {
   it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
     const { sync, lines, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, ready: false });
     try {
-      await eventually(() => sync.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources synced and watching',
         timeoutMs: 20_000,
       });

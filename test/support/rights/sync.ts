@@ -64,7 +64,7 @@ export function syncRightsScenarios(server: () => RightsServer): void {
     const refused = s.counters?.refused() ?? 0;
     const r = await running('alice', { review: true });
     try {
-      await eventually(() => r.sync.allSourcesReady() && r.sync.running.every((x) => x.reflector.state === 'watching'), {
+      await eventually(() => r.sync.allSourcesReady() && r.sync.allWatching(), {
         description: 'sources watching',
         timeoutMs: 20_000,
       });

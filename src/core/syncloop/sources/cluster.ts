@@ -393,6 +393,11 @@ export class ClusterSync {
     return this.loop.allSourcesReady();
   }
 
+  /** Every source this run started is watching: listed, its watch open (a source forbidden at run time is not). */
+  allWatching(): boolean {
+    return this.running.every((r) => r.reflector.state === 'watching');
+  }
+
   /** The row the loop shows for an object key (actualStateOfWorld), or undefined. */
   view(key: string): ObjectView | undefined {
     return this.loop.actual.get(key);
