@@ -9,7 +9,7 @@
  * and exits 3. The extension's sync runner (as Start Sync Loop wires it) keeps the tree live for
  * team-a. What was asked of the server is checked where the server counts it (the demo cluster).
  */
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSync } from '../../../src/cli/sync';
 import { KubeClient, loadKubeContext } from '../../../src/core/kube';
@@ -42,27 +42,30 @@ function cliSync(kubeconfig: string) {
   return { out, err, has, housekeeping, stop: async () => (stop.abort(), code) };
 }
 
-/** Registers the sync-loop scenarios; `server()` is the running server (set up in the caller's `before`, with pods run). */
-export function syncRightsScenarios(server: () => RightsServer): void {
-  async function running(user: string, opts: { review: boolean; types?: { group: string; version: string; resource: string }[] }) {
-    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: await server().kubeconfig(user) }));
-    return startSync(
-      { client },
-      {
-        housekeepingPeriodMs: 200,
-        ...(opts.review ? { reviewer: client } : {}),
-        contextNamespace: client.context.namespace,
-        ...(opts.types ? { types: opts.types } : {}),
-        ready: false,
-      },
-    );
-  }
+type Scenario = [name: string, run: (s: RightsServer, t: TestContext) => Promise<void>];
+const SCENARIOS: Scenario[] = [];
+const scenario = (name: string, run: Scenario[1]) => void SCENARIOS.push([name, run]);
 
-  it('alice (team-a only): the review scopes pods and Events to team-a; its pod is added and started; nothing elsewhere, no cluster-wide pods request', async () => {
-    const s = server();
+async function running(s: RightsServer, user: string, opts: { review: boolean; types?: { group: string; version: string; resource: string }[] }) {
+  const client = await KubeClient.connect(loadKubeContext({ kubeconfig: await s.kubeconfig(user) }));
+  return startSync(
+    { client },
+    {
+      housekeepingPeriodMs: 200,
+      ...(opts.review ? { reviewer: client } : {}),
+      contextNamespace: client.context.namespace,
+      ...(opts.types ? { types: opts.types } : {}),
+      ready: false,
+    },
+  );
+}
+
+scenario(
+  'alice (team-a only): the review scopes pods and Events to team-a; its pod is added and started; nothing elsewhere, no cluster-wide pods request',
+  async (s) => {
     const before = s.counters?.byScope() ?? {};
     const refused = s.counters?.refused() ?? 0;
-    const r = await running('alice', { review: true });
+    const r = await running(s, 'alice', { review: true });
     try {
       await eventually(() => r.sync.allSourcesReady() && r.sync.allWatching(), {
         description: 'sources watching',
@@ -102,53 +105,54 @@ export function syncRightsScenarios(server: () => RightsServer): void {
     } finally {
       await r.stop();
     }
-  });
+  },
+);
 
-  it('erin (pods and configmaps in team-a, no Events): Events are reported forbidden once, never requested; the loop goes on with pods', async () => {
-    const s = server();
-    const before = s.counters?.byScope() ?? {};
-    const refused = s.counters?.refused() ?? 0;
-    const r = await running('erin', { review: true, types: [{ group: '', version: 'v1', resource: 'configmaps' }] });
-    try {
-      await eventually(() => r.sync.allSourcesReady(), { description: 'sources ready', timeoutMs: 20_000 });
-      const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
-      await eventually(() => hk().some((e) => e.outcome === 'error'), { description: 'a housekeeping error', timeoutMs: 20_000 });
-      const at = hk().length;
-      await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
-      const errors = hk().filter((e) => e.outcome === 'error');
-      assert.equal(errors.length, 1, 'reported on the timeline once');
-      assert.match(
-        errors[0]!.message ?? '',
-        /Not watching events: events is forbidden: the user may not list and watch events across all namespaces, nor in the namespace "team-a"/,
-      );
-      const warnings = r.lines.filter((l) => l.startsWith('W '));
-      assert.equal(warnings.length, 1, warnings.join('\n'));
-      assert.match(warnings[0]!, /type="events" namespace="\(all namespaces\)"/);
-      assert.deepEqual(
-        r.sync.forbidden.map((f) => [f.gvr.resource, f.by]),
-        [['events', 'review']],
-      );
-      assert.equal(r.sync.watchScope({ group: '', resource: 'configmaps' }), 'team-a');
-      if (s.counters) {
-        const asked = requestsSince(s.counters, before);
-        assert.ok(!Object.keys(asked).some((k) => k.includes(' events@')), `Events were requested: ${JSON.stringify(asked)}`);
-        assert.ok((asked['watch configmaps@team-a'] ?? 0) >= 1 && !asked['watch configmaps@*'], JSON.stringify(asked));
-        assert.equal(s.counters.refused() - refused, 0, 'no request was refused');
-      }
-      await s.runPod('team-a', 'erin-1');
-      await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), {
-        description: 'PLEG ContainerStarted for team-a/erin-1',
-        timeoutMs: 20_000,
-      });
-    } finally {
-      await r.stop();
+scenario('erin (pods and configmaps in team-a, no Events): Events are reported forbidden once, never requested; the loop goes on with pods', async (s) => {
+  const before = s.counters?.byScope() ?? {};
+  const refused = s.counters?.refused() ?? 0;
+  const r = await running(s, 'erin', { review: true, types: [{ group: '', version: 'v1', resource: 'configmaps' }] });
+  try {
+    await eventually(() => r.sync.allSourcesReady(), { description: 'sources ready', timeoutMs: 20_000 });
+    const hk = () => iterations(r.timeline).filter((e) => e.source === 'housekeeping');
+    await eventually(() => hk().some((e) => e.outcome === 'error'), { description: 'a housekeeping error', timeoutMs: 20_000 });
+    const at = hk().length;
+    await eventually(() => hk().length >= at + 5, { description: 'five more housekeeping iterations', timeoutMs: 20_000 });
+    const errors = hk().filter((e) => e.outcome === 'error');
+    assert.equal(errors.length, 1, 'reported on the timeline once');
+    assert.match(
+      errors[0]!.message ?? '',
+      /Not watching events: events is forbidden: the user may not list and watch events across all namespaces, nor in the namespace "team-a"/,
+    );
+    const warnings = r.lines.filter((l) => l.startsWith('W '));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /type="events" namespace="\(all namespaces\)"/);
+    assert.deepEqual(
+      r.sync.forbidden.map((f) => [f.gvr.resource, f.by]),
+      [['events', 'review']],
+    );
+    assert.equal(r.sync.watchScope({ group: '', resource: 'configmaps' }), 'team-a');
+    if (s.counters) {
+      const asked = requestsSince(s.counters, before);
+      assert.ok(!Object.keys(asked).some((k) => k.includes(' events@')), `Events were requested: ${JSON.stringify(asked)}`);
+      assert.ok((asked['watch configmaps@team-a'] ?? 0) >= 1 && !asked['watch configmaps@*'], JSON.stringify(asked));
+      assert.equal(s.counters.refused() - refused, 0, 'no request was refused');
     }
-  });
+    await s.runPod('team-a', 'erin-1');
+    await eventually(() => iterations(r.timeline).some((e) => e.source === 'pleg' && e.op === 'ContainerStarted' && e.key === 'team-a/erin-1'), {
+      description: 'PLEG ContainerStarted for team-a/erin-1',
+      timeoutMs: 20_000,
+    });
+  } finally {
+    await r.stop();
+  }
+});
 
-  it('erin without the reviews: a cluster-wide 403 narrows pods to team-a once; Events, forbidden there too, are reported once and not retried', async () => {
-    const s = server();
+scenario(
+  'erin without the reviews: a cluster-wide 403 narrows pods to team-a once; Events, forbidden there too, are reported once and not retried',
+  async (s) => {
     const before = s.counters?.byScope() ?? {};
-    const r = await running('erin', { review: false });
+    const r = await running(s, 'erin', { review: false });
     try {
       await eventually(() => r.sync.allSourcesReady() && r.sync.forbidden.length === 1, {
         description: 'pods listed in team-a, Events forbidden',
@@ -183,75 +187,79 @@ export function syncRightsScenarios(server: () => RightsServer): void {
     } finally {
       await r.stop();
     }
-  });
+  },
+);
 
-  it('dave (list but no watch): pods are forbidden; kubeloop sync says so on stderr and exits 3 at once', async () => {
-    const s = server();
-    const before = s.counters?.byScope() ?? {};
-    const out: string[] = [];
-    const err: string[] = [];
-    const started = Date.now();
-    const code = await runSync(['--kubeconfig', await s.kubeconfig('dave'), '--json', '--duration', '60'], {
-      stdout: (l) => out.push(l),
-      stderr: (l) => err.push(l),
-    });
-    assert.equal(code, 3, err.join('\n'));
-    assert.ok(Date.now() - started < 30_000, 'ended at once, not at --duration');
-    const text = err.join('\n');
-    assert.match(
-      text,
-      /may not list and watch pods .*nothing to sync: pods is forbidden: the user may not list and watch pods across all namespaces, nor in the namespace "team-a"/,
-    );
-    assert.equal(err.filter((l) => l.includes('type="pods"')).length, 1, text);
-    if (s.counters) {
-      const asked = requestsSince(s.counters, before);
-      assert.ok(!Object.keys(asked).some((k) => k.startsWith('watch ') || k.startsWith('list ')), JSON.stringify(asked));
-    }
+scenario('dave (list but no watch): pods are forbidden; kubeloop sync says so on stderr and exits 3 at once', async (s) => {
+  const before = s.counters?.byScope() ?? {};
+  const out: string[] = [];
+  const err: string[] = [];
+  const started = Date.now();
+  const code = await runSync(['--kubeconfig', await s.kubeconfig('dave'), '--json', '--duration', '60'], {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
   });
+  assert.equal(code, 3, err.join('\n'));
+  assert.ok(Date.now() - started < 30_000, 'ended at once, not at --duration');
+  const text = err.join('\n');
+  assert.match(
+    text,
+    /may not list and watch pods .*nothing to sync: pods is forbidden: the user may not list and watch pods across all namespaces, nor in the namespace "team-a"/,
+  );
+  assert.equal(err.filter((l) => l.includes('type="pods"')).length, 1, text);
+  if (s.counters) {
+    const asked = requestsSince(s.counters, before);
+    assert.ok(!Object.keys(asked).some((k) => k.startsWith('watch ') || k.startsWith('list ')), JSON.stringify(asked));
+  }
+});
 
-  it("kubeloop sync --json as alice: its pod's config ADD and ContainerStarted, nothing outside team-a, no error, no 403 and no retry loop, exit 0", async () => {
-    const s = cliSync(await server().kubeconfig('alice'));
+scenario(
+  "kubeloop sync --json as alice: its pod's config ADD and ContainerStarted, nothing outside team-a, no error, no 403 and no retry loop, exit 0",
+  async (s) => {
+    const cli = cliSync(await s.kubeconfig('alice'));
     try {
-      await server().runPod('team-a', 'cli-1');
-      await eventually(() => s.has('config', 'ADD', 'team-a/cli-1'), { description: 'config ADD of team-a/cli-1', timeoutMs: 30_000 });
-      await eventually(() => s.has('pleg', 'ContainerStarted', 'team-a/cli-1'), { description: 'PLEG ContainerStarted for team-a/cli-1', timeoutMs: 30_000 });
+      await s.runPod('team-a', 'cli-1');
+      await eventually(() => cli.has('config', 'ADD', 'team-a/cli-1'), { description: 'config ADD of team-a/cli-1', timeoutMs: 30_000 });
+      await eventually(() => cli.has('pleg', 'ContainerStarted', 'team-a/cli-1'), { description: 'PLEG ContainerStarted for team-a/cli-1', timeoutMs: 30_000 });
       // Several housekeeping periods (2 s each): a 403 retried with backoff would have shown by now.
-      const at = s.housekeeping();
-      await eventually(() => s.housekeeping() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
+      const at = cli.housekeeping();
+      await eventually(() => cli.housekeeping() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
     } finally {
-      assert.equal(await s.stop(), 0, s.err.join('\n'));
+      assert.equal(await cli.stop(), 0, cli.err.join('\n'));
     }
-    const added = s.out.filter((e) => e.source === 'config' && e.op === 'ADD').flatMap((e) => keysOf(e.key));
+    const added = cli.out.filter((e) => e.source === 'config' && e.op === 'ADD').flatMap((e) => keysOf(e.key));
     assert.ok(!added.some((k) => !k.startsWith('team-a/')), added.join(' '));
-    assert.deepEqual(outsideTeamA(s.out.flatMap((e) => keysOf(e.key))), [], 'a pod outside team-a was seen');
-    assert.ok(!s.out.some((e) => e.outcome === 'error'), JSON.stringify(s.out.filter((e) => e.outcome === 'error')));
+    assert.deepEqual(outsideTeamA(cli.out.flatMap((e) => keysOf(e.key))), [], 'a pod outside team-a was seen');
+    assert.ok(!cli.out.some((e) => e.outcome === 'error'), JSON.stringify(cli.out.filter((e) => e.outcome === 'error')));
     assert.deepEqual(
-      s.err.filter((l) => /forbidden|403|Reflector failed/i.test(l)),
+      cli.err.filter((l) => /forbidden|403|Reflector failed/i.test(l)),
       [],
     );
-  });
+  },
+);
 
-  it('kubeloop sync --json as erin (no Events): Events reported once on stderr and on the timeline; pods still sync', async () => {
-    const s = cliSync(await server().kubeconfig('erin'));
-    try {
-      await server().runPod('team-a', 'erin-3');
-      await eventually(() => s.has('pleg', 'ContainerStarted', 'team-a/erin-3'), { description: 'PLEG ContainerStarted for team-a/erin-3', timeoutMs: 30_000 });
-      const at = s.housekeeping();
-      await eventually(() => s.housekeeping() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
-    } finally {
-      assert.equal(await s.stop(), 0, s.err.join('\n'));
-    }
-    const warnings = s.err.filter((l) => l.includes('forbidden'));
-    assert.equal(warnings.length, 1, s.err.join('\n'));
-    assert.match(warnings[0]!, /^W Reflector forbidden, not watched type="events" namespace="\(all namespaces\)"/);
-    const errors = s.out.filter((e) => e.source === 'housekeeping' && e.outcome === 'error');
-    assert.equal(errors.length, 1, JSON.stringify(errors));
-    assert.match(errors[0].message, /Not watching events/);
-    assert.ok(!s.err.some((l) => l.includes('Reflector failed')), s.err.join('\n'));
-  });
+scenario('kubeloop sync --json as erin (no Events): Events reported once on stderr and on the timeline; pods still sync', async (s) => {
+  const cli = cliSync(await s.kubeconfig('erin'));
+  try {
+    await s.runPod('team-a', 'erin-3');
+    await eventually(() => cli.has('pleg', 'ContainerStarted', 'team-a/erin-3'), { description: 'PLEG ContainerStarted for team-a/erin-3', timeoutMs: 30_000 });
+    const at = cli.housekeeping();
+    await eventually(() => cli.housekeeping() >= at + 2, { description: 'two more housekeeping iterations', timeoutMs: 30_000 });
+  } finally {
+    assert.equal(await cli.stop(), 0, cli.err.join('\n'));
+  }
+  const warnings = cli.err.filter((l) => l.includes('forbidden'));
+  assert.equal(warnings.length, 1, cli.err.join('\n'));
+  assert.match(warnings[0]!, /^W Reflector forbidden, not watched type="events" namespace="\(all namespaces\)"/);
+  const errors = cli.out.filter((e) => e.source === 'housekeeping' && e.outcome === 'error');
+  assert.equal(errors.length, 1, JSON.stringify(errors));
+  assert.match(errors[0].message, /Not watching events/);
+  assert.ok(!cli.err.some((l) => l.includes('Reflector failed')), cli.err.join('\n'));
+});
 
-  it("the extension's sync runner as alice (Start Sync Loop): the tree stays live for team-a, nothing cluster-wide is asked, nothing refused", async () => {
-    const s = server();
+scenario(
+  "the extension's sync runner as alice (Start Sync Loop): the tree stays live for team-a, nothing cluster-wide is asked, nothing refused",
+  async (s) => {
     const ctx = loadKubeContext({ kubeconfig: await s.kubeconfig('alice') });
     const client = await KubeClient.connect(ctx);
     const lines: string[] = [];
@@ -321,5 +329,10 @@ export function syncRightsScenarios(server: () => RightsServer): void {
       await runner.stop();
       client.close();
     }
-  });
+  },
+);
+
+/** Registers the sync-loop scenarios; `server()` is the running server (set up in the caller's `before`, with pods run). */
+export function syncRightsScenarios(server: () => RightsServer): void {
+  for (const [name, run] of SCENARIOS) it(name, (t) => run(server(), t));
 }
