@@ -485,7 +485,7 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
   gcs.observe({ entryTypes: ['gc'] });
   const gc = fullGc();
   try {
-    await until('every source listed', () => loop.sync.kl.allSourcesReady(), 60_000);
+    await until('every source listed', () => loop.sync.allSourcesReady(), 60_000);
     // Warm-up: the initial lists done and the code compiled, the recorder's code with it.
     // The loop's own major collections, unforced, in the warm-up's second quarter: how often a real
     // one marks what lives (the recorders' held state included).

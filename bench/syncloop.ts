@@ -88,10 +88,13 @@ async function main() {
   clearInterval(sampler);
   await new Promise((r) => setTimeout(r, 5000)); // two housekeeping periods and then some, to converge
   const secs = (performance.now() - t0) / 1000;
-  const model = [...sync.kl.actual.keys()].filter((k) => k.startsWith('bench/')).sort();
+  const model = [...sync.views()]
+    .map((v) => v.key)
+    .filter((k) => k.startsWith('bench/'))
+    .sort();
   const want = live.map((n) => `bench/${n}`).sort();
   const iterations = loopIterations;
-  const syncs = sync.kl.podWorkers.stats.syncs;
+  const syncs = sync.stats().workers.syncs;
   ac.abort();
   await running;
   client.close();

@@ -29,12 +29,11 @@
  * --record FILE writes a flight recording (core/recorder) of every watch delta and timeline event,
  * flushed every second; it is closed cleanly when the run ends.
  */
-import { parseArgs } from 'node:util';
 import { realClock, type Clock } from '../core/clock';
 import { credentialsWithheld } from '../core/kube/transport/auth';
 import { KubeClient } from '../core/kube/client';
 import { depthNotices } from '../core/kube/objects/depth';
-import { ClusterSync } from '../core/syncloop/sources/cluster';
+import { ClusterSync, type ClusterSyncOptions } from '../core/syncloop/sources/cluster';
 import type { SyncIterationEvent } from '../core/timeline/events';
 import { TimelineStore } from '../core/timeline/store';
 import { startRecording, type RecordingSession } from '../core/recorder/session';
@@ -45,7 +44,7 @@ import { kubeletLineEvent } from '../core/kubeletlog/lane';
 import type { KubeletRecord } from '../core/kubeletlog/records';
 import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
 import { cliWriter } from './terminal';
-import { parseRequestTimeout } from './requestTimeout';
+import { parseSyncArgs, SYNC_HELP, type SyncFlags } from './syncArgs';
 
 /** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
 const COMPARE_SETTLE_MS = 2000;
@@ -60,37 +59,6 @@ export interface SyncIo {
   signal?: AbortSignal;
   clock?: Clock;
 }
-
-const HELP = `usage: kubeloop sync [flags]
-
-  --kubeconfig FILE     kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)
-  --context NAME        context to use (default: the current context)
-  --namespace NS, -n NS watch namespace NS; repeatable (default: all namespaces)
-  --node NAME           only pods bound to node NAME, as that node's kubelet sees them (default: all nodes)
-  --consistency-period SECONDS
-                        how often pods are listed again from the watch cache to catch missed
-                        watch events (default: 300)
-  --duration SECONDS    stop after this long (default: until Ctrl-C)
-  --request-timeout D   deadline of one server request, its whole answer included (kubectl's flag):
-                        seconds, or a duration such as 30s, 1m; 0 = none (default 0). Not watches:
-                        they are long-running (each ends within 10 min and is resumed)
-  --json                one JSON object per iteration: at, t, source, op, key, handler, durationMs, outcome
-                        (and message, node, uid, data, inferred when known)
-  --workers             with --json, also the pod workers' syncs (source "podworker")
-  --kubelet-log FILE    follow a real kubelet's -v=4 log (a node this machine runs, e.g. the lab's)
-                        and print its lines beside KubeLoop's iterations; needs --node (default: the
-                        log the context's kubeloop.dev/kubelet-logs extension names for the node,
-                        as the lab's kubeconfig does)
-  --compare             with the kubelet's log: at the end, the differential of the two (matched in
-                        order, iterations without a counterpart, lag)
-  --watch TYPE          also watch TYPE (e.g. configmaps, secrets, deployments.apps); repeatable
-  --record FILE         write a flight recording to FILE: every watch delta, Event and timeline
-                        event, with keyframes; flushed every second (read it with kubeloop export)
-  --record-max-mb N     bound of the recording's files together (default 1024)
-  --record-max-hours H  history the recording keeps (default 24)
-  --record-keyframe-seconds S
-                        a keyframe at most this often while things change (default 600; see docs/recorder.md)
-`;
 
 /** One loop iteration as `kubeloop sync --json` prints it (one line, no newline); `wallOrigin`: the wall-clock ms of t = 0. */
 export function iterationJson(it: SyncIterationEvent, wallOrigin?: number): string {
@@ -129,206 +97,172 @@ function safeIo(io: SyncIo): SyncIo {
 
 export async function runSync(argv: string[], raw: SyncIo = processIo()): Promise<number> {
   const io = safeIo(raw);
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string', short: 'n', multiple: true },
-        node: { type: 'string' },
-        'consistency-period': { type: 'string' },
-        duration: { type: 'string' },
-        'request-timeout': { type: 'string' },
-        json: { type: 'boolean' },
-        workers: { type: 'boolean' },
-        'kubelet-log': { type: 'string' },
-        compare: { type: 'boolean' },
-        watch: { type: 'string', multiple: true },
-        record: { type: 'string' },
-        'record-max-mb': { type: 'string' },
-        'record-max-hours': { type: 'string' },
-        'record-keyframe-seconds': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr(`kubeloop sync: ${(e as Error).message}\n\n${HELP}`);
-    return 1;
-  }
-  if (values.help) {
-    io.stdout(HELP);
+  const flags = parseSyncArgs(argv);
+  if (flags === 'help') {
+    io.stdout(SYNC_HELP);
     return 0;
   }
-  let durationMs: number | undefined;
-  if (values.duration !== undefined) {
-    const s = Number(values.duration);
-    if (!Number.isFinite(s) || s <= 0) {
-      io.stderr(`kubeloop sync: --duration must be a positive number of seconds, got "${values.duration}"`);
-      return 1;
-    }
-    durationMs = s * 1000;
-  }
-  let requestTimeoutMs: number | undefined;
-  try {
-    if (values['request-timeout'] !== undefined) requestTimeoutMs = parseRequestTimeout(values['request-timeout']);
-  } catch (e) {
-    io.stderr(`kubeloop sync: ${(e as Error).message}`);
+  if ('error' in flags) {
+    io.stderr(`kubeloop sync: ${flags.error}${flags.withHelp ? `\n\n${SYNC_HELP}` : ''}`);
     return 1;
   }
-  let consistencyPeriodMs: number | undefined;
-  if (values['consistency-period'] !== undefined) {
-    const s = Number(values['consistency-period']);
-    if (!Number.isFinite(s) || s <= 0) {
-      io.stderr(`kubeloop sync: --consistency-period must be a positive number of seconds, got "${values['consistency-period']}"`);
-      return 1;
-    }
-    consistencyPeriodMs = s * 1000;
-  }
-  const node = values.node;
-  let kubeletLog = values['kubelet-log'];
-  if (kubeletLog !== undefined && node === undefined) {
-    io.stderr('kubeloop sync: --kubelet-log needs --node NAME (the node whose kubelet writes that log)');
+  const connected = await connect(flags, io);
+  if ('error' in connected) {
+    io.stderr(`kubeloop sync: ${connected.error}`);
     return 1;
   }
+  return runConnected(flags, connected, io);
+}
 
-  // A DNS-1123 subdomain, as node names are; anything else would only be a confusing field selector.
-  if (node !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(node)) {
-    io.stderr(`kubeloop sync: --node must be a node name (lower-case letters, digits, '-' and '.'), got "${node}"`);
-    return 1;
-  }
+/** What a run needs from the server before the loop starts. */
+interface Connected {
+  client: KubeClient;
+  /** --kubelet-log, or the log the context names for --node. */
+  kubeletLog: string | undefined;
+  types: WatchedType[];
+}
 
-  const bound = (name: 'record-max-mb' | 'record-max-hours' | 'record-keyframe-seconds', scale: number): number | undefined => {
-    const v = values[name];
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${v}"`);
-    return n * scale;
-  };
-  let maxBytes: number | undefined;
-  let maxAgeMs: number | undefined;
-  let keyframeEveryMs: number | undefined;
-  try {
-    keyframeEveryMs = bound('record-keyframe-seconds', 1000);
-    maxBytes = bound('record-max-mb', 1024 * 1024);
-    maxAgeMs = bound('record-max-hours', 3600_000);
-  } catch (e) {
-    io.stderr(`kubeloop sync: ${(e as Error).message}`);
-    return 1;
-  }
-  if ((maxBytes !== undefined || maxAgeMs !== undefined || keyframeEveryMs !== undefined) && !values.record) {
-    io.stderr('kubeloop sync: --record-max-mb, --record-max-hours and --record-keyframe-seconds need --record FILE');
-    return 1;
-  }
-
+/** The client, the kubelet log to follow and the --watch types (by discovery); or why not (exit 1). */
+async function connect(flags: SyncFlags, io: SyncIo): Promise<Connected | { error: string }> {
   let client: KubeClient;
   try {
     client = await KubeClient.fromKubeconfig(
-      {
-        ...(values.kubeconfig ? { kubeconfig: values.kubeconfig } : {}),
-        ...(values.context ? { context: values.context } : {}),
-      },
-      { requestTimeoutMs },
+      { ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) },
+      { requestTimeoutMs: flags.requestTimeoutMs },
     );
   } catch (e) {
-    io.stderr(`kubeloop sync: ${(e as Error).message}`);
-    return 1;
+    return { error: (e as Error).message };
   }
   const withheld = credentialsWithheld(client.context);
   if (withheld) io.stderr(`kubeloop sync: warning: ${withheld}`);
-
   // The lab's kubeconfig says where its nodes' kubelet logs are (KubeContext.kubeletLogs).
-  if (kubeletLog === undefined && node !== undefined) kubeletLog = client.context.kubeletLogs?.[node];
-  if (values.compare && kubeletLog === undefined) {
-    io.stderr(
-      `kubeloop sync: --compare needs the kubelet's log: --kubelet-log FILE (the context "${client.context.name}" names none for node "${node ?? ''}")`,
-    );
+  const kubeletLog = flags.kubeletLog ?? (flags.node !== undefined ? client.context.kubeletLogs?.[flags.node] : undefined);
+  if (flags.compare && kubeletLog === undefined) {
     client.close();
-    return 1;
+    return {
+      error: `--compare needs the kubelet's log: --kubelet-log FILE (the context "${client.context.name}" names none for node "${flags.node ?? ''}")`,
+    };
   }
-
-  let types: WatchedType[] = [];
-  if (values.watch?.length) {
-    try {
-      types = await resolveTypes(client, values.watch);
-    } catch (e) {
-      io.stderr(`kubeloop sync: ${(e as Error).message}`);
-      client.close();
-      return 1;
-    }
+  try {
+    const types = flags.watch.length ? await resolveTypes(client, flags.watch) : [];
+    return { client, kubeletLog, types };
+  } catch (e) {
+    client.close();
+    return { error: (e as Error).message };
   }
+}
 
+/** The run itself, once connected: the loop until --duration, a signal, or pods forbidden; then the differential and the exit status. */
+async function runConnected(flags: SyncFlags, { client, kubeletLog, types }: Connected, io: SyncIo): Promise<number> {
   const clock = io.clock ?? realClock;
-  const json = !!values.json;
   const timeline = new TimelineStore(10_000);
   // Timeline times count from here; `at` (and the kubelet's log) are wall-clock times.
   const origin = clock.now();
   const wallOrigin = Date.now();
-  const seen: LoopIteration[] = [];
-  // When every source had listed (housekeeping's first pass): the differential starts a little later,
-  // once the first list's ADDs and the PLEG's first relist (the pods that ran before we looked) are over.
-  let readyAt: number | undefined;
-  timeline.subscribe((e) => {
-    if (e.kind !== 'iteration') return;
-    if (readyAt === undefined && e.source === 'housekeeping' && e.outcome !== 'skipped') readyAt = wallOrigin + e.t;
-    if (values.compare) seen.push(loopIteration(e, wallOrigin));
-    // Loop iterations; the pod workers' own marks only when asked for (they are the timeline's, not the loop's).
-    if (json && (e.source !== 'podworker' || values.workers)) io.stdout(iterationJson(e, wallOrigin));
-  });
-  const stop = new AbortController();
+  const seen = watchIterations(flags, timeline, wallOrigin, io);
   const recordingLife = new AbortController();
   let recording: RecordingSession | undefined;
-  if (values.record) {
+  if (flags.record) {
     try {
       recording = await startRecording(
         {
-          path: values.record,
+          ...flags.record,
           context: client.context.name,
           server: client.server,
           timeline,
           clock,
-          ...(maxBytes !== undefined ? { maxBytes } : {}),
-          ...(maxAgeMs !== undefined ? { maxAgeMs } : {}),
-          ...(keyframeEveryMs !== undefined ? { keyframeEveryMs } : {}),
           onError: (e) => io.stderr(`kubeloop sync: recording stopped: ${e.message}`),
         },
         recordingLife.signal,
       );
     } catch (e) {
-      io.stderr(`kubeloop sync: cannot record to ${values.record}: ${(e as Error).message}`);
+      io.stderr(`kubeloop sync: cannot record to ${flags.record.path}: ${(e as Error).message}`);
       client.close();
       return 1;
     }
   }
-  let podsForbidden: string | undefined;
-  const forbiddenPods: string[] = [];
+  const stop = new AbortController();
+  const podsForbidden: string[] = [];
   const sync = new ClusterSync({
-    client,
-    reviewer: client,
-    ...(client.context.namespace ? { contextNamespace: client.context.namespace } : {}),
+    ...syncOptions(flags, client, types, io),
     onForbidden: (f) => {
       if (f.gvr.group !== '' || f.gvr.resource !== 'pods') return;
-      forbiddenPods.push(f.message);
-      if (forbiddenPods.length < (values.namespace?.length || 1)) return;
+      podsForbidden.push(f.message);
       // No pods source left: nothing to sync. End now, saying so, rather than show an empty loop.
-      podsForbidden = forbiddenPods.join('; ');
-      stop.abort(new Error('pods are forbidden'));
+      if (podsForbidden.length >= (flags.namespaces.length || 1)) stop.abort(new Error('pods are forbidden'));
     },
     clock,
     timeline,
     origin,
-    // --request-timeout bounds each request; a LIST or watch-list making no progress for as long is given up too
-    ...(requestTimeoutMs ? { listProgressTimeoutMs: requestTimeoutMs } : {}),
-    ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
-    ...(node ? { node } : {}),
-    ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
-    ...(types.length ? { types } : {}),
     ...(recording ? { observer: recording.recorder } : {}),
-    logger: { info: (l) => (json ? undefined : io.stdout(l)), warn: (l) => io.stderr(`W ${l}`), error: (l) => io.stderr(l) },
   });
+  const release = stopWhen(stop, flags.durationMs, clock, io);
+  const kubelet: KubeletRecord[] = [];
+  const following =
+    kubeletLog !== undefined && flags.node !== undefined
+      ? follow(flags, kubeletLog, flags.node, { timeline, wallOrigin, clock, kubelet }, io, stop.signal)
+      : undefined;
+  // An object cut for nesting too deep (core/kube/objects/depth.ts) is still synced and recorded: said once per object.
+  const offDepth = depthNotices.subscribe((m) => io.stderr(`kubeloop sync: warning: ${m}`));
+  try {
+    await sync.run(stop.signal);
+  } finally {
+    offDepth();
+    release();
+    client.close();
+    recordingLife.abort();
+    await following;
+    await recording?.done;
+  }
+  if (flags.compare && flags.node !== undefined) printComparison(flags, flags.node, kubelet, seen, io);
+  if (podsForbidden.length >= (flags.namespaces.length || 1)) {
+    io.stderr(
+      `kubeloop sync: the user of context "${client.context.name}" may not list and watch pods in the namespaces the loop looks at, so there is nothing to sync: ${podsForbidden.join('; ')}. Ask for a Role (namespace) or ClusterRole with get/list/watch on pods, or choose another context or --namespace.`,
+    );
+    return 3;
+  }
+  if (!sync.allSourcesReady()) {
+    io.stderr('kubeloop sync: the sources never listed (API server unreachable or forbidden)');
+    return 2;
+  }
+  return 0;
+}
 
+/** ClusterSync's options that follow from the flags alone: scope, rights, deadlines, the log. */
+function syncOptions(flags: SyncFlags, client: KubeClient, types: WatchedType[], io: SyncIo): Omit<ClusterSyncOptions, 'clock'> {
+  return {
+    client,
+    reviewer: client,
+    ...(client.context.namespace ? { contextNamespace: client.context.namespace } : {}),
+    // --request-timeout bounds each request; a LIST or watch-list making no progress for as long is given up too
+    ...(flags.requestTimeoutMs ? { listProgressTimeoutMs: flags.requestTimeoutMs } : {}),
+    ...(flags.namespaces.length ? { namespaces: flags.namespaces } : {}),
+    ...(flags.node ? { node: flags.node } : {}),
+    ...(flags.consistencyPeriodMs !== undefined ? { consistencyPeriodMs: flags.consistencyPeriodMs } : {}),
+    ...(types.length ? { types } : {}),
+    logger: { info: (l) => (flags.json ? undefined : io.stdout(l)), warn: (l) => io.stderr(`W ${l}`), error: (l) => io.stderr(l) },
+  };
+}
+
+/**
+ * Prints the iterations with --json and keeps them for --compare; `readyAt` is when every source had
+ * listed (housekeeping's first pass): the differential starts a little later, once the first list's
+ * ADDs and the PLEG's first relist (the pods that ran before we looked) are over.
+ */
+function watchIterations(flags: SyncFlags, timeline: TimelineStore, wallOrigin: number, io: SyncIo): { iterations: LoopIteration[]; readyAt?: number } {
+  const seen: { iterations: LoopIteration[]; readyAt?: number } = { iterations: [] };
+  timeline.subscribe((e) => {
+    if (e.kind !== 'iteration') return;
+    if (seen.readyAt === undefined && e.source === 'housekeeping' && e.outcome !== 'skipped') seen.readyAt = wallOrigin + e.t;
+    if (flags.compare) seen.iterations.push(loopIteration(e, wallOrigin));
+    // Loop iterations; the pod workers' own marks only when asked for (they are the timeline's, not the loop's).
+    if (flags.json && (e.source !== 'podworker' || flags.workers)) io.stdout(iterationJson(e, wallOrigin));
+  });
+  return seen;
+}
+
+/** Aborts `stop` on SIGINT/SIGTERM (or io.signal) and after `durationMs`; returns what undoes that. */
+function stopWhen(stop: AbortController, durationMs: number | undefined, clock: Clock, io: SyncIo): () => void {
   const onSignal = () => stop.abort(new Error('interrupted'));
   const external = io.signal;
   if (external) {
@@ -339,62 +273,51 @@ export async function runSync(argv: string[], raw: SyncIo = processIo()): Promis
     process.once('SIGTERM', onSignal);
   }
   const timer = durationMs !== undefined ? clock.setTimer(durationMs, () => stop.abort(new Error('duration elapsed'))) : undefined;
-  const kubelet: KubeletRecord[] = [];
-  const following =
-    kubeletLog !== undefined && node !== undefined
-      ? followKubeletLog(
-          {
-            path: kubeletLog,
-            clock,
-            onRecords: (records) => {
-              for (const r of records) {
-                if (values.compare) kubelet.push(r);
-                timeline.append(kubeletLineEvent(r, node, wallOrigin));
-                io.stdout(json ? kubeletJson(r, node) : `kubelet ${node}: ${r.raw}`);
-              }
-            },
-            onError: (e) => io.stderr(`kubeloop sync: --kubelet-log ${kubeletLog}: ${e.message} (still trying)`),
-          },
-          stop.signal,
-        )
-      : undefined;
-  // An object cut for nesting too deep (core/kube/objects/depth.ts) is still synced and recorded: said once per object.
-  const offDepth = depthNotices.subscribe((m) => io.stderr(`kubeloop sync: warning: ${m}`));
-  try {
-    await sync.run(stop.signal);
-  } finally {
-    offDepth();
+  return () => {
     timer?.cancel();
     external?.removeEventListener('abort', onSignal);
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
-    client.close();
-    recordingLife.abort();
-    await following;
-    await recording?.done;
+  };
+}
+
+/** Follows the kubelet's log: each line on the timeline and printed (kept for --compare); resolves when `signal` aborts. */
+function follow(
+  flags: SyncFlags,
+  path: string,
+  node: string,
+  to: { timeline: TimelineStore; wallOrigin: number; clock: Clock; kubelet: KubeletRecord[] },
+  io: SyncIo,
+  signal: AbortSignal,
+): Promise<void> {
+  return followKubeletLog(
+    {
+      path,
+      clock: to.clock,
+      onRecords: (records) => {
+        for (const r of records) {
+          if (flags.compare) to.kubelet.push(r);
+          to.timeline.append(kubeletLineEvent(r, node, to.wallOrigin));
+          io.stdout(flags.json ? kubeletJson(r, node) : `kubelet ${node}: ${r.raw}`);
+        }
+      },
+      onError: (e) => io.stderr(`kubeloop sync: --kubelet-log ${path}: ${e.message} (still trying)`),
+    },
+    signal,
+  );
+}
+
+/** The differential against the kubelet's log, from COMPARE_SETTLE_MS after the sources were ready. */
+function printComparison(flags: SyncFlags, node: string, kubelet: KubeletRecord[], seen: { iterations: LoopIteration[]; readyAt?: number }, io: SyncIo): void {
+  const from = (seen.readyAt ?? Date.now()) + COMPARE_SETTLE_MS;
+  const c = compare(kubelet, seen.iterations, { from });
+  if (flags.json) {
+    io.stdout(JSON.stringify({ comparison: { node, from: new Date(from).toISOString(), ...c } }));
+    return;
   }
-  if (values.compare && node !== undefined) {
-    const from = (readyAt ?? Date.now()) + COMPARE_SETTLE_MS;
-    const c = compare(kubelet, seen, { from });
-    if (json) io.stdout(JSON.stringify({ comparison: { node, from: new Date(from).toISOString(), ...c } }));
-    else {
-      const title = `Differential against the kubelet of node ${node}, from ${new Date(from).toISOString()} (the first list and relist left out)`;
-      for (const l of [...formatComparison(c, title), '  pods where the two disagree (kubelet | KubeLoop, "=" a matched pair):', ...formatAlignments(c, true)])
-        io.stdout(l);
-    }
-  }
-  if (podsForbidden !== undefined) {
-    const ctx = client.context;
-    io.stderr(
-      `kubeloop sync: the user of context "${ctx.name}" may not list and watch pods in the namespaces the loop looks at, so there is nothing to sync: ${podsForbidden}. Ask for a Role (namespace) or ClusterRole with get/list/watch on pods, or choose another context or --namespace.`,
-    );
-    return 3;
-  }
-  if (!sync.kl.allSourcesReady()) {
-    io.stderr('kubeloop sync: the sources never listed (API server unreachable or forbidden)');
-    return 2;
-  }
-  return 0;
+  const title = `Differential against the kubelet of node ${node}, from ${new Date(from).toISOString()} (the first list and relist left out)`;
+  for (const l of [...formatComparison(c, title), '  pods where the two disagree (kubelet | KubeLoop, "=" a matched pair):', ...formatAlignments(c, true)])
+    io.stdout(l);
 }
 
 /** An iteration with its wall-clock time, as the differential reads it. */

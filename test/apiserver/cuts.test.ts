@@ -67,7 +67,7 @@ describe('nothing lost across cuts and restarts (real kube-apiserver)', () => {
     });
     running = sync.run(stop.signal);
     await readServer();
-    await eventually(() => sync.kl.allSourcesReady() && converged(), { description: 'the first sync', timeoutMs: 30_000 });
+    await eventually(() => sync.allSourcesReady() && converged(), { description: 'the first sync', timeoutMs: 30_000 });
   });
   after(async () => {
     stop.abort();
@@ -88,12 +88,12 @@ describe('nothing lost across cuts and restarts (real kube-apiserver)', () => {
     server = [...pods, ...cms].sort();
   }
   const desired = () =>
-    [...sync.kl.desired.values()]
+    [...sync.desiredObjects()]
       .filter((d) => d.key.startsWith(`${NS}/`) || (d.key.startsWith(`configmaps:${NS}/`) && !d.key.endsWith('/kube-root-ca.crt')))
       .map((d) => `${d.key} ${d.obj.metadata.uid} ${d.obj.metadata.resourceVersion}`)
       .sort();
   const views = () =>
-    [...sync.kl.actual.values()]
+    [...sync.views()]
       .filter((v) => v.key.startsWith(`${NS}/`) || (v.key.startsWith(`configmaps:${NS}/`) && !v.key.endsWith('/kube-root-ca.crt')))
       .map((v) => `${v.key} ${v.uid}`)
       .sort();

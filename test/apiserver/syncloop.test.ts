@@ -58,7 +58,7 @@ async function startSync(kubeconfig: string): Promise<Running> {
   const sync = new ClusterSync({ client, timeline, logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) } });
   const ac = new AbortController();
   const running = sync.run(ac.signal);
-  await eventually(() => sync.kl.allSourcesReady(), { description: 'every source listed', timeoutMs: 20_000 });
+  await eventually(() => sync.allSourcesReady(), { description: 'every source listed', timeoutMs: 20_000 });
   return {
     sync,
     timeline,
@@ -108,7 +108,7 @@ function assertProbeMeSeen(r: Running, where: string): void {
     r.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')),
     `${where}: housekeeping forgot the pod`,
   );
-  assert.equal(r.sync.kl.podWorkers.size, 0, `${where}: no pod worker left`);
+  assert.equal(r.sync.workerCount, 0, `${where}: no pod worker left`);
   assert.deepEqual(
     r.lines.filter((l) => l.startsWith('E ')),
     [],
@@ -140,7 +140,7 @@ describe('the sync loop against a real kube-apiserver', () => {
     await kubelet.register();
     const real = await startSync(cp.kubeconfigPath);
     const restarts: number[] = [];
-    real.sync.kl.actual.subscribe((key, _o, n) => {
+    real.sync.onViewChange((key, _o, n) => {
       if (key === KEY && n) restarts.push(n.restarts ?? 0);
     });
     try {
@@ -204,11 +204,11 @@ describe('the sync loop against a real kube-apiserver', () => {
         restartCount: 1,
       });
       await kubelet.writeStatus('default', 'probe-me', [c], startTime);
-      await eventually(() => (real.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 20_000 });
+      await eventually(() => (real.sync.view(KEY)?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 20_000 });
       await eventually(() => count(real, plegLine('ContainerStarted')) >= 2, { description: 'PLEG ContainerStarted for the new container', timeoutMs: 20_000 });
       assert.equal(count(real, PROBE_LINE), 1, 'the exit code 137 after a Killing Event is the same kill, not a second result');
       assert.match(iterations(real).find((e) => e.source === 'pleg' && e.op === 'ContainerDied')!.message!, /exitCode=137 .*cause=Killed/);
-      const view = real.sync.kl.actual.get(KEY)!;
+      const view = real.sync.view(KEY)!;
       assert.equal(view.kind, 'Pod');
       assert.equal(view.ready, '1/1');
       assert.equal(view.status, 'Running');
@@ -243,7 +243,7 @@ describe('the sync loop against a real kube-apiserver', () => {
       assert.equal(deleted.code, 0, `kubectl delete: ${deleted.code} ${deleted.stdout} ${deleted.stderr}`);
       assert.match(deleted.stdout, /pod "probe-me" deleted/);
       await eventually(() => real.lines.includes(REMOVE_LINE), { description: 'config REMOVE', timeoutMs: 20_000 });
-      await eventually(() => real.sync.kl.actual.get(KEY) === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
+      await eventually(() => real.sync.view(KEY) === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
       await eventually(() => real.lines.some((l) => l.startsWith('SyncLoop (housekeeping) end') && l.includes('forgotten=["default/probe-me"]')), {
         description: 'housekeeping cleanup',
         timeoutMs: 8_000,
@@ -260,7 +260,7 @@ describe('the sync loop against a real kube-apiserver', () => {
     const onDemo = await startSync(demo.kubeconfig);
     try {
       await demo.kubectlOk(RUN_PROBE_ME);
-      await eventually(() => (onDemo.sync.kl.actual.get(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, {
+      await eventually(() => (onDemo.sync.view(KEY)?.restarts ?? 0) >= 1 && count(onDemo, PROBE_LINE) >= 1, {
         description: 'the demo pod restarted after its liveness failure',
         timeoutMs: 30_000,
       });
@@ -311,7 +311,7 @@ describe('the sync loop against a real kube-apiserver', () => {
       const start = kubeTimestamp();
       const c = runningContainer('ctr', 'polinux/stress');
       await kubelet.writeStatus('default', 'memory-demo', [c], start);
-      await eventually(() => r.sync.kl.actual.get('default/memory-demo')?.status === 'Running', { description: 'memory-demo Running', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/memory-demo')?.status === 'Running', { description: 'memory-demo Running', timeoutMs: 20_000 });
       const oom = { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: start, finishedAt: kubeTimestamp(), containerID: c.id } };
       Object.assign(c, { lastState: oom, id: kubelet.newContainerId(), state: { running: { startedAt: kubeTimestamp() } }, restartCount: 1 });
       await kubelet.writeStatus('default', 'memory-demo', [c], start);
@@ -319,7 +319,7 @@ describe('the sync loop against a real kube-apiserver', () => {
         description: 'PLEG ContainerDied',
         timeoutMs: 20_000,
       });
-      await eventually(() => (r.sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) === 1, {
+      await eventually(() => (r.sync.view('default/memory-demo')?.restarts ?? 0) === 1, {
         description: 'the restart in the model',
         timeoutMs: 20_000,
       });
@@ -343,23 +343,23 @@ describe('the sync loop against a real kube-apiserver', () => {
         started: false,
       });
       await kubelet.writeStatus('default', 'pi', [j], jStart, 'Succeeded');
-      await eventually(() => r.sync.kl.podWorkers.state(job.metadata.uid) === 'terminated', { description: 'the completed pod terminated', timeoutMs: 20_000 });
-      assert.equal(r.sync.kl.actual.get('default/pi')?.status, 'Completed');
-      assert.equal(r.sync.kl.podWorkers.snapshot(job.metadata.uid)!.deleted, false);
+      await eventually(() => r.sync.worker(job.metadata.uid)?.state === 'terminated', { description: 'the completed pod terminated', timeoutMs: 20_000 });
+      assert.equal(r.sync.view('default/pi')?.status, 'Completed');
+      assert.equal(r.sync.worker(job.metadata.uid)!.deleted, false);
       assert.ok((await api.must('GET', '/api/v1/namespaces/default/pods/pi')).metadata.uid === job.metadata.uid, 'still in the API');
 
       // 3. A force delete of a running pod, and a new pod under the same name (a StatefulSet's web-0).
       const first = await create('web-0', { containers: [{ name: 'web', image: 'nginx:1.27' }] });
       await kubelet.writeStatus('default', 'web-0', [runningContainer('web', 'nginx:1.27')], kubeTimestamp());
-      await eventually(() => r.sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'web-0 Running', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/web-0')?.status === 'Running', { description: 'web-0 Running', timeoutMs: 20_000 });
       await api.must('DELETE', '/api/v1/namespaces/default/pods/web-0?gracePeriodSeconds=0', undefined, [200]);
       const second = await create('web-0', { containers: [{ name: 'web', image: 'nginx:1.27' }] });
       await kubelet.writeStatus('default', 'web-0', [runningContainer('web', 'nginx:1.27')], kubeTimestamp());
-      await eventually(
-        () => r.sync.kl.actual.get('default/web-0')?.uid === second.metadata.uid && r.sync.kl.actual.get('default/web-0')?.status === 'Running',
-        { description: 'the second web-0 Running', timeoutMs: 20_000 },
-      );
-      await eventually(() => r.sync.kl.podWorkers.isFinished(first.metadata.uid) || r.sync.kl.podWorkers.state(first.metadata.uid) === undefined, {
+      await eventually(() => r.sync.view('default/web-0')?.uid === second.metadata.uid && r.sync.view('default/web-0')?.status === 'Running', {
+        description: 'the second web-0 Running',
+        timeoutMs: 20_000,
+      });
+      await eventually(() => r.sync.worker(first.metadata.uid)?.finished ?? true, {
         description: 'the first web-0 worker finished',
         timeoutMs: 20_000,
       });
@@ -411,7 +411,7 @@ describe('the sync loop against a real kube-apiserver', () => {
   it('v1.36 serves the streaming watch-list: every source syncs by it (no LIST, no fallback), and the PLEG sees pods from the watched store', async () => {
     const r = await startSync(cp.kubeconfigPath);
     try {
-      await eventually(() => r.sync.running.every((x) => x.reflector.state === 'watching'), { description: 'every reflector watching', timeoutMs: 20_000 });
+      await eventually(() => r.sync.allWatching(), { description: 'every reflector watching', timeoutMs: 20_000 });
       for (const x of r.sync.running) {
         const st = x.reflector.stats;
         assert.deepEqual(
@@ -421,7 +421,7 @@ describe('the sync loop against a real kube-apiserver', () => {
         );
       }
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('watch-listed'), [201]);
-      await eventually(() => r.sync.kl.actual.get('default/watch-listed'), { description: 'a new pod in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/watch-listed'), { description: 'a new pod in the model', timeoutMs: 20_000 });
       await eventually(() => r.sync.relister.pleg.podCount > 0 && r.sync.plegHealth().healthy, {
         description: 'the PLEG holds the watched pods',
         timeoutMs: 20_000,
@@ -436,12 +436,12 @@ describe('the sync loop against a real kube-apiserver', () => {
     try {
       const pods = await settledPods(r);
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('before-restart'), [201]);
-      await eventually(() => r.sync.kl.actual.get('default/before-restart'), { description: 'before-restart in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/before-restart'), { description: 'before-restart in the model', timeoutMs: 20_000 });
       const rv = pods.lastResourceVersion;
       const s0 = { ...pods.stats };
       await cp.restartApiserver();
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-restart'), [201]);
-      await eventually(() => r.sync.kl.actual.get('default/after-restart'), { description: 'after-restart in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/after-restart'), { description: 'after-restart in the model', timeoutMs: 20_000 });
       assert.ok(pods.stats.watches > s0.watches, 'a new watch was opened');
       assert.deepEqual(
         [pods.stats.lists, pods.stats.expired, pods.stats.errors, pods.stats.relistRequests],
@@ -463,14 +463,14 @@ describe('the sync loop against a real kube-apiserver', () => {
     const r = await startSync(cp.kubeconfigPath);
     try {
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('doomed'), [201]);
-      await eventually(() => r.sync.kl.actual.get('default/doomed'), { description: 'doomed in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/doomed'), { description: 'doomed in the model', timeoutMs: 20_000 });
       const pods = await settledPods(r);
       const s0 = { ...pods.stats };
       // While the watch runs: a pod deleted the hard way (its last event is the watch's
       // resourceVersion R), two writes elsewhere, and a compaction at the latest revision, so even
       // R + 1, where a resumed watch starts, is gone from etcd's history.
       await api.must('DELETE', '/api/v1/namespaces/default/pods/doomed?gracePeriodSeconds=0', undefined, [200]);
-      await eventually(() => !r.sync.kl.actual.get('default/doomed'), { description: 'doomed gone', timeoutMs: 20_000 });
+      await eventually(() => !r.sync.view('default/doomed'), { description: 'doomed gone', timeoutMs: 20_000 });
       for (const name of ['moves-the-revision', 'moves-it-again'])
         await api.must('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name } }, [201]);
       const rev = await cp.compactEtcd();
@@ -481,7 +481,7 @@ describe('the sync loop against a real kube-apiserver', () => {
       // The restart ends the watch; resuming at the compacted resourceVersion is answered 410.
       await cp.restartApiserver();
       await api.must('POST', '/api/v1/namespaces/default/pods', podObject('after-410'), [201]);
-      await eventually(() => r.sync.kl.actual.get('default/after-410'), { description: 'after-410 in the model', timeoutMs: 20_000 });
+      await eventually(() => r.sync.view('default/after-410'), { description: 'after-410 in the model', timeoutMs: 20_000 });
       const story = () => `${JSON.stringify(s0)} -> ${JSON.stringify(pods.stats)}\n${r.lines.filter((l) => l.includes('Reflector')).join('\n')}`;
       assert.equal(pods.stats.expired, s0.expired + 1, `the watch expired once: ${story()}`);
       assert.equal(pods.stats.lists, s0.lists + 1, `and the reflector relisted: ${story()}`);
@@ -492,7 +492,11 @@ describe('the sync loop against a real kube-apiserver', () => {
       );
       // The model equals the API afterwards.
       const listed = (await api.list('/api/v1/pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
-      const modelled = () => [...r.sync.kl.actual.keys()].filter((k) => r.sync.kl.actual.get(k)?.kind === 'Pod').sort();
+      const modelled = () =>
+        [...r.sync.views()]
+          .map((v) => v.key)
+          .filter((k) => r.sync.view(k)?.kind === 'Pod')
+          .sort();
       await eventually(
         () => {
           if (JSON.stringify(modelled()) !== JSON.stringify(listed)) throw new Error(`model: ${modelled().join(' ')}; API: ${listed.join(' ')}`);

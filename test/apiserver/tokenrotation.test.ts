@@ -54,7 +54,7 @@ describe('token rotation under a running sync loop (real kube-apiserver, bound s
   /** What the server answers a token: 200 while it is valid, 401 once revoked. */
   const answers = async (token: string) => (await new Api(cp.server, cp.caFile, token).request('GET', `/api/v1/namespaces/${NS}/pods?limit=1`)).status;
   const unauthorized = () => loop.lines.filter((l) => /\b401\b|Unauthorized/.test(l));
-  const holds = (name: string) => [...loop.sync.kl.desired.values()].some((d) => d.key === `${NS}/${name}`);
+  const holds = (name: string) => [...loop.sync.desiredObjects()].some((d) => d.key === `${NS}/${name}`);
 
   before(async () => {
     cp = await startControlPlane();
@@ -136,7 +136,7 @@ describe('token rotation under a running sync loop (real kube-apiserver, bound s
     });
     const at = performance.now();
     relay.restore();
-    await eventually(() => holds('while-cut') && loop.sync.running.every((r) => r.reflector.state === 'watching'), {
+    await eventually(() => holds('while-cut') && loop.sync.allWatching(), {
       description: 'the loop back, with the pod created while cut',
       timeoutMs: 60_000,
     });

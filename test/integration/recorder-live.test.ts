@@ -49,11 +49,11 @@ describe('a recording started while the sync loop runs', () => {
     const running = sync.run(stop.signal);
     const session = new AbortController();
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });
-      const held = (source: string) => sync.kl.podConfig.storage.sourcePods(source).length;
+      const held = (source: string) => sync.held(source).length;
       const configSources = sync.running.filter((r) => r.source !== undefined);
       const listsBefore = configSources.map((r) => r.reflector.stats.lists);
       const heldAtStart = configSources.reduce((n, r) => n + held(r.source!), 0);

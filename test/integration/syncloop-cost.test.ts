@@ -48,7 +48,7 @@ describe('the sync loop does not poll the API server', () => {
   it('no list requests while it runs (the PLEG relists the watched store), and the PLEG still sees ContainerStarted', async () => {
     const { sync, timeline, lines, stop } = await startSync(t.kubeconfig, { ready: false });
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });
@@ -75,7 +75,7 @@ describe('the sync loop does not poll the API server', () => {
   it("the only lists are the consistency check's, one per period (shortened here from 5 minutes)", async () => {
     const { sync, stop } = await startSync(t.kubeconfig, { consistencyPeriodMs: 700, ready: false });
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources listed and watching',
         timeoutMs: 20_000,
       });
@@ -195,7 +195,10 @@ describe('node scope', () => {
       const nodes = await api(t.cluster, '/api/v1/nodes');
       const names = (nodes.body.items as { metadata: { name: string } }[]).map((n) => n.metadata.name);
       assert.ok(names.includes('node-a') && names.includes('node-b'), names.join(','));
-      const pods = [...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort();
+      const pods = [...sync.views()]
+        .map((v) => v.key)
+        .filter((k) => k.startsWith('default/'))
+        .sort();
       assert.deepEqual(pods, ['default/later-a', 'default/on-a']);
       const its = iterations(timeline);
       assert.ok(its.length > 0);
@@ -265,7 +268,7 @@ describe('PLEG health', () => {
   it('pods watches down past the threshold: the loop skips its iterations ("Skipping pod synchronization" err="PLEG is not healthy: ..."), on the timeline too; healthy again once they are back', async () => {
     const { sync, timeline, lines, stop } = await startSync(t.kubeconfig, { plegThresholdMs: 1500, ready: false });
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.relister.relists > 0, { description: 'sources listed, the PLEG relisted', timeoutMs: 20_000 });
+      await eventually(() => sync.allSourcesReady() && sync.relister.relists > 0, { description: 'sources listed, the PLEG relisted', timeoutMs: 20_000 });
       const pods = sync.running.find((r) => r.source === 'api')!.reflector;
       const faults = [
         t.cluster.faults.add({ kind: 'error', status: 503, verb: 'list', resource: 'pods', times: 100_000 }),
@@ -314,7 +317,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
   const run = async (check: (sync: ClusterSync) => Promise<void>) => {
     const { sync, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], ready: false });
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources synced and watching',
         timeoutMs: 20_000,
       });
@@ -327,11 +330,11 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
   it('syncs every source by watch-list: no LIST request at all, the initial events are the state, later events follow on the same stream', async () => {
     const lists = t.cluster.stats.requestsByVerb.list ?? 0;
     await run(async (sync) => {
-      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3']);
+      assert.deepEqual([...sync.views()].map((v) => v.key).sort(), ['default/w1', 'default/w2', 'default/w3']);
       for (const r of sync.running)
         assert.deepEqual([r.reflector.stats.watchLists, r.reflector.stats.listRequests, r.reflector.stats.watches], [1, 0, 1], r.reflector.opts.name);
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('w4') })).status, 201);
-      await eventually(() => sync.kl.actual.get('default/w4') !== undefined, { description: 'w4 from the watch', timeoutMs: 20_000 });
+      await eventually(() => sync.view('default/w4') !== undefined, { description: 'w4 from the watch', timeoutMs: 20_000 });
       assert.equal(sync.running.find((r) => r.source === 'api/default')!.reflector.stats.watches, 1, 'on the same stream');
     });
     assert.equal((t.cluster.stats.requestsByVerb.list ?? 0) - lists, 0);
@@ -343,7 +346,7 @@ describe('streaming watch-list (sendInitialEvents) instead of LIST, with the fal
       const pods = sync.running.find((r) => r.source === 'api/default')!.reflector;
       assert.equal(t.cluster.faults.list().find((r) => r.id === id)?.applied, 1);
       assert.deepEqual([pods.stats.watchListFallbacks, pods.stats.listRequests, pods.stats.watchLists], [1, 1, 0]);
-      assert.deepEqual([...sync.kl.actual.keys()].sort(), ['default/w1', 'default/w2', 'default/w3', 'default/w4']);
+      assert.deepEqual([...sync.views()].map((v) => v.key).sort(), ['default/w1', 'default/w2', 'default/w3', 'default/w4']);
       pods.relist('test: relist');
       await eventually(() => pods.stats.listRequests === 2 && pods.state === 'watching', { description: 'relisted by LIST', timeoutMs: 20_000 });
       assert.equal(pods.stats.watchLists, 0);
@@ -364,7 +367,7 @@ describe('a watch gone silent', () => {
   it('is reopened from its last resourceVersion (a watch request), not relisted', async () => {
     const { sync, lines, stop } = await startSync(t.kubeconfig, { namespaces: ['default'], stallAfterMs: 600, housekeepingPeriodMs: 200, ready: false });
     try {
-      await eventually(() => sync.kl.allSourcesReady() && sync.running.every((r) => r.reflector.state === 'watching'), {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), {
         description: 'sources synced and watching',
         timeoutMs: 20_000,
       });
@@ -384,7 +387,7 @@ describe('a watch gone silent', () => {
       );
       // The reopened pods watch still delivers.
       assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod('after-silence') })).status, 201);
-      await eventually(() => sync.kl.actual.get('default/after-silence') !== undefined, {
+      await eventually(() => sync.view('default/after-silence') !== undefined, {
         description: 'a pod created after the rewatches',
         timeoutMs: 20_000,
       });

@@ -34,7 +34,7 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
   it('shows config ADD, PLEG ContainerStarted, liveness failures as probe syncs, restarts, REMOVE and housekeeping', async () => {
     const { sync, timeline, lines, stop } = await startSync(t.kubeconfig);
     const restarts: number[] = [];
-    sync.kl.actual.subscribe((key, _o, n) => {
+    sync.onViewChange((key, _o, n) => {
       if (key === 'default/probe-me' && n) restarts.push(n.restarts ?? 0);
     });
     try {
@@ -55,8 +55,8 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       );
       const probeLine = 'SyncLoop (probe) probe="liveness" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"';
       await eventually(() => lines.filter((l) => l === probeLine).length >= 1, { description: 'a liveness failure', timeoutMs: 30_000 });
-      await eventually(() => (sync.kl.actual.get('default/probe-me')?.restarts ?? 0) >= 2, { description: 'two restarts in the model', timeoutMs: 60_000 });
-      const view = sync.kl.actual.get('default/probe-me')!;
+      await eventually(() => (sync.view('default/probe-me')?.restarts ?? 0) >= 2, { description: 'two restarts in the model', timeoutMs: 60_000 });
+      const view = sync.view('default/probe-me')!;
       assert.equal(view.kind, 'Pod');
       assert.equal(view.ready?.endsWith('/1'), true);
 
@@ -72,7 +72,7 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
       // One liveness result per threshold crossing (failureThreshold 2): one per container the
       // kubelet killed, not one per Unhealthy Event (the kubelet sends two of those, and a Killing).
       const failures = mine.filter((e) => e.source === 'probe' && e.op === 'liveness' && e.handler === 'HandlePodSyncs');
-      const restartsNow = sync.kl.actual.get('default/probe-me')!.restarts!;
+      const restartsNow = sync.view('default/probe-me')!.restarts!;
       assert.ok(failures.length >= restartsNow && failures.length <= restartsNow + 1, `${failures.length} liveness results for ${restartsNow} restarts`);
       const ev = await t.kubectlOk(['-n', 'default', 'get', 'events', '--field-selector', 'involvedObject.name=probe-me,reason=Unhealthy', '-o', 'json']);
       const unhealthy = (JSON.parse(ev).items as { count?: number }[]).reduce((n, e) => n + (e.count ?? 1), 0);
@@ -85,7 +85,7 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
         description: 'config REMOVE',
         timeoutMs: 20_000,
       });
-      await eventually(() => sync.kl.actual.get('default/probe-me') === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
+      await eventually(() => sync.view('default/probe-me') === undefined, { description: 'gone from the model', timeoutMs: 20_000 });
       // terminated means the containers stopped: the kubelet's terminal status write showed it (the
       // API delete follows it), so the transition is seen, not inferred.
       const transition = (timeline.toArray() as SyncIterationEvent[]).find(
@@ -97,7 +97,7 @@ describe('the sync loop on the demo cluster: the study guide probe-me pod', () =
         description: 'housekeeping cleanup',
         timeoutMs: 6_000,
       });
-      assert.equal(sync.kl.podWorkers.size, 0);
+      assert.equal(sync.workerCount, 0);
       assert.ok(!lines.some((l) => l.startsWith('E ')), lines.filter((l) => l.startsWith('E ')).join('\n'));
     } finally {
       await stop();

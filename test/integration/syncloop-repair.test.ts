@@ -42,7 +42,7 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     assert.equal((await api(t.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pod(name) })).status, 201);
   const remove = async (name: string) =>
     assert.equal((await api(t.cluster, `/api/v1/namespaces/default/pods/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
-  const modelHas = (name: string) => sync.kl.actual.get(`default/${name}`) !== undefined;
+  const modelHas = (name: string) => sync.view(`default/${name}`) !== undefined;
   /**
    * Arms a fault for the next pods watch request and makes the pods reflector open one (faults
    * apply to new requests), waiting first until the reflector is settled in a watch, so no watch
@@ -83,7 +83,7 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
     // The sources start once the loop has asked what the user may watch (an access review).
     await eventually(() => sync.running.some((r) => r.source === 'api'), { description: 'the pods source started', timeoutMs: 10_000 });
     pods = sync.running.find((r) => r.source === 'api')!.reflector;
-    await eventually(() => sync.kl.allSourcesReady() && pods.state === 'watching', { description: 'sources listed and watching', timeoutMs: 10_000 });
+    await eventually(() => sync.allSourcesReady() && pods.state === 'watching', { description: 'sources listed and watching', timeoutMs: 10_000 });
   });
   after(async () => {
     stop.abort();
@@ -149,10 +149,19 @@ describe('the sync loop repairs missed watch events (demo cluster faults)', () =
   it('afterwards the model equals the API', async () => {
     const listed = await api(t.cluster, '/api/v1/namespaces/default/pods');
     const names = (listed.body.items as { metadata: { name: string } }[]).map((p) => `default/${p.metadata.name}`).sort();
-    await eventually(() => JSON.stringify([...sync.kl.actual.keys()].filter((k) => k.startsWith('default/')).sort()) === JSON.stringify(names), {
-      description: 'model = API',
-      timeoutMs: REPAIR_BUDGET_MS,
-    });
+    await eventually(
+      () =>
+        JSON.stringify(
+          [...sync.views()]
+            .map((v) => v.key)
+            .filter((k) => k.startsWith('default/'))
+            .sort(),
+        ) === JSON.stringify(names),
+      {
+        description: 'model = API',
+        timeoutMs: REPAIR_BUDGET_MS,
+      },
+    );
     assert.deepEqual(names, ['default/b', 'default/d', 'default/e']);
   });
 });

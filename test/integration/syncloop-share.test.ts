@@ -37,11 +37,10 @@ describe('the sync loop keeps what a change changed, and shares the rest with th
 
     const { sync, timeline, stop } = await startSync(t.kubeconfig, { types: [CONFIGMAPS] });
     try {
-      const storage = sync.kl.podConfig.storage;
       const podSource = sourceName(PODS_GVR);
       const cmSource = sourceName(CONFIGMAPS);
-      const find = (source: string, name: string) => [...storage.sourceValues(source)].find((o) => o.metadata.name === name);
-      await eventually(() => sync.kl.allSourcesReady() && !!find(podSource, 'share-1') && !!find(cmSource, 'share-cm'), {
+      const find = (source: string, name: string) => sync.held(source).find((o) => o.metadata.name === name);
+      await eventually(() => sync.allSourcesReady() && !!find(podSource, 'share-1') && !!find(cmSource, 'share-cm'), {
         description: 'both objects held',
         timeoutMs: 20_000,
       });

@@ -56,7 +56,7 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
         ],
       }),
     );
-    await eventually(() => (sync.kl.actual.get('default/memory-demo')?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 60_000 });
+    await eventually(() => (sync.view('default/memory-demo')?.restarts ?? 0) >= 1, { description: 'a restart in the model', timeoutMs: 60_000 });
     await eventually(() => marks('default/memory-demo').some((e) => e.source === 'pleg' && e.op === 'ContainerDied' && /OOMKilled/.test(e.message ?? '')), {
       description: 'PLEG ContainerDied naming OOMKilled',
       timeoutMs: 30_000,
@@ -77,21 +77,21 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
       ['apply', '-f', '-'],
       pod('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }),
     );
-    await eventually(() => sync.kl.actual.get('default/pi')?.status === 'Completed', { description: 'Completed in the model', timeoutMs: 30_000 });
-    const uid = sync.kl.actual.get('default/pi')!.uid;
-    await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 30_000 });
-    assert.equal(sync.kl.podWorkers.snapshot(uid)!.terminal, true);
-    assert.equal(sync.kl.podWorkers.snapshot(uid)!.deleted, false, 'nothing deleted it');
+    await eventually(() => sync.view('default/pi')?.status === 'Completed', { description: 'Completed in the model', timeoutMs: 30_000 });
+    const uid = sync.view('default/pi')!.uid;
+    await eventually(() => sync.worker(uid)?.state === 'terminated', { description: 'the worker terminated', timeoutMs: 30_000 });
+    assert.equal(sync.worker(uid)!.terminal, true);
+    assert.equal(sync.worker(uid)!.deleted, false, 'nothing deleted it');
     assert.ok(marks('default/pi').some((e) => e.source === 'podworker' && e.message?.startsWith('syncing -> terminating')));
     // Still there after housekeeping: a finished worker of a desired pod is kept, the pod still shown.
-    const hk = sync.kl.timeline!.length;
+    const hk = timeline.length;
     await eventually(() => (timeline.toArray() as SyncIterationEvent[]).slice(hk).some((e) => e.source === 'housekeeping' && e.outcome !== 'skipped'), {
       description: 'a housekeeping pass',
       timeoutMs: 30_000,
     });
-    assert.equal(sync.kl.actual.get('default/pi')?.status, 'Completed');
+    assert.equal(sync.view('default/pi')?.status, 'Completed');
     await t.kubectlOk(['delete', 'pod', 'pi']);
-    await eventually(() => sync.kl.actual.get('default/pi') === undefined, { description: 'gone from the model after the delete', timeoutMs: 30_000 });
+    await eventually(() => sync.view('default/pi') === undefined, { description: 'gone from the model after the delete', timeoutMs: 30_000 });
   });
 
   it('a pod past activeDeadlineSeconds: the kubelet fails it (DeadlineExceeded), its worker goes terminating -> terminated, it stays shown', async () => {
@@ -99,24 +99,24 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
       ['apply', '-f', '-'],
       pod('deadline', { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'nginx:1.27' }] }),
     );
-    await eventually(() => sync.kl.actual.get('default/deadline')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
-    const uid = sync.kl.actual.get('default/deadline')!.uid;
-    await eventually(() => sync.kl.podWorkers.state(uid) === 'terminated', { description: 'the worker terminated', timeoutMs: 20_000 });
+    await eventually(() => sync.view('default/deadline')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
+    const uid = sync.view('default/deadline')!.uid;
+    await eventually(() => sync.worker(uid)?.state === 'terminated', { description: 'the worker terminated', timeoutMs: 20_000 });
     const st = JSON.parse(await t.kubectlOk(['get', 'pod', 'deadline', '-o', 'json'])).status;
     assert.deepEqual([st.phase, st.reason], ['Failed', 'DeadlineExceeded']);
-    assert.equal(sync.kl.actual.get('default/deadline')?.phase, 'Failed');
-    assert.equal(sync.kl.podWorkers.snapshot(uid)!.terminal, true);
+    assert.equal(sync.view('default/deadline')?.phase, 'Failed');
+    assert.equal(sync.worker(uid)!.terminal, true);
     await t.kubectlOk(['delete', 'pod', 'deadline']);
-    await eventually(() => sync.kl.actual.get('default/deadline') === undefined, { description: 'gone after the delete', timeoutMs: 30_000 });
+    await eventually(() => sync.view('default/deadline') === undefined, { description: 'gone after the delete', timeoutMs: 30_000 });
   });
 
   it('a force delete: the worker terminates without seeing the containers stop, and the timeline says so (inferred)', async () => {
     await t.kubectlOk(['apply', '-f', '-'], pod('forced', { containers: [{ name: 'c', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3600'] }] }));
-    await eventually(() => sync.kl.actual.get('default/forced')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
-    const uid = sync.kl.actual.get('default/forced')!.uid;
+    await eventually(() => sync.view('default/forced')?.status === 'Running', { description: 'Running in the model', timeoutMs: 30_000 });
+    const uid = sync.view('default/forced')!.uid;
     await t.kubectlOk(['delete', 'pod', 'forced', '--grace-period=0', '--force']);
-    await eventually(() => sync.kl.actual.get('default/forced') === undefined, { description: 'gone from the model', timeoutMs: 30_000 });
-    await eventually(() => sync.kl.podWorkers.isFinished(uid) || sync.kl.podWorkers.state(uid) === undefined, {
+    await eventually(() => sync.view('default/forced') === undefined, { description: 'gone from the model', timeoutMs: 30_000 });
+    await eventually(() => sync.worker(uid)?.finished ?? true, {
       description: 'the worker finished',
       timeoutMs: 30_000,
     });
@@ -128,18 +128,18 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
   it('a pod recreated under the same name (a StatefulSet pod): two workers, two UIDs on the timeline', async () => {
     const spec = { containers: [{ name: 'web', image: 'nginx:1.27' }] };
     await t.kubectlOk(['apply', '-f', '-'], pod('web-0', spec));
-    await eventually(() => sync.kl.actual.get('default/web-0')?.status === 'Running', { description: 'first incarnation Running', timeoutMs: 30_000 });
-    const first = sync.kl.actual.get('default/web-0')!.uid;
+    await eventually(() => sync.view('default/web-0')?.status === 'Running', { description: 'first incarnation Running', timeoutMs: 30_000 });
+    const first = sync.view('default/web-0')!.uid;
     await t.kubectlOk(['delete', 'pod', 'web-0', '--wait=true']);
     await t.kubectlOk(['apply', '-f', '-'], pod('web-0', spec));
     await eventually(
       () => {
-        const v = sync.kl.actual.get('default/web-0');
+        const v = sync.view('default/web-0');
         return !!v && v.uid !== first && v.status === 'Running';
       },
       { description: 'second incarnation Running', timeoutMs: 30_000 },
     );
-    const second = sync.kl.actual.get('default/web-0')!.uid;
+    const second = sync.view('default/web-0')!.uid;
     const uids = new Set(
       marks('default/web-0')
         .filter((e) => e.source === 'podworker')
@@ -150,14 +150,14 @@ describe('the sync loop on the demo cluster: what a kubelet would show', () => {
       .filter((e) => e.source === 'config' && e.op === 'ADD')
       .map((e) => e.uid);
     assert.deepEqual(adds, [first, second]);
-    assert.equal(sync.kl.podWorkers.state(second), 'syncing');
+    assert.equal(sync.worker(second)?.state, 'syncing');
   });
 
   it('a ConfigMap is kept by its informer (OnAdd / OnUpdate / OnDelete), never by HandlePodAdditions', async () => {
     await t.kubectlOk(['-n', 'default', 'create', 'configmap', 'settings', '--from-literal=a=1']);
-    await eventually(() => !!sync.kl.actual.get('configmaps:default/settings'), { description: 'in the model', timeoutMs: 30_000 });
+    await eventually(() => !!sync.view('configmaps:default/settings'), { description: 'in the model', timeoutMs: 30_000 });
     await t.kubectlOk(['-n', 'default', 'delete', 'configmap', 'settings']);
-    await eventually(() => !sync.kl.actual.get('configmaps:default/settings'), { description: 'out of the model', timeoutMs: 30_000 });
+    await eventually(() => !sync.view('configmaps:default/settings'), { description: 'out of the model', timeoutMs: 30_000 });
     const its = marks('configmaps:default/settings').map((e) => `${e.source} ${e.handler}`);
     assert.deepEqual(its, ['informer OnAdd', 'informer OnDelete']);
     assert.ok(!lines.some((l) => l.includes('configmaps:default/settings') && l.includes('HandlePod')));

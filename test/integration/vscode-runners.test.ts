@@ -243,7 +243,7 @@ describe('load and sync runners on the demo cluster', () => {
     try {
       await eventually(() => runner.sourcesReady(), { description: 'every source to list', timeoutMs: 15_000 });
       await eventually(() => !!model.object('default', 'configmaps', name), { description: 'the new ConfigMap in the tree', timeoutMs: 15_000 });
-      const held = runner.sync.kl.desired.get(`configmaps:default/${name}`)!;
+      const held = runner.sync.desired(`configmaps:default/${name}`)!;
       assert.equal(held.obj.kind, 'ConfigMap');
       assert.equal((held.obj as { data?: unknown }).data, undefined, 'the loop holds no ConfigMap data');
       // A synced row is the row a full load gives.
@@ -296,7 +296,7 @@ describe('load and sync runners on the demo cluster', () => {
       assert.ok(model.object('default', 'pods', 'elsewhere'), 'still in the tree');
       assert.equal((await api(tc.cluster, '/api/v1/namespaces/default/pods', { method: 'POST', json: pinned('here', 'node-scoped') })).status, 201);
       await eventually(() => !!model.object('default', 'pods', 'here'), { description: "the scoped node's new pod in the tree", timeoutMs: 15_000 });
-      assert.equal(runner.sync.kl.desired.has('default/elsewhere'), false, "the loop does not watch other nodes' pods");
+      assert.equal(runner.sync.desired('default/elsewhere'), undefined, "the loop does not watch other nodes' pods");
       assert.ok(runner.plegHealth().healthy);
     } finally {
       await runner.stop();

@@ -43,7 +43,7 @@ export async function startSync(
     })());
   if (ready) {
     try {
-      await eventually(() => sync.kl.allSourcesReady(), { description: 'every source of the sync loop listed', timeoutMs: readyTimeoutMs });
+      await eventually(() => sync.allSourcesReady(), { description: 'every source of the sync loop listed', timeoutMs: readyTimeoutMs });
     } catch (e) {
       await stop();
       throw e;

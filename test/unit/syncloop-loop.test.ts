@@ -270,89 +270,93 @@ describe('pod lifecycle as upstream', () => {
 
   it('a pod that reaches Succeeded (a finished Job) leaves syncing: terminating -> terminated, and stays shown until deleted', async () => {
     const h = harness();
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [job('j1', 'Running', { running: {} }, '1')] });
+    const { kl } = h;
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [job('j1', 'Running', { running: {} }, '1')] });
     await drain();
-    assert.equal(h.kl.podWorkers.state('j1'), 'syncing');
+    assert.equal(kl.podWorkers.state('j1'), 'syncing');
     const done = job('j1', 'Succeeded', { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://j1-c' } }, '2');
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [done] });
-    await h.kl.channels.pleg.send({ id: 'j1', type: 'ContainerDied', data: 'j1-c' });
+    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [done] });
+    await kl.channels.pleg.send({ id: 'j1', type: 'ContainerDied', data: 'j1-c' });
     await drain();
-    assert.equal(h.kl.podWorkers.state('j1'), 'terminated');
-    assert.equal(h.kl.podWorkers.snapshot('j1')!.terminal, true);
-    assert.equal(h.kl.actual.get('default/job')?.status, 'Completed');
+    assert.equal(kl.podWorkers.state('j1'), 'terminated');
+    assert.equal(kl.podWorkers.snapshot('j1')!.terminal, true);
+    assert.equal(kl.actual.get('default/job')?.status, 'Completed');
     assert.match(h.iterations().find((e) => e.source === 'pleg')!.message!, /cause=Completed/);
     // Housekeeping keeps the finished worker of a pod that is still desired, and syncs nothing for it.
     await h.clock.advance(2000);
     await drain();
-    assert.equal(h.kl.podWorkers.size, 1);
+    assert.equal(kl.podWorkers.size, 1);
     // Its worker takes no more updates; the row still follows the object (a label change, rv 3).
-    const syncs = h.kl.podWorkers.stats.syncs;
+    const syncs = kl.podWorkers.stats.syncs;
     const relabelled = { ...done, metadata: { ...done.metadata, resourceVersion: '3', labels: { done: 'yes' } } };
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [relabelled] });
+    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [relabelled] });
     await drain();
-    assert.equal(h.kl.podWorkers.stats.syncs, syncs, 'no sync of a finished worker');
-    assert.equal(h.kl.actual.get('default/job')?.resourceVersion, '3');
-    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [relabelled] });
+    assert.equal(kl.podWorkers.stats.syncs, syncs, 'no sync of a finished worker');
+    assert.equal(kl.actual.get('default/job')?.resourceVersion, '3');
+    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [relabelled] });
     await drain();
-    assert.equal(h.kl.actual.get('default/job'), undefined);
+    assert.equal(kl.actual.get('default/job'), undefined);
     await h.stop();
   });
 
   it('a pod first seen already Succeeded starts terminated (no teardown) and is shown as it ended, until deleted', async () => {
     const h = harness();
+    const { kl } = h;
     const done = job('j0', 'Succeeded', { terminated: { exitCode: 0, reason: 'Completed', containerID: 'containerd://j0-c' } }, '5');
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [done] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [done] });
     await drain();
-    assert.equal(h.kl.podWorkers.state('j0'), 'terminated');
+    assert.equal(kl.podWorkers.state('j0'), 'terminated');
     assert.deepEqual(
       h.workerMarks().map((e) => `${e.op} ${e.handler}`),
       ['terminated SyncTerminatedPod'],
       'nothing to stop: SyncTerminatedPod alone',
     );
-    assert.equal(h.kl.actual.get('default/job')?.status, 'Completed');
+    assert.equal(kl.actual.get('default/job')?.status, 'Completed');
     // A view lost meanwhile (a relist's replace) comes back at the next housekeeping, worker or not.
-    h.kl.actual.delete('default/job', 'j0');
+    kl.actual.delete('default/job', 'j0');
     await h.clock.advance(2000);
     await drain();
-    assert.equal(h.kl.actual.get('default/job')?.resourceVersion, '5');
-    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [done] });
+    assert.equal(kl.actual.get('default/job')?.resourceVersion, '5');
+    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [done] });
     await drain();
-    assert.equal(h.kl.actual.get('default/job'), undefined);
+    assert.equal(kl.actual.get('default/job'), undefined);
     await h.stop();
   });
 
   it('a force delete (gone while running): terminated is marked inferred, the workstation never saw the containers stop', async () => {
     const h = harness();
+    const { kl } = h;
     const p = probeMe('f1', { phase: 'Running', containerStatuses: [running(0, 'f')] });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
     await drain();
-    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [p] });
+    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [p] });
     await drain();
     const marks = h.workerMarks().filter((e) => e.uid === 'f1');
     const term = marks.find((e) => e.op === 'kill' || (e.worker!.state === 'terminated' && e.handler === 'SyncTerminatingPod'))!;
     assert.equal(term.inferred, true, JSON.stringify(marks));
-    assert.equal(h.kl.actual.get('default/probe-me'), undefined);
-    assert.equal(h.kl.podWorkers.isFinished('f1'), true);
+    assert.equal(kl.actual.get('default/probe-me'), undefined);
+    assert.equal(kl.podWorkers.isFinished('f1'), true);
     await h.stop();
   });
 
   it('a pod recreated under the same name is a second worker with its own UID on the timeline', async () => {
     const h = harness();
+    const { kl } = h;
     const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
     const fresh = probeMe('gen-2', { phase: 'Pending' }, { rv: '7' });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
     await drain();
-    await h.kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await kl.channels.liveness.send({ probe: 'liveness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
     await drain();
-    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
+    assert.deepEqual(kl.actual.get('default/probe-me')!.probes, { 'probe-me': { liveness: 'Failure' } });
     // A StatefulSet pod deleted and recreated: the watch says DELETED then ADDED.
-    await h.kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [old] });
-    await h.kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [fresh] });
+    await kl.podConfig.merge('api', { op: 'REMOVE', source: 'api', pods: [old] });
+    await kl.podConfig.merge('api', { op: 'ADD', source: 'api', pods: [fresh] });
     await drain();
-    assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me').sort(), ['gen-1', 'gen-2']);
-    assert.equal(h.kl.podWorkers.state('gen-2'), 'syncing');
-    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
-    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined, "the new incarnation does not inherit the old one's probe results");
+    assert.deepEqual(kl.podWorkers.uidsOf('default/probe-me').sort(), ['gen-1', 'gen-2']);
+    assert.equal(kl.podWorkers.state('gen-2'), 'syncing');
+    assert.equal(kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(kl.actual.get('default/probe-me')!.probes, undefined, "the new incarnation does not inherit the old one's probe results");
     const uids = new Set(h.workerMarks().map((e) => e.uid));
     assert.deepEqual([...uids].sort(), ['gen-1', 'gen-2']);
     const configUids = h
@@ -362,37 +366,39 @@ describe('pod lifecycle as upstream', () => {
     assert.deepEqual(configUids, ['ADD:gen-1', 'REMOVE:gen-1', 'ADD:gen-2']);
     await h.clock.advance(2000);
     await drain();
-    assert.deepEqual(h.kl.podWorkers.uidsOf('default/probe-me'), ['gen-2'], 'housekeeping forgot the old incarnation');
+    assert.deepEqual(kl.podWorkers.uidsOf('default/probe-me'), ['gen-2'], 'housekeeping forgot the old incarnation');
     await h.stop();
   });
 
   it("a new incarnation never inherits the old one's probe results, even when the old one's DELETED was missed", async () => {
     const h = harness();
+    const { kl } = h;
     const old = probeMe('gen-1', { phase: 'Running', containerStatuses: [running(0, 'o')] });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [old] });
     await drain();
-    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
+    await kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'gen-1', containerId: 'o' });
     await drain();
-    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure' } });
+    assert.deepEqual(kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure' } });
     // The watch dropped the DELETED; the new pod's ADDED arrives.
-    await h.kl.podConfig.merge('api', {
+    await kl.podConfig.merge('api', {
       op: 'ADD',
       source: 'api',
       pods: [probeMe('gen-2', { phase: 'Running', containerStatuses: [running(0, 'n')] }, { rv: '9' })],
     });
     await drain();
-    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2');
-    assert.equal(h.kl.actual.get('default/probe-me')!.probes, undefined);
+    assert.equal(kl.actual.get('default/probe-me')!.uid, 'gen-2');
+    assert.equal(kl.actual.get('default/probe-me')!.probes, undefined);
     // Housekeeping terminates the orphaned old worker and drops its results.
     await h.clock.advance(2000);
     await drain();
-    assert.deepEqual([...h.kl.probeResults.keys()], []);
-    assert.equal(h.kl.actual.get('default/probe-me')!.uid, 'gen-2', "the old worker's termination leaves the new view alone");
+    assert.deepEqual([...kl.probeResults.keys()], []);
+    assert.equal(kl.actual.get('default/probe-me')!.uid, 'gen-2', "the old worker's termination leaves the new view alone");
     await h.stop();
   });
 
   it("a RECONCILE is synced only when a readiness gate makes the Ready condition wrong (NeedToReconcilePodReadiness); the kubelet's own writes are not", async () => {
     const h = harness();
+    const { kl } = h;
     const GATE = 'example.com/load-balancer';
     type Cond = { type: string; status: string; message?: string };
     const p = (uid: string, ready: boolean, rv: string, conditions: Cond[], gated: boolean) => {
@@ -402,31 +408,31 @@ describe('pod lifecycle as upstream', () => {
       return pod;
     };
     const readyTrue = { type: 'Ready', status: 'True' };
-    await h.kl.podConfig.merge('api', {
+    await kl.podConfig.merge('api', {
       op: 'SET',
       source: 'api',
       pods: [p('plain', true, '1', [readyTrue], false), p('gated', true, '1', [readyTrue], true)],
     });
     await drain();
     // Without gates nothing is reconciled, whatever changed: the kubelet's status writes coming back.
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('plain', false, '2', [{ type: 'Ready', status: 'False' }], false)] });
+    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('plain', false, '2', [{ type: 'Ready', status: 'False' }], false)] });
     await drain();
     // With a gate whose condition is missing, a Ready=True condition is not what the kubelet would make.
-    await h.kl.podConfig.merge('api', {
+    await kl.podConfig.merge('api', {
       op: 'UPDATE',
       source: 'api',
       pods: [p('gated', true, '2', [readyTrue, { type: 'PodScheduled', status: 'True' }], true)],
     });
     await drain();
     // The controller sets the gate; the kubelet's Ready=True is right now: nothing to reconcile.
-    await h.kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('gated', true, '3', [readyTrue, { type: GATE, status: 'True' }], true)] });
+    await kl.podConfig.merge('api', { op: 'UPDATE', source: 'api', pods: [p('gated', true, '3', [readyTrue, { type: GATE, status: 'True' }], true)] });
     await drain();
     const rec = h
       .iterations()
       .filter((e) => e.op === 'RECONCILE')
       .map((e) => `${e.key} ${e.outcome}`);
     assert.deepEqual(rec, ['default/plain skipped', 'default/gated ok', 'default/gated skipped']);
-    assert.equal(h.kl.actual.get('default/plain')!.ready, '0/1', 'the row still follows the API without a sync');
+    assert.equal(kl.actual.get('default/plain')!.ready, '0/1', 'the row still follows the API without a sync');
     assert.ok(h.lines.includes('SyncLoop RECONCILE source="api" pods=["default/gated"] handler="HandlePodReconcile"'));
     await h.stop();
   });
@@ -434,9 +440,10 @@ describe('pod lifecycle as upstream', () => {
   it('the sync tick also syncs pods past spec.activeDeadlineSeconds (the activeDeadlineHandler)', async () => {
     let wall = Date.parse('2026-01-01T00:00:00Z');
     const h = harness({ wallNow: () => wall });
+    const { kl } = h;
     const p = probeMe('d1', { phase: 'Running', startTime: '2026-01-01T00:00:00Z', containerStatuses: [running(0, 'd')] });
     (p.spec as Record<string, unknown>).activeDeadlineSeconds = 5;
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [p] });
     await drain();
     await h.clock.advance(1000);
     await drain();
@@ -459,7 +466,8 @@ describe('pod lifecycle as upstream', () => {
       fc.property(fc.array(entry, { maxLength: 60 }), (ops) => {
         const wall = Date.parse('2026-01-01T01:00:00Z');
         const h = harness({ wallNow: () => wall });
-        const { desired, workQueue } = h.kl;
+        const { kl } = h;
+        const { desired, workQueue } = kl;
         for (const [n, kind, ads, ago, terminal, due] of ops) {
           const key = `default/p${n}`;
           const uid = `uid-${n}`;
@@ -489,7 +497,7 @@ describe('pod lifecycle as upstream', () => {
             want.deadlineExceeded.push(d.key);
           }
         }
-        const got = h.kl.podsToSync();
+        const got = kl.podsToSync();
         assert.deepEqual([...got.keys].sort(), want.keys.sort());
         assert.deepEqual([...got.deadlineExceeded].sort(), want.deadlineExceeded.sort());
       }),
@@ -499,6 +507,7 @@ describe('pod lifecycle as upstream', () => {
 
   it('non-pod kinds are kept by their own informer: logged as OnAdd/OnUpdate/OnDelete, never HandlePodAdditions', async () => {
     const h = harness({ sources: ['api', 'api:configmaps'] });
+    const { kl } = h;
     const cm = (rv: string, data: string) => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -506,14 +515,14 @@ describe('pod lifecycle as upstream', () => {
       data: { k: data },
     });
     const resource = { group: '', resource: 'configmaps' };
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
-    await h.kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm('1', 'a')] });
-    await h.kl.podConfig.merge('api:configmaps', { op: 'UPDATE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    await kl.podConfig.merge('api:configmaps', { op: 'SET', source: 'api:configmaps', resource, pods: [cm('1', 'a')] });
+    await kl.podConfig.merge('api:configmaps', { op: 'UPDATE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
     await drain();
-    assert.equal(h.kl.actual.get('configmaps:default/cfg')!.resourceVersion, '2');
-    await h.kl.podConfig.merge('api:configmaps', { op: 'REMOVE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
+    assert.equal(kl.actual.get('configmaps:default/cfg')!.resourceVersion, '2');
+    await kl.podConfig.merge('api:configmaps', { op: 'REMOVE', source: 'api:configmaps', resource, pods: [cm('2', 'b')] });
     await drain();
-    assert.equal(h.kl.actual.get('configmaps:default/cfg'), undefined);
+    assert.equal(kl.actual.get('configmaps:default/cfg'), undefined);
     const inf = h
       .iterations()
       .filter((e) => e.key === 'configmaps:default/cfg')
@@ -521,7 +530,7 @@ describe('pod lifecycle as upstream', () => {
     assert.deepEqual(inf, ['informer ADD OnAdd', 'informer UPDATE OnUpdate', 'informer REMOVE OnDelete']);
     assert.ok(h.lines.includes('Informer OnAdd resource="configmaps" source="api:configmaps" objects=["configmaps:default/cfg"]'));
     assert.ok(!h.lines.some((l) => l.includes('configmaps') && l.includes('HandlePod')));
-    assert.equal(h.kl.podWorkers.size, 0, 'no pod worker for a ConfigMap');
+    assert.equal(kl.podWorkers.size, 0, 'no pod worker for a ConfigMap');
     await h.stop();
   });
 
@@ -547,11 +556,12 @@ function pick(v: ObjectView) {
 describe('syncLoopIteration cases', () => {
   it('emits exactly one timeline event per iteration, with source, op, key, handler, duration, outcome', async () => {
     const h = harness();
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('u', { phase: 'Pending' })] });
-    await h.kl.channels.pleg.send({ id: 'nobody', type: 'ContainerStarted', data: 'x' });
-    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Success', podUID: 'u', containerId: 'probe-me' });
-    await h.kl.channels.startup.send({ probe: 'startup', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
-    await h.kl.channels.liveness.send({ probe: 'liveness', result: 'Success', podUID: 'u', containerId: 'probe-me' });
+    const { kl } = h;
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('u', { phase: 'Pending' })] });
+    await kl.channels.pleg.send({ id: 'nobody', type: 'ContainerStarted', data: 'x' });
+    await kl.channels.readiness.send({ probe: 'readiness', result: 'Success', podUID: 'u', containerId: 'probe-me' });
+    await kl.channels.startup.send({ probe: 'startup', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
+    await kl.channels.liveness.send({ probe: 'liveness', result: 'Success', podUID: 'u', containerId: 'probe-me' });
     await drain();
     const ev = h.iterations().map((e) => [e.source, e.op, e.key, e.handler, e.outcome]);
     assert.deepEqual(ev, [
@@ -563,18 +573,19 @@ describe('syncLoopIteration cases', () => {
     ]);
     assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.includes('SyncLoop (probe) probe="startup" status="unhealthy" pod="default/probe-me" handler="HandlePodSyncs"'));
-    await h.kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
+    await kl.channels.readiness.send({ probe: 'readiness', result: 'Failure', podUID: 'u', containerId: 'probe-me' });
     await drain();
     assert.ok(h.lines.includes('SyncLoop (probe) probe="readiness" status="not ready" pod="default/probe-me" handler="HandlePodSyncs"'));
     assert.ok(h.lines.some((l) => l.startsWith('SyncLoop (PLEG): pod does not exist, ignore irrelevant event')));
-    assert.deepEqual(h.kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure', startup: 'Failure' } }, 'the latest readiness result');
+    assert.deepEqual(kl.actual.get('default/probe-me')!.probes, { 'probe-me': { readiness: 'Failure', startup: 'Failure' } }, 'the latest readiness result');
     for (const e of h.iterations()) assert.equal(typeof e.durationMs, 'number');
     await h.stop();
   });
 
   it('SET on configCh is an error: snapshot not supported', async () => {
     const h = harness();
-    await h.kl.channels.config.send({ op: 'SET', source: 'api', pods: [] });
+    const { kl } = h;
+    await kl.channels.config.send({ op: 'SET', source: 'api', pods: [] });
     await drain();
     const e = h.iterations()[0]!;
     assert.deepEqual([e.op, e.outcome, e.message, e.handler], ['SET', 'error', 'snapshot not supported', 'none']);
@@ -584,7 +595,8 @@ describe('syncLoopIteration cases', () => {
 
   it('the sync tick syncs keys whose work-queue deadline passed', async () => {
     const h = harness({ resyncIntervalMs: 3000 });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('u', { phase: 'Pending' })] });
+    const { kl } = h;
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [probeMe('u', { phase: 'Pending' })] });
     await drain();
     await h.clock.advance(3000);
     await drain();
@@ -603,12 +615,13 @@ describe('syncLoopIteration cases', () => {
 
   it('a tick with more due pods than one step (the resyncs a minute after a large start) syncs every one, in slices', async () => {
     const h = harness({ resyncIntervalMs: 3000 });
+    const { kl } = h;
     const pods = Array.from({ length: 700 }, (_, i) => {
       const p = probeMe(`u${i}`, { phase: 'Pending' });
       p.metadata.name = `p${i}`;
       return p;
     });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods });
     // Slices are cut by real time (slice.ts, 8 ms): a loaded machine makes more of them, so wait for
     // states, not for a number of turns (one drain and 20 failed on a loaded machine: pods whose
     // first sync came late were not due at the tick). First every pod's first sync:
@@ -636,10 +649,11 @@ describe('syncLoopIteration cases', () => {
 
   it('housekeeping is skipped until every source has listed and been handled', async () => {
     const h = harness({ sources: ['api', 'api:deployments.apps'] });
+    const { kl } = h;
     await h.clock.advance(2000);
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.clock.advance(2000);
-    await h.kl.podConfig.merge('api:deployments.apps', {
+    await kl.podConfig.merge('api:deployments.apps', {
       op: 'SET',
       source: 'api:deployments.apps',
       pods: [],
@@ -658,7 +672,8 @@ describe('syncLoopIteration cases', () => {
 
   it("housekeeping runs at the configured period (the extension's kubeloop.housekeepingPeriodSeconds)", async () => {
     const h = harness({ sources: ['api'], housekeepingPeriodMs: 5000 });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    const { kl } = h;
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.clock.advance(14_999);
     await drain();
     assert.equal(h.iterations().filter((e) => e.source === 'housekeeping').length, 2, 'ticks at 5 s and 10 s, not every 2 s');
@@ -670,23 +685,24 @@ describe('syncLoopIteration cases', () => {
 
   it('housekeeping repairs missed events: removes what is no longer desired, re-adds dropped work', async () => {
     const h = harness();
+    const { kl } = h;
     const a = probeMe('ua', { phase: 'Running', containerStatuses: [running(0, 'a')] });
     const b = { ...probeMe('ub', { phase: 'Pending' }), metadata: { ...probeMe('ub', {}).metadata, name: 'b' } };
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [a, b] });
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [a, b] });
     await drain();
-    assert.equal(h.kl.actual.size, 2);
+    assert.equal(kl.actual.size, 2);
     // A REMOVE that never reached the loop, and an ADD whose work was dropped:
-    h.kl.desired.remove('default/probe-me');
+    kl.desired.remove('default/probe-me');
     const c = { ...b, metadata: { ...b.metadata, name: 'c', uid: 'uc' } };
-    h.kl.desired.set({ key: 'default/c', obj: c, source: 'api' });
-    h.kl.actual.set({ key: 'default/ghost', uid: 'g', kind: 'Pod', name: 'ghost', status: 'Running', deleting: false });
+    kl.desired.set({ key: 'default/c', obj: c, source: 'api' });
+    kl.actual.set({ key: 'default/ghost', uid: 'g', kind: 'Pod', name: 'ghost', status: 'Running', deleting: false });
     await h.clock.advance(2000);
     await drain();
     const first = h.iterations().find((e) => e.source === 'housekeeping')!;
     assert.match(first.message!, /removed=\["default\/ghost"\]/);
     assert.match(first.message!, /terminating=\["default\/probe-me"\]/);
     assert.match(first.message!, /readded=\["default\/c"\]/);
-    assert.deepEqual([...h.kl.actual.keys()].sort(), ['default/b', 'default/c']);
+    assert.deepEqual([...kl.actual.keys()].sort(), ['default/b', 'default/c']);
     // idempotent: the next pass only forgets the finished worker, then nothing
     await h.clock.advance(2000);
     await h.clock.advance(2000);
@@ -709,7 +725,8 @@ describe('syncLoopIteration cases', () => {
         throw new Error('watch pods: restart failed');
       },
     });
-    await h.kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
+    const { kl } = h;
+    await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });
     await h.clock.advance(2000);
     await h.clock.advance(1500);
     await drain();
@@ -723,7 +740,8 @@ describe('syncLoopIteration cases', () => {
 
   it('a closed configCh ends the loop', async () => {
     const h = harness();
-    h.kl.channels.config.close();
+    const { kl } = h;
+    kl.channels.config.close();
     await h.done;
     assert.ok(h.lines.includes('E Update channel is closed, exiting the sync loop'));
     assert.equal(h.clock.pendingTimers(), 0);

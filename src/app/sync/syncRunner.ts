@@ -136,7 +136,7 @@ export class SyncRunner {
     });
     this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);
     this.views = new ViewBatch((key, view) => req.model.applyView(key, view), this.clock);
-    this.unsubscribe = this.sync.kl.actual.subscribe((key, _old, view) => this.views.push(key, view));
+    this.unsubscribe = this.sync.onViewChange((key, _old, view) => this.views.push(key, view));
     req.log.info(
       `sync loop: starting on "${req.contextName}" for ${req.namespaces.length ? `namespaces ${req.namespaces.join(',')}` : 'all namespaces'}, ${req.node ? `pods of node ${req.node}` : 'all nodes'}, watching ${this.watchedTypes.size} type(s)`,
     );
@@ -190,7 +190,7 @@ export class SyncRunner {
 
   /** Whether every source has listed at least once (the API answered). */
   sourcesReady(): boolean {
-    return this.sync.kl.allSourcesReady();
+    return this.sync.allSourcesReady();
   }
 
   /** The PLEG's health: unhealthy when the pods watches have been down past the threshold (the kubelet's wording). */
@@ -209,15 +209,14 @@ export class SyncRunner {
   }
 
   private *reconcileSteps(): Steps<number> {
-    if (!this.sync.kl.allSourcesReady()) return 0;
+    if (!this.sync.allSourcesReady()) return 0;
     this.views.flush();
     const loads = this.req.model.loadVersion;
     if (loads === this.reconciledLoads) return 0;
     this.reconciledLoads = loads;
-    const desired = this.sync.kl.desired;
     const nss = this.req.namespaces;
     const removed = yield* this.req.model.removeWhereSteps(this.watchedTypes, (key) => {
-      if (desired.has(key)) return true;
+      if (this.sync.desired(key)) return true;
       const p = parseObjectKey(key);
       // A node-scoped loop does not see other nodes' pods: their absence says nothing.
       if (p?.typeKey === 'pods' && this.req.node) return true;

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from '../../clock';
-import type { GroupVersionResource } from '../../kube/objects/types';
+import type { GroupVersionResource, StoredObject } from '../../kube/objects/types';
 import { kv } from '../log';
 import { syncLoop } from '../loop';
 import { PodCache } from '../pleg/podcache';
@@ -13,8 +13,12 @@ import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 import type { AccessReviewer } from '../../kube/access/review';
 import { planWatchScopes, reviewWatchAccess, type WatchedType, type WatchScope } from './watchscope';
-import type { ReflectorSink } from './reflector';
+import type { ReflectorOptions, ReflectorSink } from './reflector';
 import type { SyncObserver } from '../observer';
+import type { ObjectView } from '../../rows/objectView';
+import type { PodSyncSnapshot } from '../podworkers';
+import type { DesiredObject } from '../state/desired';
+import type { ViewChangeListener } from '../state/actual';
 
 export const PODS_GVR: GroupVersionResource = Object.freeze({ group: '', version: 'v1', resource: 'pods' });
 function typeName(g: Pick<GroupVersionResource, 'group' | 'resource'>): string {
@@ -99,6 +103,9 @@ export interface ForbiddenType {
   by: 'review' | 'request';
 }
 
+/** What every reflector of one run shares. */
+type CommonReflectorOptions = Pick<ReflectorOptions, 'clock' | 'logger' | 'stallAfterMs' | 'listProgressTimeoutMs' | 'random'> & { pageSize: number };
+
 interface Running {
   reflector: Reflector;
   promise: Promise<void> | undefined;
@@ -134,7 +141,7 @@ interface Running {
  * PLEG relists again (runtimeErrors).
  */
 export class ClusterSync {
-  readonly kl: SyncLoop;
+  private readonly loop: SyncLoop;
   readonly probes = new ProbeInference();
   readonly relister: PlegRelister;
   readonly running: Running[] = [];
@@ -155,7 +162,7 @@ export class ClusterSync {
     const sources: string[] = [];
     for (const t of types) for (const ns of namespaces) sources.push(sourceName(t, ns));
     const podCache = new PodCache();
-    this.kl = new SyncLoop({
+    this.loop = new SyncLoop({
       ...opts,
       clock: this.clock,
       podCache,
@@ -164,7 +171,7 @@ export class ClusterSync {
       runtimeErrors: () => this.runtimeErrors(),
       probeProgress: (uid) => this.probes.progress(uid),
     });
-    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.kl.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs, undefined, podCache);
+    this.relister = new PlegRelister(() => this.readPods(), this.clock, this.loop.channels.pleg, opts.plegPeriodMs, opts.plegThresholdMs, undefined, podCache);
     this.typesAndNamespaces = { types, namespaces };
   }
 
@@ -191,87 +198,94 @@ export class ClusterSync {
       }
     }
     const scopeOf = (t: WatchedType, ns: string | undefined): WatchScope => (ns !== undefined ? { namespace: ns } : (scopes?.get(t) ?? {}));
-    const common = {
+    const common: CommonReflectorOptions = {
       clock: this.clock,
-      logger: this.kl.logger,
+      logger: this.loop.logger,
       pageSize: this.opts.pageSize ?? 500,
       stallAfterMs: this.opts.stallAfterMs ?? 180_000,
       ...(this.opts.listProgressTimeoutMs ? { listProgressTimeoutMs: this.opts.listProgressTimeoutMs } : {}),
       ...(this.opts.random ? { random: this.opts.random } : {}),
     };
-    for (const t of types) {
-      for (const ns of namespaces) {
-        const source = sourceName(t, ns);
-        const resource = { group: t.group, resource: t.resource };
-        const isPods = t === PODS_GVR;
-        const planned = scopeOf(t, ns);
-        if (planned.forbidden !== undefined) {
-          this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
-          continue;
-        }
-        const sink = observed(
-          new ConfigSink(this.kl, this.kl.podConfig, source, resource, isPods ? this.probes : undefined, life.signal, ns, isPods ? this.relister : undefined),
-          this.opts.observer,
-          source,
-          t,
-        );
-        const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
-        const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-        const reflector = new Reflector(this.opts.client, sink, {
-          ...common,
-          gvr: t,
-          ...scope,
-          name: source,
-          ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
-          ...this.narrowing(source, t, planned),
-        });
-        const consistency = isPods
-          ? new ConsistencyLister({
-              client: this.opts.client,
-              clock: this.clock,
-              gvr: t,
-              ...scope,
-              pageSize: common.pageSize,
-              source,
-              reflector,
-              held: () => this.kl.podConfig.storage.sourcePods(source),
-              check: this.consistency,
-              ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
-              ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
-            })
-          : undefined;
-        this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
-      }
-    }
-    for (const ns of namespaces) {
-      const name = `events${ns ? `/${ns}` : ''}`;
-      const planned = scopeOf(EVENTS_GVR, ns);
-      if (planned.forbidden !== undefined) {
-        this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
-        continue;
-      }
-      const sink = observed(new EventsSink(this.kl, this.probes, life.signal), this.opts.observer, name, EVENTS_GVR);
-      const reflector = new Reflector(this.opts.client, sink, {
-        ...common,
-        gvr: EVENTS_GVR,
-        ...(planned.namespace ? { namespace: planned.namespace } : {}),
-        fieldSelector: 'involvedObject.kind=Pod',
-        name,
-        ...this.narrowing(undefined, EVENTS_GVR, planned),
-      });
-      this.running.push({ reflector, promise: undefined });
-    }
+    for (const t of types) for (const ns of namespaces) this.addConfigSource(t, ns, scopeOf(t, ns), common, life.signal);
+    for (const ns of namespaces) this.addEventsSource(ns, scopeOf(EVENTS_GVR, ns), common, life.signal);
     for (const r of this.running) r.promise = r.reflector.run(life.signal);
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency.run(life.signal)] : []));
     const pleg = this.relister.run(life.signal);
     try {
-      await syncLoop(this.kl, life.signal);
+      await syncLoop(this.loop, life.signal);
     } finally {
       life.abort(new Error('sync loop ended'));
       signal.removeEventListener('abort', onAbort);
-      this.kl.podConfig.updates.close(); // sources blocked on a full configCh give up
+      this.loop.podConfig.updates.close(); // sources blocked on a full configCh give up
       await Promise.allSettled([pleg, ...checks, ...this.running.map((r) => r.promise)]);
     }
+  }
+
+  /** One config source: a reflector of type `t` in `ns` (all namespaces: undefined) into the merge; for pods, its consistency check too. */
+  private addConfigSource(t: WatchedType, ns: string | undefined, planned: WatchScope, common: CommonReflectorOptions, signal: AbortSignal): void {
+    const source = sourceName(t, ns);
+    const isPods = t === PODS_GVR;
+    if (planned.forbidden !== undefined) {
+      this.forbid(source, { gvr: t, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+      return;
+    }
+    const resource = { group: t.group, resource: t.resource };
+    const inner = new ConfigSink(
+      this.loop,
+      this.loop.podConfig,
+      source,
+      resource,
+      isPods ? this.probes : undefined,
+      signal,
+      ns,
+      isPods ? this.relister : undefined,
+    );
+    const sink = observed(inner, this.opts.observer, source, t);
+    const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
+    const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
+    const reflector = new Reflector(this.opts.client, sink, {
+      ...common,
+      gvr: t,
+      ...scope,
+      name: source,
+      ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
+      ...this.narrowing(source, t, planned),
+    });
+    const consistency = isPods
+      ? new ConsistencyLister({
+          client: this.opts.client,
+          clock: this.clock,
+          gvr: t,
+          ...scope,
+          pageSize: common.pageSize,
+          source,
+          reflector,
+          held: () => this.loop.podConfig.storage.sourcePods(source),
+          check: this.consistency,
+          ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
+          ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
+        })
+      : undefined;
+    this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
+  }
+
+  /** The pods' Events in `ns` (all namespaces: undefined) into the probe inference; no config source. */
+  private addEventsSource(ns: string | undefined, planned: WatchScope, common: CommonReflectorOptions, signal: AbortSignal): void {
+    if (planned.forbidden !== undefined) {
+      this.forbid(undefined, { gvr: EVENTS_GVR, namespace: planned.namespace, message: planned.forbidden, by: 'review' });
+      return;
+    }
+    const name = `events${ns ? `/${ns}` : ''}`;
+    const sink = observed(new EventsSink(this.loop, this.probes, signal), this.opts.observer, name, EVENTS_GVR);
+    const reflector = new Reflector(this.opts.client, sink, {
+      ...common,
+      gvr: EVENTS_GVR,
+      ...(planned.namespace ? { namespace: planned.namespace } : {}),
+      fieldSelector: 'involvedObject.kind=Pod',
+      name,
+      ...this.narrowing(undefined, EVENTS_GVR, planned),
+    });
+    this.running.push({ reflector, promise: undefined });
   }
 
   /** The review's plan per type (logged: where each narrowed type is watched), or undefined without a reviewer. */
@@ -279,14 +293,14 @@ export class ClusterSync {
     const ctx = this.opts.contextNamespace || 'default';
     const facts = this.opts.reviewer ? await reviewWatchAccess(this.opts.reviewer, ctx, signal, this.clock) : undefined;
     for (const e of facts?.reviewErrors ?? [])
-      this.kl.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
+      this.loop.logger.info(`Access review failed, a cluster-wide 403 will narrow the watch instead${kv({ err: e })}`, 0);
     const plan = planWatchScopes(types, ctx, facts);
     const out = new Map<WatchedType, WatchScope>();
     types.forEach((t, i) => {
       const p = plan[i]!;
       out.set(t, p);
       if (p.namespace !== undefined && p.forbidden === undefined) {
-        this.kl.logger.info(
+        this.loop.logger.info(
           `Watching in the context namespace only: the user may not list and watch it across all namespaces${kv({ type: typeName(t), namespace: p.namespace })}`,
           0,
         );
@@ -314,11 +328,11 @@ export class ClusterSync {
    */
   private forbid(source: string | undefined, f: ForbiddenType, log = true): void {
     this.forbidden.push(f);
-    if (source) this.kl.podConfig.removeSource(source);
+    if (source) this.loop.podConfig.removeSource(source);
     const line = `Not watching ${typeName(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: ${f.message}`;
     if (log)
-      (this.kl.logger.warn ?? this.kl.logger.error).call(
-        this.kl.logger,
+      (this.loop.logger.warn ?? this.loop.logger.error).call(
+        this.loop.logger,
         `Reflector forbidden, not watched${kv({ type: typeName(f.gvr), namespace: f.namespace ?? '(all namespaces)', err: f.message })}`,
       );
     this.unreported.push(line);
@@ -344,7 +358,7 @@ export class ClusterSync {
       throw new PodsNotSynced(
         `pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`,
       );
-    for (const r of pods) yield* this.kl.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
+    for (const r of pods) yield* this.loop.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
   }
 
   /**
@@ -361,7 +375,7 @@ export class ClusterSync {
     for (const r of this.running) {
       if (r.reflector.state === 'forbidden') continue;
       if (r.source !== undefined) {
-        const items = this.kl.podConfig.storage.sourcePods(r.source);
+        const items = this.loop.podConfig.storage.sourcePods(r.source);
         observer.replace(r.source, r.reflector.opts.gvr, items);
         seeded += items.length;
       } else {
@@ -370,6 +384,58 @@ export class ClusterSync {
       }
     }
     return { seeded, relisted };
+  }
+
+  // What the loop holds, read-only: the runners, the CLI and the tests ask ClusterSync, never the loop.
+
+  /** Every config source has sent its first full list and the loop has handled it (upstream sourcesReady). */
+  allSourcesReady(): boolean {
+    return this.loop.allSourcesReady();
+  }
+
+  /** Every source this run started is watching: listed, its watch open (a source forbidden at run time is not). */
+  allWatching(): boolean {
+    return this.running.every((r) => r.reflector.state === 'watching');
+  }
+
+  /** The row the loop shows for an object key (actualStateOfWorld), or undefined. */
+  view(key: string): ObjectView | undefined {
+    return this.loop.actual.get(key);
+  }
+
+  /** Every row the loop shows, in no set order. */
+  views(): IterableIterator<ObjectView> {
+    return this.loop.actual.values();
+  }
+
+  /** Hears every row change (key, old, new) until the returned function is called; a throwing listener harms no other. */
+  onViewChange(listener: ViewChangeListener): () => void {
+    return this.loop.actual.subscribe(listener);
+  }
+
+  /** What the API server last said exists under key (desiredStateOfWorld), or undefined. */
+  desired(key: string): DesiredObject | undefined {
+    return this.loop.desired.get(key);
+  }
+
+  /** Every object the API server says exists, in no set order. */
+  desiredObjects(): IterableIterator<DesiredObject> {
+    return this.loop.desired.values();
+  }
+
+  /** A copy of the pod worker's state for a pod UID; undefined once no worker holds it (never started, or cleaned up). */
+  worker(uid: string): PodSyncSnapshot | undefined {
+    return this.loop.podWorkers.snapshot(uid);
+  }
+
+  /** The pod workers alive now, finished ones not yet cleaned up included. */
+  get workerCount(): number {
+    return this.loop.podWorkers.size;
+  }
+
+  /** The objects one config source holds now (the merge's storage; see sourceName), as a new array. */
+  held(source: string): StoredObject[] {
+    return this.loop.podConfig.storage.sourcePods(source);
   }
 
   /** The PLEG's health (upstream Healthy()), for the status and the CLI. */
@@ -385,7 +451,7 @@ export class ClusterSync {
       const { reflector } = r;
       if (reflector.state === 'forbidden') continue; // reported once; a forbidden request is not retried
       if (reflector.state === 'stopped' && !life.signal.aborted) {
-        this.kl.logger.error(`Reflector stopped unexpectedly, restarting${kv({ reflector: reflector.opts.name })}`);
+        this.loop.logger.error(`Reflector stopped unexpectedly, restarting${kv({ reflector: reflector.opts.name })}`);
         r.promise = reflector.run(life.signal);
         continue;
       }
@@ -414,13 +480,13 @@ export class ClusterSync {
       if (this.plegUnhealthySince === undefined) {
         // Once as it turns unhealthy, with why its relists fail (the loop logs every skip after).
         const cause = this.relister.lastError instanceof Error ? this.relister.lastError.message : undefined;
-        this.kl.logger.error(`${message}${kv({ cause })}`);
+        this.loop.logger.error(`${message}${kv({ cause })}`);
         this.plegUnhealthySince = this.clock.now();
       }
       return new Error(message);
     }
     if (this.plegUnhealthySince !== undefined) {
-      this.kl.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
+      this.loop.logger.info(`PLEG is healthy again${kv({ relists: this.relister.relists })}`, 0);
       this.plegUnhealthySince = undefined;
     }
     return undefined;
@@ -431,6 +497,7 @@ export class ClusterSync {
     reflectors: { name: string; state: string; lists: number; watches: number; expired: number; errors: number; relists: number }[];
     pleg: { relists: number; errors: number; discarded: number; healthy: boolean };
     consistency: { lists: number; errors: number; relists: number };
+    workers: { syncs: number; errors: number; cancelled: number };
   } {
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency] : []));
     return {
@@ -449,6 +516,7 @@ export class ClusterSync {
         errors: checks.reduce((n, c) => n + c.errors, 0),
         relists: checks.reduce((n, c) => n + c.relists, 0),
       },
+      workers: { ...this.loop.podWorkers.stats },
     };
   }
 }

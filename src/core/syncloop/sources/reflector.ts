@@ -60,6 +60,19 @@ export interface ReflectorOptions {
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
+type WatchLoopEnd = 'relist' | 'error' | 'stopped' | 'fallback';
+
+/** How one watch request ended, with what its consumer made of it. */
+interface WatchOutcome {
+  end: WatchEnd;
+  /** Events outran the sink: the watch was dropped. */
+  overflow: boolean;
+  /** The state is in: always for a plain watch; for a watch-list, once its initial-events-end bookmark came. */
+  synced: boolean;
+  /** Why the sink failed to take an event (the watch then ended as a failure). */
+  sinkFailed?: string;
+}
+
 /** 'forbidden': the server answered 403 where the reflector could not narrow; it stopped for good (not restarted). */
 export type ReflectorState = 'idle' | 'listing' | 'watching' | 'backoff' | 'stopped' | 'forbidden';
 
@@ -265,148 +278,159 @@ export class Reflector {
    * `initial`, the first watch is a watch-list: its events up to the initial-events-end bookmark
    * are the full state; a stream that ends before that bookmark returns 'fallback'.
    */
-  private async watchLoop(attempt: AbortController, signal: AbortSignal, initial: boolean): Promise<'relist' | 'error' | 'stopped' | 'fallback'> {
-    const log = this.opts.logger ?? silentLogger;
-    const max = this.opts.maxQueuedEvents ?? 1000;
+  private async watchLoop(attempt: AbortController, signal: AbortSignal, initial: boolean): Promise<WatchLoopEnd> {
     let syncing = initial;
     for (;;) {
       if (signal.aborted) return 'stopped';
       if (this.relistRequested || attempt.signal.aborted) return 'relist';
       this.state = syncing ? 'listing' : 'watching';
-      const streaming = syncing;
-      // The watch-list's state so far, by UID (the initial events are ADDED; anything else is applied to it).
-      const state = new Map<string, StoredObject>();
-      const watchAbort = this.child(attempt.signal);
-      const deadline = streaming
-        ? this.progressDeadline(watchAbort, (ms) => `watch-list ${typeName(this.opts.gvr)}: no initial event within ${ms} ms`)
-        : undefined;
-      const queue: WatchEvent[] = [];
-      let wake: (() => void) | undefined;
-      let overflow = false;
-      let streamDone = false;
-      const onEvent = (e: WatchEvent) => {
-        this.heard();
-        deadline?.progress();
-        if (queue.length >= max) {
-          overflow = true;
-          watchAbort.abort(new Error('watch outran the sink'));
-          return;
-        }
-        queue.push(e);
-        wake?.();
-      };
-      // A sink that throws (a bug, or an object a walk cannot take) ends this watch as a failure
-      // (backoff, then a relist), never the process: its rejection is handled from the start, not
-      // only once the watch has ended (an unhandled rejection ends a Node process).
-      let sinkFailed: string | undefined;
-      // The consumer: applies events in order, one at a time, while the stream keeps arriving.
-      const consume = (async () => {
-        for (;;) {
-          const e = queue.shift();
-          if (!e) {
-            if (streamDone || overflow) return;
-            await new Promise<void>((r) => (wake = r));
-            wake = undefined;
-            continue;
-          }
-          if (overflow || watchAbort.signal.aborted) return;
-          const rv = e.object.metadata?.resourceVersion;
-          // a bookmark carries only a resourceVersion; every other event an object the server stored
-          const obj = e.type === 'BOOKMARK' ? undefined : this.stamp(asStoredObject(e.object));
-          if (e.type !== 'BOOKMARK' && !obj) {
-            warn(log)(`Reflector skipped a watch event without a name or uid${kv({ reflector: this.opts.name, type: e.type })}`);
-            continue;
-          }
-          if (syncing) {
-            if (!obj) {
-              if (e.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
-                syncing = false;
-                deadline?.cancel();
-                this.stats.watchLists++;
-                await this.synced([...state.values()], rv ?? '');
-                state.clear();
-                this.state = 'watching';
-              }
-            } else if (e.type === 'DELETED') state.delete(obj.metadata.uid);
-            else state.set(obj.metadata.uid, obj);
-            continue;
-          }
-          if (e.type !== 'BOOKMARK' && obj) {
-            this.stats.events++;
-            await this.sink.apply(e.type, obj);
-          }
-          if (rv) this.lastResourceVersion = rv;
-        }
-      })().catch((e: unknown) => {
-        sinkFailed = `the loop failed to take a watch event: ${e instanceof Error ? e.message : String(e)}`;
-        watchAbort.abort(new Error(sinkFailed));
-      });
-      this.stats.watches++;
-      const end = await this.client.watch(
-        this.opts.gvr,
-        {
-          ...this.scope(),
-          // A watch-list starts from the current state (NotOlderThan ""), a watch from what we hold.
-          ...(streaming
-            ? { resourceVersion: '', sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' as const }
-            : { resourceVersion: this.lastResourceVersion }),
-          allowWatchBookmarks: true,
-          // Like client-go: a random 5..10 min server-side timeout, so no watch lives forever.
-          timeoutSeconds: Math.floor(300 * (1 + (this.opts.random ?? Math.random)())),
-        },
-        onEvent,
-        watchAbort.signal,
-      );
-      streamDone = true;
-      deadline?.cancel();
-      wake?.();
-      await consume;
-      watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
+      const w = await this.watchOnce(attempt, syncing);
       if (signal.aborted) return 'stopped';
-      if (sinkFailed !== undefined) {
-        this.lastError = sinkFailed;
+      if (w.sinkFailed !== undefined) {
+        this.lastError = w.sinkFailed;
         return 'error';
       }
-      if (syncing) {
-        // Ended before its initial-events-end bookmark: not a state to resume from.
-        if (this.relistRequested || attempt.signal.aborted) return 'relist';
-        if (overflow) this.stats.overflows++;
-        if (end.kind === 'expired') {
-          this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`, 2);
-        }
-        if (end.kind === 'error' && isForbidden(end.error)) throw end.error; // a LIST would only be refused too
-        if (end.kind === 'error' || end.kind === 'expired') {
-          this.lastError = end.error.message;
-          if (end.error instanceof KubeApiError && (end.error.status === 400 || end.error.status === 422)) this.watchListSupported = false;
-        } else if (end.kind === 'aborted' && end.reason instanceof KubeTransportError) this.lastError = end.reason.message;
-        else this.lastError = `watch-list ended (${end.kind}) before its initial events`;
-        return 'fallback';
-      }
-      if (overflow) {
+      if (syncing && !w.synced) return this.watchListCutShort(w, attempt);
+      syncing = false;
+      if (w.overflow) {
         this.stats.overflows++;
-        log.error(`Reflector watch dropped, relisting${kv({ reflector: this.opts.name, reason: 'events outran the loop' })}`);
+        (this.opts.logger ?? silentLogger).error(`Reflector watch dropped, relisting${kv({ reflector: this.opts.name, reason: 'events outran the loop' })}`);
         return 'relist';
       }
-      switch (end.kind) {
-        case 'closed':
-          this.heard();
-          continue; // a normal end: resume from the last resourceVersion
-        case 'expired':
-          this.stats.expired++;
-          log.info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`, 2);
-          return 'relist';
-        case 'aborted':
-          if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
-            this.rewatchRequested = false;
-            continue; // rewatch(): resume from the last resourceVersion
-          }
-          return 'relist';
-        case 'error':
-          this.lastError = end.error.message;
-          if (isForbidden(end.error)) throw end.error;
-          return 'error';
+      const next = this.afterWatch(w.end, attempt);
+      if (next !== 'resume') return next;
+    }
+  }
+
+  /**
+   * One watch request, its events applied in order while the stream keeps arriving (at most
+   * maxQueuedEvents waiting: beyond that the watch is dropped). `streaming`: a watch-list, given up
+   * when no initial event comes within listProgressTimeoutMs.
+   */
+  private async watchOnce(attempt: AbortController, streaming: boolean): Promise<WatchOutcome> {
+    const watchAbort = this.child(attempt.signal);
+    const deadline = streaming
+      ? this.progressDeadline(watchAbort, (ms) => `watch-list ${typeName(this.opts.gvr)}: no initial event within ${ms} ms`)
+      : undefined;
+    const queue = new WatchQueue(this.opts.maxQueuedEvents ?? 1000, () => watchAbort.abort(new Error('watch outran the sink')));
+    // A sink that throws (a bug, or an object a walk cannot take) ends this watch as a failure
+    // (backoff, then a relist), never the process: its rejection is handled from the start, not
+    // only once the watch has ended (an unhandled rejection ends a Node process).
+    let sinkFailed: string | undefined;
+    const consumed = this.consume(queue, watchAbort.signal, deadline).catch((e: unknown) => {
+      sinkFailed = `the loop failed to take a watch event: ${e instanceof Error ? e.message : String(e)}`;
+      watchAbort.abort(new Error(sinkFailed));
+      return false;
+    });
+    this.stats.watches++;
+    const onEvent = (e: WatchEvent) => {
+      this.heard();
+      deadline?.progress();
+      queue.push(e);
+    };
+    const end = await this.client.watch(this.opts.gvr, this.watchOptions(streaming), onEvent, watchAbort.signal);
+    queue.end();
+    deadline?.cancel();
+    const synced = await consumed;
+    watchAbort.abort(new Error('watch over')); // releases its listener on the attempt's signal
+    return { end, overflow: queue.overflow, synced, ...(sinkFailed !== undefined ? { sinkFailed } : {}) };
+  }
+
+  /** A watch-list starts from the current state (NotOlderThan ""), a watch from what we hold. */
+  private watchOptions(streaming: boolean): WatchOptions {
+    return {
+      ...this.scope(),
+      ...(streaming
+        ? { resourceVersion: '', sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' as const }
+        : { resourceVersion: this.lastResourceVersion }),
+      allowWatchBookmarks: true,
+      // Like client-go: a random 5..10 min server-side timeout, so no watch lives forever.
+      timeoutSeconds: Math.floor(300 * (1 + (this.opts.random ?? Math.random)())),
+    };
+  }
+
+  /**
+   * Applies one watch's events to the sink in stream order, each awaited. With `listing` (a
+   * watch-list), the initial events are gathered by UID until the initial-events-end bookmark and
+   * go in as one SET; resolves true once the state is in (at once for a plain watch).
+   */
+  private async consume(queue: WatchQueue, signal: AbortSignal, listing: { cancel: () => void } | undefined): Promise<boolean> {
+    const log = this.opts.logger ?? silentLogger;
+    const state = new Map<string, StoredObject>();
+    let syncing = listing !== undefined;
+    for (let e = await queue.next(); e; e = await queue.next()) {
+      if (queue.overflow || signal.aborted) break;
+      const rv = e.object.metadata?.resourceVersion;
+      // a bookmark carries only a resourceVersion; every other event an object the server stored
+      const obj = e.type === 'BOOKMARK' ? undefined : this.stamp(asStoredObject(e.object));
+      if (e.type !== 'BOOKMARK' && !obj) {
+        warn(log)(`Reflector skipped a watch event without a name or uid${kv({ reflector: this.opts.name, type: e.type })}`);
+        continue;
       }
+      if (syncing) {
+        if (!obj) {
+          if (e.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+            syncing = false;
+            listing?.cancel();
+            this.stats.watchLists++;
+            await this.synced([...state.values()], rv ?? '');
+            state.clear();
+            this.state = 'watching';
+          }
+        } else if (e.type === 'DELETED') state.delete(obj.metadata.uid);
+        else state.set(obj.metadata.uid, obj);
+        continue;
+      }
+      if (e.type !== 'BOOKMARK' && obj) {
+        this.stats.events++;
+        await this.sink.apply(e.type, obj);
+      }
+      if (rv) this.lastResourceVersion = rv;
+    }
+    return !syncing;
+  }
+
+  /** A watch-list that ended before its initial-events-end bookmark: not a state to resume from. */
+  private watchListCutShort(w: WatchOutcome, attempt: AbortController): 'relist' | 'fallback' {
+    const { end } = w;
+    if (this.relistRequested || attempt.signal.aborted) return 'relist';
+    if (w.overflow) this.stats.overflows++;
+    if (end.kind === 'expired') {
+      this.stats.expired++;
+      (this.opts.logger ?? silentLogger).info(`Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: '' })}`, 2);
+    }
+    if (end.kind === 'error' && isForbidden(end.error)) throw end.error; // a LIST would only be refused too
+    if (end.kind === 'error' || end.kind === 'expired') {
+      this.lastError = end.error.message;
+      if (end.error instanceof KubeApiError && (end.error.status === 400 || end.error.status === 422)) this.watchListSupported = false;
+    } else if (end.kind === 'aborted' && end.reason instanceof KubeTransportError) this.lastError = end.reason.message;
+    else this.lastError = `watch-list ended (${end.kind}) before its initial events`;
+    return 'fallback';
+  }
+
+  /** How a watching reflector goes on after its watch ended: 'resume' opens the next from the last resourceVersion. */
+  private afterWatch(end: WatchEnd, attempt: AbortController): 'resume' | 'relist' | 'error' {
+    switch (end.kind) {
+      case 'closed':
+        this.heard();
+        return 'resume'; // a normal end
+      case 'expired':
+        this.stats.expired++;
+        (this.opts.logger ?? silentLogger).info(
+          `Reflector watch expired, relisting${kv({ reflector: this.opts.name, resourceVersion: this.lastResourceVersion })}`,
+          2,
+        );
+        return 'relist';
+      case 'aborted':
+        if (this.rewatchRequested && !this.relistRequested && !attempt.signal.aborted) {
+          this.rewatchRequested = false;
+          return 'resume'; // rewatch()
+        }
+        return 'relist';
+      case 'error':
+        this.lastError = end.error.message;
+        if (isForbidden(end.error)) throw end.error;
+        return 'error';
     }
   }
 
@@ -490,4 +514,48 @@ function typeName(g: GroupVersionResource): string {
 /** The logger's warning level, or its error level for a logger without one. */
 function warn(log: SyncLogger): (line: string) => void {
   return log.warn ? (l) => log.warn!(l) : (l) => log.error(l);
+}
+
+/**
+ * One watch's events between the stream and the sink, in order. Bounded: the event past `max`
+ * is dropped and `onOverflow` called once (the watch is then abandoned for a relist).
+ */
+class WatchQueue {
+  private readonly events: WatchEvent[] = [];
+  private wake: (() => void) | undefined;
+  private ended = false;
+  overflow = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly onOverflow: () => void,
+  ) {}
+
+  push(e: WatchEvent): void {
+    if (this.overflow) return;
+    if (this.events.length >= this.max) {
+      this.overflow = true;
+      this.onOverflow();
+      return;
+    }
+    this.events.push(e);
+    this.wake?.();
+  }
+
+  /** The stream is over: next() drains what is queued, then resolves undefined. */
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  /** The next event, waiting for one; undefined once the stream ended (or overflowed) with none left. */
+  async next(): Promise<WatchEvent | undefined> {
+    for (;;) {
+      const e = this.events.shift();
+      if (e) return e;
+      if (this.ended || this.overflow) return undefined;
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = undefined;
+    }
+  }
 }

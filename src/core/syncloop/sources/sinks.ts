@@ -14,6 +14,9 @@ import { isPodResource } from '../../kube/objects/objectKey';
 import type { ReflectorSink } from './reflector';
 
 /** Watch event type -> the config operation it is merged as (DELETED: the object is gone: REMOVE). */
+/** What a source may touch of the loop: its input channels (as upstream's sources hold only their channel) and its clock. */
+export type LoopInputs = Pick<SyncLoop, 'clock' | 'channels'>;
+
 const opOf: Record<'ADDED' | 'MODIFIED' | 'DELETED', PodOperation> = { ADDED: 'ADD', MODIFIED: 'UPDATE', DELETED: 'REMOVE' };
 
 /**
@@ -37,7 +40,7 @@ const opOf: Record<'ADDED' | 'MODIFIED' | 'DELETED', PodOperation> = { ADDED: 'A
  */
 export class ConfigSink implements ReflectorSink {
   constructor(
-    private readonly kl: SyncLoop,
+    private readonly loop: LoopInputs,
     private readonly podConfig: PodConfig,
     readonly source: string,
     readonly resource: ResourceRef,
@@ -64,7 +67,7 @@ export class ConfigSink implements ReflectorSink {
         const turn = hostSlicer.due(); // a first list of many pods: in slices of the thread
         if (turn) await turn;
         seen.add(p.metadata.uid);
-        await sendProbeUpdates(this.kl, this.probes.observePod(p as Pod), this.signal);
+        await sendProbeUpdates(this.loop, this.probes.observePod(p as Pod), this.signal);
       }
       this.probes.retainPods(seen, this.namespace);
     }
@@ -97,10 +100,10 @@ export class ConfigSink implements ReflectorSink {
         // The teardown's own write: the containers' new states are news for a worker in killPod
         // (the pod cache is stamped), but the PLEG's events come at its next relist, after the echo.
         if (this.pleg) {
-          if (this.pleg.pleg.differs(pod)) this.pleg.podCache.set(pod.metadata.uid, this.kl.clock.now());
+          if (this.pleg.pleg.differs(pod)) this.pleg.podCache.set(pod.metadata.uid, this.loop.clock.now());
           this.pleg.podCache.observe(pod);
         }
-        if (this.probes) await sendProbeUpdates(this.kl, this.probes.observePod(pod), this.signal, true);
+        if (this.probes) await sendProbeUpdates(this.loop, this.probes.observePod(pod), this.signal, true);
       }
     }
     // A pod gone: its last status may show containers that stopped (the kubelet's PLEG saw them
@@ -119,11 +122,11 @@ export class ConfigSink implements ReflectorSink {
   /** The PLEG events and probe results a pod's status shows, each taken by the loop before the next. */
   private async deliverCauses(pod: Pod): Promise<void> {
     if (this.pleg) await this.deliverPleg(this.pleg.observePod(pod));
-    if (this.probes) await sendProbeUpdates(this.kl, this.probes.observePod(pod), this.signal, true);
+    if (this.probes) await sendProbeUpdates(this.loop, this.probes.observePod(pod), this.signal, true);
   }
 
   private async deliverPleg(events: readonly PodLifecycleEvent[]): Promise<void> {
-    for (const e of events) await this.kl.channels.pleg.sendReceived(e, this.signal);
+    for (const e of events) await this.loop.channels.pleg.sendReceived(e, this.signal);
   }
 }
 
@@ -144,7 +147,7 @@ function tornDown(pod: Pod): boolean {
  */
 export class EventsSink implements ReflectorSink {
   constructor(
-    private readonly kl: SyncLoop,
+    private readonly loop: LoopInputs,
     private readonly probes: ProbeInference,
     private readonly signal: AbortSignal,
   ) {}
@@ -153,14 +156,14 @@ export class EventsSink implements ReflectorSink {
     for (const ev of items as KubeEvent[]) {
       const turn = hostSlicer.due();
       if (turn) await turn;
-      if (this.probes.knowsEvent(ev.metadata.uid)) await sendProbeUpdates(this.kl, this.probes.observeEvent(ev), this.signal);
+      if (this.probes.knowsEvent(ev.metadata.uid)) await sendProbeUpdates(this.loop, this.probes.observeEvent(ev), this.signal);
       else this.probes.baselineEvent(ev);
     }
   }
 
   async apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: StoredObject): Promise<void> {
     if (type === 'DELETED') this.probes.forgetEvent(obj.metadata.uid);
-    else await sendProbeUpdates(this.kl, this.probes.observeEvent(obj as KubeEvent), this.signal);
+    else await sendProbeUpdates(this.loop, this.probes.observeEvent(obj as KubeEvent), this.signal);
   }
 }
 
@@ -169,9 +172,9 @@ export class EventsSink implements ReflectorSink {
  * watch). With `received`, each is taken by the loop before the next is sent (and before the caller
  * goes on): what makes a status write's causes come before its echo.
  */
-export async function sendProbeUpdates(kl: SyncLoop, updates: readonly ProbeUpdate[], signal: AbortSignal, received = false): Promise<void> {
+export async function sendProbeUpdates(loop: LoopInputs, updates: readonly ProbeUpdate[], signal: AbortSignal, received = false): Promise<void> {
   for (const u of updates) {
-    if (received) await kl.channels[u.probe].sendReceived(u, signal);
-    else await kl.channels[u.probe].send(u, signal);
+    if (received) await loop.channels[u.probe].sendReceived(u, signal);
+    else await loop.channels[u.probe].send(u, signal);
   }
 }
