@@ -3,6 +3,7 @@
  * bar, timeline panel, YAML documents and commands together. Glue only; what can be tested without
  * VS Code lives in the modules it calls.
  */
+import { apiCostTooltip } from '../app/load/apiCost';
 import * as vscode from 'vscode';
 import { realClock } from '../core/clock';
 import { TimelineStore } from '../core/timeline/store';
@@ -135,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     ...(sync.node ? { syncNode: sync.node } : {}),
     ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
+    ...(loads.lastCost ? { apiCost: apiCostTooltip(loads.lastCost) } : {}),
   }));
   context.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar?.update())));
   // Off by default: the host's event-loop delay, RSS and object count, one JSON line a second (the extension bench).

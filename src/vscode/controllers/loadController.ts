@@ -4,6 +4,7 @@
  * abort the load's signal. One load at a time: a new one cancels the one running. Glue only; the
  * load itself is ../load/loadRunner.ts.
  */
+import type { ApiCost } from '../../core/loader/loadCost';
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { noRightsText, nothingPermitted } from '../../core/loader/scope';
@@ -26,6 +27,8 @@ export class LoadController implements vscode.Disposable {
   private seq = 0;
   /** The running load's progress (for the status bar). */
   progress: LoadProgress | undefined;
+  /** The last load's API cost (for the status bar's tooltip). */
+  lastCost: ApiCost | undefined;
 
   constructor(private readonly s: Services) {}
 
@@ -102,6 +105,7 @@ export class LoadController implements vscode.Disposable {
     let result: LoadResult;
     try {
       result = await work;
+      this.lastCost = result.summary.apiCost;
     } finally {
       report = undefined;
       paced.dispose();
