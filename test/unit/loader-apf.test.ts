@@ -50,11 +50,11 @@ function levels(uidOf: (name: string) => string = (n) => `pl-${n}`) {
  */
 function apiServer(opts: {
   types: number;
-  flowcontrol: 'forbidden' | { levels: unknown[]; schemas: unknown[] };
+  flowcontrol: 'forbidden' | 'held' | { levels: unknown[]; schemas: unknown[] };
   pf?: Record<string, string>;
   list?: (type: number, req: http.IncomingMessage, res: http.ServerResponse) => void;
 }) {
-  const seen = { flowcontrol: 0 };
+  const seen = { flowcontrol: 0, held: [] as http.ServerResponse[] };
   const pf = opts.pf ?? PF;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = (req.url ?? '').split('?')[0]!;
@@ -78,6 +78,7 @@ function apiServer(opts: {
     if (path.startsWith('/apis/flowcontrol.apiserver.k8s.io/v1/')) {
       seen.flowcontrol++;
       const fc = opts.flowcontrol;
+      if (fc === 'held') return void seen.held.push(res);
       if (fc === 'forbidden') return status(res, 403, 'Forbidden', 'prioritylevelconfigurations is forbidden', pf);
       return json(res, { kind: 'List', items: path.endsWith('/flowschemas') ? fc.schemas : fc.levels }, pf);
     }
@@ -229,6 +230,21 @@ describe('ClusterLoader under APF, on a real server', () => {
       assert.equal(summary.apiCost?.flowControl?.priorityLevel.name, k.name);
       if (k.pf === PF) assert.equal(summary.apiCost?.flowControl?.source, 'read');
     }
+  });
+
+  it("a load cancelled while the level is being read ends at once; the read goes on for the transport's next load", async () => {
+    const api = apiServer({ types: 6, flowcontrol: 'held' });
+    const { c } = await serve(api.handler);
+    const run = new ClusterLoader(c, { accessReview: false }).start({ onResult: () => undefined });
+    await eventually(() => api.seen.held.length === 2, { description: 'both flowcontrol reads held by the server' });
+    run.cancel();
+    assert.equal((await run.done).outcome, 'cancelled');
+    const next = new ClusterLoader(c, { accessReview: false }).load();
+    for (const res of api.seen.held.splice(0)) status(res, 403, 'Forbidden', 'no', PF);
+    const { summary } = await next;
+    assert.equal(summary.outcome, 'ok');
+    assert.equal(summary.apiCost?.flowControl?.unreadable, '403 Forbidden');
+    assert.equal(api.seen.flowcontrol, 2, 'the one read served both loads');
   });
 
   it('a 429 storm halves the lanes: the lists that start after it run at most half the pool at once', async () => {

@@ -17,6 +17,7 @@
  *   may not read: then the level is guessed to be global-default at the default server size.
  * The server's size is never visible to a client: every seat figure here is an estimate.
  */
+import { abortReason } from '../clock';
 import { KubeApiError } from '../kube/errors';
 import type { FlowControlSeen } from '../kube/transport/transport';
 
@@ -111,8 +112,9 @@ const catalogs = new WeakMap<object, Promise<{ levels: PriorityLevelObject[]; sc
 /**
  * The facts for the level the transport last saw named; undefined when no answer carried the APF
  * headers (APF off, or an older server: nothing to size by). Reads the level and schema objects
- * once per transport (two small GETs); a refusal (403) or failure gives the guess, never an error.
- * Rejects only on abort.
+ * once per transport (two small GETs, bounded by READ_TIMEOUT_MS, shared by the loads that ask
+ * meanwhile, so no one load's cancel ends them); a refusal (403) or failure gives the guess, never
+ * an error. Rejects only on the caller's abort.
  */
 export async function readFlowControl(t: FlowControlReader, signal: AbortSignal): Promise<FlowControlFacts | undefined> {
   const seen = t.stats.flowControl;
@@ -121,20 +123,27 @@ export async function readFlowControl(t: FlowControlReader, signal: AbortSignal)
   if (!catalog) {
     catalog = (async () => {
       try {
-        const get = <T>(r: string) => t.getJson<{ items: T[] }>({ path: `${FLOWCONTROL}/${r}`, signal, timeoutMs: READ_TIMEOUT_MS });
+        const get = <T>(r: string) => t.getJson<{ items: T[] }>({ path: `${FLOWCONTROL}/${r}`, timeoutMs: READ_TIMEOUT_MS });
         const [levels, schemas] = await Promise.all([get<PriorityLevelObject>('prioritylevelconfigurations'), get<FlowSchemaObject>('flowschemas')]);
         return { levels: levels.body.items ?? [], schemas: schemas.body.items ?? [] };
       } catch (e) {
-        if (signal.aborted) throw e;
         return e instanceof KubeApiError ? `${e.status} ${e.reason}` : e instanceof Error ? e.message : String(e);
       }
     })();
     catalogs.set(t, catalog);
-    // an aborted read is not an answer: the next load asks again
-    catalog.catch(() => catalogs.delete(t));
   }
-  const c = await catalog;
+  const c = await untilAborted(catalog, signal);
   return typeof c === 'string' ? guessedFacts(seen, c) : factsFrom(seen, c.levels, c.schemas);
+}
+
+/** `p`, or the signal's reason once it aborts first. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**
