@@ -7,7 +7,7 @@
 // Usage: node --expose-gc --import tsx bench/apiserver.ts [--sizes 5000,20000] [--repeats N] [--json FILE]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { benchArg, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
+import { benchArg, contenderOf, objectsOf, printChecks, printTable, ratio, runN, runSizes } from './measure';
 import { discoverTypes, kubectlGetAllArgs, listPath, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
 import { mapLimit } from '../test/apiserver/support';
@@ -62,13 +62,11 @@ async function benchSize(objects: number) {
       createPerSecond: server.createPerSecond,
       types: types.length,
       counts: seen,
-      results: Object.fromEntries(
-        Object.entries(results).map(([k, m]) => [k, { wallMs: Math.round(m.wallMs), peakMB: Math.round(m.peakMB), exit: m.exitCode }]),
-      ),
+      contenders: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, contenderOf(m)])),
     };
   } finally {
     await server.stop();
   }
 }
 
-runSizes(sizes, benchSize, outFile);
+runSizes(sizes, benchSize, outFile, 'apiserver');

@@ -4,7 +4,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { benchArg, objectsOf, printChecks, printTable, ratio, runInterleaved, runN, runSizes, type Check } from './measure';
+import { benchArg, contenderOf, objectsOf, printChecks, printTable, ratio, runInterleaved, runN, runSizes, type Check } from './measure';
+import { pidCpuMs } from './procCpu';
 import { startDemoProcess } from './demo';
 import { discoverTypes, kubectlGetAllArgs, withoutEventAlias } from './types';
 import { kubectlBinary } from '../test/support/kubectl';
@@ -34,17 +35,24 @@ async function benchSize(objects: number) {
     rmSync(pagesDir, { recursive: true, force: true });
     const saved = spawnSync(node, ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY), pagesDir], { encoding: 'utf8' });
     if (saved.status !== 0) throw new Error(`saving the pages failed: ${saved.stderr}`);
-    // Every contender but kubectl runs round-robin so the machine's drift hits them alike.
-    const fast = await runInterleaved(repeats, {
-      kubeloop: { name: 'KubeLoop (full objects)', cmd: node, args: kl },
-      kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
-      // By default KubeLoop asks a server on this machine for no gzip (compression only costs CPU
-      // on loopback, both ends sharing these cores): what asking for it anyway would cost.
-      kubeloopGzip: { name: 'KubeLoop (full objects, gzip forced)', cmd: node, args: [...kl, '--compression', 'always'] },
-      raw: { name: 'raw bytes bound', cmd: node, args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)] },
-      decode: { name: 'decode floor (same pages from files, parsed)', cmd: node, args: ['.bench/peers/decode.js', pagesDir] },
-      naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', demo.kubeconfig, typesFile] },
-    });
+    // Every contender but kubectl runs round-robin so the machine's drift hits them alike. The
+    // cluster's CPU is read around each run: on 2 cores a client's wall time includes waiting for it.
+    const clusterCpu = () => pidCpuMs(demo.pid);
+    const fast = await runInterleaved(
+      repeats,
+      {
+        kubeloop: { name: 'KubeLoop (full objects)', cmd: node, args: kl },
+        kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
+        // By default KubeLoop asks a server on this machine for no gzip (compression only costs CPU
+        // on loopback, both ends sharing these cores): what asking for it anyway would cost.
+        kubeloopGzip: { name: 'KubeLoop (full objects, gzip forced)', cmd: node, args: [...kl, '--compression', 'always'] },
+        raw: { name: 'raw bytes bound', cmd: node, args: ['.bench/peers/raw.js', demo.kubeconfig, typesFile, String(PAGE), String(CONCURRENCY)] },
+        decode: { name: 'decode floor (same pages from files, parsed)', cmd: node, args: ['.bench/peers/decode.js', pagesDir] },
+        naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', demo.kubeconfig, typesFile] },
+      },
+      {},
+      clusterCpu,
+    );
     const results = {
       ...fast,
       kubectl: await runN(
@@ -52,6 +60,7 @@ async function benchSize(objects: number) {
         'kubectl v1.34 get -A -o json --chunk-size=500',
         await kubectlBinary(),
         kubectlGetAllArgs(demo.kubeconfig, types, PAGE),
+        clusterCpu,
       ),
     };
     rmSync(pagesDir, { recursive: true, force: true });
@@ -84,11 +93,11 @@ async function benchSize(objects: number) {
       objects,
       types: types.length,
       counts,
-      results: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, { wallMs: m.wallMs, peakMB: m.peakMB, exit: m.exitCode }])),
+      contenders: Object.fromEntries(Object.entries(results).map(([k, m]) => [k, contenderOf(m)])),
     };
   } finally {
     await demo.stop();
   }
 }
 
-runSizes(sizes, benchSize, outFile);
+runSizes(sizes, benchSize, outFile, 'load');

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /** Wall time and peak resident memory of one child process, measured by GNU time (wait4 rusage). */
@@ -78,13 +78,28 @@ export function median<M extends Measurement>(ms: M[], expectedExit = 0): M {
   return { ...s[Math.floor(s.length / 2)]!, peakMB: Math.max(...ok.map((x) => x.peakMB)) };
 }
 
-/** Runs a contender `n` times, one after another, and returns the median; a failure is printed. */
-export async function runN(n: number, name: string, cmd: string, args: string[]): Promise<Measurement> {
+/** Runs a contender `n` times, one after another, and returns the median with every run; a failure is printed. */
+export async function runN(
+  n: number,
+  name: string,
+  cmd: string,
+  args: string[],
+  /** As runInterleaved's: CPU ms of another process, read around each run. */
+  watch?: () => number | undefined,
+): Promise<Measurement & { runs: Measurement[] }> {
   const runs: Measurement[] = [];
-  for (let i = 0; i < n; i++) runs.push(await measure(name, cmd, args));
+  for (let i = 0; i < n; i++) runs.push(await watched(watch, () => measure(name, cmd, args)));
   const m = median(runs);
   if (m.exitCode !== 0) console.error(`  ${name} failed (exit ${m.exitCode}):\n${m.stderr.slice(0, 2000)}`);
-  return m;
+  return { ...m, runs };
+}
+
+/** `run()`, with `watchedCpuMs` set to what `watch` grew by meanwhile (when it read both times). */
+async function watched(watch: (() => number | undefined) | undefined, run: () => Promise<Measurement>): Promise<Measurement> {
+  const before = watch?.();
+  const m = await run();
+  const after = watch?.();
+  return before !== undefined && after !== undefined ? { ...m, watchedCpuMs: after - before } : m;
 }
 
 /**
@@ -101,13 +116,7 @@ export async function runInterleaved<K extends string>(
 ): Promise<Record<K, Measurement & { runs: Measurement[] }>> {
   const keys = Object.keys(specs) as K[];
   const runs = new Map<K, Measurement[]>(keys.map((k) => [k, []]));
-  for (let i = 0; i < n; i++)
-    for (const k of keys) {
-      const before = watch?.();
-      const m = await measure(specs[k].name, specs[k].cmd, specs[k].args);
-      const after = watch?.();
-      runs.get(k)!.push(before !== undefined && after !== undefined ? { ...m, watchedCpuMs: after - before } : m);
-    }
+  for (let i = 0; i < n; i++) for (const k of keys) runs.get(k)!.push(await watched(watch, () => measure(specs[k].name, specs[k].cmd, specs[k].args)));
   const out = {} as Record<K, Measurement & { runs: Measurement[] }>;
   for (const k of keys) {
     // A contender that is expected to exit non-zero (a load with a dead cluster exits 2) is
@@ -140,7 +149,7 @@ export function benchArg(name: string, dflt: string): string {
 /** How many times slower `a` was than `b` (wall time). */
 export const ratio = (a: Measurement, b: Measurement): number => a.wallMs / b.wallMs;
 
-/** One row per contender: wall time, peak memory, and wall time relative to `base`. */
+/** One row per contender: wall time, peak memory, wall time relative to `base`, and CPU (its own; the cluster's) where measured. */
 export function printTable(results: Record<string, Measurement>, base: Measurement): void {
   console.table(
     Object.values(results).map((m) => ({
@@ -148,6 +157,8 @@ export function printTable(results: Record<string, Measurement>, base: Measureme
       'wall s': (m.wallMs / 1000).toFixed(2),
       'peak MB': m.peakMB.toFixed(0),
       'wall vs KubeLoop': `${ratio(m, base).toFixed(2)}x`,
+      'CPU s': m.cpuMs !== undefined ? (m.cpuMs / 1000).toFixed(2) : '-',
+      'cluster CPU s': m.watchedCpuMs !== undefined ? (m.watchedCpuMs / 1000).toFixed(2) : '-',
       exit: m.exitCode,
     })),
   );
@@ -160,13 +171,82 @@ export function printChecks(checks: readonly Check[], suffix = ''): void {
   for (const [what, pass, figure] of checks) console.log(`${pass ? 'MEETS ' : 'MISSES'} ${what}: ${figure}${suffix}`);
 }
 
-/** Runs one bench section per size, writes every size's summary to `outFile` as JSON, and exits 1 on a failure. */
-export function runSizes<T>(sizes: number[], benchSize: (n: number) => Promise<T>, outFile: string): void {
+/** One run of a contender as the results file keeps it: what the charts and the tables are drawn from. */
+export interface Sample {
+  wallMs: number;
+  /** The contender's own CPU (user + system, its children included). */
+  cpuMs: number | null;
+  /** The cluster's CPU meanwhile (the demo process serving it), when the bench watched it. */
+  clusterCpuMs: number | null;
+  peakMB: number;
+  exit: number;
+}
+
+export const sampleOf = (m: Measurement): Sample => ({
+  wallMs: Math.round(m.wallMs),
+  cpuMs: m.cpuMs !== undefined ? Math.round(m.cpuMs) : null,
+  clusterCpuMs: m.watchedCpuMs !== undefined ? Math.round(m.watchedCpuMs) : null,
+  peakMB: Math.round(m.peakMB),
+  exit: m.exitCode,
+});
+
+/** A contender in the results file: its name, its median run (by wall time; peak is the worst run's) and every run. */
+export function contenderOf(m: Measurement & { runs?: Measurement[] }): { name: string; median: Sample; runs: Sample[] } {
+  return { name: m.name, median: sampleOf(m), runs: (m.runs ?? [m]).map(sampleOf) };
+}
+
+/** Jiffies the whole machine spent busy and in all, from /proc/stat (Linux). */
+function machineJiffies(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - (f[4] ?? 0), total }; // idle and iowait are not busy
+}
+
+/**
+ * How busy the machine was over `run()`, by every process (the bench's and anyone else's): the
+ * load average before and after, and the fraction of all cores busy. A figure measured while other
+ * work held the cores is slower than a quiet machine's; the ratios within one run hold up better.
+ */
+export async function withMachineLoad<T>(run: () => Promise<T>): Promise<{ result: T; load: { before: number[]; after: number[]; busyPct: number } }> {
+  const before = loadavg();
+  const j0 = machineJiffies();
+  const result = await run();
+  const j1 = machineJiffies();
+  const busyPct = Math.round((100 * (j1.busy - j0.busy)) / Math.max(1, j1.total - j0.total));
+  return { result, load: { before: before.map((x) => +x.toFixed(2)), after: loadavg().map((x) => +x.toFixed(2)), busyPct } };
+}
+
+/** What a results file says of where and when it was measured. */
+export function benchMeta(bench: string): Record<string, unknown> {
+  return {
+    bench,
+    command: `npm run bench -- ${bench} ${process.argv.slice(2).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGB: Math.round(totalmem() / 2 ** 30),
+      platform: `${process.platform}-${process.arch}`,
+    },
+  };
+}
+
+/**
+ * Runs one bench section per size, writes every size's summary to `outFile` as JSON (`meta`: the
+ * machine, date, node version and command; `sizes`: one entry per size, with the machine's load
+ * over it), and exits 1 on a failure.
+ */
+export function runSizes<T>(sizes: number[], benchSize: (n: number) => Promise<T>, outFile: string, bench: string): void {
   (async () => {
-    const all: T[] = [];
-    for (const n of sizes) all.push(await benchSize(n));
+    const meta = benchMeta(bench);
+    const all: (T & { machineLoad: unknown })[] = [];
+    for (const n of sizes) {
+      const { result, load } = await withMachineLoad(() => benchSize(n));
+      all.push({ ...result, machineLoad: load });
+    }
     mkdirSync(dirname(outFile), { recursive: true });
-    writeFileSync(outFile, JSON.stringify(all, null, 2));
+    writeFileSync(outFile, JSON.stringify({ meta, sizes: all }, null, 2) + '\n');
     console.log(`\nresults written to ${outFile}`);
   })().catch((e) => {
     console.error(e);

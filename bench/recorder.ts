@@ -188,8 +188,22 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
  * +15.5 to +35.8 % (six runs, the same loop): part of what a recording costs (marking, optimizing its code)
  * is paid once for all of them.
  */
-async function cpuInterleaved(dir: string): Promise<Check[]> {
-  const K = flag('--aa') ? 0 : arg('--recorders', 1);
+/** A sync loop against the demo cluster, with recordings switched on and off behind it as the extension's SyncRunner has them. */
+interface Loop {
+  sync: ClusterSync;
+  /** Changes the loop has applied so far. */
+  changes(): number;
+  recorders(): Recorder[];
+  /** Starts n recordings as the extension's Start Recording does: a session, the loop's holdings seeded. */
+  record(name: string, n: number): Promise<void>;
+  unrecord(): Promise<void>;
+  recording(): boolean;
+  /** Stops the loop; the demo cluster runs on until close. */
+  stopLoop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startLoop(dir: string): Promise<Loop> {
   const { demo, kc } = startDemo(dir);
   await until('the demo cluster', () => /demo cluster:/.test(demo.out()), 60_000);
   const client = await KubeClient.fromKubeconfig({ kubeconfig: kc });
@@ -232,7 +246,6 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
   const running = sync.run(stop.signal);
   let sessions: RecordingSession[] = [];
   let life: AbortController | undefined;
-  /** Starts n recordings as the extension's Start Recording does: a session, the loop's holdings seeded. */
   const record = async (name: string, n: number) => {
     life = new AbortController();
     for (let i = 0; i < n; i++) {
@@ -256,6 +269,212 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
     await Promise.all(sessions.map((s) => s.done));
     sessions = [];
   };
+  const stopLoop = async () => {
+    stop.abort();
+    await running.catch(() => undefined);
+  };
+  return {
+    sync,
+    changes: () => changes,
+    recorders: () => recorders,
+    record,
+    unrecord,
+    recording: () => sessions.length > 0,
+    stopLoop,
+    close: async () => {
+      await unrecord();
+      await stopLoop();
+      client.close();
+      out.end();
+      if (demo.child.exitCode === null) demo.child.kill('SIGINT');
+      await demo.exited;
+    },
+  };
+}
+
+/**
+ * GROUPS groups of four windows, on off off on or off on on off (alternately): a drift of the loop's
+ * CPU (it was still falling, 47 -> 21 ms/s, over the two minutes after a 60 s warm-up) cancels
+ * within each group when it is linear, which a pair does not do: with nothing recorded, pairs of a
+ * random order measured -14.7 % (90 % interval -18.4 .. -10.0 %).
+ */
+async function measureWindows(loop: Loop, K: number, gc: () => void): Promise<Window[]> {
+  const windows: Window[] = [];
+  for (let k = 0; k < GROUPS; k++) {
+    for (const on of k % 2 === 0 ? [true, false, false, true] : [false, true, true, false]) {
+      if (on && !loop.recording() && K > 0) await loop.record('window', K);
+      if (!on && loop.recording()) await loop.unrecord();
+      await sleep(SETTLE_S * 1000);
+      // Each window starts collected and ends with a full collection of its own garbage, so it pays
+      // for exactly what it allocated, not for a start's garbage nor a major collection that fell
+      // in it by chance (one every ~20 s here, 40-100 ms of CPU). The fixed part of that
+      // collection (marking what lives, measured at once by another) is taken off, the median
+      // of its kind of window (see fixedOf in overheadOf).
+      gc();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const a0 = attributed.ms;
+      const n0 = loop.changes();
+      const th0 = threadCpuMs();
+      await sleep(WINDOW_S * 1000);
+      gc();
+      const cpuMs = cpuSince(c0);
+      const wallMs = performance.now() - t0;
+      const f0 = process.cpuUsage();
+      gc();
+      const th = threadCpuMs();
+      windows.push({
+        on,
+        cpuMs,
+        fixedMs: cpuSince(f0),
+        wallMs,
+        mainMs: th.main - th0.main,
+        othersMs: th.others - th0.others,
+        attributedMs: attributed.ms - a0,
+        changes: loop.changes() - n0,
+      });
+    }
+  }
+  await loop.unrecord();
+  return windows;
+}
+
+/**
+ * One recording of --seconds: its bytes per event, and (at its end, the held set as large as it
+ * gets) the CPU of writing one keyframe, which a long recording adds as the writer's rule says.
+ * Stops the loop.
+ */
+async function longRecording(loop: Loop, dir: string, gc: () => void) {
+  await loop.record('long', 1);
+  await sleep(SECONDS * 1000);
+  const held = [...Recorder.snapshotOf(() => loop.recorders()[0])()];
+  await loop.unrecord();
+  // The loop stopped first: process.cpuUsage counts every thread, and a keyframe's write awaits
+  // (a file opened, blocks written), during which the loop's own work would count as the
+  // keyframe's (an empty keyframe measured 7 to 16 ms with the loop running).
+  await loop.stopLoop();
+  const keyframeMs: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const w = new RecordingWriter({ path: join(dir, `keyframe-${i}.klr`), snapshot: () => held });
+    gc();
+    const c0 = process.cpuUsage();
+    await w.open(never);
+    keyframeMs.push(cpuSince(c0));
+    await w.close(never);
+  }
+  const r = await Recording.open(join(dir, 'long-0.klr'), never);
+  let events = 0;
+  for await (const x of r.records(never)) if (x.k === 'D' || x.k === 'T') events++;
+  const bytes = r.bytes;
+  r.close();
+  return { heldObjects: held.length, keyframeMs, events, bytes };
+}
+
+/** Sums and rates over windows; a full collection's fixed part taken off each (the median of its kind's). */
+function windowMath(windows: Window[]) {
+  // The recorders' held state is marked in on-windows only, so each kind has its own fixed part.
+  const fixedOf = (on: boolean) =>
+    quantile(
+      windows.filter((w) => w.on === on).map((w) => w.fixedMs),
+      0.5,
+    );
+  const fixedOn = fixedOf(true);
+  const fixedOff = fixedOf(false);
+  const sum = (ws: Window[], f: (w: Window) => number) => ws.reduce((s, w) => s + f(w), 0);
+  const pooledRate = (ws: Window[]) => sum(ws, (w) => w.cpuMs - (w.on ? fixedOn : fixedOff)) / sum(ws, (w) => w.wallMs);
+  const msPerS = (ws: Window[], f: (w: Window) => number) => (sum(ws, f) / sum(ws, (w) => w.wallMs)) * 1000;
+  return { fixedOn, fixedOff, sum, pooledRate, msPerS };
+}
+
+/** The overhead per recording, group by group and pooled, with the pooled figure's bootstrap spread. */
+function overheadOf(windows: Window[], per: number) {
+  const { pooledRate } = windowMath(windows);
+  const groups: { on: Window[]; off: Window[]; overhead: number }[] = [];
+  for (let k = 0; k < GROUPS; k++) {
+    const four = windows.slice(4 * k, 4 * k + 4);
+    const on = four.filter((w) => w.on);
+    const off = four.filter((w) => !w.on);
+    groups.push({ on, off, overhead: (pooledRate(on) / pooledRate(off) - 1) / per });
+  }
+  const offRate = pooledRate(windows.filter((w) => !w.on));
+  const pooled = (pooledRate(windows.filter((w) => w.on)) / offRate - 1) / per;
+  // The pooled figure's spread: groups drawn again at random, 2,000 times; the 5th and 95th percentiles.
+  const draw = rng(7);
+  const boots: number[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const pick = Array.from({ length: GROUPS }, () => groups[Math.floor(draw() * GROUPS)]!);
+    boots.push((pooledRate(pick.flatMap((g) => g.on)) / pooledRate(pick.flatMap((g) => g.off)) - 1) / per);
+  }
+  return { groups, offRate, pooled, boots };
+}
+
+/** Prints the windows' figures and the recording's, and judges them against the targets. */
+function reportOverhead(windows: Window[], K: number, majorsPerS: number, long: Awaited<ReturnType<typeof longRecording>>): Check[] {
+  const per = Math.max(K, 1);
+  const { fixedOn, fixedOff, sum, pooledRate, msPerS } = windowMath(windows);
+  const { groups, offRate, pooled, boots } = overheadOf(windows, per);
+  const ons = windows.filter((w) => w.on);
+  const offs = windows.filter((w) => !w.on);
+  const changesPerS = (sum(windows, (w) => w.changes) / sum(windows, (w) => w.wallMs)) * 1000;
+  const kfMs = quantile(long.keyframeMs, 0.5);
+  // The recorders' held state is marked at each real major collection: its share is added at the rate they came in the warm-up.
+  const markShare = ((Math.max(0, fixedOn - fixedOff) / per) * majorsPerS) / (offRate * 1000);
+  // A keyframe when the writer's rule makes one due for the held set (by changes, or by time at
+  // this rate, whichever comes first): its CPU spread over the seconds between two.
+  const kfEveryS = Math.min(keyframeChangesDue(long.heldObjects) / changesPerS, RECORDING_DEFAULTS.keyframeEveryMs / 1000);
+  const kfShare = kfMs / kfEveryS / (offRate * 1000);
+  const attributedMsPerS = (sum(ons, (w) => w.attributedMs) / sum(ons, (w) => w.wallMs) / per) * 1000;
+  const attributedShare = attributedMsPerS / (offRate * 1000);
+  const over = groups.map((g) => g.overhead);
+  const med = quantile(over, 0.5);
+  console.log(
+    `\n== recording overhead, one process: ${GROUPS} groups of four ${WINDOW_S} s windows, ${K} recording(s) on / none (${SETTLE_S} s settle before each), churn ${CHURN}/s, ${WARMUP_S} s warm-up`,
+  );
+  console.table(
+    groups.map((g, i) => ({
+      group: `${i + 1} ${i % 2 === 0 ? 'on off off on' : 'off on on off'}`,
+      'off CPU ms/s': (pooledRate(g.off) * 1000).toFixed(1),
+      'on CPU ms/s': (pooledRate(g.on) * 1000).toFixed(1),
+      'per recording': pct(g.overhead),
+      'attributed ms/s': (msPerS(g.on, (w) => w.attributedMs) / per).toFixed(2),
+      'main / other threads ms/s off, on': `${msPerS(g.off, (w) => w.mainMs).toFixed(0)} / ${msPerS(g.off, (w) => w.othersMs).toFixed(0)}, ${msPerS(g.on, (w) => w.mainMs).toFixed(0)} / ${msPerS(g.on, (w) => w.othersMs).toFixed(0)}`,
+      'changes off, on': `${sum(g.off, (w) => w.changes)}, ${sum(g.on, (w) => w.changes)}`,
+    })),
+  );
+  console.log(
+    `loop CPU ${(offRate * 1000).toFixed(1)} ms/s without recording at ${changesPerS.toFixed(0)} changes/s (a full collection's fixed part taken off each window: ${fixedOff.toFixed(1)} ms off, ${fixedOn.toFixed(1)} ms on). Per recording: pooled ${pct(pooled)} ` +
+      `(90 % bootstrap interval ${pct(quantile(boots, 0.05))} .. ${pct(quantile(boots, 0.95))}), median of groups ${pct(med)} ` +
+      `(quartiles ${pct(quantile(over, 0.25))} .. ${pct(quantile(over, 0.75))})`,
+  );
+  console.log(
+    `recorder's own CPU, attributed: ${attributedMsPerS.toFixed(2)} ms/s = ${pct(attributedShare)} of the loop; ` +
+      `a keyframe of ${long.heldObjects} objects: ${kfMs.toFixed(1)} ms CPU (median of ${long.keyframeMs.length}: ${long.keyframeMs.map((x) => x.toFixed(1)).join(', ')}), one per ${kfEveryS.toFixed(0)} s = ${pct(kfShare)}; ` +
+      `the held state marked at each major collection (${(fixedOn - fixedOff).toFixed(1)} ms more for ${per}, ${(majorsPerS * 60).toFixed(1)} a minute) = ${pct(markShare)}`,
+  );
+  // Where the difference is spent, by thread (the closing collection included, its fixed part not taken off).
+  const byThread = (name: string, f: (w: Window) => number) => {
+    const off = msPerS(offs, f);
+    const on = msPerS(ons, f);
+    return `${name} ${off.toFixed(1)} -> ${on.toFixed(1)} ms/s (${((on - off) / per).toFixed(2)} per recording)`;
+  };
+  console.log(
+    `by thread, with recording against without (${per} at once): ${byThread('main thread', (w) => w.mainMs)}, ${byThread('other threads', (w) => w.othersMs)}`,
+  );
+  const { bytes, events } = long;
+  console.log(`file ${bytes} B for ${events} events (deltas + timeline) in ${SECONDS} s: ${(bytes / events).toFixed(1)} B/event`);
+  return [
+    [
+      'recording adds <= 5 % to the sync loop CPU (one process, pooled windows, keyframes and marking added)',
+      pooled + kfShare + markShare <= 0.05,
+      `${pct(pooled + kfShare + markShare)} (windows ${pct(pooled)} + keyframes ${pct(kfShare)} + marking held state ${pct(markShare)}; attributed ${pct(attributedShare + kfShare)})`,
+    ],
+    ['bytes per recorded event <= 150 B', bytes / events <= 150, `${(bytes / events).toFixed(1)} B`],
+  ];
+}
+
+async function cpuInterleaved(dir: string): Promise<Check[]> {
+  const K = flag('--aa') ? 0 : arg('--recorders', 1);
+  const loop = await startLoop(dir);
   attributeRecorder();
   let majors = 0;
   const gcs = new PerformanceObserver((l) => {
@@ -266,7 +485,7 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
   gcs.observe({ entryTypes: ['gc'] });
   const gc = fullGc();
   try {
-    await until('every source listed', () => sync.kl.allSourcesReady(), 60_000);
+    await until('every source listed', () => loop.sync.kl.allSourcesReady(), 60_000);
     // Warm-up: the initial lists done and the code compiled, the recorder's code with it.
     // The loop's own major collections, unforced, in the warm-up's second quarter: how often a real
     // one marks what lives (the recorders' held state included).
@@ -274,171 +493,15 @@ async function cpuInterleaved(dir: string): Promise<Check[]> {
     const m0 = majors;
     await sleep((WARMUP_S * 1000) / 4);
     const majorsPerS = (majors - m0) / (WARMUP_S / 4);
-    await record('warm', Math.max(K, 1));
+    await loop.record('warm', Math.max(K, 1));
     await sleep((WARMUP_S * 1000) / 2);
-    await unrecord();
-    const windows: Window[] = [];
-    // Groups of four windows, on off off on or off on on off (alternately): a drift of the loop's
-    // CPU (it was still falling, 47 -> 21 ms/s, over the two minutes after a 60 s warm-up) cancels
-    // within each group when it is linear, which a pair does not do: with nothing recorded, pairs
-    // of a random order measured -14.7 % (90 % interval -18.4 .. -10.0 %).
-    for (let k = 0; k < GROUPS; k++) {
-      for (const on of k % 2 === 0 ? [true, false, false, true] : [false, true, true, false]) {
-        if (on && sessions.length === 0 && K > 0) await record('window', K);
-        if (!on && sessions.length > 0) await unrecord();
-        await sleep(SETTLE_S * 1000);
-        // Each window starts collected and ends with a full collection of its own garbage, so it pays
-        // for exactly what it allocated, not for a start's garbage nor a major collection that fell
-        // in it by chance (one every ~20 s here, 40-100 ms of CPU). The fixed part of that
-        // collection (marking what lives, measured at once by another) is taken off, the median
-        // of its kind of window (see fixedOf below).
-        gc();
-        const c0 = process.cpuUsage();
-        const t0 = performance.now();
-        const a0 = attributed.ms;
-        const n0 = changes;
-        const th0 = threadCpuMs();
-        await sleep(WINDOW_S * 1000);
-        gc();
-        const cpuMs = cpuSince(c0);
-        const wallMs = performance.now() - t0;
-        const f0 = process.cpuUsage();
-        gc();
-        const th = threadCpuMs();
-        windows.push({
-          on,
-          cpuMs,
-          fixedMs: cpuSince(f0),
-          wallMs,
-          mainMs: th.main - th0.main,
-          othersMs: th.others - th0.others,
-          attributedMs: attributed.ms - a0,
-          changes: changes - n0,
-        });
-      }
-    }
-    await unrecord();
-
-    // One recording of --seconds: its bytes per event, and (at its end, the held set as large as it
-    // gets) the CPU of writing one keyframe, which a long recording adds as the writer's rule says.
-    await record('long', 1);
-    await sleep(SECONDS * 1000);
-    const held = [...Recorder.snapshotOf(() => recorders[0])()];
-    await unrecord();
-    // The loop stopped first: process.cpuUsage counts every thread, and a keyframe's write awaits
-    // (a file opened, blocks written), during which the loop's own work would count as the
-    // keyframe's (an empty keyframe measured 7 to 16 ms with the loop running).
-    stop.abort();
-    await running.catch(() => undefined);
-    const keyframeMs: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const w = new RecordingWriter({ path: join(dir, `keyframe-${i}.klr`), snapshot: () => held });
-      gc();
-      const c0 = process.cpuUsage();
-      await w.open(never);
-      keyframeMs.push(cpuSince(c0));
-      await w.close(never);
-    }
-    const r = await Recording.open(join(dir, 'long-0.klr'), never);
-    let events = 0;
-    for await (const x of r.records(never)) if (x.k === 'D' || x.k === 'T') events++;
-    const bytes = r.bytes;
-    r.close();
-
-    const per = Math.max(K, 1);
-    // A full collection's fixed part (marking what lives), taken off each window: the median of its
-    // kind's, since the recorders' held state is marked in on-windows only. That state is marked
-    // at each real major collection: its share is added at the rate they came in the warm-up.
-    const fixedOf = (on: boolean) =>
-      quantile(
-        windows.filter((w) => w.on === on).map((w) => w.fixedMs),
-        0.5,
-      );
-    const fixedOn = fixedOf(true);
-    const fixedOff = fixedOf(false);
-    const sum = (ws: Window[], f: (w: Window) => number) => ws.reduce((s, w) => s + f(w), 0);
-    const pooledRate = (ws: Window[]) => sum(ws, (w) => w.cpuMs - (w.on ? fixedOn : fixedOff)) / sum(ws, (w) => w.wallMs);
-    const groups: { on: Window[]; off: Window[]; overhead: number }[] = [];
-    for (let k = 0; k < GROUPS; k++) {
-      const four = windows.slice(4 * k, 4 * k + 4);
-      const on = four.filter((w) => w.on);
-      const off = four.filter((w) => !w.on);
-      groups.push({ on, off, overhead: (pooledRate(on) / pooledRate(off) - 1) / per });
-    }
-    const ons = windows.filter((w) => w.on);
-    const offs = windows.filter((w) => !w.on);
-    const offRate = pooledRate(offs);
-    const pooled = (pooledRate(ons) / offRate - 1) / per;
-    // The pooled figure's spread: groups drawn again at random, 2,000 times; the 5th and 95th percentiles.
-    const draw = rng(7);
-    const boots: number[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const pick = Array.from({ length: GROUPS }, () => groups[Math.floor(draw() * GROUPS)]!);
-      boots.push((pooledRate(pick.flatMap((g) => g.on)) / pooledRate(pick.flatMap((g) => g.off)) - 1) / per);
-    }
-    const changesPerS = (sum(windows, (w) => w.changes) / sum(windows, (w) => w.wallMs)) * 1000;
-    const kfMs = quantile(keyframeMs, 0.5);
-    const markShare = ((Math.max(0, fixedOn - fixedOff) / per) * majorsPerS) / (offRate * 1000);
-    // A keyframe when the writer's rule makes one due for the held set (by changes, or by time at
-    // this rate, whichever comes first): its CPU spread over the seconds between two.
-    const kfEveryS = Math.min(keyframeChangesDue(held.length) / changesPerS, RECORDING_DEFAULTS.keyframeEveryMs / 1000);
-    const kfShare = kfMs / kfEveryS / (offRate * 1000);
-    const attributedMsPerS = (sum(ons, (w) => w.attributedMs) / sum(ons, (w) => w.wallMs) / per) * 1000;
-    const attributedShare = attributedMsPerS / (offRate * 1000);
-    const over = groups.map((g) => g.overhead);
-    const med = quantile(over, 0.5);
-    console.log(
-      `\n== recording overhead, one process: ${GROUPS} groups of four ${WINDOW_S} s windows, ${K} recording(s) on / none (${SETTLE_S} s settle before each), churn ${CHURN}/s, ${WARMUP_S} s warm-up`,
-    );
-    const msPerS = (ws: Window[], f: (w: Window) => number) => (sum(ws, f) / sum(ws, (w) => w.wallMs)) * 1000;
-    console.table(
-      groups.map((g, i) => ({
-        group: `${i + 1} ${i % 2 === 0 ? 'on off off on' : 'off on on off'}`,
-        'off CPU ms/s': (pooledRate(g.off) * 1000).toFixed(1),
-        'on CPU ms/s': (pooledRate(g.on) * 1000).toFixed(1),
-        'per recording': pct(g.overhead),
-        'attributed ms/s': (msPerS(g.on, (w) => w.attributedMs) / per).toFixed(2),
-        'main / other threads ms/s off, on': `${msPerS(g.off, (w) => w.mainMs).toFixed(0)} / ${msPerS(g.off, (w) => w.othersMs).toFixed(0)}, ${msPerS(g.on, (w) => w.mainMs).toFixed(0)} / ${msPerS(g.on, (w) => w.othersMs).toFixed(0)}`,
-        'changes off, on': `${sum(g.off, (w) => w.changes)}, ${sum(g.on, (w) => w.changes)}`,
-      })),
-    );
-    console.log(
-      `loop CPU ${(offRate * 1000).toFixed(1)} ms/s without recording at ${changesPerS.toFixed(0)} changes/s (a full collection's fixed part taken off each window: ${fixedOff.toFixed(1)} ms off, ${fixedOn.toFixed(1)} ms on). Per recording: pooled ${pct(pooled)} ` +
-        `(90 % bootstrap interval ${pct(quantile(boots, 0.05))} .. ${pct(quantile(boots, 0.95))}), median of groups ${pct(med)} ` +
-        `(quartiles ${pct(quantile(over, 0.25))} .. ${pct(quantile(over, 0.75))})`,
-    );
-    console.log(
-      `recorder's own CPU, attributed: ${attributedMsPerS.toFixed(2)} ms/s = ${pct(attributedShare)} of the loop; ` +
-        `a keyframe of ${held.length} objects: ${kfMs.toFixed(1)} ms CPU (median of ${keyframeMs.length}: ${keyframeMs.map((x) => x.toFixed(1)).join(', ')}), one per ${kfEveryS.toFixed(0)} s = ${pct(kfShare)}; ` +
-        `the held state marked at each major collection (${(fixedOn - fixedOff).toFixed(1)} ms more for ${per}, ${(majorsPerS * 60).toFixed(1)} a minute) = ${pct(markShare)}`,
-    );
-    // Where the difference is spent, by thread (the closing collection included, its fixed part not taken off).
-    const byThread = (name: string, f: (w: Window) => number) => {
-      const off = msPerS(offs, f);
-      const on = msPerS(ons, f);
-      return `${name} ${off.toFixed(1)} -> ${on.toFixed(1)} ms/s (${((on - off) / per).toFixed(2)} per recording)`;
-    };
-    console.log(
-      `by thread, with recording against without (${per} at once): ${byThread('main thread', (w) => w.mainMs)}, ${byThread('other threads', (w) => w.othersMs)}`,
-    );
-    console.log(`file ${bytes} B for ${events} events (deltas + timeline) in ${SECONDS} s: ${(bytes / events).toFixed(1)} B/event`);
-    return [
-      [
-        'recording adds <= 5 % to the sync loop CPU (one process, pooled windows, keyframes and marking added)',
-        pooled + kfShare + markShare <= 0.05,
-        `${pct(pooled + kfShare + markShare)} (windows ${pct(pooled)} + keyframes ${pct(kfShare)} + marking held state ${pct(markShare)}; attributed ${pct(attributedShare + kfShare)})`,
-      ],
-      ['bytes per recorded event <= 150 B', bytes / events <= 150, `${(bytes / events).toFixed(1)} B`],
-    ];
+    await loop.unrecord();
+    const windows = await measureWindows(loop, K, gc);
+    const long = await longRecording(loop, dir, gc);
+    return reportOverhead(windows, K, majorsPerS, long);
   } finally {
     gcs.disconnect();
-    await unrecord();
-    stop.abort();
-    await running.catch(() => undefined);
-    client.close();
-    out.end();
-    if (demo.child.exitCode === null) demo.child.kill('SIGINT');
-    await demo.exited;
+    await loop.close();
   }
 }
 

@@ -112,6 +112,120 @@ const timedOut = (m: Measurement) => TIMED_OUT.includes(m.exitCode);
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const wall = (m: Measurement) => (timedOut(m) ? `> ${kubectlTimeoutS}` : (m.wallMs / 1000).toFixed(2));
 
+type Results = Record<'kubeloop' | 'kubeloop4' | 'kubeloopMeta' | 'naive' | 'kubectl', Run>;
+
+/** Every contender through the relay: KubeLoop's rows and the naive peer round-robin, then kubectl once. */
+async function runContenders(relay: Netem, dir: string, far: string, types: BenchType[], typesFile: string): Promise<Results> {
+  const node = process.execPath;
+  const kl = ['dist/cli.js', 'load', '--kubeconfig', far, '--page-size', String(PAGE), '--json'];
+  const fast = await interleaved(relay, repeats, {
+    kubeloop: { name: 'KubeLoop (full objects, default lanes)', cmd: node, args: kl },
+    kubeloop4: { name: `KubeLoop (full objects, --concurrency ${CONCURRENCY})`, cmd: node, args: [...kl, '--concurrency', String(CONCURRENCY)] },
+    kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
+    naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', far, typesFile] },
+  });
+  // kubectl as its users run it: discovery from its disk cache, warmed here through the relay
+  // (unmeasured; the cache is keyed by server address), so its run is the lists alone.
+  const kubectl = await kubectlBinary();
+  const kenv = { PATH: process.env.PATH ?? '', HOME: dir, KUBECACHEDIR: join(dir, 'kube-cache') };
+  const warm = await measure('kubectl api-resources (warms the discovery cache)', kubectl, ['--kubeconfig', far, 'api-resources', '-o', 'name'], {
+    env: kenv,
+  });
+  if (warm.exitCode !== 0) console.error(`  kubectl api-resources failed (exit ${warm.exitCode}): ${warm.stderr.slice(0, 1000)}`);
+  await relay.idle(30_000);
+  const kube = await measured(relay, {
+    name: `kubectl v1.34 get -A -o json --chunk-size=${PAGE}`,
+    cmd: 'timeout',
+    args: ['-k', '5', String(kubectlTimeoutS), kubectl, ...kubectlGetAllArgs(far, types, PAGE)],
+    env: kenv,
+  });
+  if (kube.exitCode !== 0 && !timedOut(kube)) console.error(`  kubectl failed (exit ${kube.exitCode}):\n${kube.stderr.slice(0, 2000)}`);
+  if (timedOut(kube)) console.log(`  kubectl did not finish in ${kubectlTimeoutS} s and was stopped: its time is a lower bound, its bytes a part`);
+  return { ...fast, kubectl: kube };
+}
+
+const wire = (r: Run) => r.up + r.down;
+
+/** The table and the targets; returns what each contender counted. */
+function printResults(results: Results, onServer: number) {
+  const base = results.kubeloop;
+  const kube = results.kubectl;
+  console.table(
+    Object.values(results).map((r) => ({
+      contender: r.name,
+      'wall s': wall(r),
+      'peak MB': r.peakMB.toFixed(0),
+      'MB down': mb(r.down),
+      'MB up': (r.up / 1e6).toFixed(2),
+      conns: r.connections,
+      'wall vs KubeLoop': `${timedOut(r) ? '> ' : ''}${(r.wallMs / base.wallMs).toFixed(2)}x`,
+      'bytes vs kubectl': `${(wire(r) / wire(kube)).toFixed(2)}x${timedOut(kube) ? ' (kubectl cut off)' : ''}`,
+      exit: r.exitCode,
+    })),
+  );
+  const seen = {
+    server: onServer,
+    kubeloop: objectsOf(results.kubeloop),
+    kubeloop4: objectsOf(results.kubeloop4),
+    meta: objectsOf(results.kubeloopMeta),
+    naive: objectsOf(results.naive),
+  };
+  const speedup = kube.wallMs / base.wallMs;
+  const bytes = wire(base) / wire(kube);
+  const checks: Check[] = [
+    [`kubectl / KubeLoop >= 10x (wall)`, speedup >= 10, `${timedOut(kube) ? '> ' : ''}${speedup.toFixed(2)}x`],
+    [
+      `KubeLoop bytes / kubectl bytes <= 1.2x (both directions)`,
+      !timedOut(kube) && bytes <= 1.2,
+      `${bytes.toFixed(2)}x (${mb(wire(base))} MB vs ${mb(wire(kube))} MB)${timedOut(kube) ? ', kubectl cut off' : ''}`,
+    ],
+    [
+      `metadata-only bytes / kubectl bytes <= 1.2x`,
+      !timedOut(kube) && wire(results.kubeloopMeta) / wire(kube) <= 1.2,
+      `${(wire(results.kubeloopMeta) / wire(kube)).toFixed(2)}x`,
+    ],
+    [
+      `every count equals the server's (plain GET per type)`,
+      seen.kubeloop === onServer && seen.kubeloop4 === onServer && seen.meta === onServer && seen.naive === onServer,
+      JSON.stringify(seen),
+    ],
+  ];
+  printChecks(checks);
+  return seen;
+}
+
+/** Where KubeLoop's time went: round trips against the link, lanes, connections. */
+function printInfo(results: Results) {
+  const base = results.kubeloop;
+  const link = (rateMbit * 1e6) / 8;
+  const pages = pagesOf(base);
+  const lanes = lanesOf(base);
+  if (pages !== undefined && lanes !== undefined) {
+    const floor = Math.ceil(pages / lanes.concurrency) * 2 * latencyMs;
+    const why = lanes.auto ? ` (chosen from a measured RTT of ${lanes.auto.rttMs} ms)` : '';
+    console.log(
+      `info: KubeLoop listed ${pages} pages, ${lanes.concurrency} at a time${why}: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`,
+    );
+  }
+  console.log(`info: default lanes / --concurrency ${CONCURRENCY} = ${(base.wallMs / results.kubeloop4.wallMs).toFixed(2)}x (wall)`);
+  console.log(
+    `info: naive / KubeLoop = ${(results.naive.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive.connections} connections, KubeLoop ${base.connections}, kubectl ${results.kubectl.connections}`,
+  );
+  console.log(
+    `info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`,
+  );
+}
+
+const runJson = (r: Run) => ({
+  wallMs: Math.round(r.wallMs),
+  peakMB: Math.round(r.peakMB),
+  bytesDown: r.down,
+  bytesUp: r.up,
+  connections: r.connections,
+  exit: r.exitCode,
+  timedOut: timedOut(r),
+});
+
 async function benchTarget(label: string, kubeconfig: string, stop: () => Promise<void>) {
   console.log(`\n## ${label}, through the relay: ${latencyMs} ms each way, ${rateMbit} Mbit/s each direction`);
   const dir = mkdtempSync(join(tmpdir(), 'kubeloop-bench-remote-'));
@@ -126,94 +240,9 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
     console.log(`${server.origin}: ${types.length} listable resource types, ${onServer.toLocaleString('en')} objects; relay on ${relay.host}:${relay.port}`);
     const far = join(dir, 'kubeconfig-remote');
     kubeconfigViaRelay(kubeconfig, relay, far);
-
-    const node = process.execPath;
-    const kl = ['dist/cli.js', 'load', '--kubeconfig', far, '--page-size', String(PAGE), '--json'];
-    const fast = await interleaved(relay, repeats, {
-      kubeloop: { name: 'KubeLoop (full objects, default lanes)', cmd: node, args: kl },
-      kubeloop4: { name: `KubeLoop (full objects, --concurrency ${CONCURRENCY})`, cmd: node, args: [...kl, '--concurrency', String(CONCURRENCY)] },
-      kubeloopMeta: { name: 'KubeLoop (metadata-only)', cmd: node, args: [...kl, '--metadata-only'] },
-      naive: { name: 'naive client-node, sequential', cmd: node, args: ['.bench/peers/naive.js', far, typesFile] },
-    });
-    // kubectl as its users run it: discovery from its disk cache, warmed here through the relay
-    // (unmeasured; the cache is keyed by server address), so its run is the lists alone.
-    const kubectl = await kubectlBinary();
-    const kenv = { PATH: process.env.PATH ?? '', HOME: dir, KUBECACHEDIR: join(dir, 'kube-cache') };
-    const warm = await measure('kubectl api-resources (warms the discovery cache)', kubectl, ['--kubeconfig', far, 'api-resources', '-o', 'name'], {
-      env: kenv,
-    });
-    if (warm.exitCode !== 0) console.error(`  kubectl api-resources failed (exit ${warm.exitCode}): ${warm.stderr.slice(0, 1000)}`);
-    await relay.idle(30_000);
-    const kube = await measured(relay, {
-      name: `kubectl v1.34 get -A -o json --chunk-size=${PAGE}`,
-      cmd: 'timeout',
-      args: ['-k', '5', String(kubectlTimeoutS), kubectl, ...kubectlGetAllArgs(far, types, PAGE)],
-      env: kenv,
-    });
-    if (kube.exitCode !== 0 && !timedOut(kube)) console.error(`  kubectl failed (exit ${kube.exitCode}):\n${kube.stderr.slice(0, 2000)}`);
-    if (timedOut(kube)) console.log(`  kubectl did not finish in ${kubectlTimeoutS} s and was stopped: its time is a lower bound, its bytes a part`);
-    const results: Record<string, Run> = { ...fast, kubectl: kube };
-
-    const base = results.kubeloop!;
-    const wire = (r: Run) => r.up + r.down;
-    console.table(
-      Object.values(results).map((r) => ({
-        contender: r.name,
-        'wall s': wall(r),
-        'peak MB': r.peakMB.toFixed(0),
-        'MB down': mb(r.down),
-        'MB up': (r.up / 1e6).toFixed(2),
-        conns: r.connections,
-        'wall vs KubeLoop': `${timedOut(r) ? '> ' : ''}${(r.wallMs / base.wallMs).toFixed(2)}x`,
-        'bytes vs kubectl': `${(wire(r) / wire(kube)).toFixed(2)}x${timedOut(kube) ? ' (kubectl cut off)' : ''}`,
-        exit: r.exitCode,
-      })),
-    );
-    const seen = {
-      server: onServer,
-      kubeloop: objectsOf(results.kubeloop!),
-      kubeloop4: objectsOf(results.kubeloop4!),
-      meta: objectsOf(results.kubeloopMeta!),
-      naive: objectsOf(results.naive!),
-    };
-    const speedup = kube.wallMs / base.wallMs;
-    const bytes = wire(base) / wire(kube);
-    const checks: Check[] = [
-      [`kubectl / KubeLoop >= 10x (wall)`, speedup >= 10, `${timedOut(kube) ? '> ' : ''}${speedup.toFixed(2)}x`],
-      [
-        `KubeLoop bytes / kubectl bytes <= 1.2x (both directions)`,
-        !timedOut(kube) && bytes <= 1.2,
-        `${bytes.toFixed(2)}x (${mb(wire(base))} MB vs ${mb(wire(kube))} MB)${timedOut(kube) ? ', kubectl cut off' : ''}`,
-      ],
-      [
-        `metadata-only bytes / kubectl bytes <= 1.2x`,
-        !timedOut(kube) && wire(results.kubeloopMeta!) / wire(kube) <= 1.2,
-        `${(wire(results.kubeloopMeta!) / wire(kube)).toFixed(2)}x`,
-      ],
-      [
-        `every count equals the server's (plain GET per type)`,
-        seen.kubeloop === onServer && seen.kubeloop4 === onServer && seen.meta === onServer && seen.naive === onServer,
-        JSON.stringify(seen),
-      ],
-    ];
-    printChecks(checks);
-    const link = (rateMbit * 1e6) / 8;
-    const pages = pagesOf(base);
-    const lanes = lanesOf(base);
-    if (pages !== undefined && lanes !== undefined) {
-      const floor = Math.ceil(pages / lanes.concurrency) * 2 * latencyMs;
-      const why = lanes.auto ? ` (chosen from a measured RTT of ${lanes.auto.rttMs} ms)` : '';
-      console.log(
-        `info: KubeLoop listed ${pages} pages, ${lanes.concurrency} at a time${why}: at least ${(floor / 1000).toFixed(1)} s of round trips before discovery and the link`,
-      );
-    }
-    console.log(`info: default lanes / --concurrency ${CONCURRENCY} = ${(base.wallMs / results.kubeloop4!.wallMs).toFixed(2)}x (wall)`);
-    console.log(
-      `info: naive / KubeLoop = ${(results.naive!.wallMs / base.wallMs).toFixed(2)}x (wall); the naive peer opens ${results.naive!.connections} connections, KubeLoop ${base.connections}, kubectl ${kube.connections}`,
-    );
-    console.log(
-      `info: at ${rateMbit} Mbit/s, KubeLoop's ${mb(base.down)} MB down need ${(base.down / link).toFixed(1)} s on the link alone; one round trip is ${2 * latencyMs} ms`,
-    );
+    const results = await runContenders(relay, dir, far, types, typesFile);
+    const seen = printResults(results, onServer);
+    printInfo(results);
     return {
       target: label,
       latencyMs,
@@ -222,20 +251,7 @@ async function benchTarget(label: string, kubeconfig: string, stop: () => Promis
       types: types.length,
       counts: seen,
       kubectlTimeoutS,
-      results: Object.fromEntries(
-        Object.entries(results).map(([k, r]) => [
-          k,
-          {
-            wallMs: Math.round(r.wallMs),
-            peakMB: Math.round(r.peakMB),
-            bytesDown: r.down,
-            bytesUp: r.up,
-            connections: r.connections,
-            exit: r.exitCode,
-            timedOut: timedOut(r),
-          },
-        ]),
-      ),
+      results: Object.fromEntries(Object.entries(results).map(([k, r]) => [k, runJson(r)])),
     };
   } finally {
     await relay?.close();

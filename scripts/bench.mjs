@@ -17,7 +17,9 @@
 //   fidelity  the inferred sync loop against four real kubelets on the lab: lines matched per
 //             scenario, lag, KubeLoop's CPU vs the kubelets', the lab's own cost (issue 40)
 //   decode    CPU of the protobuf walker vs JSON.parse on real pages of pods, full and metadata-only (issue 41)
-// `npm run bench -- load --sizes 10000` runs one section with its own arguments.
+// `npm run bench -- load --sizes 10000` runs one section with its own arguments. The load, apiserver
+// and extension sections write their results (machine, date, every run) to `--json FILE`; the page's
+// charts are drawn from docs/bench-data/*.json by `npm run docs:charts` (scripts/bench-charts.mjs).
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
 

@@ -132,6 +132,8 @@ const LINTERS = [
   ['prettier', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
   // docs/architecture.md's dependency graph is the code's (dependency-cruiser over src/, media/, lab/)
   ['arch-graph', ['scripts/arch-graph.mjs', '--check']],
+  // docs/benchmarks.md's charts and their captions are what the benches' results files (docs/bench-data) give
+  ['bench-charts', ['scripts/bench-charts.mjs', '--check']],
 ];
 
 async function runLint() {

@@ -90,125 +90,22 @@ export function startChurn(store: ObjectStore, opts: ChurnOptions): Churn {
   const clock = opts.clock ?? realKubeletClock;
   const rng = new Rng(opts.seed);
   const stats = { configmapUpdate: 0, labelChange: 0, podCreate: 0, podDelete: 0, eventCreate: 0, failed: 0 };
-  const pools = new Map<string, KeyPool>();
-  const tracked = ['/configmaps', '/pods', 'apps/deployments', '/services', '/namespaces'];
-  for (const t of tracked) {
-    const [group, resource] = t.split('/') as [string, string];
-    const pool = new KeyPool();
-    pools.set(t, pool);
-    if (store.type(group, resource)) for (const o of store.list(group, resource).items) pool.add(keyOf(o));
-  }
-  const unsubscribe = store.subscribe((e) => {
-    const pool = pools.get(`${e.group}/${e.resource}`);
-    if (!pool) return;
-    // Pods someone else creates later (a user's probe-me) are never churned: only those present
-    // at start and those churn creates.
-    if (e.type === 'ADDED' && (e.resource !== 'pods' || e.object.metadata.labels?.app === 'churn')) pool.add(keyOf(e.object));
-    else if (e.type === 'DELETED') pool.remove(keyOf(e.object));
-  });
+  const { pools, unsubscribe } = trackPools(store);
+  const wallStart = opts.wallStart ?? Date.now();
+  const clockStart = clock.now();
+  const writer = new ChurnWriter(store, rng, pools, () => wallStart + (clock.now() - clockStart));
 
   let stopped = false;
   let timer: { cancel(): void } | undefined;
   let owed = 0;
-  let serial = 0;
-  const wallStart = opts.wallStart ?? Date.now();
-  const clockStart = clock.now();
-  const wallMs = () => wallStart + (clock.now() - clockStart);
-  const wall = () => new Date(wallMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-  function pickOp(): ChurnOp {
-    let x = rng.next();
-    for (const [op, w] of MIX) if ((x -= w) < 0) return op;
-    return MIX[MIX.length - 1]![0];
-  }
-
   function one(): void {
-    const op = pickOp();
+    const op = pickOp(rng);
     try {
-      if (run(op)) stats[op]++;
+      if (writer.write(op)) stats[op]++;
     } catch {
       stats.failed++;
     }
   }
-
-  /** Performs one write of the given kind; false when there was nothing to write to. */
-  function run(op: ChurnOp): boolean {
-    switch (op) {
-      case 'configmapUpdate': {
-        const k = pools.get('/configmaps')!.pick(rng);
-        const cur = k && store.get('', 'configmaps', ...splitKey(k));
-        if (!cur) return false;
-        const data = { ...((cur.data as Record<string, string> | undefined) ?? {}), 'churn.revision': `${++serial}-${rng.alnum(8)}` };
-        store.update('', 'configmaps', { ...cur, data });
-        return true;
-      }
-      case 'labelChange': {
-        const [group, resource] = LABELLED[rng.int(LABELLED.length)]!;
-        const k = pools.get(`${group}/${resource}`)!.pick(rng);
-        const cur = k && store.get(group, resource, ...splitKey(k));
-        if (!cur) return false;
-        const labels = { ...(cur.metadata.labels ?? {}), 'churn.kubeloop.dev/revision': String(++serial) };
-        store.update(group, resource, { ...cur, metadata: { ...cur.metadata, labels } });
-        return true;
-      }
-      case 'podCreate': {
-        const ns = pools.get('/namespaces')!.pick(rng)?.slice(1);
-        if (!ns || !store.type('', 'pods')) return false;
-        store.create('', 'pods', {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: `churn-${rng.suffix(5)}-${++serial}`, namespace: ns, labels: { app: 'churn', 'churn.kubeloop.dev/serial': String(serial) } },
-          spec: {
-            containers: [
-              {
-                name: 'app',
-                image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
-                args: ['netexec', '--http-port=8080'],
-                ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
-                readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
-              },
-            ],
-            restartPolicy: 'Always',
-          },
-          status: { phase: 'Pending' },
-        });
-        return true;
-      }
-      case 'podDelete': {
-        const k = pools.get('/pods')!.pick(rng);
-        if (!k) return false;
-        store.delete('', 'pods', ...splitKey(k));
-        return true;
-      }
-      case 'eventCreate': {
-        const k = pools.get('/pods')!.pick(rng);
-        const pod = k && store.get('', 'pods', ...splitKey(k));
-        if (!pod || !store.type('', 'events')) return false;
-        const now = wall();
-        store.create('', 'events', {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: {
-            name: `${pod.metadata.name}.${(BigInt(Math.floor(wallMs())) * 1_000_000n + BigInt(++serial)).toString(16)}`,
-            namespace: pod.metadata.namespace,
-          },
-          involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-          reason: 'Pulled',
-          message: 'Container image "registry.k8s.io/e2e-test-images/agnhost:2.47" already present on machine',
-          source: { component: 'kubelet', host: String((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '') },
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-          type: 'Normal',
-          eventTime: null,
-          reportingComponent: 'kubelet',
-          reportingInstance: '',
-        });
-        return true;
-      }
-    }
-  }
-
   function tick(): void {
     timer = undefined;
     if (stopped) return;
@@ -231,4 +128,137 @@ export function startChurn(store: ObjectStore, opts: ChurnOptions): Churn {
     timer = clock.setTimer(TICK_MS, tick);
   }
   return { stop, stats: () => ({ ...stats }) };
+}
+
+function pickOp(rng: Rng): ChurnOp {
+  let x = rng.next();
+  for (const [op, w] of MIX) if ((x -= w) < 0) return op;
+  return MIX[MIX.length - 1]![0];
+}
+
+/** A pool per tracked type, filled from the store now and kept from its events until unsubscribe(). */
+function trackPools(store: ObjectStore): { pools: Map<string, KeyPool>; unsubscribe: () => void } {
+  const pools = new Map<string, KeyPool>();
+  const tracked = ['/configmaps', '/pods', 'apps/deployments', '/services', '/namespaces'];
+  for (const t of tracked) {
+    const [group, resource] = t.split('/') as [string, string];
+    const pool = new KeyPool();
+    pools.set(t, pool);
+    if (store.type(group, resource)) for (const o of store.list(group, resource).items) pool.add(keyOf(o));
+  }
+  const unsubscribe = store.subscribe((e) => {
+    const pool = pools.get(`${e.group}/${e.resource}`);
+    if (!pool) return;
+    // Pods someone else creates later (a user's probe-me) are never churned: only those present
+    // at start and those churn creates.
+    if (e.type === 'ADDED' && (e.resource !== 'pods' || e.object.metadata.labels?.app === 'churn')) pool.add(keyOf(e.object));
+    else if (e.type === 'DELETED') pool.remove(keyOf(e.object));
+  });
+  return { pools, unsubscribe };
+}
+
+/** The writes themselves; each draws from the one seeded rng in a fixed order, so a run replays. */
+class ChurnWriter {
+  private serial = 0;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly rng: Rng,
+    private readonly pools: Map<string, KeyPool>,
+    private readonly wallMs: () => number,
+  ) {}
+
+  /** Performs one write of the given kind; false when there was nothing to write to. */
+  write(op: ChurnOp): boolean {
+    switch (op) {
+      case 'configmapUpdate':
+        return this.configmapUpdate();
+      case 'labelChange':
+        return this.labelChange();
+      case 'podCreate':
+        return this.podCreate();
+      case 'podDelete':
+        return this.podDelete();
+      case 'eventCreate':
+        return this.eventCreate();
+    }
+  }
+
+  private configmapUpdate(): boolean {
+    const k = this.pools.get('/configmaps')!.pick(this.rng);
+    const cur = k && this.store.get('', 'configmaps', ...splitKey(k));
+    if (!cur) return false;
+    const data = { ...((cur.data as Record<string, string> | undefined) ?? {}), 'churn.revision': `${++this.serial}-${this.rng.alnum(8)}` };
+    this.store.update('', 'configmaps', { ...cur, data });
+    return true;
+  }
+
+  private labelChange(): boolean {
+    const [group, resource] = LABELLED[this.rng.int(LABELLED.length)]!;
+    const k = this.pools.get(`${group}/${resource}`)!.pick(this.rng);
+    const cur = k && this.store.get(group, resource, ...splitKey(k));
+    if (!cur) return false;
+    const labels = { ...(cur.metadata.labels ?? {}), 'churn.kubeloop.dev/revision': String(++this.serial) };
+    this.store.update(group, resource, { ...cur, metadata: { ...cur.metadata, labels } });
+    return true;
+  }
+
+  private podCreate(): boolean {
+    const ns = this.pools.get('/namespaces')!.pick(this.rng)?.slice(1);
+    if (!ns || !this.store.type('', 'pods')) return false;
+    const name = `churn-${this.rng.suffix(5)}-${++this.serial}`;
+    this.store.create('', 'pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: ns, labels: { app: 'churn', 'churn.kubeloop.dev/serial': String(this.serial) } },
+      spec: {
+        containers: [
+          {
+            name: 'app',
+            image: 'registry.k8s.io/e2e-test-images/agnhost:2.47',
+            args: ['netexec', '--http-port=8080'],
+            ports: [{ containerPort: 8080, name: 'http', protocol: 'TCP' }],
+            readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+          },
+        ],
+        restartPolicy: 'Always',
+      },
+      status: { phase: 'Pending' },
+    });
+    return true;
+  }
+
+  private podDelete(): boolean {
+    const k = this.pools.get('/pods')!.pick(this.rng);
+    if (!k) return false;
+    this.store.delete('', 'pods', ...splitKey(k));
+    return true;
+  }
+
+  private eventCreate(): boolean {
+    const k = this.pools.get('/pods')!.pick(this.rng);
+    const pod = k && this.store.get('', 'pods', ...splitKey(k));
+    if (!pod || !this.store.type('', 'events')) return false;
+    const now = new Date(this.wallMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.store.create('', 'events', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${pod.metadata.name}.${(BigInt(Math.floor(this.wallMs())) * 1_000_000n + BigInt(++this.serial)).toString(16)}`,
+        namespace: pod.metadata.namespace,
+      },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+      reason: 'Pulled',
+      message: 'Container image "registry.k8s.io/e2e-test-images/agnhost:2.47" already present on machine',
+      source: { component: 'kubelet', host: String((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '') },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      type: 'Normal',
+      eventTime: null,
+      reportingComponent: 'kubelet',
+      reportingInstance: '',
+    });
+    return true;
+  }
 }

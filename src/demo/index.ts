@@ -7,7 +7,7 @@
  * hung requests included) and resolves once the listener is closed; it is idempotent.
  */
 import { startChurn } from './churn';
-import { generateObjects } from './generator';
+import { generateObjects, type GenerateResult } from './generator';
 import { PROFILES, profileNamed } from './generate/profiles';
 import { startKubelet } from './kubelet';
 import { LogStore } from './kubelet/logs';
@@ -17,7 +17,7 @@ import { startControllers, type ControllerName, type ReconcileRecord } from './c
 import { KCM } from './controllers/controllerContext';
 import { namespaceDefaults } from './controllers/namespaces';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
-import { crdObject, startApiServer } from './server';
+import { crdObject, startApiServer, type ApiServer } from './server';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
@@ -182,71 +182,11 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     garbageCollector: opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes('garbagecollector')),
     signal: opts.signal,
   });
-  const stops: (() => void)[] = [];
   const life = new AbortController();
+  let stops: (() => void)[];
   try {
-    for (const ns of SYSTEM_NAMESPACES) ensureNamespace(store, ns);
-    // What the serviceaccount and root-ca-cert-publisher controllers' first sync makes of them, made
-    // before startDemoCluster resolves: a fresh cluster is at rest from its first list on.
-    const perNamespace = (name: ControllerName) => opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes(name));
-    for (const ns of perNamespace('serviceaccount') || perNamespace('root-ca-cert-publisher') ? SYSTEM_NAMESPACES : []) {
-      for (const d of namespaceDefaults(ns)) {
-        const by = d.resource === 'serviceaccounts' ? 'serviceaccount' : 'root-ca-cert-publisher';
-        if (perNamespace(by) && !store.get(d.group, d.resource, ns, d.object.metadata.name)) store.create(d.group, d.resource, d.object, { manager: KCM });
-      }
-    }
-    for (const c of opts.crds ?? []) {
-      const crd = crdObject(c);
-      if (!store.get('apiextensions.k8s.io', 'customresourcedefinitions', undefined, crd.metadata.name)) {
-        store.create('apiextensions.k8s.io', 'customresourcedefinitions', crd);
-      }
-    }
-    // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
-    // kubelet adopts them without work, and its own nodes reuse the generated ones.
-    const profile = opts.profile !== undefined ? profileNamed(opts.profile) : undefined;
-    if (opts.profile !== undefined && !profile)
-      throw new Error(`unknown demo profile ${JSON.stringify(opts.profile)} (known: ${Object.keys(PROFILES).join(', ')})`);
-    const objects = profile?.objects ?? opts.objects ?? 0;
-    const generated =
-      objects > 0
-        ? generateObjects(store, {
-            objects,
-            ...(profile ? { nodes: profile.nodes, pods: profile.pods } : {}),
-            seed: opts.seed ?? 1,
-            // With controllers running, the generated cluster's now is theirs: their schedules and deadlines agree with it.
-            ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : opts.controllers ? { now: Date.now() } : {}),
-            ...(opts.bigNamespace ? { bigNamespace: opts.bigNamespace } : {}),
-          })
-        : undefined;
-    if ((opts.churnPerSecond ?? 0) > 0) {
-      const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal: life.signal });
-      stops.push(() => churn.stop());
-    }
-    if (opts.kubelet !== false) {
-      // The generated nodes are the kubelet's (no node more: a DaemonSet would have one more pod to run).
-      const nodes = generated?.nodes.length ? { nodes: generated.nodes.length } : {};
-      const kubelet = startKubelet(store, { signal: life.signal, logs, ...nodes, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
-      stops.push(() => kubelet.stop());
-    }
-    if (opts.controllers) {
-      const cm = startControllers(store, {
-        signal: life.signal,
-        ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}),
-        onReconcile: (r) => {
-          reconciles!.push(r);
-          opts.onControllerReconcile?.(r);
-        },
-      });
-      stops.push(() => cm.stop());
-    }
-    if (opts.story) {
-      const story = startStory(store, { signal: life.signal });
-      stops.push(() => story.stop());
-    }
-    if (opts.eventTtlMs !== 0) {
-      const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
-      stops.push(() => ttl.stop());
-    }
+    const generated = seedStore(store, opts);
+    stops = startLoops(store, opts, { signal: life.signal, logs, reconciles, generatedNodes: generated?.nodes.length ?? 0 });
   } catch (e) {
     life.abort();
     await server.stop();
@@ -273,6 +213,91 @@ export async function startDemoCluster(opts: DemoClusterOptions = {}): Promise<D
     else opts.signal.addEventListener('abort', () => void stop(), { once: true });
   }
 
+  return clusterHandle(opts, server, store, stop);
+}
+
+/**
+ * What exists before startDemoCluster resolves: the system namespaces and what the serviceaccount and
+ * root-ca-cert-publisher controllers' first sync makes of them (a fresh cluster is at rest from its
+ * first list on), the start-up CRDs and the generated objects.
+ */
+function seedStore(store: ObjectStore, opts: DemoClusterOptions): GenerateResult | undefined {
+  for (const ns of SYSTEM_NAMESPACES) ensureNamespace(store, ns);
+  const perNamespace = (name: ControllerName) => opts.controllers === true || (Array.isArray(opts.controllers) && opts.controllers.includes(name));
+  for (const ns of perNamespace('serviceaccount') || perNamespace('root-ca-cert-publisher') ? SYSTEM_NAMESPACES : []) {
+    for (const d of namespaceDefaults(ns)) {
+      const by = d.resource === 'serviceaccounts' ? 'serviceaccount' : 'root-ca-cert-publisher';
+      if (perNamespace(by) && !store.get(d.group, d.resource, ns, d.object.metadata.name)) store.create(d.group, d.resource, d.object, { manager: KCM });
+    }
+  }
+  for (const c of opts.crds ?? []) {
+    const crd = crdObject(c);
+    if (!store.get('apiextensions.k8s.io', 'customresourcedefinitions', undefined, crd.metadata.name)) {
+      store.create('apiextensions.k8s.io', 'customresourcedefinitions', crd);
+    }
+  }
+  // Generate before the kubelet starts: generated pods already carry a kubelet's status, so the
+  // kubelet adopts them without work, and its own nodes reuse the generated ones.
+  const profile = opts.profile !== undefined ? profileNamed(opts.profile) : undefined;
+  if (opts.profile !== undefined && !profile)
+    throw new Error(`unknown demo profile ${JSON.stringify(opts.profile)} (known: ${Object.keys(PROFILES).join(', ')})`);
+  const objects = profile?.objects ?? opts.objects ?? 0;
+  if (objects <= 0) return undefined;
+  return generateObjects(store, {
+    objects,
+    ...(profile ? { nodes: profile.nodes, pods: profile.pods } : {}),
+    seed: opts.seed ?? 1,
+    // With controllers running, the generated cluster's now is theirs: their schedules and deadlines agree with it.
+    ...(opts.generatedNow !== undefined ? { now: opts.generatedNow } : opts.controllers ? { now: Date.now() } : {}),
+    ...(opts.bigNamespace ? { bigNamespace: opts.bigNamespace } : {}),
+  });
+}
+
+interface LoopDeps {
+  signal: AbortSignal;
+  logs: LogStore;
+  reconciles: ReconcileLog | undefined;
+  /** Nodes the generator made (0: none). */
+  generatedNodes: number;
+}
+
+/** Churn, the kubelet, the controllers, the story and the event TTL, as the options ask; returns their stops, in start order. */
+function startLoops(store: ObjectStore, opts: DemoClusterOptions, deps: LoopDeps): (() => void)[] {
+  const { signal } = deps;
+  const stops: (() => void)[] = [];
+  if ((opts.churnPerSecond ?? 0) > 0) {
+    const churn = startChurn(store, { perSecond: opts.churnPerSecond!, seed: opts.seed ?? 1, signal });
+    stops.push(() => churn.stop());
+  }
+  if (opts.kubelet !== false) {
+    // The generated nodes are the kubelet's (no node more: a DaemonSet would have one more pod to run).
+    const nodes = deps.generatedNodes ? { nodes: deps.generatedNodes } : {};
+    const kubelet = startKubelet(store, { signal, logs: deps.logs, ...nodes, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
+    stops.push(() => kubelet.stop());
+  }
+  if (opts.controllers) {
+    const cm = startControllers(store, {
+      signal,
+      ...(Array.isArray(opts.controllers) ? { controllers: opts.controllers } : {}),
+      onReconcile: (r) => {
+        deps.reconciles!.push(r);
+        opts.onControllerReconcile?.(r);
+      },
+    });
+    stops.push(() => cm.stop());
+  }
+  if (opts.story) {
+    const story = startStory(store, { signal });
+    stops.push(() => story.stop());
+  }
+  if (opts.eventTtlMs !== 0) {
+    const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
+    stops.push(() => ttl.stop());
+  }
+  return stops;
+}
+
+function clusterHandle(opts: DemoClusterOptions, server: ApiServer, store: ObjectStore, stop: () => Promise<void>): DemoCluster {
   const kubeconfigInput = (o: KubeconfigFor = {}): KubeconfigInput => ({
     name: opts.name ?? 'kubeloop-demo',
     server: server.url,

@@ -144,6 +144,8 @@ describe('the kubeloop launcher and its compile cache', () => {
           assert.ok(cm.pages > 1, 'paged');
           assert.equal(r.json.objects, want + fx.cluster.store.list('', 'pods').items.length);
           assert.equal(r.json.retries, 0, 'no page needed a second try (a thread speaking the wrong scheme would fail each first one)');
+          // full objects' pages are walked by the I/O thread (list.ts; metadata pages stay on the calling thread)
+          if (extra.length === 0) assert.ok(r.json.transport.streamedPages >= cm.pages, "the bundle's I/O thread ran and walked the pages");
         }
       } finally {
         await fx.stop();

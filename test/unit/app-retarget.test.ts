@@ -38,3 +38,19 @@ describe('ResourceModel.retarget', () => {
     assert.deepEqual([m.context, m.objectCount, m.server], [undefined, 0, '']);
   });
 });
+
+describe('ResourceModel.rescope', () => {
+  it('empties the model for another namespace scope and keeps the context; the same scope keeps the objects', () => {
+    const m = loaded('a');
+    assert.equal(m.rescope([]), false);
+    assert.equal(m.objectCount, 2);
+    assert.equal(m.rescope(['team']), true);
+    assert.deepEqual([m.context, m.objectCount, m.namespaceScope], ['a', 0, ['team']]);
+  });
+
+  it('a listed context names its context from the start', () => {
+    const m = new ResourceModel('listed');
+    assert.equal(m.context, 'listed');
+    assert.equal(m.retarget({ context: 'listed' }), false);
+  });
+});

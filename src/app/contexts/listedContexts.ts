@@ -176,8 +176,7 @@ export class ListedContexts {
   }
 
   private create(name: string): Entry {
-    const model = new ResourceModel();
-    model.retarget({ context: name });
+    const model = new ResourceModel(name);
     const e: Entry = {
       name,
       model,

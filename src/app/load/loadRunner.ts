@@ -48,13 +48,16 @@ export type LoadSettings = Pick<
   'concurrency' | 'concurrencyChosen' | 'pageSize' | 'requestTimeoutSeconds' | 'metadataOnly' | 'treeTransfer' | 'namespaces' | 'includeTypes' | 'excludeTypes'
 >;
 
+/** What a load writes into a model (a ResourceModel, or a Session lease's guarded view of one). */
+export type LoadInto = Pick<ResourceModel, 'rescope' | 'registerTypes' | 'applyResult' | 'retainFailures' | 'retainTypes'>;
+
 export interface LoadRequest {
   client: LoaderClient;
   contextName: string;
   settings: LoadSettings;
   /** Refresh one type, in one namespace when given; the rest of the model stays. */
   only?: { typeKey: string; namespace?: string };
-  model: ResourceModel;
+  model: LoadInto;
   timeline: TimelineStore;
   log: Logger;
   /** The timeline's time origin on `clock` (shared with the sync loop, so both share one axis). */
@@ -144,11 +147,9 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     transform: viewTransform,
     ...(req.clock ? { clock: req.clock } : {}),
   };
-  if (!only) {
-    // A new context or a new namespace selection starts from an empty tree: objects of the old
-    // scope would otherwise linger (hidden, but counted and kept in memory).
-    model.retarget({ context: req.contextName, namespaces: s.namespaces });
-  }
+  // A new namespace selection starts from an empty tree: objects of the old scope would otherwise
+  // linger (hidden, but counted and kept in memory). Which context the model shows is the caller's.
+  if (!only) model.rescope(s.namespaces);
   const progress: LoadProgress = { typesDone: 0, typesTotal: 0, tasksDone: 0, tasksTotal: 0, objects: 0, failed: 0 };
   const remaining = new Map<string, number>();
   req.log.info(

@@ -223,22 +223,41 @@ export class ResourceModel {
   }
   private shownServer = '';
 
+  /** `context`: the context this model shows for its whole life (a listed context's); unset for the window's, which its Session retargets. */
+  constructor(context?: string) {
+    this.shownContext = context;
+  }
+
   /**
-   * Retargeting: the one writer of which cluster the tree shows (its context, server and namespace
-   * scope). A context other than the shown one, or with `namespaces` another namespace scope, empties
-   * the model first, so one cluster's (or scope's) objects never show under another's name. `server`
-   * replaces the server line; no context clears it. Returns whether the model was emptied.
+   * Retargeting: which cluster the tree shows (its context, server and namespace scope). A context
+   * other than the shown one, or with `namespaces` another namespace scope, empties the model first,
+   * so one cluster's (or scope's) objects never show under another's name. `server` replaces the
+   * server line; no context clears it. Returns whether the model was emptied. The window's model is
+   * retargeted by its Session only (app/connection/session.ts).
    */
   retarget(t: { context: string | undefined; server?: string; namespaces?: readonly string[] }): boolean {
-    const scopeChanged = t.namespaces !== undefined && this.namespaceScope.join(',') !== t.namespaces.join(',');
-    const emptied = this.context !== t.context || scopeChanged;
+    const emptied = this.context !== t.context || (t.namespaces !== undefined && !this.inScope(t.namespaces));
     if (emptied) this.reset(t.context);
-    if (t.namespaces) {
-      this.scope = [...t.namespaces];
-      this.nsVersion++;
-    }
+    if (t.namespaces) this.setScope(t.namespaces);
     if (t.server !== undefined || t.context === undefined) this.shownServer = t.server ?? '';
     return emptied;
+  }
+
+  /** The namespace scope of the shown context: another scope empties the model first (the context stays). Returns whether it did. */
+  rescope(namespaces: readonly string[]): boolean {
+    const changed = !this.inScope(namespaces);
+    if (changed) this.reset(this.context);
+    this.setScope(namespaces);
+    return changed;
+  }
+
+  private inScope(namespaces: readonly string[]): boolean {
+    return this.scope.join(',') === namespaces.join(',');
+  }
+
+  private setScope(namespaces: readonly string[]): void {
+    this.scope = [...namespaces];
+    this.nsVersion++;
   }
 
   /** Forgets everything (a new context); `context` names what the next loads fill in. */

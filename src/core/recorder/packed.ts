@@ -363,135 +363,165 @@ export function decodePackedDeltas(buf: Buffer): LazyDelta[] {
 
 /** decodePacked, or (deltasOnly) decodePackedDeltas: one reader, so both read the format alike. */
 function scanPacked(buf: Buffer, deltasOnly: boolean): (RecordingRecord | LazyDelta)[] {
+  const r = new PackedReader(buf);
   const out: (RecordingRecord | LazyDelta)[] = [];
-  const strings: string[] = [];
-  let off = 0;
-  let lastT = 0;
-  let lastM = 0;
+  while (r.off < buf.length) {
+    const tag = buf[r.off++]!;
+    const t = r.time();
+    if (tag === TAG_MARK) {
+      const e = r.mark(deltasOnly);
+      if (!deltasOnly) out.push({ k: 'T', t, e });
+    } else if (tag === TAG_EVENT_JSON) {
+      if (deltasOnly) r.text();
+      else out.push({ k: 'T', t, e: r.json() as TimelineEvent });
+    } else if (tag === TAG_RECORD_JSON) {
+      const rec = r.json() as RecordingRecord;
+      if (!deltasOnly || rec.k === 'D') out.push(rec);
+    } else if ((tag & 0xf0) === TAG_DELTA && (tag & 3) !== 3 && (tag & 0x0c) !== 0x0c) {
+      out.push(r.delta(tag, t, deltasOnly));
+    } else throw new RangeError(`unknown record tag ${tag} at byte ${r.off - 1}`);
+  }
+  return out;
+}
 
-  const need = (n: number) => {
-    if (off + n > buf.length) throw new RangeError(`packed records end early at byte ${off}`);
-  };
-  const varint = (): number => {
-    let v = 0;
-    let mul = 1;
-    for (let i = 0; i < 8; i++) {
-      need(1);
-      const b = buf[off++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-    }
-    throw new RangeError(`a varint longer than 8 bytes at byte ${off}`);
-  };
-  const f64 = (): number => {
-    need(8);
-    const x = buf.readDoubleLE(off);
-    off += 8;
-    return x;
-  };
-  const unzig = (z: number) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-  const time = (): number => {
-    const v = varint();
-    if (v === 1) return f64();
-    if (v % 2) throw new RangeError(`bad time at byte ${off}`);
-    lastT += unzig(v / 2);
-    return lastT;
-  };
-  const milli = (): number => {
-    const v = varint();
-    if (v === 1) return f64();
-    if (v % 2) throw new RangeError(`bad time at byte ${off}`);
-    lastM += unzig(v / 2);
-    return lastM / 1000;
-  };
-  const num = (): number => {
-    const v = varint();
-    const kind = v % 4;
-    if (kind === 2 && v === 2) return f64();
-    if (kind > 1) throw new RangeError(`bad number at byte ${off}`);
-    const n = unzig((v - kind) / 4);
-    return kind === 1 ? n / 1000 : n;
-  };
-  const text = (): string => {
-    const n = varint();
-    need(n);
-    const s = buf.toString('utf8', off, off + n);
-    off += n;
+/** The reading side of PackedEncoder: one payload's cursor, its string table and its last times. */
+class PackedReader {
+  off = 0;
+  private readonly strings: string[] = [];
+  private lastT = 0;
+  private lastM = 0;
+
+  constructor(private readonly buf: Buffer) {}
+
+  time(): number {
+    const v = this.varint();
+    if (v === 1) return this.f64();
+    if (v % 2) throw new RangeError(`bad time at byte ${this.off}`);
+    this.lastT += unzig(v / 2);
+    return this.lastT;
+  }
+
+  /** An iteration mark's fields after its tag and time; with `skip`, read past and an empty object returned. */
+  mark(skip: boolean): TimelineEvent {
+    const et = this.milli();
+    const durationMs = this.num();
+    const source = this.str();
+    const op = this.str();
+    const key = this.str();
+    const handler = this.str();
+    const outcome = this.str();
+    const flags = this.u8();
+    const e: Obj = skip ? {} : { kind: 'iteration', t: et, durationMs, source, op, key };
+    const message = flags & F_MESSAGE ? this.str() : undefined;
+    const node = flags & F_NODE ? this.str() : undefined;
+    if (flags & F_UID) e.uid = this.str();
+    if (flags & F_DATA) e.data = this.str();
+    e.handler = handler;
+    e.outcome = outcome;
+    if (message !== undefined) e.message = message;
+    if (node !== undefined) e.node = node;
+    if (flags & F_INFERRED) e.inferred = (flags & F_INFERRED_TRUE) !== 0;
+    if (flags & F_WORKER) e.worker = this.worker();
+    return e as unknown as TimelineEvent;
+  }
+
+  /** A delta record after its tag (op and form) and time; with `lazy`, its JSON left as text. */
+  delta(tag: number, t: number, lazy: boolean): DeltaRecord | LazyDelta {
+    const op = OPS[(tag >> 2) & 3]!;
+    const key = this.str();
+    const r: DeltaRecord | LazyDelta = { k: 'D', t, op, key };
+    if ((tag & 3) === 1) r.o = lazy ? this.text() : (this.json() as Obj);
+    else if ((tag & 3) === 2) r.p = lazy ? this.text() : (this.json() as Obj);
+    return r;
+  }
+
+  text(): string {
+    const n = this.varint();
+    this.need(n);
+    const s = this.buf.toString('utf8', this.off, this.off + n);
+    this.off += n;
     return s;
-  };
-  const str = (): string => {
-    const i = varint();
-    if (i === 0) {
-      const s = text();
-      strings.push(s);
-      return s;
-    }
-    if (i > strings.length) throw new RangeError(`string ${i - 1} not defined yet at byte ${off}`);
-    return strings[i - 1]!;
-  };
-  const json = (): unknown => {
-    const s = text();
+  }
+
+  json(): unknown {
+    const s = this.text();
     try {
       return parseJsonCapped(s);
     } catch (e) {
       throw new RangeError(`a record is not JSON (${(e as Error).message})`);
     }
-  };
-
-  while (off < buf.length) {
-    const tag = buf[off++]!;
-    const t = time();
-    if (tag === TAG_MARK) {
-      const et = milli();
-      const durationMs = num();
-      const source = str();
-      const op = str();
-      const key = str();
-      const handler = str();
-      const outcome = str();
-      need(1);
-      const flags = buf[off++]!;
-      const e: Obj = deltasOnly ? {} : { kind: 'iteration', t: et, durationMs, source, op, key };
-      const message = flags & F_MESSAGE ? str() : undefined;
-      const node = flags & F_NODE ? str() : undefined;
-      if (flags & F_UID) e.uid = str();
-      if (flags & F_DATA) e.data = str();
-      e.handler = handler;
-      e.outcome = outcome;
-      if (message !== undefined) e.message = message;
-      if (node !== undefined) e.node = node;
-      if (flags & F_INFERRED) e.inferred = (flags & F_INFERRED_TRUE) !== 0;
-      if (flags & F_WORKER) {
-        const w: Obj = { state: str(), coalesced: num() };
-        need(1);
-        const wf = buf[off++]!;
-        if (wf & W_NEXT) w.nextDueT = num();
-        if (wf & W_GRACE) w.gracePeriodSeconds = num();
-        if (wf & W_PROBES) {
-          const n = varint();
-          const probes: string[] = [];
-          for (let i = 0; i < n; i++) probes.push(str());
-          w.probes = probes;
-        }
-        if (wf & W_WAITED) w.waitedMs = num();
-        e.worker = w;
-      }
-      if (!deltasOnly) out.push({ k: 'T', t, e: e as unknown as TimelineEvent });
-    } else if (tag === TAG_EVENT_JSON) {
-      if (deltasOnly) text();
-      else out.push({ k: 'T', t, e: json() as TimelineEvent });
-    } else if (tag === TAG_RECORD_JSON) {
-      const r = json() as RecordingRecord;
-      if (!deltasOnly || r.k === 'D') out.push(r);
-    } else if ((tag & 0xf0) === TAG_DELTA && (tag & 3) !== 3 && (tag & 0x0c) !== 0x0c) {
-      const op = OPS[(tag >> 2) & 3]!;
-      const key = str();
-      const r: DeltaRecord | LazyDelta = { k: 'D', t, op, key };
-      if ((tag & 3) === 1) r.o = deltasOnly ? text() : (json() as Obj);
-      else if ((tag & 3) === 2) r.p = deltasOnly ? text() : (json() as Obj);
-      out.push(r);
-    } else throw new RangeError(`unknown record tag ${tag} at byte ${off - 1}`);
   }
-  return out;
+
+  private worker(): Obj {
+    const w: Obj = { state: this.str(), coalesced: this.num() };
+    const wf = this.u8();
+    if (wf & W_NEXT) w.nextDueT = this.num();
+    if (wf & W_GRACE) w.gracePeriodSeconds = this.num();
+    if (wf & W_PROBES) {
+      const n = this.varint();
+      const probes: string[] = [];
+      for (let i = 0; i < n; i++) probes.push(this.str());
+      w.probes = probes;
+    }
+    if (wf & W_WAITED) w.waitedMs = this.num();
+    return w;
+  }
+
+  private need(n: number): void {
+    if (this.off + n > this.buf.length) throw new RangeError(`packed records end early at byte ${this.off}`);
+  }
+
+  private u8(): number {
+    this.need(1);
+    return this.buf[this.off++]!;
+  }
+
+  private varint(): number {
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < 8; i++) {
+      const b = this.u8();
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 128;
+    }
+    throw new RangeError(`a varint longer than 8 bytes at byte ${this.off}`);
+  }
+
+  private f64(): number {
+    this.need(8);
+    const x = this.buf.readDoubleLE(this.off);
+    this.off += 8;
+    return x;
+  }
+
+  private milli(): number {
+    const v = this.varint();
+    if (v === 1) return this.f64();
+    if (v % 2) throw new RangeError(`bad time at byte ${this.off}`);
+    this.lastM += unzig(v / 2);
+    return this.lastM / 1000;
+  }
+
+  private num(): number {
+    const v = this.varint();
+    const kind = v % 4;
+    if (kind === 2 && v === 2) return this.f64();
+    if (kind > 1) throw new RangeError(`bad number at byte ${this.off}`);
+    const n = unzig((v - kind) / 4);
+    return kind === 1 ? n / 1000 : n;
+  }
+
+  private str(): string {
+    const i = this.varint();
+    if (i === 0) {
+      const s = this.text();
+      this.strings.push(s);
+      return s;
+    }
+    if (i > this.strings.length) throw new RangeError(`string ${i - 1} not defined yet at byte ${this.off}`);
+    return this.strings[i - 1]!;
+  }
 }
+
+const unzig = (z: number) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);

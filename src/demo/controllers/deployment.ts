@@ -25,7 +25,7 @@
  */
 import type { DemoObject } from '../store';
 import { controllerRef, controllerRefTo, KCM, fnv32a, intOrPercent, safeEncode, setCondition, stableJson, type ControllerContext } from './controllerContext';
-import { keyOf, splitKey } from './queue';
+import { keyOf, splitKey, type WorkQueue } from './queue';
 import type { Controller } from './replicaset';
 
 export const DEPLOYMENT_COMPONENT = 'deployment-controller';
@@ -75,261 +75,8 @@ export function templateHash(template: Obj | undefined, collisionCount = 0): str
 }
 
 export function startDeploymentController(ctx: ControllerContext): Controller {
-  const { store } = ctx;
-  const queue = ctx.queue('deployment', 'syncDeployment', reconcile, 'deployments.apps');
-
-  function scale(d: DemoObject, rs: DemoObject, to: number, maxSurge: number): DemoObject {
-    const from = replicasOf(rs);
-    if (from === to) return rs;
-    const annotations = {
-      ...(rs.metadata.annotations ?? {}),
-      'deployment.kubernetes.io/desired-replicas': String(replicasOf(d)),
-      'deployment.kubernetes.io/max-replicas': String(replicasOf(d) + maxSurge),
-    };
-    const next = store.update(
-      'apps',
-      'replicasets',
-      { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...(rs.spec as Obj), replicas: to } },
-      { manager: KCM },
-    );
-    ctx.event(
-      d,
-      'Normal',
-      'ScalingReplicaSet',
-      `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
-      DEPLOYMENT_COMPONENT,
-    );
-    return next;
-  }
-
-  function reconcile(key: string): void {
-    const { namespace, name } = splitKey(key);
-    const d = store.get('apps', 'deployments', namespace, name);
-    if (!d || d.metadata.deletionTimestamp) return;
-    const spec = (d.spec ?? {}) as Obj;
-    const replicas = replicasOf(d);
-    const all = ctx.list('apps', 'replicasets', namespace).filter((rs) => controllerRef(rs)?.uid === d.metadata.uid);
-    let newRS = all.find((rs) => sameTemplate((rs.spec as Obj | undefined)?.template, spec.template));
-    let olds = all.filter((rs) => rs !== newRS);
-    const maxOldRevision = Math.max(0, ...olds.map(revisionOf));
-    const rolling = (spec.strategy?.type ?? 'RollingUpdate') !== 'Recreate';
-    let maxSurge = rolling ? intOrPercent(spec.strategy?.rollingUpdate?.maxSurge, replicas, true, '25%') : 0;
-    let maxUnavailable = rolling ? intOrPercent(spec.strategy?.rollingUpdate?.maxUnavailable, replicas, false, '25%') : replicas;
-    if (rolling && maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
-    if (maxUnavailable > replicas) maxUnavailable = replicas;
-    const now = ctx.timestamp();
-    let progressing: Obj | undefined;
-
-    if (!newRS && !spec.paused) {
-      const hash = templateHash(spec.template, Number(statusOf(d).collisionCount ?? 0));
-      const tmpl = withoutHash(spec.template);
-      const labels = { ...(tmpl.metadata.labels ?? {}), [HASH]: hash };
-      const sel = spec.selector ?? {};
-      const initial = rolling ? (olds.length ? 0 : replicas) : 0;
-      const start = rolling && olds.length ? Math.min(replicas, Math.max(0, replicas + maxSurge - olds.reduce((n, rs) => n + replicasOf(rs), 0))) : initial;
-      newRS = store.create(
-        'apps',
-        'replicasets',
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          metadata: {
-            name: `${d.metadata.name}-${hash}`,
-            namespace,
-            labels,
-            annotations: {
-              [REVISION]: String(maxOldRevision + 1),
-              'deployment.kubernetes.io/desired-replicas': String(replicas),
-              'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge),
-            },
-            ownerReferences: [controllerRefTo(d)],
-          },
-          spec: {
-            replicas: start,
-            ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
-            selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
-            template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
-          },
-        },
-        { manager: KCM },
-      );
-      if (start > 0) ctx.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${newRS.metadata.name} from 0 to ${start}`, DEPLOYMENT_COMPONENT);
-      progressing = { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${newRS.metadata.name}"` };
-      // Creating the new set is this pass's scale-up; the next pass (its ADDED event) goes on.
-      return writeStatus(d, newRS, olds, replicas, maxUnavailable, progressing, now);
-    } else if (newRS && revisionOf(newRS) <= maxOldRevision) {
-      // A rollback to an old template: the old set becomes the newest revision.
-      newRS = store.update(
-        'apps',
-        'replicasets',
-        {
-          ...newRS,
-          metadata: { ...newRS.metadata, annotations: { ...(newRS.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) } },
-        },
-        { manager: KCM },
-      );
-    }
-    olds = olds.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
-
-    if (newRS) {
-      if (spec.paused || (rolling && !olds.some((rs) => replicasOf(rs) > 0))) {
-        newRS = scale(d, newRS, replicas, maxSurge);
-      } else if (!rolling) {
-        for (let i = 0; i < olds.length; i++) olds[i] = scale(d, olds[i]!, 0, 0);
-        const oldPods = olds.reduce((n, rs) => n + Number(statusOf(rs).replicas ?? 0), 0);
-        if (oldPods === 0) newRS = scale(d, newRS, replicas, 0);
-      } else {
-        // NewRSNewReplicas
-        const cur = replicasOf(newRS);
-        // An old set counts as the larger of its spec and its active pods (status.replicas): upstream
-        // counts specs only and relies on the old set's replicaset controller deleting before the new
-        // one's creates (a network round trip apart); the demo's in-process queues can run the next
-        // pass first, so a scale-up waits until the old set's pods are actually going.
-        const oldPods = (rs: DemoObject) => Math.max(replicasOf(rs), Number(statusOf(rs).replicas ?? 0));
-        const total = all.reduce((n, rs) => n + (rs.metadata.uid === newRS!.metadata.uid ? cur : oldPods(rs)), 0);
-        if (cur > replicas) newRS = scale(d, newRS, replicas, maxSurge);
-        else if (total < replicas + maxSurge) newRS = scale(d, newRS, cur + Math.min(replicas + maxSurge - total, replicas - cur), maxSurge);
-        // As upstream's rolloutRolling, a pass that scaled the new set up ends there: the old sets
-        // are scaled down on the next pass, once the replicaset controller has acted on this one.
-        const scaledUp = replicasOf(newRS) > cur;
-        // reconcileOldReplicaSets
-        const newSpec = replicasOf(newRS);
-        const allPods = newSpec + olds.reduce((n, rs) => n + replicasOf(rs), 0);
-        const minAvailable = replicas - maxUnavailable;
-        const newUnavailable = newSpec - Number(statusOf(newRS).availableReplicas ?? 0);
-        let maxScaledDown = scaledUp ? 0 : allPods - minAvailable - newUnavailable;
-        // cleanupUnhealthyReplicas: old pods that are not available go first.
-        for (let i = 0; i < olds.length && maxScaledDown > 0; i++) {
-          const rs = olds[i]!;
-          const unhealthy = replicasOf(rs) - Number(statusOf(rs).availableReplicas ?? 0);
-          if (unhealthy <= 0) continue;
-          const down = Math.min(maxScaledDown, unhealthy);
-          olds[i] = scale(d, rs, replicasOf(rs) - down, maxSurge);
-          maxScaledDown -= down;
-        }
-        // scaleDownOldReplicaSetsForRollingUpdate
-        const availableNow = [newRS, ...olds].reduce((n, rs) => n + Math.min(replicasOf(rs), Number(statusOf(rs).availableReplicas ?? 0)), 0);
-        let budget = scaledUp ? 0 : availableNow - minAvailable;
-        for (let i = 0; i < olds.length && budget > 0; i++) {
-          const rs = olds[i]!;
-          const down = Math.min(replicasOf(rs), budget);
-          if (down <= 0) continue;
-          olds[i] = scale(d, rs, replicasOf(rs) - down, maxSurge);
-          budget -= down;
-        }
-      }
-    }
-    writeStatus(d, newRS, olds, replicas, maxUnavailable, progressing, now);
-  }
-
-  /** SetDeploymentRevision: the Deployment carries its new ReplicaSet's revision annotation (kubectl rollout undo patches next to it). */
-  function syncRevision(d: DemoObject, newRS: DemoObject | undefined): DemoObject {
-    const rev = newRS?.metadata.annotations?.[REVISION];
-    const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
-    if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
-    return store.update(
-      'apps',
-      'deployments',
-      {
-        ...current,
-        metadata: { ...current.metadata, annotations: { ...(current.metadata.annotations ?? {}), [REVISION]: rev } },
-      },
-      { manager: KCM },
-    );
-  }
-
-  function writeStatus(
-    d0: DemoObject,
-    newRS: DemoObject | undefined,
-    olds: DemoObject[],
-    replicas: number,
-    maxUnavailable: number,
-    progressing: Obj | undefined,
-    now: string,
-  ): void {
-    const d = syncRevision(d0, newRS);
-    const sets = newRS ? [newRS, ...olds] : olds;
-    const sum = (f: string) => sets.reduce((n, rs) => n + Number(statusOf(rs)[f] ?? 0), 0);
-    const available = sum('availableReplicas');
-    const total = sum('replicas');
-    const updated = newRS ? Number(statusOf(newRS).replicas ?? 0) : 0;
-    const newAvailable = newRS ? Number(statusOf(newRS).availableReplicas ?? 0) : 0;
-    const complete = !!newRS && updated === replicas && newAvailable === replicas && total === replicas && replicasOf(newRS) === replicas;
-    const old = statusOf(d);
-    let conds = old.conditions as Obj[] | undefined;
-    conds = setCondition(
-      conds,
-      available >= replicas - maxUnavailable
-        ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
-        : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
-      now,
-      true,
-    );
-    if (newRS) {
-      const rsName = newRS.metadata.name;
-      const prev = conds.find((c) => c.type === 'Progressing');
-      const ready = sum('readyReplicas');
-      const oldPods = total - updated;
-      const progressed =
-        updated > Number(old.updatedReplicas ?? 0) ||
-        ready > Number(old.readyReplicas ?? 0) ||
-        available > Number(old.availableReplicas ?? 0) ||
-        oldPods < Number(old.replicas ?? 0) - Number(old.updatedReplicas ?? 0);
-      const updating = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` };
-      const deadlineS = (d.spec as Obj).progressDeadlineSeconds;
-      const deadlineMs = deadlineS === null ? Infinity : Number(deadlineS ?? 600) * 1000;
-      if (progressing) conds = setCondition(conds, progressing, now, 'touch');
-      else if (complete)
-        conds = setCondition(
-          conds,
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` },
-          now,
-          true,
-        );
-      else if (progressed || !prev || prev.reason === 'NewReplicaSetAvailable' || !String(prev.message ?? '').includes(`"${rsName}"`))
-        conds = setCondition(conds, updating, now, 'touch');
-      else if (prev.reason !== 'ProgressDeadlineExceeded') {
-        // pkg/controller/deployment/util DeploymentTimedOut: no progress for progressDeadlineSeconds.
-        const left = Date.parse(String(prev.lastUpdateTime)) + deadlineMs - ctx.wallNow();
-        if (left <= 0)
-          conds = setCondition(
-            conds,
-            { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` },
-            now,
-            true,
-          );
-        else if (Number.isFinite(left)) queue.addAfter(keyOf(d.metadata.namespace, d.metadata.name), left + 100);
-      }
-    }
-    const status: Obj = {
-      observedGeneration: d.metadata.generation,
-      replicas: total,
-      updatedReplicas: updated,
-      readyReplicas: sum('readyReplicas'),
-      availableReplicas: available,
-      // DeploymentReplicaSetTerminatingReplicas (beta, on in v1.36): written even when 0.
-      terminatingReplicas: sum('terminatingReplicas'),
-    };
-    const unavailable = Math.max(0, replicas - available);
-    if (unavailable) status.unavailableReplicas = unavailable;
-    for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas']) if (!status[k]) delete status[k];
-    status.conditions = conds;
-    if (old.collisionCount !== undefined) status.collisionCount = old.collisionCount;
-    const current = store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
-    if (current && current.metadata.uid === d.metadata.uid) ctx.updateStatus('apps', 'deployments', current, status);
-    if (complete) cleanup(d, olds);
-  }
-
-  /** cleanupDeployment: old ReplicaSets with no pods beyond revisionHistoryLimit, oldest first. */
-  function cleanup(d: DemoObject, olds: DemoObject[]): void {
-    const limit = Number((d.spec as Obj).revisionHistoryLimit ?? 10);
-    const idle = olds
-      .filter((rs) => replicasOf(rs) === 0 && Number(statusOf(rs).replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp)
-      .sort((a, b) => revisionOf(a) - revisionOf(b));
-    for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) store.delete('apps', 'replicasets', rs.metadata.namespace, rs.metadata.name);
-  }
-
-  const unsubscribe = store.subscribe((e) => {
+  const queue: WorkQueue = ctx.queue('deployment', 'syncDeployment', (key) => syncDeployment(ctx, queue, key), 'deployments.apps');
+  const unsubscribe = ctx.store.subscribe((e) => {
     if (e.group !== 'apps') return;
     if (e.resource === 'deployments' && e.type !== 'DELETED') queue.add(keyOf(e.object.metadata.namespace, e.object.metadata.name));
     else if (e.resource === 'replicasets') {
@@ -346,4 +93,309 @@ export function startDeploymentController(ctx: ControllerContext): Controller {
       queue.stop();
     },
   };
+}
+
+/** One pass's view of a Deployment: its spec's replicas and the rollout's bounds (upstream's MaxSurge / MaxUnavailable). */
+interface Rollout {
+  readonly d: DemoObject;
+  readonly spec: Obj;
+  readonly replicas: number;
+  readonly rolling: boolean;
+  readonly maxSurge: number;
+  readonly maxUnavailable: number;
+}
+
+function rolloutOf(d: DemoObject): Rollout {
+  const spec = (d.spec ?? {}) as Obj;
+  const replicas = replicasOf(d);
+  const rolling = (spec.strategy?.type ?? 'RollingUpdate') !== 'Recreate';
+  const maxSurge = rolling ? intOrPercent(spec.strategy?.rollingUpdate?.maxSurge, replicas, true, '25%') : 0;
+  let maxUnavailable = rolling ? intOrPercent(spec.strategy?.rollingUpdate?.maxUnavailable, replicas, false, '25%') : replicas;
+  if (rolling && maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
+  if (maxUnavailable > replicas) maxUnavailable = replicas;
+  return { d, spec, replicas, rolling, maxSurge, maxUnavailable };
+}
+
+function syncDeployment(ctx: ControllerContext, queue: WorkQueue, key: string): void {
+  const { namespace, name } = splitKey(key);
+  const d = ctx.store.get('apps', 'deployments', namespace, name);
+  if (!d || d.metadata.deletionTimestamp) return;
+  const r = rolloutOf(d);
+  const all = ctx.list('apps', 'replicasets', namespace).filter((rs) => controllerRef(rs)?.uid === d.metadata.uid);
+  let newRS = all.find((rs) => sameTemplate((rs.spec as Obj | undefined)?.template, r.spec.template));
+  const olds = all.filter((rs) => rs !== newRS);
+  const maxOldRevision = Math.max(0, ...olds.map(revisionOf));
+  const now = ctx.timestamp();
+
+  if (!newRS && !r.spec.paused) {
+    newRS = createNewReplicaSet(ctx, r, olds, maxOldRevision);
+    const progressing = { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${newRS.metadata.name}"` };
+    // Creating the new set is this pass's scale-up; the next pass (its ADDED event) goes on.
+    return syncRolloutStatus(ctx, queue, r, newRS, olds, progressing, now);
+  }
+  if (newRS && revisionOf(newRS) <= maxOldRevision) newRS = bumpRevision(ctx, newRS, maxOldRevision);
+  olds.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+
+  if (newRS) {
+    if (r.spec.paused || (r.rolling && !olds.some((rs) => replicasOf(rs) > 0))) newRS = scaleReplicaSet(ctx, r, newRS, r.replicas, r.maxSurge);
+    else if (!r.rolling) newRS = rolloutRecreate(ctx, r, newRS, olds);
+    else newRS = rolloutRolling(ctx, r, newRS, olds, all);
+  }
+  syncRolloutStatus(ctx, queue, r, newRS, olds, undefined, now);
+}
+
+/** getNewReplicaSet's create: `<name>-<hash>`, the hash label on selector and template, revision one above the old sets'. */
+function createNewReplicaSet(ctx: ControllerContext, r: Rollout, olds: DemoObject[], maxOldRevision: number): DemoObject {
+  const { d, spec, replicas, rolling, maxSurge } = r;
+  const hash = templateHash(spec.template, Number(statusOf(d).collisionCount ?? 0));
+  const tmpl = withoutHash(spec.template);
+  const labels = { ...(tmpl.metadata.labels ?? {}), [HASH]: hash };
+  const sel = spec.selector ?? {};
+  const initial = rolling ? (olds.length ? 0 : replicas) : 0;
+  const start = rolling && olds.length ? Math.min(replicas, Math.max(0, replicas + maxSurge - olds.reduce((n, rs) => n + replicasOf(rs), 0))) : initial;
+  const newRS = ctx.store.create(
+    'apps',
+    'replicasets',
+    {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: `${d.metadata.name}-${hash}`,
+        namespace: d.metadata.namespace,
+        labels,
+        annotations: {
+          [REVISION]: String(maxOldRevision + 1),
+          'deployment.kubernetes.io/desired-replicas': String(replicas),
+          'deployment.kubernetes.io/max-replicas': String(replicas + maxSurge),
+        },
+        ownerReferences: [controllerRefTo(d)],
+      },
+      spec: {
+        replicas: start,
+        ...(spec.minReadySeconds ? { minReadySeconds: spec.minReadySeconds } : {}), // omitempty: 0 is not written
+        selector: { ...sel, matchLabels: { ...(sel.matchLabels ?? {}), [HASH]: hash } },
+        template: { ...tmpl, metadata: { ...tmpl.metadata, labels } },
+      },
+    },
+    { manager: KCM },
+  );
+  if (start > 0) ctx.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${newRS.metadata.name} from 0 to ${start}`, DEPLOYMENT_COMPONENT);
+  return newRS;
+}
+
+/** A rollback to an old template: the old set becomes the newest revision. */
+function bumpRevision(ctx: ControllerContext, rs: DemoObject, maxOldRevision: number): DemoObject {
+  const annotations = { ...(rs.metadata.annotations ?? {}), [REVISION]: String(maxOldRevision + 1) };
+  return ctx.store.update('apps', 'replicasets', { ...rs, metadata: { ...rs.metadata, annotations } }, { manager: KCM });
+}
+
+function scaleReplicaSet(ctx: ControllerContext, r: Rollout, rs: DemoObject, to: number, maxSurge: number): DemoObject {
+  const from = replicasOf(rs);
+  if (from === to) return rs;
+  const annotations = {
+    ...(rs.metadata.annotations ?? {}),
+    'deployment.kubernetes.io/desired-replicas': String(r.replicas),
+    'deployment.kubernetes.io/max-replicas': String(r.replicas + maxSurge),
+  };
+  const next = ctx.store.update(
+    'apps',
+    'replicasets',
+    { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...(rs.spec as Obj), replicas: to } },
+    { manager: KCM },
+  );
+  ctx.event(
+    r.d,
+    'Normal',
+    'ScalingReplicaSet',
+    `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
+    DEPLOYMENT_COMPONENT,
+  );
+  return next;
+}
+
+/** rolloutRecreate: every old set to 0 (olds is updated in place), the new one up once their pods are gone. */
+function rolloutRecreate(ctx: ControllerContext, r: Rollout, newRS: DemoObject, olds: DemoObject[]): DemoObject {
+  for (let i = 0; i < olds.length; i++) olds[i] = scaleReplicaSet(ctx, r, olds[i]!, 0, 0);
+  const oldPods = olds.reduce((n, rs) => n + Number(statusOf(rs).replicas ?? 0), 0);
+  return oldPods === 0 ? scaleReplicaSet(ctx, r, newRS, r.replicas, 0) : newRS;
+}
+
+/**
+ * rolloutRolling: the new set up within maxSurge, else the old sets down within maxUnavailable
+ * (olds is updated in place). As upstream, a pass that scaled the new set up ends there: the old
+ * sets are scaled down on the next pass, once the replicaset controller has acted on this one.
+ */
+function rolloutRolling(ctx: ControllerContext, r: Rollout, newRS: DemoObject, olds: DemoObject[], all: DemoObject[]): DemoObject {
+  const cur = replicasOf(newRS);
+  const next = reconcileNewReplicaSet(ctx, r, newRS, all);
+  if (replicasOf(next) <= cur) reconcileOldReplicaSets(ctx, r, next, olds);
+  return next;
+}
+
+/** NewRSNewReplicas: total pods stay within replicas + maxSurge. */
+function reconcileNewReplicaSet(ctx: ControllerContext, r: Rollout, newRS: DemoObject, all: DemoObject[]): DemoObject {
+  const { replicas, maxSurge } = r;
+  const cur = replicasOf(newRS);
+  // An old set counts as the larger of its spec and its active pods (status.replicas): upstream
+  // counts specs only and relies on the old set's replicaset controller deleting before the new
+  // one's creates (a network round trip apart); the demo's in-process queues can run the next
+  // pass first, so a scale-up waits until the old set's pods are actually going.
+  const oldPods = (rs: DemoObject) => Math.max(replicasOf(rs), Number(statusOf(rs).replicas ?? 0));
+  const total = all.reduce((n, rs) => n + (rs.metadata.uid === newRS.metadata.uid ? cur : oldPods(rs)), 0);
+  if (cur > replicas) return scaleReplicaSet(ctx, r, newRS, replicas, maxSurge);
+  if (total < replicas + maxSurge) return scaleReplicaSet(ctx, r, newRS, cur + Math.min(replicas + maxSurge - total, replicas - cur), maxSurge);
+  return newRS;
+}
+
+/** reconcileOldReplicaSets: available pods never drop below replicas - maxUnavailable through these scale-downs. */
+function reconcileOldReplicaSets(ctx: ControllerContext, r: Rollout, newRS: DemoObject, olds: DemoObject[]): void {
+  const newSpec = replicasOf(newRS);
+  const allPods = newSpec + olds.reduce((n, rs) => n + replicasOf(rs), 0);
+  const minAvailable = r.replicas - r.maxUnavailable;
+  const newUnavailable = newSpec - Number(statusOf(newRS).availableReplicas ?? 0);
+  // cleanupUnhealthyReplicas: old pods that are not available go first.
+  let maxScaledDown = allPods - minAvailable - newUnavailable;
+  for (let i = 0; i < olds.length && maxScaledDown > 0; i++) {
+    const rs = olds[i]!;
+    const unhealthy = replicasOf(rs) - Number(statusOf(rs).availableReplicas ?? 0);
+    if (unhealthy <= 0) continue;
+    const down = Math.min(maxScaledDown, unhealthy);
+    olds[i] = scaleReplicaSet(ctx, r, rs, replicasOf(rs) - down, r.maxSurge);
+    maxScaledDown -= down;
+  }
+  // scaleDownOldReplicaSetsForRollingUpdate
+  const availableNow = [newRS, ...olds].reduce((n, rs) => n + Math.min(replicasOf(rs), Number(statusOf(rs).availableReplicas ?? 0)), 0);
+  let budget = availableNow - minAvailable;
+  for (let i = 0; i < olds.length && budget > 0; i++) {
+    const rs = olds[i]!;
+    const down = Math.min(replicasOf(rs), budget);
+    if (down <= 0) continue;
+    olds[i] = scaleReplicaSet(ctx, r, rs, replicasOf(rs) - down, r.maxSurge);
+    budget -= down;
+  }
+}
+
+/** The new and old sets' pod counts, summed over their statuses. */
+interface SetCounts {
+  readonly total: number;
+  readonly updated: number;
+  readonly ready: number;
+  readonly available: number;
+  readonly terminating: number;
+  readonly complete: boolean;
+}
+
+function countSets(r: Rollout, newRS: DemoObject | undefined, olds: DemoObject[]): SetCounts {
+  const sets = newRS ? [newRS, ...olds] : olds;
+  const sum = (f: string) => sets.reduce((n, rs) => n + Number(statusOf(rs)[f] ?? 0), 0);
+  const total = sum('replicas');
+  const updated = newRS ? Number(statusOf(newRS).replicas ?? 0) : 0;
+  const newAvailable = newRS ? Number(statusOf(newRS).availableReplicas ?? 0) : 0;
+  const { replicas } = r;
+  const complete = !!newRS && updated === replicas && newAvailable === replicas && total === replicas && replicasOf(newRS) === replicas;
+  return { total, updated, ready: sum('readyReplicas'), available: sum('availableReplicas'), terminating: sum('terminatingReplicas'), complete };
+}
+
+/** syncRolloutStatus: the Deployment's revision, status counts and conditions; a complete rollout then cleans up old sets. */
+function syncRolloutStatus(
+  ctx: ControllerContext,
+  queue: WorkQueue,
+  r: Rollout,
+  newRS: DemoObject | undefined,
+  olds: DemoObject[],
+  progressing: Obj | undefined,
+  now: string,
+): void {
+  const d = syncRevision(ctx, r.d, newRS);
+  const counts = countSets(r, newRS, olds);
+  const old = statusOf(d);
+  let conds = setCondition(old.conditions as Obj[] | undefined, availableCondition(r, counts), now, true);
+  if (newRS) conds = syncProgressing(ctx, queue, d, newRS, conds, counts, progressing, now);
+  const status: Obj = {
+    observedGeneration: d.metadata.generation,
+    replicas: counts.total,
+    updatedReplicas: counts.updated,
+    readyReplicas: counts.ready,
+    availableReplicas: counts.available,
+    // DeploymentReplicaSetTerminatingReplicas (beta, on in v1.36): written even when 0.
+    terminatingReplicas: counts.terminating,
+  };
+  const unavailable = Math.max(0, r.replicas - counts.available);
+  if (unavailable) status.unavailableReplicas = unavailable;
+  for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas']) if (!status[k]) delete status[k];
+  status.conditions = conds;
+  if (old.collisionCount !== undefined) status.collisionCount = old.collisionCount;
+  const current = ctx.store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
+  if (current && current.metadata.uid === d.metadata.uid) ctx.updateStatus('apps', 'deployments', current, status);
+  if (counts.complete) cleanupDeployment(ctx, d, olds);
+}
+
+function availableCondition(r: Rollout, counts: SetCounts): Obj {
+  return counts.available >= r.replicas - r.maxUnavailable
+    ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
+    : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' };
+}
+
+/**
+ * The Progressing condition: this pass's own (a new set created), NewReplicaSetAvailable once
+ * complete, ReplicaSetUpdated on progress, else ProgressDeadlineExceeded once the deadline passed
+ * without progress (the key is re-queued for the deadline until then).
+ */
+function syncProgressing(
+  ctx: ControllerContext,
+  queue: WorkQueue,
+  d: DemoObject,
+  newRS: DemoObject,
+  conds: Obj[],
+  counts: SetCounts,
+  progressing: Obj | undefined,
+  now: string,
+): Obj[] {
+  const rsName = newRS.metadata.name;
+  const old = statusOf(d);
+  const prev = conds.find((c) => c.type === 'Progressing');
+  const oldPods = counts.total - counts.updated;
+  const progressed =
+    counts.updated > Number(old.updatedReplicas ?? 0) ||
+    counts.ready > Number(old.readyReplicas ?? 0) ||
+    counts.available > Number(old.availableReplicas ?? 0) ||
+    oldPods < Number(old.replicas ?? 0) - Number(old.updatedReplicas ?? 0);
+  const updating = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` };
+  if (progressing) return setCondition(conds, progressing, now, 'touch');
+  if (counts.complete) {
+    const done = { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` };
+    return setCondition(conds, done, now, true);
+  }
+  if (progressed || !prev || prev.reason === 'NewReplicaSetAvailable' || !String(prev.message ?? '').includes(`"${rsName}"`)) {
+    return setCondition(conds, updating, now, 'touch');
+  }
+  if (prev.reason === 'ProgressDeadlineExceeded') return conds;
+  // pkg/controller/deployment/util DeploymentTimedOut: no progress for progressDeadlineSeconds.
+  const deadlineS = (d.spec as Obj).progressDeadlineSeconds;
+  const deadlineMs = deadlineS === null ? Infinity : Number(deadlineS ?? 600) * 1000;
+  const left = Date.parse(String(prev.lastUpdateTime)) + deadlineMs - ctx.wallNow();
+  if (left <= 0) {
+    const timedOut = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` };
+    return setCondition(conds, timedOut, now, true);
+  }
+  if (Number.isFinite(left)) queue.addAfter(keyOf(d.metadata.namespace, d.metadata.name), left + 100);
+  return conds;
+}
+
+/** SetDeploymentRevision: the Deployment carries its new ReplicaSet's revision annotation (kubectl rollout undo patches next to it). */
+function syncRevision(ctx: ControllerContext, d: DemoObject, newRS: DemoObject | undefined): DemoObject {
+  const rev = newRS?.metadata.annotations?.[REVISION];
+  const current = ctx.store.get('apps', 'deployments', d.metadata.namespace, d.metadata.name);
+  if (!rev || !current || current.metadata.uid !== d.metadata.uid || current.metadata.annotations?.[REVISION] === rev) return current ?? d;
+  const annotations = { ...(current.metadata.annotations ?? {}), [REVISION]: rev };
+  return ctx.store.update('apps', 'deployments', { ...current, metadata: { ...current.metadata, annotations } }, { manager: KCM });
+}
+
+/** cleanupDeployment: old ReplicaSets with no pods beyond revisionHistoryLimit, oldest first. */
+function cleanupDeployment(ctx: ControllerContext, d: DemoObject, olds: DemoObject[]): void {
+  const limit = Number((d.spec as Obj).revisionHistoryLimit ?? 10);
+  const idle = olds
+    .filter((rs) => replicasOf(rs) === 0 && Number(statusOf(rs).replicas ?? 0) === 0 && !rs.metadata.deletionTimestamp)
+    .sort((a, b) => revisionOf(a) - revisionOf(b));
+  for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) ctx.store.delete('apps', 'replicasets', rs.metadata.namespace, rs.metadata.name);
 }

@@ -25,7 +25,8 @@ import { SimulatedPod } from './simulatedPod';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
 import { EventRecorder, kubeTimestamp } from './eventRecorder';
 import { planProcess } from './runtime';
-import { admit, matchesNode, type Rejection } from './admission';
+import { admit, type Rejection } from './admission';
+import { Scheduler } from './scheduler';
 import { qosClassOf } from './status';
 
 export type { KubeletClock } from './kubeletClock';
@@ -110,16 +111,6 @@ export function isSettled(pod: DemoObject): boolean {
   }
   return true;
 }
-
-/** The one node a pod's required node affinity allows by metadata.name, if that is how it is pinned. */
-function pinnedNode(pod: DemoObject): string | undefined {
-  const terms = (pod.spec as any)?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as any[] | undefined;
-  for (const term of terms ?? []) {
-    for (const f of term?.matchFields ?? []) if (f?.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1) return String(f.values[0]);
-  }
-  return undefined;
-}
-
 export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kubelet {
   const clock = opts.clock ?? realKubeletClock;
   const speed = opts.speed && opts.speed > 0 ? opts.speed : 1;
@@ -130,11 +121,7 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
   const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
   const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError, opts.logs);
-  const workers = new Map<string, SimulatedPod>();
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);
-  let nextNode = 0;
-  let stopped = false;
-
   for (const n of schedulable) {
     try {
       nodes.ensure(n);
@@ -142,45 +129,93 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       onError(e);
     }
   }
+  const loop = new PodEventLoop(ctx, new Scheduler(store, nodes, recorder, wallNow, schedulable));
+  loop.start();
 
-  // A FIFO of pending pod events (head index instead of shift(): the initial list can be large).
-  let queue: { pod: DemoObject; deleted: boolean }[] = [];
-  let head = 0;
-  let drainQueued = false;
-  const enqueue = (pod: DemoObject, deleted: boolean) => {
-    queue.push({ pod, deleted });
-    if (!drainQueued) {
-      drainQueued = true;
-      queueMicrotask(drain);
-    }
+  const stop = () => {
+    if (!loop.stop()) return;
+    opts.signal?.removeEventListener('abort', stop);
   };
-  function drain(): void {
-    drainQueued = false;
-    while (head < queue.length && !stopped) {
-      const item = queue[head++]!;
-      try {
-        handle(item.pod, item.deleted);
-      } catch (e) {
-        onError(e);
-      }
-    }
-    queue = [];
-    head = 0;
+  if (opts.signal?.aborted) stop();
+  else opts.signal?.addEventListener('abort', stop, { once: true });
+  return { stop, stats: () => loop.stats() };
+}
+
+/** The kubelet's pod loop: the store's pod events in order, each handled from the pod as it is now. */
+class PodEventLoop {
+  private readonly workers = new Map<string, SimulatedPod>();
+  // A FIFO of pending pod events (head index instead of shift(): the initial list can be large).
+  private queue: { pod: DemoObject; deleted: boolean }[] = [];
+  private head = 0;
+  private drainQueued = false;
+  private stopped = false;
+  private unsubscribe = () => {};
+
+  constructor(
+    private readonly ctx: KubeletContext,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  start(): void {
+    const { store } = this.ctx;
+    this.unsubscribe = store.subscribe((e) => {
+      if (e.group === '' && e.resource === 'pods') this.enqueue(e.object, e.type === 'DELETED');
+    });
+    if (store.type('', 'pods')) for (const pod of store.list('', 'pods').items) this.enqueue(pod, false);
   }
 
-  function handle(eventPod: DemoObject, deleted: boolean): void {
+  /** False when already stopped. */
+  stop(): boolean {
+    if (this.stopped) return false;
+    this.stopped = true;
+    this.unsubscribe();
+    for (const w of this.workers.values()) w.stop();
+    this.workers.clear();
+    this.queue = [];
+    this.head = 0;
+    return true;
+  }
+
+  stats(): { workers: number; pendingTimers: number } {
+    return { workers: this.workers.size, pendingTimers: [...this.workers.values()].reduce((n, w) => n + w.pendingTimers, 0) };
+  }
+
+  private enqueue(pod: DemoObject, deleted: boolean): void {
+    this.queue.push({ pod, deleted });
+    if (!this.drainQueued) {
+      this.drainQueued = true;
+      queueMicrotask(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    this.drainQueued = false;
+    while (this.head < this.queue.length && !this.stopped) {
+      const item = this.queue[this.head++]!;
+      try {
+        this.handle(item.pod, item.deleted);
+      } catch (e) {
+        this.ctx.onError(e);
+      }
+    }
+    this.queue = [];
+    this.head = 0;
+  }
+
+  private handle(eventPod: DemoObject, deleted: boolean): void {
+    const { store, nodes } = this.ctx;
     const uid = eventPod.metadata.uid ?? '';
     if (deleted) {
-      workers.get(uid)?.stop();
-      workers.delete(uid);
-      toldUnschedulable.delete(uid);
+      this.workers.get(uid)?.stop();
+      this.workers.delete(uid);
+      this.scheduler.forget(uid);
       return;
     }
     const pod = store.get('', 'pods', eventPod.metadata.namespace, eventPod.metadata.name);
     if (!pod || pod.metadata.uid !== uid) return; // gone or replaced: its own events follow
     const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
-    if (!nodeName) return schedule(pod);
-    const existing = workers.get(uid);
+    if (!nodeName) return this.scheduler.schedule(pod);
+    const existing = this.workers.get(uid);
     if (existing) return existing.update(pod);
     if (isSettled(pod)) return;
     if (!pod.metadata.deletionTimestamp && !isTerminal(pod) && !(pod.status as { containerStatuses?: unknown[] } | undefined)?.containerStatuses) {
@@ -188,16 +223,16 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       nodes.ensure(nodeName);
       const node = store.get('', 'nodes', undefined, nodeName);
       const rejection = node ? admit(pod, node) : undefined;
-      if (rejection) return reject(pod, nodeName, rejection);
+      if (rejection) return this.reject(pod, nodeName, rejection);
     }
-    const w = new SimulatedPod(ctx, pod);
-    workers.set(uid, w);
+    const w = new SimulatedPod(this.ctx, pod);
+    this.workers.set(uid, w);
     w.begin();
   }
 
   /** upstream rejectPod: a Warning Event with the reason, and the pod Failed ("Pod was rejected: ..."). */
-  function reject(pod: DemoObject, nodeName: string, r: Rejection): void {
-    recorder.record(
+  private reject(pod: DemoObject, nodeName: string, r: Rejection): void {
+    this.ctx.recorder.record(
       { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
       'Warning',
       r.reason,
@@ -206,84 +241,11 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
     );
     const st = (pod.status ?? {}) as Record<string, unknown>;
     const qosClass = qosClassOf(((pod.spec as { containers?: ContainerSpec[] } | undefined)?.containers ?? []) as ContainerSpec[]);
-    store.update(
+    this.ctx.store.update(
       '',
       'pods',
       { ...pod, status: { ...st, phase: 'Failed', reason: r.reason, message: `Pod was rejected: ${r.message}`, qosClass } },
       { subresource: 'status', manager: 'kubelet' },
     );
   }
-
-  const toldUnschedulable = new Set<string>();
-  /** default-scheduler's FailedScheduling, once per pod. */
-  function unschedulable(pod: DemoObject): void {
-    const uid = pod.metadata.uid ?? '';
-    if (toldUnschedulable.has(uid)) return;
-    toldUnschedulable.add(uid);
-    recorder.record(
-      { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-      'Warning',
-      'FailedScheduling',
-      `0/${schedulable.length} nodes are available: ${schedulable.length} node(s) didn't match Pod's node affinity/selector.`,
-      { component: 'default-scheduler' },
-    );
-  }
-
-  /** default-scheduler's part: bind (spec.nodeName), PodScheduled=True, a Scheduled Event. */
-  function schedule(pod: DemoObject): void {
-    if (pod.metadata.deletionTimestamp) return;
-    // A required node affinity on metadata.name (how DaemonSet pods are pinned) names the node;
-    // a pod pinned to a node that does not exist stays Pending, as with default-scheduler.
-    const pinned = pinnedNode(pod);
-    if (pinned !== undefined && !store.get('', 'nodes', undefined, pinned)) return;
-    // Round-robin over the nodes the pod's nodeSelector and node affinity admit (the predicate the
-    // kubelet's admission checks); none: the pod stays Pending, said once by a FailedScheduling Event.
-    const fits = schedulable.filter((n) => {
-      nodes.ensure(n);
-      const o = store.get('', 'nodes', undefined, n);
-      return !o || matchesNode(pod, n, (o.metadata.labels ?? {}) as Record<string, string>);
-    });
-    if (pinned === undefined && !fits.length) return unschedulable(pod);
-    const node = pinned ?? fits[nextNode++ % fits.length]!;
-    nodes.ensure(node);
-    const bound = store.update('', 'pods', { ...pod, spec: { ...(pod.spec as object), nodeName: node } }, { subresource: 'binding' });
-    const now = kubeTimestamp(wallNow());
-    const st = (bound.status ?? {}) as { conditions?: { type: string }[] };
-    const conditions = [
-      ...(st.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
-      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
-    ];
-    store.update('', 'pods', { ...bound, status: { phase: 'Pending', ...st, conditions } }, { subresource: 'status' });
-    recorder.record(
-      { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-      'Normal',
-      'Scheduled',
-      `Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`,
-      { component: 'default-scheduler' },
-      { action: 'Binding' },
-    );
-  }
-
-  const unsubscribe = store.subscribe((e) => {
-    if (e.group === '' && e.resource === 'pods') enqueue(e.object, e.type === 'DELETED');
-  });
-  if (store.type('', 'pods')) for (const pod of store.list('', 'pods').items) enqueue(pod, false);
-
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    unsubscribe();
-    for (const w of workers.values()) w.stop();
-    workers.clear();
-    queue = [];
-    head = 0;
-    opts.signal?.removeEventListener('abort', stop);
-  };
-  if (opts.signal?.aborted) stop();
-  else opts.signal?.addEventListener('abort', stop, { once: true });
-
-  return {
-    stop,
-    stats: () => ({ workers: workers.size, pendingTimers: [...workers.values()].reduce((n, w) => n + w.pendingTimers, 0) }),
-  };
 }

@@ -14,18 +14,35 @@ import {
   listContexts,
   namespaceChoices,
   type NamespaceChoices,
+  type ConnectionTarget,
   type OpenConnection,
 } from '../../app/connection/connection';
+import type { Lease, Session } from '../../app/connection/session';
+import type { TargetState } from '../../app/connection/target';
+import type { Logger } from '../../app/logger';
+import type { ResourceModel } from '../../app/model/resourceModel';
 import { KNOWN_KUBECONFIGS_KEY } from '../../app/ecosystem/kubernetesApi';
 import { userKubernetesSettings } from '../ecosystem/kubernetesExtension';
-import type { Services } from './services';
+import type { Basics, SettingsWriter } from './services';
+
+/** What reporting a connection problem needs: where to log, and the target (for "Open kubeconfig"). */
+export interface ProblemDeps {
+  readonly log: Logger;
+  readonly target: TargetState;
+}
+
+/** Select Context: the target it changes, and the settings it writes. */
+export type SelectContextDeps = ProblemDeps & Basics & SettingsWriter;
+
+/** Select Namespaces: a connection (the session's) to list them, and the namespaces the model knows. */
+export type SelectNamespacesDeps = SelectContextDeps & { readonly session: Session; readonly model: Pick<ResourceModel, 'context' | 'namespaces'> };
 
 const OPEN_KUBECONFIG = 'Open kubeconfig';
 const RETRY = 'Retry';
 const SELECT_CONTEXT = 'Select Context';
 
 /** Shows the problem with its actions; `retry` runs when the user picks Retry. Never throws. */
-export async function reportProblem(s: Services, e: unknown, where: { context?: string; server?: string }, retry?: () => unknown): Promise<void> {
+export async function reportProblem(s: ProblemDeps, e: unknown, where: { context?: string; server?: string }, retry?: () => unknown): Promise<void> {
   const p = describeConnectionError(e, where);
   s.log.error(p.message);
   const actions = [OPEN_KUBECONFIG, ...(retry ? [RETRY] : []), ...(p.kind === 'kubeconfig' || p.kind === 'unauthorized' ? [SELECT_CONTEXT] : [])];
@@ -35,7 +52,7 @@ export async function reportProblem(s: Services, e: unknown, where: { context?: 
   else if (choice === SELECT_CONTEXT) await vscode.commands.executeCommand(COMMANDS.selectContext.id);
 }
 
-export async function openKubeconfig(s: Services): Promise<void> {
+export async function openKubeconfig(s: Pick<ProblemDeps, 'target'>): Promise<void> {
   const files = kubeconfigFiles(s.target.current());
   const file = files.find((f) => existsSync(f));
   if (!file) {
@@ -47,13 +64,18 @@ export async function openKubeconfig(s: Services): Promise<void> {
   await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
 }
 
-/** The open connection to the current target, or undefined after telling the user why not. */
-export async function connect(s: Services, retry?: () => unknown): Promise<OpenConnection | undefined> {
+/**
+ * The open connection to the lease's target, or undefined after telling the user why not. A lease
+ * whose target was switched away while it connected gets undefined, and the user hears nothing of
+ * the old target (its client was closed on purpose).
+ */
+export async function connect(s: ProblemDeps, lease: Lease, retry?: () => unknown): Promise<OpenConnection | undefined> {
   const target = s.target.current();
   try {
-    return await s.connections.get(target);
+    const conn = await lease.connect();
+    return lease.current && !lease.signal.aborted ? conn : undefined;
   } catch (e) {
-    void reportProblem(s, e, { ...(target.context ? { context: target.context } : {}) }, retry);
+    if (lease.current && !lease.signal.aborted) void reportProblem(s, e, { ...(target.context ? { context: target.context } : {}) }, retry);
     return undefined;
   }
 }
@@ -70,7 +92,7 @@ interface ContextItem extends vscode.QuickPickItem {
  * offered while KubeLoop follows that extension and has no kubeconfig of its own. A file that cannot
  * be read is logged and left out.
  */
-function knownKubeconfigItems(s: Services, current: string | undefined): ContextItem[] {
+function knownKubeconfigItems(s: Basics, current: string | undefined): ContextItem[] {
   const settings = s.settings();
   if (!settings.followKubernetesExtension || settings.kubeconfig) return [];
   const items: ContextItem[] = [];
@@ -94,10 +116,7 @@ function knownKubeconfigItems(s: Services, current: string | undefined): Context
  * demo cluster is kept in memory only.
  * Resolves true when the target changed.
  */
-export async function selectContext(
-  s: Services,
-  demo: { name: string; url: string; target: () => import('../../app/connection/connection').ConnectionTarget } | undefined,
-): Promise<boolean> {
+export async function selectContext(s: SelectContextDeps, demo: { name: string; url: string; target: () => ConnectionTarget } | undefined): Promise<boolean> {
   const fromSettings = s.target.fromSettings();
   const items: ContextItem[] = [];
   const known = knownKubeconfigItems(s, fromSettings.kubeconfig);
@@ -168,8 +187,17 @@ export async function selectContext(
  * namespaces is offered the known ones (see namespaceChoices); anyone may type a namespace name that
  * is not offered and pick it. Resolves true when changed.
  */
-export async function selectNamespaces(s: Services): Promise<boolean> {
-  const conn = await connect(s, () => vscode.commands.executeCommand(COMMANDS.selectNamespaces.id));
+export async function selectNamespaces(s: SelectNamespacesDeps): Promise<boolean> {
+  const lease = s.session.begin();
+  try {
+    return await pickNamespaces(s, lease);
+  } finally {
+    lease.release();
+  }
+}
+
+async function pickNamespaces(s: SelectNamespacesDeps, lease: Lease): Promise<boolean> {
+  const conn = await connect(s, lease, () => vscode.commands.executeCommand(COMMANDS.selectNamespaces.id));
   if (!conn) return false;
   const settings = s.settings();
   const selected = new Set(settings.namespaces);

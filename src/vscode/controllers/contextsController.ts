@@ -14,7 +14,23 @@ import { extraContexts, withContext, withoutContext } from '../../app/contexts/c
 import { ListedContexts } from '../../app/contexts/listedContexts';
 import { SETTINGS_SECTION } from '../../app/settings';
 import type { ResourceNode } from '../../app/tree/treeNode';
-import type { Services } from './services';
+import type { TargetState } from '../../app/connection/target';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import type { ResourceTreeProvider } from '../tree/resourceTree';
+import type { Basics, SettingsWriter, StatusSink, TimelineSink } from './services';
+
+export type ContextsDeps = Basics &
+  SettingsWriter &
+  TimelineSink &
+  StatusSink & {
+    readonly target: TargetState;
+    /** The window's model: which context is the current one. */
+    readonly model: Pick<ResourceModel, 'context' | 'onChange'>;
+    readonly tree: Pick<ResourceTreeProvider, 'attachListed' | 'listedOf'>;
+    readonly view: Pick<vscode.TreeView<ResourceNode>, 'selection'>;
+    /** The lanes every context's loads share (the current one's and the listed ones'). */
+    readonly lanes: SharedLanes;
+  };
 
 export class ContextsController implements vscode.Disposable {
   readonly listed: ListedContexts;
@@ -22,10 +38,7 @@ export class ContextsController implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private kubeconfig: string | undefined;
 
-  constructor(
-    private readonly s: Services,
-    lanes: SharedLanes,
-  ) {
+  constructor(private readonly s: ContextsDeps) {
     this.kubeconfig = s.target.fromSettings().kubeconfig;
     this.connections = new ContextConnections({
       kubeconfig: () => s.target.fromSettings().kubeconfig,
@@ -34,7 +47,7 @@ export class ContextsController implements vscode.Disposable {
       timeline: s.timeline,
       log: s.log,
       origin: s.origin,
-      lanes,
+      lanes: s.lanes,
       reachTimeoutMs: MULTI_REACH_TIMEOUT_MS,
     });
     this.listed = new ListedContexts({ clock: realClock, load: this.connections.load, closed: (name) => this.connections.close(name) });

@@ -12,7 +12,11 @@ import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import type { ConnectionTarget } from '../../app/connection/connection';
 import { demoSettingsFromEnv, describeDemoSettings } from '../../app/demo/demoOptions';
 import { appendReconciles } from '../../app/timeline/controllers';
-import { setContextKey, type Services } from './services';
+import type { TargetState } from '../../app/connection/target';
+import type { Logger } from '../../app/logger';
+import { setContextKey, type Storage, type TimelineSink } from './services';
+
+export type DemoDeps = TimelineSink & Storage & { readonly log: Logger; readonly target: TargetState };
 
 /** The context name the demo cluster's kubeconfig defines (src/demo/kubeconfig.ts). */
 export const DEMO_CONTEXT = 'kubeloop-demo';
@@ -22,7 +26,7 @@ export class DemoController implements vscode.Disposable {
   private starting: Promise<DemoCluster | undefined> | undefined;
   private kubeconfigPath: string | undefined;
 
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: DemoDeps) {}
 
   /** While running: its name, URL and the target that points at it. */
   get info(): { name: string; url: string; target: () => ConnectionTarget } | undefined {
@@ -49,7 +53,7 @@ export class DemoController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`KubeLoop: cannot start the demo cluster: ${(e as Error).message}`);
       return;
     }
-    const path = join(this.s.ext.globalStorageUri.fsPath, 'demo', 'kubeconfig');
+    const path = join(this.s.storagePath, 'demo', 'kubeconfig');
     this.starting = Promise.resolve(
       vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'KubeLoop: starting the demo cluster…' }, async () => {
         const cluster = await startDemoCluster({

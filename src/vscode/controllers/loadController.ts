@@ -4,16 +4,19 @@
  * abort the load's signal. One load at a time: a new one cancels the one running. Glue only; the
  * load itself is ../load/loadRunner.ts.
  */
-import type { ApiCost } from '../../core/loader/loadCost';
 import * as vscode from 'vscode';
-import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
-import { noRightsText, nothingPermitted } from '../../core/loader/scope';
-import { progressMessage, runLoad, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
+import { CONTEXT_KEYS } from '../../app/commandIds';
+import { progressMessage, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
+import type { ApiCost } from '../../core/loader/loadCost';
+import { WindowLoads, type WindowLoadsDeps } from '../../app/load/windowLoads';
+import type { OpenConnection } from '../../app/connection/connection';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import { Paced } from '../../app/paced';
 import { realClock } from '../../core/clock';
-import { connect, reportProblem } from './connection';
-import { setContextKey, type Services } from './services';
-import { formatCount } from '../../core/formatCount';
+import { reportProblem } from './connection';
+import { setContextKey, type StatusSink } from './services';
+import type { ResourceTreeProvider } from '../tree/resourceTree';
+import { tellLoadResult, type LoadMessageDeps } from './loadMessages';
 
 /** How long a load runs before its progress notification shows (see load()). */
 export const NOTIFY_AFTER_MS = 500;
@@ -22,39 +25,31 @@ export interface LoadOptions {
   only?: { typeKey: string; namespace?: string };
 }
 
+export type LoadDeps = WindowLoadsDeps &
+  LoadMessageDeps &
+  StatusSink & {
+    readonly tree: Pick<ResourceTreeProvider, 'paceForLoad' | 'refresh' | 'refreshAllNow' | 'getChildren'>;
+    readonly view: Pick<vscode.TreeView<ResourceNode>, 'visible' | 'reveal'>;
+  };
+
 export class LoadController implements vscode.Disposable {
-  private current: { ac: AbortController; done: Promise<unknown> } | undefined;
+  private readonly loads: WindowLoads;
   private seq = 0;
   /** The running load's progress (for the status bar). */
   progress: LoadProgress | undefined;
   /** The last load's API cost (for the status bar's tooltip). */
   lastCost: ApiCost | undefined;
 
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: LoadDeps) {
+    this.loads = new WindowLoads(s);
+  }
 
   get loading(): boolean {
-    return !!this.current;
+    return this.loads.loading;
   }
 
   async load(opts: LoadOptions = {}): Promise<LoadResult | undefined> {
-    if (this.current) {
-      this.current.ac.abort(new Error('superseded by a new load'));
-      await this.current.done.catch(() => undefined);
-    }
-    const conn = await connect(this.s, () => this.load(opts));
-    if (!conn) return undefined;
-    const settings = this.s.settings();
-    const ac = new AbortController();
-    const loadId = `load-${++this.seq}`;
-    const ctx = conn.context;
-    this.s.model.retarget({ context: ctx.name, server: ctx.server, ...(opts.only ? {} : { namespaces: settings.namespaces }) });
-    if (!opts.only) void this.revealView();
-    // The tree's redraws and the progress' are spaced while the load runs (the workbench draws on
-    // the cores the load uses); both return to their pace, and show the end, when it is over.
-    const endPace = opts.only ? () => undefined : this.s.tree.paceForLoad();
-    const title = opts.only
-      ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}`
-      : `KubeLoop: loading "${ctx.name}"`;
+    const mine = ++this.seq;
     // The notification's reporter, once it is shown (NOTIFY_AFTER_MS below), and the latest progress
     // this load delivered, which it shows first.
     let report: ((p: LoadProgress) => void) | undefined;
@@ -64,54 +59,37 @@ export class LoadController implements vscode.Disposable {
       report?.(p);
       this.s.statusChanged();
     }, realClock);
-    const loading = runLoad({
-      client: conn.client,
-      contextName: ctx.name,
-      settings,
-      ...(opts.only ? { only: opts.only } : {}),
-      model: this.s.model,
-      timeline: this.s.timeline,
-      log: this.s.log,
-      origin: this.s.origin,
-      loadId,
-      signal: ac.signal,
-      lanes: this.s.lanes,
-      onProgress: (p) => paced.push(p),
-    });
-    // The cancellable progress notification comes NOTIFY_AFTER_MS after the start, if the load still
-    // runs: it and its animation are drawn by the workbench's renderer, which at that moment also
-    // has the tree's first rows to fetch and draw (each a round trip to this busy host); a load that
-    // ends before it never shows one. The status bar says "loading" from the start, and Cancel Load
-    // works from the start.
-    const notifyTimer = realClock.setTimer(NOTIFY_AFTER_MS, () => {
-      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-        token.onCancellationRequested(() => ac.abort(new Error('cancelled by the user')));
-        let shown = 0;
-        report = (p) => {
-          const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
-          progress.report({ message: progressMessage(p), increment: pct - shown });
-          shown = pct;
-        };
-        if (latest) report(latest);
-        else progress.report({ message: 'discovering resource types…' });
-        await loading.catch(() => undefined);
-      });
-    });
-    const work = loading.finally(() => notifyTimer.cancel());
-    const entry = { ac, done: work };
-    this.current = entry;
+    let endPace = () => undefined as void;
+    let notifyTimer: { cancel(): void } | undefined;
     setContextKey(CONTEXT_KEYS.loading, true);
     this.s.statusChanged();
-    let result: LoadResult;
+    const loading = this.loads.load({
+      ...opts,
+      onProgress: (p) => paced.push(p),
+      onStart: (conn, signal) => {
+        if (!opts.only) void this.revealView();
+        // The tree's redraws and the progress' are spaced while the load runs (the workbench draws on
+        // the cores the load uses); both return to their pace, and show the end, when it is over.
+        if (!opts.only) endPace = this.s.tree.paceForLoad();
+        notifyTimer = this.notifyLater(
+          conn,
+          opts,
+          signal,
+          loading,
+          (r) => (report = r),
+          () => latest,
+        );
+      },
+    });
+    let outcome: Awaited<typeof loading>;
     try {
-      result = await work;
-      this.lastCost = result.summary.apiCost;
+      outcome = await loading;
     } finally {
+      notifyTimer?.cancel();
       report = undefined;
       paced.dispose();
       endPace();
-      if (this.current === entry) {
-        this.current = undefined;
+      if (this.seq === mine) {
         this.progress = undefined;
         setContextKey(CONTEXT_KEYS.loading, false);
       }
@@ -122,23 +100,53 @@ export class LoadController implements vscode.Disposable {
       // expanded rows stay expanded.
       this.s.tree.refresh();
     }
-    if (nothingPermitted(result.summary)) {
-      // Nothing at all may be listed: one message that says who and where, not a list of 403s.
-      const user =
-        (await conn.client.whoAmI({ signal: AbortSignal.timeout(settings.requestTimeoutSeconds * 1000) }).catch(() => undefined)) ??
-        ctx.user?.name ??
-        'anonymous';
-      const where = result.plan?.fallbackNamespaces.length ? result.plan.fallbackNamespaces : settings.namespaces;
-      const text = noRightsText({ user, context: ctx.name, server: ctx.server }, where);
-      this.s.log.error(`loader: ${text}`);
-      void vscode.window.showErrorMessage(`KubeLoop: ${text}`, 'Select Context', 'Select Namespaces').then((c) => {
-        if (c === 'Select Context') void vscode.commands.executeCommand(COMMANDS.selectContext.id);
-        else if (c === 'Select Namespaces') void vscode.commands.executeCommand(COMMANDS.selectNamespaces.id);
-      });
-      return result;
+    if (outcome.kind === 'dropped') return undefined;
+    if (outcome.kind === 'unconnected') {
+      const t = outcome.target;
+      void reportProblem(this.s, outcome.error, { ...(t.context ? { context: t.context } : {}) }, () => this.load(opts));
+      return undefined;
     }
-    this.tell(result, ctx.name, ctx.server, opts);
-    return result;
+    this.lastCost = outcome.result.summary.apiCost;
+    this.s.statusChanged();
+    await tellLoadResult(this.s, outcome.result, outcome.conn, () => this.load(opts));
+    return outcome.result;
+  }
+
+  /**
+   * The cancellable progress notification comes NOTIFY_AFTER_MS after the start, if the load still
+   * runs: it and its animation are drawn by the workbench's renderer, which at that moment also has
+   * the tree's first rows to fetch and draw (each a round trip to this busy host); a load that ends
+   * before it never shows one. The status bar says "loading" from the start, and Cancel Load works
+   * from the start.
+   */
+  private notifyLater(
+    conn: OpenConnection,
+    opts: LoadOptions,
+    signal: AbortSignal,
+    loading: Promise<unknown>,
+    setReport: (r: (p: LoadProgress) => void) => void,
+    latest: () => LoadProgress | undefined,
+  ): { cancel(): void } {
+    const title = opts.only
+      ? `KubeLoop: refreshing ${opts.only.typeKey}${opts.only.namespace ? ` in ${opts.only.namespace}` : ''}`
+      : `KubeLoop: loading "${conn.context.name}"`;
+    return realClock.setTimer(NOTIFY_AFTER_MS, () => {
+      if (signal.aborted) return;
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+        token.onCancellationRequested(() => this.loads.cancel());
+        let shown = 0;
+        const report = (p: LoadProgress) => {
+          const pct = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
+          progress.report({ message: progressMessage(p), increment: pct - shown });
+          shown = pct;
+        };
+        setReport(report);
+        const l = latest();
+        if (l) report(l);
+        else progress.report({ message: 'discovering resource types…' });
+        await loading.catch(() => undefined);
+      });
+    });
   }
 
   /**
@@ -160,45 +168,12 @@ export class LoadController implements vscode.Disposable {
 
   /** Cancels the running load (the same as the notification's Cancel). */
   cancel(): boolean {
-    if (!this.current) {
-      void vscode.window.showInformationMessage('KubeLoop: no load is running.');
-      return false;
-    }
-    this.current.ac.abort(new Error('cancelled by the user'));
-    return true;
-  }
-
-  private tell(r: LoadResult, context: string, server: string, opts: LoadOptions): void {
-    const s = r.summary;
-    const fmt = formatCount;
-    switch (s.outcome) {
-      case 'failed':
-        void reportProblem(this.s, s.error, { context, server }, () => this.load(opts));
-        return;
-      case 'cancelled':
-        void vscode.window.showInformationMessage(
-          s.ok === 0
-            ? 'KubeLoop: load cancelled before any type finished loading.'
-            : `KubeLoop: load cancelled. The tree keeps the ${s.ok} type list(s) that finished (${fmt(s.objects)} objects).`,
-        );
-        return;
-      case 'partial': {
-        const failed = this.s.model.failures();
-        const names = failed.slice(0, 3).map((f) => `${f.type.key}${f.namespace ? ` in ${f.namespace}` : ''} (${f.status ? `${f.status} ` : ''}${f.reason})`);
-        const more = failed.length > 3 ? ` and ${failed.length - 3} more` : '';
-        void vscode.window
-          .showWarningMessage(`KubeLoop: loaded ${fmt(s.objects)} objects; ${s.failed} type(s) failed: ${names.join(', ')}${more}.`, 'Show Logs')
-          .then((c) => {
-            if (c) void vscode.commands.executeCommand(COMMANDS.showLogs.id);
-          });
-        return;
-      }
-      default:
-        return;
-    }
+    if (this.loads.cancel()) return true;
+    void vscode.window.showInformationMessage('KubeLoop: no load is running.');
+    return false;
   }
 
   dispose(): void {
-    this.current?.ac.abort(new Error('the extension is shutting down'));
+    this.loads.dispose();
   }
 }

@@ -11,8 +11,12 @@
 import * as vscode from 'vscode';
 import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { expandHome } from '../../app/connection/connection';
+import type { TimelineStore } from '../../core/timeline/store';
 import { defaultRecordingPath, LiveRecording, recordingsFolder, recordingStatusText } from '../../app/recording/liveRecording';
-import { setContextKey, type Services } from './services';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import { setContextKey, type Basics, type Storage } from './services';
+
+export type RecordingDeps = Basics & Storage & { readonly timeline: TimelineStore; readonly model: Pick<ResourceModel, 'context' | 'server'> };
 import type { SyncController } from './syncController';
 import { redactUrl } from '../../core/kube/redactUrl';
 
@@ -22,7 +26,7 @@ export class RecordingController implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kubeloop.recording', vscode.StatusBarAlignment.Left, 49);
 
   constructor(
-    private readonly s: Services,
+    private readonly s: RecordingDeps,
     private readonly sync: SyncController,
     /** Offered after a recording is saved ("Open Recording"). */
     private readonly open?: (path: string) => unknown,
@@ -110,7 +114,7 @@ export class RecordingController implements vscode.Disposable {
   }
 
   private async askPath(): Promise<string | undefined> {
-    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.ext.globalStorageUri.fsPath);
+    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.storagePath);
     const uri = await vscode.window.showSaveDialog({
       title: 'KubeLoop: Start Recording',
       saveLabel: 'Record',

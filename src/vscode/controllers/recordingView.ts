@@ -32,7 +32,7 @@ import { instantOf, parseInstant, recordedTimeline, recordingBanner } from '../.
 import { Recording, type ObjectChange } from '../../core/recorder/reader';
 import { TimelineStore } from '../../core/timeline/store';
 import { TimelinePanel, type TimelinePanelOptions } from '../timeline/panel';
-import { setContextKey, type Services } from './services';
+import { setContextKey, type Basics, type Storage } from './services';
 
 type RecNode =
   | { kind: 'type'; type: string; keys: string[]; sorted?: boolean }
@@ -64,7 +64,7 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
   private readonly view: vscode.TreeView<RecNode>;
 
   constructor(
-    private readonly s: Services,
+    private readonly s: Basics & Storage,
     private readonly panelOptions: () => Pick<TimelinePanelOptions, 'extensionUri' | 'log'>,
   ) {
     this.view = vscode.window.createTreeView(RECORDING_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
@@ -277,7 +277,7 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
   }
 
   private async askPath(): Promise<string | undefined> {
-    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.ext.globalStorageUri.fsPath);
+    const folder = await recordingsFolder(this.s.settings()['recording.folder'], this.s.storagePath);
     const uris = await vscode.window.showOpenDialog({
       title: 'KubeLoop: Open Recording',
       openLabel: 'Open Recording',

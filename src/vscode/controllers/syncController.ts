@@ -13,8 +13,19 @@ import { pollRemoteReconciles } from '../../app/timeline/remoteReconciles';
 import { realClock } from '../../core/clock';
 import type { KubeClient } from '../../core/kube/client';
 import { DEMO_CONTEXT } from './demoController';
-import { connect, reportProblem } from './connection';
-import { setContextKey, type Services } from './services';
+import type { Lease, Session } from '../../app/connection/session';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import { connect, reportProblem, type ProblemDeps } from './connection';
+import { setContextKey, type Basics, type StatusSink, type TimelineSink } from './services';
+
+export type SyncDeps = Basics &
+  ProblemDeps &
+  TimelineSink &
+  StatusSink & {
+    readonly session: Session;
+    /** The window's model: the loop keeps its loaded types converged. */
+    readonly model: ResourceModel;
+  };
 
 /** How long the loop may go without every source listing before the user is told. */
 const SOURCES_WARN_MS = 15_000;
@@ -32,14 +43,23 @@ export class SyncController implements vscode.Disposable {
   /** Told when the running loop ends (stopped, restarted on a new scope, or ended by itself): a recording of it ends too. */
   onStopped: (() => void) | undefined;
 
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: SyncDeps) {}
 
   /**
    * Quick pick of the cluster's nodes, plus "All nodes". A running loop restarts on the new scope.
    * Resolves true when the scope changed.
    */
   async chooseNode(): Promise<boolean> {
-    const conn = await connect(this.s, () => this.chooseNode());
+    const lease = this.s.session.begin();
+    try {
+      return await this.pickNode(lease);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async pickNode(lease: Lease): Promise<boolean> {
+    const conn = await connect(this.s, lease, () => this.chooseNode());
     if (!conn) return false;
     let names: string[];
     try {
@@ -87,12 +107,21 @@ export class SyncController implements vscode.Disposable {
       void vscode.window.showInformationMessage('KubeLoop: the sync loop is already running.');
       return;
     }
-    const conn = await connect(this.s, () => this.start());
+    const lease = this.s.session.begin();
+    try {
+      await this.startOn(lease);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private async startOn(lease: Lease): Promise<void> {
+    const conn = await connect(this.s, lease, () => this.start());
     if (!conn || this.runner) return;
     const settings = this.s.settings();
     const { model } = this.s;
     // a loop on another context than the tree shows starts from an empty tree in the loop's scope
-    if (model.context !== conn.context.name) model.retarget({ context: conn.context.name, server: conn.context.server, namespaces: settings.namespaces });
+    if (!lease.show(conn, model.context !== conn.context.name ? settings.namespaces : undefined)) return;
     const types = informerTypes(model);
     const runner = new SyncRunner({
       client: conn.client,

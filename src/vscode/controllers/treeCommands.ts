@@ -9,19 +9,33 @@ import { CLUSTER } from '../../app/model/resourceModel';
 import type { ResourceNode } from '../../app/tree/treeNode';
 import type { ObjectAddress } from '../../app/yaml/address';
 import { yamlUri } from '../yaml/provider';
-import { setContextKey, type Services } from './services';
+import type { TimelineStore } from '../../core/timeline/store';
+import type { Logger } from '../../app/logger';
+import type { ResourceModel } from '../../app/model/resourceModel';
+import type { ResourceTreeProvider } from '../tree/resourceTree';
+import { setContextKey, type StatusSink } from './services';
+
+/** The tree's commands act on the tree view, its provider and the window's model. */
+export type TreeCommandDeps = StatusSink & {
+  readonly log: Logger;
+  readonly view: vscode.TreeView<ResourceNode>;
+  readonly tree: ResourceTreeProvider;
+  readonly model: Pick<ResourceModel, 'type'>;
+  readonly timeline: TimelineStore;
+};
+type Deps<K extends keyof TreeCommandDeps> = Pick<TreeCommandDeps, K>;
 
 function isNode(v: unknown): v is ResourceNode {
   return typeof v === 'object' && v !== null && typeof (v as ResourceNode).id === 'string' && Array.isArray((v as ResourceNode).path);
 }
 
 /** The node a command acts on: its argument, else the tree's selection. */
-export function targetNode(s: Services, arg: unknown): ResourceNode | undefined {
+export function targetNode(s: Deps<'view'>, arg: unknown): ResourceNode | undefined {
   if (isNode(arg)) return arg;
   return s.view.selection[0];
 }
 
-export function objectAddress(s: Services, node: ResourceNode): ObjectAddress | undefined {
+function objectAddress(s: Deps<'tree'>, node: ResourceNode): ObjectAddress | undefined {
   const model = s.tree.modelOf(node); // the current context's, or a listed context's
   if (node.kind !== 'object' || !model.context) return undefined;
   const type = model.type(node.typeKey!);
@@ -36,7 +50,7 @@ export function objectAddress(s: Services, node: ResourceNode): ObjectAddress | 
   };
 }
 
-export async function openResourceYaml(s: Services, arg: unknown): Promise<void> {
+export async function openResourceYaml(s: Deps<'view' | 'tree'>, arg: unknown): Promise<void> {
   const node = targetNode(s, arg);
   const a = node && objectAddress(s, node);
   if (!a) {
@@ -53,7 +67,7 @@ export async function openResourceYaml(s: Services, arg: unknown): Promise<void>
  * "Reveal in Timeline" on a tree object: the timeline panel, filtered to the object's sync-loop
  * iterations. Says so when there are none yet (the loop has not run on it), and opens it anyway.
  */
-export function revealInTimeline(s: Services, arg: unknown, show: (key: string) => void): void {
+export function revealInTimeline(s: Deps<'view' | 'tree' | 'timeline'>, arg: unknown, show: (key: string) => void): void {
   const node = targetNode(s, arg);
   const key = node?.kind === 'object' ? s.tree.modelOf(node).object(node.namespace ?? CLUSTER, node.typeKey!, node.name!)?.view.key : undefined;
   if (!key) {
@@ -66,7 +80,7 @@ export function revealInTimeline(s: Services, arg: unknown, show: (key: string) 
   }
 }
 
-export async function copyName(s: Services, arg: unknown): Promise<void> {
+export async function copyName(s: Deps<'view' | 'tree'>, arg: unknown): Promise<void> {
   const node = targetNode(s, arg);
   const name =
     node?.kind === 'object' ? node.name : node?.kind === 'namespace' ? node.namespace : node?.kind === 'context' ? s.tree.modelOf(node).context : undefined;
@@ -75,7 +89,7 @@ export async function copyName(s: Services, arg: unknown): Promise<void> {
   vscode.window.setStatusBarMessage(`Copied "${name}"`, 2000);
 }
 
-export async function applyFilter(s: Services, text: string): Promise<void> {
+export async function applyFilter(s: Deps<'view' | 'tree' | 'log' | 'statusChanged'>, text: string): Promise<void> {
   s.tree.setFilter(text);
   const f = s.tree.tree.filter;
   s.view.description = f ? `filter: ${f}` : undefined;
@@ -94,7 +108,7 @@ export async function applyFilter(s: Services, text: string): Promise<void> {
   }
 }
 
-export async function filter(s: Services): Promise<void> {
+export async function filter(s: Deps<'view' | 'tree' | 'log' | 'statusChanged'>): Promise<void> {
   const text = await vscode.window.showInputBox({
     title: 'KubeLoop: Filter Resources',
     prompt: 'Show objects whose name, kind or namespace contains this text (empty: show everything)',
@@ -107,14 +121,14 @@ export async function filter(s: Services): Promise<void> {
   await applyFilter(s, text);
 }
 
-export function showMore(s: Services, arg: unknown): void {
+export function showMore(s: Deps<'tree'>, arg: unknown): void {
   if (!isNode(arg) || arg.kind !== 'more') return;
   const type = s.tree.treeOf(arg).showMore(arg); // the current context's tree, or a listed context's
   if (type) s.tree.refresh(type);
 }
 
 /** What Refresh Type refreshes for a node: its type, in its namespace (if it has one). */
-export function refreshScope(s: Services, node: ResourceNode | undefined): { typeKey: string; namespace?: string } | undefined {
+export function refreshScope(s: Deps<'model'>, node: ResourceNode | undefined): { typeKey: string; namespace?: string } | undefined {
   if (!node) return undefined;
   if (node.kind === 'failure') return { typeKey: node.failure!.typeKey, ...(node.failure!.namespace ? { namespace: node.failure!.namespace } : {}) };
   if (node.kind !== 'type' && node.kind !== 'object' && node.kind !== 'more') return undefined;

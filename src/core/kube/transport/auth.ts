@@ -159,24 +159,8 @@ async function proxyAgent(ctx: KubeContext, user: KubeContext['user']): Promise<
   return o.agent as http.Agent | undefined;
 }
 
-export interface RequestAuthOptions {
-  /** Auth-provider credentials (client-node) are re-applied at most this often, and after a 401. Default 30 s. */
-  refreshMs?: number;
-  /** Exec plugin run timeout. Default 60 s. */
-  execTimeoutMs?: number;
-  /** The resolved proxy of the cluster (see proxy.ts), undefined for a direct connection. */
-  proxy?: URL;
-}
-
-export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshOrOpts: number | RequestAuthOptions = {}): Promise<RequestAuth> {
-  const o: RequestAuthOptions = typeof refreshOrOpts === 'number' ? { refreshMs: refreshOrOpts } : refreshOrOpts;
-  const refreshMs = o.refreshMs ?? 30_000;
-  const proxy = o.proxy;
-  const where = `context "${ctx.name}"`;
-  const secure = ctx.server.startsWith('https:');
-  // Credentials only over TLS (see above): for http:// the context is anonymous (impersonation kept).
-  const user = secure ? ctx.user : undefined;
-  const ca = material(where, 'certificate-authority', ctx.cluster.caFile, ctx.cluster.caData);
+/** The cluster's TLS, whatever the user entry holds: its CA, insecure-skip-tls-verify, tls-server-name. */
+function clusterTls(ctx: KubeContext, ca: Buffer | undefined): Tls {
   const base: Tls = {};
   if (ca) base.ca = ca;
   if (ctx.cluster.skipTLSVerify) {
@@ -188,25 +172,24 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
     base.ca ??= [];
   }
   if (ctx.cluster.tlsServerName) base.servername = ctx.cluster.tlsServerName;
-  const staticCert = material(where, 'client-certificate', user?.certFile, user?.certData);
-  const staticKey = material(where, 'client-key', user?.keyFile, user?.keyData);
-  const exec =
-    secure && ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
-  const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
-  const tokenFile = user?.token && ctx.tokenFile && !exec && !authProvider ? new TokenFile(ctx.tokenFile, clock, user.token) : undefined;
-  // client-go reloads the pair only when both come from files (ReloadTLSFiles)
-  const keyPair =
-    staticCert && staticKey && user?.certFile && user.keyFile && !user.certData && !user.keyData
-      ? new KeyPairFiles(user.certFile, user.keyFile, clock, { cert: staticCert, key: staticKey })
-      : undefined;
+  return base;
+}
 
-  const fixed: HeaderMap = impersonationHeaders(ctx);
-  const bearer = (token: string) => ({ Authorization: `Bearer ${token.trim()}` });
-  if (user?.token) Object.assign(fixed, bearer(user.token));
-  else if (user?.username) fixed.Authorization = 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64');
+const bearer = (token: string) => ({ Authorization: `Bearer ${token.trim()}` });
 
-  /** The dynamic part: an exec credential, or an auth-provider's header. */
-  const dynamicPart = async (signal?: AbortSignal): Promise<{ headers: HeaderMap; cert?: Buffer; key?: Buffer }> => {
+/** The user's static Authorization: its token, else its basic auth. */
+function staticAuthorization(user: KubeContext['user'] | undefined): HeaderMap {
+  if (user?.token) return bearer(user.token);
+  if (user?.username) return { Authorization: 'Basic ' + Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64') };
+  return {};
+}
+
+/** What a credential source gives now: headers, and a client certificate and key for new connections. */
+type Dynamic = { headers: HeaderMap; cert?: Buffer; key?: Buffer };
+
+/** The dynamic part of the credentials: an exec credential, or an auth-provider's header (else nothing). */
+function dynamicCredentials(where: string, exec: ExecCredentialProvider | undefined, authProvider: KubeConfig | undefined) {
+  return async (signal?: AbortSignal): Promise<Dynamic> => {
     if (exec) {
       const c = await exec.get(signal);
       return {
@@ -227,6 +210,53 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
     }
     return { headers: {} };
   };
+}
+
+/**
+ * The maker of the transport's agent for given TLS material: keep-alive, direct or through an
+ * http(s) proxy's CONNECT tunnel; a socks proxy-url gets client-node's agent (one, whatever the TLS).
+ */
+async function agentMaker(ctx: KubeContext, user: KubeContext['user'], secure: boolean, proxy: URL | undefined): Promise<(tls: Tls) => http.Agent> {
+  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx, user);
+  return (tls) =>
+    tunnels(proxy)
+      ? makeTunnelAgent(secure, tls, proxy.href)
+      : (proxied ?? (secure ? new https.Agent({ keepAlive: true, ...withSharedContext(tls) }) : new http.Agent({ keepAlive: true })));
+}
+
+export interface RequestAuthOptions {
+  /** Auth-provider credentials (client-node) are re-applied at most this often, and after a 401. Default 30 s. */
+  refreshMs?: number;
+  /** Exec plugin run timeout. Default 60 s. */
+  execTimeoutMs?: number;
+  /** The resolved proxy of the cluster (see proxy.ts), undefined for a direct connection. */
+  proxy?: URL;
+}
+
+export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshOrOpts: number | RequestAuthOptions = {}): Promise<RequestAuth> {
+  const o: RequestAuthOptions = typeof refreshOrOpts === 'number' ? { refreshMs: refreshOrOpts } : refreshOrOpts;
+  const refreshMs = o.refreshMs ?? 30_000;
+  const proxy = o.proxy;
+  const where = `context "${ctx.name}"`;
+  const secure = ctx.server.startsWith('https:');
+  // Credentials only over TLS (see above): for http:// the context is anonymous (impersonation kept).
+  const user = secure ? ctx.user : undefined;
+  const ca = material(where, 'certificate-authority', ctx.cluster.caFile, ctx.cluster.caData);
+  const base = clusterTls(ctx, ca);
+  const staticCert = material(where, 'client-certificate', user?.certFile, user?.certData);
+  const staticKey = material(where, 'client-key', user?.keyFile, user?.keyData);
+  const exec =
+    secure && ctx.exec ? new ExecCredentialProvider(ctx.exec, clusterInfo(ctx, ca), { timeoutMs: o.execTimeoutMs, contextName: ctx.name }) : undefined;
+  const authProvider = !exec && user?.authProvider ? ctx.kc : undefined;
+  const tokenFile = user?.token && ctx.tokenFile && !exec && !authProvider ? new TokenFile(ctx.tokenFile, clock, user.token) : undefined;
+  // client-go reloads the pair only when both come from files (ReloadTLSFiles)
+  const keyPair =
+    staticCert && staticKey && user?.certFile && user.keyFile && !user.certData && !user.keyData
+      ? new KeyPairFiles(user.certFile, user.keyFile, clock, { cert: staticCert, key: staticKey })
+      : undefined;
+
+  const fixed: HeaderMap = { ...impersonationHeaders(ctx), ...staticAuthorization(user) };
+  const dynamicPart = dynamicCredentials(where, exec, authProvider);
   const tlsWith = (cert?: Buffer, key?: Buffer): Tls => {
     const t: Tls = { ...base };
     const c = cert ?? keyPair?.current.cert ?? staticCert;
@@ -237,12 +267,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   };
 
   const first = await dynamicPart();
-  // An http(s) proxy: our own keep-alive CONNECT tunnel; a socks proxy-url: client-node's agent.
-  const proxied = tunnels(proxy) ? undefined : await proxyAgent(ctx, user);
-  const makeAgent = (tls: Tls): http.Agent =>
-    tunnels(proxy)
-      ? makeTunnelAgent(secure, tls, proxy.href)
-      : (proxied ?? (secure ? new https.Agent({ keepAlive: true, ...withSharedContext(tls) }) : new http.Agent({ keepAlive: true })));
+  const makeAgent = await agentMaker(ctx, user, secure, proxy);
   let tls = tlsWith(first.cert, first.key);
   let tlsVersion = 0;
   let agent = makeAgent(tls);
@@ -250,7 +275,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
   let cached: HeaderMap = { ...fixed, ...first.headers };
   let cachedAt = clock.now();
   let generation = exec?.currentGeneration ?? 0;
-  let dynamic: { headers: HeaderMap; cert?: Buffer; key?: Buffer } = first;
+  let dynamic: Dynamic = first;
 
   /** New connections for a rotated client certificate (the plugin's or the files'). */
   const retls = () => {
@@ -261,7 +286,7 @@ export async function createRequestAuth(ctx: KubeContext, clock: Clock, refreshO
     tlsVersion++;
     agent = makeAgent(tls);
   };
-  const adopt = (d: { headers: HeaderMap; cert?: Buffer; key?: Buffer }) => {
+  const adopt = (d: Dynamic) => {
     dynamic = d;
     retls();
     cached = { ...fixed, ...d.headers };

@@ -34,7 +34,16 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { HeaderMap, Tls } from './auth';
-import { ioWorkerMain, type FromWorker, type ToWorker } from './ioWorker';
+import type { FromWorker, ToWorker } from './ioProtocol';
+import { ioWorkerMain, type IoWorkerParts } from './ioWorker';
+import { pageTokens } from './ioPages';
+import { bodyBuffers } from './ioBuffers';
+import { spareConnections } from './ioSpares';
+import { channelAgents } from './ioAgents';
+import { connectionWarmer } from './ioWarm';
+import { listStreams } from './ioStreams';
+import { pageBodyReader } from './ioBody';
+import { pageFetcher } from './ioFetch';
 import { tunnelAgentFactory } from './tunnel';
 
 export type StreamMessage =
@@ -64,9 +73,31 @@ function cloneableTls(tls: Tls): Tls {
   return { ...tls, ca: text(tls.ca) as Tls['ca'], cert: text(tls.cert) as Tls['cert'], key: text(tls.key) as Tls['key'] };
 }
 
-// `__name`: bundlers that keep function names (esbuild's keepNames, as tsx uses) wrap functions in
-// a helper of the bundle's scope; the worker's copy of the source gets a no-op one.
-const SOURCE = `var __name = (f) => f;\n(${ioWorkerMain.toString()})(require, (${tunnelAgentFactory.toString()})(require));`;
+/** The worker's parts (ioWorker.ts), by the names its entry calls them. */
+export const IO_WORKER_PARTS: IoWorkerParts = {
+  pageTokens,
+  bodyBuffers,
+  spareConnections,
+  channelAgents,
+  connectionWarmer,
+  listStreams,
+  pageBodyReader,
+  pageFetcher,
+};
+
+/**
+ * The worker's one text: the entry called with the worker's `require`, the tunnel factory and each
+ * part, every function as its own source (so each must be self-contained: ioWorker.ts). The parts
+ * are passed by property name, which a minifier keeps, never by a function's own name, which it may
+ * change. `__name`: bundlers that keep function names (esbuild's keepNames, as tsx uses) wrap
+ * functions in a helper of the bundle's scope; the worker's copy of the source gets a no-op one.
+ */
+export const IO_WORKER_SOURCE = [
+  'var __name = (f) => f;',
+  `(${ioWorkerMain.toString()})(require, (${tunnelAgentFactory.toString()})(require), {`,
+  ...Object.entries(IO_WORKER_PARTS).map(([name, part]) => `  ${JSON.stringify(name)}: (${part.toString()}),`),
+  '});',
+].join('\n');
 
 /**
  * A worker started ahead of need (prestartIoThread), kept on globalThis so that another bundle of
@@ -80,7 +111,7 @@ const PRESTARTED = Symbol.for('kubeloop.ioThread.prestarted');
 type Slot = { [PRESTARTED]?: Prestarted };
 
 function spawnWorker(): Worker {
-  return new Worker(SOURCE, { eval: true, name: 'kubeloop-io' });
+  return new Worker(IO_WORKER_SOURCE, { eval: true, name: 'kubeloop-io' });
 }
 
 /**

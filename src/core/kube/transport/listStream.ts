@@ -69,8 +69,15 @@ export interface StreamHost {
 /** Pages a stream may have requested ahead of the one its caller takes. */
 export const STREAM_WINDOW = 3;
 
-export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promise<ListStream> {
-  const { signal, path } = spec;
+type Delivered = Exclude<StreamMessage, { t: 'progress' }>;
+
+/**
+ * The stream's first grants: one token at once (waiting for it), up to STREAM_WINDOW - 1 more if
+ * the bucket has them now; and the first request's headers. Nothing is kept on a failure or an
+ * abort meanwhile (the tokens are refunded).
+ */
+async function firstGrants(h: StreamHost, spec: ListStreamSpec): Promise<{ granted: number; headers: HeaderMap }> {
+  const { signal } = spec;
   await h.limiter.take(signal);
   let granted = 1;
   while (granted < STREAM_WINDOW && h.limiter.tryTake()) granted++;
@@ -85,9 +92,39 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     h.limiter.refund(granted);
     throw abortReason(signal);
   }
+  return { granted, headers };
+}
+
+/** A delivered message as its parsed page, or the typed error the transport would give for its request. */
+function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage {
+  const { path } = spec;
+  if (m.t === 'fail') {
+    if (m.kind !== 'connect') throw new KubeTransportError(m.kind, `GET ${path}: ${m.message}`, path);
+    throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
+  }
+  spec.onProgress?.();
+  const bytes = m.body.length;
+  h.stats.bytesReceived += bytes;
+  h.stats.wireBytes += m.wire;
+  if (m.gzip) h.stats.gzipResponses++;
+  if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
+  let body: unknown;
+  try {
+    const text = h.decode(m.body, m.ascii);
+    h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
+    body = JSON.parse(text);
+  } catch (e) {
+    throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes)}`, path);
+  }
+  return { body, bytes, token: m.token };
+}
+
+export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promise<ListStream> {
+  const { signal, path } = spec;
+  const first = await firstGrants(h, spec);
+  let granted = first.granted;
   h.io.useTls(h.auth.tls, h.auth.tlsVersion);
 
-  type Delivered = Exclude<StreamMessage, { t: 'progress' }>;
   const queue: Delivered[] = [];
   let waiter: { resolve: (m: Delivered) => void; reject: (e: unknown) => void } | undefined;
   let sent = 0;
@@ -119,7 +156,15 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
     waiter = undefined;
   };
   const id: number = h.io.openList(
-    { url: spec.url.href, next: spec.next.href, headers, grants: granted, prefetch: spec.prefetch, timeoutMs: spec.timeoutMs, maxBytes: spec.maxBytes },
+    {
+      url: spec.url.href,
+      next: spec.next.href,
+      headers: first.headers,
+      grants: granted,
+      prefetch: spec.prefetch,
+      timeoutMs: spec.timeoutMs,
+      maxBytes: spec.maxBytes,
+    },
     (m) => {
       if (m.t === 'progress') return spec.onProgress?.();
       sent += m.sent;
@@ -135,43 +180,28 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
   h.stats.inFlight++;
   signal?.addEventListener('abort', onAbort, { once: true });
 
+  /**
+   * One more request for the one a page freed, when the rate limiter allows. Fresh headers may mean
+   * a credential refresh (an exec plugin run) that fails: that ends the stream with its error, which
+   * the next next() gives the caller (never an unhandled rejection).
+   */
+  const grantOne = () =>
+    h.limiter.take(signal).then(
+      () => {
+        if (!open) return h.limiter.refund(1);
+        granted++;
+        return h.headersFor(spec.accept).then(
+          (hd) => h.io.grant(id, 1, hd),
+          (e: unknown) => credentialsFailed(e),
+        );
+      },
+      () => {},
+    );
   const toPage = (m: Delivered): StreamedPage => {
-    if (m.t === 'fail') {
-      if (m.kind !== 'connect') throw new KubeTransportError(m.kind, `GET ${path}: ${m.message}`, path);
-      throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
-    }
-    spec.onProgress?.();
-    const bytes = m.body.length;
-    h.stats.bytesReceived += bytes;
-    h.stats.wireBytes += m.wire;
-    if (m.gzip) h.stats.gzipResponses++;
-    if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
-    let body: unknown;
-    try {
-      const text = h.decode(m.body, m.ascii);
-      h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
-      body = JSON.parse(text);
-    } catch (e) {
-      throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes)}`, path);
-    }
-    if (open) {
-      // One more request for the one this page freed, when the rate limiter allows. Fresh headers
-      // may mean a credential refresh (an exec plugin run) that fails: that ends the stream with
-      // its error, which the next next() gives the caller (never an unhandled rejection).
-      h.limiter.take(signal).then(
-        () => {
-          if (!open) return h.limiter.refund(1);
-          granted++;
-          return h.headersFor(spec.accept).then(
-            (hd) => h.io.grant(id, 1, hd),
-            (e: unknown) => credentialsFailed(e),
-          );
-        },
-        () => {},
-      );
-    }
+    const page = pageOf(h, spec, m);
+    if (open) void grantOne();
     h.stats.streamedPages++;
-    return { body, bytes, token: m.token };
+    return page;
   };
 
   return {

@@ -2,8 +2,9 @@
  * A keep-alive agent that reaches the API server through an HTTP(S) proxy with CONNECT tunnels, used
  * by both the transport's thread and its I/O thread (so a proxied cluster keeps its I/O thread).
  *
- * `tunnelAgentFactory` is shipped to the I/O thread as source text, like ioWorkerMain: it must be
- * self-contained, using only its parameter (a `require`) and what it loads with it.
+ * `tunnelAgentFactory` is shipped to the I/O thread as source text, like ioWorkerMain and its parts:
+ * it must be self-contained, using only its parameter (a `require`) and what it loads with it
+ * (kube-iothread-source.test.ts checks it).
  *
  * Guarantees:
  * - Each new connection is one CONNECT host:port to the proxy (over TLS when the proxy URL is
