@@ -16,6 +16,7 @@
  * cancels the in-flight requests, then what was loaded is printed).
  * `--json` prints one JSON object on one line (see toJson); otherwise a table and a summary line.
  */
+import { apiCostLine } from '../app/load/apiCost';
 import { discardPrestartedIoThread, KubeClient, KubeConfigError, loadKubeContext, type KubeContext, type TransportStats } from '../core/kube';
 import { DEFAULT_BURST, DEFAULT_QPS } from '../core/kube';
 import { depthNotices } from '../core/kube/objects/depth';
@@ -327,6 +328,8 @@ export function toJson(
     contextNamespace: o.contextNamespace ?? ctx.namespace ?? null,
     fallbackNamespaces: plan?.fallbackNamespaces ?? [],
     forbidden: summary.forbidden,
+    // Counted: requests, bytes, 429s; estimated: seats (core/loader/loadCost.ts); null before a plan.
+    apiCost: summary.apiCost ?? null,
     discoveryCached: wire?.discoveryCached ?? false,
     transport: wire
       ? {
@@ -502,6 +505,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
         );
       }
       io.stdout.write(summaryLine(summary, loader.options));
+      if (summary.apiCost) io.stdout.write(`${apiCostLine(summary.apiCost)}\n`);
     }
     if (nothingPermitted(summary)) {
       io.stderr.write(

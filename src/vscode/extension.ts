@@ -20,6 +20,7 @@ import { commandHandlers } from './commandHandlers';
 import { registerCommands } from './commands';
 import { keepYamlLive } from './controllers/liveYaml';
 import { StatusBar } from './controllers/statusBar';
+import { apiCostTooltip } from '../app/load/apiCost';
 import { createHost, type Host } from './host';
 import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
 import type { ResourceTreeProvider } from './tree/resourceTree';
@@ -100,6 +101,7 @@ function registerStatusBar(h: ReturnType<typeof createHost>): void {
     ...(sync.node ? { syncNode: sync.node } : {}),
     ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
+    ...(loads.lastCost ? { apiCost: apiCostTooltip(loads.lastCost) } : {}),
   }));
   h.onStatus(() => statusBar.update());
   h.ext.subscriptions.push(statusBar, new vscode.Disposable(model.onChange(() => statusBar.update())));

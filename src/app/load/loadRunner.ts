@@ -11,6 +11,7 @@
  *   model keeps what had arrived (the types that finished).
  * - A refresh of one type (`only`) replaces that type (in that namespace) and touches nothing else.
  */
+import { apiCostLine } from './apiCost';
 import type { Clock } from '../../core/clock';
 import { loadCluster, MULTI_DEFAULT_LANES } from '../../core/loader/multiCluster';
 import type { ClusterLoaderOptions } from '../../core/loader/options';
@@ -205,6 +206,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   const line = summaryLine(req.contextName, summary);
   if (summary.outcome === 'failed') req.log.error(`loader: ${line}`);
   else req.log.info(`loader: ${line}`);
+  if (summary.apiCost) req.log.info(`loader: ${apiCostLine(summary.apiCost)}`);
   return { summary, ...(plan ? { plan } : {}), ...(outcome.unreachable ? { unreachable: outcome.unreachable.message } : {}) };
 }
 

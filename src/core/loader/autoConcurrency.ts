@@ -16,6 +16,10 @@
  * misjudged RTT (a slow server's answer counted as distance) from becoming a burst: 16 lanes is
  * still within one client's fair share of a default APF priority level, and below the pool's max.
  * An explicit concurrency is always honoured exactly; this rule is only the default.
+ *
+ * The base is lowered when API Priority and Fairness says fewer LISTs at the server are this
+ * user's fair part (apf.ts, listsAtServer: half the level's seats over a LIST's seats, 3 at
+ * global-default): the rule then keeps that many at the server, near or far.
  */
 import { LOOPBACK_TUNNEL_MIN_RTT_MS } from '../kube/transport/rtt';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../pool';
@@ -29,15 +33,23 @@ export interface ConcurrencyAuto {
   /** The minimum RTT the transport measured before the pool was sized; null: none measured. */
   rttMs: number | null;
   lanes: number;
+  /** Set when API Priority and Fairness lowered the base: the LISTs the load keeps at the server (apf.ts). */
+  apfBase?: number;
 }
 
 /** A server on this machine's loopback is near unless its RTT is at least this (ms): see rtt.ts. */
 export const AUTO_LOOPBACK_FAR_MS = LOOPBACK_TUNNEL_MIN_RTT_MS;
 
-/** The rule above, for a measured RTT in ms (undefined: not known); `loopback`: the server's address is this machine. */
-export function autoConcurrency(rttMs: number | undefined, opts: { loopback?: boolean } = {}): ConcurrencyAuto {
-  if (rttMs === undefined || !Number.isFinite(rttMs) || rttMs < 0) return { rttMs: null, lanes: AUTO_BASE_LANES };
-  if (opts.loopback && rttMs < AUTO_LOOPBACK_FAR_MS) return { rttMs: Math.round(rttMs * 10) / 10, lanes: AUTO_BASE_LANES };
-  const lanes = Math.min(AUTO_MAX_LANES, Math.max(AUTO_BASE_LANES, Math.floor(AUTO_BASE_LANES * (1 + rttMs / AUTO_SERVER_MS))));
-  return { rttMs: Math.round(rttMs * 10) / 10, lanes };
+/**
+ * The rule above, for a measured RTT in ms (undefined: not known); `loopback`: the server's address
+ * is this machine; `apfBase`: the LISTs at the server APF allows (apf.ts), when fewer than the base.
+ */
+export function autoConcurrency(rttMs: number | undefined, opts: { loopback?: boolean; apfBase?: number } = {}): ConcurrencyAuto {
+  const lowered = opts.apfBase !== undefined && opts.apfBase < AUTO_BASE_LANES;
+  const base = lowered ? Math.max(1, Math.floor(opts.apfBase!)) : AUTO_BASE_LANES;
+  const apf = lowered ? { apfBase: base } : {};
+  if (rttMs === undefined || !Number.isFinite(rttMs) || rttMs < 0) return { rttMs: null, lanes: base, ...apf };
+  if (opts.loopback && rttMs < AUTO_LOOPBACK_FAR_MS) return { rttMs: Math.round(rttMs * 10) / 10, lanes: base, ...apf };
+  const lanes = Math.min(AUTO_MAX_LANES, Math.max(base, Math.floor(base * (1 + rttMs / AUTO_SERVER_MS))));
+  return { rttMs: Math.round(rttMs * 10) / 10, lanes, ...apf };
 }

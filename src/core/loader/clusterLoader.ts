@@ -31,8 +31,8 @@
  * parsing, managedFields are dropped, metadata-only mode keeps only metadata.
  */
 import { abortReason, realClock, type Clock } from '../clock';
-import { KubeApiError, KubeTransportError, type KubeObject } from '../kube';
-import { AsyncQueue, PoolClosedError, TaskTimeoutError, WorkerPool, type PoolResult } from '../pool';
+import { KubeApiError } from '../kube';
+import { AsyncQueue, PoolClosedError, WorkerPool, type LaneMember, type PoolResult } from '../pool';
 import type { LoaderTaskEvent } from '../timeline/events';
 import { resolveLoaderOptions, type ClusterLoaderOptions, type ResolvedLoaderOptions } from './options';
 import { selectTypes } from './plan';
@@ -41,6 +41,11 @@ import { planScopedTasks, type ScopeInput } from './scope';
 import { listableResources } from '../kube';
 import { AUTO_BASE_LANES, AUTO_LOOPBACK_FAR_MS, autoConcurrency, type ConcurrencyAuto } from './autoConcurrency';
 import { distanceRttMs } from '../kube/transport/rtt';
+import { listsAtServer, pageSeats, readFlowControl, type FlowControlFacts, type FlowControlReader } from './apf';
+import { describeError, emptyResult, emptySummary, isNamespaces, reasonText } from './results';
+import { apiCostOf, RunState, type Progress } from './runState';
+
+export { emptySummary } from './results';
 
 /**
  * How many task deadlines one page may take while its body keeps arriving: far more than a real
@@ -62,17 +67,6 @@ const CONNECTIONS_PER_LANE = 2;
 const WARM_PROBE_WAIT_MS = 3000;
 /** The warm probe's figure that widens the pool by itself (ms): far beyond a busy server's delay. */
 const WARM_PROBE_DECIDES_MS = 20;
-
-interface Progress {
-  sink: KubeObject[];
-  /** Objects received that the transform let go (counted, not kept). */
-  dropped: number;
-  pages: number;
-  retries: number;
-  bytes: number;
-  resourceVersion: string;
-  fellBack: boolean;
-}
 
 export interface StartOptions {
   signal?: AbortSignal;
@@ -96,29 +90,6 @@ export interface LoadRun {
   readonly plan: Promise<LoadPlan | undefined>;
   /** Aborts every in-flight request; the load settles as 'cancelled'. Idempotent. */
   cancel(reason?: unknown): void;
-}
-
-/** A summary of nothing loaded yet (outcome 'ok' until the load says otherwise). */
-export function emptySummary(): LoadSummary {
-  return {
-    outcome: 'ok',
-    resourceTypes: 0,
-    tasks: 0,
-    results: 0,
-    ok: 0,
-    failed: 0,
-    cancelled: 0,
-    objects: 0,
-    partialObjects: 0,
-    durationMs: 0,
-    discoveryFailures: [],
-    unmatchedFilters: [],
-    skippedTypes: [],
-    retries: 0,
-    bytes: 0,
-    forbidden: 0,
-    narrowed: 0,
-  };
 }
 
 export class ClusterLoader {
@@ -182,26 +153,67 @@ export class ClusterLoader {
     onPlan: (p: LoadPlan) => void,
     onNarrow?: StartOptions['onNarrow'],
   ): Promise<LoadSummary> {
-    const o = this.options;
     const t0 = this.clock.now();
     const summary = emptySummary();
-    const requestsBefore = this.client.transport?.stats.requests ?? 0;
-    const finish = (outcome: LoadSummary['outcome'], error?: unknown): LoadSummary => {
+    const before = { ...this.client.transport?.stats };
+    const finish = (outcome: LoadSummary['outcome'], error?: unknown, st?: RunState): LoadSummary => {
       summary.outcome = outcome;
       if (error !== undefined) summary.error = error;
       summary.durationMs = this.clock.now() - t0;
-      if (this.client.transport) summary.requests = this.client.transport.stats.requests - requestsBefore;
+      const now = this.client.transport?.stats;
+      if (now) summary.requests = now.requests - (before.requests ?? 0);
+      if (st) summary.apiCost = apiCostOf(st, summary, before, now);
       return summary;
     };
-
-    let loadPlan: LoadPlan;
-    let warming: Warming | undefined;
     // A member of the shared lanes from the start, so that while this cluster's discovery and
     // reviews run one seat stays free for its first list (sharedLanes.ts, guarantee 2): joined at
     // the pool's making, a cluster whose plan came after the others' had found every seat taken
     // (measured, 5 clusters on 16 lanes: the last one's namespaces waited 60 ms for a seat). The
     // pool adopts it and leaves it when closed; a load that makes no pool leaves it here.
+    const o = this.options;
     const member = o.lanes?.member ?? o.lanes?.shared.join(o.lanes.name);
+    let prepared: { plan: LoadPlan; facts: FlowControlFacts | undefined };
+    try {
+      prepared = await this.prepare(signal);
+    } catch (e) {
+      member?.leave();
+      return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
+    }
+    const { plan: loadPlan, facts } = prepared;
+    this.describePlan(summary, loadPlan, facts);
+    onPlan(loadPlan);
+    const st = new RunState(signal, summary, loadPlan, this.clock, facts, (r) => {
+      summary.results++;
+      summary[r.outcome === 'ok' ? 'ok' : r.outcome === 'error' ? 'failed' : 'cancelled']++;
+      if (r.forbidden) summary.forbidden++;
+      if (r.outcome === 'ok') summary.objects += r.count;
+      else summary.partialObjects += r.count;
+      summary.retries += r.retries;
+      summary.bytes += r.bytes;
+      deliver(r);
+    });
+    try {
+      const pool = this.makePool(st, member, onNarrow);
+      await this.feed(st, pool);
+      const ps = await pool.close();
+      if (ps.aborted || signal.aborted) {
+        // Tasks never submitted because the cancel came first still get their 'cancelled' result.
+        const now = this.clock.now();
+        for (const task of st.queue) {
+          st.count({ ...emptyResult(task, now), outcome: 'cancelled', reason: 'Cancelled', message: reasonText(abortReason(signal)) });
+        }
+        return finish('cancelled', abortReason(signal), st);
+      }
+      return finish(summary.failed > 0 ? 'partial' : 'ok', undefined, st);
+    } finally {
+      st.throttle.close();
+    }
+  }
+
+  /** Discovery, the access reviews and the priority level, then the plan. Throws what discovery threw, or the abort. */
+  private async prepare(signal: AbortSignal): Promise<{ plan: LoadPlan; facts: FlowControlFacts | undefined }> {
+    const o = this.options;
+    let warming: Warming | undefined;
     try {
       const scope = this.scopeInput();
       // The reviews do not depend on discovery: both go out at once.
@@ -210,6 +222,9 @@ export class ClusterLoader {
       const reviewing = reviewAccess(o.accessReview ? this.reviewer() : undefined, scope.candidates, signal, { clock: this.clock });
       reviewing.catch(() => undefined); // awaited below; a discovery failure must not leave it unhandled
       let discovery = await this.client.discover({ signal });
+      // Discovery's answers named the priority level (APF headers): its facts are read while the reviews are out.
+      const reading = this.flowControl(signal);
+      reading.catch(() => undefined);
       let { selected, unmatched, skipped } = selectTypes(listableResources(discovery), o.include, o.exclude);
       if (unmatched.length > 0 && discovery.cachedAgeMs !== undefined) {
         // A cached discovery that misses a type asked for may be out of date: ask the server, once.
@@ -219,7 +234,9 @@ export class ClusterLoader {
       const sp = planScopedTasks(selected, scope.input, await reviewing);
       // A load of at most 4 lists (a refresh of one type) runs the same on any pool: no probe.
       if (o.autoConcurrency && sp.tasks.filter((t) => t.forbidden === undefined).length > AUTO_BASE_LANES) await this.confirmRtt(signal, warming);
-      loadPlan = {
+      // A cached discovery carried no headers: the reviews' or the probe's answers may have.
+      const facts = (await reading) ?? (await this.flowControl(signal));
+      const plan: LoadPlan = {
         discovery,
         types: selected,
         tasks: sp.tasks,
@@ -228,88 +245,58 @@ export class ClusterLoader {
         fallbackNamespaces: sp.fallback,
         skippedTypes: skipped,
       };
-    } catch (e) {
-      member?.leave();
-      return signal.aborted ? finish('cancelled', abortReason(signal)) : finish('failed', e);
+      return { plan, facts };
     } finally {
       warming?.stop();
     }
+  }
+
+  /** The priority level's facts (apf.ts), when the transport saw one named and can read. */
+  private async flowControl(signal: AbortSignal): Promise<FlowControlFacts | undefined> {
+    const t = this.client.transport;
+    if (!t?.getJson) return undefined;
+    // the transport itself: its facts are read once (apf.ts keys them by it)
+    return readFlowControl(t as FlowControlReader, signal);
+  }
+
+  /** The summary's and the plan's account of the plan, and the pool size. */
+  private describePlan(summary: LoadSummary, loadPlan: LoadPlan, facts: FlowControlFacts | undefined): void {
     summary.discoveryMode = loadPlan.discovery.mode;
     summary.discoveryFailures = loadPlan.discovery.failures;
     summary.unmatchedFilters = loadPlan.unmatchedFilters;
     summary.skippedTypes = loadPlan.skippedTypes;
     summary.resourceTypes = loadPlan.types.length;
     summary.tasks = loadPlan.tasks.length;
-    // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts).
-    summary.concurrency = o.concurrency;
-    if (o.autoConcurrency) {
-      summary.concurrencyAuto = this.lanesFor();
+    // Sized here, after discovery and the reviews: their requests measured the RTT (rtt.ts) and
+    // named the priority level (apf.ts).
+    summary.concurrency = this.options.concurrency;
+    if (this.options.autoConcurrency) {
+      summary.concurrencyAuto = this.lanesFor(listsAtServer(facts));
       summary.concurrency = summary.concurrencyAuto.lanes;
     }
     loadPlan.concurrency = summary.concurrency;
     if (summary.concurrencyAuto) loadPlan.concurrencyAuto = summary.concurrencyAuto;
-    onPlan(loadPlan);
+  }
 
-    const count = (result: LoadTaskResult) => {
-      summary.results++;
-      summary[result.outcome === 'ok' ? 'ok' : result.outcome === 'error' ? 'failed' : 'cancelled']++;
-      if (result.forbidden) summary.forbidden++;
-      if (result.outcome === 'ok') summary.objects += result.count;
-      else summary.partialObjects += result.count;
-      summary.retries += result.retries;
-      summary.bytes += result.bytes;
-      deliver(result);
-    };
-    // The feeder's queue: the plan, then the per-namespace tasks that replace an all-namespaces
-    // task the server refused (403). Each (type, namespace) is planned at most once per load.
-    const queue: LoadTask[] = byLikelySize(loadPlan.tasks);
-    const planned = new Set(loadPlan.tasks.map((t) => pairKey(t)));
-    let nextId = loadPlan.tasks.length;
-    let outstanding = 0;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const w = wake;
-      wake = undefined;
-      w?.();
-    };
-    const narrow = (result: LoadTaskResult): LoadTask[] => {
-      const t = result.task;
-      if (result.outcome !== 'error' || result.status !== 403 || !t.namespaced || t.namespace !== undefined || signal.aborted) return [];
-      const by: LoadTask[] = [];
-      for (const ns of loadPlan.fallbackNamespaces) {
-        const next: LoadTask = { ...t, id: nextId, namespace: ns, fallbackOf: t.id };
-        if (planned.has(pairKey(next))) continue;
-        planned.add(pairKey(next));
-        nextId++;
-        by.push(next);
-      }
-      return by;
-    };
-
-    // In a load that shares its lanes with other clusters, this cluster's other lists wait for its
-    // namespaces list (the first in the queue) to answer: started with it, the first pages of every
-    // cluster's big lists reach the one parsing thread at the same time as the small namespaces
-    // page and are parsed ahead of it (measured, 5 clusters: namespaces answered in 80-150 ms
-    // instead of 10-20). The cost is one round trip before the cluster's other lists start; a
-    // cluster loading alone (no lanes, or no other member on them when its namespaces are
-    // submitted) does not wait: there its first big pages compete only with its own namespaces
-    // page, and the wait only delayed the rest (a single-context palette load of 20,000 objects:
-    // 1.8-2.1 s with it, 1.4-1.5 s without). `headStart`: the task waited for, until its result.
-    let headStart: number | undefined;
-    const progress = new Map<number, Progress>();
-    const pool = new WorkerPool<LoadTask, void>({
-      concurrency: summary.concurrency,
+  /**
+   * The pool, whose results replace a refused all-namespaces task by per-namespace tasks (each
+   * (type, namespace) planned at most once per load) or are counted.
+   */
+  private makePool(st: RunState, member: LaneMember | undefined, onNarrow: StartOptions['onNarrow']): WorkerPool<LoadTask, void> {
+    const o = this.options;
+    return new WorkerPool<LoadTask, void>({
+      concurrency: st.summary.concurrency!,
       clock: this.clock,
-      signal,
+      signal: st.signal,
       taskTimeoutMs: o.taskTimeoutMs,
       ...(o.lanes ? { lanes: { ...o.lanes, member } } : {}), // the member joined above (options are valid here: the pool does not throw)
       onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
-      run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, progress, ctx.progress),
+      run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, st, ctx.progress),
       onResult: (r) => {
-        outstanding--;
-        if (r.task.id === headStart) headStart = undefined;
-        const result = this.toResult(r, progress.get(r.task.id));
-        progress.delete(r.task.id);
+        st.outstanding--;
+        if (r.task.id === st.headStart) st.headStart = undefined;
+        const result = this.toResult(r, st.progress.get(r.task.id));
+        st.progress.delete(r.task.id);
         if (result.worker >= 0) {
           this.emit({
             phase: 'finish',
@@ -325,60 +312,65 @@ export class ClusterLoader {
             message: result.message,
           });
         }
-        const by = narrow(result);
+        const by = st.narrow(result);
         if (by.length > 0) {
           // Not a failure of the load: the same type, listed where the user may list it.
-          const i = loadPlan.tasks.indexOf(result.task);
-          loadPlan.tasks.splice(i, 1, ...by);
-          summary.tasks += by.length - 1;
-          summary.narrowed++;
-          queue.push(...by);
+          const i = st.plan.tasks.indexOf(result.task);
+          st.plan.tasks.splice(i, 1, ...by);
+          st.summary.tasks += by.length - 1;
+          st.summary.narrowed++;
+          st.queue.push(...by);
           onNarrow?.(result.task, by);
         } else {
-          count(result);
+          st.count(result);
         }
-        notify();
+        st.notify();
       },
     });
-    // The feeder: one task at a time, waiting for room (backpressure), so nothing is ever dropped.
+  }
+
+  /**
+   * The feeder: one task at a time, waiting for room (backpressure), so nothing is ever dropped.
+   * In a load that shares its lanes with other clusters, this cluster's other lists wait for its
+   * namespaces list (the first in the queue) to answer: started with it, the first pages of every
+   * cluster's big lists reach the one parsing thread at the same time as the small namespaces
+   * page and are parsed ahead of it (measured, 5 clusters: namespaces answered in 80-150 ms
+   * instead of 10-20). The cost is one round trip before the cluster's other lists start; a
+   * cluster loading alone (no lanes, or no other member on them when its namespaces are
+   * submitted) does not wait: there its first big pages compete only with its own namespaces
+   * page, and the wait only delayed the rest (a single-context palette load of 20,000 objects:
+   * 1.8-2.1 s with it, 1.4-1.5 s without). `headStart`: the task waited for, until its result.
+   */
+  private async feed(st: RunState, pool: WorkerPool<LoadTask, void>): Promise<void> {
+    const lanes = this.options.lanes;
     try {
       for (;;) {
-        const task = headStart === undefined ? queue.shift() : undefined;
+        const task = st.headStart === undefined ? st.queue.shift() : undefined;
         if (!task) {
-          if (outstanding === 0) break;
-          await new Promise<void>((r) => (wake = r));
+          if (st.outstanding === 0) break;
+          await new Promise<void>((r) => (st.wake = r));
           continue;
         }
         if (task.forbidden !== undefined) {
           const at = this.clock.now();
-          count({ ...emptyResult(task, at), outcome: 'error', status: 403, reason: 'Forbidden', message: task.forbidden, forbidden: 'review' });
+          st.count({ ...emptyResult(task, at), outcome: 'error', status: 403, reason: 'Forbidden', message: task.forbidden, forbidden: 'review' });
           continue;
         }
-        outstanding++;
+        st.outstanding++;
         // set before the submit: its result may come before the feeder runs again
-        if (o.lanes && o.lanes.shared.members > 1 && isNamespaces(task) && queue.length > 0) headStart = task.id;
+        if (lanes && lanes.shared.members > 1 && isNamespaces(task) && st.queue.length > 0) st.headStart = task.id;
         try {
           await pool.submit(task);
         } catch (e) {
-          outstanding--;
-          headStart = undefined;
-          queue.unshift(task);
+          st.outstanding--;
+          st.headStart = undefined;
+          st.queue.unshift(task);
           throw e;
         }
       }
     } catch (e) {
       if (!(e instanceof PoolClosedError)) throw e; // only refused after a cancel: the summary says so
     }
-    const ps = await pool.close();
-    if (ps.aborted || signal.aborted) {
-      // Tasks never submitted because the cancel came first still get their 'cancelled' result.
-      const now = this.clock.now();
-      for (const task of queue) {
-        count({ ...emptyResult(task, now), outcome: 'cancelled', reason: 'Cancelled', message: reasonText(abortReason(signal)) });
-      }
-      return finish('cancelled', abortReason(signal));
-    }
-    return finish(summary.failed > 0 ? 'partial' : 'ok');
   }
 
   /**
@@ -398,14 +390,17 @@ export class ClusterLoader {
     await t.probeRtt(signal);
   }
 
-  /** The latency-aware lane count from what the transport measured (autoConcurrency.ts; a loopback server by its request samples). */
-  private lanesFor(): ConcurrencyAuto {
+  /**
+   * The latency-aware lane count from what the transport measured (autoConcurrency.ts; a loopback
+   * server by its request samples), from a base of `apfBase` LISTs at the server when APF allows fewer.
+   */
+  private lanesFor(apfBase?: number): ConcurrencyAuto {
     const t = this.client.transport;
     const loopback = !!t?.loopback;
-    if (!t) return this.capped(autoConcurrency(undefined));
+    if (!t) return this.capped(autoConcurrency(undefined, { apfBase }));
     // With no request sample, a loopback address whose handshakes were quick is near by them too.
     const quick = loopback && (t.stats.rttMs ?? Infinity) < AUTO_LOOPBACK_FAR_MS ? t.stats.rttMs : undefined;
-    return this.capped(autoConcurrency(distanceRttMs(t.stats, loopback) ?? quick, { loopback }));
+    return this.capped(autoConcurrency(distanceRttMs(t.stats, loopback) ?? quick, { loopback, apfBase }));
   }
 
   /** The latency-aware count, no more than autoConcurrencyMax (a multi-cluster load's fair share). */
@@ -472,14 +467,20 @@ export class ClusterLoader {
     return { accessReview: (a, opts) => c.accessReview!(a, opts), rulesReview: (ns, opts) => c.rulesReview!(ns, opts) };
   }
 
-  /** `alive`: the task made progress (a page, a body chunk); the per-task timeout counts from the last one. */
-  private async runTask(task: LoadTask, worker: number, signal: AbortSignal, progress: Map<number, Progress>, alive: () => void): Promise<void> {
-    const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, resourceVersion: '', fellBack: false };
-    progress.set(task.id, p);
+  /**
+   * `alive`: the task made progress (a page, a body chunk); the per-task timeout counts from the
+   * last one. The list starts once the throttle gives it a turn (laneThrottle.ts); while it waits,
+   * every other list's end counts as the load's progress.
+   */
+  private async runTask(task: LoadTask, worker: number, signal: AbortSignal, st: RunState, alive: () => void): Promise<void> {
+    const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, maxPageBytes: 0, resourceVersion: '', fellBack: false };
+    st.progress.set(task.id, p);
     const o = this.options;
     const transfer = typeof o.transfer === 'function' ? o.transfer(task) : o.transfer;
+    await st.throttle.acquire(signal, alive);
+    const start = this.clock.now();
     try {
-      await this.listTask(task, transfer, worker, signal, p, alive);
+      await this.listTask(task, transfer, worker, signal, p, alive, st);
     } catch (e) {
       // A Table without a column the transform reads (another server version's printer): this
       // type is listed again as full objects, from its first page; nothing of the first try stays.
@@ -487,11 +488,23 @@ export class ClusterLoader {
       this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: ++p.retries, message: `${e.message}; listing full objects instead` });
       p.sink.length = 0;
       Object.assign(p, { dropped: 0, pages: 0, bytes: 0, resourceVersion: '', fellBack: false });
-      await this.listTask(task, 'full', worker, signal, p, alive);
+      await this.listTask(task, 'full', worker, signal, p, alive, st);
+    } finally {
+      st.throttle.release();
+      p.seats = pageSeats(p.maxPageBytes, st.listSeats);
+      st.spans.push({ start, end: this.clock.now(), seats: p.seats });
     }
   }
 
-  private async listTask(task: LoadTask, transfer: ListTransfer, worker: number, signal: AbortSignal, p: Progress, alive: () => void): Promise<void> {
+  private async listTask(
+    task: LoadTask,
+    transfer: ListTransfer,
+    worker: number,
+    signal: AbortSignal,
+    p: Progress,
+    alive: () => void,
+    st: RunState,
+  ): Promise<void> {
     const transform = this.options.transform;
     const o = this.options;
     let pageAt = this.clock.now();
@@ -529,11 +542,13 @@ export class ClusterLoader {
           }
           p.pages++;
           p.bytes += page.bytes;
+          p.maxPageBytes = Math.max(p.maxPageBytes, page.bytes);
           this.emit({ phase: 'page', task, worker, t: this.clock.now(), count: page.items, pages: p.pages });
         },
         onRetry: (info) => {
           p.retries++;
           const e = info.error;
+          if (e instanceof KubeApiError && e.status === 429) st.throttle.throttled(info.kind === 'retry-after' ? info.delayMs : 0);
           const what = e instanceof KubeApiError ? `${e.status} ${e.reason}` : e.kind;
           this.emit({
             phase: 'retry',
@@ -575,6 +590,7 @@ export class ClusterLoader {
       retries: p?.retries ?? 0,
       bytes: p?.bytes ?? 0,
       fellBackToFullList: p?.fellBack ?? false,
+      ...(p?.seats !== undefined ? { seats: p.seats } : {}),
     };
     if (r.status === 'ok') return { ...base, outcome: 'ok', resourceVersion: p?.resourceVersion ?? '' };
     if (r.status === 'cancelled') return { ...base, outcome: 'cancelled', partial: true, reason: 'Cancelled', message: reasonText(r.reason) };
@@ -595,64 +611,4 @@ export class ClusterLoader {
       // a timeline subscriber's failure is its own; the load goes on
     }
   }
-}
-
-/** One (type, namespace) pair: '' namespace = all namespaces, or cluster-scoped. */
-function pairKey(t: LoadTask): string {
-  return `${t.gvr.group}/${t.gvr.resource}@${t.namespace ?? ''}`;
-}
-
-function emptyResult(task: LoadTask, at: number): LoadTaskResult {
-  return {
-    taskId: task.id,
-    task,
-    outcome: 'cancelled',
-    items: [],
-    count: 0,
-    partial: false,
-    pages: 0,
-    retries: 0,
-    bytes: 0,
-    resourceVersion: '',
-    fellBackToFullList: false,
-    worker: -1,
-    startedAt: at,
-    endedAt: at,
-    durationMs: 0,
-  };
-}
-
-function reasonText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'cancelled';
-}
-
-/** status / reason / message of a failed task, for results, events and the CLI. */
-export function describeError(e: unknown): { status?: number; reason: string; message: string } {
-  if (e instanceof KubeApiError) return { status: e.status, reason: e.reason, message: e.message };
-  if (e instanceof KubeTransportError) return { reason: e.kind, message: e.message };
-  if (e instanceof TaskTimeoutError) return { reason: 'Timeout', message: `per-task timeout: ${e.message}` };
-  return { reason: 'Error', message: e instanceof Error ? e.message : String(e) };
-}
-
-/** core/v1 namespaces: a small list, and the first level of every view of a cluster. */
-function isNamespaces(t: LoadTask): boolean {
-  return t.gvr.group === '' && t.gvr.resource === 'namespaces';
-}
-
-/**
- * The order the feeder submits a plan in: namespaces first (one short list, so a cluster's first
- * result, and the tree's first level, comes after one round trip rather than after the first big
- * list), then likely-large lists first (longest-processing-time-first,
- * which shortens a pool's makespan), else the plan's order. Sizes are not known before the lists,
- * so the guess is by scope: a namespaced type across all namespaces holds the many objects of a
- * cluster (pods, secrets, configmaps, events), one namespace's list fewer, a cluster-scoped type
- * usually a handful. Measured far away (100 ms RTT, 16 lanes, 59 types): the last lane ends
- * about 6% sooner than in discovery order (1.32 s vs 1.40 s, median of 5). Stable: equal guesses keep the plan's order.
- */
-function byLikelySize(tasks: readonly LoadTask[]): LoadTask[] {
-  const rank = (t: LoadTask) => (t.forbidden !== undefined ? -2 : isNamespaces(t) ? -1 : !t.namespaced ? 2 : t.namespace === undefined ? 0 : 1);
-  return tasks
-    .map((t, i) => ({ t, i, r: rank(t) }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .map((x) => x.t);
 }

@@ -26,7 +26,9 @@ export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 export interface ClusterLoaderOptions {
   /**
    * Pool size, 1..32, honoured exactly. Unset: latency-aware, chosen after discovery and the
-   * reviews from the transport's measured RTT (autoConcurrency.ts): 4 on a LAN, up to 16 far away.
+   * reviews from the transport's measured RTT (autoConcurrency.ts): 4 on a LAN, up to 16 far away;
+   * from a base of 3 rather than 4 where API Priority and Fairness gives the user a default-sized
+   * level (apf.ts). A 429 halves the lanes in use for a while either way (laneThrottle.ts).
    */
   concurrency?: number;
   pageSize?: number;

@@ -8,6 +8,8 @@ import type { ApiResource, Discovery, DiscoveryFailure, GroupVersionResource, Ku
 import type { AccessFacts, AccessReviewer } from '../kube/access/review';
 import type { SkippedType } from './plan';
 import type { ConcurrencyAuto } from './autoConcurrency';
+import type { ApiCost } from './loadCost';
+import type { FlowControlReader } from './apf';
 
 export interface LoadTask {
   /**
@@ -59,6 +61,8 @@ export interface LoadTaskResult {
    * the server refused the list itself.
    */
   forbidden?: 'review' | 'request';
+  /** Estimated seats the list held at the server while it ran (its largest page's; see loadCost.ts). */
+  seats?: number;
 }
 
 export interface LoadPlan {
@@ -110,6 +114,8 @@ export interface LoadSummary {
   concurrency?: number;
   /** Set when no concurrency was given: the RTT the pool size was chosen from, and the size. */
   concurrencyAuto?: ConcurrencyAuto;
+  /** What the load cost the server (once the plan is known; see loadCost.ts). */
+  apiCost?: ApiCost;
 }
 
 /** What the loader needs from a Kubernetes client (KubeClient implements it). */
@@ -121,7 +127,17 @@ export interface LoaderClient extends Partial<AccessReviewer> {
   list(gvr: GroupVersionResource, opts: ListOptions, hooks: ListHooks): Promise<ListResult>;
   /** Optional request counters, reported in the summary. */
   readonly transport?: {
-    stats: { requests: number; rttMs?: number; requestRttMs?: number; warmSamples?: number };
+    stats: {
+      requests: number;
+      rttMs?: number;
+      requestRttMs?: number;
+      warmSamples?: number;
+      bytesReceived?: number;
+      throttled?: number;
+      retryAfterSeconds?: number;
+    } & FlowControlReader['stats'];
+    /** A JSON GET (KubeTransport.getJson): the flow-control objects are read with it (apf.ts). */
+    getJson?: FlowControlReader['getJson'];
     /** The server's address is this machine (localhost, 127.0.0.0/8, ::1). */
     readonly loopback?: boolean;
     /** One cheap request for an RTT sample taken with the client idle (KubeTransport.probeRtt). */

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { CONTEXT_KEYS } from '../../app/commandIds';
 import { progressMessage, type LoadProgress, type LoadResult } from '../../app/load/loadRunner';
+import type { ApiCost } from '../../core/loader/loadCost';
 import { WindowLoads, type WindowLoadsDeps } from '../../app/load/windowLoads';
 import type { OpenConnection } from '../../app/connection/connection';
 import type { ResourceNode } from '../../app/tree/treeNode';
@@ -36,6 +37,8 @@ export class LoadController implements vscode.Disposable {
   private seq = 0;
   /** The running load's progress (for the status bar). */
   progress: LoadProgress | undefined;
+  /** The last load's API cost (for the status bar's tooltip). */
+  lastCost: ApiCost | undefined;
 
   constructor(private readonly s: LoadDeps) {
     this.loads = new WindowLoads(s);
@@ -103,6 +106,8 @@ export class LoadController implements vscode.Disposable {
       void reportProblem(this.s, outcome.error, { ...(t.context ? { context: t.context } : {}) }, () => this.load(opts));
       return undefined;
     }
+    this.lastCost = outcome.result.summary.apiCost;
+    this.s.statusChanged();
     await tellLoadResult(this.s, outcome.result, outcome.conn, () => this.load(opts));
     return outcome.result;
   }

@@ -156,6 +156,29 @@ export interface TransportStats {
   warmSamples?: number;
   /** The warm probe (preconnect): sent, answered with a sample, or failed. */
   warmProbe?: 'sent' | 'answered' | 'failed';
+  /** 429 answers seen (every request, both threads; each retried one counts again). */
+  throttled: number;
+  /** The Retry-After of those answers, in seconds, summed (what the server asked this client to wait). */
+  retryAfterSeconds: number;
+  /** The flow schema and priority level the server's API Priority and Fairness last reported (see flowControlOf). */
+  flowControl?: FlowControlSeen;
+}
+
+/** The UIDs of X-Kubernetes-PF-FlowSchema-UID / X-Kubernetes-PF-PriorityLevel-UID on an answer. */
+export interface FlowControlSeen {
+  flowSchemaUID: string;
+  priorityLevelUID: string;
+}
+
+/**
+ * What kube-apiserver's API Priority and Fairness says it classified a request as: every answer it
+ * gives a request that went through APF carries both headers (k8s.io/api flowcontrol/v1
+ * ResponseHeaderMatched*UID). None with APF off, from an older server, or for an exempt path.
+ */
+export function flowControlOf(headers: http.IncomingHttpHeaders): FlowControlSeen | undefined {
+  const fs = headers['x-kubernetes-pf-flowschema-uid'];
+  const pl = headers['x-kubernetes-pf-prioritylevel-uid'];
+  return typeof fs === 'string' && typeof pl === 'string' && fs !== '' && pl !== '' ? { flowSchemaUID: fs, priorityLevelUID: pl } : undefined;
 }
 
 /** The content coding of an answer: 'gzip', 'identity', or what else the server said (unsupported). */
@@ -213,7 +236,17 @@ export class KubeTransport {
   readonly server: URL;
   /** The server's host is this machine (localhost, 127.0.0.0/8, ::1). */
   readonly loopback: boolean;
-  readonly stats: TransportStats = { requests: 0, retries: 0, bytesReceived: 0, wireBytes: 0, gzipResponses: 0, inFlight: 0, streamedPages: 0 };
+  readonly stats: TransportStats = {
+    requests: 0,
+    retries: 0,
+    bytesReceived: 0,
+    wireBytes: 0,
+    gzipResponses: 0,
+    inFlight: 0,
+    streamedPages: 0,
+    throttled: 0,
+    retryAfterSeconds: 0,
+  };
   readonly clock: Clock;
   private readonly limiter: RateLimiter;
   private readonly policy: RetryPolicy;
@@ -351,6 +384,7 @@ export class KubeTransport {
         }
         err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
       }
+      this.noteThrottle(err);
       if (err.status === 401 && !authRefreshed) {
         // Expired exec/auth-provider credentials: refresh once and try again (free for static auth: same headers).
         authRefreshed = true;
@@ -388,6 +422,7 @@ export class KubeTransport {
         return await this.openStreamOnce(spec);
       } catch (e) {
         if (staleSocketFailures.has(e as object) && ++stale < 4) continue;
+        if (e instanceof KubeApiError) this.noteThrottle(e);
         if (!(e instanceof KubeApiError) || e.retryAfterSeconds === undefined) throw e;
         const d = decideRetry(e, state, this.policy);
         if (!d.retry) throw e;
@@ -433,6 +468,7 @@ export class KubeTransport {
         cleanup();
       });
       req.on('response', (res) => {
+        this.noteFlowControl(res.headers);
         res.on('close', cleanup);
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
@@ -587,6 +623,19 @@ export class KubeTransport {
     if (this.closed) throw new KubeTransportError('connect', 'transport is closed');
   }
 
+  /** Keeps the last classification APF reported (a user's requests all land in one schema, as a rule). */
+  private noteFlowControl(headers: http.IncomingHttpHeaders): void {
+    const seen = flowControlOf(headers);
+    if (seen) this.stats.flowControl = seen;
+  }
+
+  /** Counts a 429 answer and its Retry-After (a list stream's failed page is counted here too, once). */
+  private noteThrottle(err: KubeApiError): void {
+    if (err.status !== 429) return;
+    this.stats.throttled++;
+    this.stats.retryAfterSeconds += err.retryAfterSeconds ?? 0;
+  }
+
   /** The last retry's reason (a 503, a reset...), kept so that a caller giving up can say why. */
   lastRetry: { error: KubeApiError | KubeTransportError; path: string } | undefined;
 
@@ -674,6 +723,7 @@ export class KubeTransport {
       }
       req.on('error', (e: NodeJS.ErrnoException) => finish(classify(e, spec.path)));
       req.on('response', (res) => {
+        this.noteFlowControl(res.headers);
         const chunks: Buffer[] = [];
         let size = 0;
         let wire = 0;
@@ -771,6 +821,7 @@ export class KubeTransport {
           }
         }
         err = apiErrorFromResponse(raw.status, raw.headers, raw.body, spec.path);
+        this.noteThrottle(err);
       } catch (e) {
         if (!(e instanceof KubeTransportError) || e.kind === 'malformed') throw e;
         err = e;
