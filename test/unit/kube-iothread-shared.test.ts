@@ -1,14 +1,13 @@
+// One I/O thread per process (ioThread.ts): every client's paged lists are walked by the same
+// worker, each cluster on a channel of its own (its agent, its TLS material); the thread lives as
+// long as some client uses it, and its death fails every open stream cleanly, each list going on
+// on the calling thread.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, sharedIoThread, type KubeObject } from '../../src/core/kube';
 import { setIoThreadIdleMs } from '../../src/core/kube/transport/ioThread';
 import { b64, contextFor, makePki, pagedPodList, startServer, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
-
-// One I/O thread per process (ioThread.ts): every client's paged lists are walked by the same
-// worker, each cluster on a channel of its own (its agent, its TLS material); the thread lives as
-// long as some client uses it, and its death fails every open stream cleanly, each list going on
-// on the calling thread.
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 

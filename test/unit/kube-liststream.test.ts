@@ -1,3 +1,6 @@
+// Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
+// and the same failure semantics as the calling thread's own loop, which takes over at any page the
+// thread cannot deliver.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -5,10 +8,6 @@ import { FakeClock } from '../../src/core/clock';
 import { KubeClient, KubeApiError, KubeTransportError, TokenBucket, type KubeObject } from '../../src/core/kube';
 import { b64, contextFor, makePki, pagedPodList as listServer, startServer, status, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
-
-// Paged lists walked by the transport's I/O thread (ioThread.ts / listStream.ts): the same objects
-// and the same failure semantics as the calling thread's own loop, which takes over at any page the
-// thread cannot deliver.
 
 const pods = { group: '', version: 'v1', resource: 'pods' };
 

@@ -1,5 +1,3 @@
-import type { KubeletRecord, StatusSummary } from './records';
-
 /**
  * The differential: a real kubelet's log (records.ts) against KubeLoop's iterations for the same
  * node, pod by pod. The kubelet is the judge.
@@ -29,6 +27,7 @@ import type { KubeletRecord, StatusSummary } from './records';
  * - The loop's iterations and the pod workers' syncs run in different goroutines of the kubelet:
  *   their order against each other is not the loop's, so the two are compared as two sequences.
  */
+import type { KubeletRecord, StatusSummary } from './records';
 
 /** One KubeLoop iteration, as `kubeloop sync --json` prints it (with its wall-clock time). */
 export interface LoopIteration {

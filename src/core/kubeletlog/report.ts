@@ -1,10 +1,9 @@
-import { matchedShare, quantile, type Comparison, type Unmatched } from './compare';
-
 /**
  * The differential as a reader wants it: per class, the kubelet's lines and how many KubeLoop
  * matched in order; the share over the classes the target names; the lag; and every line on either
  * side without a counterpart (KubeLoop's marked inferred or not). Plain text, one fact per line.
  */
+import { matchedShare, quantile, type Comparison, type Unmatched } from './compare';
 
 /** The classes the 100 % target is about (core lifecycle): config ADD/UPDATE/DELETE/REMOVE, PLEG, probe changes, termination. */
 export function isCoreClass(cls: string): boolean {

@@ -1,6 +1,5 @@
-import type { Pod } from '../kube/objects/pod';
-
 /** Pod-status checks the handlers make, named after the kubelet's (pkg/kubelet/status, active_deadline.go). */
+import type { Pod } from '../kube/objects/pod';
 
 /**
  * Upstream status.NeedToReconcilePodReadiness (pkg/kubelet/status/status_manager.go), read from the

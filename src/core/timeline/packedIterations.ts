@@ -1,5 +1,3 @@
-import type { PodWorkerDetails, SyncIterationEvent, SyncSource } from './events';
-
 /**
  * PackedIterations: the timeline ring's columns for sync-loop iterations, the events a churning
  * cluster makes hundreds of a second. An iteration kept as a JS object costs ~210 bytes (the event,
@@ -16,6 +14,7 @@ import type { PodWorkerDetails, SyncIterationEvent, SyncSource } from './events'
  *   65,535 each, then events with new names are refused) and a bounded table that shares equal
  *   message strings (cleared when full, so it never holds more than MESSAGE_TABLE_MAX entries).
  */
+import type { PodWorkerDetails, SyncIterationEvent, SyncSource } from './events';
 
 const SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 const OUTCOMES: readonly SyncIterationEvent['outcome'][] = ['ok', 'error', 'skipped'];

@@ -1,12 +1,11 @@
-import type { KubeEvent } from '../../kube/objects/pod';
-import type { ProbeType } from '../types';
-
 /**
  * Reading the kubelet's probe Events as the API serves them: `Unhealthy` ("Liveness probe failed:
  * ...", one per failed attempt, a repeat bumping `count`) and `Killing` ("Container x failed
  * liveness probe, will be restarted"), in their plain form or as client-go's event correlator
  * aggregates them ("(combined from similar events): ..."). Pure functions.
  */
+import type { KubeEvent } from '../../kube/objects/pod';
+import type { ProbeType } from '../types';
 
 /** client-go's EventCorrelator prefix on an Event that aggregates similar ones (EventAggregatorByReasonMessageFunc). */
 export const COMBINED_PREFIX = '(combined from similar events): ';
