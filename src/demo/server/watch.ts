@@ -1,5 +1,6 @@
 /**
- * Watch: a chunked stream of newline-delimited JSON events, as the apiserver sends them.
+ * Watch: a chunked stream of newline-delimited JSON events, or of length-prefixed protobuf frames
+ * when the client asks for protobuf, as the apiserver sends them (watch-events.ts).
  *
  * Guarantees:
  * - Start point: resourceVersion unset or "0" first sends a synthetic ADDED per current object (a
@@ -15,21 +16,29 @@
  *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
  */
 import type { DemoObject, StoreEvent } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
+import { requestNamespace, requireVerb, resolveTarget, type ServerContext, type Target } from './serverContext';
 import type { Exchange } from './exchange';
-import { negotiate, parseIncludeObject, partialObject, table } from './forms';
-import { parseRV, selectorFor } from './list';
+import { negotiate } from './forms';
+import { parseRV, protobufOffer, selectorFor } from './list';
 import { isTrue } from './requestinfo';
 import type { Matcher } from './selectors';
 import { ApiError, badRequest, resourceVersionTooOld } from './status';
+import { watchEncoder, type WireType } from './watch-events';
 
 const MAX_UNSENT = 16 * 1024 * 1024;
 
-type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+/** A watch request's parameters, checked as kube-apiserver checks them. */
+interface WatchParams {
+  ns: string | undefined;
+  match: Matcher | undefined;
+  startRV: number | undefined;
+  initialEvents: boolean;
+  initialEventsEnd: boolean;
+  bookmarks: boolean;
+  timeoutS: number;
+}
 
-export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): void {
-  const t = resolveTarget(ctx, x);
-  requireVerb(t, 'watch');
+function watchParams(ctx: ServerContext, t: Target, x: Exchange): WatchParams {
   const ns = requestNamespace(t, x);
   let match: Matcher | undefined = selectorFor(t, x);
   if (x.info.name) {
@@ -57,44 +66,37 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   const timeoutRaw = x.query.get('timeoutSeconds');
   const timeoutS = timeoutRaw ? Number(timeoutRaw) : ctx.options.defaultWatchTimeoutSeconds;
   if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
-  const form = negotiate(x.accept, 'list');
-  const includeObject = parseIncludeObject(x.query.get('includeObject'));
+  return { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS };
+}
+
+export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): void {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'watch');
+  const { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS } = watchParams(ctx, t, x);
+  // Each event's object is transformed alone, as kube-apiserver does: a metadata watch asks for PartialObjectMetadata.
+  const encoder = watchEncoder(ctx, t, x, negotiate(x.accept, 'one', protobufOffer(ctx, t)));
   const res = x.res;
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': encoder.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 
   let lastRV = 0;
-  let tableHeaderSent = false;
   const drop = new EventDropper(x.dropEvents);
   let ended = false;
   const timers: NodeJS.Timeout[] = [];
 
-  const render = (o: DemoObject): unknown => {
-    if (form.kind === 'table') {
-      const noHeaders = tableHeaderSent;
-      tableHeaderSent = true;
-      return table(
-        t.resource,
-        t.group,
-        [o],
-        { resourceVersion: o.metadata.resourceVersion },
-        { version: form.version, includeObject, noHeaders, now: ctx.options.now() },
-      );
-    }
-    if (form.kind === 'metadata') return partialObject(o, form.version);
-    return served(t, o);
-  };
-  const send = (type: WireType, object: unknown): void => {
+  const write = (chunk: Buffer | string): void => {
     if (ended) return;
-    const line = `${JSON.stringify({ type, object })}\n`;
-    res.write(line);
+    res.write(chunk);
     if (x.stats) {
-      const n = Buffer.byteLength(line);
+      const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       x.stats.bodyBytesSent += n;
       x.stats.bodyBytesUncompressed += n;
     }
     if (res.writableLength > MAX_UNSENT) end();
+  };
+  const send = (type: WireType, o: DemoObject): void => {
+    if (!ended) write(encoder.object(type, o));
   };
   const deliver = (e: Pick<StoreEvent, 'type' | 'object' | 'rv' | 'prevObject'>): void => {
     if (e.rv <= lastRV) return;
@@ -110,7 +112,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
       if (e.type === 'MODIFIED' && !now && before) type = 'DELETED';
     }
     if (drop.shouldDrop()) return;
-    send(type, render(e.object));
+    send(type, e.object);
   };
 
   const end = (): void => {
@@ -135,13 +137,13 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   if (initialEvents) {
     const snap = ctx.store.list(t.group, t.resource, ns);
     const rv = Number(snap.resourceVersion);
-    for (const o of snap.items) if (!match || match(o)) send('ADDED', render(o));
+    for (const o of snap.items) if (!match || match(o)) send('ADDED', o);
     lastRV = rv;
-    if (initialEventsEnd) send('BOOKMARK', bookmark(t, String(rv), true));
+    if (initialEventsEnd) write(encoder.bookmark(String(rv), true));
   } else if (startRV !== undefined) {
     const events = ctx.store.eventsSince(startRV, t.group, t.resource);
     if (events === 'expired') {
-      send('ERROR', resourceVersionTooOld(startRV, ctx.store.oldestRV).toStatus());
+      write(encoder.error(resourceVersionTooOld(startRV, ctx.store.oldestRV).toStatus()));
       end();
       return;
     }
@@ -156,7 +158,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
     const tick = (): void => {
       if (ended) return;
       // Every event up to the store's current revision has been delivered (delivery is synchronous).
-      send('BOOKMARK', bookmark(t, String(Math.max(lastRV, ctx.store.currentRV))));
+      write(encoder.bookmark(String(Math.max(lastRV, ctx.store.currentRV))));
       timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
     };
     timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
@@ -166,12 +168,6 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
 
 function inScope(t: Target, ns: string | undefined, o: DemoObject): boolean {
   return !t.namespaced || ns === undefined || o.metadata.namespace === ns;
-}
-
-function bookmark(t: Target, rv: string, initialEventsEnd = false) {
-  const metadata: Record<string, unknown> = { resourceVersion: rv };
-  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-  return { kind: t.type.kind, apiVersion: t.apiVersion, metadata };
 }
 
 /** The drop-watch-events fault, per watch: skip the first `count`, or a fraction, or every n-th. */
