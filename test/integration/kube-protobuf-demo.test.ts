@@ -3,7 +3,7 @@
  * Content-Type: on the demo cluster, which answers protobuf as kube-apiserver does, a list and a
  * watch of every kind with a field set give the same keys and tree rows as the same requests in
  * JSON (protobuf: false), each object narrowed to its field set; metadata-only lists and watches of
- * a custom resource come in protobuf, its full objects in JSON. A protobuf error Status is read as
+ * a custom resource come in protobuf, its full objects in JSON (as ConfigMaps' and Secrets'). A protobuf error Status is read as
  * the error it says (a 410 on a continue token restarts the list).
  */
 import { after, before, describe, it } from 'node:test';
@@ -80,7 +80,9 @@ describe('kube layer: protobuf on the wire, on the demo cluster', () => {
       assert.ok(p.items.length > 0);
       assert.deepStrictEqual(rowsOf(p.items, g, kind), rowsOf(j.items, g, kind));
       assert.equal(p.items[0]!.kind, kind, 'items typed from the list');
-      assert.ok(pbBytes < c.stats.bodyBytesSent - before - pbBytes, 'the protobuf pages are smaller than the JSON ones');
+      // ConfigMaps' and Secrets' full objects are asked for in JSON (their field sets drop the data)
+      if (!['ConfigMap', 'Secret'].includes(kind))
+        assert.ok(pbBytes < c.stats.bodyBytesSent - before - pbBytes, 'the protobuf pages are smaller than the JSON ones');
 
       const seen = async (client: KubeClient) => {
         const ac = new AbortController();

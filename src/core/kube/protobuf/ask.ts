@@ -3,6 +3,10 @@
  * A list or watch names its type by resource (pods), the protobuf envelope by kind (Pod): the
  * built-in resources with a field set are listed here with their kinds, in the versions whose
  * schema the walker has (a type served in another version is asked for in JSON).
+ *
+ * ConfigMaps and Secrets are not among them: their field sets keep metadata only (the loop and the
+ * tree watch and list them as PartialObjectMetadata, in protobuf), so a caller that asks for their
+ * full objects wants the data, which only JSON then brings.
  */
 import type { GroupVersionResource } from '../objects/types';
 import { hasFieldSet } from './decode';
@@ -14,8 +18,6 @@ const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
   '/v1/nodes': 'Node',
   '/v1/namespaces': 'Namespace',
   '/v1/services': 'Service',
-  '/v1/configmaps': 'ConfigMap',
-  '/v1/secrets': 'Secret',
   '/v1/persistentvolumes': 'PersistentVolume',
   '/v1/persistentvolumeclaims': 'PersistentVolumeClaim',
   '/v1/replicationcontrollers': 'ReplicationController',
