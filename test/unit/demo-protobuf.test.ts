@@ -90,6 +90,7 @@ function watchEvents(base: string, path: string, accept: string, count: number):
         }
         done();
       });
+      res.on('end', () => resolve({ contentType, events })); // the server ended it early: the caller's count tells
       res.on('error', () => {});
     });
     req.on('error', (e) => {
@@ -235,27 +236,39 @@ describe('demo cluster: protobuf answers, read by the walker', () => {
   });
 });
 
-describe('demo cluster: protobuf encoding shares the event loop', () => {
+describe('demo cluster: big answers share the event loop', () => {
+  let c: DemoCluster;
+  before(async () => {
+    c = await startDemoCluster({ objects: 3200, kubelet: false, bigNamespace: { name: 'big', pods: 3000 } });
+  });
+  after(() => c.stop());
+
   it('encodes a big first list a slice at a time, other work running between slices', async () => {
-    const c = await startDemoCluster({ objects: 3200, kubelet: false, bigNamespace: { name: 'big', pods: 3000 } });
-    try {
-      const items = c.store.list('', 'pods', undefined).items;
-      assert.ok(items.length >= 3000);
-      let turns = 0;
-      let counting = true;
-      const count = () => {
-        turns++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
-      await warmMessages('v1', 'Pod', items);
-      counting = false;
-      // thousands of pods take far more than one slice (10 ms) to encode, on any machine
-      assert.ok(turns > 1, `the loop turned ${turns} times while 3000 pods were encoded`);
-      const a = await get(c.url, '/api/v1/namespaces/big/pods', PROTOBUF_ACCEPT);
-      assert.equal((decoded(a).items as unknown[]).length, 3000);
-    } finally {
-      await c.stop();
+    const items = c.store.list('', 'pods', undefined).items;
+    assert.ok(items.length >= 3000);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await warmMessages('v1', 'Pod', items);
+    counting = false;
+    // thousands of pods take far more than one slice (10 ms) to encode, on any machine
+    assert.ok(turns > 1, `the loop turned ${turns} times while 3000 pods were encoded`);
+    const a = await get(c.url, '/api/v1/namespaces/big/pods', PROTOBUF_ACCEPT);
+    assert.equal((decoded(a).items as unknown[]).length, 3000);
+  });
+
+  it("a watch-list's initial events are written as the client reads them: over 16 MiB of them are not cut", async () => {
+    const path = '/api/v1/namespaces/big/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true';
+    const bytes = c.store.list('', 'pods', 'big').items.reduce((n, o) => n + JSON.stringify(o).length, 0);
+    assert.ok(bytes > 16 * 1024 * 1024, `the initial events are ${bytes} bytes`);
+    for (const accept of ['application/json', PROTOBUF_ACCEPT]) {
+      const w = await watchEvents(c.url, path, accept, 3001);
+      assert.equal(w.events.filter((e) => e.type === 'ADDED').length, 3000, accept);
+      assert.equal(w.events[3000]!.type, 'BOOKMARK');
     }
   });
 });

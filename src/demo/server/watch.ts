@@ -11,6 +11,8 @@
  * - Events are delivered in resourceVersion order, none twice: the subscription is made before the
  *   history/snapshot read, and anything at or below the last delivered revision is skipped.
  * - BOOKMARK events (only with allowWatchBookmarks=true) carry just metadata.resourceVersion.
+ * - The initial events are written as the client reads them (paced): a big watch-list is neither
+ *   cut for its own size nor holds the event loop.
  * - The stream ends after timeoutSeconds; the subscription and timers are always released when the
  *   stream ends for any reason (client gone, timeout, server stop); a client too slow to keep up
  *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
@@ -69,7 +71,7 @@ function watchParams(ctx: ServerContext, t: Target, x: Exchange): WatchParams {
   return { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS };
 }
 
-export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): void {
+export async function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): Promise<void> {
   const t = resolveTarget(ctx, x);
   requireVerb(t, 'watch');
   const { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS } = watchParams(ctx, t, x);
@@ -137,7 +139,16 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   if (initialEvents) {
     const snap = ctx.store.list(t.group, t.resource, ns);
     const rv = Number(snap.resourceVersion);
-    for (const o of snap.items) if (!match || match(o)) send('ADDED', o);
+    // Store events meanwhile wait in `pending` (live is false), as during the history read.
+    await paced(
+      res,
+      () => ended,
+      snap.items,
+      (o) => {
+        if (!match || match(o)) send('ADDED', o);
+      },
+    );
+    if (ended) return;
     lastRV = rv;
     if (initialEventsEnd) write(encoder.bookmark(String(rv), true));
   } else if (startRV !== undefined) {
@@ -164,6 +175,40 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
     timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
   }
   if (timeoutS > 0) timers.push(setTimeout(end, timeoutS * 1000).unref());
+}
+
+/** Unsent bytes past which the initial events wait for the client to read (under MAX_UNSENT, which ends a watch). */
+const INITIAL_HIGH_WATER = 1024 * 1024;
+/** How long the initial events may hold the event loop at a time (the demo runs in the extension host). */
+const SLICE_MS = 10;
+
+/**
+ * Calls `each` for every item, pausing while the response holds over INITIAL_HIGH_WATER unsent
+ * bytes (until 'drain') and giving the event loop a turn every SLICE_MS: a watch-list's initial
+ * events of 10k pods are tens of MB, which a synchronous loop would queue at once (past
+ * MAX_UNSENT: the watch was cut) while holding the thread for the whole encoding.
+ */
+async function paced<T>(res: Exchange['res'], ended: () => boolean, items: readonly T[], each: (item: T) => void): Promise<void> {
+  let start = performance.now();
+  for (const item of items) {
+    if (ended()) return;
+    each(item);
+    if (res.writableLength > INITIAL_HIGH_WATER) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+      start = performance.now();
+    } else if (performance.now() - start > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      start = performance.now();
+    }
+  }
 }
 
 function inScope(t: Target, ns: string | undefined, o: DemoObject): boolean {
