@@ -379,7 +379,7 @@ export class KubeTransport {
           // Asked for protobuf (listwatch/list.ts), a server may answer either: the Content-Type says which.
           if (isProtobuf(contentType)) {
             const d = decodeProtobuf(raw.body);
-            if (!d.ok) throw new KubeTransportError('malformed', `GET ${spec.path}: ${d.error.message}`, spec.path);
+            if (!d.ok) throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid Kubernetes protobuf (${d.error.message})`, spec.path);
             return { status: raw.status, contentType, body: d.value as T, bytes: raw.body.length, retries };
           }
           try {
