@@ -191,7 +191,7 @@ describe('protobuf on the wire, on a real kube-apiserver: the same rows and obse
         data: { a: '1' },
       });
 
-      const keys = (s: RunningSync) => [...s.sync.kl.desired.keys()].sort();
+      const keys = (s: RunningSync) => [...s.sync.desiredObjects()].map((d) => d.key).sort();
       const expected = async () => {
         const out: string[] = [];
         for (const t of KINDS) {
@@ -201,8 +201,7 @@ describe('protobuf on the wire, on a real kube-apiserver: the same rows and obse
         return out.sort();
       };
       const want = await expected();
-      const running = (s: RunningSync) =>
-        (s.sync.kl.desired.get(`${NS}/churn-3`)?.obj as { status?: { phase?: string } } | undefined)?.status?.phase === 'Running';
+      const running = (s: RunningSync) => (s.sync.desired(`${NS}/churn-3`)?.obj as { status?: { phase?: string } } | undefined)?.status?.phase === 'Running';
       await eventually(
         () => {
           assert.deepStrictEqual(keys(a), want, 'protobuf: the desired keys');
@@ -212,10 +211,10 @@ describe('protobuf on the wire, on a real kube-apiserver: the same rows and obse
         },
         { description: 'both loops saw the churn', timeoutMs: 120_000 },
       );
-      const rows = (s: RunningSync) => keys(s).map((k) => computeObjectView(k, s.sync.kl.desired.get(k)!.obj, s.sync.kl.desired.get(k)!.resource));
+      const rows = (s: RunningSync) => keys(s).map((k) => computeObjectView(k, s.sync.desired(k)!.obj, s.sync.desired(k)!.resource));
       await eventually(() => JSON.stringify(rows(a)) === JSON.stringify(rows(b)), { description: 'the same rows', timeoutMs: 60_000 }).catch(() => {});
       assert.deepStrictEqual(rows(a), rows(b));
-      const actual = (s: RunningSync) => [...s.sync.kl.actual.keys()].sort().map((k) => s.sync.kl.actual.get(k));
+      const actual = (s: RunningSync) => [...s.sync.views()].sort((x, y) => (x.key < y.key ? -1 : 1));
       await eventually(() => JSON.stringify(actual(a)) === JSON.stringify(actual(b)), { description: 'the same actual state', timeoutMs: 60_000 }).catch(
         () => {},
       );

@@ -117,7 +117,7 @@ describe('the sync loop: protobuf and JSON observe the same', () => {
     node.status.conditions = (node.status.conditions ?? []).map((c) => (c.type === 'MemoryPressure' ? { ...c, status: 'True' } : c));
     store.update('', 'nodes', node, { subresource: 'status', manager: 'kubelet' });
 
-    const keys = (s: RunningSync) => [...s.sync.kl.desired.keys()].sort();
+    const keys = (s: RunningSync) => [...s.sync.desiredObjects()].map((d) => d.key).sort();
     const expectedKeys = () => {
       const out: string[] = [];
       for (const ty of [{ group: '', resource: 'pods' }, ...TYPES]) {
@@ -129,8 +129,7 @@ describe('the sync loop: protobuf and JSON observe the same', () => {
       () => {
         const pk = keys(pb);
         const jk = keys(js);
-        const running = (s: RunningSync) =>
-          (s.sync.kl.desired.get('default/pb-7')?.obj as { status?: { phase?: string } } | undefined)?.status?.phase === 'Running';
+        const running = (s: RunningSync) => (s.sync.desired('default/pb-7')?.obj as { status?: { phase?: string } } | undefined)?.status?.phase === 'Running';
         const cms = (k: string[]) => !k.includes('configmaps:default/pb-cm-1') && k.includes('configmaps:default/pb-cm-2') && !k.includes('default/pb-11');
         assert.ok(running(pb), 'protobuf: pb-7 Running');
         assert.ok(running(js), 'JSON: pb-7 Running');
@@ -144,20 +143,23 @@ describe('the sync loop: protobuf and JSON observe the same', () => {
     assert.deepStrictEqual(keys(pb), [...new Set(expectedKeys())].sort());
 
     // The protobuf loop's objects came through the walker: narrowed to the field set.
-    const spec = (s: RunningSync) => (s.sync.kl.desired.get('default/pb-0')!.obj as unknown as { spec: Record<string, unknown> }).spec;
+    const spec = (s: RunningSync) => (s.sync.desired('default/pb-0')!.obj as unknown as { spec: Record<string, unknown> }).spec;
     assert.equal(spec(js).dnsPolicy, 'ClusterFirst');
     assert.equal(spec(pb).dnsPolicy, undefined);
 
     // Rows: every desired object's view, as the tree shows it.
     const rows = (s: RunningSync) =>
-      [...s.sync.kl.desired.keys()].sort().map((k) => {
-        const e = s.sync.kl.desired.get(k)!;
-        return computeObjectView(k, e.obj as StoredObject, e.resource);
-      });
+      [...s.sync.desiredObjects()]
+        .map((d) => d.key)
+        .sort()
+        .map((k) => {
+          const e = s.sync.desired(k)!;
+          return computeObjectView(k, e.obj as StoredObject, e.resource);
+        });
     await eventually(() => JSON.stringify(rows(pb)) === JSON.stringify(rows(js)), { description: 'the same rows', timeoutMs: 60_000 }).catch(() => {});
     assert.deepStrictEqual(rows(pb), rows(js));
 
-    const actual = (s: RunningSync) => [...s.sync.kl.actual.keys()].sort().map((k) => s.sync.kl.actual.get(k));
+    const actual = (s: RunningSync) => [...s.sync.views()].sort((x, y) => (x.key < y.key ? -1 : 1));
     await eventually(() => JSON.stringify(actual(pb)) === JSON.stringify(actual(js)), { description: 'the same actual state', timeoutMs: 60_000 }).catch(
       () => {},
     );
