@@ -1,5 +1,7 @@
 // Generates the protobuf schema table of the Kubernetes kinds KubeLoop reads in protobuf
-// (src/core/kube/protobuf/schema.generated.ts), from upstream's own sources in the Go module cache:
+// (src/core/kube/protobuf/schema.generated.ts), and the same table for the demo cluster, which
+// encodes those kinds with it (src/demo/server/protobuf-schema.generated.ts: the demo may import
+// only types from core), from upstream's own sources in the Go module cache:
 // - field numbers, wire types, repetition and message types from k8s.io/api's and
 //   k8s.io/apimachinery's generated.proto (go-to-protobuf's output);
 // - what JSON makes of each field (its name, omitempty, pointer, `,inline`) from the Go structs in
@@ -16,7 +18,7 @@ import * as prettier from 'prettier';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const MOD = process.env.GOMODCACHE ?? path.join(os.homedir(), 'go/pkg/mod');
 const VERSION = process.env.K8S_API_VERSION ?? 'v0.36.3';
-const OUTPUTS = ['src/core/kube/protobuf/schema.generated.ts'];
+const OUTPUTS = ['src/core/kube/protobuf/schema.generated.ts', 'src/demo/server/protobuf-schema.generated.ts'];
 
 /** proto package -> Go package directory. */
 const PACKAGES = {

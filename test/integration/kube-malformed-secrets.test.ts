@@ -34,7 +34,8 @@ describe('malformed JSON answers on secrets', () => {
     for (const v of values) assert.ok(!e.message.includes(v), `a secret value is in the message: ${e.message}`);
     for (let i = 0; i + 8 <= text.length; i++)
       assert.ok(!body.includes(text.slice(i, i + 8)), `the message quotes the body ("${text.slice(i, i + 8)}"): ${e.message}`);
-    assert.match(text, /^response is not valid JSON \(/);
+    // metadata-only lists are asked for in protobuf: the demo cuts a protobuf body as it cuts JSON
+    assert.match(text, /^response is not valid (JSON|Kubernetes protobuf) \(/);
   };
 
   for (const [what, opts, stream] of [

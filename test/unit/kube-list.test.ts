@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import fc from 'fast-check';
 import { KubeClient, KubeApiError, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, continueFromHead, type KubeObject } from '../../src/core/kube';
+import { PROTOBUF_METADATA_LIST_ACCEPT } from '../../src/core/kube/protobuf';
 import { contextFor, json, startServer, status, type TestServer } from './kube-helpers';
 import { eventually } from '../support/eventually';
 
@@ -187,7 +188,10 @@ describe('paged list', () => {
     const full = await c.list(pods, { limit: 2 });
     assert.equal(full.items[0].metadata.managedFields, undefined);
     assert.deepEqual((full.items[0] as any).status, { phase: 'Running' });
+    // protobuf first; this server answers JSON, read as such
     const meta = await c.list(pods, { limit: 2, metadataOnly: true });
+    assert.equal(s.seen.at(-1)!.headers.accept, PROTOBUF_METADATA_LIST_ACCEPT);
+    await c.list(pods, { limit: 2, metadataOnly: true, protobuf: false });
     assert.equal(s.seen.at(-1)!.headers.accept, METADATA_ONLY_ACCEPT);
     assert.deepEqual(meta.items[2], { metadata: { name: 'p2', namespace: 'ns', uid: 'u2', resourceVersion: '102', labels: { i: '0' } } });
     const kept = await c.list(pods, { keepManagedFields: true });

@@ -37,6 +37,8 @@ export interface ClientOptions extends TransportOptions {
   discoveryOverallTimeoutMs?: number;
   /** Keep discovery on disk (true: in the default folder with kubectl's 6 h TTL). Default off. */
   discoveryCache?: boolean | DiscoveryCacheOptions;
+  /** false: every list and watch asks for JSON (ListOptions.protobuf), to compare. Default on. */
+  protobuf?: boolean;
 }
 
 export class KubeClient {
@@ -97,7 +99,7 @@ export class KubeClient {
 
   async list(gvr: GroupVersionResource, opts: ListOptions = {}, hooks: ListHooks = {}): Promise<ListResult> {
     try {
-      return await listAll(this.transport, gvr, opts, hooks);
+      return await listAll(this.transport, gvr, this.opts.protobuf === false ? { ...opts, protobuf: false } : opts, hooks);
     } catch (e) {
       // A type planned from cached discovery is gone: the entry is out of date (kubectl, too,
       // invalidates its cache on such a miss); the next discovery asks the server.
@@ -110,7 +112,7 @@ export class KubeClient {
   }
 
   watch(gvr: GroupVersionResource, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
-    return watch(this.transport, gvr, opts, onEvent, signal);
+    return watch(this.transport, gvr, this.opts.protobuf === false ? { ...opts, protobuf: false } : opts, onEvent, signal);
   }
 
   /** SelfSubjectAccessReview: may the user do this? (read-only: a review stores nothing) */

@@ -3,6 +3,7 @@
  * (or the caller's own abort reason), so callers branch on type and fields, never on text.
  * Messages never contain credentials: only paths, statuses and the server's Status message.
  */
+import { decodeProtobuf, isProtobuf } from './protobuf';
 
 /** A non-2xx answer from the API server, parsed from its `Status` body when there is one. */
 export class KubeApiError extends Error {
@@ -99,12 +100,16 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs = Da
 /** Builds a KubeApiError from a non-2xx response: a Status body if it parses, else the raw text. */
 export function apiErrorFromResponse(status: number, headers: Record<string, string | string[] | undefined>, body: Buffer, path: string): KubeApiError {
   const retryHeader = parseRetryAfter(headers['retry-after']);
-  const text = body.toString('utf8');
+  const protobuf = isProtobuf(headers['content-type']);
+  // a protobuf body's bytes are no message to show
+  const text = protobuf ? '' : body.toString('utf8');
   let reason = '';
   let message = '';
   let retryBody: number | undefined;
   try {
-    const s = JSON.parse(text) as { kind?: string; reason?: string; message?: string; details?: { retryAfterSeconds?: number } };
+    // A server asked for protobuf answers its errors in protobuf too (a Status).
+    const pb = protobuf ? decodeProtobuf(body) : undefined;
+    const s = (pb?.ok ? pb.value : JSON.parse(text)) as { kind?: string; reason?: string; message?: string; details?: { retryAfterSeconds?: number } };
     if (s && typeof s === 'object') {
       reason = typeof s.reason === 'string' ? s.reason : '';
       message = typeof s.message === 'string' ? s.message : '';

@@ -150,6 +150,16 @@ export class Exchange {
     if (!this.closed) this.writeJson(code, buf, contentType, headers);
   }
 
+  /**
+   * Writes a protobuf body (protobuf-forms.ts), gzipped as JSON is. The malformed-body fault cuts it
+   * in half, so a client's decoder fails as a JSON parser does on the cut JSON.
+   */
+  protobuf(code: number, buf: Buffer, contentType: string, headers: Record<string, string> = {}): void {
+    if (this.closed) return;
+    if (this.malformBody) buf = buf.subarray(0, Math.max(1, Math.floor(buf.length / 2)));
+    this.writeJson(code, buf, contentType, headers);
+  }
+
   private writeJson(code: number, buf: Buffer, contentType: string, headers: Record<string, string>): void {
     const head = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
     if (this.req.method === 'HEAD') {

@@ -1,26 +1,56 @@
 /**
  * Response forms chosen by the Accept header (content negotiation), as the apiserver does:
- * the plain object (JSON; protobuf requests fall back to JSON), PartialObjectMetadata(List)
- * (metadata only), and Table (server-side printing, with kube-apiserver's columns for the built-ins printers.ts knows).
- * The first media range in the Accept header that we can serve wins.
+ * the plain object, PartialObjectMetadata(List) (metadata only), and Table (server-side printing,
+ * with kube-apiserver's columns for the built-ins printers.ts knows), in JSON, or in protobuf where
+ * the request may have it (`offer`, below). The first media range in the Accept header that we can
+ * serve wins.
  */
 import type { DemoObject } from '../store';
 import { parseAccept } from './discovery';
+import { PROTOBUF_TYPE } from './exchange';
 import { rowConditions, tableColumns, type Column } from './printers';
+import { ApiError } from './status';
 
-export type Form = { kind: 'object' } | { kind: 'metadata'; version: 'v1' | 'v1beta1' } | { kind: 'table'; version: 'v1' | 'v1beta1' };
+export type Form =
+  { kind: 'object'; protobuf?: true } | { kind: 'metadata'; version: 'v1' | 'v1beta1'; protobuf?: true } | { kind: 'table'; version: 'v1' | 'v1beta1' };
 
-export function negotiate(accept: string | undefined, target: 'list' | 'one'): Form {
-  for (const m of parseAccept(accept)) {
+/**
+ * What a read (list, get, watch) can give in protobuf: the full object when `object` (a built-in
+ * kind the demo has a schema for), and PartialObjectMetadata(List) v1 always, custom resources
+ * included, as kube-apiserver encodes those itself. Without an offer protobuf ranges are passed
+ * over, for JSON (writes answer JSON).
+ */
+export interface ProtobufOffer {
+  object: boolean;
+}
+
+/**
+ * The form of the answer. `target` is what one answer holds: a list, or one object (a get, and
+ * each event of a watch: kube-apiserver transforms a watch's objects one by one, so a watch asks
+ * for PartialObjectMetadata). When every range asked is protobuf and none can be served in it (a
+ * custom resource's full objects), a 406, as kube-apiserver answers.
+ */
+export function negotiate(accept: string | undefined, target: 'list' | 'one', offer?: ProtobufOffer): Form {
+  const ranges = parseAccept(accept);
+  for (const m of ranges) {
     const as = m.params.as;
+    if (m.type === PROTOBUF_TYPE && offer) {
+      if (!as && offer.object) return { kind: 'object', protobuf: true };
+      const wanted = target === 'list' ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
+      if (as === wanted && m.params.g === 'meta.k8s.io' && m.params.v === 'v1') return { kind: 'metadata', version: 'v1', protobuf: true };
+      continue;
+    }
     const isJson = m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*';
-    if (!isJson) continue; // protobuf, yaml, cbor: fall through to the next range, then to JSON
+    if (!isJson) continue; // yaml, cbor, protobuf we do not serve: fall through to the next range, then to JSON
     if (!as) return { kind: 'object' };
     if (m.params.g !== 'meta.k8s.io' || (m.params.v !== 'v1' && m.params.v !== 'v1beta1')) continue;
     const version = m.params.v;
     if (as === 'Table') return { kind: 'table', version };
     if (as === 'PartialObjectMetadataList' && target === 'list') return { kind: 'metadata', version };
     if (as === 'PartialObjectMetadata' && target === 'one') return { kind: 'metadata', version };
+  }
+  if (offer && ranges.length > 0 && ranges.every((m) => m.type === PROTOBUF_TYPE)) {
+    throw new ApiError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml');
   }
   return { kind: 'object' };
 }

@@ -11,8 +11,9 @@
  */
 import type { DemoObject } from '../store';
 import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
-import { encodeListItem, encodeStored, type Exchange } from './exchange';
-import { formContentType, metadataListJson, negotiate, parseIncludeObject, partialObject, table, tableJson, type ListMeta } from './forms';
+import { encodeListItem, encodeStored, PROTOBUF_TYPE, type Exchange } from './exchange';
+import { formContentType, metadataListJson, negotiate, parseIncludeObject, partialObject, table, tableJson, type ListMeta, type ProtobufOffer } from './forms';
+import { protobufList, protobufMetadataList, protobufObject, servesProtobuf, warmMessages } from './protobuf-forms';
 import { both, parseFieldSelector, parseLabelSelector, type Matcher } from './selectors';
 import { decodeToken, encodeToken, inconsistentToken, isInconsistentToken } from './snapshots';
 import { ApiError, badRequest, continueExpired, invalid, notFound, pathNotFound, resourceVersionTooOld } from './status';
@@ -57,7 +58,7 @@ function sourceList(ctx: ServerContext, t: Target, ns: string | undefined, x: Ex
   return at;
 }
 
-export function handleList(ctx: ServerContext, x: Exchange): void {
+export function handleList(ctx: ServerContext, x: Exchange): void | Promise<void> {
   const t = resolveTarget(ctx, x);
   requireVerb(t, 'list');
   const ns = requestNamespace(t, x);
@@ -126,8 +127,29 @@ export function handleList(ctx: ServerContext, x: Exchange): void {
     if (snapId) ctx.snapshots.release(snapId);
   }
 
-  const form = negotiate(x.accept, 'list');
+  return writeList(ctx, t, x, page, meta);
+}
+
+/** What a client that can read protobuf may have it in: full objects of built-in kinds the demo encodes. */
+export function protobufOffer(ctx: ServerContext, t: Target): ProtobufOffer {
+  return { object: ctx.catalog.isBuiltin(t.group, t.resource) && servesProtobuf(t.apiVersion, t.type.kind) };
+}
+
+/**
+ * Writes a list's page in the form the Accept header asks for. JSON at once (its items' text is
+ * cached per object); protobuf once its items' messages are encoded, a slice at a time
+ * (warmMessages): a first protobuf list of a big type does not hold the event loop.
+ */
+function writeList(ctx: ServerContext, t: Target, x: Exchange, page: readonly DemoObject[], meta: ListMeta): void | Promise<void> {
+  const form = negotiate(x.accept, 'list', protobufOffer(ctx, t));
   const ct = formContentType(form, 'list');
+  if (form.kind !== 'table' && form.protobuf) {
+    const metadata = form.kind === 'metadata';
+    return warmMessages(t.apiVersion, metadata ? undefined : t.type.kind, page).then(() => {
+      if (metadata) x.protobuf(200, protobufMetadataList(page, meta), PROTOBUF_TYPE);
+      else x.protobuf(200, protobufList(t.apiVersion, t.type.kind, page, meta), PROTOBUF_TYPE);
+    });
+  }
   if (form.kind === 'table') {
     x.jsonText(
       200,
@@ -184,14 +206,16 @@ export function getNamed(ctx: ServerContext, t: Target, x: Exchange): DemoObject
 export function handleGet(ctx: ServerContext, x: Exchange): void {
   const t = resolveTarget(ctx, x);
   requireVerb(t, 'get');
-  writeOne(ctx, t, x, getNamed(ctx, t, x), 200);
+  writeOne(ctx, t, x, getNamed(ctx, t, x), 200, protobufOffer(ctx, t));
 }
 
-/** Writes one object in the form the Accept header asks for. */
-export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: DemoObject, code: number): void {
-  const form = negotiate(x.accept, 'one');
+/** Writes one object in the form the Accept header asks for; in protobuf only with an offer (gets: writes answer JSON). */
+export function writeOne(ctx: ServerContext, t: Target, x: Exchange, o: DemoObject, code: number, offer?: ProtobufOffer): void {
+  const form = negotiate(x.accept, 'one', offer);
   const ct = formContentType(form, 'one');
-  if (form.kind === 'table') {
+  if (form.kind !== 'table' && form.protobuf) {
+    x.protobuf(code, protobufObject(t.apiVersion, t.type.kind, o, form.kind === 'metadata'), PROTOBUF_TYPE);
+  } else if (form.kind === 'table') {
     x.json(
       code,
       table(

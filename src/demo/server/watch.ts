@@ -1,5 +1,6 @@
 /**
- * Watch: a chunked stream of newline-delimited JSON events, as the apiserver sends them.
+ * Watch: a chunked stream of newline-delimited JSON events, or of length-prefixed protobuf frames
+ * when the client asks for protobuf, as the apiserver sends them (watch-events.ts).
  *
  * Guarantees:
  * - Start point: resourceVersion unset or "0" first sends a synthetic ADDED per current object (a
@@ -10,26 +11,36 @@
  * - Events are delivered in resourceVersion order, none twice: the subscription is made before the
  *   history/snapshot read, and anything at or below the last delivered revision is skipped.
  * - BOOKMARK events (only with allowWatchBookmarks=true) carry just metadata.resourceVersion.
+ * - The initial events are written as the client reads them (paced): a big watch-list is neither
+ *   cut for its own size nor holds the event loop.
  * - The stream ends after timeoutSeconds; the subscription and timers are always released when the
  *   stream ends for any reason (client gone, timeout, server stop); a client too slow to keep up
  *   (over 16 MiB unsent) is cut off, as the apiserver does with unresponsive watchers.
  */
 import type { DemoObject, StoreEvent } from '../store';
-import { requestNamespace, requireVerb, resolveTarget, served, type ServerContext, type Target } from './serverContext';
+import { requestNamespace, requireVerb, resolveTarget, type ServerContext, type Target } from './serverContext';
 import type { Exchange } from './exchange';
-import { negotiate, parseIncludeObject, partialObject, table } from './forms';
-import { parseRV, selectorFor } from './list';
+import { negotiate } from './forms';
+import { parseRV, protobufOffer, selectorFor } from './list';
 import { isTrue } from './requestinfo';
 import type { Matcher } from './selectors';
 import { ApiError, badRequest, resourceVersionTooOld } from './status';
+import { watchEncoder, type WireType } from './watch-events';
 
 const MAX_UNSENT = 16 * 1024 * 1024;
 
-type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+/** A watch request's parameters, checked as kube-apiserver checks them. */
+interface WatchParams {
+  ns: string | undefined;
+  match: Matcher | undefined;
+  startRV: number | undefined;
+  initialEvents: boolean;
+  initialEventsEnd: boolean;
+  bookmarks: boolean;
+  timeoutS: number;
+}
 
-export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): void {
-  const t = resolveTarget(ctx, x);
-  requireVerb(t, 'watch');
+function watchParams(ctx: ServerContext, t: Target, x: Exchange): WatchParams {
   const ns = requestNamespace(t, x);
   let match: Matcher | undefined = selectorFor(t, x);
   if (x.info.name) {
@@ -57,44 +68,37 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   const timeoutRaw = x.query.get('timeoutSeconds');
   const timeoutS = timeoutRaw ? Number(timeoutRaw) : ctx.options.defaultWatchTimeoutSeconds;
   if (!Number.isFinite(timeoutS) || timeoutS < 0) throw badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
-  const form = negotiate(x.accept, 'list');
-  const includeObject = parseIncludeObject(x.query.get('includeObject'));
+  return { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS };
+}
+
+export async function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: () => void) => void): Promise<void> {
+  const t = resolveTarget(ctx, x);
+  requireVerb(t, 'watch');
+  const { ns, match, startRV, initialEvents, initialEventsEnd, bookmarks, timeoutS } = watchParams(ctx, t, x);
+  // Each event's object is transformed alone, as kube-apiserver does: a metadata watch asks for PartialObjectMetadata.
+  const encoder = watchEncoder(ctx, t, x, negotiate(x.accept, 'one', protobufOffer(ctx, t)));
   const res = x.res;
 
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': encoder.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 
   let lastRV = 0;
-  let tableHeaderSent = false;
   const drop = new EventDropper(x.dropEvents);
   let ended = false;
   const timers: NodeJS.Timeout[] = [];
 
-  const render = (o: DemoObject): unknown => {
-    if (form.kind === 'table') {
-      const noHeaders = tableHeaderSent;
-      tableHeaderSent = true;
-      return table(
-        t.resource,
-        t.group,
-        [o],
-        { resourceVersion: o.metadata.resourceVersion },
-        { version: form.version, includeObject, noHeaders, now: ctx.options.now() },
-      );
-    }
-    if (form.kind === 'metadata') return partialObject(o, form.version);
-    return served(t, o);
-  };
-  const send = (type: WireType, object: unknown): void => {
+  const write = (chunk: Buffer | string): void => {
     if (ended) return;
-    const line = `${JSON.stringify({ type, object })}\n`;
-    res.write(line);
+    res.write(chunk);
     if (x.stats) {
-      const n = Buffer.byteLength(line);
+      const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       x.stats.bodyBytesSent += n;
       x.stats.bodyBytesUncompressed += n;
     }
     if (res.writableLength > MAX_UNSENT) end();
+  };
+  const send = (type: WireType, o: DemoObject): void => {
+    if (!ended) write(encoder.object(type, o));
   };
   const deliver = (e: Pick<StoreEvent, 'type' | 'object' | 'rv' | 'prevObject'>): void => {
     if (e.rv <= lastRV) return;
@@ -110,7 +114,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
       if (e.type === 'MODIFIED' && !now && before) type = 'DELETED';
     }
     if (drop.shouldDrop()) return;
-    send(type, render(e.object));
+    send(type, e.object);
   };
 
   const end = (): void => {
@@ -135,13 +139,22 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   if (initialEvents) {
     const snap = ctx.store.list(t.group, t.resource, ns);
     const rv = Number(snap.resourceVersion);
-    for (const o of snap.items) if (!match || match(o)) send('ADDED', render(o));
+    // Store events meanwhile wait in `pending` (live is false), as during the history read.
+    await paced(
+      res,
+      () => ended,
+      snap.items,
+      (o) => {
+        if (!match || match(o)) send('ADDED', o);
+      },
+    );
+    if (ended) return;
     lastRV = rv;
-    if (initialEventsEnd) send('BOOKMARK', bookmark(t, String(rv), true));
+    if (initialEventsEnd) write(encoder.bookmark(String(rv), true));
   } else if (startRV !== undefined) {
     const events = ctx.store.eventsSince(startRV, t.group, t.resource);
     if (events === 'expired') {
-      send('ERROR', resourceVersionTooOld(startRV, ctx.store.oldestRV).toStatus());
+      write(encoder.error(resourceVersionTooOld(startRV, ctx.store.oldestRV).toStatus()));
       end();
       return;
     }
@@ -156,7 +169,7 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
     const tick = (): void => {
       if (ended) return;
       // Every event up to the store's current revision has been delivered (delivery is synchronous).
-      send('BOOKMARK', bookmark(t, String(Math.max(lastRV, ctx.store.currentRV))));
+      write(encoder.bookmark(String(Math.max(lastRV, ctx.store.currentRV))));
       timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
     };
     timers.push(setTimeout(tick, ctx.options.bookmarkIntervalMs).unref());
@@ -164,14 +177,42 @@ export function handleWatch(ctx: ServerContext, x: Exchange, onEnd: (cleanup: ()
   if (timeoutS > 0) timers.push(setTimeout(end, timeoutS * 1000).unref());
 }
 
-function inScope(t: Target, ns: string | undefined, o: DemoObject): boolean {
-  return !t.namespaced || ns === undefined || o.metadata.namespace === ns;
+/** Unsent bytes past which the initial events wait for the client to read (under MAX_UNSENT, which ends a watch). */
+const INITIAL_HIGH_WATER = 1024 * 1024;
+/** How long the initial events may hold the event loop at a time (the demo runs in the extension host). */
+const SLICE_MS = 10;
+
+/**
+ * Calls `each` for every item, pausing while the response holds over INITIAL_HIGH_WATER unsent
+ * bytes (until 'drain') and giving the event loop a turn every SLICE_MS: a watch-list's initial
+ * events of 10k pods are tens of MB, which a synchronous loop would queue at once (past
+ * MAX_UNSENT: the watch was cut) while holding the thread for the whole encoding.
+ */
+async function paced<T>(res: Exchange['res'], ended: () => boolean, items: readonly T[], each: (item: T) => void): Promise<void> {
+  let start = performance.now();
+  for (const item of items) {
+    if (ended()) return;
+    each(item);
+    if (res.writableLength > INITIAL_HIGH_WATER) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+      start = performance.now();
+    } else if (performance.now() - start > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      start = performance.now();
+    }
+  }
 }
 
-function bookmark(t: Target, rv: string, initialEventsEnd = false) {
-  const metadata: Record<string, unknown> = { resourceVersion: rv };
-  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-  return { kind: t.type.kind, apiVersion: t.apiVersion, metadata };
+function inScope(t: Target, ns: string | undefined, o: DemoObject): boolean {
+  return !t.namespaced || ns === undefined || o.metadata.namespace === ns;
 }
 
 /** The drop-watch-events fault, per watch: skip the first `count`, or a fraction, or every n-th. */

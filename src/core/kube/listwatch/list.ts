@@ -44,6 +44,7 @@ import { KubeApiError, KubeTransportError } from '../errors';
 import { resourcePath } from './paths';
 import type { StreamedPage } from '../transport/listStream';
 import { PageProgress } from './pageProgress';
+import { continueFromProtobufHead, PROTOBUF_ACCEPT, PROTOBUF_METADATA_LIST_ACCEPT, readsProtobuf } from '../protobuf';
 import { isTableBody, TABLE_ACCEPT, TABLE_INCLUDE_OBJECT, tableItems } from './table';
 import type { KubeTransport, RetryInfo } from '../transport/transport';
 import type { GroupVersionResource, KubeObject, ListMeta } from '../objects/types';
@@ -74,6 +75,13 @@ export interface ListOptions {
   requestTimeoutMs?: number;
   /** Request page N+1 as soon as its continue token is visible in page N's first bytes. Default true. */
   pipeline?: boolean;
+  /**
+   * Ask for protobuf where the walker reads it (../protobuf: full objects of the kinds with a field
+   * set, metadata-only lists of any type); the answer is read as its Content-Type says, so a server
+   * that answers JSON still works. Default true; off with keepManagedFields (the walker drops them).
+   * Full paged lists on the I/O thread stay JSON.
+   */
+  protobuf?: boolean;
 }
 
 export type ListTransfer = 'full' | 'metadata' | 'table';
@@ -130,6 +138,8 @@ export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFiel
  * here (the I/O thread reads it from the body's tail and requests the next page before parsing).
  */
 export function continueFromHead(head: string): string | undefined {
+  // A protobuf list (its magic "k8s\0" first) has its token up front as well.
+  if (head.startsWith('k8s\0')) return continueFromProtobufHead(Buffer.from(head, 'latin1'));
   // A Table (kind, apiVersion, metadata, columnDefinitions, rows) has its token up front too.
   let itemsAt = -1;
   for (const marker of ['"items"', '"columnDefinitions"', '"rows"']) {
@@ -183,8 +193,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const path = resourcePath(gvr, opts.namespace);
   const items = hooks.sink ?? [];
   const transfer: ListTransfer = opts.metadataOnly ? 'metadata' : (opts.transfer ?? 'full');
-  const metadataOnly = transfer === 'metadata';
-  const accept = transfer === 'metadata' ? METADATA_ONLY_ACCEPT : transfer === 'table' ? TABLE_ACCEPT : 'application/json';
+  const accept = listAccept(gvr, transfer, opts);
   let columns: readonly string[] | undefined;
   const result: ListResult = { items, resourceVersion: '', pages: 0, retries: 0, bytes: 0, fellBackToFullList: false, restarts: 0 };
   const onRetry = (info: RetryInfo) => {
@@ -230,25 +239,9 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   };
 
   const toPage = (b: unknown, bytes: number): Page => {
-    const body = b as ListBody;
-    if (transfer === 'table' && isTableBody(body)) {
-      const t = tableItems(body, columns, path);
-      columns = t.columns;
-      for (const o of t.items) compactItem(o, false, !!opts.keepManagedFields);
-      return { items: t.items, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion };
-    }
-    if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
-      throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
-    }
-    const page = body.items ?? [];
-    const out: KubeObject[] = new Array(page.length);
-    for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], metadataOnly, !!opts.keepManagedFields);
-    // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
-    // back from the list's own, as client-go's unstructured decoding does, so an object reads
-    // the same whether it came from a list or a watch event.
-    const kind = !metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
-    if (kind) for (const o of out) if (o.kind === undefined) ((o.kind = kind), (o.apiVersion ??= body.apiVersion));
-    return { items: out, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion };
+    const page = pageOf(b, bytes, path, transfer, columns, !!opts.keepManagedFields);
+    columns = page.columns ?? columns;
+    return page;
   };
   const take = (page: Page) => {
     for (let i = 0; i < page.items.length; i++) items.push(page.items[i]);
@@ -276,48 +269,14 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
    */
   const walk = async (first: Fetch['query']): Promise<'done' | KubeApiError> => {
     // The I/O thread's stream first; the loop below takes over at the page it could not deliver.
-    let from = first;
-    let prior: KubeApiError | KubeTransportError | undefined;
-    let isContinuation = false;
     const progress = new PageProgress(path);
-    // Full objects only: metadata pages parse quickly, and there the thread costs more than it saves
-    // (measured: metadata-only load of 100k objects 0.82 s on this thread, 0.96 s on the I/O thread).
-    // Table pages are of the same size class as metadata pages (bench/transfer-forms.ts).
-    const stream =
+    const streamed =
       limit !== undefined && transfer === 'full'
-        ? await t.openListStream({
-            path,
-            query: from,
-            nextQuery: { ...selectors, limit },
-            accept,
-            signal: hooks.signal,
-            prefetch,
-            timeoutMs: opts.requestTimeoutMs,
-            onProgress: hooks.onProgress,
-          })
+        ? await walkStream(t, { path, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
         : undefined;
-    if (stream) {
-      try {
-        for (;;) {
-          // The stream's failure is the page's first attempt (below); a failure to take the page
-          // (a body that is no list, the caller's hook) is the list's, as on the calling thread.
-          const next = await stream.next().then(takeStreamed, (e: unknown) => ({ failed: e }));
-          if ('failed' in next) {
-            if (!(next.failed instanceof KubeApiError || next.failed instanceof KubeTransportError)) throw next.failed; // the caller's abort
-            prior = next.failed;
-            break;
-          }
-          if (!next.next) return 'done';
-          progress.check(next.items, next.next);
-          isContinuation = true;
-          from = contQuery(next.next);
-          if (next.token !== next.next) break; // the stream could not read this page's token: go on here
-        }
-      } finally {
-        stream.close();
-      }
-    }
-
+    if (streamed === 'done') return 'done';
+    const { from, prior, isContinuation: streamedOn } = streamed ?? { from: first, prior: undefined, isContinuation: false };
+    let isContinuation = streamedOn;
     let cur = start(from, true, prior);
     for (;;) {
       let page: Page;
@@ -357,10 +316,26 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     await walk(cont0(selectors, limit, opts));
     return result;
   }
-  let first = cont0(selectors, limit, opts);
+  await walkRestarting(walk, path, (first) => cont0(selectors, limit, first), opts, hooks, result);
+  return result;
+}
+
+/**
+ * Walks a paged list, restarting it from its first page when a continue token expires (410), at
+ * most MAX_LIST_RESTARTS times (see the guarantees above); `result` says how often.
+ */
+async function walkRestarting(
+  walk: (first: Fetch['query']) => Promise<'done' | KubeApiError>,
+  path: string,
+  firstQuery: (o: ListOptions) => Fetch['query'],
+  opts: ListOptions,
+  hooks: ListHooks,
+  result: ListResult,
+): Promise<void> {
+  let first = firstQuery(opts);
   for (let restarts = 0; ; restarts++) {
     const end = await walk(first);
-    if (end === 'done') return result;
+    if (end === 'done') return;
     // The continue token expired mid-list: what we hold is from a snapshot that no longer exists.
     if (restarts >= MAX_LIST_RESTARTS) {
       throw new KubeApiError(
@@ -372,14 +347,112 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
       );
     }
     hooks.onFallback?.(end);
-    items.length = 0;
+    result.items.length = 0;
     result.fellBackToFullList = true;
     result.restarts = restarts + 1;
     // A fresh paged list. A specific resourceVersion read exactly is as gone as the token was, so
     // the restart asks for the most recent state ("", a consistent read), as the reflector relists.
     const exact = !!opts.resourceVersion && opts.resourceVersion !== '0' && opts.resourceVersionMatch !== 'NotOlderThan';
-    first = exact ? cont0(selectors, limit, {}) : cont0(selectors, limit, opts);
+    first = exact ? firstQuery({}) : firstQuery(opts);
   }
+}
+
+/** Where the walk goes on after the I/O thread's stream: the page it could not deliver, and that failure. */
+interface AfterStream {
+  from: Fetch['query'];
+  prior: KubeApiError | KubeTransportError | undefined;
+  isContinuation: boolean;
+}
+
+/**
+ * The pages the I/O thread walks (../transport/listStream.ts), taken in order; 'done' after the
+ * last, else where the calling thread takes over. Full objects only: metadata pages parse quickly,
+ * and there the thread costs more than it saves (measured: metadata-only load of 100k objects
+ * 0.82 s on this thread, 0.96 s on the I/O thread); Table pages are of the same size class as
+ * metadata pages (bench/transfer-forms.ts). Its pages are asked for in JSON this round.
+ */
+async function walkStream(
+  t: KubeTransport,
+  s: { path: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
+  takeStreamed: (p: StreamedPage) => StreamedNext,
+  contQuery: (token: string) => Fetch['query'],
+  progress: PageProgress,
+): Promise<AfterStream | 'done'> {
+  let from = s.first;
+  let prior: KubeApiError | KubeTransportError | undefined;
+  let isContinuation = false;
+  const stream = await t.openListStream({
+    path: s.path,
+    query: from,
+    nextQuery: s.nextQuery,
+    accept: 'application/json',
+    signal: s.hooks.signal,
+    prefetch: s.prefetch,
+    timeoutMs: s.opts.requestTimeoutMs,
+    onProgress: s.hooks.onProgress,
+  });
+  if (!stream) return { from, prior, isContinuation };
+  try {
+    for (;;) {
+      // The stream's failure is the page's first attempt (on the calling thread); a failure to take
+      // the page (a body that is no list, the caller's hook) is the list's, as on the calling thread.
+      const next = await stream.next().then(takeStreamed, (e: unknown) => ({ failed: e }));
+      if ('failed' in next) {
+        if (!(next.failed instanceof KubeApiError || next.failed instanceof KubeTransportError)) throw next.failed; // the caller's abort
+        prior = next.failed;
+        break;
+      }
+      if (!next.next) return 'done';
+      progress.check(next.items, next.next);
+      isContinuation = true;
+      from = contQuery(next.next);
+      if (next.token !== next.next) break; // the stream could not read this page's token: go on here
+    }
+  } finally {
+    stream.close();
+  }
+  return { from, prior, isContinuation };
+}
+
+/**
+ * A page's body (JSON.parse of it, or the protobuf walker's object: the same shape) made items:
+ * compacted (compactItem), typed from the list's kind, or Table rows made items (table.ts).
+ */
+function pageOf(
+  b: unknown,
+  bytes: number,
+  path: string,
+  transfer: ListTransfer,
+  columns: readonly string[] | undefined,
+  keepManagedFields: boolean,
+): Page & { columns?: readonly string[] } {
+  const body = b as ListBody;
+  const metadataOnly = transfer === 'metadata';
+  if (transfer === 'table' && isTableBody(body)) {
+    const t = tableItems(body, columns, path);
+    for (const o of t.items) compactItem(o, false, keepManagedFields);
+    return { items: t.items, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion, columns: t.columns };
+  }
+  if (!body || typeof body !== 'object' || (body.items !== undefined && body.items !== null && !Array.isArray(body.items))) {
+    throw new KubeTransportError('malformed', `GET ${path}: response is not a list (no items array)`, path);
+  }
+  const page = body.items ?? [];
+  const out: KubeObject[] = new Array(page.length);
+  for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], metadataOnly, keepManagedFields);
+  // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
+  // back from the list's own, as client-go's unstructured decoding does, so an object reads
+  // the same whether it came from a list or a watch event.
+  const kind = !metadataOnly && body.kind?.endsWith('List') ? body.kind.slice(0, -4) : undefined;
+  if (kind) for (const o of out) if (o.kind === undefined) ((o.kind = kind), (o.apiVersion ??= body.apiVersion));
+  return { items: out, next: body.metadata?.continue ?? '', bytes, resourceVersion: body.metadata?.resourceVersion };
+}
+
+/** The Accept header of a list's pages: protobuf first where the walker reads the answer (ListOptions.protobuf). */
+function listAccept(gvr: GroupVersionResource, transfer: ListTransfer, opts: ListOptions): string {
+  const protobuf = opts.protobuf !== false && !opts.keepManagedFields;
+  if (transfer === 'table') return TABLE_ACCEPT;
+  if (transfer === 'metadata') return protobuf ? PROTOBUF_METADATA_LIST_ACCEPT : METADATA_ONLY_ACCEPT;
+  return protobuf && readsProtobuf(gvr) ? PROTOBUF_ACCEPT : 'application/json';
 }
 
 function cont0(selectors: { labelSelector?: string; fieldSelector?: string }, limit: number | undefined, opts: ListOptions) {

@@ -1,11 +1,12 @@
 /**
- * watch(): one WATCH request, its newline-delimited JSON events streamed to a callback.
+ * watch(): one WATCH request, its events streamed to a callback: newline-delimited JSON, or
+ * protobuf frames where asked for (WatchOptions.protobuf) and answered (watchFrames.ts).
  *
  * Guarantees:
  * - Never rejects: the promise resolves with how the watch ended (errors are values). 'closed' is a
  *   normal end (server timeout, timeoutSeconds); 'expired' means the resourceVersion is too old
  *   (410 at open, or an ERROR event with a 410 Status) and the caller must relist; 'aborted' follows
- *   the signal; 'error' is anything else (HTTP error at open, reset, malformed line, a throwing onEvent,
+ *   the signal; 'error' is anything else (HTTP error at open, reset, malformed event, a throwing onEvent,
  *   an event past client-go's 16 MiB frame cap: 'tooLarge', see watchFrames.ts).
  * - Events are delivered in stream order, one call per line, as they arrive; ERROR events end the
  *   watch instead of being delivered.
@@ -16,12 +17,13 @@
  */
 import { hostSlicer } from '../../slice';
 import { abortReason } from '../../clock';
-import { KubeApiError, KubeTransportError, whereParsingStopped } from '../errors';
+import { KubeApiError, KubeTransportError } from '../errors';
 import { compactItem } from './list';
 import { resourcePath } from './paths';
-import type { KubeTransport } from '../transport/transport';
+import type { KubeTransport, StreamBody } from '../transport/transport';
 import type { GroupVersionResource, KubeObject } from '../objects/types';
-import { LineFrames } from './watchFrames';
+import { eventFrames, type FramedEvents, type RawWatchEvent } from './watchFrames';
+import { PROTOBUF_ACCEPT, PROTOBUF_METADATA_ACCEPT, readsProtobuf } from '../protobuf';
 
 export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -43,6 +45,8 @@ export interface WatchOptions {
   fieldSelector?: string;
   metadataOnly?: boolean;
   keepManagedFields?: boolean;
+  /** As ListOptions.protobuf: protobuf frames where the walker reads them, whatever the answer read by its Content-Type. Default true. */
+  protobuf?: boolean;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -66,14 +70,12 @@ export async function watch(
   signal?: AbortSignal,
 ): Promise<WatchEnd> {
   const path = resourcePath(gvr, opts.namespace);
-  let events = 0;
-  const aborted = () => ({ kind: 'aborted' as const, events, reason: abortReason(signal!) });
   let res;
   try {
     res = await t.openStream({
       path,
       signal,
-      accept: opts.metadataOnly ? METADATA_ONLY_WATCH_ACCEPT : 'application/json',
+      accept: watchAccept(gvr, opts),
       query: {
         watch: 1,
         resourceVersion: opts.resourceVersion,
@@ -86,11 +88,24 @@ export async function watch(
       },
     });
   } catch (e) {
-    if (signal?.aborted) return aborted();
-    if (e instanceof KubeApiError && e.status === 410) return { kind: 'expired', events, error: e };
-    return { kind: 'error', events, error: e as KubeApiError | KubeTransportError };
+    if (signal?.aborted) return { kind: 'aborted', events: 0, reason: abortReason(signal) };
+    if (e instanceof KubeApiError && e.status === 410) return { kind: 'expired', events: 0, error: e };
+    return { kind: 'error', events: 0, error: e as KubeApiError | KubeTransportError };
   }
-  const stream = res;
+  return consume(res, path, opts, onEvent, signal);
+}
+
+/** The Accept header of a watch: protobuf first where the walker reads the frames (WatchOptions.protobuf). */
+function watchAccept(gvr: GroupVersionResource, opts: WatchOptions): string {
+  const protobuf = opts.protobuf !== false && !opts.keepManagedFields;
+  if (opts.metadataOnly) return protobuf ? PROTOBUF_METADATA_ACCEPT : METADATA_ONLY_WATCH_ACCEPT;
+  return protobuf && readsProtobuf(gvr) ? PROTOBUF_ACCEPT : 'application/json';
+}
+
+/** Reads an open watch stream to its end (see the guarantees above), in the encoding of its Content-Type. */
+function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
+  let events = 0;
+  const aborted = () => ({ kind: 'aborted' as const, events, reason: abortReason(signal!) });
   return new Promise<WatchEnd>((resolve) => {
     let ended = false;
     const end = (w: WatchEnd) => {
@@ -103,21 +118,8 @@ export async function watch(
     const onAbort = () => end(aborted());
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return end(aborted());
-    const frames = new LineFrames();
-    const handleLine = (line: string): boolean => {
-      if (line.trim() === '') return true;
-      let ev: { type?: string; object?: KubeObject & { code?: number; reason?: string; message?: string } };
-      try {
-        ev = JSON.parse(line);
-      } catch (e) {
-        // never the parser's message: it quotes the line, which may be a Secret
-        end({
-          kind: 'error',
-          events,
-          error: new KubeTransportError('malformed', `watch ${path}: malformed event (${whereParsingStopped(e, Buffer.byteLength(line))})`, path),
-        });
-        return false;
-      }
+    const frames = eventFrames(stream.contentType);
+    const handle = (ev: RawWatchEvent): boolean => {
       if (ev.type === 'ERROR') {
         const s = ev.object ?? ({} as { code?: number; reason?: string; message?: string });
         const err = new KubeApiError(s.code ?? 500, s.reason ?? '', s.message ?? 'watch error', undefined, path);
@@ -137,16 +139,13 @@ export async function watch(
       }
       return true;
     };
-    const take = (chunk: Buffer): boolean => {
-      const lines = frames.push(chunk);
-      if (lines === 'tooLarge') {
-        const error = new KubeTransportError('tooLarge', `watch ${path}: event larger than ${frames.maxBytes} bytes`, path);
-        end({ kind: 'error', events, error });
-        return false;
-      }
-      for (const line of lines) if (!handleLine(line)) return false;
-      return true;
+    const deliver = (f: FramedEvents): boolean => {
+      for (const ev of f.events) if (!handle(ev)) return false;
+      if (!f.failed) return true;
+      end({ kind: 'error', events, error: new KubeTransportError(f.failed, `watch ${path}: ${f.detail ?? ''}`, path) });
+      return false;
     };
+    const take = (chunk: Buffer): boolean => deliver(frames.push(chunk));
     // A watch-list's initial events (every pod of a big cluster) come as fast as the socket reads,
     // and Node delivers every ready socket's chunks in one turn: once the thread's slice is spent
     // (slice.ts) the stream pauses (TCP backpressure holds the rest at the server) and goes on
@@ -156,9 +155,7 @@ export async function watch(
     // still ends once it has nothing buffered): the end then waits for them.
     let endHeld = false;
     const close = () => {
-      const rest = frames.end();
-      if (rest.trim() && !handleLine(rest)) return;
-      end({ kind: 'closed', events });
+      if (deliver(frames.end())) end({ kind: 'closed', events });
     };
     const goOn = () => {
       const chunks = held ?? [];

@@ -1,4 +1,6 @@
 /**
+ * The frames of a watch stream: eventFrames() reads either encoding a server may answer in.
+ *
  * LineFrames: the newline-delimited frames (events) of a watch stream, cut from its chunks as they
  * come.
  *
@@ -12,6 +14,10 @@
  * - Frames are cut at byte 0x0A, which never occurs inside a multi-byte UTF-8 sequence, and each is
  *   decoded whole, so a character split across chunks decodes right.
  */
+import { whereParsingStopped } from '../errors';
+import type { KubeObject } from '../objects/types';
+import { isProtobuf, type ProtobufError, WatchFrameDecoder } from '../protobuf';
+
 export const WATCH_FRAME_MAX_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
@@ -60,4 +66,72 @@ export class LineFrames {
     this.heldBytes = 0;
     return 'tooLarge';
   }
+}
+
+/** One event as it came off the wire, before the watch checks its type. */
+export interface RawWatchEvent {
+  type?: string;
+  object?: KubeObject & { code?: number; reason?: string; message?: string };
+}
+
+/** What a chunk of a watch stream gave: its events, in order, then (if set) why the stream cannot be read on. */
+export interface FramedEvents {
+  events: RawWatchEvent[];
+  failed?: 'tooLarge' | 'malformed';
+  detail?: string;
+}
+
+/**
+ * A watch stream's events, cut and decoded from its chunks in the encoding of its Content-Type:
+ * newline-delimited JSON (LineFrames), or length-prefixed protobuf frames (../protobuf/watch.ts),
+ * both bounded by client-go's frame limit. After a failure the stream is not read on.
+ */
+export interface EventFrames {
+  push(chunk: Buffer): FramedEvents;
+  /** The stream has ended: the events of a last unterminated JSON line, or the failure of a cut frame. */
+  end(): FramedEvents;
+}
+
+export function eventFrames(contentType: string | undefined, maxBytes = WATCH_FRAME_MAX_BYTES): EventFrames {
+  return isProtobuf(contentType) ? protobufEvents(maxBytes) : jsonEvents(maxBytes);
+}
+
+function jsonEvents(maxBytes: number): EventFrames {
+  const frames = new LineFrames(maxBytes);
+  const parse = (lines: string[]): FramedEvents => {
+    const events: RawWatchEvent[] = [];
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        events.push(JSON.parse(line) as RawWatchEvent);
+      } catch (e) {
+        // never the parser's message: it quotes the line, which may be a Secret
+        return { events, failed: 'malformed', detail: `malformed event (${whereParsingStopped(e, Buffer.byteLength(line))})` };
+      }
+    }
+    return { events };
+  };
+  return {
+    push(chunk) {
+      const lines = frames.push(chunk);
+      if (lines === 'tooLarge') return { events: [], failed: 'tooLarge', detail: `event larger than ${maxBytes} bytes` };
+      return parse(lines);
+    },
+    end: () => parse([frames.end()]),
+  };
+}
+
+function protobufEvents(maxBytes: number): EventFrames {
+  const decoder = new WatchFrameDecoder(maxBytes);
+  const failed = (e: ProtobufError): FramedEvents => ({ events: [], failed: e.tooLarge ? 'tooLarge' : 'malformed', detail: e.message });
+  return {
+    push(chunk) {
+      const r = decoder.push(chunk);
+      return r.ok ? { events: r.events as RawWatchEvent[] } : failed(r.error);
+    },
+    end() {
+      const e = decoder.end();
+      return e ? failed(e) : { events: [] };
+    },
+  };
 }

@@ -10,6 +10,8 @@
  */
 export { decodeProtobuf, hasFieldSet, PROTOBUF_MAGIC, ProtobufError } from './decode';
 export { MAX_FRAME_BYTES, WatchFrameDecoder, type ProtobufWatchEvent } from './watch';
+export { readsProtobuf } from './ask';
+export { continueFromProtobufHead } from './head';
 
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 

@@ -15,6 +15,8 @@
 /** A body that is not the protobuf it claims to be: truncated, a varint too long, a bad wire type. */
 export class ProtobufError extends Error {
   override name = 'ProtobufError';
+  /** Set when a watch frame was refused for its length alone (watch.ts): the stream is fine, the event too large. */
+  tooLarge = false;
 }
 
 export const WIRE_VARINT = 0;

@@ -52,9 +52,11 @@ export class WatchFrameDecoder {
           const h = this.take(4);
           const n = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
           if (n > this.maxFrameBytes) {
-            throw new ProtobufError(
+            const e = new ProtobufError(
               `watch event frame ${this.frames + 1} is ${n} bytes, over the limit of ${this.maxFrameBytes} bytes (${mib(this.maxFrameBytes)}, as client-go's)`,
             );
+            e.tooLarge = true;
+            throw e;
           }
           this.frameLength = n;
         }

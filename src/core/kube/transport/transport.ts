@@ -49,6 +49,7 @@ import { createRateLimiter, DEFAULT_BURST, DEFAULT_QPS, type RateLimiter } from 
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryState } from './retry';
 import { distanceRttMs, LOOPBACK_TUNNEL_MIN_RTT_MS, noteRtt, observeRtt } from './rtt';
 import { pageTurn } from './turns';
+import { decodeProtobuf, isProtobuf } from '../protobuf';
 
 /** A body at least this long waits for its turn before it is parsed (turns.ts); a smaller one parses at once. */
 const TURN_BYTES = 64 * 1024;
@@ -115,8 +116,8 @@ export interface RequestSpec {
   onProgress?: () => void;
 }
 
-/** A streaming body (a watch): the decoded bytes; `complete` once the whole response has arrived. */
-export type StreamBody = Readable & { readonly complete: boolean };
+/** A streaming body (a watch): the decoded bytes; `complete` once the whole response has arrived; its Content-Type. */
+export type StreamBody = Readable & { readonly complete: boolean; readonly contentType?: string };
 
 export interface RetryInfo {
   attempt: number; // 1 for the first retry
@@ -375,6 +376,12 @@ export class KubeTransport {
           const contentType = String(raw.headers['content-type'] ?? '');
           let body: T;
           if (raw.body.length >= TURN_BYTES) await pageTurn(spec.signal);
+          // Asked for protobuf (listwatch/list.ts), a server may answer either: the Content-Type says which.
+          if (isProtobuf(contentType)) {
+            const d = decodeProtobuf(raw.body);
+            if (!d.ok) throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid Kubernetes protobuf (${d.error.message})`, spec.path);
+            return { status: raw.status, contentType, body: d.value as T, bytes: raw.body.length, retries };
+          }
           try {
             body = JSON.parse(raw.body.toString('utf8')) as T;
           } catch (e) {
@@ -474,7 +481,8 @@ export class KubeTransport {
         if (status >= 200 && status < 300) {
           settled = true;
           const coding = contentCoding(res.headers);
-          if (coding === 'identity') return resolve(res);
+          const contentType = String(res.headers['content-type'] ?? '');
+          if (coding === 'identity') return resolve(Object.assign(res, { contentType }));
           if (coding !== 'gzip') {
             res.destroy();
             return reject(new KubeTransportError('malformed', `GET ${spec.path}: unsupported Content-Encoding ${coding}`, spec.path));
@@ -483,6 +491,7 @@ export class KubeTransport {
           const gz = zlib.createGunzip();
           pipeline(res, gz, () => {});
           Object.defineProperty(gz, 'complete', { get: () => res.complete });
+          Object.assign(gz, { contentType });
           return resolve(gz as unknown as StreamBody);
         }
         const chunks: Buffer[] = [];
