@@ -257,7 +257,7 @@ function render(t: TreeModel, depth: number, node?: ResourceNode, indent = 0): s
 scenario("the extension's load as the team-a user: the tree holds team-a's objects, and forbidden types are error nodes saying 403 Forbidden", async (s) => {
   const client = await connect(s, 'alice');
   try {
-    const model = new ResourceModel();
+    const model = new ResourceModel(s.contextName('alice'));
     const lines: string[] = [];
     const log = createLogger(
       { trace: () => undefined, debug: () => undefined, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) },
