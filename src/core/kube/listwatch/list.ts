@@ -206,43 +206,12 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const prefetch = limit !== undefined && opts.pipeline !== false;
   const contQuery = (token: string) => ({ ...selectors, limit, continue: token });
 
-  const start = (query: Fetch['query'], current: boolean, prior?: KubeApiError | KubeTransportError): Fetch => {
-    const ac = new AbortController();
-    const outer = hooks.signal;
-    const onAbort = () => ac.abort(outer!.reason);
-    if (outer?.aborted) ac.abort(outer.reason);
-    else outer?.addEventListener('abort', onAbort, { once: true });
-    const f: Fetch = { query, ac, current, promise: undefined as unknown as Promise<Page> };
-    const peek = prefetch
-      ? (head: string) => {
-          const token = continueFromHead(head);
-          if (token === undefined) return false;
-          if (token && f.peeked === undefined) {
-            f.peeked = token;
-            if (f.current) launchAhead(f);
-          }
-          return true;
-        }
-      : undefined;
-    f.promise = t
-      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress }, prior)
-      .then((res) => toPage(res.body, res.bytes))
-      .finally(() => outer?.removeEventListener('abort', onAbort));
-    f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
-    return f;
-  };
-  const launchAhead = (f: Fetch) => {
-    if (f.peeked && !f.ahead) f.ahead = start(contQuery(f.peeked), false);
-  };
-  const dropAhead = (f: Fetch | undefined) => {
-    for (let a = f?.ahead; a; a = a.ahead) a.ac.abort(new Error('prefetched page not needed'));
-  };
-
   const toPage = (b: unknown, bytes: number): Page => {
     const page = pageOf(b, bytes, path, transfer, columns, !!opts.keepManagedFields);
     columns = page.columns ?? columns;
     return page;
   };
+  const { start, launchAhead, dropAhead } = pageRequests(t, { path, accept, prefetch, opts, hooks, onRetry, contQuery, toPage });
   const take = (page: Page) => {
     for (let i = 0; i < page.items.length; i++) items.push(page.items[i]);
     result.pages++;
@@ -318,6 +287,59 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   }
   await walkRestarting(walk, path, (first) => cont0(selectors, limit, first), opts, hooks, result);
   return result;
+}
+
+interface PageRequestContext {
+  path: string;
+  accept: string;
+  prefetch: boolean;
+  opts: ListOptions;
+  hooks: ListHooks;
+  onRetry: (info: RetryInfo) => void;
+  contQuery: (token: string) => Fetch['query'];
+  toPage: (body: unknown, bytes: number) => Page;
+}
+
+/**
+ * The page requests of one list: each aborted with the caller's signal (and its listener removed
+ * when it settles), and, with `prefetch`, at most one successor requested as soon as its continue
+ * token shows in the leading bytes of the page the consumer waits for. `dropAhead` aborts every
+ * successor of a fetch, so no request outlives the list.
+ */
+function pageRequests(t: KubeTransport, c: PageRequestContext) {
+  const { path, accept, prefetch, opts, hooks, onRetry, contQuery, toPage } = c;
+  const start = (query: Fetch['query'], current: boolean, prior?: KubeApiError | KubeTransportError): Fetch => {
+    const ac = new AbortController();
+    const outer = hooks.signal;
+    const onAbort = () => ac.abort(outer!.reason);
+    if (outer?.aborted) ac.abort(outer.reason);
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    const f: Fetch = { query, ac, current, promise: undefined as unknown as Promise<Page> };
+    const peek = prefetch
+      ? (head: string) => {
+          const token = continueFromHead(head);
+          if (token === undefined) return false;
+          if (token && f.peeked === undefined) {
+            f.peeked = token;
+            if (f.current) launchAhead(f);
+          }
+          return true;
+        }
+      : undefined;
+    f.promise = t
+      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress }, prior)
+      .then((res) => toPage(res.body, res.bytes))
+      .finally(() => outer?.removeEventListener('abort', onAbort));
+    f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
+    return f;
+  };
+  const launchAhead = (f: Fetch) => {
+    if (f.peeked && !f.ahead) f.ahead = start(contQuery(f.peeked), false);
+  };
+  const dropAhead = (f: Fetch | undefined) => {
+    for (let a = f?.ahead; a; a = a.ahead) a.ac.abort(new Error('prefetched page not needed'));
+  };
+  return { start, launchAhead, dropAhead };
 }
 
 /**
