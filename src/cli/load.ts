@@ -5,7 +5,7 @@
  *   kubeloop load [--kubeconfig FILE] [--context NAME] [--concurrency N] [--page-size N]
  *                 [--namespace NS]... [--selector SEL] [--include T]... [--exclude T]...
  *                 [--metadata-only] [--timeout SECONDS] [--request-timeout DURATION] [--qps N] [--burst N] [--json]
- *                 [--no-discovery-cache] [--compression auto|always|never]
+ *                 [--no-discovery-cache] [--compression auto|always|never] [--no-protobuf]
  *
  * Discovery is kept on disk as kubectl keeps it ($XDG_CACHE_HOME/kubeloop/discovery, 6 hours;
  * --no-discovery-cache asks the server every time); proxies come from the kubeconfig's proxy-url or
@@ -93,6 +93,8 @@ flags:
   --compression MODE    gzip: auto (default: asked for, but not of a server on this machine
                         unless a round trip of 20 ms or more says it is a tunnel), always, never
   --disable-compression the same as --compression never (kubectl's flag)
+  --no-protobuf         ask for JSON only (default: protobuf where the server offers it and KubeLoop
+                        reads it: built-in kinds, metadata-only lists; JSON otherwise)
 
 proxies: the kubeconfig cluster's proxy-url, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as kubectl
 
@@ -131,6 +133,8 @@ export interface LoadFlags {
   help: boolean;
   noDiscoveryCache?: boolean;
   disableCompression?: boolean;
+  /** --no-protobuf: every list and watch asks for JSON. */
+  noProtobuf?: boolean;
 }
 
 /** The loader's options from the flags (the context's namespace aside), for one context or several. */
@@ -259,6 +263,9 @@ export function parseLoadFlags(argv: string[]): LoadFlags {
         break;
       case '--disable-compression':
         f.disableCompression = true;
+        break;
+      case '--no-protobuf':
+        f.noProtobuf = true;
         break;
       case '--compression': {
         const mode = value();
@@ -475,6 +482,7 @@ async function load(argv: string[], io: LoadIO): Promise<number> {
       ioThread: wantsIoThread(flags),
       discoveryCache: !flags.noDiscoveryCache,
       disableCompression: flags.disableCompression,
+      ...(flags.noProtobuf ? { protobuf: false } : {}),
     });
   } catch (e) {
     return fatal(io, e instanceof KubeConfigError ? e.message : `cannot set up a client: ${(e as Error).message}`);

@@ -68,6 +68,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
           ioThread: wantsIoThread(flags),
           discoveryCache: !flags.noDiscoveryCache,
           disableCompression: flags.disableCompression,
+          ...(flags.noProtobuf ? { protobuf: false } : {}),
         });
         return { name, ctx, client };
       } catch (e) {

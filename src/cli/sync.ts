@@ -2,7 +2,7 @@
  * `kubeloop sync`: runs the sync loop headless against a cluster, printing what every iteration did.
  *
  *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
- *                 [--consistency-period SECONDS] [--duration SECONDS] [--request-timeout DURATION] [--json] [--workers]
+ *                 [--consistency-period SECONDS] [--duration SECONDS] [--request-timeout DURATION] [--no-protobuf] [--json] [--workers]
  *                 [--kubelet-log FILE [--compare]]
  *                 [--watch TYPE]... [--record FILE [--record-max-mb N] [--record-max-hours H]]
  *
@@ -128,7 +128,7 @@ async function connect(flags: SyncFlags, io: SyncIo): Promise<Connected | { erro
   try {
     client = await KubeClient.fromKubeconfig(
       { ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) },
-      { requestTimeoutMs: flags.requestTimeoutMs },
+      { requestTimeoutMs: flags.requestTimeoutMs, ...(flags.noProtobuf ? { protobuf: false } : {}) },
     );
   } catch (e) {
     return { error: (e as Error).message };

@@ -18,6 +18,8 @@ export const SYNC_HELP = `usage: kubeloop sync [flags]
   --request-timeout D   deadline of one server request, its whole answer included (kubectl's flag):
                         seconds, or a duration such as 30s, 1m; 0 = none (default 0). Not watches:
                         they are long-running (each ends within 10 min and is resumed)
+  --no-protobuf         ask for JSON only (default: protobuf where the server offers it and KubeLoop
+                        reads it: built-in kinds, metadata-only reads; JSON otherwise)
   --json                one JSON object per iteration: at, t, source, op, key, handler, durationMs, outcome
                         (and message, node, uid, data, inferred when known)
   --workers             with --json, also the pod workers' syncs (source "podworker")
@@ -46,6 +48,8 @@ export interface SyncFlags {
   consistencyPeriodMs?: number;
   durationMs?: number;
   requestTimeoutMs?: number;
+  /** --no-protobuf: every list and watch asks for JSON. */
+  noProtobuf?: boolean;
   json: boolean;
   workers: boolean;
   kubeletLog?: string;
@@ -77,6 +81,7 @@ export function parseSyncArgs(argv: string[]): SyncFlags | 'help' | SyncFlagsErr
         'consistency-period': { type: 'string' },
         duration: { type: 'string' },
         'request-timeout': { type: 'string' },
+        'no-protobuf': { type: 'boolean' },
         json: { type: 'boolean' },
         workers: { type: 'boolean' },
         'kubelet-log': { type: 'string' },
@@ -114,6 +119,7 @@ export function parseSyncArgs(argv: string[]): SyncFlags | 'help' | SyncFlagsErr
       ...(consistencyPeriodMs !== undefined ? { consistencyPeriodMs } : {}),
       ...(durationMs !== undefined ? { durationMs } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+      ...(values['no-protobuf'] ? { noProtobuf: true } : {}),
       json: !!values.json,
       workers: !!values.workers,
       ...(values['kubelet-log'] !== undefined ? { kubeletLog: values['kubelet-log'] } : {}),

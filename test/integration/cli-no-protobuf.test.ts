@@ -1,0 +1,96 @@
+/**
+ * `kubeloop load --no-protobuf`: by default the lists KubeLoop reads on its own thread ask for
+ * protobuf and the demo cluster answers it, as kube-apiserver does; with the flag no request asks
+ * for it and no answer is protobuf, and the counts are the same. Seen on the wire: a recording
+ * reverse proxy in front of the demo cluster (plain HTTP on loopback) notes every request's Accept
+ * and every answer's Content-Type.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runLoad } from '../../src/cli/load';
+import { parseSyncArgs } from '../../src/cli/syncArgs';
+import { demo, type Fixture } from './loader-helpers';
+import { capture } from '../support/capture';
+
+interface Seen {
+  accept: string;
+  contentType: string;
+}
+
+/** A reverse proxy to `target` that records what crosses it. */
+async function recordingProxy(target: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    const up = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      seen.push({ accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? '') });
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+describe('kubeloop load --no-protobuf', () => {
+  let fx: Fixture;
+  let proxy: Awaited<ReturnType<typeof recordingProxy>>;
+  let kubeconfig: string;
+  before(async () => {
+    fx = await demo(600);
+    proxy = await recordingProxy(fx.cluster.url);
+    kubeconfig = join(fx.dir, 'via-proxy');
+    assert.ok(fx.cluster.url.startsWith('http://'), 'the demo cluster serves plain HTTP here');
+    writeFileSync(kubeconfig, readFileSync(fx.kubeconfig, 'utf8').split(fx.cluster.url).join(proxy.url));
+  });
+  after(async () => {
+    http.globalAgent.destroy();
+    await proxy.close();
+    await fx.stop();
+  });
+
+  /** One metadata-only load through the proxy: what it printed, and what crossed the wire. */
+  async function load(extra: string[]) {
+    proxy.seen.length = 0;
+    const c = capture();
+    const code = await runLoad(['--kubeconfig', kubeconfig, '--metadata-only', '--json', '--no-discovery-cache', ...extra], c.io);
+    assert.equal(code, 0, c.err);
+    const j = JSON.parse(c.out) as { objects: number; types: { group: string; resource: string; namespace: string | null; count: number }[] };
+    const counts = j.types.map((t) => `${t.group}/${t.resource} ${t.namespace ?? ''}: ${t.count}`).sort();
+    return { objects: j.objects, counts, seen: [...proxy.seen] };
+  }
+
+  it('asks for protobuf by default and never with the flag; the counts are equal', async () => {
+    const def = await load([]);
+    assert.ok(
+      def.seen.some((s) => s.accept.startsWith(PROTOBUF) && s.contentType.startsWith(PROTOBUF)),
+      'protobuf asked and answered by default',
+    );
+    const off = await load(['--no-protobuf']);
+    assert.ok(off.seen.length > 10, `requests seen: ${off.seen.length}`);
+    const asked = off.seen.filter((s) => s.accept.includes(PROTOBUF) || s.contentType.startsWith(PROTOBUF));
+    assert.deepEqual(asked, [], 'no request asks for protobuf, no answer is protobuf');
+    assert.equal(off.objects, def.objects);
+    assert.ok(def.objects > 500, `objects: ${def.objects}`);
+    assert.deepEqual(off.counts, def.counts);
+  });
+
+  it('kubeloop sync takes the flag too', () => {
+    const f = parseSyncArgs(['--no-protobuf']);
+    assert.ok(typeof f === 'object' && 'namespaces' in f && f.noProtobuf === true, JSON.stringify(f));
+    const d = parseSyncArgs([]);
+    assert.ok(typeof d === 'object' && 'namespaces' in d && d.noProtobuf === undefined);
+  });
+});
