@@ -7,6 +7,18 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HeaderMap, Tls } from './auth';
 
+/** A paged list the I/O thread walks (ClientMessage 'list', and the state of its stream). */
+export interface ListStreamRequest {
+  /** First page's URL, and the URL a continue token is appended to. */
+  url: string;
+  next: string;
+  headers: HeaderMap;
+  grants: number;
+  prefetch: boolean;
+  timeoutMs: number;
+  /** The most decoded bytes one page's body may have (TransportOptions.maxResponseBytes). */
+  maxBytes: number;
+}
 export type ToWorker =
   /**
    * A cluster's channel: `secure` (https), `proxy`: tunnel every connection through this http(s)
@@ -16,18 +28,7 @@ export type ToWorker =
   /** The channel is over: its streams are stopped and its agent and spares destroyed. */
   | { t: 'close'; ch: number }
   | { t: 'tls'; ch: number; tls: Tls }
-  | {
-      t: 'list';
-      ch: number;
-      id: number;
-      url: string;
-      next: string;
-      headers: HeaderMap;
-      grants: number;
-      prefetch: boolean;
-      timeoutMs: number;
-      maxBytes: number;
-    }
+  | ({ t: 'list'; ch: number; id: number } & ListStreamRequest)
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
   | { t: 'recycle'; buffer: ArrayBuffer }
@@ -127,16 +128,10 @@ export interface Failure {
   message: string;
 }
 
-export interface Stream {
+export interface Stream extends Omit<ListStreamRequest, 'url'> {
   id: number;
   /** The cluster whose agent carries its requests. */
   c: Channel;
-  next: string;
-  headers: HeaderMap;
-  grants: number;
-  prefetch: boolean;
-  timeoutMs: number;
-  maxBytes: number;
   /** Requested and not yet posted, in list order. */
   fetches: Fetch[];
   /** The page requested last (possibly posted already). */

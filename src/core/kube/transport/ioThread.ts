@@ -34,7 +34,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { HeaderMap, Tls } from './auth';
-import type { FromWorker, ToWorker } from './ioProtocol';
+import type { FromWorker, ListStreamRequest, ToWorker } from './ioProtocol';
 import { ioWorkerMain, type IoWorkerParts } from './ioWorker';
 import { pageTokens } from './ioPages';
 import { bodyBuffers } from './ioBuffers';
@@ -50,18 +50,6 @@ export type StreamMessage =
   | (Omit<Extract<FromWorker, { t: 'page' }>, 'body' | 'id'> & { body: Buffer })
   | Omit<Extract<FromWorker, { t: 'fail' }>, 'id'>
   | Omit<Extract<FromWorker, { t: 'progress' }>, 'id'>;
-
-export interface ListStreamRequest {
-  /** First page's URL, and the URL a continue token is appended to. */
-  url: string;
-  next: string;
-  headers: HeaderMap;
-  grants: number;
-  prefetch: boolean;
-  timeoutMs: number;
-  /** The most decoded bytes one page's body may have (TransportOptions.maxResponseBytes). */
-  maxBytes: number;
-}
 
 /**
  * PEM material as text: a Buffer crosses to the worker as a plain Uint8Array, which the https agent
