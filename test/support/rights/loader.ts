@@ -12,17 +12,14 @@ import { runLoad } from '../../../src/cli/load';
 import { KubeClient, loadKubeContext } from '../../../src/core/kube';
 import { ClusterLoader, type LoadTaskResult } from '../../../src/core/loader';
 import type { LoaderTaskEvent } from '../../../src/core/timeline/events';
-import { TimelineStore } from '../../../src/core/timeline/store';
 import { namespaceChoices } from '../../../src/app/connection/connection';
-import { runLoad as runExtensionLoad } from '../../../src/app/load/loadRunner';
 import { createLogger } from '../../../src/app/logger';
 import { ResourceModel } from '../../../src/app/model/resourceModel';
-import { defaultSettings } from '../../../src/app/settings';
 import { TreeModel } from '../../../src/app/tree/treeModel';
 import type { ResourceNode } from '../../../src/app/tree/treeNode';
 import { capture } from '../capture';
 import { runKubectl } from '../kubectl';
-import { requestsSince, type RightsServer } from './server';
+import { extensionLoad, requestsSince, type RightsServer } from './server';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -263,17 +260,7 @@ scenario("the extension's load as the team-a user: the tree holds team-a's objec
       { trace: () => undefined, debug: () => undefined, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) },
       () => 'info',
     );
-    const r = await runExtensionLoad({
-      client,
-      contextName: s.contextName('alice'),
-      settings: defaultSettings(),
-      model,
-      timeline: new TimelineStore(),
-      log,
-      origin: 0,
-      loadId: 't',
-      signal: new AbortController().signal,
-    });
+    const r = await extensionLoad(s, 'alice', client, model, log);
     assert.equal(r.summary.outcome, 'partial');
     assert.deepEqual(model.namespaces(), ['team-a']);
     const secrets = await s.count('', 'v1', 'secrets', 'team-a');

@@ -9,6 +9,12 @@
  * exactly 40 ConfigMaps and some Secrets in team-a; a pod "other" in team-b (never to be seen by a
  * team-a user).
  */
+import type { KubeClient } from '../../../src/core/kube';
+import { TimelineStore } from '../../../src/core/timeline/store';
+import { runLoad as runExtensionLoad } from '../../../src/app/load/loadRunner';
+import type { Logger } from '../../../src/app/logger';
+import type { ResourceModel } from '../../../src/app/model/resourceModel';
+import { defaultSettings } from '../../../src/app/settings';
 import type { Grant } from '../../../src/demo/server/auth';
 
 const READ = ['get', 'list', 'watch'];
@@ -61,4 +67,19 @@ export interface RightsServer {
 /** Requests counted since `before` (counters.byScope()), those that grew only. */
 export function requestsSince(c: RequestCounters, before: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(c.byScope()).flatMap(([k, n]) => (n - (before[k] ?? 0) > 0 ? [[k, n - (before[k] ?? 0)]] : [])));
+}
+
+/** The extension's load (the palette's, default settings) of `user`'s context into `model`. */
+export function extensionLoad(s: RightsServer, user: string, client: KubeClient, model: ResourceModel, log: Logger) {
+  return runExtensionLoad({
+    client,
+    contextName: s.contextName(user),
+    settings: defaultSettings(),
+    model,
+    timeline: new TimelineStore(),
+    log,
+    origin: 0,
+    loadId: 't',
+    signal: new AbortController().signal,
+  });
 }

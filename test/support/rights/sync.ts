@@ -16,14 +16,12 @@ import { KubeClient, loadKubeContext } from '../../../src/core/kube';
 import type { SyncIterationEvent } from '../../../src/core/timeline/events';
 import { TimelineStore } from '../../../src/core/timeline/store';
 import { createLogger } from '../../../src/app/logger';
-import { runLoad as runExtensionLoad } from '../../../src/app/load/loadRunner';
 import { ResourceModel } from '../../../src/app/model/resourceModel';
-import { defaultSettings } from '../../../src/app/settings';
 import { informerTypes } from '../../../src/app/sync/informerTypes';
 import { SyncRunner } from '../../../src/app/sync/syncRunner';
 import { eventually } from '../eventually';
 import { startSync } from '../syncLoop';
-import { requestsSince, type RightsServer } from './server';
+import { extensionLoad, requestsSince, type RightsServer } from './server';
 
 const iterations = (tl: TimelineStore) => tl.toArray().filter((e): e is SyncIterationEvent => e.kind === 'iteration');
 /** The object keys an iteration names (the first SET's ADD names every pod in one, joined by commas). */
@@ -275,17 +273,7 @@ scenario(
     );
     const model = new ResourceModel();
     for (let i = 0; i < 3; i++) await s.createConfigMap('team-a', `ext-cm-${i}`);
-    await runExtensionLoad({
-      client,
-      contextName: s.contextName('alice'),
-      settings: defaultSettings(),
-      model,
-      timeline: new TimelineStore(),
-      log,
-      origin: 0,
-      loadId: 't',
-      signal: new AbortController().signal,
-    });
+    await extensionLoad(s, 'alice', client, model, log);
     assert.equal(model.bucket('team-a', 'configmaps')?.objects.size, await s.count('', 'v1', 'configmaps', 'team-a'));
     assert.ok(!!model.object('team-a', 'configmaps', 'ext-cm-0'));
     // The types as the SyncController passes them: loaded, watchable, not failed, with their scope.
