@@ -14,8 +14,8 @@ import { objectKey } from '../../src/core/kube/objects/objectKey';
 import type { GroupVersionResource, StoredObject } from '../../src/core/kube/objects/types';
 import { computeObjectView } from '../../src/core/rows/objectView';
 import type { WatchedType } from '../../src/core/syncloop/sources/watchscope';
-import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import { eventually } from '../support/eventually';
+import { assertLoopsAgree } from '../support/loopParity';
 import { startSync, type RunningSync } from '../support/syncLoop';
 import { seed } from './objects';
 import { Api, collectionPath } from './support';
@@ -211,24 +211,7 @@ describe('protobuf on the wire, on a real kube-apiserver: the same rows and obse
         },
         { description: 'both loops saw the churn', timeoutMs: 120_000 },
       );
-      const rows = (s: RunningSync) => keys(s).map((k) => computeObjectView(k, s.sync.desired(k)!.obj, s.sync.desired(k)!.resource));
-      await eventually(() => JSON.stringify(rows(a)) === JSON.stringify(rows(b)), { description: 'the same rows', timeoutMs: 60_000 }).catch(() => {});
-      assert.deepStrictEqual(rows(a), rows(b));
-      const actual = (s: RunningSync) => [...s.sync.views()].sort((x, y) => (x.key < y.key ? -1 : 1));
-      await eventually(() => JSON.stringify(actual(a)) === JSON.stringify(actual(b)), { description: 'the same actual state', timeoutMs: 60_000 }).catch(
-        () => {},
-      );
-      assert.deepStrictEqual(actual(a), actual(b));
-      const observed = (s: RunningSync) => {
-        const byKey = new Map<string, string[]>();
-        for (const e of s.timeline.toArray() as SyncIterationEvent[]) {
-          if (e.kind !== 'iteration' || (e.source !== 'config' && e.source !== 'informer') || !e.key) continue;
-          byKey.set(e.key, [...(byKey.get(e.key) ?? []), e.op]);
-        }
-        return [...byKey.entries()].sort(([x], [y]) => (x < y ? -1 : 1));
-      };
-      assert.ok(observed(a).length > 0);
-      assert.deepStrictEqual(observed(a), observed(b));
+      await assertLoopsAgree(a, b);
     } finally {
       await a.stop();
       await b.stop();

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
 import { objectKey } from '../../src/core/kube/objects/objectKey';
 import type { StoredObject } from '../../src/core/kube/objects/types';
-import { computeObjectView } from '../../src/core/rows/objectView';
 import type { WatchedType } from '../../src/core/syncloop/sources/watchscope';
-import type { SyncIterationEvent } from '../../src/core/timeline/events';
 import type { DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
+import { assertLoopsAgree } from '../support/loopParity';
 import { startSync, type RunningSync } from '../support/syncLoop';
 import { startTestCluster, type TestCluster } from './demo-support';
 
@@ -147,34 +146,6 @@ describe('the sync loop: protobuf and JSON observe the same', () => {
     assert.equal(spec(js).dnsPolicy, 'ClusterFirst');
     assert.equal(spec(pb).dnsPolicy, undefined);
 
-    // Rows: every desired object's view, as the tree shows it.
-    const rows = (s: RunningSync) =>
-      [...s.sync.desiredObjects()]
-        .map((d) => d.key)
-        .sort()
-        .map((k) => {
-          const e = s.sync.desired(k)!;
-          return computeObjectView(k, e.obj as StoredObject, e.resource);
-        });
-    await eventually(() => JSON.stringify(rows(pb)) === JSON.stringify(rows(js)), { description: 'the same rows', timeoutMs: 60_000 }).catch(() => {});
-    assert.deepStrictEqual(rows(pb), rows(js));
-
-    const actual = (s: RunningSync) => [...s.sync.views()].sort((x, y) => (x.key < y.key ? -1 : 1));
-    await eventually(() => JSON.stringify(actual(pb)) === JSON.stringify(actual(js)), { description: 'the same actual state', timeoutMs: 60_000 }).catch(
-      () => {},
-    );
-    assert.deepStrictEqual(actual(pb), actual(js));
-
-    // Observations: what the informer side made of each event, per key, in order.
-    const observed = (s: RunningSync) => {
-      const byKey = new Map<string, string[]>();
-      for (const e of s.timeline.toArray() as SyncIterationEvent[]) {
-        if (e.kind !== 'iteration' || (e.source !== 'config' && e.source !== 'informer') || !e.key) continue;
-        byKey.set(e.key, [...(byKey.get(e.key) ?? []), e.op]);
-      }
-      return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-    };
-    assert.ok(observed(pb).length > 0, 'the loop observed the churn');
-    assert.deepStrictEqual(observed(pb), observed(js));
+    await assertLoopsAgree(pb, js);
   });
 });
