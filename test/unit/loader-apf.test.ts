@@ -12,6 +12,7 @@ import { ClusterLoader } from '../../src/core/loader';
 import { DEFAULT_LIST_SEATS, factsFrom, guessedFacts, levelEstimate, listsAtServer, pageSeats } from '../../src/core/loader/apf';
 import { HALVE_GUARD_MS, LaneThrottle, RECOVER_MS } from '../../src/core/loader/laneThrottle';
 import { seatUsage } from '../../src/core/loader/loadCost';
+import type { LoaderTaskEvent } from '../../src/core/timeline/events';
 import { eventually } from '../support/eventually';
 import { json, serverAndClient, status } from './kube-helpers';
 
@@ -286,5 +287,59 @@ describe('ClusterLoader under APF, on a real server', () => {
     assert.equal(peak, 4, 'after the storm, half of the 8 lanes at once');
     const cost = summary.apiCost!;
     assert.deepEqual([cost.throttled, cost.retryAfterSeconds, cost.halvings, cost.lanesLowest], [8, 8, 1, 4]);
+  });
+});
+
+describe('ClusterLoader under APF: the timeline of a throttled load', () => {
+  it('a list held back by a halving starts on the timeline when it gets its turn: the bars never overlap more than the lanes allowed', async () => {
+    const clock = new FakeClock();
+    const held: http.ServerResponse[] = [];
+    const throttledOnce = new Set<number>();
+    const api = apiServer({
+      types: 16,
+      flowcontrol: 'forbidden',
+      list: (i, _req, res) => {
+        if (i < 8 && !throttledOnce.has(i)) {
+          throttledOnce.add(i);
+          return status(res, 429, 'TooManyRequests', 'too many requests, please try again later', { 'retry-after': '1', ...PF });
+        }
+        held.push(res);
+      },
+    });
+    const { c } = await serve(api.handler, { clock });
+    const answer = (res: http.ServerResponse) => json(res, { kind: 'ThingList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }, PF);
+    const events: LoaderTaskEvent[] = [];
+    const run = new ClusterLoader(c, { accessReview: false, concurrency: 8, taskTimeoutMs: 0, clock, onEvent: (e) => events.push(e) }).start({
+      onResult: () => undefined,
+    });
+    await eventually(() => throttledOnce.size === 8 && clock.pendingTimers() >= 8, { description: 'eight 429s, each waiting its Retry-After' });
+    await clock.advance(1000);
+    await eventually(() => held.length === 8, { description: 'the eight retries' });
+    // Answer one list at a time with time passing between answers (well inside RECOVER_MS), so a
+    // list that waits for a turn waits a measurable while.
+    let answered = 0;
+    while (answered < 16) {
+      await eventually(() => held.length > 0, { description: 'the next list to arrive' });
+      await clock.advance(50);
+      answer(held.shift()!);
+      answered++;
+      await eventually(() => events.filter((e) => e.phase === 'finish').length === answered, { description: `finish ${answered}` });
+    }
+    assert.equal((await run.done).outcome, 'ok');
+    const bars = new Map<number, { start?: number; end?: number }>();
+    for (const e of events) {
+      const b = bars.get(e.taskId) ?? {};
+      if (e.phase === 'start') b.start = e.t;
+      if (e.phase === 'finish') b.end = e.t;
+      bars.set(e.taskId, b);
+    }
+    assert.equal(bars.size, 16);
+    // Where a list began after the storm, at most 4 bars on the timeline (an end at the same instant
+    // as a start is not an overlap): the lanes the throttle allowed, as the server saw them.
+    const all = [...bars.values()];
+    const late = all.filter((b) => b.start! > 1000);
+    assert.equal(late.length, 8, 'the eight lists that waited for a turn');
+    const overlap = Math.max(...late.map((b) => all.filter((o) => o.start! <= b.start! && o.end! > b.start!).length));
+    assert.ok(overlap <= 4, `at most 4 bars at once after the storm, saw ${overlap}`);
   });
 });

@@ -290,7 +290,6 @@ export class ClusterLoader {
       signal: st.signal,
       taskTimeoutMs: o.taskTimeoutMs,
       ...(o.lanes ? { lanes: { ...o.lanes, member } } : {}), // the member joined above (options are valid here: the pool does not throw)
-      onStart: ({ task, workerId, startedAt }) => this.emit({ phase: 'start', task, worker: workerId, t: startedAt }),
       run: (task, ctx) => this.runTask(task, ctx.workerId, ctx.signal, st, ctx.progress),
       onResult: (r) => {
         st.outstanding--;
@@ -477,8 +476,16 @@ export class ClusterLoader {
     st.progress.set(task.id, p);
     const o = this.options;
     const transfer = typeof o.transfer === 'function' ? o.transfer(task) : o.transfer;
-    await st.throttle.acquire(signal, alive);
-    const start = this.clock.now();
+    try {
+      await st.throttle.acquire(signal, alive);
+    } finally {
+      // The task's bar starts when its list may start, not when a lane took it: a list held back
+      // by a halving waits above, and its bar would claim the wait as listing. A wait that ends
+      // in a cancellation is a bar of no length, so every 'finish' has its 'start'.
+      p.turnAt = this.clock.now();
+      this.emit({ phase: 'start', task, worker, t: p.turnAt });
+    }
+    const start = p.turnAt;
     try {
       await this.listTask(task, transfer, worker, signal, p, alive, st);
     } catch (e) {
@@ -582,8 +589,8 @@ export class ClusterLoader {
     const base: LoadTaskResult = {
       ...emptyResult(r.task, r.endedAt),
       worker: r.workerId,
-      startedAt: r.startedAt,
-      durationMs: r.durationMs,
+      startedAt: p?.turnAt ?? r.startedAt,
+      durationMs: p?.turnAt !== undefined ? r.endedAt - p.turnAt : r.durationMs,
       items: p?.sink ?? [],
       count: (p?.sink.length ?? 0) + (p?.dropped ?? 0),
       pages: p?.pages ?? 0,

@@ -28,6 +28,8 @@ export interface Progress {
   fellBack: boolean;
   /** Estimated seats, once the list has ended. */
   seats?: number;
+  /** When the lane throttle gave the list its turn: the task's start on the timeline and in its result. */
+  turnAt?: number;
 }
 
 export class RunState {
