@@ -1,20 +1,22 @@
 /**
- * PackedRows: the rows of one (namespace, type), sorted by name, held as columns instead of one
- * ObjectView object per row. A row is its name (the one string it keeps), its uid as 16 bytes, its
- * resourceVersion as a number, its kind, STATUS, phase and READY as two-byte ids into the cluster's
- * RowStrings, its RESTARTS and a few flags. Its key is the store's prefix and its name. So 100,000
- * rows are a dozen arrays and 100,000 name strings, where they were 100,000 views, their keys, uids,
- * resourceVersions and an entry each: the host's collector no longer walks objects it never shows.
- * An ObjectView is made (viewAt) only for what a caller reads: the rows on screen, a changed row.
+ * PackedRows: the rows of one (namespace, type), sorted by name, held as packed records instead of
+ * one ObjectView object per row. A row is its name (the one string it keeps) and nine 32-bit words
+ * in the bucket's one typed array: its uid as 16 bytes, its resourceVersion as a number, its kind,
+ * STATUS, phase and READY as two-byte ids into the cluster's RowStrings, its RESTARTS and flags. Its
+ * key is the store's prefix and its name. So 100,000 rows are one array of words and 100,000 name
+ * strings, where they were 100,000 views, their keys, uids, resourceVersions and an entry each: the
+ * host's collector no longer walks objects it never shows. An ObjectView is made (viewAt) only for
+ * what a caller reads: the rows on screen, a changed row.
  *
  * Guarantees:
  * - Exact: viewAt(indexOf(name)) is deepEqual (undefined members count as absent) to the last view
- *   set for that name. A view the columns cannot hold exactly (probe results, a uid that is not a
- *   lowercase UUID, a resourceVersion that is not a plain integer below 2^53, a key other than the
+ *   set for that name. A view the words cannot hold exactly (probe results, a uid that is not a
+ *   lowercase UUID, a resourceVersion that is not a plain integer below 10^15, a key other than the
  *   prefix and the name, more distinct strings than RowStrings holds) is kept whole for its row.
  * - sameAt(i, view) is that deepEqual, without making a view when the row is packed.
  * - Rows stay in code-unit order of their names: set and remove find their place by binary search
- *   and shift the columns (a memmove), never re-sort; replaceAll sorts once.
+ *   and shift the words (a memmove), never re-sort; replaceAll sorts once (not at all for a list
+ *   that comes sorted, as the API server's do).
  */
 import { makeView, type ObjectView } from './objectView';
 import { NO_ROW_STRING, type RowStrings } from './rowStrings';
@@ -22,40 +24,31 @@ import { NO_ROW_STRING, type RowStrings } from './rowStrings';
 const DELETING = 1;
 const HAS_NAMESPACE = 2;
 const HAS_RV = 4;
-/** The row is kept as its view (`whole`); its columns mean nothing. */
+/** The row is kept as its view (`whole`); its words mean nothing. */
 const WHOLE = 8;
-const NO_RESTARTS = -1;
+const NO_RESTARTS = 0xffffffff;
 /** resourceVersions are decimal integers (etcd revisions); 15 digits keep them exact in a double. */
 const MAX_RV_DIGITS = 15;
 
-/** What `encode` makes of a view: one row's columns, before they are stored. */
-interface Encoded {
-  uid0: number;
-  uid1: number;
-  uid2: number;
-  uid3: number;
-  rv: number;
-  kind: number;
-  status: number;
-  phase: number;
-  ready: number;
-  restarts: number;
-  flags: number;
-}
+/**
+ * A row's words: 0-3 the uid's 128 bits; 4 the resourceVersion's low 32 bits; 5 its high bits
+ * (below 2^21) and the flags at bit 24; 6 kind << 16 | STATUS; 7 phase << 16 | READY (RowStrings
+ * ids); 8 RESTARTS. One array per bucket: a bucket of three rows is one typed array, not eight.
+ */
+const STRIDE = 9;
+const FLAGS_SHIFT = 24;
+const RV_HIGH_MASK = 0x1fffff;
+const TWO_32 = 2 ** 32;
+const EMPTY = new Uint32Array(0);
 
 export class PackedRows {
   private names: string[] = [];
-  private uid = new Uint32Array(0);
-  private rv = new Float64Array(0);
-  private kind = new Uint16Array(0);
-  private status = new Uint16Array(0);
-  private phase = new Uint16Array(0);
-  private ready = new Uint16Array(0);
-  private restarts = new Int32Array(0);
-  private flags = new Uint8Array(0);
-  /** Views of the rows the columns cannot hold exactly, by name. */
+  /** STRIDE words a row, rows in name order; its length is the capacity. */
+  private words: Uint32Array = EMPTY;
+  /** Views of the rows the words cannot hold exactly, by name. */
   private readonly whole = new Map<string, ObjectView>();
-  private readonly enc: Encoded = { uid0: 0, uid1: 0, uid2: 0, uid3: 0, rv: 0, kind: 0, status: 0, phase: 0, ready: 0, restarts: 0, flags: 0 };
+  /** What `encode` makes of a view: one row's words before they are stored. */
+  private readonly enc = new Uint32Array(STRIDE);
 
   /**
    * `keyPrefix`: what every row's key is before its name (`ns/` for pods, `configmaps:ns/`,
@@ -92,55 +85,48 @@ export class PackedRows {
   }
 
   keyAt(i: number): string {
-    return this.flags[i]! & WHOLE ? this.whole.get(this.names[i]!)!.key : this.keyPrefix + this.names[i]!;
+    return this.flagsAt(i) & WHOLE ? this.whole.get(this.names[i]!)!.key : this.keyPrefix + this.names[i]!;
   }
 
   /** The row's view, made now (a kept-whole row's own view). Views are never changed once made. */
   viewAt(i: number): ObjectView {
     const name = this.names[i]!;
-    const f = this.flags[i]!;
+    const f = this.flagsAt(i);
     if (f & WHOLE) return this.whole.get(name)!;
     const s = this.strings;
-    const m: { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: true } = { uid: this.uidAt(i), name };
+    const w = this.words;
+    const at = i * STRIDE;
+    const m: { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: true } = { uid: uidOf(w, at), name };
     if (f & HAS_NAMESPACE) m.namespace = this.namespace!;
-    if (f & HAS_RV) m.resourceVersion = String(this.rv[i]);
+    if (f & HAS_RV) m.resourceVersion = String((w[at + 5]! & RV_HIGH_MASK) * TWO_32 + w[at + 4]!);
     if (f & DELETING) m.deletionTimestamp = true;
     const cols: { phase?: string; ready?: string; restarts?: number } = {};
-    if (this.phase[i] !== NO_ROW_STRING) cols.phase = s.valueOf(this.phase[i]!);
-    if (this.ready[i] !== NO_ROW_STRING) cols.ready = s.valueOf(this.ready[i]!);
-    if (this.restarts[i] !== NO_RESTARTS) cols.restarts = this.restarts[i]!;
-    return makeView(this.keyPrefix + name, m, s.valueOf(this.kind[i]!), s.valueOf(this.status[i]!), cols);
+    const phase = w[at + 7]! >>> 16;
+    const ready = w[at + 7]! & 0xffff;
+    if (phase !== NO_ROW_STRING) cols.phase = s.valueOf(phase);
+    if (ready !== NO_ROW_STRING) cols.ready = s.valueOf(ready);
+    if (w[at + 8] !== NO_RESTARTS) cols.restarts = w[at + 8]!;
+    return makeView(this.keyPrefix + name, m, s.valueOf(w[at + 6]! >>> 16), s.valueOf(w[at + 6]! & 0xffff), cols);
   }
 
   /** Whether row i shows `v` (deepEqual of its view and `v`). */
   sameAt(i: number, v: ObjectView): boolean {
     const name = this.names[i]!;
-    const f = this.flags[i]!;
-    if (f & WHOLE || !this.encode(name, v, false)) return sameView(this.viewAt(i), v);
+    if (this.flagsAt(i) & WHOLE || !this.encode(name, v, false)) return sameView(this.viewAt(i), v);
     const e = this.enc;
-    const u = i * 4;
-    return (
-      e.flags === f &&
-      e.rv === this.rv[i] &&
-      e.uid0 === this.uid[u] &&
-      e.uid1 === this.uid[u + 1] &&
-      e.uid2 === this.uid[u + 2] &&
-      e.uid3 === this.uid[u + 3] &&
-      e.kind === this.kind[i] &&
-      e.status === this.status[i] &&
-      e.phase === this.phase[i] &&
-      e.ready === this.ready[i] &&
-      e.restarts === this.restarts[i]
-    );
+    const w = this.words;
+    const at = i * STRIDE;
+    for (let k = 0; k < STRIDE; k++) if (e[k] !== w[at + k]) return false;
+    return true;
   }
 
   /** Sets the row of `name` to `v`; true when the row is new. */
   set(name: string, v: ObjectView): boolean {
-    let i = this.lowerBound(name);
+    const i = this.lowerBound(name);
     const added = !(i < this.names.length && this.names[i] === name);
     if (added) {
       this.insertAt(i, name);
-    } else if (this.flags[i]! & WHOLE) {
+    } else if (this.flagsAt(i) & WHOLE) {
       this.whole.delete(name);
     }
     this.write(i, name, v);
@@ -151,19 +137,26 @@ export class PackedRows {
   remove(name: string): boolean {
     const i = this.indexOf(name);
     if (i < 0) return false;
-    if (this.flags[i]! & WHOLE) this.whole.delete(name);
+    if (this.flagsAt(i) & WHOLE) this.whole.delete(name);
     const n = this.names.length;
     this.names.splice(i, 1);
-    this.uid.copyWithin(i * 4, (i + 1) * 4, n * 4);
-    for (const c of this.columns()) c.copyWithin(i, i + 1, n);
+    this.words.copyWithin(i * STRIDE, (i + 1) * STRIDE, n * STRIDE);
     return true;
   }
 
   /**
    * Every row at once: `views[k]` is the row of `names[k]` (a name given twice keeps its last view).
-   * Sorts once; the arrays are only read.
+   * Sorts once, unless the names come sorted; the arrays are only read.
    */
   replaceAll(names: readonly string[], views: readonly ObjectView[]): void {
+    this.whole.clear();
+    if (strictlyAscending(names)) {
+      // A list comes in etcd's key order (namespace, then name): no sort, no permutation.
+      this.names = names.slice();
+      this.words = names.length ? new Uint32Array(names.length * STRIDE) : EMPTY;
+      for (let i = 0; i < names.length; i++) this.write(i, names[i]!, views[i]!);
+      return;
+    }
     const order = Array.from(names.keys()).sort((a, b) => {
       const x = names[a]!;
       const y = names[b]!;
@@ -172,16 +165,15 @@ export class PackedRows {
     let n = 0;
     for (let k = 0; k < order.length; k++) if (k + 1 === order.length || names[order[k]!] !== names[order[k + 1]!]) order[n++] = order[k]!;
     order.length = n;
-    this.whole.clear();
     this.names = order.map((k) => names[k]!);
-    this.allocate(n);
+    this.words = n ? new Uint32Array(n * STRIDE) : EMPTY;
     for (let i = 0; i < n; i++) this.write(i, this.names[i]!, views[order[i]!]!);
   }
 
   // ---- internals ----
 
-  private columns(): (Float64Array | Uint16Array | Int32Array | Uint8Array)[] {
-    return [this.rv, this.kind, this.status, this.phase, this.ready, this.restarts, this.flags];
+  private flagsAt(i: number): number {
+    return this.words[i * STRIDE + 5]! >>> FLAGS_SHIFT;
   }
 
   private lowerBound(name: string): number {
@@ -196,126 +188,113 @@ export class PackedRows {
     return lo;
   }
 
-  /** Columns for `capacity` rows, empty. */
-  private allocate(capacity: number): void {
-    this.uid = new Uint32Array(capacity * 4);
-    this.rv = new Float64Array(capacity);
-    this.kind = new Uint16Array(capacity);
-    this.status = new Uint16Array(capacity);
-    this.phase = new Uint16Array(capacity);
-    this.ready = new Uint16Array(capacity);
-    this.restarts = new Int32Array(capacity);
-    this.flags = new Uint8Array(capacity);
-  }
-
-  /** Makes room at row i (growing the columns by half when full) and names it. */
+  /** Makes room at row i (growing the words by half when full) and names it. */
   private insertAt(i: number, name: string): void {
     const n = this.names.length;
-    if (n === this.flags.length) {
-      const old = { uid: this.uid, cols: this.columns() };
-      this.allocate(Math.max(8, n + (n >> 1)));
-      this.uid.set(old.uid);
-      this.columns().forEach((c, k) => c.set(old.cols[k]! as never));
+    if ((n + 1) * STRIDE > this.words.length) {
+      const grown = new Uint32Array(Math.max(4, n + (n >> 1)) * STRIDE);
+      grown.set(this.words);
+      this.words = grown;
     }
     this.names.splice(i, 0, name);
-    this.uid.copyWithin((i + 1) * 4, i * 4, n * 4);
-    for (const c of this.columns()) c.copyWithin(i + 1, i, n);
+    this.words.copyWithin((i + 1) * STRIDE, i * STRIDE, n * STRIDE);
   }
 
   private write(i: number, name: string, v: ObjectView): void {
+    const at = i * STRIDE;
     if (!this.encode(name, v, true)) {
       this.whole.set(name, v);
-      this.flags[i] = WHOLE;
+      this.words.fill(0, at, at + STRIDE);
+      this.words[at + 5] = WHOLE << FLAGS_SHIFT;
       return;
     }
-    const e = this.enc;
-    const u = i * 4;
-    this.uid[u] = e.uid0;
-    this.uid[u + 1] = e.uid1;
-    this.uid[u + 2] = e.uid2;
-    this.uid[u + 3] = e.uid3;
-    this.rv[i] = e.rv;
-    this.kind[i] = e.kind;
-    this.status[i] = e.status;
-    this.phase[i] = e.phase;
-    this.ready[i] = e.ready;
-    this.restarts[i] = e.restarts;
-    this.flags[i] = e.flags;
+    this.words.set(this.enc, at);
   }
 
   /**
-   * `v` as columns into `enc`; false when the columns cannot hold it exactly. `give`: strings the
+   * `v` as a row's words into `enc`; false when they cannot hold it exactly. `give`: strings the
    * table lacks get ids (a write); otherwise they make the answer false (a comparison).
    */
   private encode(name: string, v: ObjectView, give: boolean): boolean {
-    const e = this.enc;
+    const { key, uid, kind, status, phase, ready, restarts, deleting, resourceVersion, namespace, probes } = v;
     const p = this.keyPrefix;
-    if (v.name !== name || v.probes !== undefined || v.key.length !== p.length + name.length || !v.key.startsWith(p) || !v.key.endsWith(name)) return false;
-    let flags = v.deleting ? DELETING : 0;
-    if (typeof v.deleting !== 'boolean') return false;
-    if (v.namespace !== undefined) {
-      if (v.namespace !== this.namespace) return false;
+    if (v.name !== name || probes !== undefined || typeof deleting !== 'boolean' || typeof kind !== 'string' || typeof status !== 'string') return false;
+    if (key.length !== p.length + name.length || !key.startsWith(p) || !key.endsWith(name)) return false;
+    const e = this.enc;
+    if (!encodeUid(uid, e)) return false;
+    let flags = deleting ? DELETING : 0;
+    if (namespace !== undefined) {
+      if (namespace !== this.namespace) return false;
       flags |= HAS_NAMESPACE;
     }
-    if (v.resourceVersion !== undefined) {
-      const rv = plainInteger(v.resourceVersion);
+    let rv = 0;
+    if (resourceVersion !== undefined) {
+      rv = plainInteger(resourceVersion);
       if (rv < 0) return false;
-      e.rv = rv;
       flags |= HAS_RV;
-    } else {
-      e.rv = 0;
     }
-    if (v.restarts !== undefined) {
-      if (!Number.isInteger(v.restarts) || v.restarts < 0 || v.restarts > 0x7fffffff) return false;
-      e.restarts = v.restarts;
-    } else {
-      e.restarts = NO_RESTARTS;
-    }
-    if (!this.encodeUid(v.uid)) return false;
-    const id = (s: string) => (give ? this.strings.idOf(s) : this.strings.find(s));
-    if (typeof v.kind !== 'string' || typeof v.status !== 'string') return false;
-    e.kind = id(v.kind);
-    e.status = id(v.status);
-    e.phase = v.phase === undefined ? NO_ROW_STRING : id(v.phase);
-    e.ready = v.ready === undefined ? NO_ROW_STRING : id(v.ready);
-    if (e.kind === NO_ROW_STRING || e.status === NO_ROW_STRING) return false;
-    if ((v.phase !== undefined && e.phase === NO_ROW_STRING) || (v.ready !== undefined && e.ready === NO_ROW_STRING)) return false;
-    e.flags = flags;
+    if (restarts !== undefined && (!Number.isInteger(restarts) || restarts < 0 || restarts > 0x7fffffff)) return false;
+    const t = this.strings;
+    const kindId = give ? t.idOf(kind) : t.find(kind);
+    const statusId = give ? t.idOf(status) : t.find(status);
+    const phaseId = phase === undefined ? NO_ROW_STRING : give ? t.idOf(phase) : t.find(phase);
+    const readyId = ready === undefined ? NO_ROW_STRING : give ? t.idOf(ready) : t.find(ready);
+    if (kindId === NO_ROW_STRING || statusId === NO_ROW_STRING) return false;
+    if ((phase !== undefined && phaseId === NO_ROW_STRING) || (ready !== undefined && readyId === NO_ROW_STRING)) return false;
+    e[4] = rv % TWO_32;
+    e[5] = (Math.floor(rv / TWO_32) | (flags << FLAGS_SHIFT)) >>> 0;
+    e[6] = ((kindId << 16) | statusId) >>> 0;
+    e[7] = ((phaseId << 16) | readyId) >>> 0;
+    e[8] = restarts === undefined ? NO_RESTARTS : restarts;
     return true;
   }
+}
 
-  /** A lowercase UUID (8-4-4-4-12 hex digits) into enc.uid0..3; false for any other uid. */
-  private encodeUid(uid: string): boolean {
-    if (typeof uid !== 'string' || uid.length !== 36) return false;
-    const e = this.enc;
-    let word = 0;
-    let digits = 0;
-    for (let k = 0; k < 36; k++) {
-      const c = uid.charCodeAt(k);
-      if (k === 8 || k === 13 || k === 18 || k === 23) {
-        if (c !== 45) return false; // '-'
-        continue;
-      }
-      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-      if (d < 0) return false;
-      word = ((word << 4) | d) >>> 0;
-      if (++digits % 8 === 0) {
-        const w = digits / 8 - 1;
-        if (w === 0) e.uid0 = word;
-        else if (w === 1) e.uid1 = word;
-        else if (w === 2) e.uid2 = word;
-        else e.uid3 = word;
-        word = 0;
-      }
-    }
-    return true;
-  }
+/** A lowercase UUID (8-4-4-4-12 hex digits) into words 0-3 of `e`; false for any other uid. */
+function encodeUid(uid: string, e: Uint32Array): boolean {
+  if (typeof uid !== 'string' || uid.length !== 36) return false;
+  if (uid.charCodeAt(8) !== DASH || uid.charCodeAt(13) !== DASH || uid.charCodeAt(18) !== DASH || uid.charCodeAt(23) !== DASH) return false;
+  const w0 = hexWord(uid, 0, 8, 0);
+  const w1 = hexWord(uid, 14, 18, hexWord(uid, 9, 13, 0));
+  const w2 = hexWord(uid, 24, 28, hexWord(uid, 19, 23, 0));
+  const w3 = hexWord(uid, 28, 36, 0);
+  if (w0 < 0 || w1 < 0 || w2 < 0 || w3 < 0) return false;
+  e[0] = w0;
+  e[1] = w1;
+  e[2] = w2;
+  e[3] = w3;
+  return true;
+}
 
-  private uidAt(i: number): string {
-    const u = i * 4;
-    const hex = hex8(this.uid[u]!) + hex8(this.uid[u + 1]!) + hex8(this.uid[u + 2]!) + hex8(this.uid[u + 3]!);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+function uidOf(w: Uint32Array, at: number): string {
+  const hex = hex8(w[at]!) + hex8(w[at + 1]!) + hex8(w[at + 2]!) + hex8(w[at + 3]!);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function strictlyAscending(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (!(names[i - 1]! < names[i]!)) return false;
+  return true;
+}
+
+const DASH = 45;
+/** Lowercase hex digits' values by char code; -1 for any other char. */
+const HEX = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) HEX['0123456789abcdef'.charCodeAt(d)] = d;
+
+/**
+ * `acc` (a negative one passed on) followed by the hex digits of s[from, to) as an unsigned word,
+ * or -1 when one of them is not a lowercase hex digit.
+ */
+function hexWord(s: string, from: number, to: number, acc: number): number {
+  if (acc < 0) return -1;
+  let w = acc;
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    const d = c < 128 ? HEX[c]! : -1;
+    if (d < 0) return -1;
+    w = w * 16 + d;
   }
+  return w;
 }
 
 const hex8 = (w: number) => w.toString(16).padStart(8, '0');
