@@ -1,9 +1,12 @@
 /**
  * ResourceModel: what the resource tree shows, without 'vscode'. One context's objects, grouped in
- * buckets of (namespace, type), each object held as its ObjectView (core's computeObjectView): the
- * loader's results are turned into views at once and the full objects dropped, so 100,000 objects
- * cost one small view each. While the sync loop runs its actualStateOfWorld changes arrive through
- * `applyView`, with the same view function, so a loaded row and a synced row never disagree by shape.
+ * buckets of (namespace, type), each object held as a packed row of its ObjectView (core's
+ * PackedRows: columns, not an object per row; the strings rows repeat held once per cluster): the
+ * loader's results are turned into views at once, packed, and the views and full objects dropped, so
+ * 100,000 objects cost the collector a name string each. A view or entry is made only when read (a
+ * row on screen, a YAML document's version). While the sync loop runs its actualStateOfWorld changes
+ * arrive through `applyView`, with the same view function, so a loaded row and a synced row never
+ * disagree by shape.
  *
  * Guarantees:
  * - Every change that alters what a tree node shows is announced once, as the smallest ModelChange
@@ -16,6 +19,8 @@
 import { objectKey, type ResourceRef } from '../../core/kube/objects/objectKey';
 import type { StoredObject } from '../../core/kube/objects/types';
 import type { ObjectView } from '../../core/rows/objectView';
+import { PackedRows } from '../../core/rows/packedRows';
+import { RowStrings } from '../../core/rows/rowStrings';
 import { viewOfLoaded } from '../../core/rows/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
@@ -68,22 +73,37 @@ export type ModelChange =
 /** Namespace key of cluster-scoped objects. */
 export const CLUSTER = '';
 
+/**
+ * The objects of one (namespace, type): their rows packed by core's PackedRows (no object per row),
+ * an ObjectEntry made only for a row a caller reads.
+ */
 export class Bucket {
-  private readonly byName = new Map<string, ObjectEntry>();
   /** True when the last list of this bucket failed or was cut short. */
   partial = false;
-  /** Objects by name, kept in step with `byName` once built (see sortedObjects). */
+  private readonly rows: PackedRows;
+  /** Every row as an entry, kept in step with the rows once someone asked for it (sortedObjects). */
   private sorted: ObjectEntry[] | undefined;
   private members = 0;
+  private readonly entries: ReadonlyMap<string, ObjectEntry>;
 
   constructor(
     readonly type: ResourceType,
     readonly namespace: string,
-  ) {}
+    strings = new RowStrings(),
+  ) {
+    const ns = type.namespaced ? namespace : undefined;
+    const prefix = objectKey({ metadata: { name: '', uid: '', ...(ns ? { namespace: ns } : {}) } }, type.gvr);
+    this.rows = new PackedRows(prefix, ns, strings);
+    this.entries = new EntryMap(this);
+  }
 
-  /** The objects by name; written only through put / remove / replaceAll. */
+  /** The objects by name, each entry made when read (iterated in name order; do not change the bucket meanwhile). */
   get objects(): ReadonlyMap<string, ObjectEntry> {
-    return this.byName;
+    return this.entries;
+  }
+
+  get size(): number {
+    return this.rows.size;
   }
 
   /** Bumped on every membership change: caches derived from the order (the tree's filter) key on it. */
@@ -91,56 +111,143 @@ export class Bucket {
     return this.members;
   }
 
+  /** The names in code-unit order, kept so by every change (binary search). This bucket's own array: read it, do not keep it. */
+  sortedNames(): readonly string[] {
+    return this.rows.sortedNames();
+  }
+
+  has(name: string): boolean {
+    return this.rows.indexOf(name) >= 0;
+  }
+
+  /** Rows kept as their view, the columns not holding them exactly (PackedRows); 0 for rows from a real API server. */
+  get wholeRows(): number {
+    return this.rows.wholeRows;
+  }
+
+  /** The entry of `name`, made now; undefined when there is none. */
+  entry(name: string): ObjectEntry | undefined {
+    const i = this.rows.indexOf(name);
+    return i < 0 ? undefined : this.entryAt(i);
+  }
+
+  /** The view of `name`, made now. */
+  view(name: string): ObjectView | undefined {
+    const i = this.rows.indexOf(name);
+    return i < 0 ? undefined : this.rows.viewAt(i);
+  }
+
+  /** The sync loop's key of `name` (without making its view). */
+  keyOf(name: string): string | undefined {
+    const i = this.rows.indexOf(name);
+    return i < 0 ? undefined : this.rows.keyAt(i);
+  }
+
+  /** Whether `name` holds a view deepEqual to `view` (undefined: `name` is not here). */
+  holds(name: string, view: ObjectView): boolean | undefined {
+    const i = this.rows.indexOf(name);
+    return i < 0 ? undefined : this.rows.sameAt(i, view);
+  }
+
+  /** @internal the i-th entry in name order */
+  entryAt(i: number): ObjectEntry {
+    const name = this.rows.nameAt(i);
+    const view = this.rows.viewAt(i);
+    return this.type.namespaced ? { name, namespace: this.namespace, view } : { name, view };
+  }
+
   /**
-   * Objects by name (code-unit order). Sorted once; after that every put and remove keeps the array
-   * in order by binary search (an insert into 10,000 sorted rows, not a re-sort of them), and a view
-   * change replaces its entry in place. The array is this bucket's own: read it, do not keep it.
+   * Every object as an entry, by name (code-unit order). Makes an entry per row the first time, and
+   * from then on keeps that array in step (a put replaces or inserts its entry by binary search, a
+   * remove takes it out): for callers that read every row (tests, small buckets); the tree pages
+   * through sortedNames instead. The array is this bucket's own: read it, do not keep it.
    */
   sortedObjects(): readonly ObjectEntry[] {
-    this.sorted ??= [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.sorted ??= Array.from({ length: this.rows.size }, (_, i) => this.entryAt(i));
     return this.sorted;
   }
 
   /** Adds or replaces the entry of `e.name`; true when it was new. */
   put(e: ObjectEntry): boolean {
-    const had = this.byName.has(e.name);
-    this.byName.set(e.name, e);
+    return this.set(e.name, e.view);
+  }
+
+  /** Adds or replaces the row of `name`; true when it was new. */
+  set(name: string, view: ObjectView): boolean {
+    const added = this.rows.set(name, view);
     if (this.sorted) {
-      const i = lowerBound(this.sorted, e.name);
-      if (had) this.sorted[i] = e;
-      else this.sorted.splice(i, 0, e);
+      const i = this.rows.indexOf(name);
+      if (added) this.sorted.splice(i, 0, this.entryAt(i));
+      else this.sorted[i] = this.entryAt(i);
     }
-    if (!had) this.members++;
-    return !had;
+    if (added) this.members++;
+    return added;
   }
 
   /** Removes `name`; false when it was not there. */
   remove(name: string): boolean {
-    if (!this.byName.delete(name)) return false;
-    if (this.sorted) this.sorted.splice(lowerBound(this.sorted, name), 1);
+    const i = this.rows.indexOf(name);
+    if (i < 0) return false;
+    this.rows.remove(name);
+    this.sorted?.splice(i, 1);
     this.members++;
     return true;
   }
 
-  /** Replaces every entry (a list of this bucket); the order is rebuilt when next asked for. */
+  /** Replaces every entry (a list of this bucket). */
   replaceAll(entries: readonly ObjectEntry[]): void {
-    this.byName.clear();
-    for (const e of entries) this.byName.set(e.name, e);
+    this.replaceRows(
+      entries.map((e) => e.name),
+      entries.map((e) => e.view),
+    );
+  }
+
+  /** Replaces every row: `views[k]` is the row of `names[k]` (a name given twice keeps its last). */
+  replaceRows(names: readonly string[], views: readonly ObjectView[]): void {
+    this.rows.replaceAll(names, views);
     this.sorted = undefined;
     this.members++;
   }
 }
 
-/** The first index whose entry's name is not below `name` (the entries sorted by name). */
-function lowerBound(sorted: readonly ObjectEntry[], name: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]!.name < name) lo = mid + 1;
-    else hi = mid;
+/** A bucket's rows seen as a map of entries, each made when read. */
+class EntryMap implements ReadonlyMap<string, ObjectEntry> {
+  constructor(private readonly b: Bucket) {}
+
+  get size(): number {
+    return this.b.size;
   }
-  return lo;
+
+  get(name: string): ObjectEntry | undefined {
+    return this.b.entry(name);
+  }
+
+  has(name: string): boolean {
+    return this.b.has(name);
+  }
+
+  forEach(fn: (value: ObjectEntry, key: string, map: ReadonlyMap<string, ObjectEntry>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  *entries(): MapIterator<[string, ObjectEntry]> {
+    for (let i = 0; i < this.b.size; i++) {
+      const e = this.b.entryAt(i);
+      yield [e.name, e];
+    }
+  }
+
+  *keys(): MapIterator<string> {
+    for (let i = 0; i < this.b.size; i++) yield this.b.sortedNames()[i]!;
+  }
+
+  *values(): MapIterator<ObjectEntry> {
+    for (let i = 0; i < this.b.size; i++) yield this.b.entryAt(i);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ObjectEntry]> {
+    return this.entries();
+  }
 }
 
 export const PODS_TYPE: ResourceType = Object.freeze({
@@ -150,6 +257,13 @@ export const PODS_TYPE: ResourceType = Object.freeze({
   namespaced: true,
   watchable: true,
 });
+
+/** A list's rows: `views[k]` is the row of `names[k]`. */
+interface Rows {
+  names: string[];
+  views: ObjectView[];
+}
+const NO_ROWS: Rows = { names: [], views: [] };
 
 /** Where viewTransform leaves an object's view on the slim object that replaces it. */
 const VIEW = Symbol('kubeloop.view');
@@ -186,6 +300,8 @@ export class ResourceModel {
   /** namespace ('' = cluster-scoped) -> typeKey -> bucket */
   private readonly buckets = new Map<string, Map<string, Bucket>>();
   private readonly failed = new Map<string, TypeFailure>();
+  /** The kinds, STATUS, phase and READY strings this cluster's rows repeat, once each. */
+  private readonly strings = new RowStrings();
   private readonly listeners = new Set<(c: ModelChange) => void>();
   private count = 0;
   private nsVersion = 0;
@@ -298,24 +414,22 @@ export class ResourceModel {
       this.types.set(key, type);
     }
     const ref: ResourceRef = { group: gvr.group, resource: gvr.resource };
-    const byNs = new Map<string, ObjectEntry[]>();
+    const byNs = new Map<string, Rows>();
     for (const item of r.items) {
       const obj = asStoredObject(item);
       if (!obj) continue;
       const ns = type.namespaced ? sharedInterner.intern(obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
       if (type.namespaced && !ns) continue;
       const view = (obj as ViewCarrier)[VIEW] ?? viewOfLoaded(objectKey(obj, ref), obj, ref, r.task.kind);
-      // Rows cross from the parsing thread each with its own copy of its namespace's name (after a
-      // load of 100,000 objects: 76,615 copies of 183 names, 2.4 MB): the row holds the one copy.
-      if (view.namespace === ns) view.namespace = ns;
-      const list = byNs.get(ns) ?? [];
-      list.push({ name: obj.metadata.name, ...(type.namespaced ? { namespace: ns } : {}), view });
-      byNs.set(ns, list);
+      let rows = byNs.get(ns);
+      if (!rows) byNs.set(ns, (rows = { names: [], views: [] }));
+      rows.names.push(obj.metadata.name);
+      rows.views.push(view);
     }
     // The scope this task listed: one namespace, or every namespace (so buckets it did not return are now empty).
     const scope = !type.namespaced ? [CLUSTER] : r.task.namespace !== undefined ? [r.task.namespace] : undefined;
     const targets = new Set(scope ?? [...this.namespacesWithType(key), ...byNs.keys()]);
-    for (const ns of targets) this.replaceBucket(type, ns, byNs.get(ns) ?? [], r.outcome === 'error');
+    for (const ns of targets) this.replaceBucket(type, ns, byNs.get(ns) ?? NO_ROWS, r.outcome === 'error');
 
     const fkey = failureKey(key, r.task.namespace);
     if (r.outcome === 'error') {
@@ -334,7 +448,7 @@ export class ResourceModel {
   retainTypes(keys: ReadonlySet<string>): void {
     for (const key of [...this.types.keys()]) if (key !== PODS_TYPE.key && !keys.has(key)) this.types.delete(key);
     for (const [ns, byType] of this.buckets) {
-      for (const key of [...byType.keys()]) if (!keys.has(key)) this.replaceBucket(byType.get(key)!.type, ns, [], false);
+      for (const key of [...byType.keys()]) if (!keys.has(key)) this.replaceBucket(byType.get(key)!.type, ns, NO_ROWS, false);
     }
     let changed = false;
     for (const [fkey, f] of this.failed) if (!keys.has(f.type.key)) changed = this.failed.delete(fkey) || changed;
@@ -363,26 +477,20 @@ export class ResourceModel {
     if (!view) {
       if (!bucket?.remove(p.name)) return false;
       this.count--;
-      const emptied = bucket.objects.size === 0;
+      const emptied = bucket.size === 0;
       if (emptied) this.dropBucket(ns, type.key);
       this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied, member: { name: p.name, joined: false } });
       return true;
     }
-    const had = bucket?.objects.get(p.name);
-    if (had && deepEqual(had.view, view)) {
-      // Nothing to show, but hold the caller's view from now on: the sync loop keeps it anyway (its
-      // actualStateOfWorld), so the load's equal copy is let go instead of held twice.
-      had.view = view;
-      return false;
-    }
-    const entry: ObjectEntry = p.namespace !== undefined ? { name: p.name, namespace: p.namespace, view } : { name: p.name, view };
-    if (had) {
-      bucket!.put(entry);
+    const had = bucket?.holds(p.name, view);
+    if (had === true) return false;
+    if (had === false) {
+      bucket!.set(p.name, view);
       this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: p.name });
       return true;
     }
     const b = bucket ?? this.createBucket(type, ns);
-    b.put(entry);
+    b.set(p.name, view);
     this.count++;
     this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !bucket, emptied: false, member: { name: p.name, joined: true } });
     return true;
@@ -405,9 +513,10 @@ export class ResourceModel {
     for (const byType of [...this.buckets.values()]) {
       for (const b of [...byType.values()]) {
         if (!typeKeys.has(b.type.key)) continue;
-        for (const e of [...b.objects.values()]) {
+        for (const name of [...b.sortedNames()]) {
           if (++n % STEP_ITEMS === 0) yield;
-          if (!keep(e.view.key) && this.applyView(e.view.key, undefined)) removed++;
+          const key = b.keyOf(name);
+          if (key !== undefined && !keep(key) && this.applyView(key, undefined)) removed++;
         }
       }
     }
@@ -420,14 +529,14 @@ export class ResourceModel {
   namespaces(): string[] {
     const names = new Set<string>();
     for (const [ns, byType] of this.buckets) if (ns !== CLUSTER && byType.size > 0) names.add(ns);
-    for (const e of this.buckets.get(CLUSTER)?.get('namespaces')?.objects.values() ?? []) names.add(e.name);
+    for (const name of this.buckets.get(CLUSTER)?.get('namespaces')?.sortedNames() ?? []) names.add(name);
     const scoped = this.namespaceScope.length > 0 ? [...names].filter((n) => this.namespaceScope.includes(n)) : [...names];
     return scoped.sort();
   }
 
   /** The Namespace object's view, when namespaces were loaded. */
   namespaceView(name: string): ObjectView | undefined {
-    return this.buckets.get(CLUSTER)?.get('namespaces')?.objects.get(name)?.view;
+    return this.buckets.get(CLUSTER)?.get('namespaces')?.view(name);
   }
 
   hasClusterScoped(): boolean {
@@ -444,7 +553,7 @@ export class ResourceModel {
   }
 
   object(namespace: string, typeKey: string, name: string): ObjectEntry | undefined {
-    return this.buckets.get(namespace)?.get(typeKey)?.objects.get(name);
+    return this.buckets.get(namespace)?.get(typeKey)?.entry(name);
   }
 
   failures(): TypeFailure[] {
@@ -465,7 +574,7 @@ export class ResourceModel {
       this.buckets.set(ns, (byType = new Map()));
       this.nsVersion++;
     }
-    const b = new Bucket(type, ns);
+    const b = new Bucket(type, ns, this.strings);
     byType.set(type.key, b);
     return b;
   }
@@ -479,28 +588,29 @@ export class ResourceModel {
     }
   }
 
-  private replaceBucket(type: ResourceType, ns: string, entries: ObjectEntry[], partial: boolean): void {
+  private replaceBucket(type: ResourceType, ns: string, rows: Rows, partial: boolean): void {
     const old = this.buckets.get(ns)?.get(type.key);
-    if (!old && entries.length === 0) return;
-    if (old && old.partial === partial && old.objects.size === entries.length && entries.every((e) => old.objects.has(e.name))) {
+    const { names, views } = rows;
+    if (!old && names.length === 0) return;
+    if (old && old.partial === partial && old.size === names.length && names.every((n) => old.has(n))) {
       // Same members: only views may differ; announce each changed row.
-      for (const e of entries) {
-        if (deepEqual(old.objects.get(e.name)!.view, e.view)) continue;
-        old.put(e);
-        this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: e.name });
+      for (let k = 0; k < names.length; k++) {
+        if (old.holds(names[k]!, views[k]!)) continue;
+        old.set(names[k]!, views[k]!);
+        this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: names[k]! });
       }
       return;
     }
-    this.count -= old?.objects.size ?? 0;
-    if (entries.length === 0) {
+    this.count -= old?.size ?? 0;
+    if (names.length === 0) {
       this.dropBucket(ns, type.key);
       this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied: true });
       return;
     }
     const b = old ?? this.createBucket(type, ns);
-    b.replaceAll(entries);
+    b.replaceRows(names, views);
     b.partial = partial;
-    this.count += entries.length;
+    this.count += b.size;
     this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !old, emptied: false });
   }
 

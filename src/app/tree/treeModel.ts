@@ -25,7 +25,7 @@
  *   of rows; "Show more" grows that kind's page by another `pageSize`.
  */
 import type { ModelChange, ResourceModel, TypeFailure } from '../model/resourceModel';
-import { CLUSTER, type Bucket, type ObjectEntry } from '../model/resourceModel';
+import { CLUSTER, type Bucket } from '../model/resourceModel';
 import { objectDescription, statusTone, type StatusTone } from '../model/objectStatus';
 import { typeLabel } from '../model/keys';
 import type { CommandName } from '../commandIds';
@@ -59,7 +59,7 @@ export class TreeModel {
   /** The ids of each kind node's rows as last handed out (so a rebuild forgets only its own). */
   private readonly pages = new Map<string, Set<string>>();
   private filterText = '';
-  private readonly filterCache = new WeakMap<Bucket, { filter: string; version: number; entries: readonly ObjectEntry[] }>();
+  private readonly filterCache = new WeakMap<Bucket, { filter: string; version: number; names: readonly string[] }>();
   /** The namespaces the context node showed last: a change to this list refreshes the context node. */
   /** The namespace list VS Code was last given under the context row; undefined: not given since the last reset. */
   private shownNamespaces: string | undefined;
@@ -178,7 +178,7 @@ export class TreeModel {
       case 'more': {
         const type = this.parent(node);
         const bucket = this.model.bucket(node.namespace!, node.typeKey!);
-        const total = bucket ? this.visibleObjects(bucket).length : 0;
+        const total = bucket ? this.visibleNames(bucket).length : 0;
         const shown = type ? Math.min(total, this.limits.get(type.id) ?? this.pageSize) : 0;
         return {
           label: `Show ${fmt(Math.min(this.pageSize, total - shown))} more`,
@@ -281,11 +281,11 @@ export class TreeModel {
     const bucket = this.model.bucket(type.namespace!, type.typeKey!);
     if (!page || !bucket) return false;
     const limit = this.limits.get(type.id) ?? this.pageSize;
-    const sorted = bucket.sortedObjects();
+    const sorted = bucket.sortedNames();
     const moreShown = page.has(nodeId([...type.path, 'more']));
     if (!m.joined) return moreShown && sorted.length > limit && !page.has(nodeId([...type.path, `o:${m.name}`]));
     // Joined: the page was full before (more than `limit` rows, so "Show more" stays) and the new name sorts after its last row.
-    return moreShown && sorted.length > limit + 1 && m.name > sorted[limit - 1]!.name;
+    return moreShown && sorted.length > limit + 1 && m.name > sorted[limit - 1]!;
   }
 
   // ---- children ----
@@ -300,7 +300,7 @@ export class TreeModel {
       if (this.filterText && !this.namespaceVisible(ns)) continue;
       out.push(this.node('namespace', [...ctx.path, `n:${ns}`], { namespace: ns }));
     }
-    if (this.model.hasClusterScoped() && (!this.filterText || this.model.bucketsIn(CLUSTER).some((b) => this.visibleObjects(b).length > 0))) {
+    if (this.model.hasClusterScoped() && (!this.filterText || this.model.bucketsIn(CLUSTER).some((b) => this.visibleNames(b).length > 0))) {
       out.push(this.node('cluster', [...ctx.path, 'cluster'], { namespace: CLUSTER }));
     }
     return out;
@@ -325,7 +325,7 @@ export class TreeModel {
 
   private namespaceVisible(ns: string): boolean {
     if (ns.toLowerCase().includes(this.filterText)) return true;
-    return this.model.bucketsIn(ns).some((b) => this.visibleObjects(b).length > 0);
+    return this.model.bucketsIn(ns).some((b) => this.visibleNames(b).length > 0);
   }
 
   private groupsOf(parent: ResourceNode): ResourceNode[] {
@@ -347,13 +347,13 @@ export class TreeModel {
 
   private objectsOf(type: ResourceNode): ResourceNode[] {
     const bucket = this.model.bucket(type.namespace!, type.typeKey!);
-    const entries = bucket ? this.visibleObjects(bucket) : [];
+    const names = bucket ? this.visibleNames(bucket) : [];
     const limit = this.limits.get(type.id) ?? this.pageSize;
-    const page = entries.length > limit ? entries.slice(0, limit) : entries;
-    const out = page.map((e) =>
-      this.node('object', [...type.path, `o:${e.name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name: e.name }),
+    const page = names.length > limit ? names.slice(0, limit) : names;
+    const out = page.map((name) =>
+      this.node('object', [...type.path, `o:${name}`], { namespace: type.namespace!, group: type.group!, typeKey: type.typeKey!, name }),
     );
-    if (entries.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
+    if (names.length > page.length) out.push(this.node('more', [...type.path, 'more'], { namespace: type.namespace!, typeKey: type.typeKey! }));
     // Rows no longer on this page are gone from VS Code too: forget their nodes.
     const keep = new Set(out.map((n) => n.id));
     for (const id of this.pages.get(type.id) ?? []) if (!keep.has(id)) this.nodes.delete(id);
@@ -372,8 +372,8 @@ export class TreeModel {
   private typeItem(node: ResourceNode): NodeItem {
     const bucket = this.model.bucket(node.namespace!, node.typeKey!);
     const type = this.model.type(node.typeKey!);
-    const total = bucket?.objects.size ?? 0;
-    const shown = bucket ? this.visibleObjects(bucket).length : 0;
+    const total = bucket?.size ?? 0;
+    const shown = bucket ? this.visibleNames(bucket).length : 0;
     let description = this.filterText && shown !== total ? `${fmt(shown)} of ${fmt(total)}` : fmt(total);
     if (bucket?.partial) description += ' (partial)';
     return {
@@ -458,19 +458,22 @@ export class TreeModel {
   }
 
   private bucketVisible(b: Bucket): boolean {
-    return b.objects.size > 0 && (!this.filterText || this.visibleObjects(b).length > 0);
+    return b.size > 0 && (!this.filterText || this.visibleNames(b).length > 0);
   }
 
-  /** The bucket's objects the filter lets through, sorted by name (cached per bucket membership and filter). */
-  private visibleObjects(b: Bucket): readonly ObjectEntry[] {
-    const all = b.sortedObjects();
+  /**
+   * The names of the bucket's objects the filter lets through, sorted (cached per bucket membership
+   * and filter). Names only: a row's view is made when VS Code asks for that row (item()).
+   */
+  private visibleNames(b: Bucket): readonly string[] {
+    const all = b.sortedNames();
     const f = this.filterText;
     if (!f || this.matchesWhole(b)) return all;
     const hit = this.filterCache.get(b);
-    if (hit && hit.filter === f && hit.version === b.version) return hit.entries;
-    const entries = all.filter((e) => e.name.toLowerCase().includes(f));
-    this.filterCache.set(b, { filter: f, version: b.version, entries });
-    return entries;
+    if (hit && hit.filter === f && hit.version === b.version) return hit.names;
+    const names = all.filter((name) => name.toLowerCase().includes(f));
+    this.filterCache.set(b, { filter: f, version: b.version, names });
+    return names;
   }
 
   private node(kind: NodeKind, path: string[], fields: Partial<Omit<ResourceNode, 'id' | 'kind' | 'path'>>): ResourceNode {

@@ -1,0 +1,333 @@
+/**
+ * PackedRows: the rows of one (namespace, type), sorted by name, held as packed records instead of
+ * one ObjectView object per row. A row is its name (the one string it keeps) and nine 32-bit words
+ * in the bucket's one typed array: its uid as 16 bytes, its resourceVersion as a number, its kind,
+ * STATUS, phase and READY as two-byte ids into the cluster's RowStrings, its RESTARTS and flags. Its
+ * key is the store's prefix and its name. So 100,000 rows are one array of words and 100,000 name
+ * strings, where they were 100,000 views, their keys, uids, resourceVersions and an entry each: the
+ * host's collector no longer walks objects it never shows. An ObjectView is made (viewAt) only for
+ * what a caller reads: the rows on screen, a changed row.
+ *
+ * Guarantees:
+ * - Exact: viewAt(indexOf(name)) is deepEqual (undefined members count as absent) to the last view
+ *   set for that name. A view the words cannot hold exactly (probe results, a uid that is not a
+ *   lowercase UUID, a resourceVersion that is not a plain integer below 10^15, a key other than the
+ *   prefix and the name, more distinct strings than RowStrings holds) is kept whole for its row.
+ * - sameAt(i, view) is that deepEqual, without making a view when the row is packed.
+ * - Rows stay in code-unit order of their names: set and remove find their place by binary search
+ *   and shift the words (a memmove), never re-sort; replaceAll sorts once (not at all for a list
+ *   that comes sorted, as the API server's do).
+ */
+import { makeView, type ObjectView } from './objectView';
+import { NO_ROW_STRING, type RowStrings } from './rowStrings';
+
+const DELETING = 1;
+const HAS_NAMESPACE = 2;
+const HAS_RV = 4;
+/** The row is kept as its view (`whole`); its words mean nothing. */
+const WHOLE = 8;
+const NO_RESTARTS = 0xffffffff;
+/** resourceVersions are decimal integers (etcd revisions); 15 digits keep them exact in a double. */
+const MAX_RV_DIGITS = 15;
+
+/**
+ * A row's words: 0-3 the uid's 128 bits; 4 the resourceVersion's low 32 bits; 5 its high bits
+ * (below 2^21) and the flags at bit 24; 6 kind << 16 | STATUS; 7 phase << 16 | READY (RowStrings
+ * ids); 8 RESTARTS. One array per bucket: a bucket of three rows is one typed array, not eight.
+ */
+const STRIDE = 9;
+const FLAGS_SHIFT = 24;
+const RV_HIGH_MASK = 0x1fffff;
+const TWO_32 = 2 ** 32;
+const EMPTY = new Uint32Array(0);
+
+export class PackedRows {
+  private names: string[] = [];
+  /** STRIDE words a row, rows in name order; its length is the capacity. */
+  private words: Uint32Array = EMPTY;
+  /** Views of the rows the words cannot hold exactly, by name. */
+  private readonly whole = new Map<string, ObjectView>();
+  /** What `encode` makes of a view: one row's words before they are stored. */
+  private readonly enc = new Uint32Array(STRIDE);
+
+  /**
+   * `keyPrefix`: what every row's key is before its name (`ns/` for pods, `configmaps:ns/`,
+   * `nodes:`); `namespace`: what a row's view.namespace is when it has one.
+   */
+  constructor(
+    readonly keyPrefix: string,
+    readonly namespace: string | undefined,
+    private readonly strings: RowStrings,
+  ) {}
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** How many rows are kept whole (as their view): 0 for rows as computeObjectView and a real API server make them. */
+  get wholeRows(): number {
+    return this.whole.size;
+  }
+
+  /** The names in order. The array is this store's own: read it, do not keep it. */
+  sortedNames(): readonly string[] {
+    return this.names;
+  }
+
+  nameAt(i: number): string {
+    return this.names[i]!;
+  }
+
+  /** The row of `name`, or -1. */
+  indexOf(name: string): number {
+    const i = this.lowerBound(name);
+    return i < this.names.length && this.names[i] === name ? i : -1;
+  }
+
+  keyAt(i: number): string {
+    return this.flagsAt(i) & WHOLE ? this.whole.get(this.names[i]!)!.key : this.keyPrefix + this.names[i]!;
+  }
+
+  /** The row's view, made now (a kept-whole row's own view). Views are never changed once made. */
+  viewAt(i: number): ObjectView {
+    const name = this.names[i]!;
+    const f = this.flagsAt(i);
+    if (f & WHOLE) return this.whole.get(name)!;
+    const s = this.strings;
+    const w = this.words;
+    const at = i * STRIDE;
+    const m: { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: true } = { uid: uidOf(w, at), name };
+    if (f & HAS_NAMESPACE) m.namespace = this.namespace!;
+    if (f & HAS_RV) m.resourceVersion = String((w[at + 5]! & RV_HIGH_MASK) * TWO_32 + w[at + 4]!);
+    if (f & DELETING) m.deletionTimestamp = true;
+    const cols: { phase?: string; ready?: string; restarts?: number } = {};
+    const phase = w[at + 7]! >>> 16;
+    const ready = w[at + 7]! & 0xffff;
+    if (phase !== NO_ROW_STRING) cols.phase = s.valueOf(phase);
+    if (ready !== NO_ROW_STRING) cols.ready = s.valueOf(ready);
+    if (w[at + 8] !== NO_RESTARTS) cols.restarts = w[at + 8]!;
+    return makeView(this.keyPrefix + name, m, s.valueOf(w[at + 6]! >>> 16), s.valueOf(w[at + 6]! & 0xffff), cols);
+  }
+
+  /** Whether row i shows `v` (deepEqual of its view and `v`). */
+  sameAt(i: number, v: ObjectView): boolean {
+    const name = this.names[i]!;
+    if (this.flagsAt(i) & WHOLE || !this.encode(name, v, false)) return sameView(this.viewAt(i), v);
+    const e = this.enc;
+    const w = this.words;
+    const at = i * STRIDE;
+    for (let k = 0; k < STRIDE; k++) if (e[k] !== w[at + k]) return false;
+    return true;
+  }
+
+  /** Sets the row of `name` to `v`; true when the row is new. */
+  set(name: string, v: ObjectView): boolean {
+    const i = this.lowerBound(name);
+    const added = !(i < this.names.length && this.names[i] === name);
+    if (added) {
+      this.insertAt(i, name);
+    } else if (this.flagsAt(i) & WHOLE) {
+      this.whole.delete(name);
+    }
+    this.write(i, name, v);
+    return added;
+  }
+
+  /** Removes the row of `name`; false when there was none. */
+  remove(name: string): boolean {
+    const i = this.indexOf(name);
+    if (i < 0) return false;
+    if (this.flagsAt(i) & WHOLE) this.whole.delete(name);
+    const n = this.names.length;
+    this.names.splice(i, 1);
+    this.words.copyWithin(i * STRIDE, (i + 1) * STRIDE, n * STRIDE);
+    return true;
+  }
+
+  /**
+   * Every row at once: `views[k]` is the row of `names[k]` (a name given twice keeps its last view).
+   * Sorts once, unless the names come sorted; the arrays are only read.
+   */
+  replaceAll(names: readonly string[], views: readonly ObjectView[]): void {
+    this.whole.clear();
+    if (strictlyAscending(names)) {
+      // A list comes in etcd's key order (namespace, then name): no sort, no permutation.
+      this.names = names.slice();
+      this.words = names.length ? new Uint32Array(names.length * STRIDE) : EMPTY;
+      for (let i = 0; i < names.length; i++) this.write(i, names[i]!, views[i]!);
+      return;
+    }
+    const order = Array.from(names.keys()).sort((a, b) => {
+      const x = names[a]!;
+      const y = names[b]!;
+      return x < y ? -1 : x > y ? 1 : a - b; // equal names in given order, the last one kept below
+    });
+    let n = 0;
+    for (let k = 0; k < order.length; k++) if (k + 1 === order.length || names[order[k]!] !== names[order[k + 1]!]) order[n++] = order[k]!;
+    order.length = n;
+    this.names = order.map((k) => names[k]!);
+    this.words = n ? new Uint32Array(n * STRIDE) : EMPTY;
+    for (let i = 0; i < n; i++) this.write(i, this.names[i]!, views[order[i]!]!);
+  }
+
+  // ---- internals ----
+
+  private flagsAt(i: number): number {
+    return this.words[i * STRIDE + 5]! >>> FLAGS_SHIFT;
+  }
+
+  private lowerBound(name: string): number {
+    const a = this.names;
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (a[mid]! < name) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Makes room at row i (growing the words by half when full) and names it. */
+  private insertAt(i: number, name: string): void {
+    const n = this.names.length;
+    if ((n + 1) * STRIDE > this.words.length) {
+      const grown = new Uint32Array(Math.max(4, n + (n >> 1)) * STRIDE);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.names.splice(i, 0, name);
+    this.words.copyWithin((i + 1) * STRIDE, i * STRIDE, n * STRIDE);
+  }
+
+  private write(i: number, name: string, v: ObjectView): void {
+    const at = i * STRIDE;
+    if (!this.encode(name, v, true)) {
+      this.whole.set(name, v);
+      this.words.fill(0, at, at + STRIDE);
+      this.words[at + 5] = WHOLE << FLAGS_SHIFT;
+      return;
+    }
+    this.words.set(this.enc, at);
+  }
+
+  /**
+   * `v` as a row's words into `enc`; false when they cannot hold it exactly. `give`: strings the
+   * table lacks get ids (a write); otherwise they make the answer false (a comparison).
+   */
+  private encode(name: string, v: ObjectView, give: boolean): boolean {
+    const { key, uid, kind, status, phase, ready, restarts, deleting, resourceVersion, namespace, probes } = v;
+    const p = this.keyPrefix;
+    if (v.name !== name || probes !== undefined || typeof deleting !== 'boolean' || typeof kind !== 'string' || typeof status !== 'string') return false;
+    if (key.length !== p.length + name.length || !key.startsWith(p) || !key.endsWith(name)) return false;
+    const e = this.enc;
+    if (!encodeUid(uid, e)) return false;
+    let flags = deleting ? DELETING : 0;
+    if (namespace !== undefined) {
+      if (namespace !== this.namespace) return false;
+      flags |= HAS_NAMESPACE;
+    }
+    let rv = 0;
+    if (resourceVersion !== undefined) {
+      rv = plainInteger(resourceVersion);
+      if (rv < 0) return false;
+      flags |= HAS_RV;
+    }
+    if (restarts !== undefined && (!Number.isInteger(restarts) || restarts < 0 || restarts > 0x7fffffff)) return false;
+    const t = this.strings;
+    const kindId = give ? t.idOf(kind) : t.find(kind);
+    const statusId = give ? t.idOf(status) : t.find(status);
+    const phaseId = phase === undefined ? NO_ROW_STRING : give ? t.idOf(phase) : t.find(phase);
+    const readyId = ready === undefined ? NO_ROW_STRING : give ? t.idOf(ready) : t.find(ready);
+    if (kindId === NO_ROW_STRING || statusId === NO_ROW_STRING) return false;
+    if ((phase !== undefined && phaseId === NO_ROW_STRING) || (ready !== undefined && readyId === NO_ROW_STRING)) return false;
+    e[4] = rv % TWO_32;
+    e[5] = (Math.floor(rv / TWO_32) | (flags << FLAGS_SHIFT)) >>> 0;
+    e[6] = ((kindId << 16) | statusId) >>> 0;
+    e[7] = ((phaseId << 16) | readyId) >>> 0;
+    e[8] = restarts === undefined ? NO_RESTARTS : restarts;
+    return true;
+  }
+}
+
+/** A lowercase UUID (8-4-4-4-12 hex digits) into words 0-3 of `e`; false for any other uid. */
+function encodeUid(uid: string, e: Uint32Array): boolean {
+  if (typeof uid !== 'string' || uid.length !== 36) return false;
+  if (uid.charCodeAt(8) !== DASH || uid.charCodeAt(13) !== DASH || uid.charCodeAt(18) !== DASH || uid.charCodeAt(23) !== DASH) return false;
+  const w0 = hexWord(uid, 0, 8, 0);
+  const w1 = hexWord(uid, 14, 18, hexWord(uid, 9, 13, 0));
+  const w2 = hexWord(uid, 24, 28, hexWord(uid, 19, 23, 0));
+  const w3 = hexWord(uid, 28, 36, 0);
+  if (w0 < 0 || w1 < 0 || w2 < 0 || w3 < 0) return false;
+  e[0] = w0;
+  e[1] = w1;
+  e[2] = w2;
+  e[3] = w3;
+  return true;
+}
+
+function uidOf(w: Uint32Array, at: number): string {
+  const hex = hex8(w[at]!) + hex8(w[at + 1]!) + hex8(w[at + 2]!) + hex8(w[at + 3]!);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function strictlyAscending(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (!(names[i - 1]! < names[i]!)) return false;
+  return true;
+}
+
+const DASH = 45;
+/** Lowercase hex digits' values by char code; -1 for any other char. */
+const HEX = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) HEX['0123456789abcdef'.charCodeAt(d)] = d;
+
+/**
+ * `acc` (a negative one passed on) followed by the hex digits of s[from, to) as an unsigned word,
+ * or -1 when one of them is not a lowercase hex digit.
+ */
+function hexWord(s: string, from: number, to: number, acc: number): number {
+  if (acc < 0) return -1;
+  let w = acc;
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    const d = c < 128 ? HEX[c]! : -1;
+    if (d < 0) return -1;
+    w = w * 16 + d;
+  }
+  return w;
+}
+
+const hex8 = (w: number) => w.toString(16).padStart(8, '0');
+
+/** The value of a decimal integer written as String(n) writes it (no sign, no leading zero), or -1. */
+function plainInteger(s: string): number {
+  if (typeof s !== 'string' || s.length === 0 || s.length > MAX_RV_DIGITS || (s.length > 1 && s.charCodeAt(0) === 48)) return -1;
+  let n = 0;
+  for (let k = 0; k < s.length; k++) {
+    const d = s.charCodeAt(k) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** deepEqual of two views (undefined members count as absent), for rows kept whole. */
+function sameView(a: ObjectView, b: ObjectView): boolean {
+  return sameRecord(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, 3);
+}
+
+function sameRecord(a: Record<string, unknown>, b: Record<string, unknown>, depth: number): boolean {
+  let na = 0;
+  for (const k in a) {
+    const x = a[k];
+    if (x === undefined) continue;
+    na++;
+    const y = b[k];
+    if (x === y) continue;
+    if (depth === 0 || typeof x !== 'object' || typeof y !== 'object' || x === null || y === null || Array.isArray(x) || Array.isArray(y)) return false;
+    if (!sameRecord(x as Record<string, unknown>, y as Record<string, unknown>, depth - 1)) return false;
+  }
+  let nb = 0;
+  for (const k in b) if (b[k] !== undefined) nb++;
+  return na === nb;
+}
