@@ -145,6 +145,22 @@ describe('protobuf walker: real apimachinery bytes', () => {
     }
   });
 
+  it('a body names its own kind: typeMeta bytes changed in place after a decode read as the new kind', () => {
+    // decode.ts keeps the last typeMeta's bytes to skip decoding the same names again: a copy, not
+    // a view of the body (a Buffer's slice is a view), or the change below would go unseen.
+    const body = Buffer.from(pb('pod'));
+    assert.equal(decoded(body).kind, 'Pod');
+    const at = body.indexOf('Pod', 4, 'latin1');
+    body.write('Pox', at, 'latin1');
+    const d = decodeProtobuf(body);
+    assert.equal(d.ok, false);
+    if (!d.ok) assert.match(d.error.message, /no protobuf field set for v1\/Pox/);
+    body.write('Pod', at, 'latin1');
+    assert.deepStrictEqual(decoded(body), expected(json('pod')));
+    assert.deepStrictEqual(decoded(pb('status')), expected(json('status')));
+    assert.deepStrictEqual(decoded(body), expected(json('pod')));
+  });
+
   it('a body cut anywhere inside its object is an error value, never a throw or a half object', () => {
     for (const name of ['pod', 'podlist', 'eventlist', 'partialobjectmetadatalist']) {
       const body = pb(name);
@@ -221,6 +237,13 @@ describe('protobuf watch frames: real framed stream', () => {
       assert.equal(JSON.stringify(feed([stream.subarray(0, cut), stream.subarray(cut)])), whole, `split at ${cut}`);
     }
     assert.equal(JSON.stringify(feed(Array.from(stream, (_, i) => stream.subarray(i, i + 1)))), whole);
+  });
+
+  it('events read in place from a chunk hold none of its bytes: the chunk overwritten after push changes nothing', () => {
+    const chunk = Buffer.from(stream);
+    const events = feed([chunk.subarray(0, 700), chunk.subarray(700)]); // the first frame spans both
+    chunk.fill(0);
+    assert.deepStrictEqual(events, want);
   });
 
   it('refuses a frame over the limit as soon as its length is read, and stays failed', () => {
