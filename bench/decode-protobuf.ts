@@ -1,11 +1,15 @@
 // Decode section of `npm run bench` (issue 41): CPU of the protobuf walker against JSON.parse of the
-// same page, for a page of full pods and a metadata-only (PartialObjectMetadataList) page of them.
+// same page, for a page of full pods and a metadata-only (PartialObjectMetadataList) page of them;
+// then the same pods as a watch stream's ADDED events: protobuf frames against JSON lines, both cut
+// from 64 KiB chunks (a socket read) and decoded by eventFrames (listwatch/watchFrames.ts), as a
+// watch reads them.
 // The pages are real: written by apimachinery's protobuf serializer and encoding/json
 // (scripts/protobuf-fixtures, built and cached by scripts/build-protobuf-fixtures.sh), pods as a
 // Deployment leaves them, with the managedFields of three managers. The JSON side is what the
 // loader pays per page: bytes to a string (latin1 when ASCII), then JSON.parse. The walker is
 // measured as it ships, bundled by esbuild (under tsx every cross-module constant is a getter call).
-// Targets: walker <= 0.3x JSON for full pods, <= 0.15x for metadata-only.
+// Targets: walker <= 0.3x JSON for full pods, <= 0.15x for metadata-only; the watch streams as the
+// list pages, per event.
 // Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 5] [--ms 1000]
 import { execFileSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
@@ -13,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import type * as Protobuf from '../src/core/kube/protobuf';
+import type * as WatchFrames from '../src/core/kube/listwatch/watchFrames';
 import { benchArg } from './measure';
 
 const PODS = Number(benchArg('--pods', '500'));
@@ -22,7 +27,7 @@ const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, '.bench/protobuf');
 
 function pages(): void {
-  if (fs.existsSync(path.join(DIR, `pods-meta-${PODS}.json`))) return;
+  if (fs.existsSync(path.join(DIR, `watch-pods-meta-${PODS}.jsonl`))) return;
   const out = execFileSync('bash', [path.join(ROOT, 'scripts/build-protobuf-fixtures.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const bin = out.trim().split('\n').pop()!;
   execFileSync(bin, ['-out', DIR, '-pods', String(PODS)], { stdio: 'inherit' });
@@ -53,7 +58,34 @@ function compare(name: string) {
     if (!d.ok) throw d.error;
     return d.value as { items: unknown[] };
   };
-  if (fromPb().items.length !== fromJson().items.length) throw new Error(`${name}: the two forms hold different item counts`);
+  return measure(name, json.length, pb.length, fromJson, fromPb, fromJson().items.length, fromPb().items.length);
+}
+
+/** A watch stream's events (NAME.pb frames, NAME.jsonl lines) read from 64 KiB chunks as a watch reads them. */
+function compareWatch(name: string) {
+  const pb = fs.readFileSync(path.join(DIR, `${name}.pb`));
+  const json = fs.readFileSync(path.join(DIR, `${name}.jsonl`));
+  const read = (stream: Buffer, contentType: string) => {
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < stream.length; at += 64 * 1024) chunks.push(stream.subarray(at, at + 64 * 1024));
+    return () => {
+      const frames = eventFrames(contentType);
+      let events = 0;
+      for (const c of [...chunks, undefined]) {
+        const f = c ? frames.push(c) : frames.end();
+        if (f.failed) throw new Error(`${name}: ${f.detail ?? f.failed}`);
+        events += f.events.length;
+      }
+      return events;
+    };
+  };
+  const fromJson = read(json, 'application/json');
+  const fromPb = read(pb, 'application/vnd.kubernetes.protobuf;stream=watch');
+  return measure(name, json.length, pb.length, fromJson, fromPb, fromJson(), fromPb());
+}
+
+function measure(name: string, jsonBytes: number, pbBytes: number, fromJson: () => unknown, fromPb: () => unknown, jsonCount: number, pbCount: number) {
+  if (pbCount !== jsonCount) throw new Error(`${name}: the two forms hold different item counts (${pbCount}, ${jsonCount})`);
   // Alternate the two in every round so both see the same machine load; the median round is
   // reported. No forced GC between runs: a full GC shrinks the heap, and the next run pays for
   // growing it back (in 400 ms runs that doubled the walker's figure), which a loader decoding
@@ -68,14 +100,18 @@ function compare(name: string) {
   }
   const jm = median(j);
   const pm = median(p);
-  return { name, jsonBytes: json.length, pbBytes: pb.length, jsonUs: jm, pbUs: pm, ratio: pm / jm, ratios: p.map((x, i) => x / j[i]!) };
+  return { name, items: pbCount, jsonBytes, pbBytes, jsonUs: jm, pbUs: pm, ratio: pm / jm, ratios: p.map((x, i) => x / j[i]!) };
 }
 
-/** The walker bundled as dist/ bundles it. */
-function walker(): typeof Protobuf {
+/** The walker and the watch's frame reader, bundled as dist/ bundles them. */
+function bundled(): typeof Protobuf & typeof WatchFrames {
   const outfile = path.join(DIR, 'walker.js');
   esbuild.buildSync({
-    entryPoints: [path.join(ROOT, 'src/core/kube/protobuf/index.ts')],
+    stdin: {
+      contents: `export { decodeProtobuf } from './src/core/kube/protobuf';\nexport { eventFrames } from './src/core/kube/listwatch/watchFrames';`,
+      resolveDir: ROOT,
+      loader: 'ts',
+    },
     outfile,
     bundle: true,
     platform: 'node',
@@ -84,19 +120,22 @@ function walker(): typeof Protobuf {
     minify: true,
     logLevel: 'warning',
   });
-  return require(outfile) as typeof Protobuf;
+  return require(outfile) as typeof Protobuf & typeof WatchFrames;
 }
 
 pages();
-const { decodeProtobuf } = walker();
+const { decodeProtobuf, eventFrames } = bundled();
 const rows = [
   { ...compare(`pods-${PODS}`), target: 0.3 },
   { ...compare(`pods-meta-${PODS}`), target: 0.15 },
+  { ...compareWatch(`watch-pods-${PODS}`), target: 0.3 },
+  { ...compareWatch(`watch-pods-meta-${PODS}`), target: 0.15 },
 ];
 for (const r of rows) {
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+  const perItem = (us: number) => `${(us / r.items).toFixed(1).padStart(5)} us/item`;
   console.log(
-    `${r.name.padEnd(14)} JSON ${kib(r.jsonBytes).padStart(8)} ${(r.jsonUs / 1000).toFixed(2).padStart(7)} ms   protobuf ${kib(r.pbBytes).padStart(8)} ${(r.pbUs / 1000).toFixed(2).padStart(7)} ms   ratio ${r.ratio.toFixed(3)} (target <= ${r.target}) ${r.ratio <= r.target ? 'ok' : 'MISSED'}   rounds ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`,
+    `${r.name.padEnd(20)} JSON ${kib(r.jsonBytes).padStart(8)} ${(r.jsonUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.jsonUs)}   protobuf ${kib(r.pbBytes).padStart(8)} ${(r.pbUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.pbUs)}   ratio ${r.ratio.toFixed(3)} (target <= ${r.target}) ${r.ratio <= r.target ? 'ok' : 'MISSED'}   rounds ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`,
   );
 }
 console.log(JSON.stringify({ section: 'decode', pods: PODS, results: rows.map(({ ratios: _, ...r }) => r) }));

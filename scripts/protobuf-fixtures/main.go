@@ -5,7 +5,9 @@
 //
 //	protobuf-fixtures -out DIR              the test fixtures: NAME.pb and NAME.json per case
 //	protobuf-fixtures -out DIR -pods N      the bench's pages: pods-N.{pb,json} (full pods) and
-//	                                        pods-meta-N.{pb,json} (PartialObjectMetadataList)
+//	                                        pods-meta-N.{pb,json} (PartialObjectMetadataList), and
+//	                                        the same pods as watch streams: watch-pods-N.{pb,jsonl}
+//	                                        and watch-pods-meta-N.{pb,jsonl} (one ADDED event each)
 package main
 
 import (
@@ -186,4 +188,34 @@ func writePages(dir string, n int) {
 	p, j = encode(metaList, meta)
 	must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("pods-meta-%d.pb", n)), p, 0o644))
 	must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("pods-meta-%d.json", n)), j, 0o644))
+	full := make([]runtime.Object, n)
+	partial := make([]runtime.Object, n)
+	for i := range list.Items {
+		full[i] = &list.Items[i]
+		partial[i] = &metaList.Items[i]
+	}
+	writeWatchStream(dir, fmt.Sprintf("watch-pods-%d", n), full, core)
+	writeWatchStream(dir, fmt.Sprintf("watch-pods-meta-%d", n), partial, meta)
+}
+
+// writeWatchStream writes objs as the ADDED events of a watch, both ways kube-apiserver streams
+// them: length-delimited metav1.WatchEvent frames (NAME.pb) and newline-delimited JSON (NAME.jsonl,
+// json.Encoder's lines: type, then object).
+func writeWatchStream(dir, name string, objs []runtime.Object, gv schema.GroupVersion) {
+	var stream, lines bytes.Buffer
+	fw := framer.NewLengthDelimitedFrameWriter(&stream)
+	enc := json.NewEncoder(&lines)
+	for _, obj := range objs {
+		p, j := encode(obj, gv)
+		b, err := (&metav1.WatchEvent{Type: "ADDED", Object: runtime.RawExtension{Raw: p}}).Marshal()
+		must(err)
+		_, err = fw.Write(b)
+		must(err)
+		must(enc.Encode(struct {
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
+		}{"ADDED", j}))
+	}
+	must(os.WriteFile(filepath.Join(dir, name+".pb"), stream.Bytes(), 0o644))
+	must(os.WriteFile(filepath.Join(dir, name+".jsonl"), lines.Bytes(), 0o644))
 }

@@ -7,6 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -22,7 +23,7 @@ import {
 } from '../../src/core/kube/protobuf';
 import { hasFieldSet, planFor } from '../../src/core/kube/protobuf/decode';
 import { compile, project } from '../../src/core/kube/protobuf/plan';
-import { Reader } from '../../src/core/kube/protobuf/reader';
+import { Reader, utf8 } from '../../src/core/kube/protobuf/reader';
 import { readMessage } from '../../src/core/kube/protobuf/walk';
 
 setFlagsFromString('--expose-gc');
@@ -145,6 +146,22 @@ describe('protobuf walker: real apimachinery bytes', () => {
     }
   });
 
+  it('a body names its own kind: typeMeta bytes changed in place after a decode read as the new kind', () => {
+    // decode.ts keeps the last typeMeta's bytes to skip decoding the same names again: a copy, not
+    // a view of the body (a Buffer's slice is a view), or the change below would go unseen.
+    const body = Buffer.from(pb('pod'));
+    assert.equal(decoded(body).kind, 'Pod');
+    const at = body.indexOf('Pod', 4, 'latin1');
+    body.write('Pox', at, 'latin1');
+    const d = decodeProtobuf(body);
+    assert.equal(d.ok, false);
+    if (!d.ok) assert.match(d.error.message, /no protobuf field set for v1\/Pox/);
+    body.write('Pod', at, 'latin1');
+    assert.deepStrictEqual(decoded(body), expected(json('pod')));
+    assert.deepStrictEqual(decoded(pb('status')), expected(json('status')));
+    assert.deepStrictEqual(decoded(body), expected(json('pod')));
+  });
+
   it('a body cut anywhere inside its object is an error value, never a throw or a half object', () => {
     for (const name of ['pod', 'podlist', 'eventlist', 'partialobjectmetadatalist']) {
       const body = pb(name);
@@ -192,6 +209,42 @@ describe('protobuf walker: real apimachinery bytes', () => {
   });
 });
 
+describe('utf8: the walker strings', () => {
+  // utf8 keeps recent short ASCII strings by a hash of their bytes: whatever shares a slot, and
+  // whatever the buffer held before, each read is the text of its own bytes.
+  it('reads the text of its own bytes among thousands that share cache slots, repeated, in Buffers and plain arrays', () => {
+    // 10,000 strings of one length, read twice over: more than there are slots, so many share one.
+    const same = Array.from({ length: 10_000 }, (_, i) => `web-5d8f9c7b6-${String(i).padStart(5, '0')}`);
+    const text = fc.oneof(
+      fc.stringMatching(/^[a-z0-9./-]{0,48}$/),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.constantFrom(...same.slice(0, 50), 'True', 'False', 'Running', 'IfNotPresent'),
+    );
+    const check = (texts: string[], plain: boolean) => {
+      const bytes = Buffer.from(texts.join(''));
+      const b = plain ? new Uint8Array(bytes) : bytes;
+      let at = 0;
+      for (const t of texts) {
+        const n = Buffer.byteLength(t);
+        assert.equal(utf8(b, at, at + n), t);
+        at += n;
+      }
+    };
+    check([...same, ...same], false);
+    check([...same].reverse(), true);
+    fc.assert(fc.property(fc.array(text, { minLength: 500, maxLength: 3000 }), fc.boolean(), check), { numRuns: 40 });
+  });
+
+  it("invalid UTF-8 in a short string reads as U+FFFD, as Go's JSON encoder writes it; the same bytes made valid read right", () => {
+    const b = Buffer.from([0x61, 0xff, 0x62, 0x61, 0x62, 0x63]);
+    assert.equal(utf8(b, 0, 3), 'a\ufffdb');
+    assert.equal(utf8(new Uint8Array(b), 0, 3), 'a\ufffdb');
+    b[1] = 0x62;
+    assert.equal(utf8(b, 0, 3), 'abb');
+    assert.equal(utf8(b, 3, 6), 'abc');
+  });
+});
+
 describe('protobuf watch frames: real framed stream', () => {
   const stream = pb('watch');
   const want = (json('watch') as unknown as { type: string; object: Record<string, unknown> }[]).map((e) => ({ type: e.type, object: expected(e.object) }));
@@ -221,6 +274,13 @@ describe('protobuf watch frames: real framed stream', () => {
       assert.equal(JSON.stringify(feed([stream.subarray(0, cut), stream.subarray(cut)])), whole, `split at ${cut}`);
     }
     assert.equal(JSON.stringify(feed(Array.from(stream, (_, i) => stream.subarray(i, i + 1)))), whole);
+  });
+
+  it('events read in place from a chunk hold none of its bytes: the chunk overwritten after push changes nothing', () => {
+    const chunk = Buffer.from(stream);
+    const events = feed([chunk.subarray(0, 700), chunk.subarray(700)]); // the first frame spans both
+    chunk.fill(0);
+    assert.deepStrictEqual(events, want);
   });
 
   it('refuses a frame over the limit as soon as its length is read, and stays failed', () => {

@@ -78,6 +78,13 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
     if (t === 0x0a) {
       const n = r.length();
       const tmEnd = r.pos + n;
+      if (sameBytes(b, r.pos, n, last.typeMeta)) {
+        apiVersion = last.apiVersion;
+        kind = last.kind;
+        r.pos = tmEnd;
+        continue;
+      }
+      const tmStart = r.pos;
       r.end = tmEnd;
       while (r.pos < tmEnd) {
         const u = r.tag();
@@ -90,6 +97,10 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
         } else r.skip(u & 7);
       }
       r.end = end;
+      last.typeMeta = new Uint8Array(b.subarray(tmStart, tmEnd)); // a copy: a Buffer's slice would be a view of the body
+      last.apiVersion = apiVersion;
+      last.kind = kind;
+      last.plan = undefined;
     } else if (t === 0x12) {
       const n = r.length();
       rawStart = r.pos;
@@ -103,13 +114,31 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
   }
   if (contentEncoding) throw new ProtobufError(`${apiVersion}/${kind}: content encoding ${JSON.stringify(contentEncoding)} is not supported`);
   if (!kind) throw new ProtobufError('the envelope names no kind');
-  const plan = planFor(apiVersion, kind);
+  let plan = apiVersion === last.apiVersion && kind === last.kind ? last.plan : undefined;
+  if (!plan) plan = last.plan = planFor(apiVersion, kind);
   if (!plan) throw new ProtobufError(`no protobuf field set for ${apiVersion ? `${apiVersion}/` : ''}${kind}: ask for it in JSON`);
   const o: Record<string, unknown> = { kind, apiVersion };
   if (rawStart >= 0) readMessage(new Reader(b, rawStart, rawEnd), rawEnd, plan, o);
   else readMessage(new Reader(b, 0, 0), 0, plan, o);
   if (isList(plan) && !Array.isArray(o.items)) o.items = [];
   return o;
+}
+
+/**
+ * The last envelope's typeMeta bytes, the names they hold and their plan: a watch's frames, and the
+ * objects of one kind, name the same kind each time, so its bytes are compared, not decoded again.
+ */
+const last: { typeMeta: Uint8Array; apiVersion: string; kind: string; plan: MessagePlan | undefined } = {
+  typeMeta: new Uint8Array(0),
+  apiVersion: '',
+  kind: '',
+  plan: undefined,
+};
+
+function sameBytes(b: Uint8Array, start: number, n: number, want: Uint8Array): boolean {
+  if (n !== want.length || n === 0) return false;
+  for (let i = 0; i < n; i++) if (b[start + i] !== want[i]) return false;
+  return true;
 }
 
 function isList(plan: MessagePlan): boolean {

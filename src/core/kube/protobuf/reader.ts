@@ -191,19 +191,48 @@ export class Reader {
 }
 
 /**
- * UTF-8 text of bytes [start, end). Very short ASCII (a container's name, "True", "TCP") is built
- * directly; the rest is sliced by Node's Buffer (bodies are read as Buffers: asBuffer), whose
- * decoder takes ASCII in bulk and replaces invalid sequences with U+FFFD, as Go's JSON encoder
- * writes them; TextDecoder, for a plain Uint8Array, gives the same text.
+ * UTF-8 text of bytes [start, end). Short ASCII text (names, images, condition types, label keys
+ * and values: most of an object's strings, and most of them repeated from object to object) is
+ * looked up in a cache of recent strings by a hash of its bytes, and taken from it when the bytes
+ * match, so a repeated string costs a hash and a compare, not a call into Node's decoder and a new
+ * string (and the same text is one string, already known to V8 as a property key). The rest is
+ * sliced by Node's Buffer (bodies are read as Buffers: asBuffer), whose decoder takes ASCII in bulk
+ * and replaces invalid sequences with U+FFFD, as Go's JSON encoder writes them; TextDecoder, for a
+ * plain Uint8Array, gives the same text.
  */
 export function utf8(b: Uint8Array, start: number, end: number): string {
   const n = end - start;
   if (n === 0) return '';
-  if (n <= 4) {
-    let ascii = true;
-    for (let i = start; i < end; i++) if (b[i]! >= 0x80) ascii = false;
-    if (ascii) return asciiString(b, start, n);
+  if (n <= MAX_CACHED) {
+    let h = n;
+    let high = 0;
+    for (let i = start; i < end; i++) {
+      const c = b[i]!;
+      high |= c;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (high < 0x80) {
+      const slot = (h ^ (h >>> 16)) & (CACHE_SLOTS - 1);
+      const s = cache[slot]!;
+      if (s.length === n) {
+        let i = 0;
+        while (i < n && s.charCodeAt(i) === b[start + i]) i++;
+        if (i === n) return s;
+      }
+      const v = n <= 4 ? asciiString(b, start, n) : slice(b, start, end);
+      cache[slot] = v;
+      return v;
+    }
   }
+  return slice(b, start, end);
+}
+
+/** How many recent short ASCII strings are kept (a power of two; at most about 250 KB of strings per thread), and up to what length (a uid: 36). */
+const CACHE_SLOTS = 4096;
+const MAX_CACHED = 40;
+const cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
+
+function slice(b: Uint8Array, start: number, end: number): string {
   const sliceable = b as Partial<Sliceable>;
   return sliceable.utf8Slice !== undefined ? sliceable.utf8Slice(start, end) : decoder.decode(b.subarray(start, end));
 }

@@ -7,7 +7,8 @@
  *
  * Guarantees:
  * - Events come out in stream order, each once, whatever the chunking (a frame split anywhere,
- *   many frames in a chunk); a frame is copied only when it spans chunks.
+ *   many frames in a chunk). A frame inside one chunk is read in place (no copy, no view made of
+ *   it); only a frame that spans chunks is copied, once.
  * - A frame longer than `maxFrameBytes` (default 16 MiB, client-go's streaming decoder's limit) is
  *   refused as soon as its length is read, before its bytes are buffered: the error names the limit.
  * - The first error (a malformed frame or object, the limit) ends decoding: every later push
@@ -15,7 +16,7 @@
  * - end() reports a stream that stopped inside a frame.
  */
 import { decodeEnvelope } from './decode';
-import { ProtobufError, Reader, utf8 } from './reader';
+import { asBuffer, ProtobufError, Reader, utf8 } from './reader';
 
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -28,7 +29,9 @@ export interface ProtobufWatchEvent {
 export type Frames = { ok: true; events: ProtobufWatchEvent[] } | { ok: false; error: ProtobufError };
 
 export class WatchFrameDecoder {
+  /** Bytes not yet decoded: the unread part of chunks[0] starts at `at`; later chunks are whole. */
   private chunks: Uint8Array[] = [];
+  private at = 0;
   private buffered = 0;
   /** The current frame's length once its header is read, else -1. */
   private frameLength = -1;
@@ -49,8 +52,7 @@ export class WatchFrameDecoder {
       for (;;) {
         if (this.frameLength < 0) {
           if (this.buffered < 4) break;
-          const h = this.take(4);
-          const n = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
+          const n = this.header();
           if (n > this.maxFrameBytes) {
             const e = new ProtobufError(
               `watch event frame ${this.frames + 1} is ${n} bytes, over the limit of ${this.maxFrameBytes} bytes (${mib(this.maxFrameBytes)}, as client-go's)`,
@@ -60,15 +62,22 @@ export class WatchFrameDecoder {
           }
           this.frameLength = n;
         }
-        if (this.buffered < this.frameLength) break;
-        const frame = this.take(this.frameLength);
+        const n = this.frameLength;
+        if (this.buffered < n) break;
         this.frameLength = -1;
         this.frames++;
-        events.push(decodeEvent(frame, this.frames));
+        const first = this.chunks[0];
+        if (first !== undefined && first.length - this.at >= n) {
+          // The common case: the frame lies in one chunk and is read where it is.
+          const start = this.at;
+          this.consumed(first, n);
+          events.push(decodeEvent(first, start, start + n, this.frames));
+        } else events.push(decodeEvent(this.copy(n), 0, n, this.frames));
       }
     } catch (e) {
       this.failed = e instanceof ProtobufError ? e : new ProtobufError(String(e instanceof Error ? e.message : e));
       this.chunks = [];
+      this.at = 0;
       this.buffered = 0;
       return { ok: false, error: this.failed };
     }
@@ -83,26 +92,38 @@ export class WatchFrameDecoder {
     return new ProtobufError(`watch stream ended inside frame ${this.frames + 1}: ${this.buffered} bytes of ${want}`);
   }
 
-  /** The next n buffered bytes (a view of the first chunk when it holds them all, else a copy). */
-  private take(n: number): Uint8Array {
-    const first = this.chunks[0];
-    if (n === 0) return new Uint8Array(0);
-    this.buffered -= n;
-    if (first && first.length >= n) {
-      const out = first.subarray(0, n);
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
-      return out;
+  /** The 4-byte big-endian frame length (at least 4 bytes are buffered), read in place unless it spans chunks. */
+  private header(): number {
+    const first = this.chunks[0]!;
+    const p = this.at;
+    if (first.length - p >= 4) {
+      this.consumed(first, 4);
+      return ((first[p]! << 24) | (first[p + 1]! << 16) | (first[p + 2]! << 8) | first[p + 3]!) >>> 0;
     }
-    const out = new Uint8Array(n);
-    let at = 0;
-    while (at < n) {
+    const h = this.copy(4);
+    return ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
+  }
+
+  /** n bytes of the first chunk, from `at`, are read. */
+  private consumed(first: Uint8Array, n: number): void {
+    this.buffered -= n;
+    this.at += n;
+    if (this.at === first.length) {
+      this.chunks.shift();
+      this.at = 0;
+    }
+  }
+
+  /** The next n buffered bytes, copied out of the chunks they span. */
+  private copy(n: number): Uint8Array {
+    const out = Buffer.allocUnsafe(n);
+    let done = 0;
+    while (done < n) {
       const c = this.chunks[0]!;
-      const k = Math.min(c.length, n - at);
-      out.set(c.subarray(0, k), at);
-      at += k;
-      if (k === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
+      const k = Math.min(c.length - this.at, n - done);
+      out.set(c.subarray(this.at, this.at + k), done);
+      done += k;
+      this.consumed(c, k);
     }
     return out;
   }
@@ -112,23 +133,23 @@ function mib(n: number): string {
   return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
 }
 
-/** metav1.WatchEvent { 1 type, 2 object: RawExtension { 1 raw } }. */
-function decodeEvent(frame: Uint8Array, index: number): ProtobufWatchEvent {
-  const r = new Reader(frame);
+/** metav1.WatchEvent { 1 type, 2 object: RawExtension { 1 raw } } in [start, end) of `b`. */
+function decodeEvent(b: Uint8Array, start: number, end: number, index: number): ProtobufWatchEvent {
+  const r = new Reader(b, start, end);
   let type = '';
   let rawStart = -1;
   let rawEnd = -1;
-  while (r.pos < frame.length) {
+  while (r.pos < end) {
     const t = r.tag();
     if (t === 0x0a) {
       const n = r.length();
-      type = utf8(frame, r.pos, r.pos + n);
+      type = eventType(b, r.pos, r.pos + n);
       r.pos += n;
     } else if (t === 0x12) {
       const n = r.length();
-      const end = r.pos + n;
-      r.end = end;
-      while (r.pos < end) {
+      const objectEnd = r.pos + n;
+      r.end = objectEnd;
+      while (r.pos < objectEnd) {
         const u = r.tag();
         if (u === 0x0a) {
           const m = r.length();
@@ -137,15 +158,28 @@ function decodeEvent(frame: Uint8Array, index: number): ProtobufWatchEvent {
           r.pos = rawEnd;
         } else r.skip(u & 7);
       }
-      r.end = frame.length;
+      r.end = end;
     } else r.skip(t & 7);
   }
   if (!type) throw new ProtobufError(`watch event frame ${index} has no type`);
   if (rawStart < 0) throw new ProtobufError(`watch event frame ${index} (${type}) has no object`);
   try {
-    return { type, object: decodeEnvelope(frame, rawStart, rawEnd) };
+    return { type, object: decodeEnvelope(b, rawStart, rawEnd) };
   } catch (e) {
     if (e instanceof ProtobufError) throw new ProtobufError(`watch event frame ${index} (${type}): ${e.message}`);
     throw e;
   }
+}
+
+const EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'];
+
+/** The event's type: one of the five a server sends without decoding it again, else its text. */
+function eventType(b: Uint8Array, start: number, end: number): string {
+  for (const t of EVENT_TYPES) {
+    if (t.length !== end - start) continue;
+    let i = 0;
+    while (i < t.length && t.charCodeAt(i) === b[start + i]) i++;
+    if (i === t.length) return t;
+  }
+  return utf8(asBuffer(b), start, end);
 }
