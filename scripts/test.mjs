@@ -23,7 +23,7 @@ process.chdir(root);
  * fails, so a stuck test costs minutes, never CI's whole budget.
  */
 const TIERS = {
-  unit: { dir: 'test/unit', timeout: 60_000, limit: 10 * 60_000 },
+  unit: { dir: 'test/unit', timeout: 120_000, limit: 10 * 60_000 },
   integration: {
     dir: 'test/integration',
     timeout: 180_000,
