@@ -2,7 +2,7 @@
  * DecayingRates: writes per second per key (a manager, a kind, a namespace, an object), as an
  * exponentially decaying count: each write adds 1, and the count decays with time constant `tauMs`,
  * so a steady r writes/s settles at r * tau and `rate()` reads it back as r (a burst fades within a
- * few tau). Two numbers per key, whatever the number of writes.
+ * few tau; in the first tau after the first write the count is scaled up by the decay's warm-up). Two numbers per key, whatever the number of writes.
  *
  * Guarantees:
  * - Memory is bounded by what was written lately, not by the cluster: `prune()` drops every key whose
@@ -23,6 +23,8 @@ interface Cell {
 
 export class DecayingRates {
   private readonly cells = new Map<string, Cell>();
+  /** The first write's time: until a few tau after it, rates are scaled up by what the decay has not yet filled in. */
+  private origin: number | undefined;
 
   constructor(
     private readonly tauMs: number,
@@ -36,6 +38,7 @@ export class DecayingRates {
 
   /** Counts `n` writes of `key` at time `now` (ms, monotonic). */
   add(key: string, now: number, n = 1): number {
+    this.origin ??= now;
     const c = this.cells.get(key);
     if (!c) {
       this.cells.set(key, { count: n, at: now });
@@ -49,14 +52,14 @@ export class DecayingRates {
   /** Writes per second of `key` at `now` (0 when unknown). */
   rate(key: string, now: number): number {
     const c = this.cells.get(key);
-    return c ? (this.decayed(c, now) * 1000) / this.tauMs : 0;
+    return c ? this.perSecond(c, now) : 0;
   }
 
   top(k: number, now: number, filter?: (key: string) => boolean): Rate[] {
     const best: Rate[] = [];
     for (const [key, c] of this.cells) {
       if (filter && !filter(key)) continue;
-      const perSecond = (this.decayed(c, now) * 1000) / this.tauMs;
+      const perSecond = this.perSecond(c, now);
       if (best.length === k && !before(perSecond, key, best[k - 1]!)) continue;
       let i = best.length;
       while (i > 0 && before(perSecond, key, best[i - 1]!)) i--;
@@ -72,6 +75,15 @@ export class DecayingRates {
     if (this.cells.size <= this.maxKeys) return;
     const weakest = [...this.cells].sort((a, b) => this.decayed(a[1], now) - this.decayed(b[1], now));
     for (let i = 0; i < weakest.length - this.maxKeys; i++) this.cells.delete(weakest[i]![0]);
+  }
+
+  /**
+   * count / tau, divided by the share of tau the watch has been running: a steady rate reads true
+   * from the first seconds instead of creeping up over several tau (a fresh `kubeloop writers`).
+   */
+  private perSecond(c: Cell, now: number): number {
+    const ran = Math.max(now - (this.origin ?? now), 1000);
+    return (this.decayed(c, now) * 1000) / this.tauMs / (1 - Math.exp(-ran / this.tauMs));
   }
 
   private decayed(c: Cell, now: number): number {
