@@ -211,12 +211,13 @@ describe('WriterStats', () => {
 
   it('keeps at most maxObjects versions and forgets rates once writes stop', async () => {
     const clock = new FakeClock();
-    const s = new WriterStats({ clock, maxObjects: 1000 });
+    const s = new WriterStats({ clock, maxObjects: 1000, maxFieldObjects: 100 });
     for (let i = 0; i < 20_000; i++) {
       s.observe('MODIFIED', DEPLOYMENTS, written(clock, undefined, deployment(`d${i}`, `ns${i % 50}`), 'bulk'));
       if (i % 500 === 0) await clock.advance(1000);
     }
     assert.equal(s.snapshot().keptObjects, 1000);
+    assert.equal(s.snapshot().keptFieldObjects, 100);
     await clock.advance(120_000);
     const snap = s.snapshot(5);
     assert.equal(snap.objects.length, 0);

@@ -13,9 +13,10 @@ export interface EntrySummary {
   manager: string;
   operation: string;
   subresource: string;
-  time: string;
-  /** FNV-1a hashes of the owned leaf paths, sorted ascending. */
-  paths: Uint32Array;
+  /** The entry's time, ms since the epoch (0 when absent or unreadable): a number, not the text, at 100,000 objects. */
+  time: number;
+  /** The owned leaf paths' hashes (pathHash), sorted ascending: small integers in a plain array (4 bytes each; a typed array per entry cost 10 times that at 100,000 objects). */
+  paths: number[];
 }
 
 /** Field paths of one entry beyond this many are not kept (a kubelet's status entry has about 100). */
@@ -41,6 +42,9 @@ export function fnv1a(s: string, h = 0x811c9dc5): number {
   }
   return h >>> 0;
 }
+
+/** A path's hash: FNV-1a cut to 30 bits, so V8 keeps it as a small integer. */
+const pathHash = (p: string): number => fnv1a(p) & 0x3fffffff;
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -69,12 +73,12 @@ export function summarize(managedFields: readonly unknown[] | undefined, intern:
   const out: EntrySummary[] = [];
   for (const m of managedFields ?? []) {
     if (!isObj(m) || typeof m.manager !== 'string') continue;
-    const paths = Uint32Array.from(new Set(leafPaths(m.fieldsV1).map((p) => fnv1a(p)))).sort();
+    const paths = [...new Set(leafPaths(m.fieldsV1).map(pathHash))].sort((a, b) => a - b);
     out.push({
       manager: intern(m.manager),
       operation: intern(typeof m.operation === 'string' ? m.operation : ''),
       subresource: intern(typeof m.subresource === 'string' ? m.subresource : ''),
-      time: typeof m.time === 'string' ? m.time : '',
+      time: typeof m.time === 'string' ? Date.parse(m.time) || 0 : 0,
       paths,
     });
   }
@@ -83,7 +87,7 @@ export function summarize(managedFields: readonly unknown[] | undefined, intern:
 
 const sameEntry = (a: EntrySummary, b: EntrySummary) => a.manager === b.manager && a.operation === b.operation && a.subresource === b.subresource;
 
-function has(paths: Uint32Array, h: number): boolean {
+function has(paths: readonly number[], h: number): boolean {
   let lo = 0;
   let hi = paths.length - 1;
   while (lo <= hi) {
@@ -127,7 +131,7 @@ export function writerOf(
       if (before && has(before.paths, h)) continue;
       const from = prev.find((x) => x.manager !== writer.manager && has(x.paths, h));
       if (!from) continue;
-      named ??= new Map(leafPaths(fieldsOf(writer)).map((p) => [fnv1a(p), p]));
+      named ??= new Map(leafPaths(fieldsOf(writer)).map((p) => [pathHash(p), p]));
       taken.push({ path: named.get(h) ?? `#${h.toString(16)}`, from: from.manager });
     }
   }

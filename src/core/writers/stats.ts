@@ -9,9 +9,12 @@
  * `hotLoopHoldMs`. Read-only: it never writes to the cluster.
  *
  * Guarantees:
- * - Memory is bounded: per object it keeps one version (two hashes and its entries' path hashes,
- *   never the object), at most `maxObjects`, least recently written first out; rates and fights are
- *   pruned on every snapshot (see rates.ts, fights.ts).
+ * - Memory is bounded: per object it keeps two hashes and its last writer (about 100 bytes; never
+ *   the object), at most `maxObjects`, least recently written first out; the entries' field-path
+ *   hashes (what fights are found from, about 400 bytes an object) only for the `maxFieldObjects`
+ *   most recently written, which at 500 writes/s is the last 40 s of writes: a fight is a field
+ *   written back and forth, so its object is always among them. Rates and fights are pruned on
+ *   every snapshot (see rates.ts, fights.ts). 16 MiB at 100,000 objects (bench/writers.ts).
  * - Every finding (a fight, a hot loop) is reported to `onFinding` once, when found, on the clock's
  *   time; the snapshot lists the ones still going on.
  * - Time is the clock's (FakeClock in tests): nothing here reads wall time.
@@ -55,8 +58,9 @@ export interface WritersSnapshot {
   unseenObjects: Rate[];
   fights: Fight[];
   hotLoops: HotLoop[];
-  /** Objects whose last version is kept (bounded by maxObjects). */
+  /** Objects whose last version is kept (bounded by maxObjects), and of those with their field paths (maxFieldObjects). */
   keptObjects: number;
+  keptFieldObjects: number;
 }
 
 export interface WriterStatsOptions {
@@ -72,13 +76,14 @@ export interface WriterStatsOptions {
   hotLoopHoldMs?: number;
   /** Versions kept (default 100,000). */
   maxObjects?: number;
+  /** Versions kept with their managedFields' path hashes (default 20,000). */
+  maxFieldObjects?: number;
   onFinding?: (f: WriterFinding) => void;
 }
 
 interface Kept {
   content: number;
   row: number;
-  entries: EntrySummary[];
   writer: string;
 }
 
@@ -98,6 +103,7 @@ export class WriterStats {
   private readonly perObjectManager: DecayingRates;
   private readonly fights: FightDetector;
   private readonly kept = new Map<string, Kept>();
+  private readonly fieldsKept = new Map<string, EntrySummary[]>();
   private readonly hot = new Map<string, { since: number; found: boolean }>();
   private readonly strings = new Map<string, string>();
   private readonly o: Required<Omit<WriterStatsOptions, 'onFinding' | 'clock'>>;
@@ -111,6 +117,7 @@ export class WriterStats {
       hotLoopPerSecond: opts.hotLoopPerSecond ?? 2,
       hotLoopHoldMs: opts.hotLoopHoldMs ?? 5_000,
       maxObjects: opts.maxObjects ?? 100_000,
+      maxFieldObjects: opts.maxFieldObjects ?? 20_000,
     };
     const tau = this.o.tauMs;
     this.all = new DecayingRates(tau, 1);
@@ -139,14 +146,16 @@ export class WriterStats {
     this.objects.add(key, now);
     if (type === 'DELETED') {
       this.kept.delete(key);
+      this.fieldsKept.delete(key);
       this.managers.add(DELETE_MANAGER, now);
       return;
     }
     const prev = this.kept.get(key);
+    const prevEntries = this.fieldsKept.get(key);
     const entries = summarize(o.metadata.managedFields, (s) => this.intern(s));
     const fields = o.metadata.managedFields as { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }[] | undefined;
     const w = writerOf(
-      prev?.entries,
+      prevEntries,
       entries,
       prev?.writer,
       (e) => fields?.find((m) => m.manager === e.manager && (m.operation ?? '') === e.operation && (m.subresource ?? '') === e.subresource)?.fieldsV1,
@@ -154,9 +163,8 @@ export class WriterStats {
     const manager = w?.manager ?? '(unknown)';
     const content = contentHash(o);
     const row = rowHash(key, o, resource);
-    this.kept.delete(key);
-    this.kept.set(key, { content, row, entries, writer: manager });
-    if (this.kept.size > this.o.maxObjects) this.kept.delete(this.kept.keys().next().value!);
+    lruSet(this.kept, key, { content, row, writer: manager }, this.o.maxObjects);
+    lruSet(this.fieldsKept, key, entries, this.o.maxFieldObjects);
     this.managers.add(manager, now);
     if (prev && type === 'MODIFIED' && prev.row === row) {
       this.unseen.add(manager, now);
@@ -192,6 +200,7 @@ export class WriterStats {
       fights: this.fights.active(now),
       hotLoops: hotLoops.sort((a, b) => b.perSecond - a.perSecond),
       keptObjects: this.kept.size,
+      keptFieldObjects: this.fieldsKept.size,
     };
   }
 
@@ -217,6 +226,13 @@ export class WriterStats {
     if (this.strings.size < 100_000) this.strings.set(s, s);
     return s;
   }
+}
+
+/** Sets `key` as the most recent entry of `m`, dropping the least recent past `max`. */
+function lruSet<V>(m: Map<string, V>, key: string, v: V, max: number): void {
+  m.delete(key);
+  m.set(key, v);
+  if (m.size > max) m.delete(m.keys().next().value!);
 }
 
 function splitId(id: string): { key: string; manager: string } {
