@@ -137,7 +137,8 @@ async function live(): Promise<void> {
     const stats = new WriterStats({ clock: realClock });
     const stop = new AbortController();
     const tick = setInterval(() => stats.snapshot(10), 1000);
-    const watching = watchWriters({ client, types, stats, clock: realClock }, stop.signal);
+    const errors: string[] = [];
+    const watching = watchWriters({ client, types, stats, clock: realClock, onError: (t, m) => errors.push(`${t}: ${m}`) }, stop.signal);
     await new Promise((r) => setTimeout(r, 10_000));
     const start = process.cpuUsage();
     const t0 = performance.now();
@@ -151,7 +152,7 @@ async function live(): Promise<void> {
     client.close();
     const share = ((used.user + used.system) / 1000 / wall) * 100;
     console.log(
-      `live: ${types.length} types watched, ${snap.perSecond.toFixed(0)} writes/s seen, ${share.toFixed(2)} % of one core over ${(wall / 1000).toFixed(0)} s (watches' JSON, model, snapshots); fights ${snap.fights.length}, hot loops ${snap.hotLoops.length}`,
+      `live: ${types.length} types watched, ${snap.perSecond.toFixed(0)} writes/s seen, ${share.toFixed(2)} % of one core over ${(wall / 1000).toFixed(0)} s (watches' JSON, model, snapshots); fights ${snap.fights.length}, hot loops ${snap.hotLoops.length}; watch errors ${errors.length}${errors.length ? ` (first: ${errors[0]})` : ''}`,
     );
   } finally {
     demo.kill('SIGINT');
