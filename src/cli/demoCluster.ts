@@ -54,6 +54,9 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --story               start the story in namespace "story": a Deployment that rolls 8 s after start and
                         every 45 s, a Job that completes, a CronJob every minute, the failing probe-me pod
                         (needs the kubelet and the controllers; npm run demo turns it on)
+  --writers             plant misbehaving writers in namespace "writers": managers fight-a and fight-b
+                        fighting over an annotation of ConfigMap contested, and looping-operator
+                        rewriting ConfigMap hot 13 times a second (for kubeloop writers)
   --replay FILE         serve a flight recording (kubeloop sync --record): its first keyframe at
                         start, then its changes at the pace they were recorded (no generated objects,
                         churn, kubelet, controllers or Event TTL). Secret values stay masked
@@ -107,6 +110,7 @@ function parseValues(args: string[]) {
       'no-kubelet': { type: 'boolean' },
       'no-controllers': { type: 'boolean' },
       story: { type: 'boolean' },
+      writers: { type: 'boolean' },
       replay: { type: 'string' },
       speed: { type: 'string' },
       'replay-wait-watches': { type: 'string' },
@@ -200,6 +204,7 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
       kubelet: !recording && !values['no-kubelet'],
       controllers: !recording && !values['no-controllers'],
       story: !recording && values.story === true,
+      writers: !recording && values.writers === true,
       generatedNow: Date.now(),
       signal: life.signal,
     };
@@ -265,6 +270,8 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
   else clusters.forEach((c, i) => console.log(`demo cluster: ${c.url} (context kubeloop-demo-${i + 1}, ${objectsIn(c)} objects)`));
   console.log(`kubeconfig:   ${kubeconfigPath}`);
   console.log(`objects:      ${clusters.reduce((n, c) => n + objectsIn(c), 0)}`);
+  if (values.writers)
+    console.log('writers:      namespace "writers": fight-a and fight-b fight over configmap contested, looping-operator hot-loops on configmap hot');
   if (values.story) console.log('story:        namespace "story": deployment shop rolls in 8 s, job report, cronjob tick, pod probe-me');
   console.log('Press Ctrl-C to stop.');
 

@@ -7,6 +7,7 @@
  * hung requests included) and resolves once the listener is closed; it is idempotent.
  */
 import { startChurn } from './churn';
+import { startWriters } from './writers';
 import { generateObjects, type GenerateResult } from './generator';
 import { PROFILES, profileNamed } from './generate/profiles';
 import { startKubelet } from './kubelet';
@@ -103,6 +104,8 @@ export interface DemoClusterOptions {
    * Needs the kubelet and the controllers. Default off (the tests count objects); `npm run demo` turns it on.
    */
   story?: boolean;
+  /** Plant misbehaving writers in namespace `writers` (./writers.ts: a fight and a hot loop). Default off. */
+  writers?: boolean;
   /**
    * The generated objects' "now" in ms (their timestamps lie before it); default the generator's
    * fixed instant, for determinism, or with `controllers` on the real time (as theirs). The CLI passes the real time, so a generated Event was last
@@ -289,6 +292,10 @@ function startLoops(store: ObjectStore, opts: DemoClusterOptions, deps: LoopDeps
   if (opts.story) {
     const story = startStory(store, { signal });
     stops.push(() => story.stop());
+  }
+  if (opts.writers) {
+    const writers = startWriters(store, { signal });
+    stops.push(() => writers.stop());
   }
   if (opts.eventTtlMs !== 0) {
     const ttl = startEventTtl(store, realKubeletClock, opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
