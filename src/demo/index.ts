@@ -24,6 +24,7 @@ import type { ServerStats } from './server/stats';
 import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
 import { realKubeletClock } from './kubelet/kubeletClock';
+import type { ImagePulls } from './kubelet/imagePulls';
 
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
@@ -84,6 +85,8 @@ export interface DemoClusterOptions {
   kubelet?: boolean;
   /** The kubelet simulation's simulated seconds per real second (default 1; tests run it faster). */
   kubeletSpeed?: number;
+  /** Image pulls that take time, queue per node and sometimes fail (kubelet/imagePulls.ts); default: 700 ms each, all succeed. */
+  imagePulls?: ImagePulls;
   /**
    * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
    * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
@@ -272,7 +275,13 @@ function startLoops(store: ObjectStore, opts: DemoClusterOptions, deps: LoopDeps
   if (opts.kubelet !== false) {
     // The generated nodes are the kubelet's (no node more: a DaemonSet would have one more pod to run).
     const nodes = deps.generatedNodes ? { nodes: deps.generatedNodes } : {};
-    const kubelet = startKubelet(store, { signal, logs: deps.logs, ...nodes, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
+    const kubelet = startKubelet(store, {
+      signal,
+      logs: deps.logs,
+      ...nodes,
+      ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}),
+      ...(opts.imagePulls ? { imagePulls: opts.imagePulls } : {}),
+    });
     stops.push(() => kubelet.stop());
   }
   if (opts.controllers) {
