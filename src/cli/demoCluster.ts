@@ -52,6 +52,8 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --no-kubelet          do not run the kubelet simulation
   --pull-seconds N      every image pull takes N simulated seconds, one at a time per node (default: 0.7, in parallel)
   --pull-fail-rate R    this fraction (0..1) of pods' first pull of an image fails (ErrImagePull, BackOff, retry)
+  --pods-per-node N     a node takes at most N pods; a pod finding all full is Unschedulable (FailedScheduling)
+                        and a node is added 20 s later, as a cluster autoscaler would (default: no limit)
   --no-controllers      do not run the controllers (deployment, replicaset, job, ..., garbage collector)
   --story               start the story in namespace "story": a Deployment that rolls 8 s after start and
                         every 45 s, a Job that completes, a CronJob every minute, the failing probe-me pod
@@ -109,6 +111,7 @@ function parseValues(args: string[]) {
       'no-kubelet': { type: 'boolean' },
       'pull-seconds': { type: 'string' },
       'pull-fail-rate': { type: 'string' },
+      'pods-per-node': { type: 'string' },
       'no-controllers': { type: 'boolean' },
       story: { type: 'boolean' },
       replay: { type: 'string' },
@@ -214,6 +217,9 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
       eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
       kubelet: !recording && !values['no-kubelet'],
       ...imagePullsFlags(values, seed),
+      ...(values['pods-per-node'] !== undefined
+        ? { capacity: { podsPerNode: intFlag(values['pods-per-node'], 'pods-per-node', 0), addNodeAfterMs: 20_000 } }
+        : {}),
       controllers: !recording && !values['no-controllers'],
       story: !recording && values.story === true,
       generatedNow: Date.now(),

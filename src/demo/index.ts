@@ -25,6 +25,7 @@ import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
 import { realKubeletClock } from './kubelet/kubeletClock';
 import type { ImagePulls } from './kubelet/imagePulls';
+import type { Capacity } from './kubelet/capacity';
 
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
@@ -87,6 +88,8 @@ export interface DemoClusterOptions {
   kubeletSpeed?: number;
   /** Image pulls that take time, queue per node and sometimes fail (kubelet/imagePulls.ts); default: 700 ms each, all succeed. */
   imagePulls?: ImagePulls;
+  /** Pods per node, and a node added when every node is full (kubelet/capacity.ts); default: no limit. */
+  capacity?: Capacity;
   /**
    * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
    * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
@@ -281,6 +284,7 @@ function startLoops(store: ObjectStore, opts: DemoClusterOptions, deps: LoopDeps
       ...nodes,
       ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}),
       ...(opts.imagePulls ? { imagePulls: opts.imagePulls } : {}),
+      ...(opts.capacity ? { capacity: opts.capacity } : {}),
     });
     stops.push(() => kubelet.stop());
   }

@@ -1,7 +1,7 @@
 /**
  * Where a rollout's start-up time went, end to end over real sockets: a 100-pod Deployment on the
  * demo cluster (its controllers and kubelet, pulls that take time, queue per node and now and then
- * fail) is recorded by `kubeloop sync --record` while it rolls out. Within 1 s of the rollout
+ * fail, and nodes that fill up until a node is added) is recorded by `kubeloop sync --record` while it rolls out. Within 1 s of the rollout
  * settling, the report read from the cluster (one list of pods, one of Events) has every phase of at
  * least 95 % of the pods, each bound naming the status field or Event it was read from; `kubeloop
  * startup` run as a child process prints the same, as text and as JSON; and `kubeloop startup
@@ -56,8 +56,10 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
     tc = await startTestCluster({
       kubelet: true,
       controllers: true,
-      // Pulls of 0.4 s, one at a time per node, and about 3 % of pods' first pull failing (a 10 s back-off).
+      // Pulls of 0.4 s, one at a time per node, and about 3 % of pods' first pull failing (a 10 s back-off);
+      // 3 nodes of 32 pods: the last 4 pods are Unschedulable until a fourth node is added 2 s later.
       imagePulls: { defaultSeconds: 0.4, failRate: 0.03, seed: 7 },
+      capacity: { podsPerNode: 32, addNodeAfterMs: 2000 },
     });
     await api(tc.cluster, '/api/v1/namespaces', { method: 'POST', json: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
     recorder = cli(['sync', '--kubeconfig', tc.kubeconfig, '--namespace', NS, '--record', recording()]);
@@ -136,7 +138,10 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
       g.pods.some((p) => p.phases.find((ph) => ph.name === 'imagePull')!.retries.some((r) => r.message === 'Error: ErrImagePull')),
       'a failed pull',
     );
-    assert.ok(g.pods.filter((p) => p.sli.ms !== undefined).length >= 95, 'the kubelet SLI beside ours');
+    const waited = g.pods.filter((p) => p.phases[0]!.retries.some((r) => r.reason === 'FailedScheduling'));
+    assert.equal(waited.length, 4, 'FailedScheduling until the fourth node came');
+    for (const p of waited) assert.equal(p.sli.excluded, 'unschedulable');
+    assert.ok(g.pods.filter((p) => p.sli.ms !== undefined).length >= 90, 'the kubelet SLI beside ours');
     for (let i = 1; i < g.pods.length; i++) assert.ok((g.pods[i - 1]!.totalMs ?? -1) >= (g.pods[i]!.totalMs ?? -1), 'slowest first');
 
     // kubeloop startup as a child process: the same pods, the same phases.

@@ -28,6 +28,7 @@ import { planProcess } from './runtime';
 import { admit, type Rejection } from './admission';
 import { Scheduler } from './scheduler';
 import { PullPlanner, type ImagePulls } from './imagePulls';
+import type { Capacity } from './capacity';
 import { qosClassOf } from './status';
 
 export type { KubeletClock } from './kubeletClock';
@@ -50,6 +51,8 @@ export interface KubeletOptions {
   logs?: LogStore;
   /** Pulls that take per-image time, queue per node and sometimes fail (./imagePulls.ts); default: PULL_MS each, all succeed. */
   imagePulls?: ImagePulls;
+  /** Pods per node, and a node added when they are full (./capacity.ts); default: no limit. */
+  capacity?: Capacity;
 }
 
 export interface Kubelet {
@@ -133,7 +136,8 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       onError(e);
     }
   }
-  const loop = new PodEventLoop(ctx, new Scheduler(store, nodes, recorder, wallNow, schedulable));
+  const autoscale = opts.capacity ? { capacity: opts.capacity, timers: ctx.newTimers() } : undefined;
+  const loop = new PodEventLoop(ctx, new Scheduler(store, nodes, recorder, wallNow, schedulable, autoscale));
   loop.start();
 
   const stop = () => {
@@ -173,6 +177,7 @@ class PodEventLoop {
     if (this.stopped) return false;
     this.stopped = true;
     this.unsubscribe();
+    this.scheduler.stop();
     for (const w of this.workers.values()) w.stop();
     this.workers.clear();
     this.queue = [];
