@@ -82,7 +82,8 @@ export function startupReport(pods: Iterable<PodLike>, events: Iterable<EventLik
     g.pods.push(s);
     if (s.complete) g.complete++;
   }
-  const slowest = (a: PodStartup, b: PodStartup) => (b.totalMs ?? -1) - (a.totalMs ?? -1) || a.name.localeCompare(b.name);
+  // Names compare by code unit (localeCompare costs ICU per call: seconds at 100,000 pods).
+  const slowest = (a: PodStartup, b: PodStartup) => (b.totalMs ?? -1) - (a.totalMs ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const out = [...groups.values()];
   for (const g of out) g.pods.sort(slowest);
   out.sort((a, b) => slowest(a.pods[0]!, b.pods[0]!));
