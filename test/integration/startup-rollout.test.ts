@@ -153,7 +153,7 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, new RegExp(`^deployment/shop \\(replicaset/shop-[a-z0-9]+\\) in ${NS}: 100 pods, \\d+ with every phase known$`, 'm'));
     assert.match(text.out, /^ {2}POD\s+TOTAL\s+SCHEDULING\s+SANDBOX\s+IMAGE PULL\s+START\s+READY\s+KUBELET SLI$/m);
-    assert.match(text.out, /imagesPulled\s+\S+\s+Event Pulled rollout\/shop-\S+ lastTimestamp/);
+    assert.match(text.out, /imagesPulled\s+\S+\s+Event Pulled rollout\/shop-\S+ firstTimestamp/);
 
     // From the recording: once the recorder has written what the cluster holds now, the same phases.
     recorder.child.kill('SIGTERM');

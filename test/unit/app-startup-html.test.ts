@@ -80,7 +80,7 @@ describe('Show Start-up page', () => {
     // 20 s: scheduling 1, sandbox 1, pull 16, start 1, readiness 1.
     assert.deepEqual(widths(rows[0]![2]!), ['scheduling:5', 'sandbox:5', 'imagePull:80', 'start:5', 'readiness:5']);
     assert.deepEqual(widths(rows[1]![2]!), ['scheduling:5', 'sandbox:5', 'imagePull:30', 'start:5', 'readiness:5']);
-    assert.match(html, /Event Pulled shop\/&lt;img src=x onerror=alert\(1\)&gt;\.1 lastTimestamp/);
+    assert.match(html, /Event Pulled shop\/&lt;img src=x onerror=alert\(1\)&gt;\.1 firstTimestamp/);
   });
 
   it('says what went wrong instead of a report', () => {

@@ -175,7 +175,7 @@ describe('one pod: phases and the bound of each', () => {
         ['created', 'observed', 'metadata.creationTimestamp'],
         ['scheduled', 'observed', 'status.conditions[PodScheduled].lastTransitionTime'],
         ['sandboxReady', 'observed', 'status.conditions[PodReadyToStartContainers].lastTransitionTime'],
-        ['imagesPulled', 'observed', 'Event Pulled EVENT lastTimestamp'],
+        ['imagesPulled', 'observed', 'Event Pulled EVENT firstTimestamp'],
         ['started', 'observed', 'status.containerStatuses[web].state.running.startedAt'],
         ['ready', 'observed', 'status.conditions[Ready].lastTransitionTime'],
       ],
@@ -297,6 +297,34 @@ describe('one pod: phases and the bound of each', () => {
     assert.match(started.source, /^Event Started \S+ firstTimestamp$/);
   });
 
+  it("a restarted container's later Pulled Events do not move its start-up; liveness failures are not readiness's", () => {
+    const p = pod('probe-me', { started: 300, ready: 301, restarts: 2 });
+    const s = podStartup(p, [
+      event(p, 'Pulled', 'Successfully pulled image "agnhost:2.47" in 5s (5s including waiting). Image size: 1 bytes.', 8),
+      event(p, 'Started', 'Started container web', 9, { last: 290, count: 3 }),
+      event(p, 'Pulled', 'Container image "agnhost:2.47" already present on machine', 40, { last: 290, count: 2 }),
+      event(p, 'Unhealthy', 'Liveness probe failed: HTTP probe failed with statuscode: 500', 20, { last: 280, count: 6, type: 'Warning' }),
+    ]);
+    const pull = s.phases.find((ph) => ph.name === 'imagePull')!;
+    assert.equal(pull.to.at, T0 + 8000);
+    assert.equal(s.phases.find((ph) => ph.name === 'start')!.ms, 1000);
+    assert.deepEqual(s.phases.find((ph) => ph.name === 'readiness')!.retries, []);
+  });
+
+  it("a finished Job's pod has no readiness phase, and is complete without one", () => {
+    const p = pod('report-x', { job: 'report' });
+    p.status!.phase = 'Succeeded';
+    p.status!.containerStatuses![0]!.state = { terminated: { startedAt: at(7), finishedAt: at(9) } };
+    const s = podStartup(p, [event(p, 'Pulled', 'Container image "busybox:1.36" already present on machine', 6)]);
+    assert.deepEqual(
+      s.phases.map((ph) => ph.name),
+      ['scheduling', 'sandbox', 'imagePull', 'start'],
+    );
+    assert.equal(s.complete, true);
+    assert.equal(s.totalMs, 7000);
+    assert.equal(s.phases[3]!.to.source, 'status.containerStatuses[web].state.terminated.startedAt');
+  });
+
   it('a stateful pod is excluded from the SLI, as the kubelet excludes it', () => {
     const p = pod('db-0', {
       started: 5,
@@ -355,7 +383,7 @@ describe('the report', () => {
     const text = formatStartup(startupReport([slow], kubeletEvents(slow, { start: 3, end: 49, in: '40s', waiting: '46s' }, 50)));
     assert.match(text, /^deployment\/shop \(replicaset\/shop-7d4b9\) in shop: 1 pod, 1 with every phase known$/m);
     assert.match(text, /shop-7d4b9-b\s+52s\s+2s\s+1s\s+46s\s+1s\s+2s\s+4s$/m);
-    assert.match(text, /imagesPulled\s+2026-12-07T10:00:49Z\s+Event Pulled shop\/shop-7d4b9-b\.\S+ lastTimestamp/);
+    assert.match(text, /imagesPulled\s+2026-12-07T10:00:49Z\s+Event Pulled shop\/shop-7d4b9-b\.\S+ firstTimestamp/);
     assert.match(text, /pull web: nginx:1.28 pulled in 40s \(46s with waiting\)/);
     assert.match(text, /kubelet SLI: 4s = 50s end to end - 46s pulling - 0ms init/);
   });

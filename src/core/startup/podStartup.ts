@@ -91,7 +91,7 @@ export interface PodStartup {
   uid: string;
   node?: string;
   phases: Phase[];
-  /** created -> ready (or -> started for a pod that never becomes Ready, such as a finished Job's). */
+  /** created -> ready (or -> started for a pod not Ready, such as a finished Job's, which has no readiness phase). */
   totalMs?: number;
   /** Every phase known. */
   complete: boolean;
@@ -166,12 +166,18 @@ export function podStartup(pod: PodLike, rawEvents: readonly EventLike[]): PodSt
     names.push('init');
   }
 
-  // Image pulls of the app containers: up to their last Pulled (a success or "already present").
+  // Image pulls of the app containers: up to the last of each container's first Pulled (a success or
+  // "already present"): a restarted container's later Pulled Events are not its start-up's.
   const pulledEvents = of('Pulled', false);
-  const lastPulled = [...pulledEvents].sort(byLast)[0];
-  const allPulled = [...regular].every((c) => pulledEvents.some((e) => e.container === c));
+  let lastPulled: PodEvent | undefined;
+  let allPulled = true;
+  for (const c of regular) {
+    const first = pulledEvents.filter((e) => e.container === c).sort(byFirst)[0];
+    if (!first) allPulled = false;
+    else if (!lastPulled || (first.first ?? -Infinity) > (lastPulled.first ?? -Infinity)) lastPulled = first;
+  }
   bounds.push(
-    (allPulled ? eventBound('imagesPulled', lastPulled, 'last') : undefined) ??
+    (allPulled ? eventBound('imagesPulled', lastPulled, 'first') : undefined) ??
       unknown('imagesPulled', lastPulled ? 'a container has no Pulled Event yet' : 'no Pulled Event (expired, or not pulled yet)'),
   );
   retries.push(
@@ -189,9 +195,14 @@ export function podStartup(pod: PodLike, rawEvents: readonly EventLike[]): PodSt
   retries.push(retriesOf(events, (e) => !e.init && e.container !== undefined && e.reason === 'Failed' && !/image/i.test(e.message)));
   names.push('start');
 
-  bounds.push(conditionBound(pod, 'Ready', 'ready') ?? unknown('ready', `Ready is not True${pod.status?.phase ? ` (phase ${pod.status.phase})` : ''}`));
-  retries.push(retriesOf(events, (e) => e.reason === 'Unhealthy'));
-  names.push('readiness');
+  // A finished pod (a Job's) that is not Ready has no readiness phase: it is not one a person waits for.
+  const ready = conditionBound(pod, 'Ready', 'ready');
+  const finished = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+  if (ready || !finished) {
+    bounds.push(ready ?? unknown('ready', `Ready is not True${pod.status?.phase ? ` (phase ${pod.status.phase})` : ''}`));
+    retries.push(retriesOf(events, (e) => e.reason === 'Unhealthy' && /^(Readiness|Startup) probe/.test(e.message)));
+    names.push('readiness');
+  }
 
   const phases: Phase[] = names.map((name, i) => {
     const from = bounds[i]!;
@@ -271,10 +282,10 @@ function kubeletSli(pod: PodLike, events: PodEvent[], created: Bound, started: B
 function mergedPullMs(events: PodEvent[]): number {
   const sessions: [number, number][] = [];
   for (const e of events) {
-    if (e.reason !== 'Pulled' || e.last === undefined) continue;
+    if (e.reason !== 'Pulled' || e.first === undefined) continue;
     const r = parsePulled(e.message);
     const d = r?.withWaitingMs ?? r?.pullMs;
-    if (r?.pulled && d !== undefined && d > 0) sessions.push([e.last - d, e.last]);
+    if (r?.pulled && d !== undefined && d > 0) sessions.push([e.first - d, e.first]);
   }
   sessions.sort((a, b) => a[0] - b[0]);
   let total = 0;
