@@ -47,6 +47,7 @@ export const COMMANDS = {
   addContext: { id: 'kubeloop.addContext', title: 'Add Context...', icon: '$(add)' },
   removeContext: { id: 'kubeloop.removeContext', title: 'Remove Context', icon: '$(close)' },
   loadContext: { id: 'kubeloop.loadContext', title: 'Load This Context', icon: '$(cloud-download)', palette: false },
+  showStartup: { id: 'kubeloop.showStartup', title: 'Show Start-up', icon: '$(rocket)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -50,6 +50,10 @@ const HELP = `usage: kubeloop demo-cluster [flags]
   --event-ttl SECONDS   Events are deleted this long after their last write, as kube-apiserver's
                         --event-ttl (default 3600; 0 = never)
   --no-kubelet          do not run the kubelet simulation
+  --pull-seconds N      every image pull takes N simulated seconds, one at a time per node (default: 0.7, in parallel)
+  --pull-fail-rate R    this fraction (0..1) of pods' first pull of an image fails (ErrImagePull, BackOff, retry)
+  --pods-per-node N     a node takes at most N pods; a pod finding all full is Unschedulable (FailedScheduling)
+                        and a node is added 20 s later, as a cluster autoscaler would (default: no limit)
   --no-controllers      do not run the controllers (deployment, replicaset, job, ..., garbage collector)
   --story               start the story in namespace "story": a Deployment that rolls 8 s after start and
                         every 45 s, a Job that completes, a CronJob every minute, the failing probe-me pod
@@ -108,6 +112,9 @@ function parseValues(args: string[]) {
       'continue-ttl': { type: 'string' },
       'event-ttl': { type: 'string' },
       'no-kubelet': { type: 'boolean' },
+      'pull-seconds': { type: 'string' },
+      'pull-fail-rate': { type: 'string' },
+      'pods-per-node': { type: 'string' },
       'no-controllers': { type: 'boolean' },
       story: { type: 'boolean' },
       writers: { type: 'boolean' },
@@ -159,6 +166,17 @@ export async function runDemoCluster(args: string[]): Promise<number> {
 
 type Values = ReturnType<typeof parseValues>;
 
+/** --pull-seconds and --pull-fail-rate as the kubelet simulation's imagePulls. */
+function imagePullsFlags(values: Values, seed: number): Pick<DemoClusterOptions, 'imagePulls'> {
+  const secs = values['pull-seconds'] === undefined ? undefined : Number(values['pull-seconds']);
+  const rate = values['pull-fail-rate'] === undefined ? undefined : Number(values['pull-fail-rate']);
+  if (secs !== undefined && !(secs >= 0 && Number.isFinite(secs)))
+    throw new Error(`--pull-seconds must be a number of seconds, got "${values['pull-seconds']}"`);
+  if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new Error(`--pull-fail-rate must be between 0 and 1, got "${values['pull-fail-rate']}"`);
+  if (secs === undefined && rate === undefined) return {};
+  return { imagePulls: { ...(secs !== undefined ? { defaultSeconds: secs } : {}), ...(rate !== undefined ? { failRate: rate } : {}), seed } };
+}
+
 function clusterCount(values: Values): number {
   const count = intFlag(values.clusters, 'clusters', 1);
   if (count < 1) throw new Error('--clusters must be at least 1');
@@ -202,6 +220,10 @@ async function serve(values: Values, grants: ReturnType<typeof parseGrant>[], li
       continueTtlMs: values['continue-ttl'] !== undefined ? intFlag(values['continue-ttl'], 'continue-ttl', 0) : undefined,
       eventTtlMs: recording ? 0 : values['event-ttl'] !== undefined ? intFlag(values['event-ttl'], 'event-ttl', 0) * 1000 : undefined,
       kubelet: !recording && !values['no-kubelet'],
+      ...imagePullsFlags(values, seed),
+      ...(values['pods-per-node'] !== undefined
+        ? { capacity: { podsPerNode: intFlag(values['pods-per-node'], 'pods-per-node', 0), addNodeAfterMs: 20_000 } }
+        : {}),
       controllers: !recording && !values['no-controllers'],
       story: !recording && values.story === true,
       writers: !recording && values.writers === true,

@@ -7,6 +7,7 @@ import { runSync } from './sync';
 import { runLoadCommand } from './load';
 import { runExport } from './export';
 import { runWriters } from './writers';
+import { runStartup } from './startup';
 import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
@@ -17,6 +18,7 @@ const commands: Record<string, { run: Command; summary: string }> = {
   load: { run: runLoadCommand, summary: 'load every listable resource type with a pool of workers and report it' },
   writers: { run: (args) => runWriters(args), summary: 'show who writes to the cluster, how fast, and who is fighting' },
   export: { run: (args) => runExport(args), summary: 'write a flight recording as a Chrome trace or JSON lines' },
+  startup: { run: (args) => runStartup(args), summary: "where pods' start-up time went: per phase, slowest first" },
 };
 
 function usage(): string {

@@ -25,6 +25,8 @@ import type { ServerStats } from './server/stats';
 import { ObjectStore, StoreError } from './store';
 import { DEFAULT_EVENT_TTL_MS, startEventTtl } from './eventTtl';
 import { realKubeletClock } from './kubelet/kubeletClock';
+import type { ImagePulls } from './kubelet/imagePulls';
+import type { Capacity } from './kubelet/capacity';
 
 export type { FaultRule } from './server/faults';
 export { FaultController, parseFaultSpec } from './server/faults';
@@ -85,6 +87,10 @@ export interface DemoClusterOptions {
   kubelet?: boolean;
   /** The kubelet simulation's simulated seconds per real second (default 1; tests run it faster). */
   kubeletSpeed?: number;
+  /** Image pulls that take time, queue per node and sometimes fail (kubelet/imagePulls.ts); default: 700 ms each, all succeed. */
+  imagePulls?: ImagePulls;
+  /** Pods per node, and a node added when every node is full (kubelet/capacity.ts); default: no limit. */
+  capacity?: Capacity;
   /**
    * Run the controllers (./controllers: deployment, replicaset, statefulset, daemonset, job,
    * cronjob, garbagecollector), or only the ones named. Default OFF: the tests and benchmarks
@@ -275,7 +281,14 @@ function startLoops(store: ObjectStore, opts: DemoClusterOptions, deps: LoopDeps
   if (opts.kubelet !== false) {
     // The generated nodes are the kubelet's (no node more: a DaemonSet would have one more pod to run).
     const nodes = deps.generatedNodes ? { nodes: deps.generatedNodes } : {};
-    const kubelet = startKubelet(store, { signal, logs: deps.logs, ...nodes, ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}) });
+    const kubelet = startKubelet(store, {
+      signal,
+      logs: deps.logs,
+      ...nodes,
+      ...(opts.kubeletSpeed ? { speed: opts.kubeletSpeed } : {}),
+      ...(opts.imagePulls ? { imagePulls: opts.imagePulls } : {}),
+      ...(opts.capacity ? { capacity: opts.capacity } : {}),
+    });
     stops.push(() => kubelet.stop());
   }
   if (opts.controllers) {

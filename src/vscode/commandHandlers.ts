@@ -12,6 +12,7 @@ import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealIn
 import type { Host } from './host';
 import { TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
 import { openDemoTerminal } from './walkthrough/progress';
+import { showStartup } from './startup/panel';
 import type { ResourceYamlProvider } from './yaml/provider';
 
 export function commandHandlers(h: Host, yaml: ResourceYamlProvider, timelineOptions: TimelinePanelOptions): Record<CommandName, CommandHandler> {
@@ -71,6 +72,7 @@ export function commandHandlers(h: Host, yaml: ResourceYamlProvider, timelineOpt
     addContext: (arg) => listed.add(arg),
     removeContext: (arg) => listed.remove(arg),
     loadContext: (arg) => listed.load(arg),
+    showStartup: (arg) => showStartup(h, arg),
     openDemoTerminal: () => {
       const d = demo.info;
       openDemoTerminal(d ? { name: d.name, kubeconfig: d.target().kubeconfig! } : undefined);

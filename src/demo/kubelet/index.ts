@@ -21,12 +21,14 @@ import { realKubeletClock, type KubeletClock } from './kubeletClock';
 import { KubeletContext } from './kubeletContext';
 import type { LogStore } from './logs';
 import { NodeRegistry } from './nodes';
-import { SimulatedPod } from './simulatedPod';
+import { PULL_MS, SimulatedPod } from './simulatedPod';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeType } from './probes';
 import { EventRecorder, kubeTimestamp } from './eventRecorder';
 import { planProcess } from './runtime';
 import { admit, type Rejection } from './admission';
 import { Scheduler } from './scheduler';
+import { PullPlanner, type ImagePulls } from './imagePulls';
+import type { Capacity } from './capacity';
 import { qosClassOf } from './status';
 
 export type { KubeletClock } from './kubeletClock';
@@ -47,6 +49,10 @@ export interface KubeletOptions {
   onError?: (e: unknown) => void;
   /** Containers' logs are written here (the demo API server serves them from it). */
   logs?: LogStore;
+  /** Pulls that take per-image time, queue per node and sometimes fail (./imagePulls.ts); default: PULL_MS each, all succeed. */
+  imagePulls?: ImagePulls;
+  /** Pods per node, and a node added when they are full (./capacity.ts); default: no limit. */
+  capacity?: Capacity;
 }
 
 export interface Kubelet {
@@ -120,7 +126,8 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
   const wallNow = () => wallStart + (clock.now() - clockStart);
   const nodes = new NodeRegistry(store, () => kubeTimestamp(wallNow()));
   const recorder = new EventRecorder(store, wallNow, onError, () => (clock.now() - clockStart) * speed);
-  const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError, opts.logs);
+  const pulls = opts.imagePulls ? new PullPlanner(opts.imagePulls, PULL_MS) : undefined;
+  const ctx = new KubeletContext(store, clock, speed, wallStart, recorder, nodes, onError, opts.logs, pulls);
   const schedulable = opts.nodeName ? [opts.nodeName] : Array.from({ length: Math.max(1, opts.nodes ?? 3) }, (_, i) => `demo-node-${i + 1}`);
   for (const n of schedulable) {
     try {
@@ -129,7 +136,8 @@ export function startKubelet(store: ObjectStore, opts: KubeletOptions = {}): Kub
       onError(e);
     }
   }
-  const loop = new PodEventLoop(ctx, new Scheduler(store, nodes, recorder, wallNow, schedulable));
+  const autoscale = opts.capacity ? { capacity: opts.capacity, timers: ctx.newTimers() } : undefined;
+  const loop = new PodEventLoop(ctx, new Scheduler(store, nodes, recorder, wallNow, schedulable, autoscale));
   loop.start();
 
   const stop = () => {
@@ -169,6 +177,7 @@ class PodEventLoop {
     if (this.stopped) return false;
     this.stopped = true;
     this.unsubscribe();
+    this.scheduler.stop();
     for (const w of this.workers.values()) w.stop();
     this.workers.clear();
     this.queue = [];

@@ -3,6 +3,7 @@ import type { ObjectStore } from '../store';
 import { TimerGroup, type KubeletClock } from './kubeletClock';
 import type { LogStore } from './logs';
 import type { NodeRegistry } from './nodes';
+import type { PullPlanner } from './imagePulls';
 import { kubeTimestamp, type EventRecorder } from './eventRecorder';
 
 export class KubeletContext {
@@ -20,6 +21,8 @@ export class KubeletContext {
     readonly onError: (e: unknown) => void,
     /** Where containers' logs are written (the API server reads them), if anywhere. */
     readonly logs?: LogStore,
+    /** How long pulls take and which fail (./imagePulls.ts); unset: PULL_MS each, in parallel, all succeed. */
+    readonly pulls?: PullPlanner,
   ) {
     this.clockBase = clock.now();
   }

@@ -20,7 +20,8 @@
 import type { DemoObject } from '../store';
 import { ContainerRuntime, type ContainerState, type ProbeWorkerState, type Terminated } from './container';
 import type { KubeletContext } from './kubeletContext';
-import { containerIDFor, hex64, imageIDFor } from './ids';
+import { containerIDFor, hex64, imageIDFor, normalizeImage } from './ids';
+import { PullPlanner } from './imagePulls';
 import { alwaysSucceeds, evaluateProbe, resolveProbe, type ContainerSpec, type ProbeOutcome, type ProbeType } from './probes';
 import { ContainerLog } from './logs';
 import { planOutput } from './output';
@@ -33,6 +34,8 @@ export const PULL_MS = 700;
 export const CREATE_MS = 100;
 export const KILL_MS = 300;
 export const TERMINATE_MS = 500;
+/** The kubelet's pod sync period while a pod waits (its 1 s resync of a pod in back-off). */
+const SYNC_MS = 1000;
 /** Upstream kubelet.go: backOffPeriod and MaxContainerBackOff. */
 export const BACKOFF_INITIAL_MS = 10_000;
 export const BACKOFF_MAX_MS = 300_000;
@@ -98,6 +101,8 @@ export class SimulatedPod {
   private termStartSim = 0;
   private graceMs = 0;
   private flushQueued = false;
+  /** Pull attempts of each container's image since its last successful pull (the failure plan's input). */
+  private readonly pullAttempts = new Map<string, number>();
 
   constructor(
     private readonly ctx: KubeletContext,
@@ -282,25 +287,63 @@ export class SimulatedPod {
       this.markDirty();
       then?.();
     };
-    if (policy === 'Always' || (policy !== 'Never' && !cache.has(image))) {
-      this.ctx.recorder.record(ref, 'Normal', 'Pulling', `Pulling image "${image}"`, this.source);
-      this.timers.after(PULL_MS, () => {
-        cache.add(image);
-        const size = 10_000_000 + (parseInt(hex64('size', image).slice(0, 8), 16) % 190_000_000);
-        const d = goDuration(PULL_MS);
-        this.ctx.recorder.record(
-          ref,
-          'Normal',
-          'Pulled',
-          `Successfully pulled image "${image}" in ${d} (${d} including waiting). Image size: ${size} bytes.`,
-          this.source,
-        );
-        this.timers.after(CREATE_MS, create);
-      });
-    } else {
+    if (policy === 'Always' || (policy !== 'Never' && !cache.has(image))) this.pullImage(c, image, create, then);
+    else {
       this.ctx.recorder.record(ref, 'Normal', 'Pulled', `Container image "${image}" already present on machine`, this.source);
       this.timers.after(CREATE_MS, create);
     }
+  }
+
+  /**
+   * upstream EnsureImageExists: Pulling, then Pulled with the pull's two durations ("in X (Y
+   * including waiting)", Y counting the wait for the node's puller), or with a failed attempt
+   * Failed + ErrImagePull, at the next sync BackOff + ImagePullBackOff, and a retry after the back-off.
+   */
+  private pullImage(c: ContainerRuntime, image: string, create: () => void, then: (() => void) | undefined): void {
+    const ref = this.ref(c);
+    const attempt = (this.pullAttempts.get(c.name) ?? 0) + 1;
+    this.pullAttempts.set(c.name, attempt);
+    const now = this.ctx.simNow();
+    const plan = this.ctx.pulls?.pull(this.nodeName, image, this.podFullName, attempt, now) ?? {
+      endSim: now + PULL_MS,
+      pullMs: PULL_MS,
+      withWaitingMs: PULL_MS,
+      fails: false,
+    };
+    this.ctx.recorder.record(ref, 'Normal', 'Pulling', `Pulling image "${image}"`, this.source);
+    this.timers.after(plan.endSim - now, () => {
+      if (plan.fails) return this.pullFailed(c, image, then);
+      this.ctx.imagesOn(this.nodeName).add(image);
+      this.pullAttempts.delete(c.name);
+      const size = 10_000_000 + (parseInt(hex64('size', image).slice(0, 8), 16) % 190_000_000);
+      this.ctx.recorder.record(
+        ref,
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${goDuration(plan.pullMs)} (${goDuration(plan.withWaitingMs)} including waiting). Image size: ${size} bytes.`,
+        this.source,
+      );
+      this.timers.after(CREATE_MS, create);
+    });
+  }
+
+  private pullFailed(c: ContainerRuntime, image: string, then: (() => void) | undefined): void {
+    const ref = this.ref(c);
+    const why = `rpc error: code = Unknown desc = failed to pull and unpack image "${normalizeImage(image)}": unexpected status code 503 Service Unavailable`;
+    this.ctx.recorder.record(ref, 'Warning', 'Failed', `Failed to pull image "${image}": ${why}`, this.source);
+    this.ctx.recorder.record(ref, 'Warning', 'Failed', 'Error: ErrImagePull', this.source);
+    const prev = asTerminated(c.state);
+    if (prev) c.lastTerminated = prev;
+    c.state = { kind: 'waiting', reason: 'ErrImagePull', message: why };
+    this.markDirty();
+    const backoff = PullPlanner.backoffMs(this.pullAttempts.get(c.name)! + 1);
+    this.timers.after(SYNC_MS, () => {
+      this.ctx.recorder.record(ref, 'Normal', 'BackOff', `Back-off pulling image "${image}"`, this.source);
+      this.ctx.recorder.record(ref, 'Warning', 'Failed', 'Error: ImagePullBackOff', this.source);
+      c.state = { kind: 'waiting', reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}": ErrImagePull: ${why}` };
+      this.markDirty();
+    });
+    this.timers.after(backoff, () => this.startContainer(c, then));
   }
 
   /** A container is running: plan its exit, set up its probes. `adopted` keeps reported ready/started. */
