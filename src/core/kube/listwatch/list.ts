@@ -78,8 +78,8 @@ export interface ListOptions {
   /**
    * Ask for protobuf where the walker reads it (../protobuf: full objects of the kinds with a field
    * set, metadata-only lists of any type); the answer is read as its Content-Type says, so a server
-   * that answers JSON still works. Default true; off with keepManagedFields (the walker drops them).
-   * Full paged lists on the I/O thread stay JSON.
+   * that answers JSON still works, on the calling thread and on the I/O thread alike. Default true;
+   * off with keepManagedFields (the walker drops them).
    */
   protobuf?: boolean;
 }
@@ -241,7 +241,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     const progress = new PageProgress(path);
     const streamed =
       limit !== undefined && transfer === 'full'
-        ? await walkStream(t, { path, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
+        ? await walkStream(t, { path, accept, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
         : undefined;
     if (streamed === 'done') return 'done';
     const { from, prior, isContinuation: streamedOn } = streamed ?? { from: first, prior: undefined, isContinuation: false };
@@ -391,11 +391,12 @@ interface AfterStream {
  * last, else where the calling thread takes over. Full objects only: metadata pages parse quickly,
  * and there the thread costs more than it saves (measured: metadata-only load of 100k objects
  * 0.82 s on this thread, 0.96 s on the I/O thread); Table pages are of the same size class as
- * metadata pages (bench/transfer-forms.ts). Its pages are asked for in JSON this round.
+ * metadata pages (bench/transfer-forms.ts). Its pages are asked for as the calling thread's are
+ * (`accept`: protobuf where the walker reads it) and decoded by their Content-Type.
  */
 async function walkStream(
   t: KubeTransport,
-  s: { path: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
+  s: { path: string; accept: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
   takeStreamed: (p: StreamedPage) => StreamedNext,
   contQuery: (token: string) => Fetch['query'],
   progress: PageProgress,
@@ -407,7 +408,7 @@ async function walkStream(
     path: s.path,
     query: from,
     nextQuery: s.nextQuery,
-    accept: 'application/json',
+    accept: s.accept,
     signal: s.hooks.signal,
     prefetch: s.prefetch,
     timeoutMs: s.opts.requestTimeoutMs,

@@ -37,6 +37,7 @@ import type { HeaderMap, Tls } from './auth';
 import type { FromWorker, ListStreamRequest, ToWorker } from './ioProtocol';
 import { ioWorkerMain, type IoWorkerParts } from './ioWorker';
 import { pageTokens } from './ioPages';
+import { protobufListMeta } from './ioProtobuf';
 import { bodyBuffers } from './ioBuffers';
 import { spareConnections } from './ioSpares';
 import { channelAgents } from './ioAgents';
@@ -64,6 +65,7 @@ function cloneableTls(tls: Tls): Tls {
 /** The worker's parts (ioWorker.ts), by the names its entry calls them. */
 export const IO_WORKER_PARTS: IoWorkerParts = {
   pageTokens,
+  protobufListMeta,
   bodyBuffers,
   spareConnections,
   channelAgents,
