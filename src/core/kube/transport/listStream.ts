@@ -50,6 +50,8 @@ export interface StreamedPage {
   body: unknown;
   bytes: number;
   token: string | null;
+  /** The body is the protobuf walker's (its Content-Type said protobuf), not JSON.parse's. */
+  protobuf: boolean;
 }
 
 export interface ListStream {
@@ -115,7 +117,7 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
     const d = decodeProtobuf(m.body);
     h.io.recycle(m.body); // the walker copies what it keeps: the buffer goes back to the worker
     if (!d.ok) throw new KubeTransportError('malformed', `GET ${path}: response is not valid Kubernetes protobuf (${d.error.message})`, path);
-    return { body: d.value, bytes, token: m.token };
+    return { body: d.value, bytes, token: m.token, protobuf: true };
   }
   let body: unknown;
   try {
@@ -125,7 +127,7 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
   } catch (e) {
     throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes, m.contentType)}`, path);
   }
-  return { body, bytes, token: m.token };
+  return { body, bytes, token: m.token, protobuf: false };
 }
 
 export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promise<ListStream> {
