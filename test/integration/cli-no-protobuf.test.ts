@@ -1,7 +1,8 @@
 /**
- * `kubeloop load --no-protobuf`: by default the lists KubeLoop reads on its own thread ask for
- * protobuf and the demo cluster answers it, as kube-apiserver does; with the flag no request asks
- * for it and no answer is protobuf, and the counts are the same. Seen on the wire: a recording
+ * `kubeloop load --no-protobuf`: by default the lists KubeLoop reads, on its own thread and on the
+ * I/O thread (full objects' pages), ask for protobuf and the demo cluster answers it, as
+ * kube-apiserver does; with the flag no request asks for it and no answer is protobuf, and the
+ * counts are the same. Seen on the wire: a recording
  * reverse proxy in front of the demo cluster (plain HTTP on loopback) notes every request's Accept
  * and every answer's Content-Type.
  */
@@ -17,6 +18,7 @@ import { demo, type Fixture } from './loader-helpers';
 import { capture } from '../support/capture';
 
 interface Seen {
+  url: string;
   accept: string;
   contentType: string;
 }
@@ -27,7 +29,7 @@ async function recordingProxy(target: string): Promise<{ url: string; seen: Seen
   const to = new URL(target);
   const server = http.createServer((req, res) => {
     const up = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      seen.push({ accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? '') });
+      seen.push({ url: req.url ?? '', accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? '') });
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
     });
@@ -61,15 +63,21 @@ describe('kubeloop load --no-protobuf', () => {
     await fx.stop();
   });
 
-  /** One metadata-only load through the proxy: what it printed, and what crossed the wire. */
-  async function load(extra: string[]) {
+  /** One load through the proxy (metadata-only unless `full`): what it printed, and what crossed the wire. */
+  async function load(extra: string[], full = false) {
     proxy.seen.length = 0;
     const c = capture();
-    const code = await runLoad(['--kubeconfig', kubeconfig, '--metadata-only', '--json', '--no-discovery-cache', ...extra], c.io);
+    const mode = full ? ['--page-size', '20'] : ['--metadata-only'];
+    const code = await runLoad(['--kubeconfig', kubeconfig, ...mode, '--json', '--no-discovery-cache', ...extra], c.io);
     assert.equal(code, 0, c.err);
-    const j = JSON.parse(c.out) as { objects: number; types: { group: string; resource: string; namespace: string | null; count: number }[] };
+    const j = JSON.parse(c.out) as {
+      objects: number;
+      transport: { streamedPages: number };
+      types: { group: string; resource: string; namespace: string | null; count: number; pages: number }[];
+    };
     const counts = j.types.map((t) => `${t.group}/${t.resource} ${t.namespace ?? ''}: ${t.count}`).sort();
-    return { objects: j.objects, counts, seen: [...proxy.seen] };
+    const pages = j.types.reduce((n, t) => n + t.pages, 0);
+    return { objects: j.objects, counts, pages, streamedPages: j.transport.streamedPages, seen: [...proxy.seen] };
   }
 
   it('asks for protobuf by default and never with the flag; the counts are equal', async () => {
@@ -84,6 +92,26 @@ describe('kubeloop load --no-protobuf', () => {
     assert.deepEqual(asked, [], 'no request asks for protobuf, no answer is protobuf');
     assert.equal(off.objects, def.objects);
     assert.ok(def.objects > 500, `objects: ${def.objects}`);
+    assert.deepEqual(off.counts, def.counts);
+  });
+
+  it("full objects: the I/O thread's pages are asked and answered in protobuf by default, never with the flag; the counts are equal", async () => {
+    const lists = (seen: Seen[]) => seen.filter((s) => /[?&]limit=/.test(s.url));
+    const pods = (seen: Seen[]) => lists(seen).filter((s) => s.url.startsWith('/api/v1/pods?'));
+    const def = await load([], true);
+    // Every page of every list was walked by the I/O thread (none was left to the calling thread).
+    assert.equal(def.streamedPages, def.pages);
+    assert.equal(lists(def.seen).length, def.pages);
+    assert.ok(pods(def.seen).length >= 3, `pod pages: ${pods(def.seen).length}`);
+    for (const s of pods(def.seen)) {
+      assert.ok(s.accept.startsWith(PROTOBUF) && s.contentType.startsWith(PROTOBUF), `${s.url}: asked ${s.accept}, answered ${s.contentType}`);
+    }
+    const off = await load(['--no-protobuf'], true);
+    assert.equal(off.streamedPages, off.pages);
+    assert.equal(off.pages, def.pages);
+    const asked = off.seen.filter((s) => s.accept.includes(PROTOBUF) || s.contentType.startsWith(PROTOBUF));
+    assert.deepEqual(asked, [], 'no request asks for protobuf, no answer is protobuf');
+    assert.equal(off.objects, def.objects);
     assert.deepEqual(off.counts, def.counts);
   });
 

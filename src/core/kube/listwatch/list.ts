@@ -44,7 +44,7 @@ import { KubeApiError, KubeTransportError } from '../errors';
 import { resourcePath } from './paths';
 import type { StreamedPage } from '../transport/listStream';
 import { PageProgress } from './pageProgress';
-import { continueFromProtobufHead, PROTOBUF_ACCEPT, PROTOBUF_METADATA_LIST_ACCEPT, readsProtobuf } from '../protobuf';
+import { continueFromProtobufHead, isProtobuf, PROTOBUF_ACCEPT, PROTOBUF_METADATA_LIST_ACCEPT, readsProtobuf } from '../protobuf';
 import { isTableBody, TABLE_ACCEPT, TABLE_INCLUDE_OBJECT, tableItems } from './table';
 import type { KubeTransport, RetryInfo } from '../transport/transport';
 import type { GroupVersionResource, KubeObject, ListMeta } from '../objects/types';
@@ -78,8 +78,8 @@ export interface ListOptions {
   /**
    * Ask for protobuf where the walker reads it (../protobuf: full objects of the kinds with a field
    * set, metadata-only lists of any type); the answer is read as its Content-Type says, so a server
-   * that answers JSON still works. Default true; off with keepManagedFields (the walker drops them).
-   * Full paged lists on the I/O thread stay JSON.
+   * that answers JSON still works, on the calling thread and on the I/O thread alike. Default true;
+   * off with keepManagedFields (the walker drops them).
    */
   protobuf?: boolean;
 }
@@ -118,14 +118,19 @@ interface ListBody {
   items?: unknown[] | null;
 }
 
-/** An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH (../objects/depth.ts). */
-export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: boolean): KubeObject {
+/**
+ * An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH
+ * (../objects/depth.ts). `schemaBound`: the protobuf walker built it, and no object it builds nests
+ * that deep (no field set reaches a recursive message or parsed JSON: kube-protobuf-depth.test.ts),
+ * so the walk over every member that would find nothing to cut is skipped.
+ */
+export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: boolean, schemaBound = false): KubeObject {
   const o = raw as KubeObject;
   const meta = o.metadata ?? {};
   if (!keepManagedFields && meta.managedFields) delete meta.managedFields;
   const kept = metadataOnly ? { metadata: meta } : o;
   // named by the whole object: a metadata-only one has no kind of its own
-  if (capObjectDepth(kept) > 0) depthNotices.report(o);
+  if (!schemaBound && capObjectDepth(kept) > 0) depthNotices.report(o);
   return kept;
 }
 
@@ -206,8 +211,8 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const prefetch = limit !== undefined && opts.pipeline !== false;
   const contQuery = (token: string) => ({ ...selectors, limit, continue: token });
 
-  const toPage = (b: unknown, bytes: number): Page => {
-    const page = pageOf(b, bytes, path, transfer, columns, !!opts.keepManagedFields);
+  const toPage = (b: unknown, bytes: number, walked: boolean): Page => {
+    const page = pageOf(b, bytes, path, transfer, columns, !!opts.keepManagedFields, walked);
     columns = page.columns ?? columns;
     return page;
   };
@@ -227,7 +232,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
    * list in flight holding one). Only the tokens come back.
    */
   const takeStreamed = (p: StreamedPage): StreamedNext => {
-    const page = toPage(p.body, p.bytes);
+    const page = toPage(p.body, p.bytes, p.protobuf);
     take(page);
     return { next: page.next, items: page.items.length, token: p.token };
   };
@@ -241,7 +246,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     const progress = new PageProgress(path);
     const streamed =
       limit !== undefined && transfer === 'full'
-        ? await walkStream(t, { path, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
+        ? await walkStream(t, { path, accept, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
         : undefined;
     if (streamed === 'done') return 'done';
     const { from, prior, isContinuation: streamedOn } = streamed ?? { from: first, prior: undefined, isContinuation: false };
@@ -297,7 +302,8 @@ interface PageRequestContext {
   hooks: ListHooks;
   onRetry: (info: RetryInfo) => void;
   contQuery: (token: string) => Fetch['query'];
-  toPage: (body: unknown, bytes: number) => Page;
+  /** `walked`: the body is the protobuf walker's (its depth bounded by the schema), not JSON.parse's. */
+  toPage: (body: unknown, bytes: number, walked: boolean) => Page;
 }
 
 /**
@@ -328,7 +334,7 @@ function pageRequests(t: KubeTransport, c: PageRequestContext) {
       : undefined;
     f.promise = t
       .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress }, prior)
-      .then((res) => toPage(res.body, res.bytes))
+      .then((res) => toPage(res.body, res.bytes, isProtobuf(res.contentType)))
       .finally(() => outer?.removeEventListener('abort', onAbort));
     f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
     return f;
@@ -391,11 +397,12 @@ interface AfterStream {
  * last, else where the calling thread takes over. Full objects only: metadata pages parse quickly,
  * and there the thread costs more than it saves (measured: metadata-only load of 100k objects
  * 0.82 s on this thread, 0.96 s on the I/O thread); Table pages are of the same size class as
- * metadata pages (bench/transfer-forms.ts). Its pages are asked for in JSON this round.
+ * metadata pages (bench/transfer-forms.ts). Its pages are asked for as the calling thread's are
+ * (`accept`: protobuf where the walker reads it) and decoded by their Content-Type.
  */
 async function walkStream(
   t: KubeTransport,
-  s: { path: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
+  s: { path: string; accept: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
   takeStreamed: (p: StreamedPage) => StreamedNext,
   contQuery: (token: string) => Fetch['query'],
   progress: PageProgress,
@@ -407,7 +414,7 @@ async function walkStream(
     path: s.path,
     query: from,
     nextQuery: s.nextQuery,
-    accept: 'application/json',
+    accept: s.accept,
     signal: s.hooks.signal,
     prefetch: s.prefetch,
     timeoutMs: s.opts.requestTimeoutMs,
@@ -447,6 +454,7 @@ function pageOf(
   transfer: ListTransfer,
   columns: readonly string[] | undefined,
   keepManagedFields: boolean,
+  walked: boolean,
 ): Page & { columns?: readonly string[] } {
   const body = b as ListBody;
   const metadataOnly = transfer === 'metadata';
@@ -460,7 +468,7 @@ function pageOf(
   }
   const page = body.items ?? [];
   const out: KubeObject[] = new Array(page.length);
-  for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], metadataOnly, keepManagedFields);
+  for (let i = 0; i < page.length; i++) out[i] = compactItem(page[i], metadataOnly, keepManagedFields, walked);
   // A typed list (every built-in type) leaves apiVersion and kind out of its items; put them
   // back from the list's own, as client-go's unstructured decoding does, so an object reads
   // the same whether it came from a list or a watch event.

@@ -5,23 +5,31 @@
  * A gzip answer (the transport asks for gzip) is inflated here by zlib's streaming inflater, so the
  * loading thread gets plain JSON and never inflates; a page says how many bytes it took on the
  * wire. A body past the stream's maxBytes fails 'tooLarge' as soon as it is known to be. The
- * continue token is read from the body's first bytes (ioPages.ts), and with it the next page is
- * requested (prefetch). While a body arrives, the stream posts `progress` at most every
+ * continue token is read from the body's first bytes (a JSON page: ioPages.ts; a protobuf one, as
+ * its Content-Type says: ioProtobuf.ts), and with it the next page is requested (prefetch). While a body arrives, the stream posts `progress` at most every
  * PROGRESS_MS, so idle timeouts on the main thread see a long page that is still arriving.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { BodyBuffers } from './ioBuffers';
 import type { PageTokens } from './ioPages';
+import type { ProtobufListMeta } from './ioProtobuf';
 import type { Failure, Fetch, Load, Post, Stream } from './ioProtocol';
 import type { ListStreams } from './ioStreams';
 
-export function pageBodyReader(load: Load, deps: { post: Post; buffers: BodyBuffers; pages: PageTokens; streams: ListStreams }) {
-  const { post, buffers, pages, streams } = deps;
+export function pageBodyReader(load: Load, deps: { post: Post; buffers: BodyBuffers; pages: PageTokens; protobuf: ProtobufListMeta; streams: ListStreams }) {
+  const { post, buffers, pages, protobuf, streams } = deps;
   const zlib = load('node:zlib');
   const PROGRESS_MS = 250;
   /** The most fresh memory a Content-Length header alone may have a body buffer take. */
   const PREALLOC_BYTES = 8 * 1024 * 1024;
+
+  /** The token as far as the head tells it: 'tail' for a JSON list that writes its metadata last. */
+  const headToken = (f: Fetch): string | null | undefined | 'tail' => {
+    if (!f.protobuf) return pages.tokenOf(f.head);
+    const t = protobuf.tokenOf(f.head);
+    return t === undefined && f.head.length >= pages.SCAN ? null : t;
+  };
 
   /** Keeps a body's bytes; reads the token from its first ones (and follows it). */
   const take = (s: Stream, f: Fetch, ok: boolean, c: Buffer, fail: (x: Failure) => void) => {
@@ -35,7 +43,7 @@ export function pageBodyReader(load: Load, deps: { post: Post; buffers: BodyBuff
     f.size += c.length;
     if (ok && f.token === undefined && !f.atTail) {
       f.head += c.toString('latin1', 0, Math.min(c.length, pages.SCAN - f.head.length));
-      const t = pages.tokenOf(f.head);
+      const t = headToken(f);
       if (t === 'tail') f.atTail = true;
       else if ((f.token = t) !== undefined) streams.follow(s);
     }
@@ -49,6 +57,7 @@ export function pageBodyReader(load: Load, deps: { post: Post; buffers: BodyBuff
       .trim()
       .toLowerCase();
     f.gzip = enc === 'gzip' || enc === 'x-gzip';
+    f.protobuf = protobuf.isProtobuf(res.headers['content-type']);
     if (!f.gzip && enc !== '' && enc !== 'identity') return fail({ kind: 'malformed', message: `unsupported Content-Encoding ${enc}` });
     // The announced length is the body's on the wire: the decoded size only without gzip. It is
     // only a claim: a body past the cap fails now, and memory for the body is taken from the
@@ -79,7 +88,7 @@ export function pageBodyReader(load: Load, deps: { post: Post; buffers: BodyBuff
       if (f.done) return;
       if (f.timer) clearTimeout(f.timer);
       if (ok && f.token === undefined) {
-        const t = f.atTail ? 'tail' : pages.tokenOf(f.head);
+        const t = f.atTail ? 'tail' : headToken(f);
         f.token = t === 'tail' ? pages.tailTokenOf(f) : (t ?? null);
       }
       f.done = true;

@@ -48,6 +48,8 @@ export type FromWorker =
       status: number;
       headers: IncomingHttpHeaders;
       body: ArrayBuffer;
+      /** The answer's Content-Type: how the calling thread decodes the body (JSON or Kubernetes protobuf). */
+      contentType: string;
       length: number;
       wire: number;
       gzip: boolean;
@@ -110,6 +112,9 @@ export interface Fetch {
   /** Body bytes as received (compressed when gzip). */
   wire: number;
   gzip: boolean;
+  /** The answer is Kubernetes protobuf (its Content-Type): its token is read by ioProtobuf.ts. */
+  protobuf?: boolean;
+  /** The body's first bytes (at most SCAN), one char per byte, while its token is unknown. */
   head: string;
   /** undefined: not known yet; null: cannot be read; '': the last page. */
   token?: string | null;

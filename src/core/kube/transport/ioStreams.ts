@@ -55,11 +55,26 @@ export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers
       const body = bodyOf(f);
       const ab = body.buffer as ArrayBuffer;
       if (end) stop(s);
-      // Whether the body is pure ASCII is checked here, off the parsing thread (see decodeBody).
-      const ascii: boolean = isAscii(body);
+      // Whether a JSON body is pure ASCII is checked here, off the parsing thread (see decodeBody).
+      const ascii: boolean = !f.protobuf && isAscii(body);
       const token = ok ? (f.token ?? null) : null;
+      const contentType = String(f.headers['content-type'] ?? '');
       post(
-        { t: 'page', id: s.id, status: f.status, headers: ok ? {} : f.headers, body: ab, length: f.size, wire: f.wire, gzip: f.gzip, ascii, token, sent, end },
+        {
+          t: 'page',
+          id: s.id,
+          status: f.status,
+          headers: ok ? {} : f.headers,
+          body: ab,
+          contentType,
+          length: f.size,
+          wire: f.wire,
+          gzip: f.gzip,
+          ascii,
+          token,
+          sent,
+          end,
+        },
         [ab],
       );
     }

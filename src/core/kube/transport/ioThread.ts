@@ -2,11 +2,12 @@
  * IoThread: a worker thread that walks paged lists, so the thread that parses the pages and keeps
  * the objects does not also decrypt TLS, parse HTTP, gather chunks and chase continue tokens.
  *
- * Why: a load is bound by the thread that parses JSON. When that thread also drives the requests,
+ * Why: a load is bound by the thread that decodes the pages (JSON.parse, or the protobuf walker for
+ * the kinds asked for in protobuf). When that thread also drives the requests,
  * every link of a long list's chain (read the token, send the next request) waits behind whatever
  * parsing is queued, and the network work competes with the parsing for the same thread. On this
  * thread the chains move at the server's pace and the parsing thread only decodes and parses; each
- * page crosses as one transferred buffer (no copy between threads).
+ * page crosses as one transferred buffer (no copy between threads), with its Content-Type.
  *
  * One thread per process: every IoThread (one per transport, so per cluster) is a channel of the
  * same worker, which keeps each channel's agent (its TLS material, scheme and proxy) and spare
@@ -37,6 +38,7 @@ import type { HeaderMap, Tls } from './auth';
 import type { FromWorker, ListStreamRequest, ToWorker } from './ioProtocol';
 import { ioWorkerMain, type IoWorkerParts } from './ioWorker';
 import { pageTokens } from './ioPages';
+import { protobufListMeta } from './ioProtobuf';
 import { bodyBuffers } from './ioBuffers';
 import { spareConnections } from './ioSpares';
 import { channelAgents } from './ioAgents';
@@ -64,6 +66,7 @@ function cloneableTls(tls: Tls): Tls {
 /** The worker's parts (ioWorker.ts), by the names its entry calls them. */
 export const IO_WORKER_PARTS: IoWorkerParts = {
   pageTokens,
+  protobufListMeta,
   bodyBuffers,
   spareConnections,
   channelAgents,

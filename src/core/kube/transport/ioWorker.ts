@@ -8,7 +8,7 @@
  * numbers them). `close` of a channel ends its streams and destroys its agent and every socket of it.
  *
  * A stream walks one paged list: it GETs the first page, reads the continue token from the page's
- * leading bytes (a list's metadata precedes its items), and GETs the next page at once (pipelined,
+ * leading bytes (a list's metadata precedes its items, in JSON and in protobuf), and GETs the next page at once (pipelined,
  * at most one page ahead) or when the page has ended (`prefetch: false`). Every request spends one
  * grant; the main thread grants requests as its rate limiter allows. Pages are posted in order, each
  * as one transferred buffer. The stream ends, and says so, after the last page, after any answer
@@ -25,6 +25,7 @@
 import type { TunnelAgentMaker } from './tunnel';
 import type { Channel, Post, ToWorker } from './ioProtocol';
 import type { pageTokens } from './ioPages';
+import type { protobufListMeta } from './ioProtobuf';
 import type { bodyBuffers } from './ioBuffers';
 import type { spareConnections } from './ioSpares';
 import type { channelAgents } from './ioAgents';
@@ -36,6 +37,7 @@ import type { pageFetcher } from './ioFetch';
 /** The parts the worker is built of, each shipped as its own source text. */
 export interface IoWorkerParts {
   pageTokens: typeof pageTokens;
+  protobufListMeta: typeof protobufListMeta;
   bodyBuffers: typeof bodyBuffers;
   spareConnections: typeof spareConnections;
   channelAgents: typeof channelAgents;
@@ -57,7 +59,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   // The walker and the fetcher call each other (a page's token launches the next page's request).
   const fetcher: { launch?: ReturnType<IoWorkerParts['pageFetcher']>['launch'] } = {};
   const streams = parts.listStreams(load, { post, buffers, launch: (s, url) => fetcher.launch!(s, url) });
-  const { read } = parts.pageBodyReader(load, { post, buffers, pages: parts.pageTokens(), streams });
+  const { read } = parts.pageBodyReader(load, { post, buffers, pages: parts.pageTokens(), protobuf: parts.protobufListMeta(), streams });
   fetcher.launch = parts.pageFetcher(load, { read, streams }).launch;
 
   parentPort.on('message', (m: ToWorker) => {

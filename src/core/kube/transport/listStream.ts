@@ -3,11 +3,12 @@
  * parsed here, on the calling thread, one by one as the caller asks for them.
  *
  * Guarantees:
- * - next() yields the pages in order: the parsed body, its size, and the continue token the I/O
- *   thread read from the page's first bytes ('' after the last page; null when it could not read it,
+ * - next() yields the pages in order: the body decoded as its Content-Type says (JSON.parse, or the
+ *   protobuf walker: the same shape, narrowed to the kind's field set), its size, and the continue
+ *   token the I/O thread read from the page's first bytes ('' after the last page; null when it could not read it,
  *   and then the stream is over and the caller goes on with the token of the parsed body).
  * - A page that is not a 2xx answer, or whose request failed (connection, reset, per-request
- *   timeout, a body past `maxBytes`), or whose body is not JSON, makes next() reject with the same typed error the transport
+ *   timeout, a body past `maxBytes`), or whose body is not the JSON or protobuf it says it is, makes next() reject with the same typed error the transport
  *   would give for that request (KubeApiError / KubeTransportError), once: the stream is then over,
  *   and the caller may hand that error to getJson as the failed first attempt of the page (so
  *   retries, Retry-After and 401 refresh work as for any request).
@@ -27,6 +28,7 @@ import type { IoThread, StreamMessage } from './ioThread';
 import type { RateLimiter } from './rateLimiter';
 import { abortReason } from '../../clock';
 import { hostSlicer } from '../../slice';
+import { decodeProtobuf, isProtobuf } from '../protobuf';
 
 export interface ListStreamSpec {
   path: string;
@@ -48,6 +50,8 @@ export interface StreamedPage {
   body: unknown;
   bytes: number;
   token: string | null;
+  /** The body is the protobuf walker's (its Content-Type said protobuf), not JSON.parse's. */
+  protobuf: boolean;
 }
 
 export interface ListStream {
@@ -108,15 +112,22 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
   h.stats.wireBytes += m.wire;
   if (m.gzip) h.stats.gzipResponses++;
   if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
+  // Asked for protobuf (listwatch/list.ts), a server may answer either: the Content-Type says which.
+  if (isProtobuf(m.contentType)) {
+    const d = decodeProtobuf(m.body);
+    h.io.recycle(m.body); // the walker copies what it keeps: the buffer goes back to the worker
+    if (!d.ok) throw new KubeTransportError('malformed', `GET ${path}: response is not valid Kubernetes protobuf (${d.error.message})`, path);
+    return { body: d.value, bytes, token: m.token, protobuf: true };
+  }
   let body: unknown;
   try {
     const text = h.decode(m.body, m.ascii);
     h.io.recycle(m.body); // the text is a copy: the buffer goes back to the worker
     body = JSON.parse(text);
   } catch (e) {
-    throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes)}`, path);
+    throw new KubeTransportError('malformed', `GET ${path}: ${malformedJson(e, bytes, m.contentType)}`, path);
   }
-  return { body, bytes, token: m.token };
+  return { body, bytes, token: m.token, protobuf: false };
 }
 
 export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promise<ListStream> {
