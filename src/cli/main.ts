@@ -6,6 +6,7 @@ import { runDemoCluster } from './demoCluster';
 import { runSync } from './sync';
 import { runLoadCommand } from './load';
 import { runExport } from './export';
+import { runLogs } from './logs';
 import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
@@ -14,6 +15,7 @@ const commands: Record<string, { run: Command; summary: string }> = {
   'demo-cluster': { run: runDemoCluster, summary: 'run the embedded demo Kubernetes API server until Ctrl-C' },
   sync: { run: (args) => runSync(args), summary: 'run the sync loop headless and print every iteration' },
   load: { run: runLoadCommand, summary: 'load every listable resource type with a pool of workers and report it' },
+  logs: { run: (args) => runLogs(args), summary: "print a container instance's log, or an owner's pods' logs interleaved (kubectl's flags)" },
   export: { run: (args) => runExport(args), summary: 'write a flight recording as a Chrome trace or JSON lines' },
 };
 
