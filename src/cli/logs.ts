@@ -267,15 +267,12 @@ async function podLogs(
     const inst = open.log.instance;
     if (inst.defaultedFrom && !flags.allContainers) err.write(`Defaulted container "${inst.container}" out of: ${inst.defaultedFrom.join(', ')}\n`);
     const tag = flags.prefix ? `[pod/${pod}/${inst.container}] ` : '';
-    // A line's newline is written with the next line, or at the end unless the log had none (--limit-bytes).
-    let newline = '';
     for await (const line of open.log.lines) {
-      const w = write(`${newline}${tag}${line}`);
-      newline = '\n';
+      // The log's last line keeps its lack of a newline (--limit-bytes cut it), as kubectl prints it.
+      const w = write(`${tag}${line}${open.log.unterminated() ? '' : '\n'}`);
       if (w) await w;
     }
     const end = open.log.end();
-    if (newline && !(end.kind === 'ended' && end.unterminated)) await write(newline);
     if (end.kind === 'failed') return fail(end.failure, err);
   }
   return 0;

@@ -70,6 +70,8 @@ export interface PodLog {
   lines: AsyncIterable<string>;
   /** How the lines ended; meaningful once the iteration is over. */
   end(): PodLogEnd;
+  /** True while the line just handed out is the log's last and had no newline (limitBytes cut it). */
+  unterminated(): boolean;
 }
 
 export type PodLogOpen = { ok: true; log: PodLog } | { ok: false; failure: PodLogFailure; instance?: ContainerInstance };
@@ -174,8 +176,9 @@ export async function openPodLog(
     return { ok: false, failure: podLogFailure(e, namespace, signal), instance };
   }
   let ended: PodLogEnd = { kind: 'ended', lines: 0, bytes: 0 };
-  const lines = readLines(stream, opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, namespace, signal, (e) => (ended = e));
-  return { ok: true, log: { instance, lines, end: () => ended } };
+  const state = { unterminated: false };
+  const lines = readLines(stream, opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, namespace, signal, state, (e) => (ended = e));
+  return { ok: true, log: { instance, lines, end: () => ended, unterminated: () => state.unterminated } };
 }
 
 /** The byte offset at or before `at` where no UTF-8 sequence is cut. */
@@ -191,6 +194,7 @@ async function* readLines(
   maxLineBytes: number,
   namespace: string,
   signal: AbortSignal | undefined,
+  state: { unterminated: boolean },
   onEnd: (e: PodLogEnd) => void,
 ): AsyncGenerator<string> {
   let lines = 0;
@@ -211,7 +215,6 @@ async function* readLines(
   const onAbort = () => stream.destroy(abortReason(signal!));
   signal?.addEventListener('abort', onAbort, { once: true });
   let failure: PodLogFailure | undefined;
-  let unterminated = false;
   try {
     if (signal?.aborted) throw abortReason(signal);
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -240,7 +243,7 @@ async function* readLines(
     }
     if (!stream.complete && !(stream as { readableEnded?: boolean }).readableEnded) throw new Error(`pods/log in ${namespace}: connection closed`);
     if (partialBytes) {
-      unterminated = true;
+      state.unterminated = true;
       yield flush();
     }
   } catch (e) {
@@ -248,7 +251,9 @@ async function* readLines(
   } finally {
     signal?.removeEventListener('abort', onAbort);
     stream.destroy();
-    onEnd(failure ? { kind: 'failed', lines, bytes, failure } : { kind: 'ended', lines, bytes, ...(unterminated ? { unterminated: true as const } : {}) });
+    onEnd(
+      failure ? { kind: 'failed', lines, bytes, failure } : { kind: 'ended', lines, bytes, ...(state.unterminated ? { unterminated: true as const } : {}) },
+    );
   }
 }
 
