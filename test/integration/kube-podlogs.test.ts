@@ -14,6 +14,8 @@ import { splitTimestamp } from '../../src/core/kube/listwatch/podLog';
 import type { MergedLine } from '../../src/core/kube';
 import type { DemoObject } from '../../src/demo/store';
 import { eventually } from '../support/eventually';
+import { showLogIn } from '../../src/app/logs/logView';
+import { GENERATED_LOG_ANNOTATION } from '../../src/demo/kubelet/logs';
 import { demoRightsServer } from './rightsServer';
 import { startTestCluster, type TestCluster } from './demo-support';
 
@@ -205,6 +207,39 @@ describe('pod logs through core and kubeloop logs', () => {
       stop.abort();
     }
     assert.deepEqual(await following, { kind: 'ended', sources: 3 });
+  });
+
+  it("the extension's log view: a header naming the instance, then a bounded window of the last lines", async () => {
+    t.cluster.store.create('', 'pods', {
+      ...shPod('gen', 'sleep 36000'),
+      metadata: { name: 'gen', namespace: 'default', annotations: { [GENERATED_LOG_ANNOTATION]: '2000' } },
+    });
+    await eventually(() => status('gen')?.state?.running, { description: 'gen running', timeoutMs: 20_000 });
+    let content = '';
+    let most = 0;
+    const stop = new AbortController();
+    const sink = {
+      append: (s: string) => (content += s),
+      replace: (s: string) => (content = s),
+    };
+    const seen = () => {
+      most = Math.max(most, content.split('\n').length);
+      if (content.includes('line 0000000019')) stop.abort();
+    };
+    const watched = {
+      append: (s: string) => (sink.append(s), seen()),
+      replace: (s: string) => (sink.replace(s), seen()),
+    };
+    const end = await showLogIn(client, { kind: 'pod', namespace: 'default', name: 'gen' }, watched, stop.signal, { keep: 3, every: 5, flushLines: 2 });
+    assert.match(end, /aborted|operation was aborted|^# /);
+    const lines = content.split('\n');
+    assert.equal(lines[0], `# pod/default/gen container gen: ${status('gen').containerID}, restart 0`);
+    assert.equal(lines[1], '# 17 earlier lines not shown (the view keeps the last 3)');
+    assert.deepEqual(
+      lines.slice(2, 5).map((l) => l.slice(0, 15)),
+      ['line 0000000017', 'line 0000000018', 'line 0000000019'],
+    );
+    assert.ok(most <= 2 + 3 + 5 + 1, `the view held ${most} lines at most`);
   });
 
   it('kubeloop logs prints what kubectl logs prints, flag for flag', { timeout: 120_000 }, async () => {
