@@ -30,6 +30,8 @@ export const COMMANDS = {
   openResourceYaml: { id: 'kubeloop.openResourceYaml', title: 'Open Resource YAML', icon: '$(go-to-file)' },
   revealInTimeline: { id: 'kubeloop.revealInTimeline', title: 'Reveal in Timeline', icon: '$(graph-line)' },
   showLogs: { id: 'kubeloop.showLogs', title: 'Show Logs', icon: '$(output)' },
+  showContainerLogs: { id: 'kubeloop.showContainerLogs', title: 'Show Container Logs', icon: '$(output)', palette: false },
+  showPreviousContainerLogs: { id: 'kubeloop.showPreviousContainerLogs', title: 'Show Previous Container Logs', icon: '$(history)', palette: false },
   startDemoCluster: { id: 'kubeloop.startDemoCluster', title: 'Start Demo Cluster', icon: '$(beaker)' },
   filter: { id: 'kubeloop.filter', title: 'Filter Resources', icon: '$(filter)' },
   clearFilter: { id: 'kubeloop.clearFilter', title: 'Clear Resource Filter', icon: '$(clear-all)' },

@@ -76,6 +76,8 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: '1_open@1' },
       { command: id('revealInTimeline'), when: item(ITEM_CONTEXT.object), group: '1_open@2' },
       { command: id('showStartup'), when: item(ITEM_CONTEXT.object), group: '1_open@3' },
+      { command: id('showContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@4' },
+      { command: id('showPreviousContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@5' },
       { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context, ITEM_CONTEXT.listedContext), group: '2_copy@1' },
       { command: id('loadContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },
       { command: id('removeContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },

@@ -8,6 +8,7 @@ import { runLoadCommand } from './load';
 import { runExport } from './export';
 import { runWriters } from './writers';
 import { runStartup } from './startup';
+import { runLogs } from './logs';
 import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
@@ -17,6 +18,7 @@ const commands: Record<string, { run: Command; summary: string }> = {
   sync: { run: (args) => runSync(args), summary: 'run the sync loop headless and print every iteration' },
   load: { run: runLoadCommand, summary: 'load every listable resource type with a pool of workers and report it' },
   writers: { run: (args) => runWriters(args), summary: 'show who writes to the cluster, how fast, and who is fighting' },
+  logs: { run: (args) => runLogs(args), summary: "print a container instance's log, or an owner's pods' logs interleaved (kubectl's flags)" },
   export: { run: (args) => runExport(args), summary: 'write a flight recording as a Chrome trace or JSON lines' },
   startup: { run: (args) => runStartup(args), summary: "where pods' start-up time went: per phase, slowest first" },
 };

@@ -63,6 +63,8 @@ export function commandHandlers(h: Host, yaml: ResourceYamlProvider, timelineOpt
     refreshType: refresh,
     openResourceYaml: (arg) => openResourceYaml(h, arg),
     showLogs: () => h.channel.show(true),
+    showContainerLogs: (arg) => h.podLogs.show(arg, false),
+    showPreviousContainerLogs: (arg) => h.podLogs.show(arg, true),
     startDemoCluster: () => demo.start(),
     stopDemoCluster: () => demo.stop(),
     filter: () => filter(h),

@@ -3,6 +3,7 @@
  * connected to (TargetState, its Session), the model with its tree view, the timeline, and one
  * controller per area of the UI, each handed only what its `...Deps` type names. Glue only.
  */
+import { PodLogsController } from './controllers/podLogs';
 import * as vscode from 'vscode';
 import { realClock } from '../core/clock';
 import { MULTI_DEFAULT_LANES } from '../core/loader/multiCluster';
@@ -44,6 +45,7 @@ export interface Host {
   readonly viewer: RecordingViewer;
   readonly recorder: RecordingController;
   readonly contexts: ContextsController;
+  readonly podLogs: PodLogsController;
   /** Asks the status bar to redraw soon (it is created after the controllers: see statusChanged). */
   statusChanged(): void;
 }
@@ -85,7 +87,19 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
   const viewer = new RecordingViewer(basics, () => ({ extensionUri: ext.extensionUri, log }));
   const recorder = new RecordingController({ ...basics, model }, sync, (path) => viewer.openFile(path));
   const contexts = new ContextsController({ ...basics, target, model, tree, view, lanes });
-  ext.subscriptions.push(loads, recorder, sync, viewer, contexts);
+  // Logs are read with the connection the tree row came from (the YAML provider's rule).
+  const podLogs = new PodLogsController({
+    log,
+    view,
+    tree,
+    client: async (name) => {
+      const open = await session.peek();
+      if (open?.context.name === name) return open.client;
+      if (model.context !== name) return contexts.connections.client(name);
+      return (await session.open())?.client;
+    },
+  });
+  ext.subscriptions.push(loads, recorder, sync, viewer, contexts, podLogs);
   return {
     ext,
     channel,
@@ -104,6 +118,7 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
     viewer,
     recorder,
     contexts,
+    podLogs,
     statusChanged: basics.statusChanged,
     onStatus: (fn) => (status = fn),
   };

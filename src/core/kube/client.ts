@@ -26,9 +26,12 @@ import { KubeApiError } from './errors';
 import { loadKubeContext, type KubeContext, type LoadKubeContextOptions } from './config/kubeconfig';
 import { listAll, type ListHooks, type ListOptions, type ListResult } from './listwatch/list';
 import { KubeTransport, type TransportOptions } from './transport/transport';
-import type { GroupVersionResource } from './objects/types';
+import type { GroupVersionResource, KubeObject } from './objects/types';
 import { selfSubjectAccessReview, selfSubjectRulesReview, whoAmI, type AccessReview, type ResourceAttributes, type RulesReview } from './access/selfSubject';
 import { watch, type WatchEnd, type WatchEvent, type WatchOptions } from './listwatch/watch';
+import { defaultContainer, openPodLog, type PodLogOpen, type PodLogOptions } from './listwatch/podLog';
+import { followOwnerLogs, type LogOwner, type OwnerLogEnd, type OwnerLogHooks, type OwnerLogOptions } from './listwatch/ownerLogs';
+import { realClock } from '../clock';
 
 export interface ClientOptions extends TransportOptions {
   /** Deadline of each discovery request, ms (0 = none); default 32 s. */
@@ -113,6 +116,24 @@ export class KubeClient {
 
   watch(gvr: GroupVersionResource, opts: WatchOptions, onEvent: (e: WatchEvent) => void, signal?: AbortSignal): Promise<WatchEnd> {
     return watch(this.transport, gvr, this.opts.protobuf === false ? { ...opts, protobuf: false } : opts, onEvent, signal);
+  }
+
+  /** The log of one container instance, read with the user's rights (listwatch/podLog.ts). */
+  podLog(namespace: string, pod: string, opts: PodLogOptions, signal?: AbortSignal): Promise<PodLogOpen> {
+    return openPodLog(this.transport, namespace, pod, opts, signal);
+  }
+
+  /** A pod's containers, its default container (kubectl's) first; init containers not. */
+  async podContainers(namespace: string, pod: string, signal?: AbortSignal): Promise<string[]> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}`;
+    const d = defaultContainer((await this.transport.getJson<KubeObject>({ path, signal })).body);
+    const names = d.all.filter((c) => !c.endsWith(' (init)'));
+    return d.name ? [d.name, ...names.filter((c) => c !== d.name)] : names;
+  }
+
+  /** An owner's pods' logs, interleaved by time and tagged (listwatch/ownerLogs.ts). */
+  ownerLogs(namespace: string, owner: LogOwner, opts: OwnerLogOptions, hooks: OwnerLogHooks, signal?: AbortSignal): Promise<OwnerLogEnd> {
+    return followOwnerLogs(this.transport, namespace, owner, opts, hooks, realClock, signal);
   }
 
   /** SelfSubjectAccessReview: may the user do this? (read-only: a review stores nothing) */

@@ -22,6 +22,9 @@ export {
 } from './discovery/parse';
 export { continueFromHead, MAX_LIST_RESTARTS, METADATA_ONLY_ACCEPT, type ListOptions, type ListHooks, type ListResult } from './listwatch/list';
 export { type WatchEvent } from './listwatch/watch';
+export { type PodLogFailure, type PodLogOptions } from './listwatch/podLog';
+export { type LogOwner } from './listwatch/ownerLogs';
+export { type MergedLine } from './listwatch/logMerge';
 export { gvrName } from './listwatch/paths';
 export { asStoredObject } from './objects/types';
 export {

@@ -214,3 +214,46 @@ export class LogStore {
     return this.pods.size;
   }
 }
+
+/**
+ * A log too big to keep, for testing readers against it: the pod annotation GENERATED_LOG_ANNOTATION
+ * (`"104857600"`) makes each of its containers' instances a log of that many bytes (rounded down to
+ * whole lines of GENERATED_LINE_BYTES), every line computed from its index and never stored, all
+ * written within the instance's first second (one line every 1e3/lines ms).
+ */
+export const GENERATED_LOG_ANNOTATION = 'demo.kubeloop.dev/log-bytes';
+export const GENERATED_LINE_BYTES = 100;
+
+export class GeneratedLog {
+  readonly lines: number;
+
+  constructor(
+    bytes: number,
+    /** Wall-clock ms of the instance's start. */
+    readonly startWall: number,
+  ) {
+    this.lines = Math.max(0, Math.floor(bytes / GENERATED_LINE_BYTES));
+  }
+
+  /** The pod's generated log size, if it asks for one. */
+  static bytesOf(annotations: Record<string, string> | undefined): number | undefined {
+    const v = annotations?.[GENERATED_LOG_ANNOTATION];
+    return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+  }
+
+  wallOf(i: number): number {
+    return this.startWall + (i * 1000) / Math.max(1, this.lines);
+  }
+
+  /** The first line written at or after `wall`. */
+  firstAtOrAfter(wall: number): number {
+    const i = Math.ceil(((wall - this.startWall) * Math.max(1, this.lines)) / 1000);
+    return Math.min(this.lines, Math.max(0, i));
+  }
+
+  /** Line i without its newline: GENERATED_LINE_BYTES - 1 ASCII characters. */
+  text(i: number): string {
+    const head = `line ${String(i).padStart(10, '0')} `;
+    return head + 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3).slice(0, GENERATED_LINE_BYTES - 1 - head.length);
+  }
+}

@@ -15,9 +15,13 @@
  * Guarantees for follow=true: a chunked stream that sends each line as it is written and ends
  * when the instance ends (exit, kill, pod deletion), when limitBytes are sent, when the client
  * goes away, or when the server stops; its one timer and its subscriptions are released then.
+ *
+ * A generated log (GeneratedLog: a pod annotated for one, any size) is streamed as the client
+ * reads it: a chunk is written only once the previous one drained, so neither side holds it whole.
+ * Followed, the stream then stays open until the client goes away or the server stops.
  */
 import type { DemoObject } from '../store';
-import { ContainerLog, type LogStore } from '../kubelet/logs';
+import { ContainerLog, GeneratedLog, type LogStore } from '../kubelet/logs';
 import { planOutput } from '../kubelet/output';
 import type { ContainerSpec } from '../kubelet/probes';
 import type { ServerContext, Target } from './serverContext';
@@ -83,6 +87,8 @@ export function handlePodLog(ctx: ServerContext, t: Target, x: Exchange, track?:
     container = names[0]!;
   }
   if (!all.includes(container)) throw badRequest(`container ${container} is not valid for pod ${pod.metadata.name}`);
+  const generated = GeneratedLog.bytesOf(pod.metadata.annotations as Record<string, string> | undefined);
+  if (generated !== undefined) return serveGenerated(pod, container, opts, generated, x, track);
   const log = logOf(ctx.logs, pod, container, opts.previous);
   if (x.closed) return;
   const { entries, next } = log.read();
@@ -162,5 +168,45 @@ function follow(
   });
   const untrack = track?.(finish);
   x.res.on('close', finish);
+  pump();
+}
+
+const GENERATED_CHUNK_BYTES = 64 * 1024;
+
+/** A generated log read with the options (see above): tail, since, timestamps, limitBytes. */
+function serveGenerated(pod: DemoObject, container: string, opts: LogOptions, bytes: number, x: Exchange, track?: Track): void {
+  const inst = pickInstance(pod, container, opts.previous);
+  const log = new GeneratedLog(bytes, Date.parse(inst.startedAt ?? '') || Date.now());
+  let i = opts.tailLines === undefined ? 0 : Math.max(0, log.lines - opts.tailLines);
+  if (opts.since !== undefined) i = Math.max(i, log.firstAtOrAfter(opts.since));
+  let budget = opts.limitBytes ?? Infinity;
+  if (x.closed) return;
+  x.res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    untrack?.();
+    x.res.off('close', finish);
+    x.res.off('drain', pump);
+    if (!x.closed) x.res.end();
+  };
+  const untrack = track?.(finish);
+  x.res.on('close', finish);
+  function pump(): void {
+    while (!finished && i < log.lines && budget > 0) {
+      const parts: string[] = [];
+      let size = 0;
+      for (; i < log.lines && size < GENERATED_CHUNK_BYTES; i++) {
+        const line = formatEntry({ wallMs: log.wallOf(i), stream: 'stdout', text: log.text(i) }, opts.timestamps);
+        parts.push(line);
+        size += line.length;
+      }
+      const chunk = cutToBytes(parts.join(''), budget);
+      budget -= chunk.length;
+      if (!x.res.write(chunk)) return void x.res.once('drain', pump);
+    }
+    if (!opts.follow || budget <= 0) finish();
+  }
   pump();
 }
