@@ -26,7 +26,7 @@ function obj(
 function flat(t: RelationTree | undefined, depth = 0): string[] {
   if (!t) return [];
   return [
-    `${'  '.repeat(depth)}${t.node.kind}/${t.node.name}${t.node.virtual ? ' (virtual)' : ''}${t.cut ? ` *${t.cut}` : ''}`,
+    `${'  '.repeat(depth)}${t.node.kind}/${t.node.name}${t.node.virtual ? ' (virtual)' : ''}${t.seen ? ' *seen' : ''}${t.omitted ? ` +${t.omitted}` : ''}`,
     ...t.children.flatMap((c) => flat(c, depth + 1)),
   ];
 }
@@ -94,13 +94,13 @@ describe('OwnerIndex', () => {
     assert.deepEqual(flat(ix.dependentsOf('s')), ['Widget/s', '  Widget/s *seen']);
   });
 
-  it('cuts a query at its limit, breadth first', () => {
+  it('cuts a query at its limit, counting what it left out', () => {
     const ix = new OwnerIndex();
     ix.upsert(obj('root', 'root', 'ns'), 'widgets.example.com', 'Widget');
     for (let i = 0; i < 10; i++) ix.upsert(obj(`c${i}`, `c${i}`, 'ns', [{ uid: 'root', kind: 'Widget', name: 'root' }]), 'configmaps', 'ConfigMap');
     const t = ix.dependentsOf('root', 4)!;
-    assert.equal(t.children.length, 10, 'every child is named');
-    assert.equal(t.children.filter((c) => c.cut === 'limit').length, 7);
+    assert.equal(t.children.length, 3, 'the root and 3 children make the 4 nodes');
+    assert.equal(t.omitted, 7, 'the rest are counted');
   });
 
   it('replace removes what a relist of that type and namespace no longer holds, and nothing else', () => {
