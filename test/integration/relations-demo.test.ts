@@ -2,7 +2,7 @@
 // fills the owner index beside the tree's model (a Deployment -> ReplicaSet -> pods both ways, a
 // custom resource owning a ConfigMap), and the sync loop's watches keep it current through a
 // rollout (a new ReplicaSet, the old one's pods gone) and an owner's deletion (the garbage
-// collector takes its ConfigMap).
+// collector takes its ConfigMap). A custom resource's Events are listed live by its uid.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../../src/core/kube/client';
@@ -12,6 +12,7 @@ import { TimelineStore } from '../../src/core/timeline/store';
 import { createLogger } from '../../src/app/logger';
 import { runLoad } from '../../src/app/load/loadRunner';
 import { ResourceModel } from '../../src/app/model/resourceModel';
+import { liveEventsAbout } from '../../src/app/relations/objectEvents';
 import { Relations } from '../../src/app/relations/relations';
 import { defaultSettings } from '../../src/app/settings';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
@@ -111,6 +112,37 @@ describe('relations on the demo cluster', () => {
     const owner = relations.index.ownersOf(configUid)!.children[0]!;
     assert.equal(owner.node.typeKey, 'widgets.rel.example.com');
     assert.equal(owner.node.virtual, false);
+  });
+
+  it("a custom resource's Events are listed live by its uid, with the warnings filter", async () => {
+    const target = { uid: widgetUid, kind: 'Widget', name: 'w1', namespace: NS };
+    const event = (name: string, type: string, reason: string, involved: Record<string, unknown>) => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: NS },
+      involvedObject: { apiVersion: 'rel.example.com/v1', kind: 'Widget', name: 'w1', namespace: NS, ...involved },
+      type,
+      reason,
+      message: `${reason} of w1`,
+      lastTimestamp: new Date().toISOString(),
+      source: { component: 'widget-operator' },
+    });
+    for (const e of [
+      event('w1.a', 'Normal', 'Synced', { uid: widgetUid }),
+      event('w1.b', 'Warning', 'SyncFailed', { uid: widgetUid }),
+      // an earlier Widget of the same name: another uid, not this one's
+      event('w1.c', 'Warning', 'Stale', { uid: 'an-older-uid' }),
+    ])
+      assert.equal((await api(tc.cluster, `/api/v1/namespaces/${NS}/events`, { method: 'POST', json: e })).status, 201);
+    const all = await liveEventsAbout(client, target, new AbortController().signal);
+    assert.ok('rows' in all, JSON.stringify(all));
+    assert.deepEqual(all.rows.map((r) => r.reason).sort(), ['SyncFailed', 'Synced']);
+    const warnings = await liveEventsAbout(client, target, new AbortController().signal, true);
+    assert.ok('rows' in warnings);
+    assert.deepEqual(
+      warnings.rows.map((r) => [r.type, r.reason, r.source]),
+      [['Warning', 'SyncFailed', 'widget-operator']],
+    );
   });
 
   it('the sync loop keeps it current: a rollout adds a ReplicaSet and its pods, the old pods leave; a deleted owner takes its ConfigMap', async () => {
