@@ -6,7 +6,17 @@
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */
-import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RECORDING_VIEW_ID, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
+import {
+  CATEGORY,
+  COMMANDS,
+  CONTEXT_KEYS,
+  ITEM_CONTEXT,
+  RECORDING_VIEW_ID,
+  RELATIONS_VIEW_ID,
+  RESOURCES_VIEW_ID,
+  TIMELINE_PANEL_TYPE,
+  type CommandName,
+} from './commandIds';
 import { configurationSchema } from './settings';
 import { contributedKeybindings, contributedWalkthroughs } from './walkthrough/walkthrough';
 
@@ -69,12 +79,14 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('showLogs'), when: view, group: '5_logs@1' },
       { command: id('openRecording'), when: view, group: '3_sync@4' },
       { command: id('recordingGoToTime'), when: `view == ${RECORDING_VIEW_ID}`, group: 'navigation@1' },
+      { command: id('relationsWarningsOnly'), when: `view == ${RELATIONS_VIEW_ID}`, group: 'navigation@1' },
     ],
     'view/item/context': [
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: 'inline' },
       { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: 'inline' },
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: '1_open@1' },
       { command: id('revealInTimeline'), when: item(ITEM_CONTEXT.object), group: '1_open@2' },
+      { command: id('showRelations'), when: item(ITEM_CONTEXT.object), group: '1_open@3' },
       { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context, ITEM_CONTEXT.listedContext), group: '2_copy@1' },
       { command: id('loadContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },
       { command: id('removeContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },
