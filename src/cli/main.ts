@@ -6,6 +6,7 @@ import { runDemoCluster } from './demoCluster';
 import { runSync } from './sync';
 import { runLoadCommand } from './load';
 import { runExport } from './export';
+import { runOwners } from './owners';
 import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
@@ -15,6 +16,10 @@ const commands: Record<string, { run: Command; summary: string }> = {
   sync: { run: (args) => runSync(args), summary: 'run the sync loop headless and print every iteration' },
   load: { run: runLoadCommand, summary: 'load every listable resource type with a pool of workers and report it' },
   export: { run: (args) => runExport(args), summary: 'write a flight recording as a Chrome trace or JSON lines' },
+  owners: {
+    run: (args) => runOwners(args, { stdout: process.stdout, stderr: process.stderr, signal: new AbortController().signal }),
+    summary: "an object's owners and the objects it owns",
+  },
 };
 
 function usage(): string {

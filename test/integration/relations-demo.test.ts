@@ -5,6 +5,7 @@
 // collector takes its ConfigMap). A custom resource's Events are listed live by its uid.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { KubeClient } from '../../src/core/kube/client';
 import { loadKubeContext } from '../../src/core/kube/config/kubeconfig';
 import type { RelationTree } from '../../src/core/relations/ownerIndex';
@@ -18,6 +19,7 @@ import { defaultSettings } from '../../src/app/settings';
 import { SyncRunner } from '../../src/app/sync/syncRunner';
 import { informerTypes } from '../../src/app/sync/informerTypes';
 import { crdObject } from '../../src/demo/server';
+import { runOwners } from '../../src/cli/owners';
 import { api, configMap, namespace, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
 
@@ -112,6 +114,36 @@ describe('relations on the demo cluster', () => {
     const owner = relations.index.ownersOf(configUid)!.children[0]!;
     assert.equal(owner.node.typeKey, 'widgets.rel.example.com');
     assert.equal(owner.node.virtual, false);
+  });
+
+  it('kubeloop owners prints both ways, custom resources included, and names what it cannot find', async () => {
+    const run = async (...args: string[]) => {
+      const out = new PassThrough();
+      const err = new PassThrough();
+      const chunks: string[] = [];
+      const errs: string[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c.toString()));
+      err.on('data', (c: Buffer) => errs.push(c.toString()));
+      const code = await runOwners([...args, '--kubeconfig', tc.kubeconfig], { stdout: out, stderr: err, signal: new AbortController().signal });
+      return { code, out: chunks.join(''), err: errs.join('') };
+    };
+    const d = await run('deployment/web', '-n', NS);
+    assert.equal(d.code, 0, d.err);
+    assert.match(
+      d.out,
+      /^Owners:\n  \(none\)\nObject: Deployment rel\/web\nOwned:\n  ReplicaSet rel\/web-\S+ \(controller\)\n    Pod rel\/web-\S+ \(controller\)\n    Pod rel\/web-\S+ \(controller\)\n$/,
+    );
+    const cm = await run('cm/w1-config', '-n', NS, '--json');
+    assert.equal(cm.code, 0, cm.err);
+    const j = JSON.parse(cm.out) as { object: { kind: string }; owners: { node: { kind: string; name: string; typeKey: string }; controller: boolean }[] };
+    assert.equal(j.object.kind, 'ConfigMap');
+    assert.deepEqual(
+      j.owners.map((o) => [o.node.kind, o.node.name, o.node.typeKey, o.controller]),
+      [['Widget', 'w1', 'widgets.rel.example.com', true]],
+    );
+    const missing = await run('widgets.rel.example.com/nope', '-n', NS);
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /widgets\.rel\.example\.com "nope" not found in namespace "rel"/);
   });
 
   it("a custom resource's Events are listed live by its uid, with the warnings filter", async () => {
