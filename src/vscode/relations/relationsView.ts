@@ -11,7 +11,6 @@ import { liveEventsAbout, type EventLister } from '../../app/relations/objectEve
 import { relationRows, type RelationRow } from '../../app/relations/relationRows';
 import type { Relations } from '../../app/relations/relations';
 import type { ResourceNode } from '../../app/tree/treeNode';
-import { setContextKey } from '../controllers/services';
 import { yamlUri } from '../yaml/provider';
 
 export interface RelationsViewDeps {
@@ -42,7 +41,8 @@ export class RelationsView implements vscode.TreeDataProvider<RelationRow>, vsco
       return;
     }
     this.subject = { uid: view.uid, kind: view.kind, name: view.name, ...(view.namespace ? { namespace: view.namespace } : {}) };
-    setContextKey(CONTEXT_KEYS.relationsShown, true);
+    // awaited: the view exists (its `when`) before it is focused below
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.relationsShown, true);
     await this.update();
     await vscode.commands.executeCommand(`${RELATIONS_VIEW_ID}.focus`);
   }
