@@ -50,6 +50,8 @@ export const COMMANDS = {
   removeContext: { id: 'kubeloop.removeContext', title: 'Remove Context', icon: '$(close)' },
   loadContext: { id: 'kubeloop.loadContext', title: 'Load This Context', icon: '$(cloud-download)', palette: false },
   showStartup: { id: 'kubeloop.showStartup', title: 'Show Start-up', icon: '$(rocket)' },
+  showRelations: { id: 'kubeloop.showRelations', title: 'Show Relations', icon: '$(type-hierarchy)' },
+  relationsWarningsOnly: { id: 'kubeloop.relationsWarningsOnly', title: 'Relations: Toggle Warnings Only', icon: '$(warning)', palette: false },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -76,6 +78,8 @@ export const TIMELINE_PANEL_TYPE = 'kubeloop.timeline';
 export const RECORDING_PANEL_TYPE = 'kubeloop.recordingTimeline';
 /** The Recording tree: the cluster as an open recording holds it at the chosen instant. */
 export const RECORDING_VIEW_ID = 'kubeloop.recording';
+/** The Relations view: one object's owners, owned objects and Events. */
+export const RELATIONS_VIEW_ID = 'kubeloop.relations';
 
 /** Context keys the glue sets (`setContext`) and package.json's `when` clauses read. */
 export const CONTEXT_KEYS = {
@@ -85,6 +89,8 @@ export const CONTEXT_KEYS = {
   demoRunning: 'kubeloop.demoRunning',
   recording: 'kubeloop.recording',
   recordingOpen: 'kubeloop.recordingOpen',
+  /** The Relations view has an object to show (Show Relations ran). */
+  relationsShown: 'kubeloop.relationsShown',
 } as const;
 
 /** TreeItem.contextValue of each node kind: what the view/item/context menus match on. */

@@ -6,7 +6,17 @@
  * rewrites those three sections (and nothing else) after a change here.
  * No 'vscode' import.
  */
-import { CATEGORY, COMMANDS, CONTEXT_KEYS, ITEM_CONTEXT, RECORDING_VIEW_ID, RESOURCES_VIEW_ID, TIMELINE_PANEL_TYPE, type CommandName } from './commandIds';
+import {
+  CATEGORY,
+  COMMANDS,
+  CONTEXT_KEYS,
+  ITEM_CONTEXT,
+  RECORDING_VIEW_ID,
+  RELATIONS_VIEW_ID,
+  RESOURCES_VIEW_ID,
+  TIMELINE_PANEL_TYPE,
+  type CommandName,
+} from './commandIds';
 import { configurationSchema } from './settings';
 import { contributedKeybindings, contributedWalkthroughs } from './walkthrough/walkthrough';
 
@@ -69,6 +79,7 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('showLogs'), when: view, group: '5_logs@1' },
       { command: id('openRecording'), when: view, group: '3_sync@4' },
       { command: id('recordingGoToTime'), when: `view == ${RECORDING_VIEW_ID}`, group: 'navigation@1' },
+      { command: id('relationsWarningsOnly'), when: `view == ${RELATIONS_VIEW_ID}`, group: 'navigation@1' },
     ],
     'view/item/context': [
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: 'inline' },
@@ -76,8 +87,9 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('openResourceYaml'), when: item(ITEM_CONTEXT.object), group: '1_open@1' },
       { command: id('revealInTimeline'), when: item(ITEM_CONTEXT.object), group: '1_open@2' },
       { command: id('showStartup'), when: item(ITEM_CONTEXT.object), group: '1_open@3' },
-      { command: id('showContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@4' },
-      { command: id('showPreviousContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@5' },
+      { command: id('showContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@5' },
+      { command: id('showPreviousContainerLogs'), when: item(ITEM_CONTEXT.object), group: '1_open@6' },
+      { command: id('showRelations'), when: item(ITEM_CONTEXT.object), group: '1_open@4' },
       { command: id('copyName'), when: item(ITEM_CONTEXT.object, ITEM_CONTEXT.namespace, ITEM_CONTEXT.context, ITEM_CONTEXT.listedContext), group: '2_copy@1' },
       { command: id('loadContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },
       { command: id('removeContext'), when: item(ITEM_CONTEXT.listedContext), group: 'inline' },

@@ -9,6 +9,7 @@ import { runExport } from './export';
 import { runWriters } from './writers';
 import { runStartup } from './startup';
 import { runLogs } from './logs';
+import { runOwners } from './owners';
 import { cliWriter } from './terminal';
 
 type Command = (args: string[]) => Promise<number>;
@@ -21,6 +22,10 @@ const commands: Record<string, { run: Command; summary: string }> = {
   logs: { run: (args) => runLogs(args), summary: "print a container instance's log, or an owner's pods' logs interleaved (kubectl's flags)" },
   export: { run: (args) => runExport(args), summary: 'write a flight recording as a Chrome trace or JSON lines' },
   startup: { run: (args) => runStartup(args), summary: "where pods' start-up time went: per phase, slowest first" },
+  owners: {
+    run: (args) => runOwners(args, { stdout: process.stdout, stderr: process.stderr, signal: new AbortController().signal }),
+    summary: "an object's owners and the objects it owns",
+  },
 };
 
 function usage(): string {

@@ -10,12 +10,18 @@ import type { CommandHandler } from './commands';
 import { selectContext, selectNamespaces } from './controllers/connection';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './controllers/treeCommands';
 import type { Host } from './host';
+import type { RelationsView } from './relations/relationsView';
 import { TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
 import { openDemoTerminal } from './walkthrough/progress';
 import { showStartup } from './startup/panel';
 import type { ResourceYamlProvider } from './yaml/provider';
 
-export function commandHandlers(h: Host, yaml: ResourceYamlProvider, timelineOptions: TimelinePanelOptions): Record<CommandName, CommandHandler> {
+export function commandHandlers(
+  h: Host,
+  yaml: ResourceYamlProvider,
+  timelineOptions: TimelinePanelOptions,
+  relations: RelationsView,
+): Record<CommandName, CommandHandler> {
   const { loads, sync, recorder, viewer, demo, k8s } = h;
   const listed = h.contexts;
   const settingsDeps = { log: h.log, target: h.target, settings: () => h.config.get(), reloadSettings: () => h.config.reload() };
@@ -75,6 +81,8 @@ export function commandHandlers(h: Host, yaml: ResourceYamlProvider, timelineOpt
     removeContext: (arg) => listed.remove(arg),
     loadContext: (arg) => listed.load(arg),
     showStartup: (arg) => showStartup(h, arg),
+    showRelations: (arg) => relations.show(targetNode(h, arg)),
+    relationsWarningsOnly: () => relations.toggleWarnings(),
     openDemoTerminal: () => {
       const d = demo.info;
       openDemoTerminal(d ? { name: d.name, kubeconfig: d.target().kubeconfig! } : undefined);

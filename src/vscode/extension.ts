@@ -26,6 +26,7 @@ import { registerTimelineSerializer, TimelinePanel, type TimelinePanelOptions } 
 import type { ResourceTreeProvider } from './tree/resourceTree';
 import { trackWalkthrough } from './walkthrough/progress';
 import { ResourceYamlProvider } from './yaml/provider';
+import { RelationsView } from './relations/relationsView';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -58,7 +59,9 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     trackWalkthrough(h.model),
   );
   followTarget(h);
-  registerCommands(context, commandHandlers(h, yaml, timelineOptions), log);
+  const relations = new RelationsView({ model: h.model, relations: h.relations, client: async () => (await h.session.open())?.client });
+  context.subscriptions.push(relations);
+  registerCommands(context, commandHandlers(h, yaml, timelineOptions, relations), log);
   startDiagnostics(h);
   void h.k8s.connect();
 

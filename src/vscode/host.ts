@@ -15,6 +15,7 @@ import { Session } from '../app/connection/session';
 import { TargetState } from '../app/connection/target';
 import type { Logger } from '../app/logger';
 import { ResourceModel } from '../app/model/resourceModel';
+import { Relations } from '../app/relations/relations';
 import type { ResourceNode } from '../app/tree/treeNode';
 import { ContextsController } from './controllers/contextsController';
 import { DemoController } from './controllers/demoController';
@@ -37,6 +38,8 @@ export interface Host {
   readonly session: Session;
   readonly timeline: TimelineStore;
   readonly model: ResourceModel;
+  /** The owner index beside the model, fed by the loads and the sync loop. */
+  readonly relations: Relations;
   readonly tree: ResourceTreeProvider;
   readonly view: vscode.TreeView<ResourceNode>;
   readonly loads: LoadController;
@@ -62,6 +65,7 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
   );
   const target = new TargetState(settings, () => k8s.followed());
   const model = new ResourceModel();
+  const relations = new Relations(model);
   const connections = new Connections(() => ({ requestTimeoutMs: settings().requestTimeoutSeconds * 1000, discoveryCache: settings().discoveryCache }), log);
   const session = new Session(target, connections, model);
   const tree = new ResourceTreeProvider(model);
@@ -81,8 +85,8 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
   const { timeline } = basics;
   // one budget of list requests for every context's loads, shared fairly (core's SharedLanes)
   const lanes = new SharedLanes(MULTI_DEFAULT_LANES);
-  const loads = new LoadController({ ...basics, target, session, model, tree, view, lanes });
-  const sync = new SyncController({ ...basics, target, session, model });
+  const loads = new LoadController({ ...basics, target, session, model, tree, view, lanes, relations });
+  const sync = new SyncController({ ...basics, target, session, model, relations });
   const demo = new DemoController({ ...basics, target });
   const viewer = new RecordingViewer(basics, () => ({ extensionUri: ext.extensionUri, log }));
   const recorder = new RecordingController({ ...basics, model }, sync, (path) => viewer.openFile(path));
@@ -110,6 +114,7 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
     session,
     timeline,
     model,
+    relations,
     tree,
     view,
     loads,

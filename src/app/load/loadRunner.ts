@@ -23,6 +23,7 @@ import type { Logger } from '../logger';
 import { typeKeyOf } from '../model/keys';
 import { failureKey, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
+import type { Relations } from '../relations/relations';
 import { treeTransfer } from './transfer';
 import { formatCount } from '../../core/formatCount';
 
@@ -73,6 +74,8 @@ export interface LoadRequest {
    * it `unreachable`; 0/unset: no deadline (the request timeouts and retries decide).
    */
   reachTimeoutMs?: number;
+  /** The owner index beside the model (app/relations): it reads each listed object before the tree slims it. */
+  relations?: Relations;
 }
 
 export interface LoadResult {
@@ -144,7 +147,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     loadId: req.loadId,
     timeOrigin: req.origin,
     // the tree keeps views, not objects: make each one a view as its page arrives
-    transform: viewTransform,
+    transform: req.relations ? req.relations.loaderTransform(viewTransform, req.signal) : viewTransform,
     ...(req.clock ? { clock: req.clock } : {}),
   };
   // A new namespace selection starts from an empty tree: objects of the old scope would otherwise
@@ -187,6 +190,7 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     },
     onResult: (_name, r) => {
       model.applyResult(r);
+      if (!req.signal.aborted) req.relations?.taskDone(r.task, r.outcome, r.items);
       const key = typeKeyOf(r.task.gvr);
       const left = (remaining.get(key) ?? 1) - 1;
       remaining.set(key, left);

@@ -16,6 +16,7 @@ import type { TimelineStore } from '../../core/timeline/store';
 import type { ConnectionTarget, OpenConnection } from '../connection/connection';
 import type { Session } from '../connection/session';
 import type { Logger } from '../logger';
+import type { Relations } from '../relations/relations';
 import { runLoad, type LoadProgress, type LoadResult, type LoadSettings } from './loadRunner';
 
 export type WindowLoadOutcome =
@@ -39,6 +40,8 @@ export interface WindowLoadsDeps {
   readonly log: Logger;
   readonly origin: number;
   readonly lanes: SharedLanes;
+  /** The owner index beside the window's model, fed by every load. */
+  readonly relations?: Relations;
 }
 
 export class WindowLoads {
@@ -104,6 +107,7 @@ export class WindowLoads {
       loadId: `load-${++this.seq}`,
       signal: lease.signal,
       lanes: this.d.lanes,
+      ...(this.d.relations ? { relations: this.d.relations } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     });
     return { kind: 'loaded', result, conn };

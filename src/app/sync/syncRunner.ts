@@ -89,6 +89,8 @@ export interface SyncRequest {
    * followed and its lines go on the timeline beside the inferred iterations, lane `kubelet <node>`.
    */
   kubeletLogs?: Record<string, string>;
+  /** Told every list and watch event for the loop's whole life (the owner index), besides the recorder. */
+  observer?: SyncObserver;
 }
 
 export class SyncRunner {
@@ -130,8 +132,14 @@ export class SyncRunner {
       logger: syncLogger(req.log),
       // Always this forwarder, so a recording can start and stop while the loop runs (record()).
       observer: {
-        replace: (source, type, items) => this.recorder?.replace(source, type, items),
-        apply: (source, type, event, obj) => this.recorder?.apply(source, type, event, obj),
+        replace: (source, type, items) => {
+          req.observer?.replace(source, type, items);
+          this.recorder?.replace(source, type, items);
+        },
+        apply: (source, type, event, obj) => {
+          req.observer?.apply(source, type, event, obj);
+          this.recorder?.apply(source, type, event, obj);
+        },
       },
     });
     this.watchedTypes = new Set(['pods', ...req.types.map(typeKeyOf)]);

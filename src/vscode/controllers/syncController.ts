@@ -14,6 +14,7 @@ import { realClock } from '../../core/clock';
 import type { KubeClient } from '../../core/kube/client';
 import { DEMO_CONTEXT } from './demoController';
 import type { Lease, Session } from '../../app/connection/session';
+import type { Relations } from '../../app/relations/relations';
 import type { ResourceModel } from '../../app/model/resourceModel';
 import { connect, reportProblem, type ProblemDeps } from './connection';
 import { setContextKey, type Basics, type StatusSink, type TimelineSink } from './services';
@@ -25,6 +26,8 @@ export type SyncDeps = Basics &
     readonly session: Session;
     /** The window's model: the loop keeps its loaded types converged. */
     readonly model: ResourceModel;
+    /** The owner index beside the model: told every list and watch event. */
+    readonly relations?: Relations;
   };
 
 /** How long the loop may go without every source listing before the user is told. */
@@ -139,6 +142,7 @@ export class SyncController implements vscode.Disposable {
       log: this.s.log,
       origin: this.s.origin,
       ...(conn.context.kubeletLogs ? { kubeletLogs: conn.context.kubeletLogs } : {}),
+      ...(this.s.relations ? { observer: this.s.relations.observer } : {}),
     });
     this.runner = runner;
     this.followRemoteControllers(conn);

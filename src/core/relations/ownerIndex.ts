@@ -1,0 +1,370 @@
+/**
+ * OwnerIndex: one cluster's ownerReferences, both ways (uid -> owners, uid -> dependents), the
+ * client's counterpart of the garbage collector's GraphBuilder (kube-controller-manager's
+ * pkg/controller/garbagecollector/graph.go), kept from the objects the loader lists and the watches
+ * the sync loop runs.
+ *
+ * Like the GC's graph, an owner that no observed object is (deleted, not listed, or of a type the
+ * user may not list) is still a node: `virtual`, known only by what its dependents' references say
+ * of it (apiVersion, kind, name, uid). An owner's namespace is not part of an ownerReference: a
+ * virtual owner is shown without one; an observed owner has its own (a cluster-scoped owner of a
+ * namespaced object simply has none).
+ *
+ * Guarantees:
+ * - Both directions always agree: X is among Y's owners exactly when Y is among X's dependents.
+ * - Queries terminate on any graph, cycles included (a cycle cannot be written through the API's
+ *   validation of one object, but two objects can name each other): each node is visited once.
+ * - A removed object leaves no node behind unless some object still names it as owner (it stays,
+ *   virtual, as the GC's graph keeps an owner its dependents still reference).
+ * - Compact: uids are held once (the map key is the node's uid string), one small array of owner
+ *   ids per object that has owners, one of dependent ids per object that has dependents; ids of
+ *   forgotten nodes are reused. Measured in test/unit/relations-ownerIndex.test.ts (the 100k figure).
+ */
+import { sharedInterner } from '../kube/objects/intern';
+
+/** What a node shows: enough to name it and to open it (typeKey, when observed). */
+export interface RelationNode {
+  uid: string;
+  kind: string;
+  /** `v1`, `apps/v1`: from the ownerReference of a virtual node, or the observed object's. */
+  apiVersion?: string;
+  name: string;
+  namespace?: string;
+  /** kubectl's type name (`replicasets.apps`) of an observed object; unset for a virtual one. */
+  typeKey?: string;
+  /** Known only from its dependents' ownerReferences (not listed, or gone). */
+  virtual: boolean;
+}
+
+/** One level of a query's answer: a node and, per edge, whether the owner is the controller. */
+export interface RelationTree {
+  node: RelationNode;
+  /** This edge's owner is the dependent's controller (ownerReference.controller). */
+  controller: boolean;
+  readonly children: readonly RelationTree[];
+  /** This node was already shown (a cycle or a diamond): it is not expanded again. */
+  seen?: true;
+  /** Relations of this node not shown: the query's limit was reached (the count of them). */
+  omitted?: number;
+}
+
+/** The identifying part of an object this index reads (metadata only). */
+export interface OwnedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { uid: string; name: string; namespace?: string; ownerReferences?: unknown[] };
+}
+
+interface Descriptor {
+  kind: string;
+  apiVersion?: string;
+  typeKey?: string;
+}
+
+/** A tree as walk() builds it; a leaf shares LEAF until it gets a child (most nodes are leaves). */
+type Building = Omit<RelationTree, 'children'> & { children: Building[] };
+const LEAF: Building[] = Object.freeze([]) as unknown as Building[];
+
+const NONE = -1;
+const OBSERVED = 1;
+
+/**
+ * Nodes a query returns at most: a Deployment of 10,000 pods is shown whole, and a wider tree is
+ * cut (its rest counted) so a query stays within 50 ms on a loaded machine (the 100k test).
+ */
+export const QUERY_LIMIT = 10_005;
+
+export class OwnerIndex {
+  private readonly ids = new Map<string, number>();
+  private uids: string[] = [];
+  private names: string[] = [];
+  private namespaces: (string | undefined)[] = [];
+  private desc = new Int32Array(1024);
+  private flags = new Uint8Array(1024);
+  /** The controller among a node's owners, NONE when none is. */
+  private controllerOf = new Int32Array(1024);
+  private owners: (number[] | undefined)[] = [];
+  private dependents: (number[] | undefined)[] = [];
+  private readonly free: number[] = [];
+  /** Index 0: the placeholder of a node whose type is not yet known. */
+  private readonly descriptors: Descriptor[] = [{ kind: '' }];
+  private readonly descriptorIds = new Map<string, number>();
+  private observedCount = 0;
+  /** Per node, the stamp of the last query that reached it. */
+  private visit = new Uint32Array(0);
+  private stamp = 0;
+
+  /** Objects observed (not virtual owners). */
+  get size(): number {
+    return this.observedCount;
+  }
+
+  /** Nodes held, virtual owners included. */
+  get nodes(): number {
+    return this.ids.size;
+  }
+
+  /**
+   * An object as listed or watched (ADDED, MODIFIED): its node becomes observed, and its owner
+   * edges become those its ownerReferences name now. `typeKey`/`kind` name its type when the object
+   * does not carry its kind (list items do not).
+   */
+  upsert(obj: OwnedObject, typeKey: string, kind: string): void {
+    const m = obj.metadata;
+    const id = this.idOf(m.uid, true);
+    if (!(this.flags[id]! & OBSERVED)) this.observedCount++;
+    this.flags[id] = this.flags[id]! | OBSERVED;
+    this.names[id] = m.name;
+    this.namespaces[id] = m.namespace === undefined ? undefined : sharedInterner.intern(m.namespace);
+    this.desc[id] = this.descriptorId({ kind: obj.kind ?? kind, ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}), typeKey });
+    this.setOwners(id, readRefs(m.ownerReferences));
+  }
+
+  /** An object deleted (a watch's DELETED, or gone from a list): see the guarantees. */
+  remove(uid: string): void {
+    const id = this.ids.get(uid);
+    if (id === undefined || !(this.flags[id]! & OBSERVED)) return;
+    this.flags[id] = this.flags[id]! & ~OBSERVED;
+    this.observedCount--;
+    this.setOwners(id, []);
+    this.forgetIfUnused(id);
+  }
+
+  /**
+   * A full list of one type (in one namespace, or all when `namespace` is undefined): every object
+   * of that type and scope the list does not hold is removed, the rest upserted. One pass over the
+   * nodes: a relist, not a watch event.
+   */
+  replace(typeKey: string, kind: string, namespace: string | undefined, items: readonly OwnedObject[]): void {
+    this.retain(typeKey, namespace, new Set(items.map((o) => o.metadata.uid)));
+    for (const o of items) this.upsert(o, typeKey, kind);
+  }
+
+  /** Removes the observed objects of `typeKey` (in `namespace`, or all) whose uid `listed` lacks. */
+  retain(typeKey: string, namespace: string | undefined, listed: ReadonlySet<string>): void {
+    const gone: string[] = [];
+    for (const [uid, id] of this.ids) {
+      if (!(this.flags[id]! & OBSERVED) || listed.has(uid)) continue;
+      if (this.descriptors[this.desc[id]!]!.typeKey !== typeKey) continue;
+      if (namespace !== undefined && this.namespaces[id] !== namespace) continue;
+      gone.push(uid);
+    }
+    for (const uid of gone) this.remove(uid);
+  }
+
+  /** Forgets everything (another cluster). */
+  clear(): void {
+    this.ids.clear();
+    this.uids = [];
+    this.names = [];
+    this.namespaces = [];
+    this.owners = [];
+    this.dependents = [];
+    this.free.length = 0;
+    this.observedCount = 0;
+    this.flags.fill(0);
+  }
+
+  node(uid: string): RelationNode | undefined {
+    const id = this.ids.get(uid);
+    return id === undefined ? undefined : this.nodeOf(id);
+  }
+
+  /** The uid of the observed object of `typeKey` named `name` (in `namespace`); a scan, for the CLI's KIND/NAME. */
+  find(typeKey: string, name: string, namespace?: string): string | undefined {
+    for (const [uid, id] of this.ids) {
+      if (this.names[id] !== name || !(this.flags[id]! & OBSERVED)) continue;
+      if (this.descriptors[this.desc[id]!]!.typeKey === typeKey && this.namespaces[id] === namespace) return uid;
+    }
+    return undefined;
+  }
+
+  /** Its owners, and theirs, up to the roots (owners first as listed in its ownerReferences). */
+  ownersOf(uid: string, limit = QUERY_LIMIT): RelationTree | undefined {
+    return this.walk(uid, true, limit);
+  }
+
+  /** The objects it owns, and theirs, down to the leaves (dependents in the order they were seen). */
+  dependentsOf(uid: string, limit = QUERY_LIMIT): RelationTree | undefined {
+    return this.walk(uid, false, limit);
+  }
+
+  // ---- internals ----
+
+  /**
+   * Breadth first, so a limit cuts the deepest level, never the first; each node expanded once.
+   * At most `limit` nodes are made (a node already shown counts too): past it, a node's remaining
+   * relations are counted in `omitted`, not built, so a query costs O(limit) whatever the graph.
+   * `controller` is per edge: the dependent's controller is this owner.
+   */
+  private walk(uid: string, upward: boolean, limit: number): RelationTree | undefined {
+    const next = upward ? this.owners : this.dependents;
+    const start = this.ids.get(uid);
+    if (start === undefined) return undefined;
+    const root: Building = { node: this.nodeOf(start), controller: false, children: LEAF };
+    // seen: visit[id] === stamp (no set to build per query)
+    const stamp = this.nextStamp();
+    this.visit[start] = stamp;
+    let queue: number[] = [start];
+    let trees: Building[] = [root];
+    let count = 1;
+    while (queue.length) {
+      const level: number[] = [];
+      const levelTrees: Building[] = [];
+      for (let q = 0; q < queue.length; q++) {
+        const id = queue[q]!;
+        const tree = trees[q]!;
+        const ids = next[id] ?? [];
+        for (let i = 0; i < ids.length; i++) {
+          if (count >= limit) {
+            tree.omitted = ids.length - i;
+            break;
+          }
+          const n = ids[i]!;
+          const controller = upward ? this.controllerOf[id] === n : this.controllerOf[n] === id;
+          const child: Building = { node: this.nodeOf(n), controller, children: LEAF };
+          if (tree.children === LEAF) tree.children = [];
+          tree.children.push(child);
+          count++;
+          if (this.visit[n] === stamp) child.seen = true;
+          else {
+            this.visit[n] = stamp;
+            level.push(n);
+            levelTrees.push(child);
+          }
+        }
+      }
+      queue = level;
+      trees = levelTrees;
+    }
+    return root;
+  }
+
+  private nextStamp(): number {
+    if (this.visit.length < this.desc.length) this.visit = new Uint32Array(this.desc.length);
+    if (++this.stamp === 0xffffffff) {
+      this.visit.fill(0);
+      this.stamp = 1;
+    }
+    return this.stamp;
+  }
+
+  private nodeOf(id: number): RelationNode {
+    const d = this.descriptors[this.desc[id]!]!;
+    // one shape for every node (no spreads): cheaper to build by the thousand
+    const n: RelationNode = { uid: this.uids[id]!, kind: d.kind, name: this.names[id]!, virtual: !(this.flags[id]! & OBSERVED) };
+    if (d.apiVersion) n.apiVersion = d.apiVersion;
+    const ns = this.namespaces[id];
+    if (ns !== undefined) n.namespace = ns;
+    if (d.typeKey) n.typeKey = d.typeKey;
+    return n;
+  }
+
+  private setOwners(id: number, refs: readonly Ref[]): void {
+    const old = this.owners[id];
+    const next: number[] = [];
+    let controller = NONE;
+    for (const r of refs) {
+      const o = this.idOf(r.uid, false);
+      if (!(this.flags[o]! & OBSERVED)) {
+        // What the reference says of a virtual owner is all that is known of it.
+        this.names[o] = r.name;
+        this.desc[o] = this.descriptorId({ kind: r.kind, apiVersion: r.apiVersion });
+      }
+      if (next.includes(o)) continue;
+      next.push(o);
+      if (r.controller && controller === NONE) controller = o;
+    }
+    this.controllerOf[id] = controller;
+    for (const o of old ?? []) if (!next.includes(o)) this.unlink(o, id);
+    for (const o of next) if (!old?.includes(o)) (this.dependents[o] ??= []).push(id);
+    this.owners[id] = next.length ? next : undefined;
+    for (const o of old ?? []) if (!next.includes(o)) this.forgetIfUnused(o);
+  }
+
+  private unlink(owner: number, dependent: number): void {
+    const deps = this.dependents[owner];
+    if (!deps) return;
+    const i = deps.indexOf(dependent);
+    if (i >= 0) {
+      deps[i] = deps[deps.length - 1]!;
+      deps.pop();
+    }
+    if (!deps.length) this.dependents[owner] = undefined;
+  }
+
+  /** Drops a node no object is and none names (its id is reused). */
+  private forgetIfUnused(id: number): void {
+    // uids[id] === '': already forgotten (an object that owned itself was just dropped as its own owner)
+    if (this.flags[id]! & OBSERVED || this.dependents[id]?.length || this.uids[id] === '') return;
+    this.ids.delete(this.uids[id]!);
+    this.uids[id] = '';
+    this.names[id] = '';
+    this.namespaces[id] = undefined;
+    this.owners[id] = undefined;
+    this.dependents[id] = undefined;
+    this.free.push(id);
+  }
+
+  private idOf(uid: string, observed: boolean): number {
+    let id = this.ids.get(uid);
+    if (id !== undefined) return id;
+    id = this.free.pop() ?? this.uids.length;
+    this.grow(id + 1);
+    this.ids.set(uid, id);
+    this.uids[id] = uid;
+    this.names[id] = '';
+    this.namespaces[id] = undefined;
+    this.flags[id] = 0;
+    this.controllerOf[id] = NONE;
+    this.desc[id] = 0;
+    if (!observed) this.owners[id] = undefined;
+    return id;
+  }
+
+  private grow(n: number): void {
+    if (n <= this.desc.length) return;
+    const size = Math.max(n, this.desc.length * 2);
+    const d = new Int32Array(size);
+    d.set(this.desc);
+    this.desc = d;
+    const f = new Uint8Array(size);
+    f.set(this.flags);
+    this.flags = f;
+    const c = new Int32Array(size);
+    c.set(this.controllerOf);
+    this.controllerOf = c;
+  }
+
+  private descriptorId(d: Descriptor): number {
+    const key = `${d.typeKey ?? ''}\n${d.apiVersion ?? ''}\n${d.kind}`;
+    let id = this.descriptorIds.get(key);
+    if (id === undefined) {
+      id = this.descriptors.length;
+      this.descriptors.push(d);
+      this.descriptorIds.set(key, id);
+    }
+    return id;
+  }
+}
+
+interface Ref {
+  uid: string;
+  kind: string;
+  name: string;
+  apiVersion?: string;
+  controller: boolean;
+}
+
+/** The well-formed ownerReferences (a uid, a kind and a name); others are skipped, as the GC's graph cannot place them either. */
+function readRefs(raw: unknown[] | undefined): Ref[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Ref[] = [];
+  for (const r of raw) {
+    if (typeof r !== 'object' || r === null) continue;
+    const { uid, kind, name, apiVersion, controller } = r as Record<string, unknown>;
+    if (typeof uid !== 'string' || !uid || typeof kind !== 'string' || typeof name !== 'string') continue;
+    out.push({ uid, kind, name, ...(typeof apiVersion === 'string' ? { apiVersion } : {}), controller: controller === true });
+  }
+  return out;
+}
