@@ -43,22 +43,14 @@ import { followKubeletLog } from '../core/kubeletlog/follow';
 import { kubeletLineEvent } from '../core/kubeletlog/lane';
 import type { KubeletRecord } from '../core/kubeletlog/records';
 import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
-import { cliWriter } from './terminal';
+import { processIo, safeIo, type LineIo } from './lineIo';
 import { parseSyncArgs, SYNC_HELP, type SyncFlags } from './syncArgs';
 
 /** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
 const COMPARE_SETTLE_MS = 2000;
 
-export interface SyncIo {
-  stdout(line: string): void;
-  stderr(line: string): void;
-  /** Where stdout / stderr is a terminal: runSync then shows control characters of server text (terminal.ts). */
-  stdoutIsTTY?: boolean;
-  stderrIsTTY?: boolean;
-  /** Ends the run early (the process's SIGINT/SIGTERM when not given). */
-  signal?: AbortSignal;
-  clock?: Clock;
-}
+/** How runSync prints (lineIo.ts). */
+export type SyncIo = LineIo;
 
 /** One loop iteration as `kubeloop sync --json` prints it (one line, no newline); `wallOrigin`: the wall-clock ms of t = 0. */
 export function iterationJson(it: SyncIterationEvent, wallOrigin?: number): string {
@@ -77,22 +69,6 @@ export function iterationJson(it: SyncIterationEvent, wallOrigin?: number): stri
     ...(it.data ? { data: it.data } : {}),
     ...(it.inferred ? { inferred: true } : {}),
   });
-}
-
-export function processIo(): SyncIo {
-  return {
-    stdout: (l) => process.stdout.write(`${l}\n`),
-    stderr: (l) => process.stderr.write(`${l}\n`),
-    stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
-  };
-}
-
-/** Every line through cliWriter (terminal.ts), as the streams behind `io` are terminals or not. */
-function safeIo(io: SyncIo): SyncIo {
-  const out = cliWriter({ write: (l: string) => io.stdout(l), isTTY: io.stdoutIsTTY });
-  const err = cliWriter({ write: (l: string) => io.stderr(l), isTTY: io.stderrIsTTY });
-  return { ...io, stdout: (l) => out.write(l), stderr: (l) => err.write(l) };
 }
 
 export async function runSync(argv: string[], raw: SyncIo = processIo()): Promise<number> {

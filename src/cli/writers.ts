@@ -18,7 +18,7 @@ import { listableResources } from '../core/kube/discovery/parse';
 import type { GroupVersionResource } from '../core/kube/objects/types';
 import { watchWriters } from '../core/writers/source';
 import { WriterStats, type Rate, type WriterFinding, type WritersSnapshot } from '../core/writers/stats';
-import { cliWriter } from './terminal';
+import { processIo, safeIo, type LineIo } from './lineIo';
 
 const HELP = `usage: kubeloop writers [flags]
 
@@ -33,14 +33,8 @@ const HELP = `usage: kubeloop writers [flags]
                         {"at","finding"} for a fight or a hot loop as it is found
 `;
 
-export interface WritersIo {
-  stdout(line: string): void;
-  stderr(line: string): void;
-  stdoutIsTTY?: boolean;
-  stderrIsTTY?: boolean;
-  signal?: AbortSignal;
-  clock?: Clock;
-}
+/** How runWriters prints (lineIo.ts). */
+export type WritersIo = LineIo;
 
 interface Flags {
   kubeconfig?: string;
@@ -92,21 +86,11 @@ function parseFlags(argv: string[]): Flags | 'help' | { error: string } {
   };
 }
 
-export function processWritersIo(): WritersIo {
-  return {
-    stdout: (l) => process.stdout.write(`${l}\n`),
-    stderr: (l) => process.stderr.write(`${l}\n`),
-    stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
-  };
-}
-
-export async function runWriters(argv: string[], raw: WritersIo = processWritersIo()): Promise<number> {
-  // Manager names and keys are the server's text: through cliWriter, as every command's output.
-  const outW = cliWriter({ write: (l: string) => raw.stdout(l), isTTY: raw.stdoutIsTTY });
-  const errW = cliWriter({ write: (l: string) => raw.stderr(l), isTTY: raw.stderrIsTTY });
-  const out = (l: string) => outW.write(l);
-  const err = (l: string) => errW.write(`kubeloop writers: ${l}`);
+export async function runWriters(argv: string[], raw: WritersIo = processIo()): Promise<number> {
+  // Manager names and keys are the server's text: every line through cliWriter (lineIo.ts safeIo).
+  const io = safeIo(raw);
+  const out = (l: string) => io.stdout(l);
+  const err = (l: string) => io.stderr(`kubeloop writers: ${l}`);
   const flags = parseFlags(argv);
   if (flags === 'help') {
     out(HELP);
