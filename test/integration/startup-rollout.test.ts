@@ -56,9 +56,11 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
     tc = await startTestCluster({
       kubelet: true,
       controllers: true,
-      // Pulls of 0.4 s, one at a time per node, and about 3 % of pods' first pull failing (a 10 s back-off);
+      // Pulls of 0.4 s, one at a time per node, and about 15 % of pods' first pull failing (a 10 s back-off).
+      // Which pulls fail hangs on the pods' names, random as a ReplicaSet's are: at 3 % no pod of 100
+      // failed in about one run of 20 (0.97^100); at 15 % that is about one in 10 million.
       // 3 nodes of 32 pods: the last 4 pods are Unschedulable until a fourth node is added 2 s later.
-      imagePulls: { defaultSeconds: 0.4, failRate: 0.03, seed: 7 },
+      imagePulls: { defaultSeconds: 0.4, failRate: 0.15, seed: 7 },
       capacity: { podsPerNode: 32, addNodeAfterMs: 2000 },
     });
     await api(tc.cluster, '/api/v1/namespaces', { method: 'POST', json: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
