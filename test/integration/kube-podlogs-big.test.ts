@@ -10,12 +10,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
 import { GENERATED_LINE_BYTES, GENERATED_LOG_ANNOTATION } from '../../src/demo/kubelet/logs';
 import { eventually } from '../support/eventually';
 import { startTestCluster, type TestCluster } from './demo-support';
+import { bundleCli } from '../support/bundleCli';
 
-const root = join(__dirname, '..', '..');
 const LOG_BYTES = 100 * 1024 * 1024;
 /** What reading the log may add to the CLI's own peak RSS (the log is 100 MiB). */
 const EXTRA_RSS_CAP_MIB = 48;
@@ -38,15 +37,7 @@ describe('a 100 MiB log read by kubeloop logs', () => {
     work = mkdtempSync(join(tmpdir(), 'kubeloop-biglog-'));
     cli = join(work, 'cli-main.js');
     // Bundled as the shipped CLI is, so its RSS is the CLI's and not a TypeScript loader's.
-    await esbuild.build({
-      entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-      outfile: cli,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      logLevel: 'warning',
-    });
+    await bundleCli(cli);
     writeFileSync(
       join(work, 'hwm.cjs'),
       `process.on('exit', () => { const m = /VmHWM:\\s+(\\d+) kB/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8')); require('node:fs').writeFileSync(process.env.HWM_FILE, m ? m[1] : '0'); });`,

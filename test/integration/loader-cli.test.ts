@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
 import { runLoad } from '../../src/cli/load';
 import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
 import { capture } from '../support/capture';
+import { bundleCli } from '../support/bundleCli';
 
 function run(
   cmd: string,
@@ -35,15 +35,8 @@ describe('kubeloop load', () => {
   before(async () => {
     fx = await demo(2500, { forbidden: ['/secrets'] });
     cli = join(fx.dir, 'cli.js');
-    await esbuild.build({
-      entryPoints: ['src/cli/main.ts'],
-      outfile: cli,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      logLevel: 'warning',
-    });
+    // Bundled as the shipped CLI is, so its RSS is the CLI's and not a TypeScript loader's.
+    await bundleCli(cli);
   });
   after(async () => {
     await fx.stop();
