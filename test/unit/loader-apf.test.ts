@@ -181,6 +181,32 @@ describe('LaneThrottle: AIMD on 429', () => {
   });
 });
 
+/**
+ * 16 types whose first 8 lists each get one 429 (Retry-After 1 s) and whose other lists are held
+ * until the test answers them (`answer`), in arrival order in `held`; `onHeld` sees each arrival.
+ */
+async function stormServer(clock: FakeClock, onHeld?: (held: http.ServerResponse[]) => void) {
+  const held: http.ServerResponse[] = [];
+  const throttledOnce = new Set<number>();
+  const api = apiServer({
+    types: 16,
+    flowcontrol: 'forbidden',
+    list: (i, _req, res) => {
+      if (i < 8 && !throttledOnce.has(i)) {
+        throttledOnce.add(i);
+        return status(res, 429, 'TooManyRequests', 'too many requests, please try again later', { 'retry-after': '1', ...PF });
+      }
+      held.push(res);
+      onHeld?.(held);
+    },
+  });
+  const { c } = await serve(api.handler, { clock });
+  return { c, held, throttledOnce };
+}
+
+/** Answers a held list with an empty page. */
+const answer = (res: http.ServerResponse) => json(res, { kind: 'ThingList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }, PF);
+
 describe('ClusterLoader under APF, on a real server', () => {
   it('a user whose level cannot be read (403): the UIDs are shown, the pool is held to the guess (3 LISTs), read once per transport', async () => {
     const api = apiServer({ types: 12, flowcontrol: 'forbidden' });
@@ -256,24 +282,11 @@ describe('ClusterLoader under APF, on a real server', () => {
 
   it('a 429 storm halves the lanes: the lists that start after it run at most half the pool at once', async () => {
     const clock = new FakeClock();
-    const held: http.ServerResponse[] = [];
-    const throttledOnce = new Set<number>();
     let afterStorm = false;
     let peak = 0;
-    const api = apiServer({
-      types: 16,
-      flowcontrol: 'forbidden',
-      list: (i, _req, res) => {
-        if (i < 8 && !throttledOnce.has(i)) {
-          throttledOnce.add(i);
-          return status(res, 429, 'TooManyRequests', 'too many requests, please try again later', { 'retry-after': '1', ...PF });
-        }
-        held.push(res);
-        if (afterStorm) peak = Math.max(peak, held.length);
-      },
+    const { c, held, throttledOnce } = await stormServer(clock, (held) => {
+      if (afterStorm) peak = Math.max(peak, held.length);
     });
-    const { c } = await serve(api.handler, { clock });
-    const answer = (res: http.ServerResponse) => json(res, { kind: 'ThingList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }, PF);
     const run = new ClusterLoader(c, { accessReview: false, concurrency: 8, taskTimeoutMs: 0 }).start({ onResult: () => undefined });
     // the first 8 lists all get a 429 and wait their Retry-After on the clock
     await eventually(() => throttledOnce.size === 8 && clock.pendingTimers() >= 8, { description: 'eight 429s, each waiting its Retry-After' });
@@ -299,21 +312,7 @@ describe('ClusterLoader under APF, on a real server', () => {
 describe('ClusterLoader under APF: the timeline of a throttled load', () => {
   it('a list held back by a halving starts on the timeline when it gets its turn: the bars never overlap more than the lanes allowed', async () => {
     const clock = new FakeClock();
-    const held: http.ServerResponse[] = [];
-    const throttledOnce = new Set<number>();
-    const api = apiServer({
-      types: 16,
-      flowcontrol: 'forbidden',
-      list: (i, _req, res) => {
-        if (i < 8 && !throttledOnce.has(i)) {
-          throttledOnce.add(i);
-          return status(res, 429, 'TooManyRequests', 'too many requests, please try again later', { 'retry-after': '1', ...PF });
-        }
-        held.push(res);
-      },
-    });
-    const { c } = await serve(api.handler, { clock });
-    const answer = (res: http.ServerResponse) => json(res, { kind: 'ThingList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }, PF);
+    const { c, held, throttledOnce } = await stormServer(clock);
     const events: LoaderTaskEvent[] = [];
     const run = new ClusterLoader(c, { accessReview: false, concurrency: 8, taskTimeoutMs: 0, clock, onEvent: (e) => events.push(e) }).start({
       onResult: () => undefined,
