@@ -10,18 +10,23 @@ import { startKubelet } from '../../src/demo/kubelet';
 import { startupReport } from '../../src/core/startup/report';
 import { kubeletStore, WALL } from './kubelet-helpers';
 
+/** Unbound one-container pods in `default`, for the scheduler to place. */
+function createPods(store: ReturnType<typeof kubeletStore>, names: string[]): void {
+  for (const name of names)
+    store.create('', 'pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { containers: [{ name: 'app', image: 'img:1' }] },
+    } as DemoObject);
+}
+
 describe('kubelet simulation: FailedScheduling until a node is added', () => {
   it('binds the pod that found no room once the autoscaler adds a node', async () => {
     const clock = new FakeClock();
     const store = kubeletStore(clock);
     const kubelet = startKubelet(store, { clock, wallStart: WALL, nodes: 1, capacity: { podsPerNode: 2, addNodeAfterMs: 5000 } });
-    for (const name of ['a', 'b', 'c'])
-      store.create('', 'pods', {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name, namespace: 'default' },
-        spec: { containers: [{ name: 'app', image: 'img:1' }] },
-      } as DemoObject);
+    createPods(store, ['a', 'b', 'c']);
     await clock.advance(1000);
     const pod = (n: string) => store.get('', 'pods', 'default', n)! as any;
     assert.equal(pod('c').spec.nodeName, undefined);
@@ -61,13 +66,7 @@ describe('kubelet simulation: FailedScheduling until a node is added', () => {
     const clock = new FakeClock();
     const store = kubeletStore(clock);
     const kubelet = startKubelet(store, { clock, wallStart: WALL, nodes: 1 });
-    for (const name of ['a', 'b', 'c'])
-      store.create('', 'pods', {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name, namespace: 'default' },
-        spec: { containers: [{ name: 'app', image: 'img:1' }] },
-      } as DemoObject);
+    createPods(store, ['a', 'b', 'c']);
     await clock.advance(10);
     assert.deepEqual(
       ['a', 'b', 'c'].map((n) => (store.get('', 'pods', 'default', n)!.spec as any).nodeName),
