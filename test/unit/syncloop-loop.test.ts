@@ -194,6 +194,7 @@ describe("syncLoopIteration: the study guide scenario, one handler per case, in 
     assert.match(paced.message!, /waited \d+ ms for the pod cache/);
     const plegIts = h.iterations().filter((e) => e.source === 'pleg');
     assert.equal(plegIts[1]!.message, 'probe-me: exitCode=137 reason="Error" cause=Killed', 'the PLEG names why it died');
+    assert.equal(plegIts[1]!.container, 'probe-me', 'the restart mark names the container whose previous logs it opens');
     assert.deepEqual(pick(kl.actual.get('default/probe-me')!), { status: 'Running', ready: '1/1', restarts: 1 });
     assert.equal(kl.actual.get('default/probe-me')!.probes, undefined, "ContainerDied dropped the dead container's Failure");
 

@@ -8,7 +8,7 @@ import { HOUSEKEEPING_WARNING_MS, type SyncLoop } from './syncloop';
 import type { PodLifecycleEvent, PodOperation, PodUpdate, ProbeType, ProbeUpdate } from './types';
 import { isPodResource, objectKey } from '../kube/objects/objectKey';
 import { type Pod } from '../kube/objects/pod';
-import { exitOf } from './prober/exits';
+import { containerNameOf, exitOf } from './prober/exits';
 
 /**
  * syncLoopIteration: upstream kubelet.go — one select over every source, one handler per case.
@@ -37,7 +37,7 @@ import { exitOf } from './prober/exits';
 const NEVER = new Channel<never>(1, 'never');
 
 type Outcome = Pick<SyncIterationEvent, 'source' | 'op' | 'key' | 'handler' | 'outcome'> &
-  Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred' | 'data'>>;
+  Partial<Pick<SyncIterationEvent, 'message' | 'uid' | 'inferred' | 'data' | 'container'>>;
 
 export async function syncLoopIteration(kl: SyncLoop, syncCh: Channel<number>, housekeepingCh: Channel<number>, signal: AbortSignal): Promise<boolean> {
   const c = kl.channels;
@@ -160,6 +160,8 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
       e.type === 'ContainerDied'
         ? (e.exit ?? exitOf(d.obj as Pod, e.data) ?? `container ${e.data}: exit not known (the pod's status no longer names it)`)
         : undefined;
+    // The name a restart mark opens the previous instance's logs by (the event's, else the pod's status).
+    const container = e.type === 'ContainerDied' ? (e.container ?? containerNameOf(d.obj as Pod, e.data)) : undefined;
     out = {
       source: 'pleg',
       op: e.type,
@@ -169,6 +171,7 @@ function handlePleg(kl: SyncLoop, e: PodLifecycleEvent): Outcome {
       uid: e.id,
       data: e.data,
       ...(exit ? { message: exit } : {}),
+      ...(container ? { container } : {}),
       ...(e.inferred ? { inferred: true } : {}),
     };
   } else {

@@ -37,6 +37,8 @@ export interface PodLifecycleEvent {
    * reported it when the event was made (the loop's copy of the pod may not show it yet).
    */
   exit?: string;
+  /** Ours: on ContainerDied, the container's name, read from the same status as `exit`. */
+  container?: string;
   /**
    * Ours: the workstation did not see what the event says and inferred it: a container of a pod
    * that vanished while running (ContainerDied), a sandbox read from the PodReadyToStartContainers

@@ -75,6 +75,8 @@ export interface SyncIterationEvent {
    * a probe result's status as the kubelet words it (unhealthy, ready, not ready, started).
    */
   data?: string;
+  /** On a PLEG ContainerDied: the container's name (a restart mark opens its previous instance's logs by it). */
+  container?: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { hostSlicer, runSteps, runStepsSliced, type Steps, type TimeSlicer } fro
 import { Channel } from '../channel';
 import type { Pod } from '../../kube/objects/pod';
 import type { PodLifecycleEvent } from '../types';
-import { exitOf } from '../prober/exits';
+import { containerNameOf, exitOf } from '../prober/exits';
 import { GenericPLEG } from './generic';
 import { PodCache } from './podcache';
 
@@ -130,6 +130,8 @@ export class PlegRelister {
       if (e.type !== 'ContainerDied') continue;
       const exit = exitOf(pod, e.data);
       if (exit) e.exit = exit;
+      const container = containerNameOf(pod, e.data);
+      if (container) e.container = container;
     }
     return events;
   }
@@ -146,6 +148,8 @@ export class PlegRelister {
       if (e.type !== 'ContainerDied') continue;
       e.inferred = true;
       e.exit = exitOf(pod, e.data) ?? 'not seen: the pod was deleted while the workstation last saw this container running';
+      const container = containerNameOf(pod, e.data);
+      if (container) e.container = container;
     }
     return events;
   }

@@ -39,3 +39,16 @@ export function exitOf(pod: Pod, containerID: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The name of the container whose instance `containerID` is (running, terminated or the last
+ * terminated one), so a restart mark can name what to read the previous instance's logs of.
+ */
+export function containerNameOf(pod: Pod, containerID: string): string | undefined {
+  for (const c of allContainerStatuses(pod)) {
+    for (const id of [c.containerID, c.state?.terminated?.containerID, c.lastState?.terminated?.containerID]) {
+      if (id && containerIdOf(id) === containerID) return c.name;
+    }
+  }
+  return undefined;
+}
