@@ -106,6 +106,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Outcome', e.outcome],
           ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes, conditions or a vanished pod' : undefined],
           [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : 'Data', e.data],
+          ['Container name', e.container],
           ['Worker state', e.worker?.state],
           [
             'Pending slot',

@@ -104,7 +104,16 @@ export interface SelectMessage {
   eventId: number;
 }
 
-export type WebviewToHostMessage = ReadyMessage | SelectMessage;
+/**
+ * "Previous logs" on a restart mark (shared/restartMark.ts): the host resolves the id in its own
+ * store and reads that container's previous instance; the webview names no pod or container.
+ */
+export interface PreviousLogsMessage {
+  type: 'previousLogs';
+  eventId: number;
+}
+
+export type WebviewToHostMessage = ReadyMessage | SelectMessage | PreviousLogsMessage;
 
 /**
  * What the webview keeps with `getState`/`setState`, so it restores itself when hidden and shown and
@@ -145,6 +154,8 @@ export function parseWebviewMessage(raw: unknown): WebviewToHostMessage | undefi
       return { type: 'ready' };
     case 'select':
       return isEventId(m.eventId) ? { type: 'select', eventId: m.eventId } : undefined;
+    case 'previousLogs':
+      return isEventId(m.eventId) ? { type: 'previousLogs', eventId: m.eventId } : undefined;
     default:
       return undefined;
   }

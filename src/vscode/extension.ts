@@ -51,6 +51,13 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     store: h.timeline,
     log,
     onSelect: (_id, e) => log.debug(`timeline: selected ${formatEventDetails(e).replace(/\n/g, '; ')}`),
+    // The sync loop's marks are of the window's connection (marks name no context of their own).
+    onPreviousLogs: (target) =>
+      void h.session.peek().then((open) => {
+        const ctx = open?.context.name ?? h.model.context;
+        if (ctx === undefined) return void vscode.window.showInformationMessage('KubeLoop: not connected to a cluster, so its container logs cannot be read.');
+        return vscode.commands.executeCommand(COMMANDS.showPreviousContainerLogs.id, { context: ctx, ...target, previous: true });
+      }),
   };
   context.subscriptions.push(
     registerTimelineSerializer(timelineOptions),

@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { TimelineEvent } from '../../core/timeline/events';
 import { parseWebviewMessage, type HostToWebviewMessage, type ThemeKind } from '../../shared/protocol';
+import { restartLogsTargetOf, type RestartLogsTarget } from '../../shared/restartMark';
 import { RECORDING_PANEL_TYPE, TIMELINE_PANEL_TYPE } from '../../app/commandIds';
 import type { Logger } from '../../app/logger';
 import { TimelineFeed } from '../../app/timeline/feed';
@@ -38,6 +39,11 @@ export interface TimelinePanelOptions {
   log: Logger;
   /** Called when the user selects an event in the webview (e.g. to reveal its log lines). */
   onSelect?: (id: number, event: TimelineEvent) => void;
+  /**
+   * "Previous logs" on a restart mark, resolved from this panel's own store (never from names the
+   * webview sends). Absent (a recording's panel): the panel says the logs are not available offline.
+   */
+  onPreviousLogs?: (target: RestartLogsTarget) => void;
 }
 
 /** A recording's panel: its own store of the recorded events, a title, a banner, and an end. */
@@ -179,6 +185,19 @@ export class TimelinePanel implements vscode.Disposable {
       case 'select': {
         const event = this.lookup(msg.eventId);
         if (event) this.opts.onSelect?.(msg.eventId, event);
+        break;
+      }
+      case 'previousLogs': {
+        const target = restartLogsTargetOf(this.opts.store, msg.eventId);
+        if (!target) {
+          this.opts.log.warn(`timeline: "Previous logs" for event ${msg.eventId}, which is not a restart mark held in the timeline`);
+          break;
+        }
+        if (this.opts.onPreviousLogs) this.opts.onPreviousLogs(target);
+        else
+          void vscode.window.showInformationMessage(
+            `KubeLoop: the logs of ${target.namespace}/${target.pod}${target.container ? ` [${target.container}]` : ''} are not available offline: this timeline is a recording, and a recording keeps no container logs.`,
+          );
         break;
       }
     }

@@ -39,6 +39,8 @@ export interface Dom {
   details: HTMLElement;
   detailsTitle: HTMLHeadingElement;
   detailsBody: HTMLDListElement;
+  /** "Previous logs": shown while the selection is a restart mark (shared/restartMark.ts). */
+  previousLogs: HTMLButtonElement;
   announce: HTMLDivElement;
   tip: HTMLDivElement;
 }
@@ -117,7 +119,11 @@ export function buildDom(parent: HTMLElement): Dom {
   const details = el('section', { id: 'timeline-details' }, { 'aria-label': 'Selected event', 'aria-live': 'polite' });
   const detailsTitle = el('h2', { textContent: 'Select an event to see its details.' });
   const detailsBody = el('dl');
-  details.append(detailsTitle, detailsBody);
+  const previousLogs = button('Previous logs', "Show the logs of this container's previous instance (its last lines before the restart)", {
+    id: 'timeline-previous-logs',
+  });
+  previousLogs.hidden = true;
+  details.append(detailsTitle, previousLogs, detailsBody);
 
   const announce = el('div', { id: 'timeline-announce', className: 'sr-only' }, { 'aria-live': 'polite' });
   root.append(banner, header, body, details, announce);
@@ -145,6 +151,7 @@ export function buildDom(parent: HTMLElement): Dom {
     details,
     detailsTitle,
     detailsBody,
+    previousLogs,
     announce,
     tip,
   };

@@ -22,6 +22,7 @@ export function bindInput(v: TimelineView): void {
   bindCanvasKeys(v);
   bindList(v);
   bindToolbar(v);
+  v.dom.previousLogs.addEventListener('click', () => v.previousLogs());
   v.dom.plot.addEventListener('scroll', () => v.saveSoon(), { passive: true });
 }
 

@@ -12,6 +12,7 @@
  * - Cluster data reaches the DOM through textContent only (see dom.ts and format.ts).
  */
 import type { HostToWebviewMessage, TimelineItem, TimelineViewState, WebviewToHostMessage } from '../../../shared/protocol';
+import { restartLogsTarget } from '../../../shared/restartMark';
 import { buildDom, el, showDetails, syncOptions, type Dom } from './dom';
 import { drawFrame } from './draw';
 import { isEmptyFilter, kindsOf, makePredicate } from './filter';
@@ -261,6 +262,7 @@ export class TimelineView {
     this.selected = item;
     this.st.selectedEventId = item?.id;
     this.detailsVersion = -1;
+    this.dom.previousLogs.hidden = !(item?.type === 'mark' && restartLogsTarget(item.event));
     if (!item) {
       showDetails(this.dom, 'Select an event to see its details.', []);
     } else {
@@ -274,6 +276,12 @@ export class TimelineView {
     this.markListSelection();
     this.schedule();
     this.save();
+  }
+
+  /** Asks the host for the selected restart mark's previous container logs (it resolves the id itself). */
+  previousLogs(): void {
+    const item = this.selected;
+    if (item?.type === 'mark' && restartLogsTarget(item.event)) this.port.postMessage({ type: 'previousLogs', eventId: item.id });
   }
 
   navigate(key: NavKey): void {
