@@ -98,7 +98,7 @@ describe('Top Writers rows', () => {
       [b, 'fight-a'],
     ] as const) {
       assert.equal(row.warning, true, `${row.label} is flagged`);
-      assert.match(row.description!, /FIGHT/);
+      assert.match(row.description!, /^FIGHT · \d+\.\d\/s/);
       const fight = row.children![0]!;
       assert.equal(fight.label, 'Fight over metadata.annotations.owner');
       assert.equal(fight.description, `configmaps:writers/contested with ${other}`);
@@ -142,7 +142,7 @@ describe('Top Writers rows', () => {
     }
     const row = writerRows(s.snapshot(10, 5)).find((r) => r.label === 'looping-operator')!;
     assert.equal(row.warning, true);
-    assert.match(row.description!, /HOT LOOP/);
+    assert.match(row.description!, /^HOT LOOP · 1[2-4]\.\d\/s \(1[2-4]\.\d unseen\)$/);
     const hot = row.children![0]!;
     assert.match(hot.label, /^Hot loop at 1[2-4]\.\d\/s$/);
     assert.equal(hot.description, 'configmaps:writers/hot');

@@ -67,15 +67,19 @@ export function writerRows(snap: WritersSnapshot | WritersIdle): WriterRow[] {
       group(`${id}/namespaces`, 'Namespaces', m.namespaces, '(cluster)'),
       group(`${id}/objects`, 'Objects', m.objects, '(unknown)'),
     ].filter((r): r is WriterRow => r !== undefined);
-    const extra = [m.noopPerSecond >= 0.05 ? `${rate(m.noopPerSecond)} no-op` : '', m.unseenPerSecond >= 0.05 ? `${rate(m.unseenPerSecond)} unseen` : '']
+    const extra = [
+      m.noopPerSecond >= 0.05 ? `${m.noopPerSecond.toFixed(1)} no-op` : '',
+      m.unseenPerSecond >= 0.05 ? `${m.unseenPerSecond.toFixed(1)} unseen` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     const flags = [fights.length ? 'FIGHT' : '', hot.length ? 'HOT LOOP' : ''].filter(Boolean).join(' · ');
     return {
       id,
       label: m.key,
-      description: `${rate(m.perSecond)}${extra ? ` (${extra})` : ''}${flags ? ` · ${flags}` : ''}`,
-      tooltip: `${m.key}: ${rate(m.perSecond)} writes${extra ? `, of those ${extra} (no-op: nothing but resourceVersion and managedFields changed; unseen: nothing a tree row shows changed)` : ''}`,
+      // the flags first: a narrow side bar cuts the end of a description
+      description: `${flags ? `${flags} · ` : ''}${rate(m.perSecond)}${extra ? ` (${extra})` : ''}`,
+      tooltip: `${m.key}: ${rate(m.perSecond)} writes${extra ? `, of those ${extra} a second (no-op: nothing but resourceVersion and managedFields changed; unseen: nothing a tree row shows changed)` : ''}`,
       ...(flagged.length ? { warning: true } : {}),
       ...(children.length ? { children } : {}),
     };

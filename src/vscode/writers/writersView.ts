@@ -43,6 +43,7 @@ export class WritersView implements vscode.TreeDataProvider<WriterRow>, vscode.D
   private readonly view: vscode.TreeView<WriterRow>;
   private readonly writers: LiveWriters;
   private fed: SyncRunner | undefined;
+  private following = false;
   private readonly level: ReturnType<typeof setInterval>;
   private readonly off: () => void;
   private readonly subs: vscode.Disposable[] = [];
@@ -68,27 +69,32 @@ export class WritersView implements vscode.TreeDataProvider<WriterRow>, vscode.D
     this.level = setInterval(() => void this.follow(), 1000);
   }
 
-  /** Starts or stops the writers' watches to match the sync loop. */
+  /** Starts or stops the writers' watches to match the sync loop (one change at a time; a loop whose client is not open yet is tried again next second). */
   private async follow(): Promise<void> {
     const runner = this.d.sync();
-    if (runner === this.fed) return;
-    this.fed = runner;
-    if (!runner) {
-      await this.writers.stop();
-      this.d.log.info('writers: stopped with the sync loop');
+    if (this.following || runner === this.fed) return;
+    this.following = true;
+    try {
+      if (!runner) {
+        this.fed = undefined;
+        await this.writers.stop();
+        this.d.log.info('writers: stopped with the sync loop');
+        this.show(undefined);
+        return;
+      }
+      const client = await this.d.client();
+      if (!client) return;
+      const types = [
+        { group: '', version: 'v1', resource: 'pods', namespaced: true },
+        ...informerTypes(this.d.model).map((t) => ({ group: t.group, version: t.version, resource: t.resource, namespaced: t.namespaced ?? true })),
+      ];
+      await this.writers.start({ client, types, namespaces: this.d.settings().namespaces });
+      this.fed = runner;
+      this.d.log.info(`writers: watching ${types.length} type(s) with managedFields for the Top Writers view and the writer lanes`);
       this.show(undefined);
-      return;
+    } finally {
+      this.following = false;
     }
-    const client = await this.d.client();
-    if (!client || this.fed !== runner) return;
-    const types = [
-      { group: '', version: 'v1', resource: 'pods', namespaced: true },
-      ...informerTypes(this.d.model).map((t) => ({ ...t, namespaced: t.namespaced ?? true })),
-    ];
-    const namespaces = this.d.settings().namespaces;
-    await this.writers.start({ client, types, namespaces });
-    this.d.log.info(`writers: watching ${types.length} type(s) with managedFields for the Top Writers view and the writer lanes`);
-    this.show(undefined);
   }
 
   private show(snap: Parameters<typeof writerRows>[0] | undefined): void {
