@@ -4,10 +4,14 @@
 //          with a kubelet status entry, deployments and configmaps, managedFields as the demo's API
 //          server writes them), each JSON.parse'd from its wire text as the watch does, observed,
 //          and one top-writers snapshot a second; CPU ms per simulated second = share of one core.
+//   view   the same events, with what the extension adds each second while the Top Writers view is
+//          open (src/app/writers): every write counted for the writer lanes, the snapshot with each
+//          manager's kinds, namespaces and objects, the lanes' events appended to a TimelineStore and
+//          the view's rows made (the TreeItems VS Code then draws are not in it: a few dozen).
 //   live   `kubeloop demo-cluster --objects 100000 --churn 500 --writers` in a child process and
 //          watchWriters + WriterStats here, over every type, for 30 s after a 10 s warm-up: this
 //          process's CPU (the watches' JSON, the model, the snapshots), from process.cpuUsage.
-// Run: node --expose-gc --import tsx bench/writers.ts [model|live] (WRITERS_BENCH_SECONDS=200 model: every object written, 100,000 versions kept)
+// Run: node --expose-gc --import tsx bench/writers.ts [model|view|live] (WRITERS_BENCH_SECONDS=200 model: every object written, 100,000 versions kept)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +21,9 @@ import { KubeClient } from '../src/core/kube/client';
 import { listableResources } from '../src/core/kube/discovery/parse';
 import { watchWriters } from '../src/core/writers/source';
 import { WriterStats } from '../src/core/writers/stats';
+import { TimelineStore } from '../src/core/timeline/store';
+import { WritesLane } from '../src/app/writers/lane';
+import { writerRows } from '../src/app/writers/rows';
 import { withUpdateEntry } from '../src/demo/server/managed-fields';
 import type { DemoObject } from '../src/demo/store';
 
@@ -56,7 +63,7 @@ function configMap(i: number, gen: number, ms: number): DemoObject {
   return withUpdateEntry(created, { ...created, data: { k: String(gen) } }, { manager: gen % 2 ? 'argocd' : 'helm', apiVersion: 'v1', time: time(ms) }, false);
 }
 
-async function model(): Promise<void> {
+async function model(view = false): Promise<void> {
   const clock = new FakeClock();
   const seconds = Number(process.env.WRITERS_BENCH_SECONDS ?? 60);
   // The wire text of each event, built ahead (building it is the server's cost, not ours).
@@ -78,15 +85,23 @@ async function model(): Promise<void> {
   gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const stats = new WriterStats({ clock });
+  const lane = new WritesLane(0);
+  const timeline = new TimelineStore();
+  let rows = 0;
   const start = process.cpuUsage();
   let snapshotMs = 0;
   for (const batch of wire) {
     for (const line of batch) {
       const ev = JSON.parse(line) as { type: 'MODIFIED'; object: DemoObject };
-      stats.observe(ev.type, ev.object.kind === 'Pod' ? pods : cms, ev.object);
+      const w = stats.observe(ev.type, ev.object.kind === 'Pod' ? pods : cms, ev.object);
+      if (view && w) lane.count(w.manager, w.kind);
     }
     const t0 = process.cpuUsage();
-    stats.snapshot(10);
+    if (view) {
+      const snap = stats.snapshot(20, 10);
+      for (const e of lane.flush(clock.now(), snap)) timeline.append(e);
+      rows += writerRows(snap).length;
+    } else stats.snapshot(10);
     const t1 = process.cpuUsage(t0);
     snapshotMs += (t1.user + t1.system) / 1000;
     await clock.advance(1000);
@@ -96,7 +111,7 @@ async function model(): Promise<void> {
   gc?.();
   const heap = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
   console.log(
-    `model: ${PER_SECOND} events/s over ${OBJECTS} objects, ${seconds} s: ${perSecondMs.toFixed(1)} ms CPU per second (${(perSecondMs / 10).toFixed(2)} % of one core), snapshot ${(snapshotMs / seconds).toFixed(2)} ms CPU, kept ${stats.snapshot().keptObjects} versions (${stats.snapshot().keptFieldObjects} with field paths), the model's heap ${heap.toFixed(0)} MiB${gc ? '' : ' (run with --expose-gc for a true figure)'}`,
+    `${view ? `view (${(rows / seconds).toFixed(1)} manager rows a second, ${timeline.length} lane events)` : 'model'}: ${PER_SECOND} events/s over ${OBJECTS} objects, ${seconds} s: ${perSecondMs.toFixed(1)} ms CPU per second (${(perSecondMs / 10).toFixed(2)} % of one core), ${view ? 'snapshot with breakdown + lanes + rows' : 'snapshot'} ${(snapshotMs / seconds).toFixed(2)} ms CPU, kept ${stats.snapshot().keptObjects} versions (${stats.snapshot().keptFieldObjects} with field paths), the model's heap ${heap.toFixed(0)} MiB${gc ? '' : ' (run with --expose-gc for a true figure)'}`,
   );
 }
 
@@ -161,7 +176,7 @@ async function live(): Promise<void> {
 }
 
 const which = process.argv[2] ?? 'model';
-void (which === 'live' ? live() : model()).catch((e: unknown) => {
+void (which === 'live' ? live() : model(which === 'view')).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

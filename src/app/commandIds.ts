@@ -52,6 +52,7 @@ export const COMMANDS = {
   showStartup: { id: 'kubeloop.showStartup', title: 'Show Start-up', icon: '$(rocket)' },
   showRelations: { id: 'kubeloop.showRelations', title: 'Show Relations', icon: '$(type-hierarchy)' },
   relationsWarningsOnly: { id: 'kubeloop.relationsWarningsOnly', title: 'Relations: Toggle Warnings Only', icon: '$(warning)', palette: false },
+  showWriters: { id: 'kubeloop.showWriters', title: 'Show Top Writers', icon: '$(pulse)' },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;
@@ -80,6 +81,8 @@ export const RECORDING_PANEL_TYPE = 'kubeloop.recordingTimeline';
 export const RECORDING_VIEW_ID = 'kubeloop.recording';
 /** The Relations view: one object's owners, owned objects and Events. */
 export const RELATIONS_VIEW_ID = 'kubeloop.relations';
+/** The Top Writers view: field managers by writes/s while the sync loop runs, fights and hot loops flagged. */
+export const WRITERS_VIEW_ID = 'kubeloop.writers';
 
 /** Context keys the glue sets (`setContext`) and package.json's `when` clauses read. */
 export const CONTEXT_KEYS = {

@@ -5,6 +5,7 @@
  * shows as those characters.
  */
 import type { ControllerReconcileEvent, GroupVersionResource, TimelineEvent } from '../core/timeline/events';
+import { writesDetailRows } from './writesDetails';
 
 /** One labelled value of a details pane. */
 export type DetailRow = [label: string, value: string];
@@ -63,6 +64,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
       ['Updated', keyList(e.updated)],
       ['Message', e.message],
     ]);
+  if (e.kind === 'writes') return writesDetailRows(e);
   if (e.kind === 'kubelet')
     return presentRows([
       ['Kubelet log line', `${e.source} / ${e.op}`],

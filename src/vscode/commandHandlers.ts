@@ -11,6 +11,7 @@ import { selectContext, selectNamespaces } from './controllers/connection';
 import { applyFilter, copyName, filter, openResourceYaml, refreshScope, revealInTimeline, showMore, targetNode } from './controllers/treeCommands';
 import type { Host } from './host';
 import type { RelationsView } from './relations/relationsView';
+import type { WritersView } from './writers/writersView';
 import { TimelinePanel, type TimelinePanelOptions } from './timeline/panel';
 import { openDemoTerminal } from './walkthrough/progress';
 import { showStartup } from './startup/panel';
@@ -21,6 +22,7 @@ export function commandHandlers(
   yaml: ResourceYamlProvider,
   timelineOptions: TimelinePanelOptions,
   relations: RelationsView,
+  writers: WritersView,
 ): Record<CommandName, CommandHandler> {
   const { loads, sync, recorder, viewer, demo, k8s } = h;
   const listed = h.contexts;
@@ -83,6 +85,7 @@ export function commandHandlers(
     showStartup: (arg) => showStartup(h, arg),
     showRelations: (arg) => relations.show(targetNode(h, arg)),
     relationsWarningsOnly: () => relations.toggleWarnings(),
+    showWriters: () => writers.reveal(),
     openDemoTerminal: () => {
       const d = demo.info;
       openDemoTerminal(d ? { name: d.name, kubeconfig: d.target().kubeconfig! } : undefined);

@@ -27,6 +27,7 @@ import type { ResourceTreeProvider } from './tree/resourceTree';
 import { trackWalkthrough } from './walkthrough/progress';
 import { ResourceYamlProvider } from './yaml/provider';
 import { RelationsView } from './relations/relationsView';
+import { WritersView } from './writers/writersView';
 
 /** What `activate` returns: the in-host tests (and other extensions) reach the live parts through it. */
 export interface KubeLoopApi {
@@ -67,8 +68,17 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
   );
   followTarget(h);
   const relations = new RelationsView({ model: h.model, relations: h.relations, client: async () => (await h.session.open())?.client });
-  context.subscriptions.push(relations);
-  registerCommands(context, commandHandlers(h, yaml, timelineOptions, relations), log);
+  const writers = new WritersView({
+    model: h.model,
+    log,
+    timeline: h.timeline,
+    origin: h.origin,
+    sync: () => h.sync.current,
+    client: async () => (await h.session.peek())?.client,
+    settings: () => h.config.get(),
+  });
+  context.subscriptions.push(relations, writers);
+  registerCommands(context, commandHandlers(h, yaml, timelineOptions, relations, writers), log);
   startDiagnostics(h);
   void h.k8s.connect();
 

@@ -37,6 +37,8 @@ export interface Host {
   readonly target: TargetState;
   readonly session: Session;
   readonly timeline: TimelineStore;
+  /** The timeline's t = 0 on realClock. */
+  readonly origin: number;
   readonly model: ResourceModel;
   /** The owner index beside the model, fed by the loads and the sync loop. */
   readonly relations: Relations;
@@ -113,6 +115,7 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
     target,
     session,
     timeline,
+    origin: basics.origin,
     model,
     relations,
     tree,

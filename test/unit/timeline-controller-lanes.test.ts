@@ -75,7 +75,9 @@ describe('timeline controller lanes', () => {
         .lanes()
         .flatMap((l) => l.items)
         .filter((i) => i.visible)
-        .map((i) => (i.type === 'mark' ? (i.event.kind === 'reconcile' ? i.event.controller : i.event.source) : 'loader'));
+        .map((i) =>
+          i.type === 'mark' ? (i.event.kind === 'reconcile' ? i.event.controller : i.event.kind === 'writes' ? 'writers' : i.event.source) : 'loader',
+        );
     };
     // a pod's name finds the reconcile that created it, and the sync loop's iteration of that pod
     assert.deepEqual(shown({ hiddenSources: [], kind: '', name: 'web-7d4b9c-abcde' }).sort(), ['config', 'replicaset']);

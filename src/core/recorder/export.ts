@@ -27,8 +27,16 @@ export interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
-const PID = { sync: 1, loader: 2, watch: 3, events: 4, controllers: 5, kubelet: 6 } as const;
-const PROCESS_NAMES: Record<number, string> = { 1: 'sync loop', 2: 'loader', 3: 'watch', 4: 'Events', 5: 'controllers', 6: 'kubelet (its own log)' };
+const PID = { sync: 1, loader: 2, watch: 3, events: 4, controllers: 5, kubelet: 6, writers: 7 } as const;
+const PROCESS_NAMES: Record<number, string> = {
+  1: 'sync loop',
+  2: 'loader',
+  3: 'watch',
+  4: 'Events',
+  5: 'controllers',
+  6: 'kubelet (its own log)',
+  7: 'writers (field managers)',
+};
 
 interface Span {
   pid: number;
@@ -74,6 +82,19 @@ function spanOf(e: TimelineEvent, endWall: number, origin: number): Span | undef
       end: us(endWall),
       name: `${e.source} ${e.op} ${e.key}`.trim(),
       cat: 'kubelet',
+      args,
+    };
+  }
+  if (e.kind === 'writes') {
+    // A busy field manager's writes over one window (core/writers), on its manager's lane.
+    const { kind: _k, t: _t, durationMs, ...args } = e;
+    return {
+      pid: PID.writers,
+      lane: `writer ${e.manager}`,
+      start: us(endWall - durationMs),
+      end: us(endWall),
+      name: `${e.writes} writes`,
+      cat: 'writers',
       args,
     };
   }

@@ -132,4 +132,27 @@ export interface KubeletLineEvent {
   raw: string;
 }
 
-export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent;
+/**
+ * One busy field manager's writes over one window (about a second), on its own lane `writer <manager>`
+ * (core/writers: the manager is the managedFields entry whose time moved; deletes count as `(delete)`).
+ * Appended at the window's end, only for managers at or above the lane's threshold.
+ */
+export interface WritesEvent {
+  kind: 'writes';
+  /** The window's start; it ends at t + durationMs. */
+  t: number;
+  durationMs: number;
+  manager: string;
+  /** Writes seen in the window. */
+  writes: number;
+  /** The manager's decayed rate at the window's end (writes/s over about the last 10 s). */
+  perSecond: number;
+  /** The kinds it wrote in the window, most written first (at most 5). */
+  kinds: string[];
+  /** A fight it is in: `<object> <field> with <other manager>` (the busiest one), while the fight lasts. */
+  fight?: string;
+  /** A hot loop of it: `<object> at <rate>/s` (the fastest one), while it lasts. */
+  hotLoop?: string;
+}
+
+export type TimelineEvent = LoaderTaskEvent | SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent | WritesEvent;

@@ -75,6 +75,32 @@ export class DecayingRates {
     return best.map((b) => ({ key: b.key, perSecond: this.perSecond(b.cell, now) }));
   }
 
+  /**
+   * The k strongest keys of each group `groupOf` names (a key `group\u0000sub` read as its group and
+   * its sub-key), highest first, ties by sub-key; keys of no group left out. One pass over the keys.
+   */
+  topPerGroup(k: number, now: number, groupOf: (key: string) => { group: string; sub: string } | undefined): Map<string, Rate[]> {
+    const best = new Map<string, { key: string; score: number; cell: Cell }[]>();
+    this.cells.forEach((cell, key) => {
+      const g = groupOf(key);
+      if (!g) return;
+      let list = best.get(g.group);
+      if (!list) best.set(g.group, (list = []));
+      if (list.length === k && !before(cell.score, g.sub, list[k - 1]!)) return;
+      let i = list.length;
+      while (i > 0 && before(cell.score, g.sub, list[i - 1]!)) i--;
+      list.splice(i, 0, { key: g.sub, score: cell.score, cell });
+      if (list.length > k) list.pop();
+    });
+    const out = new Map<string, Rate[]>();
+    for (const [g, list] of best)
+      out.set(
+        g,
+        list.map((b) => ({ key: b.key, perSecond: this.perSecond(b.cell, now) })),
+      );
+    return out;
+  }
+
   /** Drops the keys decayed below the floor, then the weakest past maxKeys. */
   prune(now: number): void {
     const below = Math.log(this.floor) + now / this.tauMs;

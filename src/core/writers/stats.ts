@@ -44,6 +44,10 @@ export interface ManagerRate extends Rate {
   noopPerSecond: number;
   /** Writes that changed the object but nothing its row shows (no-ops included). */
   unseenPerSecond: number;
+  /** With snapshot(top, breakdown > 0): the manager's busiest kinds, namespaces and objects, `breakdown` of each. */
+  kinds?: Rate[];
+  namespaces?: Rate[];
+  objects?: Rate[];
 }
 
 export interface WritersSnapshot {
@@ -101,6 +105,9 @@ export class WriterStats {
   private readonly objects: DecayingRates;
   private readonly unseenObjects: DecayingRates;
   private readonly perObjectManager: DecayingRates;
+  /** `manager\u0000kind` and `manager\u0000namespace`: a manager's own kinds and namespaces. */
+  private readonly managerKinds: DecayingRates;
+  private readonly managerNamespaces: DecayingRates;
   private readonly fights: FightDetector;
   private readonly kept = new Map<string, Kept>();
   private readonly fieldsKept = new Map<string, EntrySummary[]>();
@@ -129,13 +136,18 @@ export class WriterStats {
     this.objects = new DecayingRates(tau);
     this.unseenObjects = new DecayingRates(tau);
     this.perObjectManager = new DecayingRates(tau);
+    this.managerKinds = new DecayingRates(tau, 10_000);
+    this.managerNamespaces = new DecayingRates(tau, 50_000);
     this.fights = new FightDetector(this.o.fightTransfers, this.o.fightWindowMs);
   }
 
-  /** One watch event of type `resource` (its object with managedFields). BOOKMARKs are not writes: leave them out. */
-  observe(type: 'ADDED' | 'MODIFIED' | 'DELETED', resource: ResourceRef, obj: KubeObject): void {
+  /**
+   * One watch event of type `resource` (its object with managedFields). BOOKMARKs are not writes: leave them out.
+   * Returns the write's manager and kind (undefined for an object without a name: not counted).
+   */
+  observe(type: 'ADDED' | 'MODIFIED' | 'DELETED', resource: ResourceRef, obj: KubeObject): { manager: string; kind: string } | undefined {
     const o = obj as StoredObject;
-    if (!o.metadata?.name) return;
+    if (!o.metadata?.name) return undefined;
     const now = this.clock.now();
     const key = objectKey(o, resource);
     const kind = this.intern(o.kind ?? resource.resource);
@@ -148,7 +160,8 @@ export class WriterStats {
       this.kept.delete(key);
       this.fieldsKept.delete(key);
       this.managers.add(DELETE_MANAGER, now);
-      return;
+      this.byManager(DELETE_MANAGER, kind, ns, now);
+      return { manager: DELETE_MANAGER, kind };
     }
     const prev = this.kept.get(key);
     const prevEntries = this.fieldsKept.get(key);
@@ -166,6 +179,7 @@ export class WriterStats {
     lruSet(this.kept, key, { content, row, writer: manager }, this.o.maxObjects);
     lruSet(this.fieldsKept, key, entries, this.o.maxFieldObjects);
     this.managers.add(manager, now);
+    this.byManager(manager, kind, ns, now);
     if (prev && type === 'MODIFIED' && prev.row === row) {
       this.unseen.add(manager, now);
       this.unseenObjects.add(key, now);
@@ -176,11 +190,29 @@ export class WriterStats {
       if (f) this.opts.onFinding?.({ kind: 'fight', ...f });
     }
     this.checkHot(key, manager, now);
+    return { manager, kind };
   }
 
-  snapshot(top = 10): WritersSnapshot {
+  /**
+   * The rates now. `breakdown` > 0: each of the top managers also carries its `breakdown` busiest
+   * kinds, namespaces and objects (three more passes over the kept keys; the Top Writers view asks
+   * while it is shown, the CLI does not).
+   */
+  snapshot(top = 10, breakdown = 0): WritersSnapshot {
     const now = this.clock.now();
-    for (const r of [this.all, this.managers, this.noops, this.unseen, this.kinds, this.namespaces, this.objects, this.unseenObjects, this.perObjectManager])
+    for (const r of [
+      this.all,
+      this.managers,
+      this.noops,
+      this.unseen,
+      this.kinds,
+      this.namespaces,
+      this.objects,
+      this.unseenObjects,
+      this.perObjectManager,
+      this.managerKinds,
+      this.managerNamespaces,
+    ])
       r.prune(now);
     this.fights.prune(now);
     const hotLoops: HotLoop[] = [];
@@ -189,10 +221,32 @@ export class WriterStats {
       if (perSecond < this.o.hotLoopPerSecond) this.hot.delete(id);
       else if (h.found) hotLoops.push({ ...splitId(id), perSecond, since: h.since });
     }
+    const managers: ManagerRate[] = this.managers
+      .top(top, now)
+      .map((r) => ({ ...r, noopPerSecond: this.noops.rate(r.key, now), unseenPerSecond: this.unseen.rate(r.key, now) }));
+    if (breakdown > 0) {
+      const wanted = new Set(managers.map((m) => m.key));
+      const managerFirst = (key: string) => {
+        const cut = key.indexOf('\u0000');
+        const group = key.slice(0, cut);
+        return wanted.has(group) ? { group, sub: key.slice(cut + 1) } : undefined;
+      };
+      const kinds = this.managerKinds.topPerGroup(breakdown, now, managerFirst);
+      const namespaces = this.managerNamespaces.topPerGroup(breakdown, now, managerFirst);
+      const objects = this.perObjectManager.topPerGroup(breakdown, now, (id) => {
+        const { key, manager } = splitId(id);
+        return wanted.has(manager) ? { group: manager, sub: key } : undefined;
+      });
+      for (const m of managers) {
+        m.kinds = kinds.get(m.key) ?? [];
+        m.namespaces = namespaces.get(m.key) ?? [];
+        m.objects = objects.get(m.key) ?? [];
+      }
+    }
     return {
       t: now,
       perSecond: this.all.rate('', now),
-      managers: this.managers.top(top, now).map((r) => ({ ...r, noopPerSecond: this.noops.rate(r.key, now), unseenPerSecond: this.unseen.rate(r.key, now) })),
+      managers,
       kinds: this.kinds.top(top, now),
       namespaces: this.namespaces.top(top, now),
       objects: this.objects.top(top, now),
@@ -202,6 +256,11 @@ export class WriterStats {
       keptObjects: this.kept.size,
       keptFieldObjects: this.fieldsKept.size,
     };
+  }
+
+  private byManager(manager: string, kind: string, ns: string, now: number): void {
+    this.managerKinds.add(`${manager}\u0000${kind}`, now);
+    if (ns) this.managerNamespaces.add(`${manager}\u0000${ns}`, now);
   }
 
   private checkHot(key: string, manager: string, now: number): void {

@@ -4,7 +4,16 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CATEGORY, COMMANDS, CONTEXT_KEYS, RECORDING_VIEW_ID, RELATIONS_VIEW_ID, RESOURCES_VIEW_ID, VIEW_CONTAINER_ID } from '../../../src/app/commandIds';
+import {
+  CATEGORY,
+  COMMANDS,
+  CONTEXT_KEYS,
+  RECORDING_VIEW_ID,
+  RELATIONS_VIEW_ID,
+  RESOURCES_VIEW_ID,
+  VIEW_CONTAINER_ID,
+  WRITERS_VIEW_ID,
+} from '../../../src/app/commandIds';
 import { activationEvents, contributedCommands, contributedMenus } from '../../../src/app/manifest';
 import { configurationSchema } from '../../../src/app/settings';
 
@@ -39,13 +48,13 @@ describe('package.json contributes', () => {
     }
   });
 
-  it('has the KubeLoop activity-bar container with an icon that exists, holding the resources view, the Recording view and the Relations view', () => {
+  it('has the KubeLoop activity-bar container with an icon that exists, holding the resources view, the Recording view, the Relations view and Top Writers', () => {
     const container = contributes.viewsContainers.activitybar.find((c: { id: string }) => c.id === VIEW_CONTAINER_ID);
     assert.equal(container.title, 'KubeLoop');
     assert.ok(readFileSync(join(__dirname, '../../..', container.icon), 'utf8').includes('<svg'));
     assert.deepEqual(
       contributes.views[VIEW_CONTAINER_ID].map((v: { id: string }) => v.id),
-      [RESOURCES_VIEW_ID, RECORDING_VIEW_ID, RELATIONS_VIEW_ID],
+      [RESOURCES_VIEW_ID, RECORDING_VIEW_ID, RELATIONS_VIEW_ID, WRITERS_VIEW_ID],
     );
     assert.ok(contributes.viewsWelcome.some((w: { view: string }) => w.view === RESOURCES_VIEW_ID));
     // the Recording view shows only while a recording is open

@@ -61,7 +61,7 @@ export function buildDom(parent: HTMLElement): Dom {
   for (const s of SOURCES) {
     const b = button(
       s,
-      `Show ${s === 'loader' ? 'loader tasks' : s === 'controllers' ? "the in-process demo cluster's controller reconciles" : s === 'kubelet' ? "the lab's real kubelets' own log lines" : `${s} iterations`}`,
+      `Show ${s === 'loader' ? 'loader tasks' : s === 'controllers' ? "the in-process demo cluster's controller reconciles" : s === 'kubelet' ? "the lab's real kubelets' own log lines" : s === 'writers' ? "busy field managers' writes" : `${s} iterations`}`,
       { 'aria-pressed': 'true', 'data-source': s },
     );
     b.className = 'toggle';

@@ -5,6 +5,7 @@
  * the task's namespace/resource). Pure.
  */
 import { sourceOf, SOURCES, type Item, type ItemPredicate, type SourceName, type TimelineModel } from './model';
+import { writesHaystack } from './writersLane';
 
 export interface FilterSpec {
   /** Sources not shown. */
@@ -33,6 +34,7 @@ function haystackText(item: Item): string {
   const e = item.event;
   // a reconcile: its object and every object it wrote, so a pod's name finds the reconcile that made it
   if (e.kind === 'reconcile') return [e.key, ...(e.created ?? []), ...(e.deleted ?? []), ...(e.updated ?? [])].join(' ');
+  if (e.kind === 'writes') return writesHaystack(e);
   return e.node ? `${e.key} ${e.node}` : e.key; // a kubelet line's node too: its lane answers to the node's name
 }
 

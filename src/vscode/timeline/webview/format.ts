@@ -6,6 +6,8 @@
 import type { TimelineEvent } from '../../../core/timeline/events';
 import { eventDetailRows, formatDuration, formatTime, gvrText, presentRows, reconcileSummary, type DetailRow } from '../../../shared/details';
 import { itemEnd, type Bar, type Item } from './model';
+import { writerLaneLabel, writesLabel } from './writersLane';
+import { writesSummary } from '../../../shared/writesDetails';
 
 export function eventLabel(e: TimelineEvent): string {
   if (e.kind === 'task') {
@@ -23,6 +25,7 @@ export function eventLabel(e: TimelineEvent): string {
     return `${fmtTime(e.t)}  controller/${e.controller}  ${e.handler} ${e.key}: ${e.outcome}, ${reconcileSummary(e)}, ${e.durationMs} ms`;
   if (e.kind === 'kubelet')
     return `${fmtTime(e.t)}  kubelet ${e.node}  ${e.source} ${e.op}${e.key ? ` ${e.key}` : ''}${e.handler !== 'none' ? ` -> ${e.handler}` : ''} ${e.outcome}`;
+  if (e.kind === 'writes') return writesLabel(e, fmtTime(e.t));
   const key = e.key ? ` ${e.key}` : '';
   return `${fmtTime(e.t)}  ${e.source}  ${e.op}${key} -> ${e.handler} ${e.outcome}${e.inferred ? ' (inferred)' : ''}, ${e.durationMs} ms`;
 }
@@ -62,6 +65,7 @@ export function describeItem(item: Item, now: number): Description {
     const e = item.event;
     if (e.kind === 'reconcile')
       return { title: `controller/${e.controller} · ${e.handler} · ${clip(e.key, 100)} · ${reconcileSummary(e)}`, rows: eventDetailRows(e) };
+    if (e.kind === 'writes') return { title: `${writerLaneLabel(e.manager)} · ${writesSummary(e)}`, rows: eventDetailRows(e) };
     if (e.kind === 'kubelet') return { title: `kubelet ${e.node} · ${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}`, rows: eventDetailRows(e) };
     return { title: `${e.source} · ${e.op}${e.key ? ` · ${clip(e.key, 100)}` : ''}${e.node ? ` · node ${e.node}` : ''}`, rows: eventDetailRows(e) };
   }

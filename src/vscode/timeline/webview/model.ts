@@ -27,15 +27,17 @@ import type {
   LoaderTaskEvent,
   SyncIterationEvent,
   SyncSource,
+  WritesEvent,
 } from '../../../core/timeline/events';
 import type { TimelineItem } from '../../../shared/protocol';
+import { orderWriterLanes, writerLaneKey, writerLaneLabel, writesFlagged } from './writersLane';
 
 export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
 /** The demo cluster's controllers in the order work flows through them (unknown names sort after). */
 export const CONTROLLER_ORDER: readonly string[] = ['cronjob', 'job', 'deployment', 'replicaset', 'statefulset', 'daemonset', 'garbagecollector'];
 /** The filterable sources: the loader's tasks, the controllers' reconciles (all lanes at once), each sync-loop source, and the real kubelets' log lines (all nodes at once). */
-export type SourceName = 'loader' | 'controllers' | SyncSource | 'kubelet';
-export const SOURCES: readonly SourceName[] = ['loader', 'controllers', ...SYNC_SOURCES, 'kubelet'];
+export type SourceName = 'loader' | 'controllers' | SyncSource | 'kubelet' | 'writers';
+export const SOURCES: readonly SourceName[] = ['loader', 'controllers', ...SYNC_SOURCES, 'kubelet', 'writers'];
 
 export type BarOutcome = 'ok' | 'error' | 'cancelled' | 'running';
 
@@ -84,7 +86,7 @@ export const SEVERITY = { ok: 1, running: 2, cancelled: 3, error: 4, skipped: 1,
 export interface Mark {
   readonly type: 'mark';
   readonly id: number;
-  readonly event: SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent;
+  readonly event: MarkEvent;
   /** The kinds of the objects in `event.key` (see keyKinds); empty for a tick that touched nothing. */
   readonly kinds: readonly string[];
   readonly start: number;
@@ -97,10 +99,13 @@ export interface Mark {
 
 export type Item = Bar | Mark;
 
+/** The events drawn as one mark each. */
+export type MarkEvent = SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent | WritesEvent;
+
 export interface Lane {
   /** Stable across updates: `worker:3`, `controller:deployment`, `source:pleg` or `kubelet:lab-1`. */
   readonly key: string;
-  readonly kind: 'worker' | 'controller' | 'source' | 'kubelet';
+  readonly kind: 'worker' | 'controller' | 'source' | 'kubelet' | 'writer';
   /** Its name as shown; a worker lane's names its cluster once the loads of several are seen. */
   label: string;
   /** A worker lane's cluster (kubeconfig context), when its events named one. */
@@ -111,6 +116,8 @@ export interface Lane {
   readonly source?: SyncSource;
   /** A kubelet lane's node. */
   readonly node?: string;
+  /** A writer lane's field manager. */
+  readonly manager?: string;
   readonly items: Item[];
   maxSpan: number;
   readonly open: Set<Bar>;
@@ -125,11 +132,12 @@ export function itemEnd(item: Item, now: number): number {
 export function sourceOf(item: Item): SourceName {
   if (item.type === 'bar') return 'loader';
   const e = item.event;
-  return e.kind === 'reconcile' ? 'controllers' : e.kind === 'kubelet' ? 'kubelet' : e.source;
+  return e.kind === 'reconcile' ? 'controllers' : e.kind === 'kubelet' ? 'kubelet' : e.kind === 'writes' ? 'writers' : e.source;
 }
 
 /** The filter source a lane belongs to. */
 export function laneSource(lane: Lane): SourceName {
+  if (lane.kind === 'writer') return 'writers';
   return lane.kind === 'worker' ? 'loader' : lane.kind === 'controller' ? 'controllers' : lane.kind === 'kubelet' ? 'kubelet' : lane.source!;
 }
 
@@ -202,7 +210,7 @@ export class TimelineModel {
         .sort((a, b) => rank(a.controller!) - rank(b.controller!) || (a.controller! < b.controller! ? -1 : 1));
       const sources = SYNC_SOURCES.map((s) => this.lanesByKey.get(`source:${s}`)!);
       const kubelets = all.filter((l) => l.kind === 'kubelet').sort((a, b) => (a.node! < b.node! ? -1 : a.node! > b.node! ? 1 : 0));
-      this.ordered = [...workers, ...controllers, ...sources, ...kubelets];
+      this.ordered = [...workers, ...controllers, ...sources, ...kubelets, ...orderWriterLanes(all)];
     }
     return this.ordered;
   }
@@ -220,7 +228,7 @@ export class TimelineModel {
     for (const it of items) {
       const e = it.event;
       if (e.kind === 'task') this.addTask(it.id, e);
-      else if (e.kind === 'iteration' || e.kind === 'reconcile' || e.kind === 'kubelet') this.addMark(it.id, e);
+      else if (e.kind === 'iteration' || e.kind === 'reconcile' || e.kind === 'kubelet' || e.kind === 'writes') this.addMark(it.id, e);
       else continue; // an event kind this webview does not know: ignore rather than break
       if (this.minT === undefined || e.t < this.minT) this.minT = e.t;
       if (this.maxT === undefined || e.t > this.maxT) this.maxT = e.t;
@@ -287,7 +295,7 @@ export class TimelineModel {
     return true;
   }
 
-  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'controller' | 'source' | 'node'>): Lane {
+  private lane(key: string, make: () => Pick<Lane, 'kind' | 'label' | 'worker' | 'controller' | 'source' | 'node' | 'manager'>): Lane {
     let lane = this.lanesByKey.get(key);
     if (!lane) {
       lane = { key, ...make(), items: [], maxSpan: 0, open: new Set(), sorted: true };
@@ -310,17 +318,29 @@ export class TimelineModel {
     this.itemCount++;
   }
 
-  private addMark(id: number, e: SyncIterationEvent | ControllerReconcileEvent | KubeletLineEvent): void {
+  private addMark(id: number, e: MarkEvent): void {
     const lane =
       e.kind === 'reconcile'
         ? this.lane(`controller:${e.controller}`, () => ({ kind: 'controller', label: `controller/${e.controller}`, controller: e.controller }))
         : e.kind === 'kubelet'
           ? this.lane(`kubelet:${e.node}`, () => ({ kind: 'kubelet', label: `kubelet ${e.node}`, node: e.node }))
-          : (this.sourceLanes.get(e.source) ?? this.sourceLane(e.source));
+          : e.kind === 'writes'
+            ? this.lane(writerLaneKey(e), () => ({ kind: 'writer', label: writerLaneLabel(e.manager), manager: e.manager }))
+            : (this.sourceLanes.get(e.source) ?? this.sourceLane(e.source));
     const duration = Number.isFinite(e.durationMs) && e.durationMs > 0 ? e.durationMs : 0;
-    const sev = e.outcome === 'error' ? SEVERITY.error : e.outcome === 'skipped' ? SEVERITY.skipped : SEVERITY.markOk;
+    const sev =
+      e.kind === 'writes'
+        ? writesFlagged(e)
+          ? SEVERITY.error
+          : SEVERITY.markOk
+        : e.outcome === 'error'
+          ? SEVERITY.error
+          : e.outcome === 'skipped'
+            ? SEVERITY.skipped
+            : SEVERITY.markOk;
     // A reconcile is filtered by the kinds of its object and of everything it created or deleted.
-    const kinds = e.kind === 'reconcile' ? keyKinds([e.key, ...(e.created ?? []), ...(e.deleted ?? [])].join(',')) : keyKinds(e.key);
+    const kinds =
+      e.kind === 'writes' ? e.kinds : e.kind === 'reconcile' ? keyKinds([e.key, ...(e.created ?? []), ...(e.deleted ?? [])].join(',')) : keyKinds(e.key);
     const mark: Mark = { type: 'mark', id, event: e, kinds, start: e.t, end: e.t + duration, lane, visible: true, sev };
     mark.visible = this.predicate(mark);
     if (duration > lane.maxSpan) lane.maxSpan = duration;

@@ -24,6 +24,7 @@ import { itemsInView, navigate, type NavKey } from './nav';
 import { restoreState, saveableState, type RestoredState } from './state';
 import { readPalette, themeClassOf, type Palette } from './theme';
 import { fitRange, followTo, reveal, sanitize, span, zoomAt, type Viewport } from './viewport';
+import { writerLaneTitle } from './writersLane';
 
 export interface HostPort {
   postMessage(msg: WebviewToHostMessage): void;
@@ -384,7 +385,7 @@ export class TimelineView {
         const title =
           r.lane.kind === 'worker'
             ? `loader ${r.lane.label}`
-            : r.lane.kind === 'controller' || r.lane.kind === 'kubelet'
+            : r.lane.kind === 'controller' || r.lane.kind === 'kubelet' || r.lane.kind === 'writer'
               ? laneTitle(r.lane)
               : `sync loop: ${r.lane.label} iterations`;
         // what a screen reader says for the lane: what its marks are, not only its short name
@@ -482,6 +483,7 @@ export class TimelineView {
 function laneTitle(lane: Lane): string {
   if (lane.kind === 'worker') return 'loader tasks';
   if (lane.kind === 'controller') return `demo cluster ${lane.controller} controller reconciles`;
+  if (lane.kind === 'writer') return writerLaneTitle(lane.manager!);
   if (lane.kind === 'kubelet') return `the real kubelet of node ${lane.node}: its own log lines (the judge of the inferred lanes above)`;
   return `sync loop ${lane.label} iterations`;
 }
