@@ -1,15 +1,17 @@
 import type { Clock } from '../../clock';
 import type { GroupVersionResource } from '../../kube/objects/types';
 import type { StoredObject } from '../../kube/objects/types';
+import type { TypeFreshness } from './freshness';
 import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
 /**
- * Missed-watch-event detection for pods. A watch that silently skips an event (a dropped
- * connection the server did not notice, a proxy, the demo's drop-events fault) leaves the config
- * source's storage behind the API, and nothing in the watch says so. So every `periodMs` (5 min by
- * default) the pods are listed once more, from the API server's watch cache (resourceVersion="0":
- * no etcd read, no quorum), as metadata only (PartialObjectMetadataList: uid and resourceVersion
- * are all the comparison reads), and compared with what the source holds:
+ * Missed-watch-event detection, for every watched type (each config source). A watch that
+ * silently skips an event (a dropped connection the server did not notice, a proxy, the demo's
+ * drop-events fault) leaves the config source's storage behind the API, and nothing in the watch
+ * says so. So every `periodMs` (5 min by default) the type is listed once more, from the API
+ * server's watch cache (resourceVersion="0": no etcd read, no quorum), as metadata only
+ * (PartialObjectMetadataList: uid and resourceVersion are all the comparison reads), and compared
+ * with what the source holds:
  *
  *   listed, not held        "+uid@rv"  a missed ADD (or a delete the list predates)
  *   held, not listed        "-uid@rv"  a missed DELETE (unless the held copy is newer than the list)
@@ -18,9 +20,12 @@ import { storedItems, type ListWatchClient, type Reflector } from './reflector';
  * A difference can also be an event still in flight, so one sighting proves nothing; the same
  * difference seen again on a newer list, `confirmMs` later, means the watch missed it, and the
  * source is relisted (its SET then merges into exactly the missing updates). Repair therefore
- * takes at most periodMs + confirmMs (plus the lists' own time) after the change.
+ * takes at most periodMs + confirmMs (plus the lists' own time) after the change; the type's
+ * TypeFreshness is stale from the confirmation until the relist's state is in.
  *
- * Cost: at most two lists per period, the period's own and one confirmation. Under churn every
+ * Cost: at most two lists per type per period, the period's own and one confirmation; the types'
+ * first checks are staggered over the first period (`firstCheckMs`), so N types cost one list
+ * every period/N, not N lists at once. Under churn every
  * list sees some events still in flight, each time different ones; a confirmation that finds
  * none of the first sighting's differences again ends the period's check (the sighting is
  * forgotten), instead of becoming a first sighting itself, which would list every `confirmMs`
@@ -66,10 +71,13 @@ function newer(a: string, b: string): boolean {
 /** Remembers each source's last divergence and says when one persisted across two lists. */
 export class ConsistencyCheck {
   private readonly prev = new Map<string, { seen: Set<string>; seq: number }>();
+  /** How many differences the last check() saw (confirmed or not). */
+  lastDifferences = 0;
 
   /** Returns the persisting differences (relist now) or undefined. */
   check(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): string[] | undefined {
     const cur = divergence(listed, held);
+    this.lastDifferences = cur.size;
     const before = this.prev.get(source);
     if (cur.size === 0) {
       this.prev.delete(source);
@@ -112,6 +120,8 @@ export interface ConsistencyListerOptions {
   check: ConsistencyCheck;
   periodMs?: number;
   confirmMs?: number;
+  /** Told every check's verdict, and the confirmed divergence before the relist it causes. */
+  freshness?: TypeFreshness;
   /** Says which differences made it relist (the reflector logs the relist itself). */
   onMissed?: (missed: string[]) => void;
 }
@@ -125,6 +135,8 @@ export class ConsistencyLister {
   lists = 0;
   errors = 0;
   relists = 0;
+  /** When the first check lists (unset: after a period); ClusterSync staggers the types' checks with it. */
+  firstCheckMs: number | undefined;
   private seq = 0;
 
   constructor(readonly opts: ConsistencyListerOptions) {}
@@ -132,15 +144,16 @@ export class ConsistencyLister {
   async run(signal: AbortSignal): Promise<void> {
     const o = this.opts;
     const period = o.periodMs ?? CONSISTENCY_PERIOD_MS;
-    let wait = period;
+    let wait = this.firstCheckMs ?? period;
+    let confirming = false;
     while (!signal.aborted) {
       try {
         await o.clock.sleep(wait, signal);
       } catch {
         return;
       }
-      // This list confirms the last one's sighting (the only way `wait` is shorter than a period).
-      const confirming = wait < period;
+      const confirmation = confirming;
+      confirming = false;
       wait = period;
       if (o.reflector.state !== 'watching') continue;
       let listed: ListedSnapshot;
@@ -159,19 +172,28 @@ export class ConsistencyLister {
         );
         this.lists++;
         listed = { items: storedItems(l.items), resourceVersion: l.resourceVersion, seq: ++this.seq };
-      } catch {
+      } catch (e) {
         if (signal.aborted) return;
         this.errors++;
+        o.freshness?.checked({ kind: 'failed', at: o.clock.now(), error: e instanceof Error ? e.message : String(e) });
         continue;
       }
       if (o.reflector.state !== 'watching') continue;
       const missed = o.check.check(o.source, listed, o.held());
+      const at = o.clock.now();
       if (missed) {
         this.relists++;
+        o.freshness?.checked({ kind: 'diverged', at, differences: missed.length, confirmed: true });
         o.onMissed?.(missed);
         o.reflector.relist(`watch missed events: ${missed.slice(0, 5).join(' ')}${missed.length > 5 ? ` +${missed.length - 5}` : ''}`);
-      } else if (confirming) o.check.forget(o.source);
-      else if (o.check.pending(o.source)) wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+      } else if (confirmation) {
+        o.check.forget(o.source);
+        o.freshness?.checked({ kind: 'consistent', at });
+      } else if (o.check.pending(o.source)) {
+        o.freshness?.checked({ kind: 'diverged', at, differences: o.check.lastDifferences, confirmed: false });
+        wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+        confirming = true;
+      } else o.freshness?.checked({ kind: 'consistent', at });
     }
   }
 }
