@@ -6,7 +6,19 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { realClock } from '../../src/core/clock';
+import { KubeClient } from '../../src/core/kube/client';
 import type { SourceFreshness } from '../../src/core/syncloop/sources/cluster';
+import { TimelineStore } from '../../src/core/timeline/store';
+import { createLogger } from '../../src/app/logger';
+import { runLoad } from '../../src/app/load/loadRunner';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import { defaultSettings } from '../../src/app/settings';
+import { FreshnessRows } from '../../src/app/sync/freshnessRows';
+import { freshnessSummary } from '../../src/app/sync/freshnessText';
+import { informerTypes } from '../../src/app/sync/informerTypes';
+import { SyncRunner } from '../../src/app/sync/syncRunner';
+import { TreeModel } from '../../src/app/tree/treeModel';
 import type { Verdict } from '../../src/core/syncloop/sources/freshness';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 import { eventually } from '../support/eventually';
@@ -92,5 +104,97 @@ describe('a watched type says when it is stale (demo cluster, drop-events on Con
     assert.equal(t.cluster.faults.list().find((r) => r.id === id)?.applied, 1);
     await eventually(() => !cms.freshness.facts().relisting && reflector.state === 'watching', { description: 'watching again', timeoutMs: 10_000 });
     assert.equal(cms.freshness.verdict().stale, false);
+  });
+});
+
+describe('the ConfigMaps kind row says stale, then current (a load, the SyncRunner and the tree model)', () => {
+  let t: TestCluster;
+  let client: KubeClient;
+  let runner: SyncRunner | undefined;
+  const quiet = createLogger(
+    { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    () => 'error',
+  );
+
+  before(async () => {
+    t = await startTestCluster({ kubelet: false });
+    client = await KubeClient.fromKubeconfig({ kubeconfig: t.kubeconfig });
+  });
+  after(async () => {
+    await runner?.stop();
+    client?.close();
+    await t?.close();
+  });
+
+  it("the row's description and tooltip follow the type's freshness over every loaded type", async () => {
+    const model = new ResourceModel();
+    model.retarget({ context: 'kubeloop-demo' });
+    assert.equal((await api(t.cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', json: { metadata: { name: 'present' } } })).status, 201);
+    const load = await runLoad({
+      client,
+      contextName: 'kubeloop-demo',
+      settings: defaultSettings(),
+      model,
+      timeline: new TimelineStore(),
+      log: quiet,
+      origin: 0,
+      loadId: 'fresh',
+      signal: new AbortController().signal,
+    });
+    assert.equal(load.summary.outcome, 'ok');
+    t.cluster.faults.add({ kind: 'drop-events', verb: 'watch', resource: 'configmaps', dropCount: 1, times: 1 });
+    const types = informerTypes(model);
+    runner = new SyncRunner({
+      client,
+      contextName: 'kubeloop-demo',
+      namespaces: [],
+      types,
+      syncPeriodSeconds: 60,
+      pageSize: 500,
+      model,
+      timeline: new TimelineStore(),
+      log: quiet,
+      origin: 0,
+      consistencyPeriodMs: CONSISTENCY_PERIOD_MS,
+      consistencyConfirmMs: CONSISTENCY_CONFIRM_MS,
+    });
+    const sync = runner.sync;
+    await eventually(() => runner!.sourcesReady() && sync.allWatching(), { description: 'every source listed and watching', timeoutMs: 60_000 });
+    const tree = new TreeModel(model);
+    const rows = new FreshnessRows(tree, () => sync.freshness(), realClock);
+    const ns = tree.children(tree.roots()[0]!).find((n) => n.namespace === 'default')!;
+    const core = tree.children(ns).find((g) => g.group === '')!;
+    const cmsRow = tree.children(core).find((k) => k.typeKey === 'configmaps')!;
+    assert.equal(tree.item(cmsRow).description, '1');
+    rows.changed();
+    const summary = freshnessSummary(sync.freshness(), realClock.now());
+    assert.equal(summary, `Freshness: all ${types.length + 1} watched types current`);
+
+    // At each change of the ConfigMaps record: whether the row was named for a refresh, and what it read then.
+    const cms = sync.freshness().find((f) => f.gvr.resource === 'configmaps')!;
+    const read: { named: boolean; description?: string; tooltip?: string; summary?: string }[] = [];
+    cms.freshness.onChange(() => {
+      const named = rows.changed().some((n) => n.id === cmsRow.id);
+      const it = tree.item(cmsRow);
+      read.push({ named, description: it.description, tooltip: it.tooltip, summary: freshnessSummary(sync.freshness(), realClock.now()) });
+    });
+    const createdAt = performance.now();
+    assert.equal((await api(t.cluster, '/api/v1/namespaces/default/configmaps', { method: 'POST', json: { metadata: { name: 'missed' } } })).status, 201);
+    const stale = await eventually(() => read.find((r) => r.description?.endsWith(' · stale')), {
+      description: 'the ConfigMaps row reading stale',
+      timeoutMs: STALE_BUDGET_MS,
+    });
+    const staleAfter = performance.now() - createdAt;
+    assert.ok(staleAfter <= STALE_BUDGET_MS, `stale after ${Math.round(staleAfter)} ms`);
+    assert.ok(stale.named, 'the row is named for a refresh as it turns stale');
+    assert.match(stale.tooltip!, /\nStale: missed an event, relisting\n/);
+    assert.equal(stale.summary, 'Freshness: 1 stale: configmaps (missed an event, relisting)');
+    await eventually(() => tree.item(cmsRow).description === '2', { description: 'the row current again, with the missed ConfigMap', timeoutMs: 10_000 });
+    assert.match(tree.item(cmsRow).tooltip!, /Last consistency check: \d\d:\d\d:\d\d, repaired 1 missed event/);
+    const after = read.slice(read.indexOf(stale) + 1);
+    assert.ok(
+      after.some((r) => r.named && !r.description?.includes('stale')),
+      'named again as it turns current',
+    );
   });
 });
