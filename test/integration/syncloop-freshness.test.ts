@@ -62,6 +62,23 @@ describe('a watched type says when it is stale (demo cluster, drop-events on Con
     assert.equal(cms.source, 'api:configmaps');
   });
 
+  it("every type is checked, the types' first checks spread over the first period, and the lists counted", async () => {
+    // pods, then ConfigMaps: at half the period and at the period
+    assert.deepEqual(
+      s.sync.running.filter((r) => r.source !== undefined).map((r) => [r.source, r.consistency?.firstCheckMs]),
+      [
+        ['api', CONSISTENCY_PERIOD_MS / 2],
+        ['api:configmaps', CONSISTENCY_PERIOD_MS],
+      ],
+    );
+    await eventually(() => s.sync.running.every((r) => r.source === undefined || (r.consistency?.lists ?? 0) >= 1), {
+      description: 'a consistency list of each type',
+      timeoutMs: STALE_BUDGET_MS,
+    });
+    const perType = s.sync.running.reduce((n, r) => n + (r.consistency?.lists ?? 0), 0);
+    assert.equal(s.sync.stats().consistency.lists, perType);
+  });
+
   it('a missed ADDED event: stale within one consistency period, then repaired and current', async () => {
     const relists = s.sync.stats().consistency.relists;
     const createdAt = performance.now();
