@@ -26,6 +26,8 @@ export interface StatusState {
   /** "PLEG is not healthy: ..." while the sync loop's PLEG is unhealthy. */
   plegProblem?: string;
   filter?: string;
+  /** The sync loop's watched types: all current, or which are stale and why (sync/freshnessText.ts). */
+  freshness?: string;
   /** The last load's API cost, as load/apiCost.ts words it (apiCostTooltip). */
   apiCost?: string;
 }
@@ -52,6 +54,7 @@ export function statusBarText(s: StatusState): { text: string; tooltip: string }
     s.loading ? `Loading: ${s.loading.typesDone}/${s.loading.typesTotal} types, ${fmt(s.loading.objects)} objects` : undefined,
     `Sync loop: ${s.sync === 'off' ? 'stopped' : s.sync === 'starting' ? 'starting (waiting for the first lists)' : 'running'}${s.syncNode ? `, pods of node ${s.syncNode}` : ''}`,
     s.sync !== 'off' ? s.plegProblem : undefined,
+    s.sync !== 'off' ? s.freshness : undefined,
     s.apiCost,
     'Click to show the timeline.',
   ]

@@ -120,6 +120,7 @@ function registerStatusBar(h: ReturnType<typeof createHost>): void {
     sync: sync.state,
     ...(sync.node ? { syncNode: sync.node } : {}),
     ...(sync.plegProblem ? { plegProblem: sync.plegProblem } : {}),
+    ...(sync.freshness ? { freshness: sync.freshness } : {}),
     ...(tree.tree.filter ? { filter: tree.tree.filter } : {}),
     ...(loads.lastCost ? { apiCost: apiCostTooltip(loads.lastCost) } : {}),
   }));

@@ -88,7 +88,7 @@ export function createHost(ext: vscode.ExtensionContext): Host & { onStatus(fn: 
   // one budget of list requests for every context's loads, shared fairly (core's SharedLanes)
   const lanes = new SharedLanes(MULTI_DEFAULT_LANES);
   const loads = new LoadController({ ...basics, target, session, model, tree, view, lanes, relations });
-  const sync = new SyncController({ ...basics, target, session, model, relations });
+  const sync = new SyncController({ ...basics, target, session, model, relations, tree });
   const demo = new DemoController({ ...basics, target });
   const viewer = new RecordingViewer(basics, () => ({ extensionUri: ext.extensionUri, log }));
   const recorder = new RecordingController({ ...basics, model }, sync, (path) => viewer.openFile(path));

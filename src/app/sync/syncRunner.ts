@@ -91,6 +91,9 @@ export interface SyncRequest {
   kubeletLogs?: Record<string, string>;
   /** Told every list and watch event for the loop's whole life (the owner index), besides the recorder. */
   observer?: SyncObserver;
+  /** Each watched type's missed-event check: its period (default 5 min) and its confirmation (default 2 s). */
+  consistencyPeriodMs?: number;
+  consistencyConfirmMs?: number;
 }
 
 export class SyncRunner {
@@ -127,6 +130,8 @@ export class SyncRunner {
           `sync loop: not watching ${typeKeyOf(f.gvr)}${f.namespace ? ` in namespace "${f.namespace}"` : ''}: the user may not list and watch it there (${f.by === 'review' ? 'access review' : '403 Forbidden'}); its tree rows stay as loaded`,
         ),
       pageSize: req.pageSize,
+      ...(req.consistencyPeriodMs !== undefined ? { consistencyPeriodMs: req.consistencyPeriodMs } : {}),
+      ...(req.consistencyConfirmMs !== undefined ? { consistencyConfirmMs: req.consistencyConfirmMs } : {}),
       resyncIntervalMs: req.syncPeriodSeconds * 1000,
       housekeepingPeriodMs: req.housekeepingPeriodSeconds !== undefined ? req.housekeepingPeriodSeconds * 1000 : undefined,
       logger: syncLogger(req.log),

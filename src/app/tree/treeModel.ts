@@ -72,6 +72,8 @@ export class TreeModel {
   private shownRows = new WeakMap<ResourceNode, string>();
   /** Kind nodes whose count changed but whose page did not (see takeStaleCounts). */
   private staleCounts = new Map<string, ResourceNode>();
+  /** While a sync loop runs: how fresh a kind row's type is (app/sync/freshnessRows.ts). */
+  kindFreshness: ((namespace: string, typeKey: string) => { suffix?: string; lines: string[] } | undefined) | undefined;
 
   constructor(
     readonly model: ResourceModel,
@@ -117,6 +119,11 @@ export class TreeModel {
 
   byId(id: string): ResourceNode | undefined {
     return this.nodes.get(id);
+  }
+
+  /** The kind nodes VS Code has been given (cached), in no set order. */
+  typeNodes(): ResourceNode[] {
+    return [...this.nodes.values()].filter((n) => n.kind === 'type');
   }
 
   /** The kind node's page grows by one page; returns the node to refresh. */
@@ -376,12 +383,15 @@ export class TreeModel {
     const shown = bucket ? this.visibleNames(bucket).length : 0;
     let description = this.filterText && shown !== total ? `${fmt(shown)} of ${fmt(total)}` : fmt(total);
     if (bucket?.partial) description += ' (partial)';
+    const fresh = this.kindFreshness?.(node.namespace!, node.typeKey!);
+    if (fresh?.suffix) description += ` · ${fresh.suffix}`;
+    const tooltip = type
+      ? `${typeLabel(type.gvr)}: ${fmt(total)} object${total === 1 ? '' : 's'}${bucket?.partial ? ', list incomplete (see Failed to load)' : ''}`
+      : undefined;
     return {
       label: type?.kind ?? node.typeKey!,
       description,
-      tooltip: type
-        ? `${typeLabel(type.gvr)}: ${fmt(total)} object${total === 1 ? '' : 's'}${bucket?.partial ? ', list incomplete (see Failed to load)' : ''}`
-        : undefined,
+      tooltip: fresh && tooltip ? [tooltip, ...fresh.lines].join('\n') : tooltip,
       icon: 'symbol-class',
       contextValue: ITEM_CONTEXT.type,
       collapsible: 'collapsed',

@@ -8,6 +8,10 @@ import { COMMANDS, CONTEXT_KEYS } from '../../app/commandIds';
 import { listNodes } from '../../app/connection/connection';
 import type { SyncState } from '../../app/statusText';
 import { informerTypes } from '../../app/sync/informerTypes';
+import { FreshnessRows } from '../../app/sync/freshnessRows';
+import { freshnessSummary } from '../../app/sync/freshnessText';
+import type { TreeModel } from '../../app/tree/treeModel';
+import type { ResourceNode } from '../../app/tree/treeNode';
 import { SyncRunner } from '../../app/sync/syncRunner';
 import { pollRemoteReconciles } from '../../app/timeline/remoteReconciles';
 import { realClock } from '../../core/clock';
@@ -28,6 +32,8 @@ export type SyncDeps = Basics &
     readonly model: ResourceModel;
     /** The owner index beside the model: told every list and watch event. */
     readonly relations?: Relations;
+    /** The tree whose kind rows say how fresh their types are while the loop runs. */
+    readonly tree?: { readonly tree: TreeModel; refresh(node?: ResourceNode): void };
   };
 
 /** How long the loop may go without every source listing before the user is told. */
@@ -43,6 +49,9 @@ export class SyncController implements vscode.Disposable {
   node: string | undefined;
   /** "PLEG is not healthy: ..." while the running loop's PLEG is unhealthy. */
   plegProblem: string | undefined;
+  /** The watched types' freshness in one line ("all 43 watched types current"), while the loop runs. */
+  freshness: string | undefined;
+  private freshRows: FreshnessRows | undefined;
   /** Told when the running loop ends (stopped, restarted on a new scope, or ended by itself): a recording of it ends too. */
   onStopped: (() => void) | undefined;
 
@@ -145,6 +154,7 @@ export class SyncController implements vscode.Disposable {
       ...(this.s.relations ? { observer: this.s.relations.observer } : {}),
     });
     this.runner = runner;
+    if (this.s.tree) this.freshRows = new FreshnessRows(this.s.tree.tree, () => runner.sync.freshness(), realClock);
     this.followRemoteControllers(conn);
     this.state = 'starting';
     setContextKey(CONTEXT_KEYS.syncRunning, true);
@@ -161,6 +171,12 @@ export class SyncController implements vscode.Disposable {
         this.plegProblem = problem;
         this.s.statusChanged();
       }
+      const freshness = freshnessSummary(runner.sync.freshness(), realClock.now());
+      if (freshness !== this.freshness) {
+        this.freshness = freshness;
+        this.s.statusChanged();
+      }
+      for (const node of this.freshRows?.changed() ?? []) this.s.tree?.refresh(node);
       const forbidden = runner.sync.forbidden;
       if (forbidden.length > forbiddenShown) {
         // Once per type: the user may not watch it where the loop looks (the log has the details).
@@ -239,6 +255,9 @@ export class SyncController implements vscode.Disposable {
     this.readyCheck = undefined;
     this.state = 'off';
     this.plegProblem = undefined;
+    this.freshness = undefined;
+    for (const node of this.freshRows?.dispose() ?? []) this.s.tree?.refresh(node);
+    this.freshRows = undefined;
     setContextKey(CONTEXT_KEYS.syncRunning, false);
     this.s.statusChanged();
   }

@@ -8,7 +8,9 @@ import { PlegRelister, PodsNotSynced, type PlegHealth } from '../pleg/relister';
 import { ProbeInference } from '../prober/infer';
 import { SyncLoop, type SyncLoopOptions } from '../syncloop';
 import type { Pod } from '../../kube/objects/pod';
-import { ConsistencyCheck, ConsistencyLister } from './consistency';
+import { ConsistencyCheck, ConsistencyLister, CONSISTENCY_PERIOD_MS } from './consistency';
+import { TypeFreshness } from './freshness';
+import { freshnessClient } from './freshnessClient';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 import type { AccessReviewer } from '../../kube/access/review';
@@ -53,7 +55,7 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   plegPeriodMs?: number;
   /** A PLEG that has not relisted (its pods watches down) for this long is unhealthy. Default 3 min (upstream). */
   plegThresholdMs?: number;
-  /** How often the pods are listed again (from the watch cache) to catch missed watch events. Default 5 min. */
+  /** How often each watched type is listed again (from the watch cache) to catch missed watch events. Default 5 min. */
   consistencyPeriodMs?: number;
   /** A difference seen once is confirmed by a list this much later before the source is relisted. Default 2 s. */
   consistencyConfirmMs?: number;
@@ -109,9 +111,20 @@ type CommonReflectorOptions = Pick<ReflectorOptions, 'clock' | 'logger' | 'stall
 interface Running {
   reflector: Reflector;
   promise: Promise<void> | undefined;
-  /** For pods reflectors: the consistency check of their source. */
+  /** For config sources: the consistency check of their source. */
   consistency?: ConsistencyLister;
   source?: string;
+  /** For config sources: is what the source holds current (freshness.ts). */
+  freshness?: TypeFreshness;
+}
+
+/** One config source's freshness: its type, where it is watched, and the record. */
+export interface SourceFreshness {
+  source: string;
+  gvr: GroupVersionResource;
+  /** Where it is watched now; undefined: all namespaces (or the cluster scope). */
+  namespace: string | undefined;
+  freshness: TypeFreshness;
 }
 
 /**
@@ -121,13 +134,14 @@ interface Running {
  *   reflector of pods                 --ProbeInference (flags, restarts)--> liveness/readiness/startup
  *   reflector of Events (Pod objects) --ProbeInference (Unhealthy, Killing)--> the same channels
  *   PlegRelister: every second, the pods the pods sources hold --GenericPLEG--> plegCh
- *   ConsistencyLister per pods source: every 5 min, a list from the watch cache (consistency.ts)
+ *   ConsistencyLister per config source: every 5 min, a list from the watch cache (consistency.ts),
+ *     the sources' first checks staggered over the first period; a TypeFreshness per config source
  *   syncLoop ticks syncCh (1 s) and housekeepingCh (2 s)
  *
  * Requests: one watch per (type, namespace) while the watches hold (a streaming watch-list where
  * the server has it, else a list and a watch; a watch that ends normally resumes from its last
- * resourceVersion, no list), plus one metadata-only pods list from the watch cache per consistency
- * period. The PLEG and the loop never poll the API. With no namespaces chosen and a reviewer, the
+ * resourceVersion, no list), plus one metadata-only list from the watch cache per config source
+ * per consistency period. The PLEG and the loop never poll the API. With no namespaces chosen and a reviewer, the
  * run starts with the access reviews (SSAR list and watch at the cluster scope, else rules reviews;
  * watchscope.ts): each type is then watched across all namespaces, in the context's namespace, or
  * not at all (forbidden: logged at warning level and put on the timeline once, never requested).
@@ -207,6 +221,7 @@ export class ClusterSync {
       ...(this.opts.random ? { random: this.opts.random } : {}),
     };
     for (const t of types) for (const ns of namespaces) this.addConfigSource(t, ns, scopeOf(t, ns), common, life.signal);
+    this.staggerChecks();
     for (const ns of namespaces) this.addEventsSource(ns, scopeOf(EVENTS_GVR, ns), common, life.signal);
     for (const r of this.running) r.promise = r.reflector.run(life.signal);
     const checks = this.running.flatMap((r) => (r.consistency ? [r.consistency.run(life.signal)] : []));
@@ -243,7 +258,8 @@ export class ClusterSync {
     const sink = observed(inner, this.opts.observer, source, t);
     const fieldSelector = isPods && this.opts.node ? `spec.nodeName=${this.opts.node}` : undefined;
     const scope = { ...(planned.namespace ? { namespace: planned.namespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-    const reflector = new Reflector(this.opts.client, sink, {
+    const freshness = new TypeFreshness(this.clock);
+    const reflector = new Reflector(freshnessClient(this.opts.client, freshness), sink, {
       ...common,
       gvr: t,
       ...scope,
@@ -251,22 +267,31 @@ export class ClusterSync {
       ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
       ...this.narrowing(source, t, planned),
     });
-    const consistency = isPods
-      ? new ConsistencyLister({
-          client: this.opts.client,
-          clock: this.clock,
-          gvr: t,
-          ...scope,
-          pageSize: common.pageSize,
-          source,
-          reflector,
-          held: () => this.loop.podConfig.storage.sourcePods(source),
-          check: this.consistency,
-          ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
-          ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
-        })
-      : undefined;
-    this.running.push({ reflector, promise: undefined, source, ...(consistency ? { consistency } : {}) });
+    const consistency = new ConsistencyLister({
+      client: this.opts.client,
+      clock: this.clock,
+      gvr: t,
+      ...scope,
+      pageSize: common.pageSize,
+      source,
+      reflector,
+      held: () => this.loop.podConfig.storage.sourcePods(source),
+      check: this.consistency,
+      freshness,
+      ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
+      ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
+    });
+    this.running.push({ reflector, promise: undefined, source, consistency, freshness });
+  }
+
+  /**
+   * Spreads the config sources' first consistency checks evenly over the first period (the i-th
+   * of n at (i+1)/n of it), so a steady state costs one list every period/n, never n at once.
+   */
+  private staggerChecks(): void {
+    const listers = this.running.flatMap((r) => (r.consistency ? [r.consistency] : []));
+    const period = this.opts.consistencyPeriodMs ?? CONSISTENCY_PERIOD_MS;
+    listers.forEach((l, i) => (l.firstCheckMs = (period * (i + 1)) / listers.length));
   }
 
   /** The pods' Events in `ns` (all namespaces: undefined) into the probe inference; no config source. */
@@ -352,7 +377,7 @@ export class ClusterSync {
    * a pods reflector is not watching (down, backing off, or relisting): the relist then fails.
    */
   private *readPods(): Generator<Pod> {
-    const pods = this.running.filter((r) => r.consistency && r.reflector.state !== 'forbidden');
+    const pods = this.running.filter((r) => r.reflector.opts.gvr === PODS_GVR && r.source !== undefined && r.reflector.state !== 'forbidden');
     const behind = pods.find((r) => r.reflector.state !== 'watching');
     if (behind)
       throw new PodsNotSynced(
@@ -490,6 +515,15 @@ export class ClusterSync {
       this.plegUnhealthySince = undefined;
     }
     return undefined;
+  }
+
+  /** Each config source's freshness (forbidden ones, which are not watched, left out). */
+  freshness(): SourceFreshness[] {
+    return this.running.flatMap((r) =>
+      r.freshness && r.source !== undefined && r.reflector.state !== 'forbidden'
+        ? [{ source: r.source, gvr: r.reflector.opts.gvr, namespace: r.reflector.namespace, freshness: r.freshness }]
+        : [],
+    );
   }
 
   /** Counters for the CLI summary and tests. */

@@ -1,15 +1,18 @@
 import type { Clock } from '../../clock';
+import { runSteps, runStepsSliced, STEP_ITEMS, type Steps } from '../../slice';
 import type { GroupVersionResource } from '../../kube/objects/types';
 import type { StoredObject } from '../../kube/objects/types';
+import type { TypeFreshness } from './freshness';
 import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
 /**
- * Missed-watch-event detection for pods. A watch that silently skips an event (a dropped
- * connection the server did not notice, a proxy, the demo's drop-events fault) leaves the config
- * source's storage behind the API, and nothing in the watch says so. So every `periodMs` (5 min by
- * default) the pods are listed once more, from the API server's watch cache (resourceVersion="0":
- * no etcd read, no quorum), as metadata only (PartialObjectMetadataList: uid and resourceVersion
- * are all the comparison reads), and compared with what the source holds:
+ * Missed-watch-event detection, for every watched type (each config source). A watch that
+ * silently skips an event (a dropped connection the server did not notice, a proxy, the demo's
+ * drop-events fault) leaves the config source's storage behind the API, and nothing in the watch
+ * says so. So every `periodMs` (5 min by default) the type is listed once more, from the API
+ * server's watch cache (resourceVersion="0": no etcd read, no quorum), as metadata only
+ * (PartialObjectMetadataList: uid and resourceVersion are all the comparison reads), and compared
+ * with what the source holds:
  *
  *   listed, not held        "+uid@rv"  a missed ADD (or a delete the list predates)
  *   held, not listed        "-uid@rv"  a missed DELETE (unless the held copy is newer than the list)
@@ -18,9 +21,12 @@ import { storedItems, type ListWatchClient, type Reflector } from './reflector';
  * A difference can also be an event still in flight, so one sighting proves nothing; the same
  * difference seen again on a newer list, `confirmMs` later, means the watch missed it, and the
  * source is relisted (its SET then merges into exactly the missing updates). Repair therefore
- * takes at most periodMs + confirmMs (plus the lists' own time) after the change.
+ * takes at most periodMs + confirmMs (plus the lists' own time) after the change; the type's
+ * TypeFreshness is stale from the confirmation until the relist's state is in.
  *
- * Cost: at most two lists per period, the period's own and one confirmation. Under churn every
+ * Cost: at most two lists per type per period, the period's own and one confirmation; the types'
+ * first checks are staggered over the first period (`firstCheckMs`), so N types cost one list
+ * every period/N, not N lists at once. Under churn every
  * list sees some events still in flight, each time different ones; a confirmation that finds
  * none of the first sighting's differences again ends the period's check (the sighting is
  * forgotten), instead of becoming a first sighting itself, which would list every `confirmMs`
@@ -40,11 +46,24 @@ export interface ListedSnapshot {
 }
 
 export function divergence(listed: ListedSnapshot, held: readonly StoredObject[]): Set<string> {
+  return runSteps(divergenceSteps(listed, held));
+}
+
+/**
+ * divergence in steps of STEP_ITEMS objects: the lister runs it in the host thread's slices, since
+ * comparing a type of 100,000 objects took 140 to 500 ms in one stretch.
+ */
+function* divergenceSteps(listed: ListedSnapshot, held: readonly StoredObject[]): Steps<Set<string>> {
   const out = new Set<string>();
   const heldRv = new Map<string, string>();
-  for (const h of held) heldRv.set(h.metadata.uid, h.metadata.resourceVersion ?? '');
+  let n = 0;
+  for (const h of held) {
+    heldRv.set(h.metadata.uid, h.metadata.resourceVersion ?? '');
+    if (++n % STEP_ITEMS === 0) yield;
+  }
   const listedUids = new Set<string>();
   for (const l of listed.items) {
+    if (++n % STEP_ITEMS === 0) yield;
     const uid = l.metadata.uid;
     const rv = l.metadata.resourceVersion ?? '';
     listedUids.add(uid);
@@ -53,6 +72,7 @@ export function divergence(listed: ListedSnapshot, held: readonly StoredObject[]
     else if (h !== rv && !newer(h, rv)) out.add(`~${uid}@${rv}`);
   }
   for (const [uid, rv] of heldRv) {
+    if (++n % STEP_ITEMS === 0) yield;
     if (!listedUids.has(uid) && !newer(rv, listed.resourceVersion)) out.add(`-${uid}@${rv}`);
   }
   return out;
@@ -69,7 +89,16 @@ export class ConsistencyCheck {
 
   /** Returns the persisting differences (relist now) or undefined. */
   check(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): string[] | undefined {
-    const cur = divergence(listed, held);
+    return this.judge(source, listed, divergence(listed, held));
+  }
+
+  /** check() in the host thread's time slices, with how many differences this list showed (confirmed or not). */
+  async checkSliced(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): Promise<{ missed: string[] | undefined; differences: number }> {
+    const cur = await runStepsSliced(divergenceSteps(listed, held));
+    return { missed: this.judge(source, listed, cur), differences: cur.size };
+  }
+
+  private judge(source: string, listed: ListedSnapshot, cur: Set<string>): string[] | undefined {
     const before = this.prev.get(source);
     if (cur.size === 0) {
       this.prev.delete(source);
@@ -112,6 +141,8 @@ export interface ConsistencyListerOptions {
   check: ConsistencyCheck;
   periodMs?: number;
   confirmMs?: number;
+  /** Told every check's verdict, and the confirmed divergence before the relist it causes. */
+  freshness?: TypeFreshness;
   /** Says which differences made it relist (the reflector logs the relist itself). */
   onMissed?: (missed: string[]) => void;
 }
@@ -125,6 +156,8 @@ export class ConsistencyLister {
   lists = 0;
   errors = 0;
   relists = 0;
+  /** When the first check lists (unset: after a period); ClusterSync staggers the types' checks with it. */
+  firstCheckMs: number | undefined;
   private seq = 0;
 
   constructor(readonly opts: ConsistencyListerOptions) {}
@@ -132,15 +165,16 @@ export class ConsistencyLister {
   async run(signal: AbortSignal): Promise<void> {
     const o = this.opts;
     const period = o.periodMs ?? CONSISTENCY_PERIOD_MS;
-    let wait = period;
+    let wait = this.firstCheckMs ?? period;
+    let confirming = false;
     while (!signal.aborted) {
       try {
         await o.clock.sleep(wait, signal);
       } catch {
         return;
       }
-      // This list confirms the last one's sighting (the only way `wait` is shorter than a period).
-      const confirming = wait < period;
+      const confirmation = confirming;
+      confirming = false;
       wait = period;
       if (o.reflector.state !== 'watching') continue;
       let listed: ListedSnapshot;
@@ -159,19 +193,29 @@ export class ConsistencyLister {
         );
         this.lists++;
         listed = { items: storedItems(l.items), resourceVersion: l.resourceVersion, seq: ++this.seq };
-      } catch {
+      } catch (e) {
         if (signal.aborted) return;
         this.errors++;
+        o.freshness?.checked({ kind: 'failed', at: o.clock.now(), error: e instanceof Error ? e.message : String(e) });
         continue;
       }
       if (o.reflector.state !== 'watching') continue;
-      const missed = o.check.check(o.source, listed, o.held());
+      const { missed, differences } = await o.check.checkSliced(o.source, listed, o.held());
+      if (signal.aborted) return;
+      const at = o.clock.now();
       if (missed) {
         this.relists++;
+        o.freshness?.checked({ kind: 'diverged', at, differences: missed.length, confirmed: true });
         o.onMissed?.(missed);
         o.reflector.relist(`watch missed events: ${missed.slice(0, 5).join(' ')}${missed.length > 5 ? ` +${missed.length - 5}` : ''}`);
-      } else if (confirming) o.check.forget(o.source);
-      else if (o.check.pending(o.source)) wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+      } else if (confirmation) {
+        o.check.forget(o.source);
+        o.freshness?.checked({ kind: 'consistent', at });
+      } else if (o.check.pending(o.source)) {
+        o.freshness?.checked({ kind: 'diverged', at, differences, confirmed: false });
+        wait = Math.min(period, o.confirmMs ?? CONSISTENCY_CONFIRM_MS);
+        confirming = true;
+      } else o.freshness?.checked({ kind: 'consistent', at });
     }
   }
 }
