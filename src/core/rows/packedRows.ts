@@ -203,28 +203,37 @@ export class PackedRows {
     const from = r * STRIDE;
     const b = batch.words;
     if (!batch.isWhole(r)) {
-      const t = this.strings;
-      const bs = batch.strings;
-      const id = (x: number) => (x === NO_ROW_STRING ? x : ids[x]! >= 0 ? ids[x]! : (ids[x] = t.idOf(bs.valueOf(x))));
-      const kind = id(b[from + 6]! >>> 16);
-      const status = id(b[from + 6]! & 0xffff);
-      const phase = b[from + 7]! >>> 16;
-      const ready = b[from + 7]! & 0xffff;
-      const p = id(phase);
-      const q = id(ready);
-      const full =
-        kind === NO_ROW_STRING ||
-        status === NO_ROW_STRING ||
-        (phase !== NO_ROW_STRING && p === NO_ROW_STRING) ||
-        (ready !== NO_ROW_STRING && q === NO_ROW_STRING);
-      if (!full) {
-        this.words.set(b.subarray(from, from + STRIDE), at);
-        this.words[at + 6] = ((kind << 16) | status) >>> 0;
-        this.words[at + 7] = ((p << 16) | q) >>> 0;
+      const hi6 = b[from + 6]! >>> 16;
+      const lo6 = b[from + 6]! & 0xffff;
+      const hi7 = b[from + 7]! >>> 16;
+      const lo7 = b[from + 7]! & 0xffff;
+      const kind = this.translate(hi6, batch, ids);
+      const status = this.translate(lo6, batch, ids);
+      const phase = this.translate(hi7, batch, ids);
+      const ready = this.translate(lo7, batch, ids);
+      // NO_ROW_STRING for a string the batch has: this table is full, and the row is kept whole.
+      if (
+        kind !== NO_ROW_STRING &&
+        status !== NO_ROW_STRING &&
+        (phase !== NO_ROW_STRING || hi7 === NO_ROW_STRING) &&
+        (ready !== NO_ROW_STRING || lo7 === NO_ROW_STRING)
+      ) {
+        const w = this.words;
+        for (let k = 0; k < 6; k++) w[at + k] = b[from + k]!;
+        w[at + 6] = ((kind << 16) | status) >>> 0;
+        w[at + 7] = ((phase << 16) | ready) >>> 0;
+        w[at + 8] = b[from + 8]!;
         return;
       }
     }
     this.write(i, batch.nameAt(r), this.viewOfRow(batch, r));
+  }
+
+  /** A batch's string id as this table's (NO_ROW_STRING stays absent; past the bound, NO_ROW_STRING). */
+  private translate(x: number, batch: RowBatch, ids: Int32Array): number {
+    if (x === NO_ROW_STRING) return x;
+    const known = ids[x]!;
+    return known >= 0 ? known : (ids[x] = this.strings.idOf(batch.strings.valueOf(x)));
   }
 
   // ---- internals ----
