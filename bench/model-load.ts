@@ -2,6 +2,8 @@
 // objects, 10,000 pods in a-big): what the model costs the host beyond the loader. Per round:
 // - loader alone: runLoad into a model whose applyResult takes nothing (the loader and the views);
 // - load: runLoad into a fresh model (the loader and the model together);
+// - load + owner index: the same with the owner index beside the model (app/relations), as the
+//   extension loads;
 // - replay: one load's results (already transformed, as the loader hands them over) applied to a
 //   fresh model, so the model's own CPU and GC are measured without the network.
 // With --compare DIR the same rounds run, interleaved, for the checkout in DIR (its own model, tree
@@ -23,6 +25,7 @@ import * as logger from '../src/app/logger';
 import * as loadRunner from '../src/app/load/loadRunner';
 import * as resourceModel from '../src/app/model/resourceModel';
 import * as settings from '../src/app/settings';
+import * as relations from '../src/app/relations/relations';
 import type { LoadTaskResult } from '../src/core/loader/types';
 import { startDemoProcess } from './demo';
 import { benchArg } from './measure';
@@ -49,6 +52,7 @@ interface Checkout {
   defaultSettings: typeof settings.defaultSettings;
   TimelineStore: typeof timelineStore.TimelineStore;
   silentLog: typeof logger.silentLog;
+  Relations: typeof relations.Relations;
 }
 
 async function checkoutAt(dir: string): Promise<Checkout> {
@@ -60,6 +64,7 @@ async function checkoutAt(dir: string): Promise<Checkout> {
     ...((await at('src/app/settings.ts')) as typeof settings),
     ...((await at('src/core/timeline/store.ts')) as typeof timelineStore),
     ...((await at('src/app/logger.ts')) as typeof logger),
+    ...((await at('src/app/relations/relations.ts')) as typeof relations),
   };
 }
 
@@ -113,14 +118,15 @@ function summary(what: string, fs: Figures[]): void {
 
 async function main(): Promise<void> {
   if (!(globalThis as { gc?: () => void }).gc) throw new Error('run with node --expose-gc');
-  const here: Checkout = { name: 'this checkout', ...resourceModel, ...loadRunner, ...settings, ...timelineStore, ...logger };
+  const here: Checkout = { name: 'this checkout', ...resourceModel, ...loadRunner, ...settings, ...timelineStore, ...logger, ...relations };
   const checkouts = [here, ...(COMPARE ? [await checkoutAt(COMPARE)] : [])];
   const demo = await startDemoProcess(OBJECTS, 7, ['--no-kubelet', '--big-namespace', 'a-big:10000']);
   const client = await KubeClient.connect(loadKubeContext({ kubeconfig: demo.kubeconfig }));
   const life = new AbortController();
   try {
-    const load = (c: Checkout, model: Model, id: string, kept?: LoadTaskResult[]) =>
+    const load = (c: Checkout, model: Model, id: string, kept?: LoadTaskResult[], withRelations = false) =>
       c.runLoad({
+        ...(withRelations ? { relations: new c.Relations(model) } : {}),
         contextName: 'bench',
         model: {
           rescope: (ns) => model.rescope(ns),
@@ -140,7 +146,7 @@ async function main(): Promise<void> {
         loadId: id,
         signal: life.signal,
       });
-    const figures = checkouts.map(() => ({ bare: [] as Figures[], load: [] as Figures[], replay: [] as Figures[] }));
+    const figures = checkouts.map(() => ({ bare: [] as Figures[], load: [] as Figures[], related: [] as Figures[], replay: [] as Figures[] }));
     const results = new Map<Checkout, LoadTaskResult[]>();
     for (let i = 0; i < ROUNDS; i++) {
       for (const [k, c] of checkouts.entries()) {
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
           results.set(c, kept);
         }
         f.load.push(await measure(c, async (model) => void (await load(c, model, `load-${i}`))));
+        f.related.push(await measure(c, async (model) => void (await load(c, model, `related-${i}`, undefined, true))));
         f.replay.push(
           await measure(c, (model) => {
             for (const r of results.get(c)!) model.applyResult(r);
@@ -168,6 +175,7 @@ async function main(): Promise<void> {
         console.log(`round ${i + 1}, ${c.name}:`);
         console.log(line('  loader alone', f.bare.at(-1)!));
         console.log(line('  load', f.load.at(-1)!));
+        console.log(line('  load + owner index', f.related.at(-1)!));
         console.log(line('  replay', f.replay.at(-1)!));
       }
     }
@@ -175,6 +183,7 @@ async function main(): Promise<void> {
       console.log(`${c.name}:`);
       summary('  loader alone', figures[k]!.bare);
       summary('  load into the model', figures[k]!.load);
+      summary('  load + owner index (as the extension)', figures[k]!.related);
       summary('  replay (the model alone)', figures[k]!.replay);
     }
   } finally {

@@ -16,12 +16,13 @@ import type { Clock } from '../../core/clock';
 import { loadCluster, MULTI_DEFAULT_LANES } from '../../core/loader/multiCluster';
 import type { ClusterLoaderOptions } from '../../core/loader/options';
 import { SharedLanes } from '../../core/pool/sharedLanes';
-import type { LoadPlan, LoadSummary, LoaderClient } from '../../core/loader/types';
+import type { LoadPlan, LoadSummary, LoadTask, LoaderClient } from '../../core/loader/types';
+import type { KubeObject } from '../../core/kube/objects/types';
 import type { LoaderTaskEvent } from '../../core/timeline/events';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../logger';
 import { typeKeyOf } from '../model/keys';
-import { failureKey, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
+import { failureKey, releaseLoadRows, viewTransform, type ResourceModel, type ResourceType } from '../model/resourceModel';
 import type { KubeLoopSettings } from '../settings';
 import type { Relations } from '../relations/relations';
 import { treeTransfer } from './transfer';
@@ -129,6 +130,7 @@ export function summaryLine(contextName: string, s: LoadSummary): string {
 
 export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   const { settings: s, model, only } = req;
+  const listed = new Map<LoadTask, string[]>();
   const options: ClusterLoaderOptions = {
     // kubeloop.concurrency not set: the loader picks the pool size from the RTT (autoConcurrency.ts).
     concurrency: s.concurrencyChosen === false ? undefined : s.concurrency,
@@ -146,8 +148,8 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     },
     loadId: req.loadId,
     timeOrigin: req.origin,
-    // the tree keeps views, not objects: make each one a view as its page arrives
-    transform: req.relations ? req.relations.loaderTransform(viewTransform, req.signal) : viewTransform,
+    // the tree keeps packed rows, not objects: write each one's row as its page arrives
+    transform: req.relations ? listing(req.relations.loaderTransform(viewTransform, req.signal), listed) : viewTransform,
     ...(req.clock ? { clock: req.clock } : {}),
   };
   // A new namespace selection starts from an empty tree: objects of the old scope would otherwise
@@ -190,7 +192,11 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
     },
     onResult: (_name, r) => {
       model.applyResult(r);
-      if (!req.signal.aborted) req.relations?.taskDone(r.task, r.outcome, r.items);
+      releaseLoadRows(r.task); // a model that did not take the result (a lease no longer current) keeps no batch alive
+      const uids = listed.get(r.task) ?? [];
+      listed.delete(r.task);
+      // the sink's items are the uids' last as many (a restarted list wrote its first try's before them)
+      if (!req.signal.aborted) req.relations?.taskDone(r.task, r.outcome, uids.slice(uids.length - r.items.length));
       const key = typeKeyOf(r.task.gvr);
       const left = (remaining.get(key) ?? 1) - 1;
       remaining.set(key, left);
@@ -212,6 +218,21 @@ export async function runLoad(req: LoadRequest): Promise<LoadResult> {
   else req.log.info(`loader: ${line}`);
   if (summary.apiCost) req.log.info(`loader: ${apiCostLine(summary.apiCost)}`);
   return { summary, ...(plan ? { plan } : {}), ...(outcome.unreachable ? { unreachable: outcome.unreachable.message } : {}) };
+}
+
+/**
+ * `transform`, noting each kept item's uid per task: the tree's transform keeps one carrier per task
+ * in the sink, so what the owner index needs of the items (which uids were listed) is kept here.
+ */
+function listing(transform: (obj: KubeObject, task: LoadTask) => KubeObject | undefined, listed: Map<LoadTask, string[]>) {
+  return (obj: KubeObject, task: LoadTask): KubeObject | undefined => {
+    const t = transform(obj, task);
+    if (t === undefined) return t;
+    let uids = listed.get(task);
+    if (!uids) listed.set(task, (uids = []));
+    uids.push(obj.metadata!.uid!);
+    return t;
+  };
 }
 
 export function toResourceType(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean; verbs?: string[] }): ResourceType {

@@ -20,14 +20,14 @@ import { objectKey, type ResourceRef } from '../../core/kube/objects/objectKey';
 import type { StoredObject } from '../../core/kube/objects/types';
 import type { ObjectView } from '../../core/rows/objectView';
 import { PackedRows } from '../../core/rows/packedRows';
+import { RowBatch } from '../../core/rows/rowBatch';
 import { RowStrings } from '../../core/rows/rowStrings';
-import { viewOfLoaded } from '../../core/rows/tableView';
+import { rowOfLoaded } from '../../core/rows/tableView';
 import { deepEqual } from '../../core/syncloop/equal';
 import type { LoadTask, LoadTaskResult } from '../../core/loader/types';
 import { asStoredObject, type GroupVersionResource, type KubeObject as ApiObject } from '../../core/kube/objects/types';
 import { parseObjectKey, typeKeyOf } from './keys';
 import { runSteps, STEP_ITEMS, type Steps } from '../../core/slice';
-import { sharedInterner } from '../../core/kube/objects/intern';
 
 export interface ResourceType {
   /** kubectl's name, `pods` or `deployments.apps`; also the sync loop's key prefix. */
@@ -208,6 +208,24 @@ export class Bucket {
     this.sorted = undefined;
     this.members++;
   }
+
+  /** Replaces every row with rows of a load's batch (replaceRows of the views they stand for). */
+  replaceFrom(batch: RowBatch, rows: readonly number[]): void {
+    this.rows.replaceFrom(batch, rows);
+    this.sorted = undefined;
+    this.members++;
+  }
+
+  /** Whether `name` shows what row `r` of `batch` stands for (undefined: `name` is not here). */
+  holdsRow(batch: RowBatch, r: number): boolean | undefined {
+    const i = this.rows.indexOf(batch.nameAt(r));
+    return i < 0 ? undefined : this.rows.sameAsRow(i, batch, r);
+  }
+
+  /** Sets `name`'s row to what row `r` of `batch` stands for. */
+  setRow(batch: RowBatch, r: number): void {
+    this.set(batch.nameAt(r), this.rows.viewOfRow(batch, r));
+  }
 }
 
 /** A bucket's rows seen as a map of entries, each made when read. */
@@ -258,31 +276,43 @@ export const PODS_TYPE: ResourceType = Object.freeze({
   watchable: true,
 });
 
-/** A list's rows: `views[k]` is the row of `names[k]`. */
-interface Rows {
-  names: string[];
-  views: ObjectView[];
-}
-const NO_ROWS: Rows = { names: [], views: [] };
+/** A list's rows of one bucket: rows of a batch, in the order written. */
+const NO_ROWS: readonly number[] = [];
 
-/** Where viewTransform leaves an object's view on the slim object that replaces it. */
-const VIEW = Symbol('kubeloop.view');
-type ViewCarrier = StoredObject & { [VIEW]?: ObjectView };
+/** What the tree's load transform leaves in the loader's sink for each item: one object per task, shared by its rows. */
+const ROWS = Symbol('kubeloop.rows');
+type RowsCarrier = StoredObject & { readonly [ROWS]: RowBatch };
+/** The carrier of each task in flight; let go once its result is taken (or dropped: releaseLoadRows). */
+const carriers = new WeakMap<LoadTask, RowsCarrier>();
+
+const carrierOf = (item: ApiObject): RowBatch | undefined => (item as Partial<RowsCarrier>)[ROWS];
 
 /**
- * The loader transform of the tree's loads: each object becomes its view as soon as its page is
- * parsed (a slim object that carries the view), so the full objects die young instead of waiting
- * for their whole task; applyResult takes the view as it is. Same view as applyResult computes.
- * A Table row or a metadata-only item gets the view its full object would (core's viewOfLoaded).
+ * The loader transform of the tree's loads: each object's row is written into its task's RowBatch
+ * as soon as its page is parsed (no view, key or slim object per row: core/rows/rowBatch.ts), and
+ * the sink keeps the task's one carrier in its place, so the loader still counts the items and a
+ * restarted list still starts its sink over. applyResult reads a result's rows from the batch: the
+ * last as many as the result holds carriers (what was written before a restart is older).
+ * A Table row or a metadata-only item gets the row its full object would (core's rowOfLoaded).
  */
 export function viewTransform(raw: ApiObject, task: LoadTask): ApiObject | undefined {
   const obj = asStoredObject(raw);
   if (!obj) return undefined; // applyResult skips it too
-  const ref: ResourceRef = { group: task.gvr.group, resource: task.gvr.resource };
-  const m = obj.metadata;
-  const slim: ViewCarrier = { metadata: { name: m.name, uid: m.uid, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}) } };
-  slim[VIEW] = viewOfLoaded(objectKey(obj, ref), obj, ref, task.kind);
-  return slim;
+  const ns = task.namespaced ? (obj.metadata.namespace ?? task.namespace ?? '') : CLUSTER;
+  if (task.namespaced && !ns) return undefined; // no bucket to go to (applyResult skips it too)
+  let c = carriers.get(task);
+  if (!c) {
+    const batch = new RowBatch({ group: task.gvr.group, resource: task.gvr.resource }, task.namespaced);
+    c = Object.freeze({ metadata: Object.freeze({ name: '', uid: '' }), [ROWS]: batch });
+    carriers.set(task, c);
+  }
+  rowOfLoaded(obj, c[ROWS].ref, task.kind, c[ROWS].into(ns));
+  return c;
+}
+
+/** Lets go of a task's batch once its result is past (taken by applyResult, or not wanted). */
+export function releaseLoadRows(task: LoadTask): void {
+  carriers.delete(task);
 }
 
 export class ResourceModel {
@@ -404,6 +434,7 @@ export class ResourceModel {
 
   /** One loader result: replaces what its task covers. A cancelled task changes nothing. */
   applyResult(r: LoadTaskResult): void {
+    releaseLoadRows(r.task);
     if (r.outcome === 'cancelled') return;
     this.loads++;
     const gvr = r.task.gvr;
@@ -413,23 +444,12 @@ export class ResourceModel {
       type = { key, gvr: { ...gvr }, kind: r.task.kind, namespaced: r.task.namespaced };
       this.types.set(key, type);
     }
-    const ref: ResourceRef = { group: gvr.group, resource: gvr.resource };
-    const byNs = new Map<string, Rows>();
-    for (const item of r.items) {
-      const obj = asStoredObject(item);
-      if (!obj) continue;
-      const ns = type.namespaced ? sharedInterner.intern(obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
-      if (type.namespaced && !ns) continue;
-      const view = (obj as ViewCarrier)[VIEW] ?? viewOfLoaded(objectKey(obj, ref), obj, ref, r.task.kind);
-      let rows = byNs.get(ns);
-      if (!rows) byNs.set(ns, (rows = { names: [], views: [] }));
-      rows.names.push(obj.metadata.name);
-      rows.views.push(view);
-    }
+    const { batch, from } = rowsOf(r, type);
+    const byNs = batch.groups(from);
     // The scope this task listed: one namespace, or every namespace (so buckets it did not return are now empty).
     const scope = !type.namespaced ? [CLUSTER] : r.task.namespace !== undefined ? [r.task.namespace] : undefined;
     const targets = new Set(scope ?? [...this.namespacesWithType(key), ...byNs.keys()]);
-    for (const ns of targets) this.replaceBucket(type, ns, byNs.get(ns) ?? NO_ROWS, r.outcome === 'error');
+    for (const ns of targets) this.replaceBucket(type, ns, batch, byNs.get(ns) ?? NO_ROWS, r.outcome === 'error');
 
     const fkey = failureKey(key, r.task.namespace);
     if (r.outcome === 'error') {
@@ -448,7 +468,7 @@ export class ResourceModel {
   retainTypes(keys: ReadonlySet<string>): void {
     for (const key of [...this.types.keys()]) if (key !== PODS_TYPE.key && !keys.has(key)) this.types.delete(key);
     for (const [ns, byType] of this.buckets) {
-      for (const key of [...byType.keys()]) if (!keys.has(key)) this.replaceBucket(byType.get(key)!.type, ns, NO_ROWS, false);
+      for (const key of [...byType.keys()]) if (!keys.has(key)) this.replaceBucket(byType.get(key)!.type, ns, EMPTY_BATCH, NO_ROWS, false);
     }
     let changed = false;
     for (const [fkey, f] of this.failed) if (!keys.has(f.type.key)) changed = this.failed.delete(fkey) || changed;
@@ -588,27 +608,26 @@ export class ResourceModel {
     }
   }
 
-  private replaceBucket(type: ResourceType, ns: string, rows: Rows, partial: boolean): void {
+  private replaceBucket(type: ResourceType, ns: string, batch: RowBatch, rows: readonly number[], partial: boolean): void {
     const old = this.buckets.get(ns)?.get(type.key);
-    const { names, views } = rows;
-    if (!old && names.length === 0) return;
-    if (old && old.partial === partial && old.size === names.length && names.every((n) => old.has(n))) {
-      // Same members: only views may differ; announce each changed row.
-      for (let k = 0; k < names.length; k++) {
-        if (old.holds(names[k]!, views[k]!)) continue;
-        old.set(names[k]!, views[k]!);
-        this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: names[k]! });
+    if (!old && rows.length === 0) return;
+    if (old && old.partial === partial && old.size === rows.length && rows.every((r) => old.has(batch.nameAt(r)))) {
+      // Same members: only rows may differ; announce each changed row.
+      for (const r of rows) {
+        if (old.holdsRow(batch, r)) continue;
+        old.setRow(batch, r);
+        this.emit({ kind: 'object', namespace: ns, typeKey: type.key, name: batch.nameAt(r) });
       }
       return;
     }
     this.count -= old?.size ?? 0;
-    if (names.length === 0) {
+    if (rows.length === 0) {
       this.dropBucket(ns, type.key);
       this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: false, emptied: true });
       return;
     }
     const b = old ?? this.createBucket(type, ns);
-    b.replaceRows(names, views);
+    b.replaceFrom(batch, rows);
     b.partial = partial;
     this.count += b.size;
     this.emit({ kind: 'bucket', namespace: ns, typeKey: type.key, created: !old, emptied: false });
@@ -624,6 +643,41 @@ export class ResourceModel {
       }
     }
   }
+}
+
+const EMPTY_BATCH = new RowBatch({ group: '', resource: '' }, false);
+
+/**
+ * A result's rows: the batch its carriers name (its last as many rows as the result holds
+ * carriers), or, for items the transform did not see (whole objects, or a mix), a batch written now.
+ */
+function rowsOf(r: LoadTaskResult, type: ResourceType): { batch: RowBatch; from: number } {
+  const items = r.items;
+  const only = items.length > 0 ? carrierOf(items[0]!) : undefined;
+  if (only && items.every((i) => carrierOf(i) === only)) return { batch: only, from: only.size - items.length };
+  const ref: ResourceRef = { group: type.gvr.group, resource: type.gvr.resource };
+  const batch = new RowBatch(ref, type.namespaced);
+  // Rows of carriers, in the order they stand in `items` (each batch's last as many as it has there).
+  const next = new Map<RowBatch, number>();
+  for (const i of items) {
+    const b = carrierOf(i);
+    if (b) next.set(b, (next.get(b) ?? b.size) - 1);
+  }
+  for (const item of items) {
+    const b = carrierOf(item);
+    if (b) {
+      const at = next.get(b)!;
+      next.set(b, at + 1);
+      batch.copyFrom(b, at);
+      continue;
+    }
+    const obj = asStoredObject(item);
+    if (!obj) continue;
+    const ns = type.namespaced ? (obj.metadata.namespace ?? r.task.namespace ?? '') : CLUSTER;
+    if (type.namespaced && !ns) continue;
+    rowOfLoaded(obj, ref, r.task.kind, batch.into(ns));
+  }
+  return { batch, from: 0 };
 }
 
 /** The key of a failure: one per (type, namespace of the task). */

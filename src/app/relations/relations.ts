@@ -50,18 +50,13 @@ export class Relations {
 
   /**
    * After a loader task: objects of its type and scope the list did not return are gone. Its items
-   * were indexed as they arrived, so only the uids are read here. A failed or cancelled task, or
+   * were indexed as they arrived, so only their uids are given here. A failed or cancelled task, or
    * one listed by a label selector, proves nothing about absence and changes nothing.
    */
-  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', items: readonly KubeObject[]): void {
+  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', uids: Iterable<string>): void {
     if (outcome !== 'ok' || task.labelSelector) return;
     if (isEventType(task.gvr)) return;
-    const listed = new Set<string>();
-    for (const i of items) {
-      const o = asStoredObject(i);
-      if (o) listed.add(o.metadata.uid);
-    }
-    this.index.retain(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, listed);
+    this.index.retain(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, new Set(uids));
   }
 
   /** The sync loop's observer: every list and watch event of the watched types. */

@@ -31,19 +31,26 @@ export interface ObjectView {
 
 export type ProbeResultsByContainer = ReadonlyMap<string, Partial<Record<ProbeType, ProbeResult>>>;
 
+/** What a row is made of besides its key: the object's metadata and its columns (makeView's other arguments). */
+export type RowMeta = { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: unknown };
+export type RowColumns = { phase?: string | undefined; ready?: string | undefined; restarts?: number | undefined };
+
+/**
+ * Where a row's fields go once read from an object, a Table row or metadata: into a view
+ * (makeView), or straight into packed words (core/rows/rowBatch.ts) with no object made per row.
+ * Both are handed the same arguments, so a packed row is the view it would have been.
+ */
+export interface RowSink<T> {
+  row(m: RowMeta, kind: string, status: string, cols?: RowColumns): T;
+}
+
 /**
  * The one way an ObjectView is built: its fields are set in one fixed order, the optional ones only
  * when present, so every view of the same fields shares one V8 hidden class. (Spreading a base into a
  * literal with more fields, `{ ...base, status }`, gave every view a hidden class of its own: about
  * 400 bytes per object, a quarter of what the loop held per pod at 100,000 objects.)
  */
-export function makeView(
-  key: string,
-  m: { uid: string; name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: unknown },
-  kind: string,
-  status: string,
-  cols?: { phase?: string | undefined; ready?: string | undefined; restarts?: number | undefined },
-): ObjectView {
+export function makeView(key: string, m: RowMeta, kind: string, status: string, cols?: RowColumns): ObjectView {
   const v: ObjectView = { key, uid: m.uid, kind, name: m.name, status, deleting: m.deletionTimestamp != null };
   if (m.resourceVersion !== undefined) v.resourceVersion = m.resourceVersion;
   if (m.namespace !== undefined) v.namespace = m.namespace;
@@ -78,6 +85,20 @@ export function computeObjectView(
   }
   const c = genericColumns(obj);
   return makeView(key, m, kind, c.status, c);
+}
+
+/**
+ * The row of a full object without probe results, given to `sink`: computeObjectView's fields, and
+ * its kind (the object's, else `kind`, the type's from discovery).
+ */
+export function fullObjectRow<T>(obj: StoredObject, resource: ResourceRef, kind: string, sink: RowSink<T>): T {
+  const k = obj.kind ? obj.kind : kind;
+  if (isPodResource(resource)) {
+    const p = podPrintColumns(obj as Pod);
+    return sink.row(obj.metadata, k, p.status, { phase: (obj as Pod).status?.phase || undefined, ready: `${p.ready}/${p.total}`, restarts: p.restarts });
+  }
+  const c = genericColumns(obj);
+  return sink.row(obj.metadata, k, c.status, c);
 }
 
 /** Whether a view's probe results say what the cache's do (same containers, probes and results). */

@@ -29,7 +29,7 @@ import type { ListTransfer } from '../kube/listwatch/list';
 import { TableColumnError, tableRowOf, type TableRowCells } from '../kube/listwatch/table';
 import type { StoredObject } from '../kube/objects/types';
 import type { ResourceRef } from '../kube/objects/objectKey';
-import { computeObjectView, makeView, type ObjectView } from './objectView';
+import { fullObjectRow, makeView, type ObjectView, type RowSink } from './objectView';
 
 type Rule = 'pod' | 'readyCell' | 'readyOfDesired' | 'phase' | 'phaseUnlessDeleting';
 
@@ -156,8 +156,13 @@ export function podPhaseFromRow(status: string, restarts: number, row: TableRowC
  * Throws TableColumnError when the row lacks a column its rule reads.
  */
 export function viewOfLoaded(key: string, obj: StoredObject, r: ResourceRef, kind: string): ObjectView {
+  return rowOfLoaded(obj, r, kind, { row: (m, k, status, cols) => makeView(key, m, k, status, cols) });
+}
+
+/** viewOfLoaded's fields given to `sink` (a view, or packed words), read once from the item. */
+export function rowOfLoaded<T>(obj: StoredObject, r: ResourceRef, kind: string, sink: RowSink<T>): T {
   const row = tableRowOf(obj);
-  if (!row) return computeObjectView(key, obj.kind ? obj : { ...obj, kind }, r);
+  if (!row) return fullObjectRow(obj, r, kind, sink);
   const m = obj.metadata;
   const deleting = m.deletionTimestamp != null;
   const rule = TABLE_TYPES[typeId(r)];
@@ -165,22 +170,22 @@ export function viewOfLoaded(key: string, obj: StoredObject, r: ResourceRef, kin
     const status = str(cell(row, 'Status', r));
     const restarts = restartCount(cell(row, 'Restarts', r));
     const phase = podPhaseFromRow(status, restarts, row, deleting);
-    return makeView(key, m, kind, status, { phase: phase || undefined, ready: str(cell(row, 'Ready', r)), restarts });
+    return sink.row(m, kind, status, { phase: phase || undefined, ready: str(cell(row, 'Ready', r)), restarts });
   }
   const status = deleting ? 'Terminating' : 'Active';
   switch (rule) {
     case 'readyCell':
-      return makeView(key, m, kind, status, { ready: str(cell(row, 'Ready', r)) });
+      return sink.row(m, kind, status, { ready: str(cell(row, 'Ready', r)) });
     case 'readyOfDesired':
-      return makeView(key, m, kind, status, { ready: `${str(cell(row, 'Ready', r)) || 0}/${str(cell(row, 'Desired', r))}` });
+      return sink.row(m, kind, status, { ready: `${str(cell(row, 'Ready', r)) || 0}/${str(cell(row, 'Desired', r))}` });
     case 'phase':
     case 'phaseUnlessDeleting': {
       const phase = str(cell(row, 'Status', r));
-      if (phase && !(rule === 'phaseUnlessDeleting' && deleting)) return makeView(key, m, kind, deleting ? status : phase, { phase });
-      return makeView(key, m, kind, status);
+      if (phase && !(rule === 'phaseUnlessDeleting' && deleting)) return sink.row(m, kind, deleting ? status : phase, { phase });
+      return sink.row(m, kind, status);
     }
     default:
       // A type without a rule loaded as a Table (treeTransfer: table for every type): name and state only.
-      return makeView(key, m, kind, status);
+      return sink.row(m, kind, status);
   }
 }
