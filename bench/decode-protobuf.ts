@@ -10,19 +10,28 @@
 // measured as it ships, bundled by esbuild (under tsx every cross-module constant is a getter call).
 // Targets: walker <= 0.3x JSON for full pods, <= 0.15x for metadata-only; the watch streams as the
 // list pages, per event.
-// Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 5] [--ms 1000]
+// Then the other kinds of the load's mix, as the loader reads them (ConfigMaps and Secrets without
+// their data: ListOptions.rowsOnly): one page of each (up to --pods objects), both forms served by
+// an in-process demo cluster of --mix-objects objects, whose objects weigh what a real
+// kube-apiserver's do (test/apiserver/weight.test.ts), managedFields included. No target: the
+// load's ratio to its JSON decode floor is what these add up to (`npm run bench -- load`).
+// Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 5] [--ms 1000] [--mix-objects 40000]
 import { execFileSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import type * as Protobuf from '../src/core/kube/protobuf';
 import type * as WatchFrames from '../src/core/kube/listwatch/watchFrames';
+import { PROTOBUF_ACCEPT } from '../src/core/kube/protobuf';
+import { startDemoCluster } from '../src/demo';
 import { benchArg } from './measure';
 
 const PODS = Number(benchArg('--pods', '500'));
 const ROUNDS = Number(benchArg('--rounds', '5'));
 const MS = Number(benchArg('--ms', '1000'));
+const MIX_OBJECTS = Number(benchArg('--mix-objects', '40000'));
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(ROOT, '.bench/protobuf');
 
@@ -50,8 +59,10 @@ function cpuPerCall(fn: () => unknown): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function compare(name: string) {
-  const pb = new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.pb`)));
-  const json = fs.readFileSync(path.join(DIR, `${name}.json`));
+  return compareBodies(name, new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.pb`))), fs.readFileSync(path.join(DIR, `${name}.json`)));
+}
+
+function compareBodies(name: string, pb: Uint8Array, json: Buffer) {
   const fromJson = () => JSON.parse(json.toString(isAscii(json) ? 'latin1' : 'utf8')) as { items: unknown[] };
   const fromPb = () => {
     const d = decodeProtobuf(pb);
@@ -123,19 +134,75 @@ function bundled(): typeof Protobuf & typeof WatchFrames {
   return require(outfile) as typeof Protobuf & typeof WatchFrames;
 }
 
+/** The kinds of the load's mix besides pods, as `group/version/resource`, asked as the loader asks them. */
+const MIX = [
+  '/v1/configmaps',
+  '/v1/secrets',
+  '/v1/serviceaccounts',
+  '/v1/endpoints',
+  'rbac.authorization.k8s.io/v1/rolebindings',
+  'rbac.authorization.k8s.io/v1/roles',
+  'rbac.authorization.k8s.io/v1/clusterroles',
+  'coordination.k8s.io/v1/leases',
+  'events.k8s.io/v1/events',
+  'apps/v1/controllerrevisions',
+  'networking.k8s.io/v1/ingresses',
+  'policy/v1/poddisruptionbudgets',
+  'autoscaling/v2/horizontalpodautoscalers',
+];
+
+function get(base: string, p: string, accept: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(new URL(p, base), { headers: { accept } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`GET ${p}: ${res.statusCode}`))));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** One page of each kind of MIX, in JSON and in protobuf, from a demo cluster of MIX_OBJECTS objects. */
+async function mixPages(): Promise<{ name: string; pb: Uint8Array; json: Buffer }[]> {
+  const demo = await startDemoCluster({ objects: MIX_OBJECTS, seed: 7, kubelet: false });
+  try {
+    const out: { name: string; pb: Uint8Array; json: Buffer }[] = [];
+    for (const t of MIX) {
+      const [group, version, resource] = t.split('/') as [string, string, string];
+      const p = `${group ? `/apis/${group}` : '/api'}/${version}/${resource}?limit=${PODS}`;
+      const [json, pb] = [await get(demo.url, p, 'application/json'), await get(demo.url, p, PROTOBUF_ACCEPT)];
+      out.push({ name: `${resource}${group ? `.${group.split('.')[0]}` : ''}`, pb: new Uint8Array(pb), json });
+    }
+    return out;
+  } finally {
+    await demo.stop();
+  }
+}
+
 pages();
 const { decodeProtobuf, eventFrames } = bundled();
-const rows = [
-  { ...compare(`pods-${PODS}`), target: 0.3 },
-  { ...compare(`pods-meta-${PODS}`), target: 0.15 },
-  { ...compareWatch(`watch-pods-${PODS}`), target: 0.3 },
-  { ...compareWatch(`watch-pods-meta-${PODS}`), target: 0.15 },
-];
-for (const r of rows) {
-  const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
-  const perItem = (us: number) => `${(us / r.items).toFixed(1).padStart(5)} us/item`;
-  console.log(
-    `${r.name.padEnd(20)} JSON ${kib(r.jsonBytes).padStart(8)} ${(r.jsonUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.jsonUs)}   protobuf ${kib(r.pbBytes).padStart(8)} ${(r.pbUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.pbUs)}   ratio ${r.ratio.toFixed(3)} (target <= ${r.target}) ${r.ratio <= r.target ? 'ok' : 'MISSED'}   rounds ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`,
-  );
+
+async function main(): Promise<void> {
+  const rows: (ReturnType<typeof measure> & { target?: number })[] = [
+    { ...compare(`pods-${PODS}`), target: 0.3 },
+    { ...compare(`pods-meta-${PODS}`), target: 0.15 },
+    { ...compareWatch(`watch-pods-${PODS}`), target: 0.3 },
+    { ...compareWatch(`watch-pods-meta-${PODS}`), target: 0.15 },
+  ];
+  if (MIX_OBJECTS > 0) for (const m of await mixPages()) rows.push(compareBodies(m.name, m.pb, m.json));
+  for (const r of rows) {
+    const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+    const perItem = (us: number) => `${(us / r.items).toFixed(1).padStart(5)} us/item`;
+    console.log(
+      `${r.name.padEnd(20)} JSON ${kib(r.jsonBytes).padStart(8)} ${(r.jsonUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.jsonUs)}   protobuf ${kib(r.pbBytes).padStart(8)} ${(r.pbUs / 1000).toFixed(2).padStart(7)} ms ${perItem(r.pbUs)}   ratio ${r.ratio.toFixed(3)}${r.target === undefined ? '' : ` (target <= ${r.target}) ${r.ratio <= r.target ? 'ok' : 'MISSED'}`}   rounds ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`,
+    );
+  }
+  console.log(JSON.stringify({ section: 'decode', pods: PODS, results: rows.map(({ ratios: _, ...r }) => r) }));
 }
-console.log(JSON.stringify({ section: 'decode', pods: PODS, results: rows.map(({ ratios: _, ...r }) => r) }));
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -26,6 +26,12 @@ const PACKAGES = {
   'k8s.io.api.apps.v1': `k8s.io/api@${VERSION}/apps/v1`,
   'k8s.io.api.batch.v1': `k8s.io/api@${VERSION}/batch/v1`,
   'k8s.io.api.discovery.v1': `k8s.io/api@${VERSION}/discovery/v1`,
+  'k8s.io.api.rbac.v1': `k8s.io/api@${VERSION}/rbac/v1`,
+  'k8s.io.api.coordination.v1': `k8s.io/api@${VERSION}/coordination/v1`,
+  'k8s.io.api.events.v1': `k8s.io/api@${VERSION}/events/v1`,
+  'k8s.io.api.networking.v1': `k8s.io/api@${VERSION}/networking/v1`,
+  'k8s.io.api.policy.v1': `k8s.io/api@${VERSION}/policy/v1`,
+  'k8s.io.api.autoscaling.v2': `k8s.io/api@${VERSION}/autoscaling/v2`,
   'k8s.io.apimachinery.pkg.apis.meta.v1': `k8s.io/apimachinery@${VERSION}/pkg/apis/meta/v1`,
   'k8s.io.apimachinery.pkg.runtime': `k8s.io/apimachinery@${VERSION}/pkg/runtime`,
   'k8s.io.apimachinery.pkg.runtime.schema': `k8s.io/apimachinery@${VERSION}/pkg/runtime/schema`,
@@ -46,16 +52,42 @@ const SPECIAL = {
 
 /** The kinds (apiVersion/kind) with a schema, each with its List. */
 const KINDS = {
-  v1: ['Pod', 'Event', 'Node', 'Namespace', 'Service', 'ConfigMap', 'Secret', 'PersistentVolume', 'PersistentVolumeClaim', 'ReplicationController'],
-  'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet'],
+  v1: [
+    'Pod',
+    'Event',
+    'Node',
+    'Namespace',
+    'Service',
+    'ConfigMap',
+    'Secret',
+    'PersistentVolume',
+    'PersistentVolumeClaim',
+    'ReplicationController',
+    'ServiceAccount',
+    'Endpoints',
+    'ResourceQuota',
+  ],
+  'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'ControllerRevision'],
   'batch/v1': ['Job', 'CronJob'],
   'discovery.k8s.io/v1': ['EndpointSlice'],
+  'rbac.authorization.k8s.io/v1': ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
+  'coordination.k8s.io/v1': ['Lease'],
+  'events.k8s.io/v1': ['Event'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
+  'policy/v1': ['PodDisruptionBudget'],
+  'autoscaling/v2': ['HorizontalPodAutoscaler'],
 };
 const GROUP_PACKAGE = {
   v1: 'k8s.io.api.core.v1',
   'apps/v1': 'k8s.io.api.apps.v1',
   'batch/v1': 'k8s.io.api.batch.v1',
   'discovery.k8s.io/v1': 'k8s.io.api.discovery.v1',
+  'rbac.authorization.k8s.io/v1': 'k8s.io.api.rbac.v1',
+  'coordination.k8s.io/v1': 'k8s.io.api.coordination.v1',
+  'events.k8s.io/v1': 'k8s.io.api.events.v1',
+  'networking.k8s.io/v1': 'k8s.io.api.networking.v1',
+  'policy/v1': 'k8s.io.api.policy.v1',
+  'autoscaling/v2': 'k8s.io.api.autoscaling.v2',
 };
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** meta.k8s.io/v1 kinds, and the v1 Status every group version answers errors with. */

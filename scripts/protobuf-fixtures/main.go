@@ -19,9 +19,15 @@ import (
 	"path/filepath"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,7 +38,8 @@ import (
 var scheme = runtime.NewScheme()
 
 func init() {
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, discoveryv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, discoveryv1.AddToScheme,
+		rbacv1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme} {
 		must(add(scheme))
 	}
 	must(metav1.AddMetaToScheme(scheme))
@@ -83,7 +90,7 @@ func main() {
 		writePages(*out, *pods)
 		return
 	}
-	for _, c := range cases() {
+	for _, c := range append(cases(), moreCases()...) {
 		p, j := encode(c.obj, c.gv)
 		write(*out, c.name, p, j)
 	}
@@ -125,7 +132,8 @@ func cases() []fixture {
 		{"namespacelist", core, &corev1.NamespaceList{Items: []corev1.Namespace{{ObjectMeta: om("default", "", nil), Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}}}},
 		{"servicelist", core, &corev1.ServiceList{Items: []corev1.Service{service()}}},
 		{"configmaplist", core, &corev1.ConfigMapList{Items: []corev1.ConfigMap{{ObjectMeta: om("cfg", "ns", nil), Data: map[string]string{"a": "b", "__proto__": "x"}, BinaryData: map[string][]byte{"bin": {0, 1, 2}}, Immutable: ptr(true)}}}},
-		{"secretlist", core, &corev1.SecretList{Items: []corev1.Secret{{ObjectMeta: om("tls", "ns", nil), Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.key": []byte("secret")}}}}},
+		// Values planted for the walker's tests to look for (kube-protobuf.test.ts): never decoded.
+		{"secretlist", core, &corev1.SecretList{Items: []corev1.Secret{{ObjectMeta: om("tls", "ns", nil), Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.key": []byte("planted-secret-value-0451")}, StringData: map[string]string{"password": "planted-string-data-0452"}}}}},
 		{"persistentvolumelist", core, &corev1.PersistentVolumeList{Items: []corev1.PersistentVolume{pv()}}},
 		{"persistentvolumeclaimlist", core, &corev1.PersistentVolumeClaimList{Items: []corev1.PersistentVolumeClaim{pvc()}}},
 		{"replicationcontrollerlist", core, &corev1.ReplicationControllerList{Items: []corev1.ReplicationController{{ObjectMeta: om("rc", "ns", nil), Spec: corev1.ReplicationControllerSpec{Replicas: ptr(int32(0)), Selector: map[string]string{"app": "x"}, Template: &corev1.PodTemplateSpec{Spec: pod(1, false).Spec}}, Status: corev1.ReplicationControllerStatus{Replicas: 0}}}}},

@@ -161,14 +161,26 @@ describe('protobuf from a real kube-apiserver reads as its JSON does', () => {
       compared.push(`${apiVersion}/${t.kind}`);
     }
     assert.deepEqual(compared.sort(), [
+      'apps/v1/ControllerRevision',
       'apps/v1/DaemonSet',
       'apps/v1/Deployment',
       'apps/v1/ReplicaSet',
       'apps/v1/StatefulSet',
+      'autoscaling/v2/HorizontalPodAutoscaler',
       'batch/v1/CronJob',
       'batch/v1/Job',
+      'coordination.k8s.io/v1/Lease',
       'discovery.k8s.io/v1/EndpointSlice',
+      'events.k8s.io/v1/Event',
+      'networking.k8s.io/v1/Ingress',
+      'networking.k8s.io/v1/NetworkPolicy',
+      'policy/v1/PodDisruptionBudget',
+      'rbac.authorization.k8s.io/v1/ClusterRole',
+      'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+      'rbac.authorization.k8s.io/v1/Role',
+      'rbac.authorization.k8s.io/v1/RoleBinding',
       'v1/ConfigMap',
+      'v1/Endpoints',
       'v1/Event',
       'v1/Namespace',
       'v1/Node',
@@ -176,8 +188,10 @@ describe('protobuf from a real kube-apiserver reads as its JSON does', () => {
       'v1/PersistentVolumeClaim',
       'v1/Pod',
       'v1/ReplicationController',
+      'v1/ResourceQuota',
       'v1/Secret',
       'v1/Service',
+      'v1/ServiceAccount',
     ]);
   });
 
@@ -404,5 +418,38 @@ async function seedTheRest(api: Api): Promise<void> {
         },
       ],
     },
+  });
+  // The kinds read whole since the loader's field sets grew (fieldsets.ts), beside those seed() makes.
+  await post(collectionPath('', 'v1', 'endpoints', NS), {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: meta('pb-ep'),
+    subsets: [{ addresses: [{ ip: '10.244.9.5', nodeName: 'pb-node' }], notReadyAddresses: [{ ip: '10.244.9.6' }], ports: [{ name: 'http', port: 8080 }] }],
+  });
+  await post(collectionPath('', 'v1', 'resourcequotas', NS), {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: meta('pb-quota'),
+    spec: { hard: { pods: '100', 'requests.cpu': '20' } },
+  });
+  await post(collectionPath('apps', 'v1', 'controllerrevisions', NS), {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: meta('pb-rev'),
+    data: { spec: { template } },
+    revision: 3,
+  });
+  await post(collectionPath('events.k8s.io', 'v1', 'events', NS), {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: meta('pb-event-v1'),
+    eventTime: '2026-03-14T15:09:26.123456Z',
+    reportingController: 'kubeloop.io/test',
+    reportingInstance: 'test-1',
+    action: 'Probe',
+    reason: 'Unhealthy',
+    regarding: { kind: 'Pod', namespace: NS, name: 'pb-0000' },
+    note: 'Readiness probe failed',
+    type: 'Warning',
   });
 }

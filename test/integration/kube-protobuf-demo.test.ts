@@ -3,7 +3,8 @@
  * Content-Type: on the demo cluster, which answers protobuf as kube-apiserver does, a list and a
  * watch of every kind with a field set give the same keys and tree rows as the same requests in
  * JSON (protobuf: false), each object narrowed to its field set; metadata-only lists and watches of
- * a custom resource come in protobuf, its full objects in JSON (as ConfigMaps' and Secrets'). A protobuf error Status is read as
+ * a custom resource come in protobuf, its full objects in JSON (as ConfigMaps' and Secrets', but for a
+ * reader of rows: ListOptions.rowsOnly). A protobuf error Status is read as
  * the error it says (a 410 on a continue token restarts the list).
  */
 import { after, before, describe, it } from 'node:test';
@@ -36,6 +37,20 @@ const TYPES: [GroupVersionResource, string][] = [
   [gvr('batch', 'v1', 'jobs'), 'Job'],
   [gvr('batch', 'v1', 'cronjobs'), 'CronJob'],
   [gvr('discovery.k8s.io', 'v1', 'endpointslices'), 'EndpointSlice'],
+  [gvr('', 'v1', 'serviceaccounts'), 'ServiceAccount'],
+  [gvr('', 'v1', 'endpoints'), 'Endpoints'],
+  [gvr('', 'v1', 'resourcequotas'), 'ResourceQuota'],
+  [gvr('rbac.authorization.k8s.io', 'v1', 'roles'), 'Role'],
+  [gvr('rbac.authorization.k8s.io', 'v1', 'rolebindings'), 'RoleBinding'],
+  [gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles'), 'ClusterRole'],
+  [gvr('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'), 'ClusterRoleBinding'],
+  [gvr('apps', 'v1', 'controllerrevisions'), 'ControllerRevision'],
+  [gvr('coordination.k8s.io', 'v1', 'leases'), 'Lease'],
+  [gvr('events.k8s.io', 'v1', 'events'), 'Event'],
+  [gvr('networking.k8s.io', 'v1', 'ingresses'), 'Ingress'],
+  [gvr('networking.k8s.io', 'v1', 'networkpolicies'), 'NetworkPolicy'],
+  [gvr('policy', 'v1', 'poddisruptionbudgets'), 'PodDisruptionBudget'],
+  [gvr('autoscaling', 'v2', 'horizontalpodautoscalers'), 'HorizontalPodAutoscaler'],
 ];
 const WIDGETS = gvr('example.com', 'v1', 'widgets');
 
@@ -119,11 +134,15 @@ describe('kube layer: protobuf on the wire, on the demo cluster', () => {
       await a.list(gvr('', 'v1', 'pods'), { metadataOnly: true });
       await a.list(WIDGETS);
       await b.list(gvr('', 'v1', 'pods'));
+      // a Secret's full objects: JSON, data and all, but for a reader of rows (the loader)
+      await a.list(gvr('', 'v1', 'secrets'));
+      await a.list(gvr('', 'v1', 'secrets'), { rowsOnly: true });
+      await b.list(gvr('', 'v1', 'secrets'), { rowsOnly: true });
       a.close();
       b.close();
       assert.deepStrictEqual(
         server.seen.map((s) => s.headers.accept),
-        [PROTOBUF_ACCEPT, PROTOBUF_METADATA_LIST_ACCEPT, 'application/json', 'application/json'],
+        [PROTOBUF_ACCEPT, PROTOBUF_METADATA_LIST_ACCEPT, 'application/json', 'application/json', 'application/json', PROTOBUF_ACCEPT, 'application/json'],
       );
     } finally {
       await server.close();

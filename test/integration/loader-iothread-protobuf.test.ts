@@ -1,8 +1,10 @@
 /**
  * The loader's full-object lists are walked by the I/O thread, and since issue 41 they ask for
  * protobuf there as on the calling thread: on the demo cluster, which answers protobuf as
- * kube-apiserver does, the loader's rows of every built-in kind with a field set are the rows the
- * same load gives from JSON pages (protobuf: false), every page walked by the thread either way.
+ * kube-apiserver does, the loader's rows of every built-in kind with a field set (ConfigMaps and
+ * Secrets included: the loader reads rows only) are the rows the same load gives from JSON pages
+ * (protobuf: false), every page walked by the thread either way. A Secret's values, and a
+ * ConfigMap's data, reach neither the loaded objects nor the walker's string cache.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,7 @@ import { ClusterLoader, type LoadTaskResult } from '../../src/core/loader';
 import type { KubeClient, KubeObject } from '../../src/core/kube';
 import type { StoredObject } from '../../src/core/kube/objects/types';
 import { computeObjectView } from '../../src/core/rows/objectView';
+import { cachedStrings } from '../../src/core/kube/protobuf/reader';
 import { demo, type Fixture } from './loader-helpers';
 
 /** The built-in types whose kinds have a field set (protobuf/ask.ts), as the loader's include names them. */
@@ -29,7 +32,27 @@ const TYPES: [include: string, kind: string][] = [
   ['jobs.batch', 'Job'],
   ['cronjobs.batch', 'CronJob'],
   ['endpointslices.discovery.k8s.io', 'EndpointSlice'],
+  ['configmaps', 'ConfigMap'],
+  ['secrets', 'Secret'],
+  ['serviceaccounts', 'ServiceAccount'],
+  ['endpoints', 'Endpoints'],
+  ['resourcequotas', 'ResourceQuota'],
+  ['roles.rbac.authorization.k8s.io', 'Role'],
+  ['rolebindings.rbac.authorization.k8s.io', 'RoleBinding'],
+  ['clusterroles.rbac.authorization.k8s.io', 'ClusterRole'],
+  ['clusterrolebindings.rbac.authorization.k8s.io', 'ClusterRoleBinding'],
+  ['controllerrevisions.apps', 'ControllerRevision'],
+  ['leases.coordination.k8s.io', 'Lease'],
+  ['events.events.k8s.io', 'Event'],
+  ['ingresses.networking.k8s.io', 'Ingress'],
+  ['networkpolicies.networking.k8s.io', 'NetworkPolicy'],
+  ['poddisruptionbudgets.policy', 'PodDisruptionBudget'],
+  ['horizontalpodautoscalers.autoscaling', 'HorizontalPodAutoscaler'],
 ];
+
+/** Planted in a Secret's data and a ConfigMap's data: the protobuf load must never decode them. */
+const SECRET_VALUE = 'planted-secret-value-7f3a9c';
+const CONFIG_VALUE = 'planted-config-value-5e1b2d';
 const PAGE = 25;
 
 const typeOf = (r: LoadTaskResult) => (r.task.gvr.group ? `${r.task.gvr.resource}.${r.task.gvr.group}` : r.task.gvr.resource);
@@ -55,6 +78,19 @@ describe('the loader on the I/O thread: protobuf pages give the rows JSON pages 
   let fx: Fixture;
   before(async () => {
     fx = await demo(1500);
+    fx.cluster.store.create('', 'secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'planted', namespace: 'default' },
+      type: 'Opaque',
+      data: { 'planted-key': Buffer.from(SECRET_VALUE).toString('base64') },
+    });
+    fx.cluster.store.create('', 'configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'planted', namespace: 'default' },
+      data: { 'planted-key': CONFIG_VALUE },
+    });
   });
   after(async () => {
     await fx.stop();
@@ -79,5 +115,25 @@ describe('the loader on the I/O thread: protobuf pages give the rows JSON pages 
     const pods = (x: typeof pb) => x.results.find((r) => typeOf(r) === 'pods')!.items;
     assert.ok(pods(js).some((o) => spec(o).dnsPolicy !== undefined));
     assert.ok(pods(pb).every((o) => spec(o).dnsPolicy === undefined && spec(o).containers !== undefined));
+  });
+
+  it("a Secret's values and a ConfigMap's data: in no object the protobuf load keeps, nor in the walker's string cache", async () => {
+    const include = ['secrets', 'configmaps'];
+    const loadItems = async (protobuf: boolean) => {
+      const client = await fx.client(protobuf ? {} : { protobuf: false });
+      const { summary, results } = await new ClusterLoader(client, { include, pageSize: PAGE, concurrency: 2 }).load();
+      assert.equal(summary.outcome, 'ok');
+      return JSON.stringify(results.flatMap((r) => r.items));
+    };
+    const forms = [SECRET_VALUE, Buffer.from(SECRET_VALUE).toString('base64'), CONFIG_VALUE, 'planted-key'];
+    const found = (text: string) => forms.filter((v) => text.includes(v));
+    // JSON pages bring them (the search can fail) ...
+    assert.deepEqual(found(await loadItems(false)), forms.slice(1));
+    // ... protobuf pages, read by the walker, do not; the planted objects are loaded all the same.
+    const pb = await loadItems(true);
+    assert.deepEqual(found(pb), []);
+    assert.deepEqual(found(cachedStrings().join('\n')), []);
+    assert.ok(pb.includes('"name":"planted","namespace":"default"'), 'the planted objects are loaded');
+    assert.ok(pb.includes('"type":"Opaque"'), "a Secret's type is kept");
   });
 });

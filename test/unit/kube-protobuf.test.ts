@@ -23,7 +23,7 @@ import {
 } from '../../src/core/kube/protobuf';
 import { hasFieldSet, planFor } from '../../src/core/kube/protobuf/decode';
 import { compile, project } from '../../src/core/kube/protobuf/plan';
-import { Reader, utf8 } from '../../src/core/kube/protobuf/reader';
+import { cachedStrings, Reader, utf8 } from '../../src/core/kube/protobuf/reader';
 import { readMessage } from '../../src/core/kube/protobuf/walk';
 
 setFlagsFromString('--expose-gc');
@@ -67,6 +67,23 @@ describe('protobuf walker: real apimachinery bytes', () => {
     for (const k of ['apps/v1/StatefulSetList', 'apps/v1/DaemonSetList', 'batch/v1/JobList', 'batch/v1/CronJobList', 'discovery.k8s.io/v1/EndpointSliceList'])
       assert.ok(kinds.has(k), k);
     for (const k of ['meta.k8s.io/v1/PartialObjectMetadataList', 'meta.k8s.io/v1/PartialObjectMetadata', 'v1/Status', 'v1/Pod']) assert.ok(kinds.has(k), k);
+    for (const k of [
+      'v1/ServiceAccountList',
+      'v1/EndpointsList',
+      'v1/ResourceQuotaList',
+      'rbac.authorization.k8s.io/v1/RoleList',
+      'rbac.authorization.k8s.io/v1/RoleBindingList',
+      'rbac.authorization.k8s.io/v1/ClusterRoleList',
+      'rbac.authorization.k8s.io/v1/ClusterRoleBindingList',
+      'coordination.k8s.io/v1/LeaseList',
+      'events.k8s.io/v1/EventList',
+      'networking.k8s.io/v1/IngressList',
+      'networking.k8s.io/v1/NetworkPolicyList',
+      'policy/v1/PodDisruptionBudgetList',
+      'autoscaling/v2/HorizontalPodAutoscalerList',
+      'apps/v1/ControllerRevisionList',
+    ])
+      assert.ok(kinds.has(k), k);
   });
 
   for (const name of FIXTURES) {
@@ -89,6 +106,29 @@ describe('protobuf walker: real apimachinery bytes', () => {
     assert.deepEqual(pod.status.containerStatuses[0]!.state, { running: { startedAt: '2026-03-14T15:09:30Z' } });
     assert.equal((pod.status.containerStatuses[0]!.lastState as { terminated: { exitCode: number } }).terminated.exitCode, 137);
     assert.equal(pod.status.containerStatuses[0]!.restartCount, 1);
+  });
+
+  it("a Secret's values and a ConfigMap's data are skipped by length: in no decoded object, not in the string cache", () => {
+    const body = pb('secretlist');
+    // The fixture carries them (data as bytes, stringData as text), so the searches below can find them.
+    const planted = ['planted-secret-value-0451', 'planted-string-data-0452'];
+    const text = Buffer.from(body).toString('latin1');
+    for (const v of planted) assert.ok(text.includes(v), `the fixture holds ${v}`);
+    const forms = [...planted, ...planted.map((v) => Buffer.from(v).toString('base64')), 'tls.key', 'password'];
+    const found = (what: string) => forms.filter((v) => what.includes(v));
+    const secret = decoded(body);
+    assert.deepEqual(found(JSON.stringify(secret)), [], 'the decoded list');
+    assert.deepEqual(found(cachedStrings().join('\n')), [], "the walker's string cache");
+    assert.deepEqual(
+      (secret.items as { type: string; data?: unknown }[]).map((s) => [s.type, s.data]),
+      [['kubernetes.io/tls', undefined]],
+    );
+    const cm = decoded(pb('configmaplist')) as { items: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(cm.items[0]!).sort(), ['immutable', 'metadata']);
+    // The same bytes read whole do reach both: the searches can fail.
+    const whole = decodeWithPlan(body, compile('core.v1.SecretList', { items: { stringData: true } }));
+    assert.equal(whole, 'read');
+    assert.deepEqual(found(cachedStrings().join('\n')), ['planted-string-data-0452', 'password']);
   });
 
   it('reads values as JSON.parse does: a key "__proto__" is a key, int64 above 2^53 rounds alike, negatives, MicroTime, zero Time', () => {
@@ -128,13 +168,13 @@ describe('protobuf walker: real apimachinery bytes', () => {
     const cases: [Uint8Array, RegExp][] = [
       [Uint8Array.from(Buffer.from('{"kind":"PodList"}')), /not a Kubernetes protobuf body/],
       [PROTOBUF_MAGIC, /empty body/],
-      [envelope('rbac.authorization.k8s.io/v1', 'RoleList'), /no protobuf field set for rbac.authorization.k8s.io\/v1\/RoleList: ask for it in JSON/],
+      [envelope('storage.k8s.io/v1', 'StorageClassList'), /no protobuf field set for storage.k8s.io\/v1\/StorageClassList: ask for it in JSON/],
       [Uint8Array.from([...PROTOBUF_MAGIC, 0x12, 0x05, 0x01]), /truncated/],
     ];
     // A Pod whose metadata (field 1, a message) comes as a varint: named, not misread.
     const wrongWire = envelope('v1', 'Pod', [0x08, 0x01]);
     cases.push([wrongWire, /core\.v1\.Pod\.metadata \(field 1\): wire type 0, expected 2/]);
-    assert.equal(hasFieldSet('rbac.authorization.k8s.io/v1', 'RoleList'), false);
+    assert.equal(hasFieldSet('storage.k8s.io/v1', 'StorageClassList'), false);
     assert.equal(hasFieldSet('v1', 'PodList'), true);
     for (const [body, message] of cases) {
       const d = decodeProtobuf(body);

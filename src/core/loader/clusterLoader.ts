@@ -528,6 +528,8 @@ export class ClusterLoader {
         metadataOnly: transfer === 'metadata',
         transfer,
         requestTimeoutMs: o.requestTimeoutMs,
+        // what the loader's results feed reads rows, not data: ConfigMaps and Secrets come in protobuf, without it
+        rowsOnly: true,
       },
       {
         signal,

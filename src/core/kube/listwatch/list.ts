@@ -82,6 +82,12 @@ export interface ListOptions {
    * off with keepManagedFields (the walker drops them).
    */
   protobuf?: boolean;
+  /**
+   * The caller reads rows of the items (the loader), never a ConfigMap's data or a Secret's values:
+   * those two kinds are then asked for in protobuf too, and walked without their data
+   * (../protobuf/fieldsets.ts). Unset, their full objects come as JSON, data and all.
+   */
+  rowsOnly?: boolean;
 }
 
 export type ListTransfer = 'full' | 'metadata' | 'table';
@@ -482,7 +488,7 @@ function listAccept(gvr: GroupVersionResource, transfer: ListTransfer, opts: Lis
   const protobuf = opts.protobuf !== false && !opts.keepManagedFields;
   if (transfer === 'table') return TABLE_ACCEPT;
   if (transfer === 'metadata') return protobuf ? PROTOBUF_METADATA_LIST_ACCEPT : METADATA_ONLY_ACCEPT;
-  return protobuf && readsProtobuf(gvr) ? PROTOBUF_ACCEPT : 'application/json';
+  return protobuf && readsProtobuf(gvr, opts.rowsOnly) ? PROTOBUF_ACCEPT : 'application/json';
 }
 
 function cont0(selectors: { labelSelector?: string; fieldSelector?: string }, limit: number | undefined, opts: ListOptions) {

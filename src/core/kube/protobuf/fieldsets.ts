@@ -87,12 +87,24 @@ const CRON_JOB: Pick = { metadata: OBJECT_META, spec: { '*': true, jobTemplate: 
 const NODE: Pick = { metadata: OBJECT_META, spec: true, status: { '*': true, images: false } };
 
 /**
- * ConfigMaps and Secrets: metadata (and a Secret's type) only, as today's loop and tree hold them
- * (watched and listed as PartialObjectMetadata, app/sync/informerTypes.ts): a Secret's values are
- * never kept, a ConfigMap's data neither.
+ * ConfigMaps and Secrets, for the loader's rows only (ask.ts: full objects of them are otherwise
+ * asked for in JSON, data and all). ConfigMap (core/v1 generated.proto): 1 metadata, 2 data,
+ * 3 binaryData, 4 immutable; Secret: 1 metadata, 2 data, 3 type, 4 stringData, 5 immutable.
+ * data, binaryData and stringData are skipped by their length, keys and values alike: never decoded
+ * to a string, so a Secret's values reach no object and no cache (walk.ts, reader.ts). Their keys
+ * are not counted either: no row reads them (rows/objectView.ts and rows/packedRows.ts keep name,
+ * namespace, uid, resourceVersion, deletion, kind; nothing of data), and what the JSON path keeps
+ * beyond the row is read by nothing the loader feeds (the YAML view fetches the object fresh).
  */
 const CONFIG_MAP: Pick = { metadata: OBJECT_META, immutable: true };
 const SECRET: Pick = { metadata: OBJECT_META, type: true, immutable: true };
+
+/**
+ * ControllerRevisions (apps/v1: 1 metadata, 2 data, 3 revision): data is a RawExtension holding a
+ * whole pod template (most of the object), immutable once written (apps validation,
+ * ValidateControllerRevisionUpdate), so leaving it out hides no UPDATE from the merge.
+ */
+const CONTROLLER_REVISION: Pick = { metadata: OBJECT_META, data: false, revision: true };
 
 /** PartialObjectMetadata: what a metadata-only list or watch gives of any type, custom resources included. */
 const PARTIAL: Pick = { metadata: OBJECT_META };
@@ -116,6 +128,28 @@ export const FIELD_SETS: Readonly<Record<string, Pick>> = {
   'batch/v1/Job': WORKLOAD,
   'batch/v1/CronJob': CRON_JOB,
   'discovery.k8s.io/v1/EndpointSlice': WHOLE,
+  // Small kinds read whole (every field is the merge's): core/v1 ServiceAccount { 1 metadata,
+  // 2 secrets, 3 imagePullSecrets, 4 automountServiceAccountToken }, Endpoints { 1 metadata,
+  // 2 subsets }, ResourceQuota { 1 metadata, 2 spec, 3 status }; rbac/v1 Role { 1 metadata, 2 rules },
+  // ClusterRole { 1 metadata, 2 rules, 3 aggregationRule }, RoleBinding and ClusterRoleBinding
+  // { 1 metadata, 2 subjects, 3 roleRef }; coordination/v1 Lease { 1 metadata, 2 spec };
+  // events/v1 Event (involved object as `regarding`); networking/v1 Ingress, NetworkPolicy;
+  // policy/v1 PodDisruptionBudget; autoscaling/v2 HorizontalPodAutoscaler. Their managedFields,
+  // often most of such an object's bytes, are skipped by length.
+  'v1/ServiceAccount': WHOLE,
+  'v1/Endpoints': WHOLE,
+  'v1/ResourceQuota': WHOLE,
+  'rbac.authorization.k8s.io/v1/Role': WHOLE,
+  'rbac.authorization.k8s.io/v1/RoleBinding': WHOLE,
+  'rbac.authorization.k8s.io/v1/ClusterRole': WHOLE,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': WHOLE,
+  'coordination.k8s.io/v1/Lease': WHOLE,
+  'events.k8s.io/v1/Event': WHOLE,
+  'networking.k8s.io/v1/Ingress': WHOLE,
+  'networking.k8s.io/v1/NetworkPolicy': WHOLE,
+  'policy/v1/PodDisruptionBudget': WHOLE,
+  'autoscaling/v2/HorizontalPodAutoscaler': WHOLE,
+  'apps/v1/ControllerRevision': CONTROLLER_REVISION,
   'meta.k8s.io/v1/PartialObjectMetadata': PARTIAL,
   // what an error answer (and a watch's ERROR event) carries, whole
   'v1/Status': true,

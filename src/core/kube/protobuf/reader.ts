@@ -232,6 +232,11 @@ const CACHE_SLOTS = 4096;
 const MAX_CACHED = 40;
 const cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
 
+/** The strings the cache holds now: what a test searches for a value that must never be decoded (a Secret's). */
+export function cachedStrings(): string[] {
+  return cache.filter((s) => s !== '');
+}
+
 function slice(b: Uint8Array, start: number, end: number): string {
   const sliceable = b as Partial<Sliceable>;
   return sliceable.utf8Slice !== undefined ? sliceable.utf8Slice(start, end) : decoder.decode(b.subarray(start, end));

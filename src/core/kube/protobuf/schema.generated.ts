@@ -11,6 +11,15 @@
 export type FieldDef = readonly [number: number, json: string, type: string, flags: number];
 
 export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
+  'apps.v1.ControllerRevision': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'data', 'RawExtension', 4],
+    [3, 'revision', 'int64', 0],
+  ],
+  'apps.v1.ControllerRevisionList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'apps.v1.ControllerRevision', 1],
+  ],
   'apps.v1.DaemonSet': [
     [1, 'metadata', 'meta.v1.ObjectMeta', 4],
     [2, 'spec', 'apps.v1.DaemonSetSpec', 4],
@@ -185,6 +194,132 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [1, 'type', 'string', 4],
     [2, 'rollingUpdate', 'apps.v1.RollingUpdateStatefulSetStrategy', 6],
   ],
+  'autoscaling.v2.ContainerResourceMetricSource': [
+    [1, 'name', 'string', 0],
+    [2, 'target', 'autoscaling.v2.MetricTarget', 0],
+    [3, 'container', 'string', 0],
+  ],
+  'autoscaling.v2.ContainerResourceMetricStatus': [
+    [1, 'name', 'string', 0],
+    [2, 'current', 'autoscaling.v2.MetricValueStatus', 0],
+    [3, 'container', 'string', 0],
+  ],
+  'autoscaling.v2.CrossVersionObjectReference': [
+    [1, 'kind', 'string', 0],
+    [2, 'name', 'string', 0],
+    [3, 'apiVersion', 'string', 4],
+  ],
+  'autoscaling.v2.ExternalMetricSource': [
+    [1, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+    [2, 'target', 'autoscaling.v2.MetricTarget', 0],
+  ],
+  'autoscaling.v2.ExternalMetricStatus': [
+    [1, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+    [2, 'current', 'autoscaling.v2.MetricValueStatus', 0],
+  ],
+  'autoscaling.v2.HPAScalingPolicy': [
+    [1, 'type', 'string', 0],
+    [2, 'value', 'int32', 0],
+    [3, 'periodSeconds', 'int32', 0],
+  ],
+  'autoscaling.v2.HPAScalingRules': [
+    [1, 'selectPolicy', 'string', 6],
+    [2, 'policies', 'autoscaling.v2.HPAScalingPolicy', 5],
+    [3, 'stabilizationWindowSeconds', 'int32', 6],
+    [4, 'tolerance', 'Quantity', 6],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscaler': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'autoscaling.v2.HorizontalPodAutoscalerSpec', 4],
+    [3, 'status', 'autoscaling.v2.HorizontalPodAutoscalerStatus', 4],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscalerBehavior': [
+    [1, 'scaleUp', 'autoscaling.v2.HPAScalingRules', 6],
+    [2, 'scaleDown', 'autoscaling.v2.HPAScalingRules', 6],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscalerCondition': [
+    [1, 'type', 'string', 0],
+    [2, 'status', 'string', 0],
+    [3, 'lastTransitionTime', 'Time', 4],
+    [4, 'reason', 'string', 4],
+    [5, 'message', 'string', 4],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscalerList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'autoscaling.v2.HorizontalPodAutoscaler', 1],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscalerSpec': [
+    [1, 'scaleTargetRef', 'autoscaling.v2.CrossVersionObjectReference', 0],
+    [2, 'minReplicas', 'int32', 6],
+    [3, 'maxReplicas', 'int32', 0],
+    [4, 'metrics', 'autoscaling.v2.MetricSpec', 5],
+    [5, 'behavior', 'autoscaling.v2.HorizontalPodAutoscalerBehavior', 6],
+  ],
+  'autoscaling.v2.HorizontalPodAutoscalerStatus': [
+    [1, 'observedGeneration', 'int64', 6],
+    [2, 'lastScaleTime', 'Time', 6],
+    [3, 'currentReplicas', 'int32', 4],
+    [4, 'desiredReplicas', 'int32', 0],
+    [5, 'currentMetrics', 'autoscaling.v2.MetricStatus', 1],
+    [6, 'conditions', 'autoscaling.v2.HorizontalPodAutoscalerCondition', 5],
+  ],
+  'autoscaling.v2.MetricIdentifier': [
+    [1, 'name', 'string', 0],
+    [2, 'selector', 'meta.v1.LabelSelector', 6],
+  ],
+  'autoscaling.v2.MetricSpec': [
+    [1, 'type', 'string', 0],
+    [2, 'object', 'autoscaling.v2.ObjectMetricSource', 6],
+    [3, 'pods', 'autoscaling.v2.PodsMetricSource', 6],
+    [4, 'resource', 'autoscaling.v2.ResourceMetricSource', 6],
+    [5, 'external', 'autoscaling.v2.ExternalMetricSource', 6],
+    [7, 'containerResource', 'autoscaling.v2.ContainerResourceMetricSource', 6],
+  ],
+  'autoscaling.v2.MetricStatus': [
+    [1, 'type', 'string', 0],
+    [2, 'object', 'autoscaling.v2.ObjectMetricStatus', 6],
+    [3, 'pods', 'autoscaling.v2.PodsMetricStatus', 6],
+    [4, 'resource', 'autoscaling.v2.ResourceMetricStatus', 6],
+    [5, 'external', 'autoscaling.v2.ExternalMetricStatus', 6],
+    [7, 'containerResource', 'autoscaling.v2.ContainerResourceMetricStatus', 6],
+  ],
+  'autoscaling.v2.MetricTarget': [
+    [1, 'type', 'string', 0],
+    [2, 'value', 'Quantity', 6],
+    [3, 'averageValue', 'Quantity', 6],
+    [4, 'averageUtilization', 'int32', 6],
+  ],
+  'autoscaling.v2.MetricValueStatus': [
+    [1, 'value', 'Quantity', 6],
+    [2, 'averageValue', 'Quantity', 6],
+    [3, 'averageUtilization', 'int32', 6],
+  ],
+  'autoscaling.v2.ObjectMetricSource': [
+    [1, 'describedObject', 'autoscaling.v2.CrossVersionObjectReference', 0],
+    [2, 'target', 'autoscaling.v2.MetricTarget', 0],
+    [3, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+  ],
+  'autoscaling.v2.ObjectMetricStatus': [
+    [1, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+    [2, 'current', 'autoscaling.v2.MetricValueStatus', 0],
+    [3, 'describedObject', 'autoscaling.v2.CrossVersionObjectReference', 0],
+  ],
+  'autoscaling.v2.PodsMetricSource': [
+    [1, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+    [2, 'target', 'autoscaling.v2.MetricTarget', 0],
+  ],
+  'autoscaling.v2.PodsMetricStatus': [
+    [1, 'metric', 'autoscaling.v2.MetricIdentifier', 0],
+    [2, 'current', 'autoscaling.v2.MetricValueStatus', 0],
+  ],
+  'autoscaling.v2.ResourceMetricSource': [
+    [1, 'name', 'string', 0],
+    [2, 'target', 'autoscaling.v2.MetricTarget', 0],
+  ],
+  'autoscaling.v2.ResourceMetricStatus': [
+    [1, 'name', 'string', 0],
+    [2, 'current', 'autoscaling.v2.MetricValueStatus', 0],
+  ],
   'batch.v1.CronJob': [
     [1, 'metadata', 'meta.v1.ObjectMeta', 4],
     [2, 'spec', 'batch.v1.CronJobSpec', 4],
@@ -284,6 +419,23 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   'batch.v1.UncountedTerminatedPods': [
     [1, 'succeeded', 'string', 5],
     [2, 'failed', 'string', 5],
+  ],
+  'coordination.v1.Lease': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'coordination.v1.LeaseSpec', 4],
+  ],
+  'coordination.v1.LeaseList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'coordination.v1.Lease', 1],
+  ],
+  'coordination.v1.LeaseSpec': [
+    [1, 'holderIdentity', 'string', 6],
+    [2, 'leaseDurationSeconds', 'int32', 6],
+    [3, 'acquireTime', 'MicroTime', 6],
+    [4, 'renewTime', 'MicroTime', 6],
+    [5, 'leaseTransitions', 'int32', 6],
+    [6, 'strategy', 'string', 6],
+    [7, 'preferredHolder', 'string', 6],
   ],
   'core.v1.AWSElasticBlockStoreVolumeSource': [
     [1, 'volumeID', 'string', 0],
@@ -526,6 +678,31 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   'core.v1.EmptyDirVolumeSource': [
     [1, 'medium', 'string', 4],
     [2, 'sizeLimit', 'Quantity', 6],
+  ],
+  'core.v1.EndpointAddress': [
+    [1, 'ip', 'string', 0],
+    [2, 'targetRef', 'core.v1.ObjectReference', 6],
+    [3, 'hostname', 'string', 4],
+    [4, 'nodeName', 'string', 6],
+  ],
+  'core.v1.EndpointPort': [
+    [1, 'name', 'string', 4],
+    [2, 'port', 'int32', 0],
+    [3, 'protocol', 'string', 4],
+    [4, 'appProtocol', 'string', 6],
+  ],
+  'core.v1.EndpointSubset': [
+    [1, 'addresses', 'core.v1.EndpointAddress', 5],
+    [2, 'notReadyAddresses', 'core.v1.EndpointAddress', 5],
+    [3, 'ports', 'core.v1.EndpointPort', 5],
+  ],
+  'core.v1.Endpoints': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'subsets', 'core.v1.EndpointSubset', 5],
+  ],
+  'core.v1.EndpointsList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'core.v1.Endpoints', 1],
   ],
   'core.v1.EnvFromSource': [
     [1, 'prefix', 'string', 4],
@@ -1248,6 +1425,24 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [2, 'health', 'string', 4],
     [6, 'message', 'string', 6],
   ],
+  'core.v1.ResourceQuota': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'core.v1.ResourceQuotaSpec', 4],
+    [3, 'status', 'core.v1.ResourceQuotaStatus', 4],
+  ],
+  'core.v1.ResourceQuotaList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'core.v1.ResourceQuota', 1],
+  ],
+  'core.v1.ResourceQuotaSpec': [
+    [1, 'hard', 'Quantity', 20],
+    [2, 'scopes', 'string', 5],
+    [3, 'scopeSelector', 'core.v1.ScopeSelector', 6],
+  ],
+  'core.v1.ResourceQuotaStatus': [
+    [1, 'hard', 'Quantity', 20],
+    [2, 'used', 'Quantity', 20],
+  ],
   'core.v1.ResourceRequirements': [
     [1, 'limits', 'Quantity', 20],
     [2, 'requests', 'Quantity', 20],
@@ -1286,6 +1481,12 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [8, 'volumeName', 'string', 4],
     [9, 'fsType', 'string', 4],
     [10, 'readOnly', 'bool', 4],
+  ],
+  'core.v1.ScopeSelector': [[1, 'matchExpressions', 'core.v1.ScopedResourceSelectorRequirement', 5]],
+  'core.v1.ScopedResourceSelectorRequirement': [
+    [1, 'scopeName', 'string', 0],
+    [2, 'operator', 'string', 0],
+    [3, 'values', 'string', 5],
   ],
   'core.v1.SeccompProfile': [
     [1, 'type', 'string', 0],
@@ -1344,6 +1545,16 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [1, 'metadata', 'meta.v1.ObjectMeta', 4],
     [2, 'spec', 'core.v1.ServiceSpec', 4],
     [3, 'status', 'core.v1.ServiceStatus', 4],
+  ],
+  'core.v1.ServiceAccount': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'secrets', 'core.v1.ObjectReference', 5],
+    [3, 'imagePullSecrets', 'core.v1.LocalObjectReference', 5],
+    [4, 'automountServiceAccountToken', 'bool', 6],
+  ],
+  'core.v1.ServiceAccountList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'core.v1.ServiceAccount', 1],
   ],
   'core.v1.ServiceAccountTokenProjection': [
     [1, 'audience', 'string', 4],
@@ -1569,6 +1780,31 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   ],
   'discovery.v1.ForNode': [[1, 'name', 'string', 0]],
   'discovery.v1.ForZone': [[1, 'name', 'string', 0]],
+  'events.v1.Event': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 0],
+    [2, 'eventTime', 'MicroTime', 0],
+    [3, 'series', 'events.v1.EventSeries', 6],
+    [4, 'reportingController', 'string', 4],
+    [5, 'reportingInstance', 'string', 4],
+    [6, 'action', 'string', 4],
+    [7, 'reason', 'string', 4],
+    [8, 'regarding', 'core.v1.ObjectReference', 4],
+    [9, 'related', 'core.v1.ObjectReference', 6],
+    [10, 'note', 'string', 4],
+    [11, 'type', 'string', 4],
+    [12, 'deprecatedSource', 'core.v1.EventSource', 4],
+    [13, 'deprecatedFirstTimestamp', 'Time', 4],
+    [14, 'deprecatedLastTimestamp', 'Time', 4],
+    [15, 'deprecatedCount', 'int32', 4],
+  ],
+  'events.v1.EventList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'events.v1.Event', 1],
+  ],
+  'events.v1.EventSeries': [
+    [1, 'count', 'int32', 0],
+    [2, 'lastObservedTime', 'MicroTime', 0],
+  ],
   'meta.v1.Condition': [
     [1, 'type', 'string', 0],
     [2, 'status', 'string', 0],
@@ -1658,6 +1894,174 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [1, 'type', 'string', 0],
     [2, 'object', 'RawExtension', 0],
   ],
+  'networking.v1.HTTPIngressPath': [
+    [1, 'path', 'string', 4],
+    [2, 'backend', 'networking.v1.IngressBackend', 0],
+    [3, 'pathType', 'string', 2],
+  ],
+  'networking.v1.HTTPIngressRuleValue': [[1, 'paths', 'networking.v1.HTTPIngressPath', 1]],
+  'networking.v1.IPBlock': [
+    [1, 'cidr', 'string', 0],
+    [2, 'except', 'string', 5],
+  ],
+  'networking.v1.Ingress': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'networking.v1.IngressSpec', 4],
+    [3, 'status', 'networking.v1.IngressStatus', 4],
+  ],
+  'networking.v1.IngressBackend': [
+    [3, 'resource', 'core.v1.TypedLocalObjectReference', 6],
+    [4, 'service', 'networking.v1.IngressServiceBackend', 6],
+  ],
+  'networking.v1.IngressList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'networking.v1.Ingress', 1],
+  ],
+  'networking.v1.IngressLoadBalancerIngress': [
+    [1, 'ip', 'string', 4],
+    [2, 'hostname', 'string', 4],
+    [4, 'ports', 'networking.v1.IngressPortStatus', 5],
+  ],
+  'networking.v1.IngressLoadBalancerStatus': [[1, 'ingress', 'networking.v1.IngressLoadBalancerIngress', 5]],
+  'networking.v1.IngressPortStatus': [
+    [1, 'port', 'int32', 0],
+    [2, 'protocol', 'string', 0],
+    [3, 'error', 'string', 6],
+  ],
+  'networking.v1.IngressRule': [
+    [1, 'host', 'string', 4],
+    [2, '', 'networking.v1.IngressRuleValue', 8],
+  ],
+  'networking.v1.IngressRuleValue': [[1, 'http', 'networking.v1.HTTPIngressRuleValue', 6]],
+  'networking.v1.IngressServiceBackend': [
+    [1, 'name', 'string', 0],
+    [2, 'port', 'networking.v1.ServiceBackendPort', 4],
+  ],
+  'networking.v1.IngressSpec': [
+    [1, 'defaultBackend', 'networking.v1.IngressBackend', 6],
+    [2, 'tls', 'networking.v1.IngressTLS', 5],
+    [3, 'rules', 'networking.v1.IngressRule', 5],
+    [4, 'ingressClassName', 'string', 6],
+  ],
+  'networking.v1.IngressStatus': [[1, 'loadBalancer', 'networking.v1.IngressLoadBalancerStatus', 4]],
+  'networking.v1.IngressTLS': [
+    [1, 'hosts', 'string', 5],
+    [2, 'secretName', 'string', 4],
+  ],
+  'networking.v1.NetworkPolicy': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'networking.v1.NetworkPolicySpec', 4],
+  ],
+  'networking.v1.NetworkPolicyEgressRule': [
+    [1, 'ports', 'networking.v1.NetworkPolicyPort', 5],
+    [2, 'to', 'networking.v1.NetworkPolicyPeer', 5],
+  ],
+  'networking.v1.NetworkPolicyIngressRule': [
+    [1, 'ports', 'networking.v1.NetworkPolicyPort', 5],
+    [2, 'from', 'networking.v1.NetworkPolicyPeer', 5],
+  ],
+  'networking.v1.NetworkPolicyList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'networking.v1.NetworkPolicy', 1],
+  ],
+  'networking.v1.NetworkPolicyPeer': [
+    [1, 'podSelector', 'meta.v1.LabelSelector', 6],
+    [2, 'namespaceSelector', 'meta.v1.LabelSelector', 6],
+    [3, 'ipBlock', 'networking.v1.IPBlock', 6],
+  ],
+  'networking.v1.NetworkPolicyPort': [
+    [1, 'protocol', 'string', 6],
+    [2, 'port', 'IntOrString', 6],
+    [3, 'endPort', 'int32', 6],
+  ],
+  'networking.v1.NetworkPolicySpec': [
+    [1, 'podSelector', 'meta.v1.LabelSelector', 0],
+    [2, 'ingress', 'networking.v1.NetworkPolicyIngressRule', 5],
+    [3, 'egress', 'networking.v1.NetworkPolicyEgressRule', 5],
+    [4, 'policyTypes', 'string', 5],
+  ],
+  'networking.v1.ServiceBackendPort': [
+    [1, 'name', 'string', 4],
+    [2, 'number', 'int32', 4],
+  ],
+  'policy.v1.PodDisruptionBudget': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'policy.v1.PodDisruptionBudgetSpec', 4],
+    [3, 'status', 'policy.v1.PodDisruptionBudgetStatus', 4],
+  ],
+  'policy.v1.PodDisruptionBudgetList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'policy.v1.PodDisruptionBudget', 1],
+  ],
+  'policy.v1.PodDisruptionBudgetSpec': [
+    [1, 'minAvailable', 'IntOrString', 6],
+    [2, 'selector', 'meta.v1.LabelSelector', 6],
+    [3, 'maxUnavailable', 'IntOrString', 6],
+    [4, 'unhealthyPodEvictionPolicy', 'string', 6],
+  ],
+  'policy.v1.PodDisruptionBudgetStatus': [
+    [1, 'observedGeneration', 'int64', 4],
+    [2, 'disruptedPods', 'Time', 20],
+    [3, 'disruptionsAllowed', 'int32', 0],
+    [4, 'currentHealthy', 'int32', 0],
+    [5, 'desiredHealthy', 'int32', 0],
+    [6, 'expectedPods', 'int32', 0],
+    [7, 'conditions', 'meta.v1.Condition', 5],
+  ],
+  'rbac.v1.AggregationRule': [[1, 'clusterRoleSelectors', 'meta.v1.LabelSelector', 5]],
+  'rbac.v1.ClusterRole': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'rules', 'rbac.v1.PolicyRule', 1],
+    [3, 'aggregationRule', 'rbac.v1.AggregationRule', 6],
+  ],
+  'rbac.v1.ClusterRoleBinding': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'subjects', 'rbac.v1.Subject', 5],
+    [3, 'roleRef', 'rbac.v1.RoleRef', 0],
+  ],
+  'rbac.v1.ClusterRoleBindingList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'rbac.v1.ClusterRoleBinding', 1],
+  ],
+  'rbac.v1.ClusterRoleList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'rbac.v1.ClusterRole', 1],
+  ],
+  'rbac.v1.PolicyRule': [
+    [1, 'verbs', 'string', 1],
+    [2, 'apiGroups', 'string', 5],
+    [3, 'resources', 'string', 5],
+    [4, 'resourceNames', 'string', 5],
+    [5, 'nonResourceURLs', 'string', 5],
+  ],
+  'rbac.v1.Role': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'rules', 'rbac.v1.PolicyRule', 1],
+  ],
+  'rbac.v1.RoleBinding': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'subjects', 'rbac.v1.Subject', 5],
+    [3, 'roleRef', 'rbac.v1.RoleRef', 0],
+  ],
+  'rbac.v1.RoleBindingList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'rbac.v1.RoleBinding', 1],
+  ],
+  'rbac.v1.RoleList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'rbac.v1.Role', 1],
+  ],
+  'rbac.v1.RoleRef': [
+    [1, 'apiGroup', 'string', 0],
+    [2, 'kind', 'string', 0],
+    [3, 'name', 'string', 0],
+  ],
+  'rbac.v1.Subject': [
+    [1, 'kind', 'string', 0],
+    [2, 'apiGroup', 'string', 4],
+    [3, 'name', 'string', 0],
+    [4, 'namespace', 'string', 4],
+  ],
 };
 
 export const KINDS: Readonly<Record<string, string>> = {
@@ -1681,6 +2085,12 @@ export const KINDS: Readonly<Record<string, string>> = {
   'v1/PersistentVolumeClaimList': 'core.v1.PersistentVolumeClaimList',
   'v1/ReplicationController': 'core.v1.ReplicationController',
   'v1/ReplicationControllerList': 'core.v1.ReplicationControllerList',
+  'v1/ServiceAccount': 'core.v1.ServiceAccount',
+  'v1/ServiceAccountList': 'core.v1.ServiceAccountList',
+  'v1/Endpoints': 'core.v1.Endpoints',
+  'v1/EndpointsList': 'core.v1.EndpointsList',
+  'v1/ResourceQuota': 'core.v1.ResourceQuota',
+  'v1/ResourceQuotaList': 'core.v1.ResourceQuotaList',
   'apps/v1/Deployment': 'apps.v1.Deployment',
   'apps/v1/DeploymentList': 'apps.v1.DeploymentList',
   'apps/v1/ReplicaSet': 'apps.v1.ReplicaSet',
@@ -1689,12 +2099,34 @@ export const KINDS: Readonly<Record<string, string>> = {
   'apps/v1/StatefulSetList': 'apps.v1.StatefulSetList',
   'apps/v1/DaemonSet': 'apps.v1.DaemonSet',
   'apps/v1/DaemonSetList': 'apps.v1.DaemonSetList',
+  'apps/v1/ControllerRevision': 'apps.v1.ControllerRevision',
+  'apps/v1/ControllerRevisionList': 'apps.v1.ControllerRevisionList',
   'batch/v1/Job': 'batch.v1.Job',
   'batch/v1/JobList': 'batch.v1.JobList',
   'batch/v1/CronJob': 'batch.v1.CronJob',
   'batch/v1/CronJobList': 'batch.v1.CronJobList',
   'discovery.k8s.io/v1/EndpointSlice': 'discovery.v1.EndpointSlice',
   'discovery.k8s.io/v1/EndpointSliceList': 'discovery.v1.EndpointSliceList',
+  'rbac.authorization.k8s.io/v1/Role': 'rbac.v1.Role',
+  'rbac.authorization.k8s.io/v1/RoleList': 'rbac.v1.RoleList',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'rbac.v1.RoleBinding',
+  'rbac.authorization.k8s.io/v1/RoleBindingList': 'rbac.v1.RoleBindingList',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'rbac.v1.ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleList': 'rbac.v1.ClusterRoleList',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'rbac.v1.ClusterRoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBindingList': 'rbac.v1.ClusterRoleBindingList',
+  'coordination.k8s.io/v1/Lease': 'coordination.v1.Lease',
+  'coordination.k8s.io/v1/LeaseList': 'coordination.v1.LeaseList',
+  'events.k8s.io/v1/Event': 'events.v1.Event',
+  'events.k8s.io/v1/EventList': 'events.v1.EventList',
+  'networking.k8s.io/v1/Ingress': 'networking.v1.Ingress',
+  'networking.k8s.io/v1/IngressList': 'networking.v1.IngressList',
+  'networking.k8s.io/v1/NetworkPolicy': 'networking.v1.NetworkPolicy',
+  'networking.k8s.io/v1/NetworkPolicyList': 'networking.v1.NetworkPolicyList',
+  'policy/v1/PodDisruptionBudget': 'policy.v1.PodDisruptionBudget',
+  'policy/v1/PodDisruptionBudgetList': 'policy.v1.PodDisruptionBudgetList',
+  'autoscaling/v2/HorizontalPodAutoscaler': 'autoscaling.v2.HorizontalPodAutoscaler',
+  'autoscaling/v2/HorizontalPodAutoscalerList': 'autoscaling.v2.HorizontalPodAutoscalerList',
   'meta.k8s.io/v1/PartialObjectMetadata': 'meta.v1.PartialObjectMetadata',
   'meta.k8s.io/v1/PartialObjectMetadataList': 'meta.v1.PartialObjectMetadataList',
   'v1/Status': 'meta.v1.Status',
