@@ -11,6 +11,7 @@ import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
 import { compactManagedFields } from '../../src/core/recorder/managed';
+import { replayRecording } from '../../src/core/recorder/replay';
 import { FORMAT_VERSION, type Obj } from '../../src/core/recorder/records';
 
 const never = new AbortController().signal;
@@ -102,6 +103,32 @@ describe('recorded managedFields and Events', () => {
       r.close();
       rmSync(dir, { recursive: true });
     }
+  });
+
+  it('a replay puts objects without the recorded managedFields (the store writes its own)', async () => {
+    const cm = (v: string): Obj => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'w', managedFields: [{ manager: 'm', operation: 'Update', time: '2026-01-02T03:04:05Z', fieldsV1: { 'f:data': {} } }] },
+      data: { v },
+    });
+    const { path, dir } = await record((rec, advance) => {
+      rec.replace('configmaps', CONFIGMAPS, [cm('1')]);
+      advance(10);
+      rec.apply('configmaps', CONFIGMAPS, 'MODIFIED', cm('2'));
+    });
+    const r = await Recording.open(path, never);
+    const put: Obj[] = [];
+    try {
+      const replay = replayRecording(r, { put: (_g, _r, _ns, o) => put.push(o), remove: () => undefined }, never, { speed: 1e6 });
+      await replay.done;
+    } finally {
+      r.close();
+      rmSync(dir, { recursive: true });
+    }
+    assert.ok(put.length >= 2, `${put.length} objects put`);
+    assert.equal((put.at(-1)!.data as { v: string }).v, '2');
+    for (const o of put) assert.equal('managedFields' in (o.metadata as Obj), false, JSON.stringify(o));
   });
 
   it('keeps an Event about a Deployment or a custom resource whole', async () => {
