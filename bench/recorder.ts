@@ -761,7 +761,7 @@ async function synthetic(dir: string): Promise<Check[]> {
     `   ${(bytes / 1024 ** 2).toFixed(1)} MiB in ${writer.stats.segments} segment(s), ${writer.stats.blocks} blocks, ${writer.stats.keyframes} keyframes${MANAGED ? ', managedFields kept' : ''}`,
   );
   console.log(
-    `   recorder's work after the first list: ${(flushMs / 1000).toFixed(1)} s (${((flushMs / (HOURS * 3600_000)) * 100).toFixed(2)} % of the recorded time)`,
+    `   recorder's CPU after the first list: ${(flushMs / 1000).toFixed(1)} s (${((flushMs / (HOURS * 3600_000)) * 100).toFixed(2)} % of one core over the recorded time)`,
   );
 
   // Opened and read by a fresh process, as a user opening it would: not this one's heap, which
