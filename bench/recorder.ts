@@ -23,10 +23,16 @@
 //      initial list, then --rate changes per second for --hours (label and status changes on pods,
 //      config changes, pod deletes and creates, Events), flushed once per recorded second. Then the
 //      time to open it and to rebuild the cluster at instants across it (the worst: just before a
-//      keyframe). Target <= 1 s each.
+//      keyframe). Target <= 1 s each. --managed-fields: the objects carry the managedFields an API
+//      server sends (built by the demo's own field-set code: a pod's creator and the kubelet's
+//      status entry, whose time moves with each status change), which recordings of format 4 keep
+//      in their recorded form (core/recorder/managed.ts); the same run without the flag is the
+//      recording without them, so the two give the ratio of size and of write time.
+//   4. Events: the bytes 1,000 Events add to a recording, whole (format 4) against metadata only
+//      (what the sync loop's metadata-only watch of Events gave before).
 // Usage: node --import tsx bench/recorder.ts [--seconds 30] [--churn 200] [--groups 12] [--window 4]
 //        [--settle 1] [--warmup 120] [--recorders 1] [--aa] [--two-process] [--objects 100000]
-//        [--hours 24] [--rate 5] [--skip-cpu] [--skip-synthetic] [--keep]
+//        [--hours 24] [--rate 5] [--managed-fields] [--skip-cpu] [--skip-synthetic] [--keep]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +52,8 @@ import { ClusterSync } from '../src/core/syncloop/sources/cluster';
 import type { WatchedType } from '../src/core/syncloop/sources/watchscope';
 import { TimelineStore } from '../src/core/timeline/store';
 import { iterationJson } from '../src/cli/sync';
+import { withUpdateEntry } from '../src/demo/server/managed-fields';
+import type { DemoObject } from '../src/demo/store';
 import { benchArg, printChecks, type Check } from './measure';
 import { statCpuMs, threadCpuMs } from './procCpu';
 
@@ -620,6 +628,29 @@ function configMapOf(i: number, ns: string, v: number): Obj {
   };
 }
 
+const MANAGED = flag('--managed-fields');
+
+/** `next` with managedFields as an API server leaves them after `manager`'s write (`old` undefined: its create). */
+function managed(old: Obj | undefined, next: Obj, manager: string, t: number, status = false): Obj {
+  if (!MANAGED) return next;
+  const w = {
+    manager,
+    apiVersion: 'v1',
+    time: new Date(Math.floor(t / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+    ...(status ? { subresource: 'status' as const } : {}),
+  };
+  return withUpdateEntry(old as DemoObject | undefined, next as DemoObject, w, true) as Obj;
+}
+
+/** A pod as created by its ReplicaSet's controller and then started by the kubelet. */
+function createdPod(i: number, ns: string, gen: number, t: number): Obj {
+  const p = podOf(i, ns, gen);
+  if (!MANAGED) return p;
+  const { status, ...spec } = p;
+  const created = managed(undefined, spec, 'kube-controller-manager', t);
+  return managed(created, { ...created, status }, 'kubelet', t, true);
+}
+
 async function synthetic(dir: string): Promise<Check[]> {
   const path = join(dir, 'day.klr');
   const T0 = Date.UTC(2026, 11, 1);
@@ -644,14 +675,21 @@ async function synthetic(dir: string): Promise<Check[]> {
   const nPods = Math.round(OBJECTS * 0.7);
   const nCms = OBJECTS - nPods;
   const ns = (i: number) => `team-${i % 40}`;
-  const pods: Obj[] = Array.from({ length: nPods }, (_, i) => podOf(i, ns(i), 0));
+  const pods: Obj[] = Array.from({ length: nPods }, (_, i) => createdPod(i, ns(i), 0, T0));
   const gens = new Array<number>(nPods).fill(0);
-  const cms: Obj[] = Array.from({ length: nCms }, (_, i) => configMapOf(i, ns(i), 1));
+  const cms: Obj[] = Array.from({ length: nCms }, (_, i) => managed(undefined, configMapOf(i, ns(i), 1), 'kubectl-client-side-apply', T0));
   const t0 = performance.now();
   rec.replace('api', PODS, pods);
   rec.replace('api:configmaps', CMS, cms);
   now += 1000;
   await writer.flush(never);
+  // The recorder's CPU on the changes (masking, diffs, packing, compression), apart from making them:
+  // the process's CPU during its flushes (the machine's load does not count, as wall time would).
+  const cpuMsSince = (u: NodeJS.CpuUsage) => {
+    const d = process.cpuUsage(u);
+    return (d.user + d.system) / 1000;
+  };
+  let flushMs = 0;
   let changes = 0;
   let ev = 0;
   for (let s = 1; s <= HOURS * 3600; s++) {
@@ -664,23 +702,29 @@ async function synthetic(dir: string): Promise<Check[]> {
       if (x < 0.4) {
         const p = pods[i]!;
         const st = p.status as { containerStatuses: { restartCount: number }[]; conditions: { status: string }[] };
-        pods[i] = {
-          ...p,
-          metadata: { ...(p.metadata as Obj), resourceVersion: String(100000 + changes) },
-          status: {
-            ...st,
-            conditions: [{ type: 'Ready', status: st.conditions[0]!.status === 'True' ? 'False' : 'True' }],
-            containerStatuses: [{ ...st.containerStatuses[0]!, restartCount: st.containerStatuses[0]!.restartCount + 1 }],
+        pods[i] = managed(
+          p,
+          {
+            ...p,
+            metadata: { ...(p.metadata as Obj), resourceVersion: String(100000 + changes) },
+            status: {
+              ...st,
+              conditions: [{ type: 'Ready', status: st.conditions[0]!.status === 'True' ? 'False' : 'True' }],
+              containerStatuses: [{ ...st.containerStatuses[0]!, restartCount: st.containerStatuses[0]!.restartCount + 1 }],
+            },
           },
-        };
+          'kubelet',
+          now,
+          true,
+        );
         rec.apply('api', PODS, 'MODIFIED', pods[i]!);
       } else if (x < 0.6) {
         const j = Math.floor(random() * nCms);
-        cms[j] = configMapOf(j, ns(j), 2 + changes);
+        cms[j] = managed(cms[j], configMapOf(j, ns(j), 2 + changes), 'config-operator', now);
         rec.apply('api:configmaps', CMS, 'MODIFIED', cms[j]!);
       } else if (x < 0.8) {
         rec.apply('api', PODS, 'DELETED', pods[i]!);
-        pods[i] = podOf(i, ns(i), ++gens[i]!);
+        pods[i] = createdPod(i, ns(i), ++gens[i]!, now);
         rec.apply('api', PODS, 'ADDED', pods[i]!);
         changes++;
       } else {
@@ -702,15 +746,22 @@ async function synthetic(dir: string): Promise<Check[]> {
       changes++;
     }
     now = T0 + s * 1000 + 999;
+    const f0 = process.cpuUsage();
     await writer.flush(never);
+    flushMs += cpuMsSince(f0);
   }
+  const c0 = process.cpuUsage();
   await writer.close(never);
+  flushMs += cpuMsSince(c0);
   const genS = (performance.now() - t0) / 1000;
   let bytes = 0;
   for (let i = 0; existsSync(segmentPath(path, i)); i++) bytes += statSync(segmentPath(path, i)).size;
   console.log(`\n== synthetic recording: ${OBJECTS} objects, ${HOURS} h, ${RATE} changes/s (${changes} changes), written in ${genS.toFixed(1)} s`);
   console.log(
-    `   ${(bytes / 1024 ** 2).toFixed(1)} MiB in ${writer.stats.segments} segment(s), ${writer.stats.blocks} blocks, ${writer.stats.keyframes} keyframes`,
+    `   ${(bytes / 1024 ** 2).toFixed(1)} MiB in ${writer.stats.segments} segment(s), ${writer.stats.blocks} blocks, ${writer.stats.keyframes} keyframes${MANAGED ? ', managedFields kept' : ''}`,
+  );
+  console.log(
+    `   recorder's CPU after the first list: ${(flushMs / 1000).toFixed(1)} s (${((flushMs / (HOURS * 3600_000)) * 100).toFixed(2)} % of one core over the recorded time)`,
   );
 
   // Opened and read by a fresh process, as a user opening it would: not this one's heap, which
@@ -730,6 +781,65 @@ async function synthetic(dir: string): Promise<Check[]> {
     [`open a ${HOURS} h recording of ${OBJECTS} objects <= 1 s`, openMs <= 1000, `${openMs.toFixed(0)} ms`],
     ['seek to any instant in it <= 1 s', worst <= 1000, `${worst.toFixed(0)} ms worst of ${seeks.length}`],
   ];
+}
+
+/** The bytes 1,000 Events add to a recording, whole against metadata only (section 4). */
+async function eventBytes(dir: string): Promise<Check[]> {
+  const EVENTS = { group: '', resource: 'events' };
+  const reasons = [
+    ['Normal', 'Scheduled', 'Successfully assigned team-3/app-17-5d8f-0 to node-12', 'default-scheduler'],
+    ['Normal', 'Pulled', 'Successfully pulled image "registry.example.com/app-17:1.3" in 1m28s (1m30s including waiting)', 'kubelet'],
+    ['Warning', 'Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 503', 'kubelet'],
+    ['Normal', 'ScalingReplicaSet', 'Scaled up replica set app-17-5d8f to 3 from 2', 'deployment-controller'],
+    ['Warning', 'ReconcileError', 'Widget shop/cart: backend not ready', 'widget-operator'],
+  ] as const;
+  const size = async (name: string, whole: boolean, n: number): Promise<number> => {
+    const path = join(dir, `${name}.klr`);
+    let now = Date.UTC(2026, 11, 1);
+    let rec: Recorder | undefined;
+    const w = new RecordingWriter({ path, now: () => now, snapshot: Recorder.snapshotOf(() => rec) });
+    await w.open(never);
+    rec = new Recorder(w, { now: () => now });
+    for (let i = 0; i < n; i++) {
+      now += 50;
+      const [type, reason, message, component] = reasons[i % reasons.length]!;
+      const t = new Date(now).toISOString();
+      const meta = {
+        name: `app-${i % 997}-5d8f.${(0x17a000000 + i).toString(16)}`,
+        namespace: `team-${i % 40}`,
+        uid: `ev-${i}`,
+        resourceVersion: String(5000 + i),
+        creationTimestamp: t,
+      };
+      const full = {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: meta,
+        involvedObject: { kind: i % 5 === 4 ? 'Widget' : 'Pod', namespace: meta.namespace, name: `app-${i % 997}`, uid: `obj-${i % 997}`, apiVersion: 'v1' },
+        type,
+        reason,
+        message,
+        count: 1 + (i % 3),
+        firstTimestamp: t,
+        lastTimestamp: t,
+        source: { component, ...(component === 'kubelet' ? { host: `node-${i % 200}` } : {}) },
+        reportingComponent: component,
+        reportingInstance: '',
+      };
+      // As the metadata-only watch delivered it: PartialObjectMetadata, stamped with its kind.
+      rec.apply('events', EVENTS, 'ADDED', whole ? full : { apiVersion: 'v1', kind: 'Event', metadata: meta });
+      if (i % 100 === 99) await w.flush(never);
+    }
+    await w.close(never);
+    return statSync(path).size;
+  };
+  const base = await size('events-none', true, 0);
+  const whole = (await size('events-whole', true, 1000)) - base;
+  const metaOnly = (await size('events-meta', false, 1000)) - base;
+  console.log(
+    `\n== 1,000 Events in a recording: whole ${whole} B, metadata only ${metaOnly} B: +${whole - metaOnly} B per 1,000 Events (${(whole / metaOnly).toFixed(2)}x)`,
+  );
+  return [['1,000 Events kept whole add <= 100 KiB to a recording', whole - metaOnly <= 100 * 1024, `+${whole - metaOnly} B`]];
 }
 
 /** In a fresh process: open the recording and rebuild the cluster at instants across it; prints the times as JSON. */
@@ -761,6 +871,7 @@ async function main() {
     if (!flag('--skip-cpu')) checks.push(...(await cpuInterleaved(dir)));
     if (flag('--two-process')) checks.push(...(await cpuOverhead(dir)));
     if (!flag('--skip-synthetic')) checks.push(...(await synthetic(dir)));
+    if (!flag('--skip-events')) checks.push(...(await eventBytes(dir)));
   } finally {
     // --keep: leave the recordings for a profile of the reader (`--seek-only FILE N` with --cpu-prof).
     if (flag('--keep')) console.log(`kept ${dir}`);

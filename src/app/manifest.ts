@@ -98,6 +98,7 @@ export function contributedMenus(): Record<string, MenuItem[]> {
       { command: id('refreshType'), when: item(ITEM_CONTEXT.type, ITEM_CONTEXT.typeError), group: '3_refresh@1' },
       { command: id('showRecordedHistory'), when: recorded, group: 'inline' },
       { command: id('openRecordedYaml'), when: recorded, group: '1_open@1' },
+      { command: id('showRelations'), when: recorded, group: '1_open@3' },
       { command: id('showRecordedHistory'), when: recorded, group: '1_open@2' },
     ],
   };

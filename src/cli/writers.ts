@@ -3,22 +3,28 @@
  * from watches with the user's rights. Read-only.
  *
  *   kubeloop writers [--kubeconfig FILE] [--context NAME] [--namespace NS] [--seconds S] [--top K]
- *                    [--watch TYPE]... [--json]
+ *                    [--watch TYPE]... [--json] [--record FILE]
+ *   kubeloop writers --recording FILE [--at T] [--top K] [--json]
  *
  * Every second: the top K writers per field manager (writes/s, no-op and unseen writes/s), kind,
  * namespace and object; a fight or a hot loop is printed as soon as it is found. --json: one
  * object per line, {"at", "t", "snapshot"} every second and {"at", "finding"} as found.
- * Exit status: 0 at the end of --seconds or on Ctrl-C; 1 for a bad flag or kubeconfig; 3 when the
- * user may watch none of the types.
+ * --record FILE writes what the watches deliver (managedFields in their recorded form) as a flight
+ * recording; --recording FILE prints the same report from one (writersRecording.ts), every recorded
+ * second, or once at --at T with the findings up to then.
+ * Exit status: 0 at the end of --seconds or on Ctrl-C (or of the recording); 1 for a bad flag, a
+ * kubeconfig or a recording that cannot be read; 3 when the user may watch none of the types.
  */
 import { parseArgs } from 'node:util';
-import { realClock, type Clock } from '../core/clock';
+import { realClock, type Clock, type TimerHandle } from '../core/clock';
+import { startRecording, type RecordingSession } from '../core/recorder/session';
 import { KubeClient } from '../core/kube/client';
 import { listableResources } from '../core/kube/discovery/parse';
 import type { GroupVersionResource } from '../core/kube/objects/types';
 import { watchWriters } from '../core/writers/source';
 import { WriterStats, type Rate, type WriterFinding, type WritersSnapshot } from '../core/writers/stats';
 import { processIo, safeIo, type LineIo } from './lineIo';
+import { replayWriters } from './writersRecording';
 
 const HELP = `usage: kubeloop writers [flags]
 
@@ -31,6 +37,9 @@ const HELP = `usage: kubeloop writers [flags]
                         (default: every type that can be watched but events.events.k8s.io)
   --json                one JSON object per line: {"at","t","snapshot"} every second,
                         {"at","finding"} for a fight or a hot loop as it is found
+  --record FILE         also write a flight recording of the watched changes (managers kept)
+  --recording FILE      the report from a recording instead of the cluster, every recorded second
+  --at T                with --recording: only the report at T (ISO time, +SECONDS, or HH:MM:SS)
 `;
 
 /** How runWriters prints (lineIo.ts). */
@@ -44,6 +53,9 @@ interface Flags {
   top: number;
   watch: string[];
   json: boolean;
+  record?: string;
+  recording?: string;
+  at?: string;
 }
 
 function parseFlags(argv: string[]): Flags | 'help' | { error: string } {
@@ -59,6 +71,9 @@ function parseFlags(argv: string[]): Flags | 'help' | { error: string } {
         top: { type: 'string' },
         watch: { type: 'string', multiple: true },
         json: { type: 'boolean' },
+        record: { type: 'string' },
+        recording: { type: 'string' },
+        at: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -75,7 +90,13 @@ function parseFlags(argv: string[]): Flags | 'help' | { error: string } {
   const top = num(v.top, 'top', 1);
   if (typeof seconds === 'object') return seconds;
   if (typeof top === 'object') return top;
+  if (v.at !== undefined && !v.recording) return { error: '--at needs --recording FILE' };
+  if (v.recording && (v.record || v.watch || v.namespace || v.seconds || v.kubeconfig || v.context))
+    return { error: '--recording reads a recording: --record, --watch, --namespace, --seconds, --kubeconfig and --context do not apply' };
   return {
+    ...(v.record ? { record: v.record } : {}),
+    ...(v.recording ? { recording: v.recording } : {}),
+    ...(v.at !== undefined ? { at: v.at } : {}),
     ...(v.kubeconfig ? { kubeconfig: v.kubeconfig } : {}),
     ...(v.context ? { context: v.context } : {}),
     ...(v.namespace ? { namespace: v.namespace } : {}),
@@ -100,6 +121,7 @@ export async function runWriters(argv: string[], raw: WritersIo = processIo()): 
     err(`${flags.error}\n\n${HELP}`);
     return 1;
   }
+  if (flags.recording) return writersFromRecording(flags, flags.recording, raw.signal ?? new AbortController().signal, out, err);
   let client: KubeClient;
   let types: (GroupVersionResource & { namespaced: boolean })[];
   try {
@@ -119,30 +141,49 @@ export async function runWriters(argv: string[], raw: WritersIo = processIo()): 
     return 1;
   }
   const clock = raw.clock ?? realClock;
-  const wallOrigin = Date.now();
-  const origin = clock.now();
-  const at = () => new Date(wallOrigin + clock.now() - origin).toISOString();
-  const stats = new WriterStats({
-    clock,
-    onFinding: (f) => out(flags.json ? JSON.stringify({ at: at(), finding: f }) : formatFinding(f)),
-  });
+  const report = new Report(flags, clock, Date.now(), out);
   const stop = new AbortController();
   const release = stopOn(stop, flags.seconds, clock, raw.signal);
   const given = flags.namespace !== undefined ? types.filter((t) => t.namespaced).length : types.length;
   const refused = new Set<string>();
-  let timer = clock.setTimer(1000, function tick() {
-    const snap = stats.snapshot(flags.top);
-    if (flags.json) out(JSON.stringify({ at: at(), t: Math.round(snap.t - origin), snapshot: snap }));
-    else for (const l of formatSnapshot(snap, origin)) out(l);
-    timer = clock.setTimer(1000, tick);
-  });
+  report.tickEverySecond();
+  const recordingLife = new AbortController();
+  let recording: RecordingSession | undefined;
+  if (flags.record) {
+    try {
+      recording = await startRecording(
+        {
+          path: flags.record,
+          context: client.context.name,
+          ...(client.context.cluster.server ? { server: client.context.cluster.server } : {}),
+          onError: (e) => err(`recording stopped: ${e.message}`),
+        },
+        recordingLife.signal,
+      );
+    } catch (e) {
+      report.stop();
+      release();
+      client.close();
+      err(`cannot record to ${flags.record}: ${(e as Error).message}`);
+      return 1;
+    }
+  }
+  const rec = recording?.recorder;
+  const observe: Pick<WriterStats, 'observe'> = rec
+    ? {
+        observe: (type, resource, obj) => {
+          report.stats.observe(type, resource, obj);
+          rec.apply(typeName(resource), resource, type, obj);
+        },
+      }
+    : report.stats;
   try {
     await watchWriters(
       {
         client,
         types,
         ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-        stats,
+        stats: observe,
         clock,
         onError: (type, message, final) => {
           err(`${type}: ${message}${final ? ' (not watched)' : ' (retrying)'}`);
@@ -154,9 +195,11 @@ export async function runWriters(argv: string[], raw: WritersIo = processIo()): 
       stop.signal,
     );
   } finally {
-    timer.cancel();
+    report.stop();
     release();
     client.close();
+    recordingLife.abort();
+    await recording?.done;
   }
   if (given === 0 || refused.size >= given) {
     err(`the user of context "${client.context.name}" may watch none of the types asked for`);
@@ -164,6 +207,75 @@ export async function runWriters(argv: string[], raw: WritersIo = processIo()): 
   }
   return 0;
 }
+
+/** The report from a recording (writersRecording.ts): every recorded second, or once at --at. */
+async function writersFromRecording(flags: Flags, path: string, signal: AbortSignal, out: (l: string) => void, err: (l: string) => void): Promise<number> {
+  let report: Report | undefined;
+  const r = await replayWriters(
+    path,
+    flags.at,
+    {
+      stats: (clock) => (report = new Report(flags, clock, 0, out)).stats,
+      started: (_clock, wallStart) => {
+        report!.wallOrigin = wallStart;
+        if (flags.at === undefined) report!.tickEverySecond();
+      },
+    },
+    signal,
+  );
+  report?.stop();
+  if ('error' in r) {
+    err(r.error);
+    return 1;
+  }
+  if (flags.at !== undefined) report!.print();
+  return 0;
+}
+
+/** How a report prints: findings as found, a snapshot every second of `clock` (or when asked). */
+class Report {
+  readonly stats: WriterStats;
+  private readonly origin: number;
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly flags: Pick<Flags, 'json' | 'top'>,
+    private readonly clock: Clock,
+    /** Wall ms at the clock's `origin` (its time when made). */
+    public wallOrigin: number,
+    private readonly out: (l: string) => void,
+  ) {
+    this.origin = clock.now();
+    this.stats = new WriterStats({
+      clock,
+      onFinding: (f) => out(flags.json ? JSON.stringify({ at: this.at(), finding: f }) : formatFinding(f)),
+    });
+  }
+
+  private at(): string {
+    return new Date(this.wallOrigin + this.clock.now() - this.origin).toISOString();
+  }
+
+  print(): void {
+    const snap = this.stats.snapshot(this.flags.top);
+    if (this.flags.json) this.out(JSON.stringify({ at: this.at(), t: Math.round(snap.t - this.origin), snapshot: snap }));
+    else for (const l of formatSnapshot(snap, this.origin)) this.out(l);
+  }
+
+  tickEverySecond(): void {
+    const tick = () => {
+      this.print();
+      this.timer = this.clock.setTimer(1000, tick);
+    };
+    this.timer = this.clock.setTimer(1000, tick);
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+  }
+}
+
+const typeName = (r: { group: string; resource: string }) => (r.group ? `${r.resource}.${r.group}` : r.resource);
 
 /** Every watchable type (or the --watch ones), each at its preferred version, by discovery. */
 async function watchedTypes(client: KubeClient, names: string[]): Promise<(GroupVersionResource & { namespaced: boolean })[]> {

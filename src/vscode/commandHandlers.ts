@@ -83,7 +83,10 @@ export function commandHandlers(
     removeContext: (arg) => listed.remove(arg),
     loadContext: (arg) => listed.load(arg),
     showStartup: (arg) => showStartup(h, arg),
-    showRelations: (arg) => relations.show(targetNode(h, arg)),
+    showRelations: (arg) => {
+      const recorded = viewer.recordedObject(arg); // a row of the Recording tree: read from the recording
+      return recorded ? relations.showRecorded(recorded) : relations.show(targetNode(h, arg));
+    },
     relationsWarningsOnly: () => relations.toggleWarnings(),
     showWriters: () => writers.reveal(),
     openDemoTerminal: () => {

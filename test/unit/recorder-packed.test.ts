@@ -201,7 +201,7 @@ describe('packed data blocks', () => {
     assert.deepEqual([...(await r.objectsAt(Infinity, never)).keys()], ['pods/default/a']);
     assert.equal((await r.timelineEvents({}, never)).length, 1);
     r.close();
-    const v4 = await encodeBlock(BlockKind.Header, [{ k: 'H', version: 4, startedAt: t, t, segment: 0 }]);
-    await assert.rejects(Recording.fromBuffer(v4, never), /recording format version 4 is not one this KubeLoop reads/);
+    const v5 = await encodeBlock(BlockKind.Header, [{ k: 'H', version: 5, startedAt: t, t, segment: 0 }]);
+    await assert.rejects(Recording.fromBuffer(v5, never), /recording format version 5 is not one this KubeLoop reads/);
   });
 });

@@ -44,8 +44,17 @@ export async function liveEventsAbout(client: EventLister, t: EventTarget, signa
 /** Keys of Events in a recording: core/v1 and events.k8s.io/v1 (records.ts objectKey). */
 const isEventKey = (key: string) => key.startsWith('events/') || key.startsWith('events.events.k8s.io/');
 
-/** Every Event about `t` a recording held at any instant, each as last recorded (see the module comment). */
-export async function recordedEventsAbout(rec: Pick<Recording, 'records'>, t: EventTarget, signal: AbortSignal, warningsOnly = false): Promise<EventRow[]> {
+/**
+ * Every Event about `t` a recording held at any instant up to `until` (default: its end), each as
+ * last recorded by then (see the module comment).
+ */
+export async function recordedEventsAbout(
+  rec: Pick<Recording, 'records'>,
+  t: EventTarget,
+  signal: AbortSignal,
+  warningsOnly = false,
+  until = Infinity,
+): Promise<EventRow[]> {
   const state = new Map<string, Obj>();
   const about = new Map<string, KubeObject>();
   const seen = (key: string) => {
@@ -53,6 +62,7 @@ export async function recordedEventsAbout(rec: Pick<Recording, 'records'>, t: Ev
     if (o && eventsAbout([o], t).length) about.set(key, o);
   };
   for await (const r of rec.records(signal)) {
+    if (r.t > until) break;
     if (r.k === 'K' && isEventKey(r.key)) {
       state.set(r.key, r.o);
       seen(r.key);

@@ -11,7 +11,7 @@
  *   for await (const r of rec.records(signal)) ...    // everything, in order (export)
  *
  * Guarantees:
- * - Reads format versions 1 to 3 (records.ts FORMAT_VERSION); a header of any other version is
+ * - Reads format versions 1 to 4 (records.ts FORMAT_VERSION); a header of any other version is
  *   refused at open with an error that names it.
  * - Opening reads 32 bytes per block (in slices that yield to the event loop, so no slice blocks
  *   it for long) and verifies the last block of each segment: a file cut off mid-block (SIGKILL)

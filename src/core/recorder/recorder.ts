@@ -3,7 +3,8 @@
  * events) and the timeline's events into recording records, through a RecordingWriter.
  *
  * Guarantees:
- * - Every object is masked (core/kube/objects/redact.ts) and cut at MAX_OBJECT_DEPTH (core/kube/objects/depth.ts:
+ * - Every object is masked (core/kube/objects/redact.ts), its managedFields kept in their recorded
+ *   form (managed.ts: who wrote each version, for the writers model), and cut at MAX_OBJECT_DEPTH (core/kube/objects/depth.ts:
  *   a walk of one nested deeper would overflow the stack and stop the recording) before it is
  *   diffed or written, keyframes included. What
  *   it holds per key is the object the watch delivered (the sync loop holds the same one, and never
@@ -34,6 +35,7 @@ import { cappedView } from '../kube/objects/depth';
 import { redactObject } from '../kube/objects/redact';
 import type { TimelineEvent } from '../timeline/events';
 import { deltaOf } from './diff';
+import { withRecordedManagedFields } from './managed';
 import { objectKey, type Obj } from './records';
 import type { RecordingWriter } from './writer';
 import type { SyncObserver } from '../syncloop/observer';
@@ -291,7 +293,10 @@ export class Recorder implements SyncObserver {
   }
 }
 
-/** An object as the recording has it: masked, and cut at MAX_OBJECT_DEPTH (a copy of the path to a cut; usually `obj` itself). */
+/**
+ * An object as the recording has it: masked, its managedFields in their recorded form (managed.ts),
+ * and cut at MAX_OBJECT_DEPTH (a copy of the path to a cut; usually `obj` itself).
+ */
 function written(type: RecordedType, obj: Obj): Obj {
-  return cappedView(redactObject(type, obj));
+  return cappedView(withRecordedManagedFields(redactObject(type, obj), obj));
 }

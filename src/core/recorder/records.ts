@@ -8,18 +8,20 @@
  * `resource.group` otherwise (kubectl's spelling), NAMESPACE empty for a cluster-scoped object:
  * `pods/default/web-0`, `deployments.apps/shop/cart`, `nodes//node-1`.
  *
- * Objects are stored masked (core/kube/objects/redact.ts): Secret values and managedFields never reach a
- * record. Credentials never do either: the recorder is given objects and timeline events, never
+ * Objects are stored masked (core/kube/objects/redact.ts): Secret values never reach a record, and
+ * managedFields only in their recorded form (managed.ts, version 4 on: managers, operations, times,
+ * field sets cut at three levels). Events are kept whole, whatever object they are about. Credentials never do either: the recorder is given objects and timeline events, never
  * the client or its kubeconfig; the header names the context and the server URL only.
  */
 import type { TimelineEvent } from '../timeline/events';
 
 /**
- * The header's `version`: 3 packs a mark's `data` and its worker's `waitedMs` (packed.ts); 2 wrote
- * data blocks packed (block kind 5) without them; 1 wrote them as JSON lines (kind 4). Readers of
- * version 3 read all three. A reader refuses a version above its own.
+ * The header's `version`: 4 keeps managedFields in their recorded form (managed.ts; blocks and
+ * records are spelled as in 3); 3 packs a mark's `data` and its worker's `waitedMs` (packed.ts); 2
+ * wrote data blocks packed (block kind 5) without them; 1 wrote them as JSON lines (kind 4).
+ * Readers of version 4 read all four. A reader refuses a version above its own.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 export type Obj = Record<string, unknown>;
 

@@ -6,7 +6,8 @@
  * delta after it is applied, in recorded order, when (its time - the keyframe's) / speed has passed
  * since the start (`startWhen`, if given, is awaited first: e.g. until a client watches). Later
  * keyframes are not applied: they repeat what the deltas built. The store assigns its own
- * resourceVersions, uids and creation times, so watches see the changes happen as on a live server.
+ * resourceVersions, uids and creation times, so watches see the changes happen as on a live server;
+ * and its own managedFields: the recorded ones (format 4, managed.ts) are left out of what is put.
  *
  * Guarantees: every async step takes the signal, and the replay ends (resolves) when it aborts;
  * a change the store refuses (a type it does not serve) is counted in `skipped`, never fatal.
@@ -53,7 +54,7 @@ export function replayRecording(rec: Recording, target: ReplayTarget, signal: Ab
     if (!k) return void stats.skipped++;
     try {
       if (op === 'D') target.remove(k.group, k.resource, k.namespace, k.name);
-      else target.put(k.group, k.resource, k.namespace, after!);
+      else target.put(k.group, k.resource, k.namespace, withoutManagedFields(after!));
       stats.applied++;
     } catch {
       stats.skipped++;
@@ -106,4 +107,11 @@ export function replayRecording(rec: Recording, target: ReplayTarget, signal: Ab
   })();
   done.catch(() => undefined);
   return { ready, done };
+}
+
+function withoutManagedFields(o: Obj): Obj {
+  const meta = o.metadata as Obj | undefined;
+  if (!meta || !('managedFields' in meta)) return o;
+  const { managedFields: _m, ...rest } = meta;
+  return { ...o, metadata: rest };
 }

@@ -155,6 +155,13 @@ export class RecordingViewer implements vscode.TreeDataProvider<RecNode>, vscode
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 
+  /** The open recording, its instant and the key of `arg` when it is one of its objects' rows (Show Relations on it). */
+  recordedObject(arg: unknown): { rec: Recording; at: number; key: string; file: string } | undefined {
+    const o = this.open;
+    const key = nodeKey(arg);
+    return o && key ? { rec: o.rec, at: o.at, key, file: o.file } : undefined;
+  }
+
   /** Every recorded change of an object (from the tree, else chosen among the objects at the instant); the chosen one opens as a diff. */
   async showHistory(arg: unknown): Promise<void> {
     const o = this.open;
