@@ -172,8 +172,9 @@ export async function runWriters(argv: string[], raw: WritersIo = processIo()): 
   const observe: Pick<WriterStats, 'observe'> = rec
     ? {
         observe: (type, resource, obj) => {
-          report.stats.observe(type, resource, obj);
+          const seen = report.stats.observe(type, resource, obj);
           rec.apply(typeName(resource), resource, type, obj);
+          return seen;
         },
       }
     : report.stats;
