@@ -57,30 +57,42 @@ const eventKeyOf = (e: EventLike) => e.involvedObject?.uid || `${e.involvedObjec
 /** Pods (of the selection) with their Events, grouped, slowest first. */
 export function startupReport(pods: Iterable<PodLike>, events: Iterable<EventLike>, sel: StartupSelection = {}): StartupGroup[] {
   const wanted: PodLike[] = [];
-  const names: string[] = [];
-  // Each key (a pod's uid, its namespace/name) to its slot in `lists`: one lookup per Event.
+  // Each key (a pod's uid; its namespace/name only when an Event names a pod so) to its slot in
+  // `lists`: one lookup per Event, no string made per pod or per Event with a uid.
   const slots = new Map<string, number>();
-  const slot = (k: string) => {
-    if (!slots.has(k)) slots.set(k, slots.size);
-  };
   for (const p of pods) {
     if (!selected(p, sel)) continue;
     wanted.push(p);
-    const name = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
-    names.push(name);
-    if (p.metadata?.uid) slot(p.metadata.uid);
-    slot(name);
+    const uid = p.metadata?.uid;
+    if (uid && !slots.has(uid)) slots.set(uid, slots.size);
   }
-  const lists: (EventLike[] | undefined)[] = new Array(slots.size);
-  for (const e of events) {
-    if (e.involvedObject?.kind !== undefined && e.involvedObject.kind !== 'Pod') continue;
-    const s = slots.get(eventKeyOf(e));
-    if (s === undefined) continue;
+  const lists: (EventLike[] | undefined)[] = [];
+  const add = (s: number, e: EventLike) => {
     const list = lists[s];
     if (list) list.push(e);
     else lists[s] = [e];
+  };
+  const byName: EventLike[] = [];
+  for (const e of events) {
+    if (e.involvedObject?.kind !== undefined && e.involvedObject.kind !== 'Pod') continue;
+    if (!e.involvedObject?.uid) byName.push(e);
+    else {
+      const s = slots.get(e.involvedObject.uid);
+      if (s !== undefined) add(s, e);
+    }
   }
-  const eventsOf = (k: string) => lists[slots.get(k)!];
+  const nameOf = (p: PodLike) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+  if (byName.length) {
+    for (const p of wanted) if (!slots.has(nameOf(p))) slots.set(nameOf(p), slots.size);
+    for (const e of byName) {
+      const s = slots.get(eventKeyOf(e));
+      if (s !== undefined) add(s, e);
+    }
+  }
+  const eventsOf = (k: string) => {
+    const s = slots.get(k);
+    return s === undefined ? undefined : lists[s];
+  };
   const groups = new Map<string, StartupGroup>();
   const table = new PhaseTable(wanted.length);
   const none: EventLike[] = [];
@@ -88,8 +100,8 @@ export function startupReport(pods: Iterable<PodLike>, events: Iterable<EventLik
     const uid = p.metadata?.uid;
     // Events naming the pod by uid, and those naming it by name only (no uid: keyed by name).
     const byUid = (uid ? eventsOf(uid) : undefined) ?? none;
-    const byName = eventsOf(names[i]!);
-    const s = startupRow(p, byName ? [...byUid, ...byName] : byUid, table, i);
+    const named = byName.length ? eventsOf(nameOf(p)) : undefined;
+    const s = startupRow(p, named ? [...byUid, ...named] : byUid, table, i);
     const o = ownerOf(p);
     const key = `${s.namespace}\0${o.owner}\0${o.rollout ?? ''}`;
     let g = groups.get(key);
