@@ -272,22 +272,26 @@ export function kubeletSli(
   createdAt: number | undefined,
   startedAt: number | undefined,
 ): KubeletSli {
-  const initMs = (pod.status?.initContainerStatuses ?? [])
-    .filter((s) => (pod.spec?.initContainers ?? []).some((c) => c.name === s.name && c.restartPolicy !== 'Always'))
-    .reduce((sum, s) => {
-      const t = s.state?.terminated;
-      const d = (timeOf(t?.finishedAt) ?? 0) - (timeOf(t?.startedAt) ?? Infinity);
-      return d > 0 ? sum + d : sum;
-    }, 0);
+  // Plain loops and no spread: this runs for every pod of a report.
+  const inits = pod.spec?.initContainers ?? [];
+  let initMs = 0;
+  for (const s of pod.status?.initContainerStatuses ?? []) {
+    if (!inits.some((c) => c.name === s.name && c.restartPolicy !== 'Always')) continue;
+    const t = s.state?.terminated;
+    const d = (timeOf(t?.finishedAt) ?? 0) - (timeOf(t?.startedAt) ?? Infinity);
+    if (d > 0) initMs += d;
+  }
   const pullMs = mergedPullMs(pulls);
-  const base = { pullMs, initMs };
-  if (condition(pod, 'PodScheduled')?.status === 'False' || failedScheduling) return { ...base, excluded: 'unschedulable' };
-  const running = (pod.status?.containerStatuses ?? []).length > 0 && (pod.status?.containerStatuses ?? []).every((s) => s.state?.running?.startedAt);
-  if (!running || createdAt === undefined || startedAt === undefined) return { ...base, excluded: 'not running' };
+  if (condition(pod, 'PodScheduled')?.status === 'False' || failedScheduling) return { pullMs, initMs, excluded: 'unschedulable' };
+  const statuses = pod.status?.containerStatuses ?? [];
+  let running = statuses.length > 0;
+  for (const s of statuses) if (!s.state?.running?.startedAt) running = false;
+  if (!running || createdAt === undefined || startedAt === undefined) return { pullMs, initMs, excluded: 'not running' };
   const e2eMs = startedAt - createdAt;
-  const stateful = (pod.spec?.volumes ?? []).some((v) => !STATELESS_VOLUMES.some((k) => v[k] !== undefined && v[k] !== null));
-  if (stateful) return { ...base, e2eMs, excluded: 'stateful' };
-  return { ...base, e2eMs, ms: Math.max(0, e2eMs - pullMs - initMs) };
+  let stateful = false;
+  for (const v of pod.spec?.volumes ?? []) if (!STATELESS_VOLUMES.some((k) => v[k] !== undefined && v[k] !== null)) stateful = true;
+  if (stateful) return { pullMs, initMs, e2eMs, excluded: 'stateful' };
+  return { pullMs, initMs, e2eMs, ms: Math.max(0, e2eMs - pullMs - initMs) };
 }
 
 /**

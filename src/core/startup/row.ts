@@ -103,6 +103,19 @@ const minAt = (cur: number, at: number | undefined) => (at === undefined ? cur :
 const maxAt = (cur: number, at: number | undefined) => (at === undefined ? cur : Number.isNaN(cur) || at > cur ? at : cur);
 const defined = (x: number) => (Number.isNaN(x) ? undefined : x);
 
+/** A name's first slot stands for it (podStartup reads the containers as a set of names). */
+function slotOf(containers: readonly { name: string }[], name: string): number {
+  for (let i = 0; i < containers.length; i++) if (containers[i]!.name === name) return i;
+  return -1;
+}
+
+/** A phase's duration into its slot (NaN: unknown); whether it is known. */
+function setPhase(ms: Float64Array, at: number, from: number | undefined, to: number | undefined): boolean {
+  const d = from !== undefined && to !== undefined ? Math.max(0, to - from) : NaN;
+  ms[at] = d;
+  return !Number.isNaN(d);
+}
+
 /** Per container slot, reused from pod to pod: a Pulled seen, the first Pulled's and Started's times. */
 let pulledSeen = new Uint8Array(8);
 let pulledAt = new Float64Array(8);
@@ -121,7 +134,6 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
   pulledSeen.fill(0, 0, n);
   pulledAt.fill(NaN, 0, n);
   startedAt.fill(NaN, 0, n);
-  const slot = (name: string) => containers.findIndex((c) => c.name === name);
   const hasInit = (pod.spec?.initContainers ?? []).some((c) => c.restartPolicy !== 'Always');
   const tries = table.tries;
   const base = index * SLOTS;
@@ -161,7 +173,7 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
       else if (reason === 'Failed') tries[base + SLOT.start] += countOf(e);
       continue;
     }
-    const i = slot(c.name);
+    const i = slotOf(containers, c.name);
     if (i < 0) continue;
     if (reason === 'Pulled') {
       pulledSeen[i] = 1;
@@ -172,14 +184,13 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
   const created = timeOf(md.creationTimestamp);
   const scheduled = conditionAt(pod, 'PodScheduled') ?? defined(scheduledEvent);
   const sandboxReady = conditionAt(pod, 'PodReadyToStartContainers') ?? defined(firstPullStep);
-  // A name's first slot stands for it (podStartup reads the containers as a set of names).
   let allPulled = true;
   let lastPulled = NaN;
   let started = NaN;
   let allStarted = n > 0;
   for (let i = 0; i < n; i++) {
     const name = containers[i]!.name;
-    if (slot(name) !== i) continue;
+    if (slotOf(containers, name) !== i) continue;
     if (!pulledSeen[i]) allPulled = false;
     else lastPulled = maxAt(lastPulled, defined(pulledAt[i]!));
     if (!allStarted) continue;
@@ -200,11 +211,7 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
   const hasReadiness = ready !== undefined || !finished;
 
   const ms = table.ms;
-  const phase = (name: PhaseName, from: number | undefined, to: number | undefined) => {
-    const d = from !== undefined && to !== undefined ? Math.max(0, to - from) : NaN;
-    ms[base + SLOT[name]] = d;
-    return !Number.isNaN(d);
-  };
+  const phase = (name: PhaseName, from: number | undefined, to: number | undefined) => setPhase(ms, base + SLOT[name], from, to);
   let complete = phase('scheduling', created, scheduled);
   const beforePulls = hasInit ? conditionAt(pod, 'Initialized') : sandboxReady;
   complete = phase('sandbox', scheduled, sandboxReady) && complete;
