@@ -76,16 +76,16 @@ export class StartupRow implements PodStartup {
 }
 
 /**
- * The container a fieldPath names, as /^spec\.(containers|initContainers|ephemeralContainers)\{(.+)\}$/
- * reads it (podEvents.ts), without a match object per Event: init for initContainers.
+ * Where the container's name starts in a fieldPath that names one, as
+ * /^spec\.(containers|initContainers|ephemeralContainers)\{(.+)\}$/ reads it (podEvents.ts), without
+ * a match object per Event; 0 when it names none. INIT: the start of an init container's.
  */
-function containerOf(fp: unknown): { name: string; init: boolean } | undefined {
-  if (typeof fp !== 'string' || fp.charCodeAt(fp.length - 1) !== 125 /* } */) return undefined;
-  const open = fp.startsWith('spec.containers{') ? 16 : fp.startsWith('spec.initContainers{') ? 20 : fp.startsWith('spec.ephemeralContainers{') ? 25 : 0;
-  if (!open || fp.length - 1 <= open) return undefined;
-  const name = fp.slice(open, -1);
-  return LINE_BREAK.test(name) ? undefined : { name, init: open === 20 };
+function containerAt(fp: unknown): number {
+  if (typeof fp !== 'string' || fp.charCodeAt(fp.length - 1) !== 125 /* } */) return 0;
+  const open = fp.startsWith('spec.containers{') ? 16 : fp.startsWith('spec.initContainers{') ? INIT : fp.startsWith('spec.ephemeralContainers{') ? 25 : 0;
+  return !open || fp.length - 1 <= open || LINE_BREAK.test(fp) ? 0 : open;
 }
+const INIT = 20;
 /** What a regular expression's `.` does not match. */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 const COMBINED = '(combined from similar events): ';
@@ -154,7 +154,7 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
     const pullStep = reason === 'Pulling' || reason === 'Pulled';
     const perContainer = reason === 'Pulled' || reason === 'Started' || reason === 'Failed' || reason === 'BackOff' || reason === 'ErrImagePull';
     if (!pullStep && !perContainer && !(hasInit && warning)) continue;
-    const first = firstOf(e);
+    const first = pullStep || reason === 'Started' ? firstOf(e) : undefined;
     if (pullStep) firstPullStep = minAt(firstPullStep, first);
     let message = String(e.message ?? '');
     if (message.startsWith(COMBINED)) message = message.slice(COMBINED.length);
@@ -162,9 +162,10 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
       const s = pullSession(message, first);
       if (s) sessions.push(s);
     }
-    const c = containerOf(e.involvedObject?.fieldPath);
-    if (!c) continue;
-    if (c.init) {
+    const fp = e.involvedObject?.fieldPath;
+    const open = containerAt(fp);
+    if (!open) continue;
+    if (open === INIT) {
       if (hasInit && warning && reason !== 'Unhealthy') tries[base + SLOT.init] += countOf(e);
       continue;
     }
@@ -173,12 +174,13 @@ export function startupRow(pod: PodLike, events: readonly EventLike[], table: Ph
       else if (reason === 'Failed') tries[base + SLOT.start] += countOf(e);
       continue;
     }
-    const i = slotOf(containers, c.name);
+    if (reason !== 'Pulled' && reason !== 'Started') continue;
+    const i = slotOf(containers, fp!.slice(open, -1));
     if (i < 0) continue;
     if (reason === 'Pulled') {
       pulledSeen[i] = 1;
       pulledAt[i] = minAt(pulledAt[i]!, first);
-    } else if (reason === 'Started') startedAt[i] = minAt(startedAt[i]!, first);
+    } else startedAt[i] = minAt(startedAt[i]!, first);
   }
 
   const created = timeOf(md.creationTimestamp);
