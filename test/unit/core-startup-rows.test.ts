@@ -234,6 +234,11 @@ describe('start-up report rows', () => {
       assert.equal(formatStartup(groups), formatStartup(ref));
       assert.equal(formatStartup(groups, { sources: 'all' }), formatStartup(ref, { sources: 'all' }));
       assert.equal(JSON.stringify(groups), JSON.stringify(ref));
+      // Every pod's bounds at once (what --json asks for): the same report.
+      const bounds = startupReport(pods, events, {}, 'bounds');
+      assert.ok(bounds.every((g) => g.pods.every((p) => !(p instanceof StartupRow))));
+      assert.equal(JSON.stringify(bounds), JSON.stringify(ref));
+      assert.equal(formatStartup(bounds), formatStartup(ref));
     });
   }
 

@@ -10,7 +10,7 @@
  * A ReplicaSet's Deployment is read from the ReplicaSet's name and the pod's pod-template-hash
  * label (the deployment controller names it DEPLOYMENT-HASH), so no ReplicaSet need be readable.
  */
-import type { PodLike, PodStartup } from './podStartup';
+import { podStartup, type PodLike, type PodStartup } from './podStartup';
 import type { EventLike } from './podEvents';
 import { PhaseTable, startupRow } from './row';
 
@@ -54,8 +54,16 @@ function selected(pod: PodLike, sel: StartupSelection): boolean {
 
 const eventKeyOf = (e: EventLike) => e.involvedObject?.uid || `${e.involvedObject?.namespace ?? e.metadata?.namespace ?? ''}/${e.involvedObject?.name ?? ''}`;
 
-/** Pods (of the selection) with their Events, grouped, slowest first. */
-export function startupReport(pods: Iterable<PodLike>, events: Iterable<EventLike>, sel: StartupSelection = {}): StartupGroup[] {
+/**
+ * Pods (of the selection) with their Events, grouped, slowest first. `detail` 'bounds': every pod's
+ * bounds made at once (for output that writes them all, as JSON does), not rows; the same report.
+ */
+export function startupReport(
+  pods: Iterable<PodLike>,
+  events: Iterable<EventLike>,
+  sel: StartupSelection = {},
+  detail: 'rows' | 'bounds' = 'rows',
+): StartupGroup[] {
   const wanted: PodLike[] = [];
   // Each key (a pod's uid; its namespace/name only when an Event names a pod so) to its slot in
   // `lists`: one lookup per Event, no string made per pod or per Event with a uid.
@@ -94,14 +102,15 @@ export function startupReport(pods: Iterable<PodLike>, events: Iterable<EventLik
     return s === undefined ? undefined : lists[s];
   };
   const groups = new Map<string, StartupGroup>();
-  const table = new PhaseTable(wanted.length);
+  const table = new PhaseTable(detail === 'rows' ? wanted.length : 0);
   const none: EventLike[] = [];
   wanted.forEach((p, i) => {
     const uid = p.metadata?.uid;
     // Events naming the pod by uid, and those naming it by name only (no uid: keyed by name).
     const byUid = (uid ? eventsOf(uid) : undefined) ?? none;
     const named = byName.length ? eventsOf(nameOf(p)) : undefined;
-    const s = startupRow(p, named ? [...byUid, ...named] : byUid, table, i);
+    const mine = named ? [...byUid, ...named] : byUid;
+    const s = detail === 'bounds' ? podStartup(p, mine) : startupRow(p, mine, table, i);
     const o = ownerOf(p);
     const key = `${s.namespace}\0${o.owner}\0${o.rollout ?? ''}`;
     let g = groups.get(key);
