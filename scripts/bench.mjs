@@ -17,6 +17,7 @@
 //   fidelity  the inferred sync loop against four real kubelets on the lab: lines matched per
 //             scenario, lag, KubeLoop's CPU vs the kubelets', the lab's own cost (issue 40)
 //   decode    CPU of the protobuf walker vs JSON.parse on real pages of pods, full and metadata-only (issue 41)
+//   startup   CPU of `kubeloop startup`'s report over 100,000 pods and 500,000 Events (issue 44)
 // `npm run bench -- load --sizes 10000` runs one section with its own arguments. The load, apiserver
 // and extension sections write their results (machine, date, every run) to `--json FILE`; the page's
 // charts are drawn from docs/bench-data/*.json by `npm run docs:charts` (scripts/bench-charts.mjs).
@@ -52,6 +53,7 @@ const sections = {
   recorder: 'bench/recorder.ts',
   fidelity: 'bench/fidelity.ts',
   decode: 'bench/decode-protobuf.ts',
+  startup: 'bench/startup.ts',
 };
 const [first, ...rest] = process.argv.slice(2);
 if (first in sections) sh(['--expose-gc', '--import', 'tsx', sections[first], ...rest]);

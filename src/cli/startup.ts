@@ -80,10 +80,12 @@ export async function runStartup(argv: string[], signal: AbortSignal = new Abort
   const at = values.at !== undefined ? Date.parse(values.at) : undefined;
   if (at !== undefined && (Number.isNaN(at) || !values.recording)) return bad('--at needs --recording FILE and an ISO time');
 
+  // JSON writes every pod's bounds: made at once, not after a row each.
+  const detail = values.json ? 'bounds' : 'rows';
   let read;
   if (values.recording) {
     if (values.namespace !== undefined) sel.namespace = values.namespace;
-    read = await readStartupRecorded(values.recording, sel, signal, at);
+    read = await readStartupRecorded(values.recording, sel, signal, at, detail);
     if ('error' in read) return bad(read.error);
   } else {
     let client: KubeClient;
@@ -96,7 +98,7 @@ export async function runStartup(argv: string[], signal: AbortSignal = new Abort
       return bad((e as Error).message);
     }
     if (!values['all-namespaces']) sel.namespace = values.namespace ?? (client.context.namespace || 'default');
-    read = await readStartupLive(client, sel, signal);
+    read = await readStartupLive(client, sel, signal, detail);
     if ('error' in read) {
       err.write(`kubeloop startup: ${read.error}\n`);
       return 2;

@@ -34,7 +34,12 @@ function why(e: unknown): string {
 }
 
 /** Lists the selection's pods and their Events (JSON: the status times and Event fields whole). */
-export async function readStartupLive(client: KubeClient, sel: StartupSelection, signal: AbortSignal): Promise<StartupRead | { error: string }> {
+export async function readStartupLive(
+  client: KubeClient,
+  sel: StartupSelection,
+  signal: AbortSignal,
+  detail: 'rows' | 'bounds' = 'rows',
+): Promise<StartupRead | { error: string }> {
   const scope = { ...(sel.namespace !== undefined ? { namespace: sel.namespace } : {}), limit: PAGE, protobuf: false };
   let pods: PodLike[];
   try {
@@ -50,11 +55,17 @@ export async function readStartupLive(client: KubeClient, sel: StartupSelection,
     if (signal.aborted) return { error: 'interrupted' };
     warnings.push(`listing events: ${why(e)}; bounds only Events show are unknown`);
   }
-  return { groups: startupReport(pods, events, sel), warnings, from: client.server };
+  return { groups: startupReport(pods, events, sel, detail), warnings, from: client.server };
 }
 
 /** The pods and pod Events a recording held at `at` (default: its end). */
-export async function readStartupRecorded(path: string, sel: StartupSelection, signal: AbortSignal, at?: number): Promise<StartupRead | { error: string }> {
+export async function readStartupRecorded(
+  path: string,
+  sel: StartupSelection,
+  signal: AbortSignal,
+  at?: number,
+  detail: 'rows' | 'bounds' = 'rows',
+): Promise<StartupRead | { error: string }> {
   let rec: Recording;
   try {
     rec = await Recording.open(path, signal);
@@ -74,7 +85,7 @@ export async function readStartupRecorded(path: string, sel: StartupSelection, s
     }
     const warnings = rec.damage.map((d) => `segment ${d.segment}: ${d.bytes} damaged or cut-off bytes at ${d.at} skipped`);
     if (!events.length && pods.length) warnings.push('the recording holds no pod Events; bounds only Events show are unknown');
-    return { groups: startupReport(pods, events, sel), warnings, from: `${path} at ${new Date(t).toISOString()}` };
+    return { groups: startupReport(pods, events, sel, detail), warnings, from: `${path} at ${new Date(t).toISOString()}` };
   } catch (e) {
     return { error: `${path}: ${why(e)}` };
   } finally {

@@ -232,7 +232,13 @@ export function podStartup(pod: PodLike, rawEvents: readonly EventLike[]): PodSt
     phases,
     ...(created.at !== undefined && end.at !== undefined ? { totalMs: Math.max(0, end.at - created.at) } : {}),
     complete: phases.every((p) => p.ms !== undefined),
-    sli: kubeletSli(pod, events, created, started),
+    sli: kubeletSli(
+      pod,
+      events.some((e) => e.reason === 'FailedScheduling'),
+      pullSessions(events),
+      created.at,
+      started.at,
+    ),
   };
 }
 
@@ -255,38 +261,62 @@ function startedBound(pod: PodLike, regular: Set<string>, startedEvents: PodEven
   return latest ?? unknown('started', 'no containers');
 }
 
-/** The kubelet's pod start-up SLI (see the module comment for its rules). */
-function kubeletSli(pod: PodLike, events: PodEvent[], created: Bound, started: Bound): KubeletSli {
-  const initMs = (pod.status?.initContainerStatuses ?? [])
-    .filter((s) => (pod.spec?.initContainers ?? []).some((c) => c.name === s.name && c.restartPolicy !== 'Always'))
-    .reduce((sum, s) => {
-      const t = s.state?.terminated;
-      const d = (timeOf(t?.finishedAt) ?? 0) - (timeOf(t?.startedAt) ?? Infinity);
-      return d > 0 ? sum + d : sum;
-    }, 0);
-  const pullMs = mergedPullMs(events);
-  const base = { pullMs, initMs };
-  if (condition(pod, 'PodScheduled')?.status === 'False' || events.some((e) => e.reason === 'FailedScheduling')) return { ...base, excluded: 'unschedulable' };
-  const running = (pod.status?.containerStatuses ?? []).length > 0 && (pod.status?.containerStatuses ?? []).every((s) => s.state?.running?.startedAt);
-  if (!running || created.at === undefined || started.at === undefined) return { ...base, excluded: 'not running' };
-  const e2eMs = started.at - created.at;
-  const stateful = (pod.spec?.volumes ?? []).some((v) => !STATELESS_VOLUMES.some((k) => v[k] !== undefined && v[k] !== null));
-  if (stateful) return { ...base, e2eMs, excluded: 'stateful' };
-  return { ...base, e2eMs, ms: Math.max(0, e2eMs - pullMs - initMs) };
+/**
+ * The kubelet's pod start-up SLI (see the module comment for its rules). `pulls` are the pull
+ * sessions (pullSessions), `failedScheduling` whether a FailedScheduling Event is about the pod.
+ */
+export function kubeletSli(
+  pod: PodLike,
+  failedScheduling: boolean,
+  pulls: [number, number][],
+  createdAt: number | undefined,
+  startedAt: number | undefined,
+): KubeletSli {
+  // Plain loops and no spread: this runs for every pod of a report.
+  const inits = pod.spec?.initContainers ?? [];
+  let initMs = 0;
+  for (const s of pod.status?.initContainerStatuses ?? []) {
+    if (!inits.some((c) => c.name === s.name && c.restartPolicy !== 'Always')) continue;
+    const t = s.state?.terminated;
+    const d = (timeOf(t?.finishedAt) ?? 0) - (timeOf(t?.startedAt) ?? Infinity);
+    if (d > 0) initMs += d;
+  }
+  const pullMs = mergedPullMs(pulls);
+  if (condition(pod, 'PodScheduled')?.status === 'False' || failedScheduling) return { pullMs, initMs, excluded: 'unschedulable' };
+  const statuses = pod.status?.containerStatuses ?? [];
+  let running = statuses.length > 0;
+  for (const s of statuses) if (!s.state?.running?.startedAt) running = false;
+  if (!running || createdAt === undefined || startedAt === undefined) return { pullMs, initMs, excluded: 'not running' };
+  const e2eMs = startedAt - createdAt;
+  let stateful = false;
+  for (const v of pod.spec?.volumes ?? []) if (!STATELESS_VOLUMES.some((k) => v[k] !== undefined && v[k] !== null)) stateful = true;
+  if (stateful) return { pullMs, initMs, e2eMs, excluded: 'stateful' };
+  return { pullMs, initMs, e2eMs, ms: Math.max(0, e2eMs - pullMs - initMs) };
 }
 
 /**
- * The time spent pulling, each pull from the kubelet's Pulling to its Pulled (the Pulled Event's
- * time less the "including waiting" duration it states), overlaps counted once.
+ * A Pulled Event's pull session, from the kubelet's Pulling to its Pulled: the Pulled Event's time
+ * less the "including waiting" duration it states (else the pull's own); undefined for no pull.
  */
-function mergedPullMs(events: PodEvent[]): number {
+export function pullSession(message: string, at: number | undefined): [number, number] | undefined {
+  if (at === undefined) return undefined;
+  const r = parsePulled(message);
+  const d = r?.withWaitingMs ?? r?.pullMs;
+  return r?.pulled && d !== undefined && d > 0 ? [at - d, at] : undefined;
+}
+
+function pullSessions(events: PodEvent[]): [number, number][] {
   const sessions: [number, number][] = [];
   for (const e of events) {
-    if (e.reason !== 'Pulled' || e.first === undefined) continue;
-    const r = parsePulled(e.message);
-    const d = r?.withWaitingMs ?? r?.pullMs;
-    if (r?.pulled && d !== undefined && d > 0) sessions.push([e.first - d, e.first]);
+    if (e.reason !== 'Pulled') continue;
+    const s = pullSession(e.message, e.first);
+    if (s) sessions.push(s);
   }
+  return sessions;
+}
+
+/** The time spent pulling, overlaps counted once. */
+function mergedPullMs(sessions: [number, number][]): number {
   sessions.sort((a, b) => a[0] - b[0]);
   let total = 0;
   let end = -Infinity;

@@ -5,6 +5,7 @@
  */
 import type { Bound, PhaseName, PodStartup } from './podStartup';
 import type { StartupGroup } from './report';
+import { StartupRow } from './row';
 
 const PHASES: PhaseName[] = ['scheduling', 'sandbox', 'init', 'imagePull', 'start', 'readiness'];
 const TITLES: Record<PhaseName, string> = {
@@ -25,11 +26,24 @@ export function humanMs(ms: number | undefined): string {
   return `${m}m${Math.round((ms - m * 60_000) / 1000)}s`;
 }
 
+/** A row's figures without its bounds (row.ts); any other PodStartup's from its phases. */
+function hasPhase(p: PodStartup, name: PhaseName): boolean {
+  return p instanceof StartupRow ? p.hasPhase(name) : p.phases.some((ph) => ph.name === name);
+}
+
 function phaseCell(p: PodStartup, name: PhaseName): string {
-  const ph = p.phases.find((x) => x.name === name);
-  if (!ph) return '-';
-  const tries = ph.retries.reduce((n, r) => n + (r.reason === 'Unhealthy' ? 0 : r.count), 0);
-  return `${humanMs(ph.ms)}${tries ? ` (${tries}x)` : ''}`;
+  if (!hasPhase(p, name)) return '-';
+  let ms: number | undefined;
+  let tries: number;
+  if (p instanceof StartupRow) {
+    ms = p.phaseMs(name);
+    tries = p.phaseTries(name);
+  } else {
+    const ph = p.phases.find((x) => x.name === name)!;
+    ms = ph.ms;
+    tries = ph.retries.reduce((n, r) => n + (r.reason === 'Unhealthy' ? 0 : r.count), 0);
+  }
+  return `${humanMs(ms)}${tries ? ` (${tries}x)` : ''}`;
 }
 
 function sliCell(p: PodStartup): string {
@@ -69,7 +83,7 @@ export function formatStartup(groups: readonly StartupGroup[], opts: { sources?:
   if (!groups.length) return 'no pods\n';
   const out: string[] = [];
   for (const g of groups) {
-    const phases = PHASES.filter((n) => g.pods.some((p) => p.phases.some((ph) => ph.name === n)));
+    const phases = PHASES.filter((n) => g.pods.some((p) => hasPhase(p, n)));
     out.push(
       `${g.owner}${g.rollout ? ` (${g.rollout})` : ''} in ${g.namespace}: ${g.pods.length} pod${g.pods.length === 1 ? '' : 's'}, ${g.complete} with every phase known`,
     );
