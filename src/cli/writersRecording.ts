@@ -68,13 +68,7 @@ export async function replayWriters(
     run.started?.(clock, t0);
     // Objects stay JSON text until a change needs them (RecordedObjects).
     const state = await rec.objectsAt(kf.t, signal);
-    let past = false;
-    for await (const r of rec.records(signal)) {
-      if (!past) {
-        if (r.k === 'KE' && r.t === kf.t) past = true;
-        continue;
-      }
-      if (r.k !== 'D') continue;
+    for await (const r of rec.changesAfter(kf, signal)) {
       if (r.t > until) break;
       const p = parseKey(r.key);
       if (!p) continue;

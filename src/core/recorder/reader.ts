@@ -387,6 +387,19 @@ export class Recording {
       yield* (await this.tryDecode(b)) ?? [];
     }
   }
+
+  /**
+   * The changes recorded after keyframe `kf`, in order: every delta record past the keyframe's own
+   * end (its records repeat state, they are not changes). Starting from `objectsAt(kf.t)` and
+   * applying these rebuilds every later instant.
+   */
+  async *changesAfter(kf: KeyframeInfo, signal: AbortSignal): AsyncGenerator<DeltaRecord> {
+    let past = false;
+    for await (const r of this.records(signal)) {
+      if (!past) past = r.k === 'KE' && r.t === kf.t;
+      else if (r.k === 'D') yield r;
+    }
+  }
 }
 
 /** The startedAt of a segment's header record, or undefined when it has none. */

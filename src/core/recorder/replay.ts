@@ -80,14 +80,7 @@ export function replayRecording(rec: Recording, target: ReplayTarget, signal: Ab
     try {
       await opts.startWhen?.(signal);
       const start = clock.now();
-      let past = false;
-      for await (const r of rec.records(signal)) {
-        if (!past) {
-          // Skip up to and including the first keyframe's end.
-          if (r.k === 'KE' && r.t === kf.t) past = true;
-          continue;
-        }
-        if (r.k !== 'D') continue;
+      for await (const r of rec.changesAfter(kf, signal)) {
         const due = start + (r.t - kf.t) / speed;
         const wait = due - clock.now();
         if (wait > 1) await clock.sleep(wait, signal);
