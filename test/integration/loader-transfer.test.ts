@@ -104,8 +104,9 @@ describe('tree transfer modes on the demo cluster', () => {
         assert.ok(deleting >= 3, `deleting pods compared: ${deleting}`);
         t.diagnostic(`bytes: full ${full.bytes}, auto ${r.bytes} (${(r.bytes / full.bytes).toFixed(2)}x)`);
         // Every mode still moves each object's metadata, managedFields included (as kube-apiserver's
-        // Table rows and PartialObjectMetadata carry them): on realistic objects about 0.65x of full.
-        assert.ok(r.bytes < full.bytes * 0.75, `auto moved ${r.bytes} bytes, full ${full.bytes}`);
+        // Table rows and PartialObjectMetadata carry them). Full loads ask protobuf for ConfigMaps and
+        // Secrets too, so on realistic objects auto moves about 0.8x of full (0.65x when those were JSON).
+        assert.ok(r.bytes < full.bytes * 0.9, `auto moved ${r.bytes} bytes, full ${full.bytes}`);
       }
     }
   });
