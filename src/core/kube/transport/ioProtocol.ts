@@ -31,8 +31,7 @@ export type ToWorker =
   | ({ t: 'list'; ch: number; id: number } & ListStreamRequest)
   | { t: 'grant'; id: number; grants: number; headers: HeaderMap }
   | { t: 'cancel'; id: number }
-  /** Body buffers the calling thread has decoded and will not touch again, for the worker's pool (ioBuffers.ts). */
-  | { t: 'recycle'; buffers: ArrayBuffer[] }
+  | { t: 'recycle'; buffer: ArrayBuffer }
   /**
    * Have `sockets` connections of the channel to `origin` open or opening (spare ones are dialled
    * now); see ioWarm.ts. `probe`: also GET this URL once on the first connection that is up.

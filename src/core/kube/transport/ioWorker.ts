@@ -69,7 +69,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
       if (!c) return post({ t: 'fail', id: m.id, kind: 'connect', message: "the cluster's I/O channel is closed", sent: 0, end: true });
       streams.open(m, c);
     } else if (m.t === 'grant') streams.grant(m.id, m.grants, m.headers);
-    else if (m.t === 'recycle') for (const b of m.buffers) buffers.recycle(b);
+    else if (m.t === 'recycle') buffers.recycle(m.buffer);
     else if (m.t === 'warm') {
       const c = channels.get(m.ch);
       if (c) warm(c, m.origin, m.sockets, m.probe);
