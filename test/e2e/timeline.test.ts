@@ -227,7 +227,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await frames(page);
     assert.equal(await page.locator('#timeline-status').innerText(), `${TOTAL} of ${TOTAL} events`);
     const lanes = await page.locator('#timeline-lanes li').allInnerTexts();
-    assert.deepEqual(lanes, ['worker 0', 'worker 1', 'worker 2', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
+    assert.deepEqual(lanes, ['worker 0', 'worker 1', 'worker 2', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness']);
     await shot(page, '01-fit-all');
   });
 
@@ -343,7 +343,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
   it('filters by source, kind and name', async () => {
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await frames(page);
-    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
+    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness']);
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await page.locator('#timeline-kind').selectOption('deployments.apps');
     await frames(page);
