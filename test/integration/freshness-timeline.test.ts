@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeTrace, type TraceEvent } from '../../src/core/recorder/export';
 import { Recording } from '../../src/core/recorder/reader';
 import { startRecording, type RecordingSession } from '../../src/core/recorder/session';
 import type { SyncIterationEvent, TimelineEvent } from '../../src/core/timeline/events';
@@ -114,6 +115,14 @@ describe('the freshness lane: a missed ConfigMaps event, live and from a recordi
       assert.deepEqual(recorded.slice(0, live.length), live);
       const st = story(recorded);
       assert.ok(st.diverged && st.repair && st.staleAt && st.spell, 'the recording tells the story');
+      // kubeloop export --format trace: the same story as spans on the sync loop's 'freshness' thread
+      const chunks: string[] = [];
+      await writeTrace(r.records(never), async (c) => void chunks.push(c));
+      const trace = JSON.parse(chunks.join('')) as { traceEvents: TraceEvent[] } | TraceEvent[];
+      const names = (Array.isArray(trace) ? trace : trace.traceEvents).filter((e) => e.ph === 'X' && e.cat === 'freshness').map((e) => e.name);
+      for (const n of ['relist configmaps:*', 'consistency check configmaps:*', 'stale configmaps:*', 'stale spell configmaps:*']) {
+        assert.ok(names.includes(n), `${n} in the trace: ${names.join(', ')}`);
+      }
     } finally {
       r.close();
     }
