@@ -232,7 +232,8 @@ function watchIterations(flags: SyncFlags, timeline: TimelineStore, wallOrigin: 
     if (seen.readyAt === undefined && e.source === 'housekeeping' && e.outcome !== 'skipped') seen.readyAt = wallOrigin + e.t;
     if (flags.compare) seen.iterations.push(loopIteration(e, wallOrigin));
     // Loop iterations; the pod workers' own marks only when asked for (they are the timeline's, not the loop's).
-    if (flags.json && (e.source !== 'podworker' || flags.workers)) io.stdout(iterationJson(e, wallOrigin));
+    // Freshness marks never: they are the timeline's too, and a span's t is its start, out of the stream's time order.
+    if (flags.json && e.source !== 'freshness' && (e.source !== 'podworker' || flags.workers)) io.stdout(iterationJson(e, wallOrigin));
   });
   return seen;
 }

@@ -75,7 +75,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
       ['At', formatTime(e.t)],
       ['Duration', e.durationMs ? formatDuration(e.durationMs) : undefined],
       ['Outcome', e.outcome],
-      [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : 'Data', e.data],
+      [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : e.source === 'freshness' ? 'Verdict' : 'Data', e.data],
       ['Message', e.message],
       ['Line', e.raw],
     ]);
@@ -97,7 +97,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Message', e.message],
         ]
       : [
-          [e.source === 'podworker' ? 'Pod worker sync' : 'Sync loop iteration', `${e.source} / ${e.op}`],
+          [e.source === 'podworker' ? 'Pod worker sync' : e.source === 'freshness' ? 'Freshness' : 'Sync loop iteration', `${e.source} / ${e.op}`],
           // the sync loop keys a pod `namespace/name`, another object `resource:namespace/name`
           ['Objects', e.key || '(none)'],
           ['Node', e.node],
@@ -107,7 +107,7 @@ export function eventDetailRows(e: TimelineEvent): DetailRow[] {
           ['Duration', formatDuration(e.durationMs)],
           ['Outcome', e.outcome],
           ['Inferred', e.inferred ? 'yes: a workstation cannot see this; read from Events, exit codes, conditions or a vanished pod' : undefined],
-          [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : 'Data', e.data],
+          [e.source === 'pleg' ? 'Container' : e.source === 'probe' ? 'Status' : e.source === 'freshness' ? 'Verdict' : 'Data', e.data],
           ['Container name', e.container],
           ['Worker state', e.worker?.state],
           [

@@ -227,7 +227,20 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await frames(page);
     assert.equal(await page.locator('#timeline-status').innerText(), `${TOTAL} of ${TOTAL} events`);
     const lanes = await page.locator('#timeline-lanes li').allInnerTexts();
-    assert.deepEqual(lanes, ['worker 0', 'worker 1', 'worker 2', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
+    assert.deepEqual(lanes, [
+      'worker 0',
+      'worker 1',
+      'worker 2',
+      'worker 3',
+      'config',
+      'pleg',
+      'sync',
+      'probe',
+      'housekeeping',
+      'informer',
+      'podworker',
+      'freshness',
+    ]);
     await shot(page, '01-fit-all');
   });
 
@@ -343,7 +356,16 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
   it('filters by source, kind and name', async () => {
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await frames(page);
-    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']);
+    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), [
+      'config',
+      'pleg',
+      'sync',
+      'probe',
+      'housekeeping',
+      'informer',
+      'podworker',
+      'freshness',
+    ]);
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await page.locator('#timeline-kind').selectOption('deployments.apps');
     await frames(page);
@@ -613,6 +635,7 @@ describe('controller lanes in Chromium', () => {
       'housekeeping',
       'informer',
       'podworker',
+      'freshness',
     ]);
     assert.equal(
       await page.locator('#timeline-lanes li[data-lane="controller:replicaset"]').getAttribute('aria-label'),
@@ -652,6 +675,7 @@ describe('controller lanes in Chromium', () => {
       'housekeeping',
       'informer',
       'podworker',
+      'freshness',
     ]);
     assert.deepEqual(pageErrors.get(page), []);
   });
@@ -738,7 +762,8 @@ describe('the timeline in a real VS Code (code-server)', () => {
     });
     const lanes = await frame.locator('#timeline-lanes li').allInnerTexts();
     assert.ok(lanes.includes('worker 0'), `lanes: ${lanes}`);
-    for (const l of ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker']) assert.ok(lanes.includes(l), `no ${l} lane in ${lanes}`);
+    for (const l of ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'])
+      assert.ok(lanes.includes(l), `no ${l} lane in ${lanes}`);
 
     // Find a finished task in the event list, then click its bar on the canvas. The demo's
     // controllers reconcile all the while: their lanes are hidden so the list holds the loader's.
@@ -809,8 +834,9 @@ describe('the timeline in a real VS Code (code-server)', () => {
     if (await runOrNotReady(s, 'startSyncLoop')) return; // the loop is not wired yet: the load part stands
     await s.step('a sync-loop iteration selected', async () => {
       await frame.locator('#timeline-sources button[data-source="loader"]').click();
-      // pod-worker marks are marks too, with details of their own: this step is about an iteration
+      // pod-worker and freshness marks are marks too, with details of their own: this step is about an iteration
       await frame.locator('#timeline-sources button[data-source="podworker"]').click();
+      await frame.locator('#timeline-sources button[data-source="freshness"]').click();
       await frame.locator('button', { hasText: 'Fit' }).click(); // the view was zoomed in on the task
       await frame.locator('button', { hasText: 'List' }).click();
       await frame.locator('#timeline-events li[data-kind="mark"]').first().waitFor({ timeout: 60_000 });

@@ -31,11 +31,11 @@ function items(...events: (LoaderTaskEvent | SyncIterationEvent)[]): TimelineIte
 }
 
 describe('TimelineModel lanes', () => {
-  it('has the five sync-source lanes before any event, in upstream order, then the informers and the pod workers', () => {
+  it('has the five sync-source lanes before any event, in upstream order, then the informers, the pod workers and freshness', () => {
     const m = new TimelineModel();
     assert.deepEqual(
       m.lanes().map((l) => l.key),
-      ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker'],
+      ['source:config', 'source:pleg', 'source:sync', 'source:probe', 'source:housekeeping', 'source:informer', 'source:podworker', 'source:freshness'],
     );
   });
 
@@ -63,7 +63,7 @@ describe('TimelineModel lanes', () => {
         .lanes()
         .map((l) => l.key)
         .slice(-3),
-      ['source:podworker', 'kubelet:lab-1', 'kubelet:lab-2'],
+      ['source:freshness', 'kubelet:lab-1', 'kubelet:lab-2'],
     );
     const lab1 = m.lanes().find((l) => l.key === 'kubelet:lab-1')!;
     assert.equal(lab1.label, 'kubelet lab-1');
@@ -84,7 +84,7 @@ describe('TimelineModel lanes', () => {
     m.add(items(task(1, 'start', 0, { worker: 3 }), task(2, 'start', 0, { worker: 0 }), task(3, 'start', 1, { worker: 3 })));
     assert.deepEqual(
       m.lanes().map((l) => l.label),
-      ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'],
+      ['worker 0', 'worker 3', 'config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'],
     );
     assert.equal(m.lanes()[1]!.items.length, 2);
   });

@@ -32,8 +32,9 @@ export interface LoaderTaskEvent {
 }
 
 /** The loop's sources, plus 'informer' (non-pod kinds, kept live by their own informers, never by
- * the pod handlers) and 'podworker' (one mark per finished pod-worker sync). */
-export type SyncSource = 'config' | 'pleg' | 'sync' | 'probe' | 'housekeeping' | 'informer' | 'podworker';
+ * the pod handlers), 'podworker' (one mark per finished pod-worker sync) and 'freshness' (each
+ * watched type's relists, consistency checks and stale spells: syncloop/sources/freshnessMarks.ts). */
+export type SyncSource = 'config' | 'pleg' | 'sync' | 'probe' | 'housekeeping' | 'informer' | 'podworker' | 'freshness';
 
 /** A pod worker as one of its syncs left it (the pod-worker lane's details). */
 export interface PodWorkerDetails {

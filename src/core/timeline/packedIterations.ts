@@ -16,7 +16,8 @@
  */
 import type { PodWorkerDetails, SyncIterationEvent, SyncSource } from './events';
 
-const SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
+/** Eight at most: a source is 3 bits of the codes. */
+const SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'];
 const OUTCOMES: readonly SyncIterationEvent['outcome'][] = ['ok', 'error', 'skipped'];
 const WORKER_STATES: readonly PodWorkerDetails['state'][] = ['syncing', 'terminating', 'terminated'];
 const EVENT_FIELDS = new Set(['kind', 't', 'durationMs', 'source', 'op', 'key', 'uid', 'handler', 'outcome', 'message', 'node', 'worker', 'inferred', 'data']);

@@ -11,6 +11,7 @@ import type { Pod } from '../../kube/objects/pod';
 import { ConsistencyCheck, ConsistencyLister, CONSISTENCY_PERIOD_MS } from './consistency';
 import { TypeFreshness } from './freshness';
 import { freshnessClient } from './freshnessClient';
+import { FreshnessMarks, freshnessKey } from './freshnessMarks';
 import { Reflector, type ListWatchClient } from './reflector';
 import { ConfigSink, EventsSink } from './sinks';
 import type { AccessReviewer } from '../../kube/access/review';
@@ -116,6 +117,8 @@ interface Running {
   source?: string;
   /** For config sources: is what the source holds current (freshness.ts). */
   freshness?: TypeFreshness;
+  /** Its freshness on the timeline, when the loop has one. */
+  marks?: FreshnessMarks;
 }
 
 /** One config source's freshness: its type, where it is watched, and the record. */
@@ -281,7 +284,16 @@ export class ClusterSync {
       ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
       ...(this.opts.consistencyConfirmMs !== undefined ? { confirmMs: this.opts.consistencyConfirmMs } : {}),
     });
-    this.running.push({ reflector, promise: undefined, source, consistency, freshness });
+    const timeline = this.loop.timeline;
+    const marks = timeline
+      ? new FreshnessMarks(freshness, {
+          key: freshnessKey(t, planned.namespace),
+          clock: this.clock,
+          origin: this.loop.origin,
+          append: (e) => timeline.append(e),
+        })
+      : undefined;
+    this.running.push({ reflector, promise: undefined, source, consistency, freshness, ...(marks ? { marks } : {}) });
   }
 
   /**
@@ -481,6 +493,7 @@ export class ClusterSync {
         continue;
       }
       if (reflector.stalled()) reflector.rewatch('watch silent');
+      r.marks?.poll(); // a type stale by time alone (a watch down, a silent server) goes on the timeline here
     }
     if (this.unreported.length) {
       // Once: this housekeeping iteration is the timeline's error for these types.

@@ -32,7 +32,7 @@ import type {
 import type { TimelineItem } from '../../../shared/protocol';
 import { orderWriterLanes, writerLaneKey, writerLaneLabel, writesFlagged } from './writersLane';
 
-export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker'];
+export const SYNC_SOURCES: readonly SyncSource[] = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'];
 /** The demo cluster's controllers in the order work flows through them (unknown names sort after). */
 export const CONTROLLER_ORDER: readonly string[] = ['cronjob', 'job', 'deployment', 'replicaset', 'statefulset', 'daemonset', 'garbagecollector'];
 /** The filterable sources: the loader's tasks, the controllers' reconciles (all lanes at once), each sync-loop source, and the real kubelets' log lines (all nodes at once). */
