@@ -6,10 +6,13 @@
  * (manager -> kinds, namespaces, objects), theme icons for the flags, keyboard and screen-reader
  * support and the expansion kept across refreshes all come with the tree, and a refresh is a few
  * dozen TreeItems a second, not a page. It starts collapsed: a collapsed or hidden view is not
- * visible, and nothing is refreshed for it (the model still ticks for the timeline's writer lanes).
+ * visible.
  *
- * Level-driven: once a second the view compares the sync loop it feeds from with the running one and
- * starts or stops the writers' watches to match (no hook into the sync controller's life).
+ * Level-driven: once a second the view compares the sync loop it feeds from with the one it should
+ * feed from (the running loop while the view is visible, none while it is hidden) and starts or
+ * stops the writers' watches to match (no hook into the sync controller's life). So a user who never
+ * opens Top Writers pays nothing for it: no second set of watches, no JSON decoded on the host
+ * thread; the timeline's writer lanes are drawn while the view is open.
  */
 import * as vscode from 'vscode';
 import { WRITERS_VIEW_ID } from '../../app/commandIds';
@@ -71,14 +74,14 @@ export class WritersView implements vscode.TreeDataProvider<WriterRow>, vscode.D
 
   /** Starts or stops the writers' watches to match the sync loop (one change at a time; a loop whose client is not open yet is tried again next second). */
   private async follow(): Promise<void> {
-    const runner = this.d.sync();
+    const runner = this.view.visible ? this.d.sync() : undefined;
     if (this.following || runner === this.fed) return;
     this.following = true;
     try {
       if (!runner) {
         this.fed = undefined;
         await this.writers.stop();
-        this.d.log.info('writers: stopped with the sync loop');
+        this.d.log.info(this.d.sync() ? 'writers: stopped (the Top Writers view is hidden)' : 'writers: stopped with the sync loop');
         this.show(undefined);
         return;
       }
