@@ -291,6 +291,7 @@ export class ClusterSync {
           clock: this.clock,
           origin: this.loop.origin,
           append: (e) => timeline.append(e),
+          ...(this.loop.opts.node ? { node: this.loop.opts.node } : {}),
         })
       : undefined;
     this.running.push({ reflector, promise: undefined, source, consistency, freshness, ...(marks ? { marks } : {}) });

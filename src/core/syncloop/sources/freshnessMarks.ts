@@ -22,6 +22,8 @@ export interface FreshnessMarksOptions {
   /** The timeline's t = 0 on `clock`. */
   origin: number;
   append: (e: SyncIterationEvent) => void;
+  /** The node the loop is scoped to, if any: its marks name it as every iteration of that loop does. */
+  node?: string;
 }
 
 export class FreshnessMarks {
@@ -98,6 +100,7 @@ export class FreshnessMarks {
       handler,
       durationMs: round3(durationMs),
       outcome,
+      ...(this.opts.node ? { node: this.opts.node } : {}),
       ...extra,
     });
   }
