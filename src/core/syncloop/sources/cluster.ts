@@ -287,7 +287,7 @@ export class ClusterSync {
     const timeline = this.loop.timeline;
     const marks = timeline
       ? new FreshnessMarks(freshness, {
-          key: freshnessKey(t, planned.namespace),
+          key: () => freshnessKey(t, reflector.namespace),
           clock: this.clock,
           origin: this.loop.origin,
           append: (e) => timeline.append(e),

@@ -16,8 +16,12 @@ import type { SyncIterationEvent } from '../../timeline/events';
 import type { CheckVerdict, TypeFreshness } from './freshness';
 
 export interface FreshnessMarksOptions {
-  /** The type's key on its marks: `resource[.group]:*` across namespaces, `resource[.group]:<ns>/*` in one. */
-  key: string;
+  /**
+   * The type's key on its marks: `resource[.group]:*` across namespaces, `resource[.group]:<ns>/*` in
+   * one. A function is read at each mark, so a type narrowed to one namespace after a cluster-wide
+   * 403 names that namespace from its first full list on.
+   */
+  key: string | (() => string);
   clock: Clock;
   /** The timeline's t = 0 on `clock`. */
   origin: number;
@@ -96,7 +100,7 @@ export class FreshnessMarks {
       t: round3(at - this.opts.origin),
       source: 'freshness',
       op,
-      key: this.opts.key,
+      key: typeof this.opts.key === 'function' ? this.opts.key() : this.opts.key,
       handler,
       durationMs: round3(durationMs),
       outcome,
