@@ -3,6 +3,7 @@
  *
  *   kubeloop sync [--kubeconfig FILE] [--context NAME] [--namespace NS]... [--node NAME]
  *                 [--consistency-period SECONDS] [--duration SECONDS] [--request-timeout DURATION] [--no-protobuf] [--json] [--workers]
+ *                 [--freshness [--freshness-period DURATION]]
  *                 [--kubelet-log FILE [--compare]]
  *                 [--watch TYPE]... [--record FILE [--record-max-mb N] [--record-max-hours H]]
  *
@@ -25,6 +26,9 @@
  * differential (core/kubeletlog/compare.ts): per class, the kubelet's lines KubeLoop matched in
  * order, KubeLoop's iterations without a counterpart (inferred or not), and the lag.
  *
+ * --freshness (freshness.ts): per watched type, is it current; a table every --freshness-period and at
+ * exit, with the run's API cost; a line (a {"freshness"} record with --json) per change of a type's state.
+ *
  * --watch TYPE (resource or resource.group, found by discovery) adds a type to the watched ones.
  * --record FILE writes a flight recording (core/recorder) of every watch delta and timeline event,
  * flushed every second; it is closed cleanly when the run ends.
@@ -45,6 +49,7 @@ import type { KubeletRecord } from '../core/kubeletlog/records';
 import { formatAlignments, formatComparison } from '../core/kubeletlog/report';
 import { processIo, safeIo, type LineIo } from './lineIo';
 import { parseSyncArgs, SYNC_HELP, type SyncFlags } from './syncArgs';
+import { reportFreshness } from './freshness';
 
 /** After the sources are ready, how long until the differential starts (the first list's ADDs and the PLEG's first relist are over). */
 const COMPARE_SETTLE_MS = 2000;
@@ -172,6 +177,19 @@ async function runConnected(flags: SyncFlags, { client, kubeletLog, types }: Con
     origin,
     ...(recording ? { observer: recording.recorder } : {}),
   });
+  const freshness = flags.freshness
+    ? reportFreshness({
+        sync,
+        timeline,
+        clock,
+        origin,
+        wallOrigin,
+        json: flags.json,
+        periodMs: flags.freshness.periodMs,
+        out: (l) => io.stdout(l),
+        transport: client.transport,
+      })
+    : undefined;
   const release = stopWhen(stop, flags.durationMs, clock, io);
   const kubelet: KubeletRecord[] = [];
   const following =
@@ -185,6 +203,7 @@ async function runConnected(flags: SyncFlags, { client, kubeletLog, types }: Con
   } finally {
     offDepth();
     release();
+    await freshness?.end(); // its API cost may name the priority level: before the client closes
     client.close();
     recordingLife.abort();
     await following;
@@ -232,7 +251,8 @@ function watchIterations(flags: SyncFlags, timeline: TimelineStore, wallOrigin: 
     if (seen.readyAt === undefined && e.source === 'housekeeping' && e.outcome !== 'skipped') seen.readyAt = wallOrigin + e.t;
     if (flags.compare) seen.iterations.push(loopIteration(e, wallOrigin));
     // Loop iterations; the pod workers' own marks only when asked for (they are the timeline's, not the loop's).
-    // Freshness marks never: they are the timeline's too, and a span's t is its start, out of the stream's time order.
+    // Freshness marks never: they are the timeline's too, and a span's t is its start, out of the stream's time order
+    // (--freshness prints a type's state per change instead).
     if (flags.json && e.source !== 'freshness' && (e.source !== 'podworker' || flags.workers)) io.stdout(iterationJson(e, wallOrigin));
   });
   return seen;

@@ -3,7 +3,10 @@
  * message, exit status 1); nothing here does I/O.
  */
 import { parseArgs } from 'node:util';
-import { parseRequestTimeout } from './requestTimeout';
+import { parseRequestTimeout, REQUEST_TIMEOUT_HELP } from './requestTimeout';
+
+/** --freshness's table by default once a minute: the watch cache's bookmark interval, the step a current type's ages move in. */
+const DEFAULT_FRESHNESS_PERIOD_MS = 60_000;
 
 export const SYNC_HELP = `usage: kubeloop sync [flags]
 
@@ -23,6 +26,14 @@ export const SYNC_HELP = `usage: kubeloop sync [flags]
   --json                one JSON object per iteration: at, t, source, op, key, handler, durationMs, outcome
                         (and message, node, uid, data, inferred when known)
   --workers             with --json, also the pod workers' syncs (source "podworker")
+  --freshness           is each watched type current: a table per type (last event and bookmark,
+                        last relist and why, last consistency check, stale or current) every
+                        --freshness-period and at exit, with the run's API cost (requests, bytes,
+                        429s, Retry-After, flow schema and priority level); a line per change of a
+                        type's state (with --json: a {"freshness": ...} record per change, and
+                        {"apiCost": ...} at exit)
+  --freshness-period D  how often the table is printed: seconds, or a duration such as 30s, 1m;
+                        0 = only at exit (default 60s)
   --kubelet-log FILE    follow a real kubelet's -v=4 log (a node this machine runs, e.g. the lab's)
                         and print its lines beside KubeLoop's iterations; needs --node (default: the
                         log the context's kubeloop.dev/kubelet-logs extension names for the node,
@@ -52,6 +63,8 @@ export interface SyncFlags {
   noProtobuf?: boolean;
   json: boolean;
   workers: boolean;
+  /** --freshness: the table every `periodMs` (0: only at exit) and a record per change of a type's state. */
+  freshness?: { periodMs: number };
   kubeletLog?: string;
   compare: boolean;
   watch: string[];
@@ -84,6 +97,8 @@ export function parseSyncArgs(argv: string[]): SyncFlags | 'help' | SyncFlagsErr
         'no-protobuf': { type: 'boolean' },
         json: { type: 'boolean' },
         workers: { type: 'boolean' },
+        freshness: { type: 'boolean' },
+        'freshness-period': { type: 'string' },
         'kubelet-log': { type: 'string' },
         compare: { type: 'boolean' },
         watch: { type: 'string', multiple: true },
@@ -106,6 +121,9 @@ export function parseSyncArgs(argv: string[]): SyncFlags | 'help' | SyncFlagsErr
     const node = values.node;
     if (values['kubelet-log'] !== undefined && node === undefined) return { error: '--kubelet-log needs --node NAME (the node whose kubelet writes that log)' };
     if (node !== undefined && !NODE_NAME.test(node)) return { error: `--node must be a node name (lower-case letters, digits, '-' and '.'), got "${node}"` };
+    const freshnessPeriod = values['freshness-period'];
+    if (freshnessPeriod !== undefined && !values.freshness) return { error: '--freshness-period needs --freshness' };
+    const freshnessPeriodMs = freshnessPeriod === undefined ? DEFAULT_FRESHNESS_PERIOD_MS : duration('--freshness-period', freshnessPeriod);
     const keyframeEveryMs = positive('record-keyframe-seconds', values['record-keyframe-seconds'], 1000);
     const maxBytes = positive('record-max-mb', values['record-max-mb'], 1024 * 1024);
     const maxAgeMs = positive('record-max-hours', values['record-max-hours'], 3600_000);
@@ -122,6 +140,7 @@ export function parseSyncArgs(argv: string[]): SyncFlags | 'help' | SyncFlagsErr
       ...(values['no-protobuf'] ? { noProtobuf: true } : {}),
       json: !!values.json,
       workers: !!values.workers,
+      ...(values.freshness ? { freshness: { periodMs: freshnessPeriodMs } } : {}),
       ...(values['kubelet-log'] !== undefined ? { kubeletLog: values['kubelet-log'] } : {}),
       compare: !!values.compare,
       watch: values.watch ?? [],
@@ -147,6 +166,15 @@ function seconds(flag: string, v: string | undefined): number | undefined {
   const s = Number(v);
   if (!Number.isFinite(s) || s <= 0) throw new Error(`${flag} must be a positive number of seconds, got "${v}"`);
   return s * 1000;
+}
+
+/** A duration as kubectl reads one (seconds, or 30s, 1m), in ms; 0 allowed. */
+function duration(flag: string, v: string): number {
+  try {
+    return parseRequestTimeout(v);
+  } catch {
+    throw new Error(`${flag}: invalid value "${v}": must be ${REQUEST_TIMEOUT_HELP}`);
+  }
 }
 
 /** A positive number times `scale`; undefined when the flag is absent. */

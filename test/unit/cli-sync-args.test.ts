@@ -49,4 +49,22 @@ describe('kubeloop sync flags', () => {
     const unknown = parseSyncArgs(['--bogus']);
     assert.ok(typeof unknown === 'object' && 'error' in unknown && unknown.withHelp === true && /--bogus/.test(unknown.error));
   });
+
+  it('--freshness: the table every --freshness-period (a duration as kubectl reads one; 0: only at exit), once a minute by default', () => {
+    const base = { namespaces: [], json: false, workers: false, compare: false, watch: [] };
+    assert.deepEqual(parseSyncArgs(['--freshness']), { ...base, freshness: { periodMs: 60_000 } });
+    assert.deepEqual(parseSyncArgs(['--freshness', '--freshness-period', '30s']), { ...base, freshness: { periodMs: 30_000 } });
+    assert.deepEqual(parseSyncArgs(['--freshness', '--freshness-period', '5']), { ...base, freshness: { periodMs: 5_000 } });
+    assert.deepEqual(parseSyncArgs(['--freshness', '--freshness-period', '0']), { ...base, freshness: { periodMs: 0 } });
+    const refusals: [string[], RegExp][] = [
+      [['--freshness-period', '30s'], /^--freshness-period needs --freshness$/],
+      [['--freshness', '--freshness-period', 'often'], /^--freshness-period: invalid value "often": must be a single integer in seconds/],
+      [['--freshness', '--freshness-period=-1s'], /^--freshness-period: invalid value "-1s"/],
+    ];
+    for (const [argv, message] of refusals) {
+      const r = parseSyncArgs(argv);
+      assert.ok(typeof r === 'object' && 'error' in r, `${argv.join(' ')} was accepted`);
+      assert.match(r.error, message);
+    }
+  });
 });

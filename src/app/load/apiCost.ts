@@ -6,7 +6,8 @@ import type { ApiCost } from '../../core/loader/loadCost';
 import { DEFAULT_SERVER_SEATS } from '../../core/loader/apf';
 import { formatCount } from '../../core/formatCount';
 
-function bytes(n: number): string {
+/** "512 B", "48.1 KiB", "1.2 MiB". */
+export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
