@@ -11,6 +11,7 @@ import { credentialsWithheld } from '../core/kube/transport/auth';
 import { KubeClient, KubeConfigError, listContextNames, loadKubeContexts, type KubeContext } from '../core/kube';
 import { resolveLoaderOptions } from '../core/loader';
 import { loadClusters, MULTI_DEFAULT_LANES, MULTI_REACH_TIMEOUT_MS, type ClusterOutcome, type ClusterTarget } from '../core/loader/multiCluster';
+import { apiCostLine } from '../app/load/apiCost';
 import { loaderOptions, summaryLine, table, toJson, wantsIoThread, type LoadFlags, type LoadIO } from './load';
 import { formatCount } from '../core/formatCount';
 import { redactUrl } from '../core/kube/redactUrl';
@@ -123,6 +124,7 @@ export async function loadMany(flags: LoadFlags, io: LoadIO): Promise<number> {
         }
         if (o.results.length > 0) io.stdout.write(table(o.results));
         io.stdout.write(o.summary.outcome === 'failed' ? `Failed: ${describe(o.summary.error)}\n` : summaryLine(o.summary, resolved));
+        if (o.summary.apiCost) io.stdout.write(`${apiCostLine(o.summary.apiCost)}\n`); // as a lone load prints it
       }
       const ok = clusters.filter((c) => c.outcome === 'ok').length;
       io.stdout.write(`\n${ok}/${clusters.length} clusters loaded in ${(durationMs / 1000).toFixed(2)} s on ${lanes} shared lanes.\n`);
