@@ -36,6 +36,8 @@ export interface KubeLoopApi {
   readonly model: ResourceModel;
   readonly log: Logger;
   settings(): KubeLoopSettings;
+  /** The Relations view's rows, as VS Code reads them (for tests: a view's contents are not in the VS Code API). */
+  readonly relations: Pick<RelationsView, 'getChildren' | 'getTreeItem'>;
   /** Whether a load or the sync loop is running (for tests that wait on them). */
   state(): { loading: boolean; sync: 'off' | 'starting' | 'running'; demoUrl?: string };
 }
@@ -98,6 +100,7 @@ export function activate(context: vscode.ExtensionContext): KubeLoopApi {
     model: h.model,
     log,
     settings: () => h.config.get(),
+    relations,
     state: () => ({ loading: loads.loading, sync: sync.state, ...(demo.info ? { demoUrl: demo.info.url } : {}) }),
   };
 }

@@ -11,6 +11,7 @@ export function run(): Promise<void> {
   mocha.suite.emit('pre-require', globalThis, 'bundle', mocha);
   require('./smoke.suite');
   require('./cluster.suite');
+  require('./relations.suite');
   return new Promise((resolve, reject) => {
     mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} test(s) failed`)) : resolve()));
   });
