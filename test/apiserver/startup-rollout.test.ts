@@ -6,36 +6,63 @@
  * Events, against the kube-apiserver) has every phase of at least 95 % of the pods; every known
  * bound has exactly the time of the status field or Event it names (read again here, by the test's
  * own client); and our kubelet SLI sits beside the one the kubelet itself logs for the same pod
- * ("Observed pod startup duration", pod_startup_latency_tracker.go).
+ * ("Observed pod startup duration", pod_startup_latency_tracker.go). `kubeloop sync --record` runs
+ * through the same rollout: the report read from its recording is the live one, pod by pod and bound
+ * by bound, and so its SLI sits beside the kubelets' as well.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { startControllerManagerAndScheduler, type Components } from '../../lab/components';
 import { startHollowKubelets, type HollowKubelets } from '../../lab/hollowkubelet';
 import { KubeClient } from '../../src/core/kube/client';
 import { readStartupLive } from '../../src/app/startup/readStartup';
-import type { Bound, PodStartup } from '../../src/core/startup/podStartup';
+import type { Bound } from '../../src/core/startup/podStartup';
+import type { StartupGroup } from '../../src/core/startup/report';
 import { Api } from './support';
 import { eventually } from '../support/eventually';
+import { assertRecordingAgrees, boundsOf, deploymentOf, pullsOf, rolloutGroup, rolloutSettled, startRecorder } from '../support/startupRollout';
 
 const NODES = ['hk-a', 'hk-b']; // 110 pods each at most (the kubelet's default max-pods)
 const NS = 'rollout';
 const REPLICAS = 100;
 const AGNHOST = 'registry.k8s.io/e2e-test-images/agnhost:2.47';
+const SELECTION = { namespace: NS, target: { kind: 'deployment', name: 'shop' } };
 const never = new AbortController().signal;
 
 let cp: ControlPlane;
 let components: Components | undefined;
 let kubelets: HollowKubelets | undefined;
 let api: Api;
+let dir: string;
+let recorder: Awaited<ReturnType<typeof startRecorder>> | undefined;
+const recording = () => path.join(dir, 'rollout.klr');
 
-/** What the kubelet logged for each pod it measured: `NS/NAME` -> its podStartSLOduration in ms. */
-function kubeletSliFromLogs(): Map<string, number> {
-  const out = new Map<string, number>();
+/** What the kubelet logged of a pod it measured. */
+interface KubeletObserved {
+  /** podStartSLOduration, ms. */
+  sliMs: number;
+  /** watchObservedRunningTime, epoch ms: its "running", the time it saw the status it wrote. */
+  runningAt: number;
+  line: string;
+}
+
+/** A Go time.Time as klog prints it ("2026-12-07 19:31:59.123456789 +0000 UTC m=+1.2"), in epoch ms. */
+function goTime(s: string): number {
+  const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(\.\d{1,3})?\d* ([+-]\d\d)(\d\d) /.exec(s);
+  return m ? Date.parse(`${m[1]}T${m[2]}${m[3] ?? ''}${m[4]}:${m[5]}`) : NaN;
+}
+
+/** What the kubelets logged for each pod they measured ("Observed pod startup duration"), by `NS/NAME`. */
+function kubeletSliFromLogs(): Map<string, KubeletObserved> {
+  const out = new Map<string, KubeletObserved>();
   for (const k of kubelets!.nodes) {
-    for (const m of k.log().matchAll(/"Observed pod startup duration" pod="([^"]+)" podStartSLOduration=([\d.e+-]+)/g)) out.set(m[1]!, Number(m[2]) * 1000);
+    for (const m of k.log().matchAll(/"Observed pod startup duration" pod="([^"]+)" podStartSLOduration=([\d.e+-]+).*?watchObservedRunningTime="([^"]+)"/g))
+      out.set(m[1]!, { sliMs: Number(m[2]) * 1000, runningAt: goTime(m[3]!), line: m[0] });
   }
   return out;
 }
@@ -75,7 +102,38 @@ function timeAtSource(b: Bound, pod: any, eventsByName: Map<string, any>): numbe
   return undefined;
 }
 
-const bounds = (p: PodStartup): Bound[] => [p.phases[0]!.from, ...p.phases.map((ph) => ph.to)];
+/**
+ * Our SLI beside the kubelet's (`theirs`, from its log) for every pod of the group both have. The
+ * two differ by where "running" is read: ours is the containers' startedAt (truncated to the
+ * second), the kubelet's its watch of the status it wrote (watchObservedRunningTime, which it
+ * logs), later by that write and watch, seconds on a loaded machine. With that delay taken out they
+ * agree: both start at the same creationTimestamp, and the image pulls subtracted are the same
+ * pulls (ours from the Pulled Events, ms in their messages; the kubelet's from its own clock).
+ */
+function assertSliBesideKubelets(g: StartupGroup, theirs: Map<string, KubeletObserved>, what: string, t: { diagnostic(m: string): void }): void {
+  const diffs: number[] = [];
+  const rest: number[] = [];
+  for (const p of g.pods) {
+    const k = theirs.get(`${NS}/${p.name}`);
+    if (k === undefined || p.sli.ms === undefined) continue;
+    assert.ok(Number.isFinite(k.runningAt), `watchObservedRunningTime read from: ${k.line}`);
+    // Ours runs from creation to the one container's startedAt (its start phase's end, checked at its source above).
+    const ourRunning = p.phases[0]!.from.at! + p.sli.e2eMs!;
+    assert.equal(ourRunning, p.phases.find((ph) => ph.name === 'start')!.to.at, `${p.name} (${what}): our SLI runs to the container's start`);
+    const d = k.sliMs - p.sli.ms;
+    diffs.push(d);
+    rest.push(d - (k.runningAt - ourRunning));
+    // Our running is startedAt truncated: never after the kubelet saw it running.
+    assert.ok(k.runningAt >= ourRunning, `${p.name} (${what}): the kubelet saw it running at ${k.runningAt}, before our ${ourRunning}`);
+  }
+  const range = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return `min ${s[0]?.toFixed(0)} ms, median ${s[s.length >> 1]?.toFixed(0)} ms, max ${s[s.length - 1]?.toFixed(0)} ms`;
+  };
+  t.diagnostic(`kubelet SLI minus ours (${what}) over ${diffs.length} pods: ${range(diffs)}; less the kubelet's watch delay: ${range(rest)}`);
+  assert.ok(diffs.length >= 95, `${diffs.length} pods with both SLIs (${what})`);
+  for (const r of rest) assert.ok(Math.abs(r) < 100, `kubelet SLI minus ours, less its watch delay (${what}): ${r} ms`);
+}
 
 describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubelets', { timeout: 600_000 }, () => {
   before(async () => {
@@ -85,68 +143,37 @@ describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubele
     // v=2: the kubelet's start-up line is at v=0; the sync loop's v=4 lines are not needed here.
     kubelets = await startHollowKubelets(cp, { nodes: NODES, v: 2 });
     await api.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeloop-startup-rollout-'));
+    recorder = await startRecorder(cp.kubeconfigPath, NS, recording());
   });
 
   after(async () => {
+    recorder?.kill();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
     await kubelets?.stop();
     await components?.stop();
     api?.close();
     await cp?.stop();
   });
 
-  it('has the phases of >= 95 % of the pods within 1 s of settling, each bound at its source, the kubelet SLI beside ours', async (t) => {
-    await api.must('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'shop', namespace: NS },
-      spec: {
-        replicas: REPLICAS,
-        selector: { matchLabels: { app: 'shop' } },
-        template: {
-          metadata: { labels: { app: 'shop' } },
-          spec: {
-            containers: [
-              {
-                name: 'web',
-                image: AGNHOST,
-                args: ['netexec', '--http-port=8080'],
-                readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1 },
-              },
-            ],
-          },
-        },
-      },
-    });
+  it('has the phases of >= 95 % of the pods within 1 s of settling, each bound at its source, the kubelet SLI beside ours; the recording says the same', async (t) => {
+    await api.must(
+      'POST',
+      `/apis/apps/v1/namespaces/${NS}/deployments`,
+      deploymentOf(NS, 'shop', REPLICAS, {
+        image: AGNHOST,
+        args: ['netexec', '--http-port=8080'],
+        readinessProbe: { httpGet: { path: '/', port: 8080 }, periodSeconds: 1 },
+      }),
+    );
     // The reader's client made beforehand: the clock below is the report's own lists and work.
     const client = await KubeClient.fromKubeconfig({ kubeconfig: cp.kubeconfigPath });
     const t0 = performance.now();
-    await eventually(
-      async () => {
-        const d = await api.must('GET', `/apis/apps/v1/namespaces/${NS}/deployments/shop`);
-        const s = d.status ?? {};
-        if (
-          s.observedGeneration === d.metadata.generation &&
-          s.updatedReplicas === REPLICAS &&
-          s.readyReplicas === REPLICAS &&
-          s.availableReplicas === REPLICAS
-        )
-          return true;
-        throw new Error(`status: ${JSON.stringify(s)}`);
-      },
-      { description: 'the rollout settled: 100 updated, ready and available replicas', timeoutMs: 300_000, maxIntervalMs: 50 },
-    );
+    await rolloutSettled(() => api.must('GET', `/apis/apps/v1/namespaces/${NS}/deployments/shop`), REPLICAS, 300_000);
     const settled = performance.now();
-    const live = await readStartupLive(client, { namespace: NS, target: { kind: 'deployment', name: 'shop' } }, never);
+    const live = await readStartupLive(client, SELECTION, never);
     const elapsed = performance.now() - settled;
-    assert.ok(!('error' in live), 'error' in live ? live.error : '');
-    if ('error' in live) return;
-    assert.ok(elapsed < 1000, `the report took ${elapsed.toFixed(0)} ms after the rollout settled`);
-    assert.deepEqual(live.warnings, []);
-    assert.equal(live.groups.length, 1);
-    const g = live.groups[0]!;
-    assert.equal(g.owner, 'deployment/shop');
-    assert.match(g.rollout ?? '', /^replicaset\/shop-[a-z0-9]+$/);
-    assert.equal(g.pods.length, REPLICAS);
+    const g = rolloutGroup(live, elapsed, REPLICAS);
     t.diagnostic(
       `rollout settled in ${((settled - t0) / 1000).toFixed(1)} s; report read ${elapsed.toFixed(0)} ms after; ${g.complete} of ${REPLICAS} pods with every phase`,
     );
@@ -160,7 +187,7 @@ describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubele
     for (const p of g.pods) {
       const pod = pods.get(p.name);
       assert.ok(pod, `${p.name} is listed`);
-      for (const b of bounds(p)) {
+      for (const b of boundsOf(p)) {
         if (b.how === 'unknown') continue;
         const at = timeAtSource(b, pod, eventsByName);
         assert.notEqual(at, undefined, `${p.name} ${b.name}: an unknown kind of source: ${b.source}`);
@@ -171,7 +198,7 @@ describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubele
     }
     t.diagnostic(`bounds by source: ${[...seen].map(([k, n]) => `${k} x${n}`).join('; ')}`);
     // The image pulls, as the real kubelet words them over the fake runtime's image service.
-    const pulls = g.pods.flatMap((p) => p.phases.find((ph) => ph.name === 'imagePull')!.pulls ?? []);
+    const pulls = pullsOf(g);
     t.diagnostic(`pulls: ${pulls.filter((x) => x.pulled).length} pulled, ${pulls.filter((x) => !x.pulled).length} already present`);
     assert.equal(pulls.length, REPLICAS, 'one Pulled Event per pod, each read');
     assert.ok(pulls.every((x) => x.image === AGNHOST));
@@ -191,21 +218,7 @@ describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubele
     t.diagnostic(
       `the kubelets logged ${theirs.size} pods; not: ${unlogged.map((p) => `${p.name} on ${p.node} (sli ${p.sli.ms ?? p.sli.excluded}, pulled ${p.phases.find((ph) => ph.name === 'imagePull')!.pulls?.[0]?.pulled})`).join(', ') || 'none'}`,
     );
-    const diffs: number[] = [];
-    for (const p of g.pods) {
-      const k = theirs.get(`${NS}/${p.name}`);
-      if (k === undefined || p.sli.ms === undefined) continue;
-      diffs.push(k - p.sli.ms);
-    }
-    diffs.sort((a, b) => a - b);
-    t.diagnostic(
-      `kubelet SLI minus ours over ${diffs.length} pods: min ${diffs[0]?.toFixed(0)} ms, median ${diffs[diffs.length >> 1]?.toFixed(0)} ms, max ${diffs[diffs.length - 1]?.toFixed(0)} ms`,
-    );
-    assert.ok(diffs.length >= 95, `${diffs.length} pods with both SLIs`);
-    // Ours reads second-precision times (creation, startedAt; each truncated): it is at most 1 s
-    // above the kubelet's. The kubelet's "running" is its watch of the status it wrote, after
-    // startedAt: here 0.1-1.9 s later; on a loaded 2-core machine it may be more, hence 5 s.
-    for (const d of diffs) assert.ok(d > -1000 && d < 5000, `kubelet SLI minus ours: ${d} ms`);
+    assertSliBesideKubelets(g, theirs, 'live', t);
 
     // The same figures in the kubelet's histogram, on its own server's /metrics.
     for (const name of NODES) {
@@ -213,10 +226,16 @@ describe('kubeloop startup: a 100-pod rollout on kube-apiserver with real kubele
       const m = await kubeletGet(node.status.daemonEndpoints.kubeletEndpoint.Port as number, '/metrics');
       assert.ok('body' in m && m.status === 200, `${name} /metrics: ${JSON.stringify(m).slice(0, 300)}`);
       const metric = (suffix: string) => Number(new RegExp(`^kubelet_pod_start_sli_duration_seconds_${suffix}(?:\\{\\})? (\\S+)$`, 'm').exec(m.body)?.[1]);
-      const logged = g.pods.filter((p) => p.node === name && theirs.has(`${NS}/${p.name}`)).map((p) => theirs.get(`${NS}/${p.name}`)!);
+      const logged = g.pods.filter((p) => p.node === name && theirs.has(`${NS}/${p.name}`)).map((p) => theirs.get(`${NS}/${p.name}`)!.sliMs);
       t.diagnostic(`${name} /metrics: pod_start_sli_duration_seconds count ${metric('count')}, sum ${metric('sum')} s; ${logged.length} pods logged`);
       assert.equal(metric('count'), logged.length, `${name}: one SLI observation per pod it logged`);
       assert.ok(Math.abs(metric('sum') * 1000 - logged.reduce((a, b) => a + b, 0)) < logged.length, `${name}: the histogram's sum is the logged SLIs'`);
     }
+
+    // From the recording the sync loop wrote all along: once it has written what the server holds
+    // now, the same report (every pod's phases and bounds), and so the same SLI beside the kubelets'.
+    await recorder!.stop();
+    const recorded = await assertRecordingAgrees(recording(), SELECTION, [g]);
+    assertSliBesideKubelets(recorded[0]!, theirs, 'recorded', t);
   });
 });

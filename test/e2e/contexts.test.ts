@@ -5,13 +5,12 @@
 // offers both; alpha loads with its credentials; beta's 401 is said plainly, with a way out.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { dump, load } from 'js-yaml';
 import { paletteTitle } from '../../src/app/commandIds';
-import { startDemoCluster, type DemoCluster } from '../../src/demo';
-import { startVsCode, type Session } from './support/session';
+import { startDemoCluster } from '../../src/demo';
+import { openOnDemoCluster, type DemoWindow } from './support/demoWindow';
+import type { Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
 
@@ -22,42 +21,31 @@ interface Kubeconfig {
 
 describe('kubeconfig contexts in a real VS Code (code-server)', () => {
   let s: Session;
-  let cluster: DemoCluster;
-  let dir: string;
+  let w: DemoWindow | undefined;
 
   before(async () => {
-    cluster = await startDemoCluster({ tls: true, token: 'e2e-alpha-token', kubelet: false, objects: 300, seed: 5 });
-    dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-contexts-'));
+    const cluster = await startDemoCluster({ tls: true, token: 'e2e-alpha-token', kubelet: false, objects: 300, seed: 5 });
     const base = load(cluster.kubeconfig()) as Kubeconfig;
     const clusterName = base.clusters[0]!.name;
-    const kubeconfig = join(dir, 'config');
-    writeFileSync(
-      kubeconfig,
-      dump({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: base.clusters,
-        users: [
-          { name: 'alpha-user', user: base.users[0]!.user },
-          { name: 'beta-user', user: { token: 'revoked-token' } },
-        ],
-        contexts: [
-          { name: 'alpha', context: { cluster: clusterName, user: 'alpha-user' } },
-          { name: 'beta', context: { cluster: clusterName, user: 'beta-user' } },
-        ],
-        'current-context': 'beta',
-      }),
-    );
-    s = await startVsCode({ name: 'contexts', settings: { 'kubeloop.kubeconfig': kubeconfig } });
-    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
-    await s.workbench.openViewContainer('KubeLoop');
+    const config = dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: base.clusters,
+      users: [
+        { name: 'alpha-user', user: base.users[0]!.user },
+        { name: 'beta-user', user: { token: 'revoked-token' } },
+      ],
+      contexts: [
+        { name: 'alpha', context: { cluster: clusterName, user: 'alpha-user' } },
+        { name: 'beta', context: { cluster: clusterName, user: 'beta-user' } },
+      ],
+      'current-context': 'beta',
+    });
+    w = await openOnDemoCluster('contexts', cluster, (kubeconfig) => writeFileSync(kubeconfig, config));
+    s = w.s;
   });
 
-  after(async () => {
-    await s?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => w?.close());
 
   /**
    * Runs Select Context and picks the row of `name`; returns every row's text as it was offered.

@@ -8,14 +8,13 @@
 // where it points: one message says so.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { dump, load } from 'js-yaml';
 import { paletteTitle } from '../../src/app/commandIds';
-import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { startDemoCluster } from '../../src/demo';
 import type { DemoObject } from '../../src/demo/store';
-import { startVsCode, type Session } from './support/session';
+import { openOnDemoCluster, type DemoWindow } from './support/demoWindow';
+import type { Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
 
@@ -26,11 +25,10 @@ interface Kubeconfig {
 
 describe('a namespace-limited user in a real VS Code (code-server)', () => {
   let s: Session;
-  let cluster: DemoCluster;
-  let dir: string;
+  let w: DemoWindow | undefined;
 
   before(async () => {
-    cluster = await startDemoCluster({
+    const cluster = await startDemoCluster({
       tls: true,
       token: 'e2e-admin-token',
       kubelet: false,
@@ -47,22 +45,15 @@ describe('a namespace-limited user in a real VS Code (code-server)', () => {
         metadata: { name: `cm-${String(i).padStart(2, '0')}`, namespace: 'team-a' },
         data: { i: String(i) },
       } as DemoObject);
-    dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-rights-'));
     // Two contexts: alice's (current) and carol's, who has rights only in a namespace that is not hers.
-    const kubeconfig = join(dir, 'config');
     const alice = load(cluster.kubeconfig({ user: 'alice', namespace: 'team-a' })) as Kubeconfig;
     const carol = load(cluster.kubeconfig({ user: 'carol', namespace: 'team-a' })) as Kubeconfig;
-    writeFileSync(kubeconfig, dump({ ...alice, users: [...alice.users, ...carol.users], contexts: [...alice.contexts, ...carol.contexts] }), { mode: 0o600 });
-    s = await startVsCode({ name: 'rights', settings: { 'kubeloop.kubeconfig': kubeconfig } });
-    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
-    await s.workbench.openViewContainer('KubeLoop');
+    const both = { ...alice, users: [...alice.users, ...carol.users], contexts: [...alice.contexts, ...carol.contexts] };
+    w = await openOnDemoCluster('rights', cluster, (kubeconfig) => writeFileSync(kubeconfig, dump(both), { mode: 0o600 }));
+    s = w.s;
   });
 
-  after(async () => {
-    await s?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => w?.close());
 
   it("the tree shows team-a's objects and the forbidden types as 403 Forbidden error nodes", async () => {
     const warning = await s.step('loaded', async () => {

@@ -26,6 +26,8 @@ import { eventually } from '../support/eventually';
 const XSS = '<img src=x onerror="window.__xss=1">';
 const TOTAL = 100_000;
 const CHUNK = 5000;
+/** The sync loop's lanes, in the order the timeline lists them after the loader's and controllers'. */
+const SYNC_LOOP_LANES = ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'];
 
 /** Some of the variables VS Code's Dark Modern theme gives a webview's document (served as a stylesheet here). */
 const DARK_THEME_VARS: Record<string, string> = {
@@ -227,20 +229,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
     await frames(page);
     assert.equal(await page.locator('#timeline-status').innerText(), `${TOTAL} of ${TOTAL} events`);
     const lanes = await page.locator('#timeline-lanes li').allInnerTexts();
-    assert.deepEqual(lanes, [
-      'worker 0',
-      'worker 1',
-      'worker 2',
-      'worker 3',
-      'config',
-      'pleg',
-      'sync',
-      'probe',
-      'housekeeping',
-      'informer',
-      'podworker',
-      'freshness',
-    ]);
+    assert.deepEqual(lanes, ['worker 0', 'worker 1', 'worker 2', 'worker 3', ...SYNC_LOOP_LANES]);
     await shot(page, '01-fit-all');
   });
 
@@ -356,16 +345,7 @@ describe('the timeline webview in Chromium with 100,000 events', () => {
   it('filters by source, kind and name', async () => {
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await frames(page);
-    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), [
-      'config',
-      'pleg',
-      'sync',
-      'probe',
-      'housekeeping',
-      'informer',
-      'podworker',
-      'freshness',
-    ]);
+    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), SYNC_LOOP_LANES);
     await page.locator('#timeline-sources button[data-source="loader"]').click();
     await page.locator('#timeline-kind').selectOption('deployments.apps');
     await frames(page);
@@ -624,19 +604,7 @@ describe('controller lanes in Chromium', () => {
     );
     await frames(page);
     const lanes = await page.locator('#timeline-lanes li').allInnerTexts();
-    assert.deepEqual(lanes, [
-      'worker 0',
-      'controller/deployment',
-      'controller/replicaset',
-      'config',
-      'pleg',
-      'sync',
-      'probe',
-      'housekeeping',
-      'informer',
-      'podworker',
-      'freshness',
-    ]);
+    assert.deepEqual(lanes, ['worker 0', 'controller/deployment', 'controller/replicaset', ...SYNC_LOOP_LANES]);
     assert.equal(
       await page.locator('#timeline-lanes li[data-lane="controller:replicaset"]').getAttribute('aria-label'),
       'Lane controller/replicaset: demo cluster replicaset controller reconciles',
@@ -666,17 +634,7 @@ describe('controller lanes in Chromium', () => {
     await shot(page, '10-controller-lanes');
     await page.locator('#timeline-sources button[data-source="controllers"]').click();
     await frames(page);
-    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), [
-      'worker 0',
-      'config',
-      'pleg',
-      'sync',
-      'probe',
-      'housekeeping',
-      'informer',
-      'podworker',
-      'freshness',
-    ]);
+    assert.deepEqual(await page.locator('#timeline-lanes li').allInnerTexts(), ['worker 0', ...SYNC_LOOP_LANES]);
     assert.deepEqual(pageErrors.get(page), []);
   });
 });
@@ -762,8 +720,7 @@ describe('the timeline in a real VS Code (code-server)', () => {
     });
     const lanes = await frame.locator('#timeline-lanes li').allInnerTexts();
     assert.ok(lanes.includes('worker 0'), `lanes: ${lanes}`);
-    for (const l of ['config', 'pleg', 'sync', 'probe', 'housekeeping', 'informer', 'podworker', 'freshness'])
-      assert.ok(lanes.includes(l), `no ${l} lane in ${lanes}`);
+    for (const l of SYNC_LOOP_LANES) assert.ok(lanes.includes(l), `no ${l} lane in ${lanes}`);
 
     // Find a finished task in the event list, then click its bar on the canvas. The demo's
     // controllers reconcile all the while: their lanes are hidden so the list holds the loader's.

@@ -6,36 +6,25 @@
 // saying it watches; the timeline has a lane per fighter. Every wait is on what the page has drawn.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { paletteTitle } from '../../src/app/commandIds';
-import { startDemoCluster, type DemoCluster } from '../../src/demo';
+import { startDemoCluster } from '../../src/demo';
 import { FIGHT_ANNOTATION } from '../../src/demo/writers';
-import { startVsCode, type Session } from './support/session';
+import { openOnDemoCluster, type DemoWindow } from './support/demoWindow';
+import type { Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
 
 describe('Top Writers in a real VS Code (code-server)', () => {
   let s: Session;
-  let cluster: DemoCluster;
-  let dir: string;
+  let w: DemoWindow | undefined;
 
   before(async () => {
-    cluster = await startDemoCluster({ kubelet: false, objects: 300, seed: 44, writers: true });
-    dir = mkdtempSync(join(tmpdir(), 'kubeloop-e2e-writers-'));
-    const kubeconfig = join(dir, 'config');
-    await cluster.writeKubeconfig(kubeconfig);
-    s = await startVsCode({ name: 'writers', settings: { 'kubeloop.kubeconfig': kubeconfig } });
-    await s.step('workbench loaded', () => s.workbench.waitReady('KubeLoop'));
-    await s.workbench.openViewContainer('KubeLoop');
+    const cluster = await startDemoCluster({ kubelet: false, objects: 300, seed: 44, writers: true });
+    w = await openOnDemoCluster('writers', cluster, (kubeconfig) => cluster.writeKubeconfig(kubeconfig));
+    s = w.s;
   });
 
-  after(async () => {
-    await s?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => w?.close());
 
   it('flags the planted fight on both fighters within 10 s of watching, naming the field and the other manager', async (t) => {
     await s.step('loaded', async () => {

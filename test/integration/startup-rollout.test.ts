@@ -9,36 +9,20 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { KubeClient } from '../../src/core/kube/client';
 import { readStartupLive } from '../../src/app/startup/readStartup';
 import type { StartupGroup } from '../../src/core/startup/report';
-import type { PodStartup } from '../../src/core/startup/podStartup';
-import { eventually } from '../support/eventually';
+import { boundsOf, deploymentOf, kubeloop, pullsOf, rolloutGroup, rolloutSettled, startRecorder } from '../support/startupRollout';
 import { api, startTestCluster, type TestCluster } from './demo-support';
 
-const root = join(__dirname, '..', '..');
 const never = new AbortController().signal;
 const NS = 'rollout';
 const REPLICAS = 100;
 
-function cli(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err }))) };
-}
-
 /** Every bound of a pod is read from a status field, the creation time or a named Event, or says it is unknown. */
 const SOURCE =
   /^(status\.(conditions\[\w+\]\.lastTransitionTime|containerStatuses\[[\w-]+\]\.state\.(running|terminated)\.startedAt)|metadata\.creationTimestamp|Event \w+ [\w-]+\/[\w.-]+ (firstTimestamp|lastTimestamp|eventTime))$/;
-
-function bounds(p: PodStartup) {
-  return [p.phases[0]!.from, ...p.phases.map((ph) => ph.to)];
-}
 
 /** Per pod: its phases' durations (what two reads of the same state must agree on). */
 function phasesByPod(groups: StartupGroup[]): Map<string, string> {
@@ -49,7 +33,7 @@ function phasesByPod(groups: StartupGroup[]): Map<string, string> {
 
 describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
   let tc: TestCluster;
-  let recorder: ReturnType<typeof cli>;
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
   const recording = () => join(tc.dir, 'rollout.klr');
 
   before(async () => {
@@ -64,74 +48,39 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
       capacity: { podsPerNode: 32, addNodeAfterMs: 2000 },
     });
     await api(tc.cluster, '/api/v1/namespaces', { method: 'POST', json: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } });
-    recorder = cli(['sync', '--kubeconfig', tc.kubeconfig, '--namespace', NS, '--record', recording()]);
-    // The recorder's watches are open once it has written its first keyframe (the recording exists).
-    await eventually(async () => (await import('node:fs')).existsSync(recording()) || recorder.child.exitCode !== null, {
-      description: 'kubeloop sync --record writing its recording',
-      timeoutMs: 60_000,
-    });
-    assert.equal(recorder.child.exitCode, null, 'the recorder runs');
+    recorder = await startRecorder(tc.kubeconfig, NS, recording());
   });
 
   after(async () => {
-    recorder?.child.kill('SIGKILL');
+    recorder?.kill();
     await tc?.close();
   });
 
   it('has the phases of >= 95 % of the pods within 1 s of settling, each bound traceable; the CLI and the recording agree', async (t) => {
-    const deployment = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'shop', namespace: NS },
-      spec: {
-        replicas: REPLICAS,
-        selector: { matchLabels: { app: 'shop' } },
-        template: {
-          metadata: { labels: { app: 'shop' } },
-          spec: {
-            containers: [
-              { name: 'web', image: 'shop:2', ports: [{ containerPort: 80 }], readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1 } },
-            ],
-          },
-        },
-      },
-    };
+    const deployment = deploymentOf(NS, 'shop', REPLICAS, {
+      image: 'shop:2',
+      ports: [{ containerPort: 80 }],
+      readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1 },
+    });
     const created = await api(tc.cluster, `/apis/apps/v1/namespaces/${NS}/deployments`, { method: 'POST', json: deployment });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    await eventually(
-      async () => {
-        const d = (await api(tc.cluster, `/apis/apps/v1/namespaces/${NS}/deployments/shop`)).body;
-        const s = d.status ?? {};
-        return (
-          s.observedGeneration === d.metadata.generation && s.updatedReplicas === REPLICAS && s.readyReplicas === REPLICAS && s.availableReplicas === REPLICAS
-        );
-      },
-      { description: 'the rollout settled: 100 updated, ready and available replicas', timeoutMs: 150_000, maxIntervalMs: 50 },
-    );
+    await rolloutSettled(async () => (await api(tc.cluster, `/apis/apps/v1/namespaces/${NS}/deployments/shop`)).body, REPLICAS, 150_000);
     const settled = performance.now();
     const client = await KubeClient.fromKubeconfig({ kubeconfig: tc.kubeconfig });
     const live = await readStartupLive(client, { namespace: NS, target: { kind: 'deployment', name: 'shop' } }, never);
     const elapsed = performance.now() - settled;
-    assert.ok(!('error' in live), 'error' in live ? live.error : '');
-    if ('error' in live) return;
-    assert.ok(elapsed < 1000, `the report took ${elapsed.toFixed(0)} ms after the rollout settled`);
-    assert.deepEqual(live.warnings, []);
-    assert.equal(live.groups.length, 1);
-    const g = live.groups[0]!;
-    assert.equal(g.owner, 'deployment/shop');
-    assert.match(g.rollout ?? '', /^replicaset\/shop-[a-z0-9]+$/);
-    assert.equal(g.pods.length, REPLICAS);
+    const g = rolloutGroup(live, elapsed, REPLICAS);
     t.diagnostic(`report read ${elapsed.toFixed(0)} ms after settling; ${g.complete} of ${REPLICAS} pods with every phase`);
     assert.ok(g.complete >= 95, `${g.complete} of ${REPLICAS} pods with every phase`);
     for (const p of g.pods) {
-      for (const b of bounds(p)) {
+      for (const b of boundsOf(p)) {
         if (b.how === 'unknown') continue;
         assert.match(b.source, SOURCE, `${p.name} ${b.name}`);
         assert.ok(b.at !== undefined);
       }
     }
     // The pulls are the demo's, as the kubelet words them, and the failed first pulls show as retries.
-    const pulls = g.pods.flatMap((p) => p.phases.find((ph) => ph.name === 'imagePull')!.pulls ?? []);
+    const pulls = pullsOf(g);
     assert.ok(
       pulls.some((x) => x.pulled && x.pullMs === 400 && (x.withWaitingMs ?? 0) > 400),
       'a pull that waited for the node',
@@ -147,23 +96,21 @@ describe('kubeloop startup: a 100-pod rollout on the demo cluster', () => {
     for (let i = 1; i < g.pods.length; i++) assert.ok((g.pods[i - 1]!.totalMs ?? -1) >= (g.pods[i]!.totalMs ?? -1), 'slowest first');
 
     // kubeloop startup as a child process: the same pods, the same phases.
-    const json = await cli(['startup', 'deployment/shop', '--namespace', NS, '--kubeconfig', tc.kubeconfig, '--json']).done;
+    const json = await kubeloop(['startup', 'deployment/shop', '--namespace', NS, '--kubeconfig', tc.kubeconfig, '--json']).done;
     assert.equal(json.code, 0, json.err);
     const fromCli = JSON.parse(json.out) as { groups: StartupGroup[] };
-    assert.deepEqual(phasesByPod(fromCli.groups), phasesByPod(live.groups));
-    const text = await cli(['startup', 'deployment/shop', '-n', NS, '--kubeconfig', tc.kubeconfig]).done;
+    assert.deepEqual(phasesByPod(fromCli.groups), phasesByPod([g]));
+    const text = await kubeloop(['startup', 'deployment/shop', '-n', NS, '--kubeconfig', tc.kubeconfig]).done;
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, new RegExp(`^deployment/shop \\(replicaset/shop-[a-z0-9]+\\) in ${NS}: 100 pods, \\d+ with every phase known$`, 'm'));
     assert.match(text.out, /^ {2}POD\s+TOTAL\s+SCHEDULING\s+SANDBOX\s+IMAGE PULL\s+START\s+READY\s+KUBELET SLI$/m);
     assert.match(text.out, /imagesPulled\s+\S+\s+Event Pulled rollout\/shop-\S+ firstTimestamp/);
 
     // From the recording: once the recorder has written what the cluster holds now, the same phases.
-    recorder.child.kill('SIGTERM');
-    const rec = await recorder.done;
-    assert.ok(rec.code === 0 || rec.code === null, rec.err);
-    const fromRec = await cli(['startup', 'deployment/shop', '--recording', recording(), '--json']).done;
+    await recorder.stop();
+    const fromRec = await kubeloop(['startup', 'deployment/shop', '--recording', recording(), '--json']).done;
     assert.equal(fromRec.code, 0, fromRec.err);
     const recGroups = (JSON.parse(fromRec.out) as { groups: StartupGroup[] }).groups;
-    assert.deepEqual(phasesByPod(recGroups), phasesByPod(live.groups));
+    assert.deepEqual(phasesByPod(recGroups), phasesByPod([g]));
   });
 });
