@@ -18,6 +18,8 @@ export interface ListStreamRequest {
   timeoutMs: number;
   /** The most decoded bytes one page's body may have (TransportOptions.maxResponseBytes). */
   maxBytes: number;
+  /** Pages are Tables whose rows' managedFields the caller drops: they are cut on the thread (ioTable.ts). */
+  trimTable?: boolean;
 }
 export type ToWorker =
   /**

@@ -46,6 +46,7 @@ import { connectionWarmer } from './ioWarm';
 import { listStreams } from './ioStreams';
 import { pageBodyReader } from './ioBody';
 import { pageFetcher } from './ioFetch';
+import { tableTrimmer } from './ioTable';
 import { tunnelAgentFactory } from './tunnel';
 
 export type StreamMessage =
@@ -74,6 +75,7 @@ export const IO_WORKER_PARTS: IoWorkerParts = {
   listStreams,
   pageBodyReader,
   pageFetcher,
+  tableTrimmer,
 };
 
 /**

@@ -44,6 +44,8 @@ export interface ListStreamSpec {
   prefetch: boolean;
   /** Called while pages arrive (about every 250 ms of a body, and per page), for idle timeouts. */
   onProgress?: () => void;
+  /** The pages are Tables whose rows' managedFields the caller drops: the I/O thread cuts them (ioTable.ts). */
+  trimTable?: boolean;
 }
 
 export interface StreamedPage {
@@ -175,6 +177,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
       prefetch: spec.prefetch,
       timeoutMs: spec.timeoutMs,
       maxBytes: spec.maxBytes,
+      ...(spec.trimTable ? { trimTable: true } : {}),
     },
     (m) => {
       if (m.t === 'progress') return spec.onProgress?.();
