@@ -52,7 +52,10 @@ export type FromWorker =
       body: ArrayBuffer;
       /** The answer's Content-Type: how the calling thread decodes the body (JSON or Kubernetes protobuf). */
       contentType: string;
+      /** The bytes of `body` to read. */
       length: number;
+      /** The body's size as the server sent it (decoded): more than `length` when a Table was trimmed. */
+      size: number;
       wire: number;
       gzip: boolean;
       ascii: boolean;

@@ -71,6 +71,7 @@ export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers
           body: ab,
           contentType,
           length,
+          size: f.size,
           wire: f.wire,
           gzip: f.gzip,
           ascii,

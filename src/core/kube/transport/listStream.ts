@@ -109,7 +109,8 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
     throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
   }
   spec.onProgress?.();
-  const bytes = m.body.length;
+  // the page's size as the server sent it (a trimmed Table's too): what its cost and seats are read from
+  const bytes = m.size;
   h.stats.bytesReceived += bytes;
   h.stats.wireBytes += m.wire;
   if (m.gzip) h.stats.gzipResponses++;
