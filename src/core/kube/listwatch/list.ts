@@ -26,8 +26,9 @@
  *   ahead of the one being consumed;
  *   a prefetched page that turns out unneeded (error, token mismatch) is aborted. Set pipeline:false
  *   for strictly sequential pages.
- * - Where the transport has an I/O thread, that thread walks the pages (../transport/listStream.ts) and this one
- *   only parses them, so the chain of requests does not wait for parsing. A page the stream cannot
+ * - Where the transport has an I/O thread, that thread walks the pages of full and Table lists
+ *   (../transport/listStream.ts) and this one only parses them, so the chain of requests does not
+ *   wait for parsing; a Table page arrives without its rows' managedFields (unless asked for). A page the stream cannot
  *   deliver (an error answer, a failed request) is taken over by this thread from that page on, its
  *   failure counting as the first attempt: retries, Retry-After, the 410 fallback and 401 refresh are
  *   the same either way.
@@ -251,8 +252,14 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     // The I/O thread's stream first; the loop below takes over at the page it could not deliver.
     const progress = new PageProgress(path);
     const streamed =
-      limit !== undefined && transfer === 'full'
-        ? await walkStream(t, { path, accept, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks }, takeStreamed, contQuery, progress)
+      limit !== undefined && transfer !== 'metadata'
+        ? await walkStream(
+            t,
+            { path, accept, trimTable: transfer === 'table' && !opts.keepManagedFields, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks },
+            takeStreamed,
+            contQuery,
+            progress,
+          )
         : undefined;
     if (streamed === 'done') return 'done';
     const { from, prior, isContinuation: streamedOn } = streamed ?? { from: first, prior: undefined, isContinuation: false };
@@ -400,15 +407,25 @@ interface AfterStream {
 
 /**
  * The pages the I/O thread walks (../transport/listStream.ts), taken in order; 'done' after the
- * last, else where the calling thread takes over. Full objects only: metadata pages parse quickly,
- * and there the thread costs more than it saves (measured: metadata-only load of 100k objects
- * 0.82 s on this thread, 0.96 s on the I/O thread); Table pages are of the same size class as
- * metadata pages (bench/transfer-forms.ts). Its pages are asked for as the calling thread's are
- * (`accept`: protobuf where the walker reads it) and decoded by their Content-Type.
+ * last, else where the calling thread takes over. Full objects and Tables: a Table's rows come
+ * without their managedFields, cut on the thread (`trimTable`, ../transport/ioTable.ts), so this
+ * thread parses a fraction of the page's bytes. Not metadata-only lists: protobuf, walked quickly
+ * here, and there the thread costs more than it saves (measured: metadata-only load of 100k
+ * objects 0.82 s on this thread, 0.96 s on the I/O thread). Its pages are asked for as the calling
+ * thread's are (`accept`: protobuf where the walker reads it) and decoded by their Content-Type.
  */
 async function walkStream(
   t: KubeTransport,
-  s: { path: string; accept: string; first: Fetch['query']; nextQuery: Fetch['query']; prefetch: boolean; opts: ListOptions; hooks: ListHooks },
+  s: {
+    path: string;
+    accept: string;
+    trimTable?: boolean;
+    first: Fetch['query'];
+    nextQuery: Fetch['query'];
+    prefetch: boolean;
+    opts: ListOptions;
+    hooks: ListHooks;
+  },
   takeStreamed: (p: StreamedPage) => StreamedNext,
   contQuery: (token: string) => Fetch['query'],
   progress: PageProgress,
@@ -421,6 +438,7 @@ async function walkStream(
     query: from,
     nextQuery: s.nextQuery,
     accept: s.accept,
+    ...(s.trimTable ? { trimTable: true } : {}),
     signal: s.hooks.signal,
     prefetch: s.prefetch,
     timeoutMs: s.opts.requestTimeoutMs,

@@ -3,7 +3,8 @@
  * next page can be requested before this one is parsed. Shipped as source text: self-contained.
  *
  * A list's continue token is looked for in its first SCAN bytes, before `"items"` (a typed list,
- * every built-in type, writes its metadata first); a page whose token is not found there ends the
+ * every built-in type, writes its metadata first; a Table writes it before `"columnDefinitions"`
+ * and `"rows"`); a page whose token is not found there ends the
  * stream (token null). An unstructured list (custom resources: a Go map, keys sorted) writes
  * apiVersion, items, kind, metadata: its token is read from the last TAIL bytes when the body has
  * ended, and the next page is requested then, before the page is posted and parsed.
@@ -26,7 +27,12 @@ export function pageTokens() {
 
   /** The token of a list body from its leading bytes, once `"items"` is in view (else undefined); 'tail' for items-first lists. */
   const tokenOf = (head: string): string | null | undefined | 'tail' => {
-    const at = head.indexOf('"items"');
+    // A Table (kind, apiVersion, metadata, columnDefinitions, rows) writes its metadata first too.
+    let at = head.indexOf('"items"');
+    for (const marker of ['"columnDefinitions"', '"rows"']) {
+      const m = head.indexOf(marker);
+      if (m >= 0 && (at < 0 || m < at)) at = m;
+    }
     if (at < 0) return head.length >= SCAN ? null : undefined;
     if (head.lastIndexOf('"metadata"', at) < 0) return 'tail'; // a typed list always writes metadata first
     return unquote(CONTINUE.exec(head.slice(0, at)));

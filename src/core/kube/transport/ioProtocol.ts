@@ -18,6 +18,8 @@ export interface ListStreamRequest {
   timeoutMs: number;
   /** The most decoded bytes one page's body may have (TransportOptions.maxResponseBytes). */
   maxBytes: number;
+  /** Pages are Tables whose rows' managedFields the caller drops: they are cut on the thread (ioTable.ts). */
+  trimTable?: boolean;
 }
 export type ToWorker =
   /**
@@ -50,7 +52,10 @@ export type FromWorker =
       body: ArrayBuffer;
       /** The answer's Content-Type: how the calling thread decodes the body (JSON or Kubernetes protobuf). */
       contentType: string;
+      /** The bytes of `body` to read. */
       length: number;
+      /** The body's size as the server sent it (decoded): more than `length` when a Table was trimmed. */
+      size: number;
       wire: number;
       gzip: boolean;
       ascii: boolean;

@@ -5,10 +5,11 @@
  */
 import type { HeaderMap } from './auth';
 import type { BodyBuffers } from './ioBuffers';
+import type { TableTrimmer } from './ioTable';
 import type { Channel, Fetch, Load, Post, Stream, ToWorker } from './ioProtocol';
 
-export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers; launch: (s: Stream, url: string) => void }) {
-  const { post, buffers, launch } = deps;
+export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers; table: TableTrimmer; launch: (s: Stream, url: string) => void }) {
+  const { post, buffers, table, launch } = deps;
   const { isAscii } = load('node:buffer');
   const streams = new Map<number, Stream>();
   const isOk = (f: Fetch) => f.status >= 200 && f.status < 300;
@@ -55,8 +56,10 @@ export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers
       const body = bodyOf(f);
       const ab = body.buffer as ArrayBuffer;
       if (end) stop(s);
+      // A Table's rows without their managedFields (ioTable.ts), cut here rather than parsed there.
+      const length = ok && s.trimTable && !f.protobuf ? table.cut(body, f.size) : f.size;
       // Whether a JSON body is pure ASCII is checked here, off the parsing thread (see decodeBody).
-      const ascii: boolean = !f.protobuf && isAscii(body);
+      const ascii: boolean = !f.protobuf && isAscii(body.subarray(0, length));
       const token = ok ? (f.token ?? null) : null;
       const contentType = String(f.headers['content-type'] ?? '');
       post(
@@ -67,7 +70,8 @@ export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers
           headers: ok ? {} : f.headers,
           body: ab,
           contentType,
-          length: f.size,
+          length,
+          size: f.size,
           wire: f.wire,
           gzip: f.gzip,
           ascii,
@@ -91,8 +95,8 @@ export function listStreams(load: Load, deps: { post: Post; buffers: BodyBuffers
 
   /** A `list` message: the stream starts with its first page. */
   const open = (m: Extract<ToWorker, { t: 'list' }>, c: Channel) => {
-    const { id, next, headers, grants, prefetch, timeoutMs, maxBytes } = m;
-    const s: Stream = { id, c, next, headers, grants, prefetch, timeoutMs, maxBytes, fetches: [], sent: 0, progressAt: Date.now() };
+    const { id, next, headers, grants, prefetch, timeoutMs, maxBytes, trimTable } = m;
+    const s: Stream = { id, c, next, headers, grants, prefetch, timeoutMs, maxBytes, trimTable, fetches: [], sent: 0, progressAt: Date.now() };
     streams.set(id, s);
     launch(s, m.url);
   };

@@ -7,7 +7,8 @@
  * every link of a long list's chain (read the token, send the next request) waits behind whatever
  * parsing is queued, and the network work competes with the parsing for the same thread. On this
  * thread the chains move at the server's pace and the parsing thread only decodes and parses; each
- * page crosses as one transferred buffer (no copy between threads), with its Content-Type.
+ * page crosses as one transferred buffer (no copy between threads), with its Content-Type; a Table
+ * page without its rows' managedFields, which the parsing thread would only drop (ioTable.ts).
  *
  * One thread per process: every IoThread (one per transport, so per cluster) is a channel of the
  * same worker, which keeps each channel's agent (its TLS material, scheme and proxy) and spare
@@ -46,6 +47,7 @@ import { connectionWarmer } from './ioWarm';
 import { listStreams } from './ioStreams';
 import { pageBodyReader } from './ioBody';
 import { pageFetcher } from './ioFetch';
+import { tableTrimmer } from './ioTable';
 import { tunnelAgentFactory } from './tunnel';
 
 export type StreamMessage =
@@ -74,6 +76,7 @@ export const IO_WORKER_PARTS: IoWorkerParts = {
   listStreams,
   pageBodyReader,
   pageFetcher,
+  tableTrimmer,
 };
 
 /**

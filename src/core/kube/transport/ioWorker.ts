@@ -33,6 +33,7 @@ import type { connectionWarmer } from './ioWarm';
 import type { listStreams } from './ioStreams';
 import type { pageBodyReader } from './ioBody';
 import type { pageFetcher } from './ioFetch';
+import type { tableTrimmer } from './ioTable';
 
 /** The parts the worker is built of, each shipped as its own source text. */
 export interface IoWorkerParts {
@@ -45,6 +46,7 @@ export interface IoWorkerParts {
   listStreams: typeof listStreams;
   pageBodyReader: typeof pageBodyReader;
   pageFetcher: typeof pageFetcher;
+  tableTrimmer: typeof tableTrimmer;
 }
 
 /** The worker's entry: wires the parts and serves the main thread's messages. `makeTunnel`: tunnel.ts's factory. */
@@ -58,7 +60,7 @@ export function ioWorkerMain(load: (id: string) => any, makeTunnel: TunnelAgentM
   const { warm } = parts.connectionWarmer(load, { spares, channels, post });
   // The walker and the fetcher call each other (a page's token launches the next page's request).
   const fetcher: { launch?: ReturnType<IoWorkerParts['pageFetcher']>['launch'] } = {};
-  const streams = parts.listStreams(load, { post, buffers, launch: (s, url) => fetcher.launch!(s, url) });
+  const streams = parts.listStreams(load, { post, buffers, table: parts.tableTrimmer(), launch: (s, url) => fetcher.launch!(s, url) });
   const { read } = parts.pageBodyReader(load, { post, buffers, pages: parts.pageTokens(), protobuf: parts.protobufListMeta(), streams });
   fetcher.launch = parts.pageFetcher(load, { read, streams }).launch;
 

@@ -44,6 +44,8 @@ export interface ListStreamSpec {
   prefetch: boolean;
   /** Called while pages arrive (about every 250 ms of a body, and per page), for idle timeouts. */
   onProgress?: () => void;
+  /** The pages are Tables whose rows' managedFields the caller drops: the I/O thread cuts them (ioTable.ts). */
+  trimTable?: boolean;
 }
 
 export interface StreamedPage {
@@ -107,7 +109,8 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
     throw classifyTransportError(Object.assign(new Error(m.message), { code: m.code }), path);
   }
   spec.onProgress?.();
-  const bytes = m.body.length;
+  // the page's size as the server sent it (a trimmed Table's too): what its cost and seats are read from
+  const bytes = m.size;
   h.stats.bytesReceived += bytes;
   h.stats.wireBytes += m.wire;
   if (m.gzip) h.stats.gzipResponses++;
@@ -175,6 +178,7 @@ export async function openListStream(h: StreamHost, spec: ListStreamSpec): Promi
       prefetch: spec.prefetch,
       timeoutMs: spec.timeoutMs,
       maxBytes: spec.maxBytes,
+      ...(spec.trimTable ? { trimTable: true } : {}),
     },
     (m) => {
       if (m.t === 'progress') return spec.onProgress?.();
