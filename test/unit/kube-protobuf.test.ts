@@ -275,6 +275,12 @@ describe('utf8: the walker strings', () => {
     fc.assert(fc.property(fc.array(text, { minLength: 500, maxLength: 3000 }), fc.boolean(), check), { numRuns: 40 });
   });
 
+  it('strings of one length that differ only in bytes the slot is not chosen by read as their own text', () => {
+    // The slot comes from eight of a string's bytes: these 20-byte strings share all eight and one slot.
+    const texts = ['abc', 'abd', 'xbc', 'abc'].map((m) => `ab${m}ab-0123456789xyz`);
+    for (const t of [...texts, ...texts]) assert.equal(utf8(Buffer.from(t), 0, t.length), t);
+  });
+
   it("invalid UTF-8 in a short string reads as U+FFFD, as Go's JSON encoder writes it; the same bytes made valid read right", () => {
     const b = Buffer.from([0x61, 0xff, 0x62, 0x61, 0x62, 0x63]);
     assert.equal(utf8(b, 0, 3), 'a\ufffdb');
@@ -282,6 +288,13 @@ describe('utf8: the walker strings', () => {
     b[1] = 0x62;
     assert.equal(utf8(b, 0, 3), 'abb');
     assert.equal(utf8(b, 3, 6), 'abc');
+    // Longer: one char per byte with an invalid one among them (U+FFFD), then the bytes made valid.
+    const long = Buffer.from('web-5d8f9c7b6-x2x4k', 'latin1');
+    long[7] = 0xff;
+    assert.equal(utf8(long, 0, long.length), 'web-5d8\ufffd9c7b6-x2x4k');
+    long[7] = 0x66;
+    assert.equal(utf8(long, 0, long.length), 'web-5d8f9c7b6-x2x4k');
+    assert.equal(utf8(long, 0, long.length), 'web-5d8f9c7b6-x2x4k');
   });
 });
 
