@@ -84,6 +84,17 @@ describe('protobuf walker: real apimachinery bytes', () => {
       'apps/v1/ControllerRevisionList',
     ])
       assert.ok(kinds.has(k), k);
+    for (const k of [
+      'v1/LimitRangeList',
+      'storage.k8s.io/v1/StorageClassList',
+      'storage.k8s.io/v1/CSIDriverList',
+      'scheduling.k8s.io/v1/PriorityClassList',
+      'node.k8s.io/v1/RuntimeClassList',
+      'networking.k8s.io/v1/IngressClassList',
+      'admissionregistration.k8s.io/v1/ValidatingWebhookConfigurationList',
+      'admissionregistration.k8s.io/v1/MutatingWebhookConfigurationList',
+    ])
+      assert.ok(kinds.has(k), k);
   });
 
   for (const name of FIXTURES) {
@@ -168,13 +179,13 @@ describe('protobuf walker: real apimachinery bytes', () => {
     const cases: [Uint8Array, RegExp][] = [
       [Uint8Array.from(Buffer.from('{"kind":"PodList"}')), /not a Kubernetes protobuf body/],
       [PROTOBUF_MAGIC, /empty body/],
-      [envelope('storage.k8s.io/v1', 'StorageClassList'), /no protobuf field set for storage.k8s.io\/v1\/StorageClassList: ask for it in JSON/],
+      [envelope('storage.k8s.io/v1', 'CSINodeList'), /no protobuf field set for storage.k8s.io\/v1\/CSINodeList: ask for it in JSON/],
       [Uint8Array.from([...PROTOBUF_MAGIC, 0x12, 0x05, 0x01]), /truncated/],
     ];
     // A Pod whose metadata (field 1, a message) comes as a varint: named, not misread.
     const wrongWire = envelope('v1', 'Pod', [0x08, 0x01]);
     cases.push([wrongWire, /core\.v1\.Pod\.metadata \(field 1\): wire type 0, expected 2/]);
-    assert.equal(hasFieldSet('storage.k8s.io/v1', 'StorageClassList'), false);
+    assert.equal(hasFieldSet('storage.k8s.io/v1', 'CSINodeList'), false);
     assert.equal(hasFieldSet('v1', 'PodList'), true);
     for (const [body, message] of cases) {
       const d = decodeProtobuf(body);
