@@ -32,6 +32,10 @@ const PACKAGES = {
   'k8s.io.api.networking.v1': `k8s.io/api@${VERSION}/networking/v1`,
   'k8s.io.api.policy.v1': `k8s.io/api@${VERSION}/policy/v1`,
   'k8s.io.api.autoscaling.v2': `k8s.io/api@${VERSION}/autoscaling/v2`,
+  'k8s.io.api.storage.v1': `k8s.io/api@${VERSION}/storage/v1`,
+  'k8s.io.api.scheduling.v1': `k8s.io/api@${VERSION}/scheduling/v1`,
+  'k8s.io.api.node.v1': `k8s.io/api@${VERSION}/node/v1`,
+  'k8s.io.api.admissionregistration.v1': `k8s.io/api@${VERSION}/admissionregistration/v1`,
   'k8s.io.apimachinery.pkg.apis.meta.v1': `k8s.io/apimachinery@${VERSION}/pkg/apis/meta/v1`,
   'k8s.io.apimachinery.pkg.runtime': `k8s.io/apimachinery@${VERSION}/pkg/runtime`,
   'k8s.io.apimachinery.pkg.runtime.schema': `k8s.io/apimachinery@${VERSION}/pkg/runtime/schema`,
@@ -66,6 +70,7 @@ const KINDS = {
     'ServiceAccount',
     'Endpoints',
     'ResourceQuota',
+    'LimitRange',
   ],
   'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'ControllerRevision'],
   'batch/v1': ['Job', 'CronJob'],
@@ -73,9 +78,13 @@ const KINDS = {
   'rbac.authorization.k8s.io/v1': ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
   'coordination.k8s.io/v1': ['Lease'],
   'events.k8s.io/v1': ['Event'],
-  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy', 'IngressClass'],
   'policy/v1': ['PodDisruptionBudget'],
   'autoscaling/v2': ['HorizontalPodAutoscaler'],
+  'storage.k8s.io/v1': ['StorageClass', 'CSIDriver'],
+  'scheduling.k8s.io/v1': ['PriorityClass'],
+  'node.k8s.io/v1': ['RuntimeClass'],
+  'admissionregistration.k8s.io/v1': ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'],
 };
 const GROUP_PACKAGE = {
   v1: 'k8s.io.api.core.v1',
@@ -88,6 +97,10 @@ const GROUP_PACKAGE = {
   'networking.k8s.io/v1': 'k8s.io.api.networking.v1',
   'policy/v1': 'k8s.io.api.policy.v1',
   'autoscaling/v2': 'k8s.io.api.autoscaling.v2',
+  'storage.k8s.io/v1': 'k8s.io.api.storage.v1',
+  'scheduling.k8s.io/v1': 'k8s.io.api.scheduling.v1',
+  'node.k8s.io/v1': 'k8s.io.api.node.v1',
+  'admissionregistration.k8s.io/v1': 'k8s.io.api.admissionregistration.v1',
 };
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** meta.k8s.io/v1 kinds, and the v1 Status every group version answers errors with. */

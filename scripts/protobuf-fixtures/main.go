@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,8 +27,11 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,7 +43,8 @@ var scheme = runtime.NewScheme()
 
 func init() {
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, discoveryv1.AddToScheme,
-		rbacv1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme} {
+		rbacv1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, networkingv1.AddToScheme, policyv1.AddToScheme, autoscalingv2.AddToScheme,
+		storagev1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme, admissionregistrationv1.AddToScheme} {
 		must(add(scheme))
 	}
 	must(metav1.AddMetaToScheme(scheme))
@@ -90,7 +95,7 @@ func main() {
 		writePages(*out, *pods)
 		return
 	}
-	for _, c := range append(cases(), moreCases()...) {
+	for _, c := range append(append(cases(), moreCases()...), restCases()...) {
 		p, j := encode(c.obj, c.gv)
 		write(*out, c.name, p, j)
 	}

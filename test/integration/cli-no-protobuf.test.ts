@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
+import { ClusterLoader } from '../../src/core/loader';
 import { parseSyncArgs } from '../../src/cli/syncArgs';
 import { demo, type Fixture } from './loader-helpers';
 import { capture } from '../support/capture';
@@ -99,20 +100,50 @@ describe('kubeloop load --no-protobuf', () => {
     const lists = (seen: Seen[]) => seen.filter((s) => /[?&]limit=/.test(s.url));
     const pods = (seen: Seen[]) => lists(seen).filter((s) => s.url.startsWith('/api/v1/pods?'));
     const def = await load([], true);
-    // Every page of every list was walked by the I/O thread (none was left to the calling thread).
-    assert.equal(def.streamedPages, def.pages);
+    // Every page of full objects was walked by the I/O thread (none was left to the calling thread);
+    // the rest are the metadata-only lists of the kinds the walker does not read (next test).
+    const metadataLists = (seen: Seen[]) => lists(seen).filter((s) => s.accept.includes('as=PartialObjectMetadataList'));
+    assert.equal(def.streamedPages, def.pages - metadataLists(def.seen).length);
     assert.equal(lists(def.seen).length, def.pages);
     assert.ok(pods(def.seen).length >= 3, `pod pages: ${pods(def.seen).length}`);
     for (const s of pods(def.seen)) {
       assert.ok(s.accept.startsWith(PROTOBUF) && s.contentType.startsWith(PROTOBUF), `${s.url}: asked ${s.accept}, answered ${s.contentType}`);
     }
     const off = await load(['--no-protobuf'], true);
-    assert.equal(off.streamedPages, off.pages);
+    assert.equal(off.streamedPages, off.pages - metadataLists(off.seen).length);
     assert.equal(off.pages, def.pages);
     const asked = off.seen.filter((s) => s.accept.includes(PROTOBUF) || s.contentType.startsWith(PROTOBUF));
     assert.deepEqual(asked, [], 'no request asks for protobuf, no answer is protobuf');
     assert.equal(off.objects, def.objects);
     assert.deepEqual(off.counts, def.counts);
+  });
+
+  it('full objects: a kind the walker does not read (custom resources) is counted from its metadata-only list in protobuf; the report is what full objects give', async () => {
+    const def = await load([], true);
+    const lists = def.seen.filter((s) => /[?&]limit=/.test(s.url));
+    const crds = (await (await fx.client()).list({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })).items;
+    assert.ok(crds.length >= 2, `CRDs: ${crds.length}`);
+    for (const crd of crds) {
+      const group = (crd as unknown as { spec: { group: string } }).spec.group;
+      const own = lists.filter((s) => s.url.startsWith(`/apis/${group}/`));
+      assert.ok(own.length > 0, `no list of ${group}`);
+      for (const s of own) {
+        assert.ok(s.accept.startsWith(`${PROTOBUF};as=PartialObjectMetadataList`), `${s.url}: asked ${s.accept}`);
+        assert.ok(s.contentType.startsWith(PROTOBUF), `${s.url}: answered ${s.contentType}`);
+      }
+    }
+    // The kinds the walker reads stay full objects.
+    for (const s of lists.filter((l) => l.url.startsWith('/api/v1/pods?'))) assert.equal(s.accept.includes('as=PartialObjectMetadata'), false, s.accept);
+    // What a load of full objects counts, type by type, with its pages: the same report.
+    const loader = new ClusterLoader(await fx.client(), { pageSize: 20, concurrency: 4 });
+    const full = await loader.load();
+    const want = full.results.map((r) => `${r.task.gvr.group}/${r.task.gvr.resource} ${r.task.namespace ?? ''}: ${r.count}`).sort();
+    assert.deepEqual(def.counts, want);
+    assert.equal(
+      def.pages,
+      full.results.reduce((n, r) => n + r.pages, 0),
+    );
+    assert.equal(def.objects, full.summary.objects);
   });
 
   it('kubeloop sync takes the flag too', () => {

@@ -84,6 +84,17 @@ describe('protobuf walker: real apimachinery bytes', () => {
       'apps/v1/ControllerRevisionList',
     ])
       assert.ok(kinds.has(k), k);
+    for (const k of [
+      'v1/LimitRangeList',
+      'storage.k8s.io/v1/StorageClassList',
+      'storage.k8s.io/v1/CSIDriverList',
+      'scheduling.k8s.io/v1/PriorityClassList',
+      'node.k8s.io/v1/RuntimeClassList',
+      'networking.k8s.io/v1/IngressClassList',
+      'admissionregistration.k8s.io/v1/ValidatingWebhookConfigurationList',
+      'admissionregistration.k8s.io/v1/MutatingWebhookConfigurationList',
+    ])
+      assert.ok(kinds.has(k), k);
   });
 
   for (const name of FIXTURES) {
@@ -168,13 +179,13 @@ describe('protobuf walker: real apimachinery bytes', () => {
     const cases: [Uint8Array, RegExp][] = [
       [Uint8Array.from(Buffer.from('{"kind":"PodList"}')), /not a Kubernetes protobuf body/],
       [PROTOBUF_MAGIC, /empty body/],
-      [envelope('storage.k8s.io/v1', 'StorageClassList'), /no protobuf field set for storage.k8s.io\/v1\/StorageClassList: ask for it in JSON/],
+      [envelope('storage.k8s.io/v1', 'CSINodeList'), /no protobuf field set for storage.k8s.io\/v1\/CSINodeList: ask for it in JSON/],
       [Uint8Array.from([...PROTOBUF_MAGIC, 0x12, 0x05, 0x01]), /truncated/],
     ];
     // A Pod whose metadata (field 1, a message) comes as a varint: named, not misread.
     const wrongWire = envelope('v1', 'Pod', [0x08, 0x01]);
     cases.push([wrongWire, /core\.v1\.Pod\.metadata \(field 1\): wire type 0, expected 2/]);
-    assert.equal(hasFieldSet('storage.k8s.io/v1', 'StorageClassList'), false);
+    assert.equal(hasFieldSet('storage.k8s.io/v1', 'CSINodeList'), false);
     assert.equal(hasFieldSet('v1', 'PodList'), true);
     for (const [body, message] of cases) {
       const d = decodeProtobuf(body);
@@ -275,6 +286,12 @@ describe('utf8: the walker strings', () => {
     fc.assert(fc.property(fc.array(text, { minLength: 500, maxLength: 3000 }), fc.boolean(), check), { numRuns: 40 });
   });
 
+  it('strings of one length that differ only in bytes the slot is not chosen by read as their own text', () => {
+    // The slot comes from eight of a string's bytes: these 20-byte strings share all eight and one slot.
+    const texts = ['abc', 'abd', 'xbc', 'abc'].map((m) => `ab${m}ab-0123456789xyz`);
+    for (const t of [...texts, ...texts]) assert.equal(utf8(Buffer.from(t), 0, t.length), t);
+  });
+
   it("invalid UTF-8 in a short string reads as U+FFFD, as Go's JSON encoder writes it; the same bytes made valid read right", () => {
     const b = Buffer.from([0x61, 0xff, 0x62, 0x61, 0x62, 0x63]);
     assert.equal(utf8(b, 0, 3), 'a\ufffdb');
@@ -282,6 +299,13 @@ describe('utf8: the walker strings', () => {
     b[1] = 0x62;
     assert.equal(utf8(b, 0, 3), 'abb');
     assert.equal(utf8(b, 3, 6), 'abc');
+    // Longer: one char per byte with an invalid one among them (U+FFFD), then the bytes made valid.
+    const long = Buffer.from('web-5d8f9c7b6-x2x4k', 'latin1');
+    long[7] = 0xff;
+    assert.equal(utf8(long, 0, long.length), 'web-5d8\ufffd9c7b6-x2x4k');
+    long[7] = 0x66;
+    assert.equal(utf8(long, 0, long.length), 'web-5d8f9c7b6-x2x4k');
+    assert.equal(utf8(long, 0, long.length), 'web-5d8f9c7b6-x2x4k');
   });
 });
 

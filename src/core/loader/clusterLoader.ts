@@ -54,6 +54,7 @@ export { emptySummary } from './results';
 export const PAGE_TRICKLE_ALLOWANCE = 4;
 import type { ListTransfer } from '../kube/listwatch/list';
 import { TableColumnError } from '../kube/listwatch/table';
+import { readsProtobuf } from '../kube/protobuf';
 import type { LoaderClient, LoadPlan, LoadSummary, LoadTask, LoadTaskResult } from './types';
 
 type Warming = ReturnType<NonNullable<NonNullable<LoaderClient['transport']>['preconnect']>>;
@@ -475,7 +476,8 @@ export class ClusterLoader {
     const p: Progress = { sink: [], dropped: 0, pages: 0, retries: 0, bytes: 0, maxPageBytes: 0, resourceVersion: '', fellBack: false };
     st.progress.set(task.id, p);
     const o = this.options;
-    const transfer = typeof o.transfer === 'function' ? o.transfer(task) : o.transfer;
+    const transfer =
+      typeof o.transfer === 'function' ? o.transfer(task) : o.countsOnly && o.transfer === 'full' && !readsProtobuf(task.gvr, true) ? 'metadata' : o.transfer;
     try {
       await st.throttle.acquire(signal, alive);
     } finally {

@@ -72,6 +72,14 @@ export interface ClusterLoaderOptions {
    */
   transform?: (obj: KubeObject, task: LoadTask) => KubeObject | undefined;
   /**
+   * The caller reads counts, never objects (its `transform` lets every object go: `kubeloop load`).
+   * With transfer 'full', a type whose full objects would come as JSON (no walker field set: custom
+   * resources, the rarer built-in kinds) is then listed as PartialObjectMetadata, which a server
+   * gives in protobuf for any resource, CRDs' included: the same objects counted, in a fraction of
+   * the bytes to receive and decode. Types the walker reads stay full objects.
+   */
+  countsOnly?: boolean;
+  /**
    * Lanes shared with the loads of other clusters (multiCluster.ts): this load's lists run on its
    * own pool AND take a seat of the shared budget, fairly shared (sharedLanes.ts). `member`: one
    * joined by the caller (provisional until its cluster answers); else the loader joins one.
@@ -146,6 +154,7 @@ export function resolveLoaderOptions(o: ClusterLoaderOptions): ResolvedLoaderOpt
     include: (o.include ?? []).map((s) => s.trim()),
     exclude: (o.exclude ?? []).map((s) => s.trim()),
     metadataOnly: !!o.metadataOnly,
+    countsOnly: !!o.countsOnly,
     transfer: o.metadataOnly ? 'metadata' : (o.transfer ?? 'full'),
     taskTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,

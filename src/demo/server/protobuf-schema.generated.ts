@@ -11,6 +11,74 @@
 export type FieldDef = readonly [number: number, json: string, type: string, flags: number];
 
 export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
+  'admissionregistration.v1.MatchCondition': [
+    [1, 'name', 'string', 0],
+    [2, 'expression', 'string', 0],
+  ],
+  'admissionregistration.v1.MutatingWebhook': [
+    [1, 'name', 'string', 0],
+    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', 0],
+    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 5],
+    [4, 'failurePolicy', 'string', 6],
+    [5, 'namespaceSelector', 'meta.v1.LabelSelector', 6],
+    [6, 'sideEffects', 'string', 2],
+    [7, 'timeoutSeconds', 'int32', 6],
+    [8, 'admissionReviewVersions', 'string', 1],
+    [9, 'matchPolicy', 'string', 6],
+    [10, 'reinvocationPolicy', 'string', 6],
+    [11, 'objectSelector', 'meta.v1.LabelSelector', 6],
+    [12, 'matchConditions', 'admissionregistration.v1.MatchCondition', 5],
+  ],
+  'admissionregistration.v1.MutatingWebhookConfiguration': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'webhooks', 'admissionregistration.v1.MutatingWebhook', 5],
+  ],
+  'admissionregistration.v1.MutatingWebhookConfigurationList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'admissionregistration.v1.MutatingWebhookConfiguration', 1],
+  ],
+  'admissionregistration.v1.Rule': [
+    [1, 'apiGroups', 'string', 5],
+    [2, 'apiVersions', 'string', 5],
+    [3, 'resources', 'string', 5],
+    [4, 'scope', 'string', 6],
+  ],
+  'admissionregistration.v1.RuleWithOperations': [
+    [1, 'operations', 'string', 5],
+    [2, '', 'admissionregistration.v1.Rule', 8],
+  ],
+  'admissionregistration.v1.ServiceReference': [
+    [1, 'namespace', 'string', 0],
+    [2, 'name', 'string', 0],
+    [3, 'path', 'string', 6],
+    [4, 'port', 'int32', 6],
+  ],
+  'admissionregistration.v1.ValidatingWebhook': [
+    [1, 'name', 'string', 0],
+    [2, 'clientConfig', 'admissionregistration.v1.WebhookClientConfig', 0],
+    [3, 'rules', 'admissionregistration.v1.RuleWithOperations', 5],
+    [4, 'failurePolicy', 'string', 6],
+    [5, 'namespaceSelector', 'meta.v1.LabelSelector', 6],
+    [6, 'sideEffects', 'string', 2],
+    [7, 'timeoutSeconds', 'int32', 6],
+    [8, 'admissionReviewVersions', 'string', 1],
+    [9, 'matchPolicy', 'string', 6],
+    [10, 'objectSelector', 'meta.v1.LabelSelector', 6],
+    [11, 'matchConditions', 'admissionregistration.v1.MatchCondition', 5],
+  ],
+  'admissionregistration.v1.ValidatingWebhookConfiguration': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'webhooks', 'admissionregistration.v1.ValidatingWebhook', 5],
+  ],
+  'admissionregistration.v1.ValidatingWebhookConfigurationList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'admissionregistration.v1.ValidatingWebhookConfiguration', 1],
+  ],
+  'admissionregistration.v1.WebhookClientConfig': [
+    [1, 'service', 'admissionregistration.v1.ServiceReference', 6],
+    [2, 'caBundle', 'bytes', 4],
+    [3, 'url', 'string', 6],
+  ],
   'apps.v1.ControllerRevision': [
     [1, 'metadata', 'meta.v1.ObjectMeta', 4],
     [2, 'data', 'RawExtension', 4],
@@ -907,6 +975,23 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [3, 'tcpSocket', 'core.v1.TCPSocketAction', 6],
     [4, 'sleep', 'core.v1.SleepAction', 6],
   ],
+  'core.v1.LimitRange': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'core.v1.LimitRangeSpec', 4],
+  ],
+  'core.v1.LimitRangeItem': [
+    [1, 'type', 'string', 0],
+    [2, 'max', 'Quantity', 20],
+    [3, 'min', 'Quantity', 20],
+    [4, 'default', 'Quantity', 20],
+    [5, 'defaultRequest', 'Quantity', 20],
+    [6, 'maxLimitRequestRatio', 'Quantity', 20],
+  ],
+  'core.v1.LimitRangeList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'core.v1.LimitRange', 1],
+  ],
+  'core.v1.LimitRangeSpec': [[1, 'limits', 'core.v1.LimitRangeItem', 1]],
   'core.v1.LinuxContainerUser': [
     [1, 'uid', 'int64', 0],
     [2, 'gid', 'int64', 0],
@@ -1636,6 +1721,11 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [4, 'effect', 'string', 4],
     [5, 'tolerationSeconds', 'int64', 6],
   ],
+  'core.v1.TopologySelectorLabelRequirement': [
+    [1, 'key', 'string', 0],
+    [2, 'values', 'string', 1],
+  ],
+  'core.v1.TopologySelectorTerm': [[1, 'matchLabelExpressions', 'core.v1.TopologySelectorLabelRequirement', 5]],
   'core.v1.TopologySpreadConstraint': [
     [1, 'maxSkew', 'int32', 0],
     [2, 'topologyKey', 'string', 0],
@@ -1913,6 +2003,25 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [3, 'resource', 'core.v1.TypedLocalObjectReference', 6],
     [4, 'service', 'networking.v1.IngressServiceBackend', 6],
   ],
+  'networking.v1.IngressClass': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'networking.v1.IngressClassSpec', 4],
+  ],
+  'networking.v1.IngressClassList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'networking.v1.IngressClass', 1],
+  ],
+  'networking.v1.IngressClassParametersReference': [
+    [1, 'apiGroup', 'string', 6],
+    [2, 'kind', 'string', 0],
+    [3, 'name', 'string', 0],
+    [4, 'scope', 'string', 2],
+    [5, 'namespace', 'string', 6],
+  ],
+  'networking.v1.IngressClassSpec': [
+    [1, 'controller', 'string', 4],
+    [2, 'parameters', 'networking.v1.IngressClassParametersReference', 6],
+  ],
   'networking.v1.IngressList': [
     [1, 'metadata', 'meta.v1.ListMeta', 4],
     [2, 'items', 'networking.v1.Ingress', 1],
@@ -1983,6 +2092,21 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   'networking.v1.ServiceBackendPort': [
     [1, 'name', 'string', 4],
     [2, 'number', 'int32', 4],
+  ],
+  'node.v1.Overhead': [[1, 'podFixed', 'Quantity', 20]],
+  'node.v1.RuntimeClass': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'handler', 'string', 0],
+    [3, 'overhead', 'node.v1.Overhead', 6],
+    [4, 'scheduling', 'node.v1.Scheduling', 6],
+  ],
+  'node.v1.RuntimeClassList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'node.v1.RuntimeClass', 1],
+  ],
+  'node.v1.Scheduling': [
+    [1, 'nodeSelector', 'string', 20],
+    [2, 'tolerations', 'core.v1.Toleration', 5],
   ],
   'policy.v1.PodDisruptionBudget': [
     [1, 'metadata', 'meta.v1.ObjectMeta', 4],
@@ -2062,6 +2186,56 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
     [3, 'name', 'string', 0],
     [4, 'namespace', 'string', 4],
   ],
+  'scheduling.v1.PriorityClass': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'value', 'int32', 0],
+    [3, 'globalDefault', 'bool', 4],
+    [4, 'description', 'string', 4],
+    [5, 'preemptionPolicy', 'string', 6],
+  ],
+  'scheduling.v1.PriorityClassList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'scheduling.v1.PriorityClass', 1],
+  ],
+  'storage.v1.CSIDriver': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'spec', 'storage.v1.CSIDriverSpec', 0],
+  ],
+  'storage.v1.CSIDriverList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'storage.v1.CSIDriver', 1],
+  ],
+  'storage.v1.CSIDriverSpec': [
+    [1, 'attachRequired', 'bool', 6],
+    [2, 'podInfoOnMount', 'bool', 6],
+    [3, 'volumeLifecycleModes', 'string', 5],
+    [4, 'storageCapacity', 'bool', 6],
+    [5, 'fsGroupPolicy', 'string', 6],
+    [6, 'tokenRequests', 'storage.v1.TokenRequest', 5],
+    [7, 'requiresRepublish', 'bool', 6],
+    [8, 'seLinuxMount', 'bool', 6],
+    [9, 'nodeAllocatableUpdatePeriodSeconds', 'int64', 6],
+    [10, 'serviceAccountTokenInSecrets', 'bool', 6],
+    [11, 'preventPodSchedulingIfMissing', 'bool', 6],
+  ],
+  'storage.v1.StorageClass': [
+    [1, 'metadata', 'meta.v1.ObjectMeta', 4],
+    [2, 'provisioner', 'string', 0],
+    [3, 'parameters', 'string', 20],
+    [4, 'reclaimPolicy', 'string', 6],
+    [5, 'mountOptions', 'string', 5],
+    [6, 'allowVolumeExpansion', 'bool', 6],
+    [7, 'volumeBindingMode', 'string', 6],
+    [8, 'allowedTopologies', 'core.v1.TopologySelectorTerm', 5],
+  ],
+  'storage.v1.StorageClassList': [
+    [1, 'metadata', 'meta.v1.ListMeta', 4],
+    [2, 'items', 'storage.v1.StorageClass', 1],
+  ],
+  'storage.v1.TokenRequest': [
+    [1, 'audience', 'string', 0],
+    [2, 'expirationSeconds', 'int64', 6],
+  ],
 };
 
 export const KINDS: Readonly<Record<string, string>> = {
@@ -2091,6 +2265,8 @@ export const KINDS: Readonly<Record<string, string>> = {
   'v1/EndpointsList': 'core.v1.EndpointsList',
   'v1/ResourceQuota': 'core.v1.ResourceQuota',
   'v1/ResourceQuotaList': 'core.v1.ResourceQuotaList',
+  'v1/LimitRange': 'core.v1.LimitRange',
+  'v1/LimitRangeList': 'core.v1.LimitRangeList',
   'apps/v1/Deployment': 'apps.v1.Deployment',
   'apps/v1/DeploymentList': 'apps.v1.DeploymentList',
   'apps/v1/ReplicaSet': 'apps.v1.ReplicaSet',
@@ -2123,10 +2299,24 @@ export const KINDS: Readonly<Record<string, string>> = {
   'networking.k8s.io/v1/IngressList': 'networking.v1.IngressList',
   'networking.k8s.io/v1/NetworkPolicy': 'networking.v1.NetworkPolicy',
   'networking.k8s.io/v1/NetworkPolicyList': 'networking.v1.NetworkPolicyList',
+  'networking.k8s.io/v1/IngressClass': 'networking.v1.IngressClass',
+  'networking.k8s.io/v1/IngressClassList': 'networking.v1.IngressClassList',
   'policy/v1/PodDisruptionBudget': 'policy.v1.PodDisruptionBudget',
   'policy/v1/PodDisruptionBudgetList': 'policy.v1.PodDisruptionBudgetList',
   'autoscaling/v2/HorizontalPodAutoscaler': 'autoscaling.v2.HorizontalPodAutoscaler',
   'autoscaling/v2/HorizontalPodAutoscalerList': 'autoscaling.v2.HorizontalPodAutoscalerList',
+  'storage.k8s.io/v1/StorageClass': 'storage.v1.StorageClass',
+  'storage.k8s.io/v1/StorageClassList': 'storage.v1.StorageClassList',
+  'storage.k8s.io/v1/CSIDriver': 'storage.v1.CSIDriver',
+  'storage.k8s.io/v1/CSIDriverList': 'storage.v1.CSIDriverList',
+  'scheduling.k8s.io/v1/PriorityClass': 'scheduling.v1.PriorityClass',
+  'scheduling.k8s.io/v1/PriorityClassList': 'scheduling.v1.PriorityClassList',
+  'node.k8s.io/v1/RuntimeClass': 'node.v1.RuntimeClass',
+  'node.k8s.io/v1/RuntimeClassList': 'node.v1.RuntimeClassList',
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': 'admissionregistration.v1.ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfigurationList': 'admissionregistration.v1.ValidatingWebhookConfigurationList',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'admissionregistration.v1.MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfigurationList': 'admissionregistration.v1.MutatingWebhookConfigurationList',
   'meta.k8s.io/v1/PartialObjectMetadata': 'meta.v1.PartialObjectMetadata',
   'meta.k8s.io/v1/PartialObjectMetadataList': 'meta.v1.PartialObjectMetadataList',
   'v1/Status': 'meta.v1.Status',

@@ -43,6 +43,14 @@ const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
   'networking.k8s.io/v1/networkpolicies': 'NetworkPolicy',
   'policy/v1/poddisruptionbudgets': 'PodDisruptionBudget',
   'autoscaling/v2/horizontalpodautoscalers': 'HorizontalPodAutoscaler',
+  '/v1/limitranges': 'LimitRange',
+  'storage.k8s.io/v1/storageclasses': 'StorageClass',
+  'storage.k8s.io/v1/csidrivers': 'CSIDriver',
+  'scheduling.k8s.io/v1/priorityclasses': 'PriorityClass',
+  'node.k8s.io/v1/runtimeclasses': 'RuntimeClass',
+  'networking.k8s.io/v1/ingressclasses': 'IngressClass',
+  'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': 'ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': 'MutatingWebhookConfiguration',
 };
 
 /** The kinds whose field sets leave out what only a reader of rows may go without. */

@@ -150,6 +150,19 @@ export const FIELD_SETS: Readonly<Record<string, Pick>> = {
   'policy/v1/PodDisruptionBudget': WHOLE,
   'autoscaling/v2/HorizontalPodAutoscaler': WHOLE,
   'apps/v1/ControllerRevision': CONTROLLER_REVISION,
+  // The rest of the built-in kinds a cluster serves in numbers, read whole but for managedFields
+  // (their every field is the merge's): core/v1 LimitRange { 1 metadata, 2 spec }; storage.k8s.io/v1 StorageClass, CSIDriver; scheduling.k8s.io/v1
+  // PriorityClass; node.k8s.io/v1 RuntimeClass; networking.k8s.io/v1 IngressClass;
+  // admissionregistration.k8s.io/v1 Validating- and MutatingWebhookConfiguration (caBundle: bytes,
+  // base64 as in JSON).
+  'v1/LimitRange': WHOLE,
+  'storage.k8s.io/v1/StorageClass': WHOLE,
+  'storage.k8s.io/v1/CSIDriver': WHOLE,
+  'scheduling.k8s.io/v1/PriorityClass': WHOLE,
+  'node.k8s.io/v1/RuntimeClass': WHOLE,
+  'networking.k8s.io/v1/IngressClass': WHOLE,
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': WHOLE,
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': WHOLE,
   'meta.k8s.io/v1/PartialObjectMetadata': PARTIAL,
   // what an error answer (and a watch's ERROR event) carries, whole
   'v1/Status': true,

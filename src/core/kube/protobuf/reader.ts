@@ -193,42 +193,58 @@ export class Reader {
 /**
  * UTF-8 text of bytes [start, end). Short ASCII text (names, images, condition types, label keys
  * and values: most of an object's strings, and most of them repeated from object to object) is
- * looked up in a cache of recent strings by a hash of its bytes, and taken from it when the bytes
- * match, so a repeated string costs a hash and a compare, not a call into Node's decoder and a new
- * string (and the same text is one string, already known to V8 as a property key). The rest is
- * sliced by Node's Buffer (bodies are read as Buffers: asBuffer), whose decoder takes ASCII in bulk
- * and replaces invalid sequences with U+FFFD, as Go's JSON encoder writes them; TextDecoder, for a
- * plain Uint8Array, gives the same text.
+ * looked up in a cache of recent strings and taken from it when the bytes match, so a repeated
+ * string costs a compare, not a call into Node's decoder and a new string (and the same text is one
+ * string, already known to V8 as a property key). The slot is chosen by the length and eight of the
+ * bytes (both ends and between), not all of them: every byte is compared on a hit anyway, and a
+ * string that misses (a uid, a pod's name) is decoded natively instead of hashed byte by byte first.
+ * A hit is exact: a cached string is ASCII and matched char for byte. The rest is sliced by Node's
+ * Buffer (bodies are read as Buffers: asBuffer), whose decoder takes ASCII in bulk and replaces
+ * invalid sequences with U+FFFD, as Go's JSON encoder writes them; TextDecoder, for a plain
+ * Uint8Array, gives the same text.
  */
 export function utf8(b: Uint8Array, start: number, end: number): string {
   const n = end - start;
   if (n === 0) return '';
-  if (n <= MAX_CACHED) {
-    let h = n;
-    let high = 0;
-    for (let i = start; i < end; i++) {
-      const c = b[i]!;
-      high |= c;
-      h = Math.imul(h ^ c, 0x01000193);
-    }
-    if (high < 0x80) {
-      const slot = (h ^ (h >>> 16)) & (CACHE_SLOTS - 1);
-      const s = cache[slot]!;
-      if (s.length === n) {
-        let i = 0;
-        while (i < n && s.charCodeAt(i) === b[start + i]) i++;
-        if (i === n) return s;
-      }
-      const v = n <= 4 ? asciiString(b, start, n) : slice(b, start, end);
-      cache[slot] = v;
-      return v;
-    }
+  if (n > MAX_CACHED) return slice(b, start, end);
+  if (n <= 4) {
+    const c0 = b[start]!;
+    const c1 = n > 1 ? b[start + 1]! : 0;
+    const c2 = n > 2 ? b[start + 2]! : 0;
+    const c3 = n > 3 ? b[end - 1]! : 0;
+    if ((c0 | c1 | c2 | c3) >= 0x80) return slice(b, start, end);
+    const slot = Math.imul(c0 | (c1 << 8) | (c2 << 16) | (c3 << 24) | n, 0x9e3779b1) >>> (32 - CACHE_BITS);
+    const s = cache[slot]!;
+    if (s.length === n && s.charCodeAt(0) === c0 && (n < 2 || s.charCodeAt(1) === c1) && (n < 3 || s.charCodeAt(2) === c2) && (n < 4 || s.charCodeAt(3) === c3))
+      return s;
+    return (cache[slot] = asciiString(b, start, n));
   }
-  return slice(b, start, end);
+  const q = n >> 2;
+  let h = Math.imul(n ^ b[start]!, 0x01000193);
+  h = Math.imul(h ^ b[start + 1]!, 0x01000193);
+  h = Math.imul(h ^ b[start + q]!, 0x01000193);
+  h = Math.imul(h ^ b[start + 2 * q]!, 0x01000193);
+  h = Math.imul(h ^ b[end - 1 - q]!, 0x01000193);
+  h = Math.imul(h ^ b[end - 3]!, 0x01000193);
+  h = Math.imul(h ^ b[end - 2]!, 0x01000193);
+  h = Math.imul(h ^ b[end - 1]!, 0x01000193);
+  const slot = (h ^ (h >>> 15)) & (CACHE_SLOTS - 1);
+  const s = cache[slot]!;
+  if (s.length === n) {
+    let i = 0;
+    while (i < n && s.charCodeAt(i) === b[start + i]) i++;
+    if (i === n) return s;
+  }
+  const v = slice(b, start, end);
+  // As many chars as bytes: every byte was ASCII or invalid (U+FFFD, which no byte compares equal
+  // to, so such a string is never a hit); a multi-byte character makes it shorter and uncached.
+  if (v.length === n) cache[slot] = v;
+  return v;
 }
 
 /** How many recent short ASCII strings are kept (a power of two; at most about 250 KB of strings per thread), and up to what length (a uid: 36). */
-const CACHE_SLOTS = 4096;
+const CACHE_BITS = 12;
+const CACHE_SLOTS = 1 << CACHE_BITS;
 const MAX_CACHED = 40;
 const cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
 
