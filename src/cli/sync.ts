@@ -170,7 +170,8 @@ async function runConnected(flags: SyncFlags, { client, kubeletLog, types }: Con
     clock,
     timeline,
     origin,
-    ...(recording ? { observer: recording.recorder } : {}),
+    // who wrote each version, for `kubeloop writers --recording`
+    ...(recording ? { observer: recording.recorder, compactManagers: true } : {}),
   });
   const release = stopWhen(stop, flags.durationMs, clock, io);
   const kubelet: KubeletRecord[] = [];

@@ -18,7 +18,7 @@
 import { hostSlicer } from '../../slice';
 import { abortReason } from '../../clock';
 import { KubeApiError, KubeTransportError } from '../errors';
-import { compactItem } from './list';
+import { compactItem, type ManagedFieldsKept } from './list';
 import { resourcePath } from './paths';
 import type { KubeTransport, StreamBody } from '../transport/transport';
 import type { GroupVersionResource, KubeObject } from '../objects/types';
@@ -44,7 +44,8 @@ export interface WatchOptions {
   labelSelector?: string;
   fieldSelector?: string;
   metadataOnly?: boolean;
-  keepManagedFields?: boolean;
+  /** As ListOptions.keepManagedFields. */
+  keepManagedFields?: ManagedFieldsKept;
   /** As ListOptions.protobuf: protobuf frames where the walker reads them, whatever the answer read by its Content-Type. Default true. */
   protobuf?: boolean;
 }
@@ -132,7 +133,7 @@ function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: 
       }
       events++;
       try {
-        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, !!opts.keepManagedFields) });
+        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, opts.keepManagedFields ?? false) });
       } catch (e) {
         end({ kind: 'error', events, error: e instanceof Error ? e : new Error(String(e)) });
         return false;

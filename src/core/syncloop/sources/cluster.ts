@@ -73,6 +73,12 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
    * flight recorder). Called synchronously; it must not throw and must not block.
    */
   observer?: SyncObserver;
+  /**
+   * The config sources' objects keep who wrote them (metadata.managedFields in their compact form,
+   * core/kube/objects/managers.ts) for a flight recording's writers. Costs the loop JSON instead of
+   * protobuf and the compact entries per object: set it only while recording.
+   */
+  compactManagers?: boolean;
 }
 
 /** A sink that also tells the observer what it was given, once the inner sink has taken it. */
@@ -268,6 +274,7 @@ export class ClusterSync {
       ...scope,
       name: source,
       ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
+      ...(this.opts.compactManagers ? { compactManagers: true } : {}),
       ...this.narrowing(source, t, planned),
     });
     const consistency = new ConsistencyLister({

@@ -47,6 +47,11 @@ export interface ReflectorOptions {
   /** List and watch as PartialObjectMetadata (see WatchedType.metadataOnly); objects get `kind` when given. */
   metadataOnly?: { kind?: string };
   /**
+   * Objects keep metadata.managedFields in their compact form (core/kube/objects/managers.ts), for a
+   * flight recording's writers; asks for JSON (the protobuf walker leaves managedFields out).
+   */
+  compactManagers?: boolean;
+  /**
    * How long a LIST may go without a page, or a watch-list without an initial event, before it is
    * given up (then retried after the backoff, as any failure); 0 = never. Default
    * LIST_PROGRESS_TIMEOUT_MS. Progress, not the whole list: a slow list that keeps delivering pages
@@ -446,11 +451,12 @@ export class Reflector {
     return items;
   }
 
-  private scope(): { namespace?: string; fieldSelector?: string; metadataOnly?: boolean } {
+  private scope(): { namespace?: string; fieldSelector?: string; metadataOnly?: boolean; keepManagedFields?: 'compact' } {
     return {
       ...(this.namespace ? { namespace: this.namespace } : {}),
       ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}),
       ...(this.opts.metadataOnly ? { metadataOnly: true } : {}),
+      ...(this.opts.compactManagers ? { keepManagedFields: 'compact' as const } : {}),
     };
   }
 
