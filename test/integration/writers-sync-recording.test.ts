@@ -2,7 +2,9 @@
  * Who wrote each version, in a recording the sync loop made: `kubeloop sync --record` during the
  * demo's planted fight (src/demo/writers.ts) keeps the fight's managers (the loop's watches keep
  * managedFields in their compact form while recording), so `kubeloop writers --recording` names the
- * fight's object, field and two managers from the file, not "(unknown)".
+ * fight's object, field and two managers from the file, not "(unknown)". A recording started and
+ * stopped while the loop runs (the extension's Start Recording) switches the watches to keep the
+ * managers and back, without a list.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSync } from '../../src/cli/sync';
+import { KubeClient } from '../../src/core/kube/client';
+import type { StoredObject } from '../../src/core/kube/objects/types';
+import { ClusterSync } from '../../src/core/syncloop/sources/cluster';
+import { TimelineStore } from '../../src/core/timeline/store';
 import { runWriters } from '../../src/cli/writers';
 import { FIGHT_ANNOTATION, FIGHTERS } from '../../src/demo/writers';
 import { eventually } from '../support/eventually';
@@ -68,5 +74,45 @@ describe('writers from a sync loop recording', () => {
         r.out.some((l) => l.trimStart().startsWith(`${m} `)),
         `manager ${m} in the report:\n${r.out.join('\n')}`,
       );
+  });
+
+  it("keepManagers switches a running loop's watches to the compact managers and back, without a list", async () => {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: tc.kubeconfig });
+    const seen: StoredObject[] = [];
+    const sync = new ClusterSync({
+      client,
+      timeline: new TimelineStore(1000),
+      namespaces: ['writers'],
+      types: [{ group: '', version: 'v1', resource: 'configmaps', namespaced: true }],
+      observer: { replace: () => {}, apply: (_s, _t, e, o) => void (e === 'MODIFIED' && o.metadata.name === 'contested' && seen.push(o)) },
+    });
+    const stop = new AbortController();
+    const running = sync.run(stop.signal);
+    try {
+      await eventually(() => sync.allSourcesReady() && sync.allWatching(), { description: 'sources listed and watching', timeoutMs: 20_000 });
+      const configMaps = sync.running.find((r) => r.reflector.opts.gvr.resource === 'configmaps')!.reflector;
+      const lists = configMaps.stats.lists;
+      const managersOf = (o: StoredObject | undefined) => (o?.metadata.managedFields as { manager: string }[] | undefined)?.map((m) => m.manager).sort();
+      let n = seen.length;
+      const next = await eventually(() => seen[n], { description: 'a write of the fight', timeoutMs: 20_000 });
+      assert.equal(managersOf(next), undefined, 'no managers kept before keepManagers(true)');
+
+      sync.keepManagers(true);
+      n = seen.length;
+      // Each fighter's write names it (the other one's entry may go with the field it lost).
+      const managersSince = (from: number) => new Set(seen.slice(from).flatMap((o) => managersOf(o) ?? []));
+      await eventually(() => FIGHTERS.every((m) => managersSince(n).has(m)), { description: 'writes naming both fighters as managers', timeoutMs: 20_000 });
+      for (const e of seen[seen.length - 1]!.metadata.managedFields as Record<string, unknown>[])
+        assert.ok(!('apiVersion' in e) && !('fieldsType' in e) && typeof e.fieldsV1 === 'object', `compact form: ${JSON.stringify(e)}`);
+
+      sync.keepManagers(false);
+      n = seen.length;
+      await eventually(() => seen.slice(n + 1).some((o) => managersOf(o) === undefined), { description: 'writes without managers again', timeoutMs: 20_000 });
+      assert.equal(configMaps.stats.lists, lists, 'no list: the watch was reopened from where it was');
+    } finally {
+      stop.abort();
+      await running;
+      client.close();
+    }
   });
 });

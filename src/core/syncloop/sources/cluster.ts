@@ -76,7 +76,7 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   /**
    * The config sources' objects keep who wrote them (metadata.managedFields in their compact form,
    * core/kube/objects/managers.ts) for a flight recording's writers. Costs the loop JSON instead of
-   * protobuf and the compact entries per object: set it only while recording.
+   * protobuf and the compact entries per object: set it only while recording (keepManagers()).
    */
   compactManagers?: boolean;
 }
@@ -404,6 +404,15 @@ export class ClusterSync {
         `pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`,
       );
     for (const r of pods) yield* this.loop.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
+  }
+
+  /**
+   * The config sources' objects keep who wrote them (ClusterSyncOptions.compactManagers) from now on,
+   * or stop: each watch is reopened from where it was (no list); what the loop holds keeps the form it
+   * came in until its next change.
+   */
+  keepManagers(on: boolean): void {
+    for (const r of this.running) if (r.source !== undefined) r.reflector.keepManagers(on);
   }
 
   /**

@@ -48,7 +48,8 @@ export interface ReflectorOptions {
   metadataOnly?: { kind?: string };
   /**
    * Objects keep metadata.managedFields in their compact form (core/kube/objects/managers.ts), for a
-   * flight recording's writers; asks for JSON (the protobuf walker leaves managedFields out).
+   * flight recording's writers; asks for JSON (the protobuf walker leaves managedFields out). Changed
+   * later with keepManagers().
    */
   compactManagers?: boolean;
   /**
@@ -149,6 +150,8 @@ export class Reflector {
   private backoff = REFLECTOR_BACKOFF_BASE_MS;
   /** False once the server has rejected a watch-list (or the options said no). */
   private watchListSupported: boolean;
+  /** Whether requests keep managedFields in their compact form (ReflectorOptions.compactManagers). */
+  private managers: boolean;
 
   constructor(
     private readonly client: ListWatchClient,
@@ -157,6 +160,18 @@ export class Reflector {
   ) {
     this.watchListSupported = opts.watchList !== false;
     this.namespace = opts.namespace;
+    this.managers = opts.compactManagers === true;
+  }
+
+  /**
+   * From the next request on, objects keep (or drop) managedFields in their compact form; a watch
+   * under way is reopened from the last resourceVersion seen (no list). Objects already held keep
+   * what they were delivered with until their next change.
+   */
+  keepManagers(on: boolean): void {
+    if (on === this.managers) return;
+    this.managers = on;
+    this.rewatch(on ? 'keep managers' : 'drop managers');
   }
 
   /** Restarts from a fresh list now (used by housekeeping for dead or inconsistent watches). */
@@ -456,7 +471,7 @@ export class Reflector {
       ...(this.namespace ? { namespace: this.namespace } : {}),
       ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}),
       ...(this.opts.metadataOnly ? { metadataOnly: true } : {}),
-      ...(this.opts.compactManagers ? { keepManagedFields: 'compact' as const } : {}),
+      ...(this.managers ? { keepManagedFields: 'compact' as const } : {}),
     };
   }
 
