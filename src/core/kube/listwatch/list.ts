@@ -84,7 +84,8 @@ export interface ListOptions {
    * Ask for protobuf where the walker reads it (../protobuf: full objects of the kinds with a field
    * set, metadata-only lists of any type); the answer is read as its Content-Type says, so a server
    * that answers JSON still works, on the calling thread and on the I/O thread alike. Default true;
-   * off with keepManagedFields (the walker drops them).
+   * off with keepManagedFields, 'compact' too: a list's pages are walked by the transport, which
+   * keeps no managers (a watch's frames are walked with them: WatchOptions.keepManagedFields).
    */
   protobuf?: boolean;
   /**

@@ -75,8 +75,9 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
   observer?: SyncObserver;
   /**
    * The config sources' objects keep who wrote them (metadata.managedFields in their compact form,
-   * core/kube/objects/managers.ts) for a flight recording's writers. Costs the loop JSON instead of
-   * protobuf and the compact entries per object: set it only while recording (keepManagers()).
+   * core/kube/objects/managers.ts) for a flight recording's writers. Costs the walker the managers'
+   * bytes it otherwise skips, and the loop the compact entries per object (a LIST asks for JSON): set
+   * it only while recording (keepManagers()). Unset, the watches and the loop are as without it.
    */
   compactManagers?: boolean;
 }

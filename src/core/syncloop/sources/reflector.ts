@@ -48,8 +48,8 @@ export interface ReflectorOptions {
   metadataOnly?: { kind?: string };
   /**
    * Objects keep metadata.managedFields in their compact form (core/kube/objects/managers.ts), for a
-   * flight recording's writers; asks for JSON (the protobuf walker leaves managedFields out). Changed
-   * later with keepManagers().
+   * flight recording's writers: watches stay protobuf (the walker reads that form itself), a LIST
+   * asks for JSON. Changed later with keepManagers().
    */
   compactManagers?: boolean;
   /**
