@@ -139,10 +139,17 @@ export type ManagedFieldsKept = boolean | 'compact';
  * that deep (no field set reaches a recursive message or parsed JSON: kube-protobuf-depth.test.ts),
  * so the walk over every member that would find nothing to cut is skipped.
  */
-export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: ManagedFieldsKept, schemaBound = false): KubeObject {
+export function compactItem(
+  raw: unknown,
+  metadataOnly: boolean,
+  keepManagedFields: ManagedFieldsKept,
+  schemaBound = false,
+  /** The walker read managedFields in their compact form already (a watch's frames with 'compact'). */
+  managersCompact = false,
+): KubeObject {
   const o = raw as KubeObject;
   const meta = o.metadata ?? {};
-  if (meta.managedFields && keepManagedFields !== true) {
+  if (meta.managedFields && keepManagedFields !== true && !(keepManagedFields === 'compact' && managersCompact)) {
     const compact = keepManagedFields === 'compact' ? compactManagedFields(meta.managedFields) : undefined;
     if (compact) meta.managedFields = compact;
     else delete meta.managedFields;

@@ -23,7 +23,7 @@ import { resourcePath } from './paths';
 import type { KubeTransport, StreamBody } from '../transport/transport';
 import type { GroupVersionResource, KubeObject } from '../objects/types';
 import { eventFrames, WATCH_FRAME_MAX_BYTES, type FramedEvents, type RawWatchEvent } from './watchFrames';
-import { PROTOBUF_ACCEPT, PROTOBUF_METADATA_ACCEPT, readsProtobuf } from '../protobuf';
+import { isProtobuf, PROTOBUF_ACCEPT, PROTOBUF_METADATA_ACCEPT, readsProtobuf } from '../protobuf';
 
 export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -122,7 +122,9 @@ function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: 
     const onAbort = () => end(aborted());
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return end(aborted());
-    const frames = eventFrames(stream.contentType, WATCH_FRAME_MAX_BYTES, opts.keepManagedFields === 'compact');
+    const managers = opts.keepManagedFields === 'compact';
+    const frames = eventFrames(stream.contentType, WATCH_FRAME_MAX_BYTES, managers);
+    const walkedManagers = managers && isProtobuf(stream.contentType);
     const handle = (ev: RawWatchEvent): boolean => {
       if (ev.type === 'ERROR') {
         const s = ev.object ?? ({} as { code?: number; reason?: string; message?: string });
@@ -136,7 +138,7 @@ function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: 
       }
       events++;
       try {
-        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, opts.keepManagedFields ?? false) });
+        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, opts.keepManagedFields ?? false, false, walkedManagers) });
       } catch (e) {
         end({ kind: 'error', events, error: e instanceof Error ? e : new Error(String(e)) });
         return false;

@@ -8,6 +8,9 @@
  * FieldsV1's raw JSON (structured-merge-diff's set) is scanned, not parsed: the keys of its first
  * FIELDS_DEPTH levels are decoded, every deeper set is passed over by matching its braces.
  *
+ * The sets are shared: between objects whose entries carry the same bytes (cachedSet), and every
+ * `{}` below the top is one object. Read-only, as every watched object is (../objects/share.ts).
+ *
  * Guarantees: an entry reads to what compactManagedFields makes of the same entry's JSON form
  * (Go's omitempty: an empty manager, operation or subresource is absent, and an entry without a
  * manager is left out; a zero time is absent); the walk never reads past the entry; a FieldsV1
@@ -106,17 +109,50 @@ function readTime(b: Uint8Array, start: number, end: number, rfc3339: (seconds: 
 /** FieldsV1 { 1 raw }: its set cut at FIELDS_DEPTH levels; undefined when it holds no object (JSON's null). */
 function readFieldsV1(b: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
   const r = new Reader(b, start, end);
-  let raw: [number, number] | undefined;
+  let rawStart = 0;
+  let rawEnd = 0;
   while (r.pos < end) {
     const t = r.tag();
     if (t === 0x0a) {
       const n = r.length();
-      raw = [r.pos, r.pos + n];
-      r.pos += n;
+      rawStart = r.pos;
+      rawEnd = r.pos + n;
+      r.pos = rawEnd;
     } else r.skip(t & 7);
   }
-  if (raw === undefined || raw[0] === raw[1]) return undefined;
-  const s = new SetScanner(b, raw[0], raw[1]);
+  return rawStart === rawEnd ? undefined : cachedSet(b, rawStart, rawEnd);
+}
+
+/**
+ * Recent FieldsV1 sets by their raw bytes: the pods of one ReplicaSet carry the same controller
+ * and scheduler entries byte for byte, so their cut sets are one object, not one per pod, and a
+ * repeat costs a hash and a compare instead of a scan. Bounded: SET_SLOTS sets and their bytes.
+ */
+const SET_SLOTS = 1024;
+const setKeys: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(SET_SLOTS).fill(undefined);
+const setValues: (Record<string, unknown> | undefined)[] = new Array<Record<string, unknown> | undefined>(SET_SLOTS).fill(undefined);
+
+/** Bytes hashed per set: spread over it, and its last ones (where a pod's entries differ: IPs, uids); a hit is compared whole. */
+const HASH_SAMPLES = 48;
+
+function cachedSet(b: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
+  const n = end - start;
+  let h = n;
+  const step = n > 2 * HASH_SAMPLES ? Math.floor(n / HASH_SAMPLES) : 1;
+  for (let i = start; i < end; i += step) h = Math.imul(h ^ b[i]!, 0x01000193);
+  for (let i = Math.max(start, end - HASH_SAMPLES); i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  const slot = (h ^ (h >>> 16)) & (SET_SLOTS - 1);
+  const key = setKeys[slot];
+  if (key !== undefined && key.length === n && Buffer.from(b.buffer, b.byteOffset + start, n).equals(key)) return setValues[slot];
+  const set = scanSet(b, start, end);
+  setKeys[slot] = new Uint8Array(b.subarray(start, end)); // a copy: a Buffer's slice would be a view of the body
+  setValues[slot] = set;
+  return set;
+}
+
+/** The set in [start, end) cut at FIELDS_DEPTH levels; undefined for JSON's null (or another non-object). */
+function scanSet(b: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
+  const s = new SetScanner(b, start, end);
   s.ws();
   if (s.pos < s.end && b[s.pos] === BRACE_OPEN) {
     const set = s.set(FIELDS_DEPTH);
@@ -126,11 +162,11 @@ function readFieldsV1(b: Uint8Array, start: number, end: number): Record<string,
   // Not an object, or trailing bytes: what JSON.parse says of it (null or another value: no set; else the error).
   let v: unknown;
   try {
-    v = JSON.parse(utf8(b, raw[0], raw[1]));
+    v = JSON.parse(utf8(b, start, end));
   } catch {
-    throw new ProtobufError(`FieldsV1 at byte ${raw[0]} does not hold JSON`);
+    throw new ProtobufError(`FieldsV1 at byte ${start} does not hold JSON`);
   }
-  if (v !== null && typeof v === 'object') throw new ProtobufError(`FieldsV1 at byte ${raw[0]}: an object the scanner could not read`);
+  if (v !== null && typeof v === 'object') throw new ProtobufError(`FieldsV1 at byte ${start}: an object the scanner could not read`);
   return undefined;
 }
 
@@ -142,6 +178,9 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
+
+/** Every cut (or empty) set below the top: one object, like the sets themselves read-only once made. */
+const LEAF: Record<string, unknown> = {};
 
 /** A FieldsV1 set's JSON in [pos, end), read as deep as asked; bounds-checked at every byte. */
 class SetScanner {
@@ -158,7 +197,7 @@ class SetScanner {
     this.ws();
     if (this.peek() === BRACE_CLOSE) {
       this.pos++;
-      return out;
+      return depth < FIELDS_DEPTH ? LEAF : out;
     }
     for (;;) {
       this.ws();
@@ -166,7 +205,7 @@ class SetScanner {
       this.ws();
       this.expect(COLON);
       this.ws();
-      const v = depth > 1 && this.peek() === BRACE_OPEN ? this.set(depth - 1) : (this.value(), {});
+      const v = depth > 1 && this.peek() === BRACE_OPEN ? this.set(depth - 1) : (this.value(), LEAF);
       if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
       else out[key] = v;
       this.ws();
