@@ -17,6 +17,9 @@ import { FIELDS_DEPTH, readCompactEntry } from '../../src/core/kube/protobuf/man
 import { Reader } from '../../src/core/kube/protobuf/reader';
 import { rfc3339 } from '../../src/core/kube/protobuf/walk';
 import { compactManagedFields, MANAGERS_FIELD_DEPTH } from '../../src/core/kube/objects/managers';
+import { shareUnchanged } from '../../src/core/kube/objects/share';
+import { planFor } from '../../src/core/kube/protobuf/decode';
+import { compactItem } from '../../src/core/kube/listwatch/list';
 
 type Obj = Record<string, unknown>;
 
@@ -74,6 +77,36 @@ describe('protobuf walker: managedFields in their compact form, when asked', () 
       }
     });
   }
+
+  it('only a managers plan reads managedFields: the plans the loop uses when not recording skip them by length', () => {
+    const managedFieldsOf = (managers: boolean, apiVersion: string, kind: string) => {
+      const plan = planFor(apiVersion, kind, managers)!;
+      const meta = plan.fields.find((f) => f.name === 'metadata')!.sub!;
+      return meta.byNumber[17];
+    };
+    for (const [apiVersion, kind] of [
+      ['v1', 'Pod'],
+      ['meta.k8s.io/v1', 'PartialObjectMetadata'],
+      ['apps/v1', 'Deployment'],
+    ] as const) {
+      assert.equal(managedFieldsOf(false, apiVersion, kind), undefined, `${apiVersion}/${kind} without managers`);
+      assert.equal(managedFieldsOf(true, apiVersion, kind)?.name, 'managedFields', `${apiVersion}/${kind} with managers`);
+    }
+  });
+
+  it('entries with the same bytes share one set, which shareUnchanged leaves as it is; compactItem does not compact them again', () => {
+    const [a, b] = [decoded(pb('pod'), true), decoded(pb('pod'), true)];
+    const setsOf = (o: Obj) => (managersOf(o) as Obj[]).map((e) => e.fieldsV1);
+    setsOf(a).forEach((set, i) => assert.equal(setsOf(b)[i], set, `entry ${i}: one object for the same bytes`));
+    const before = JSON.stringify(a);
+    const next = shareUnchanged(a, b);
+    assert.equal(JSON.stringify(next), before);
+    assert.equal(JSON.stringify(decoded(pb('pod'), true)), before, 'the shared sets were not changed');
+    const walked = decoded(pb('pod'), true);
+    const entries = managersOf(walked);
+    const kept = compactItem(walked, false, 'compact', false, true) as unknown as Obj;
+    assert.equal(managersOf(kept), entries, 'compactItem keeps what the walker made compact');
+  });
 
   it('a watch stream: each event keeps its compact managers, whatever the chunking', () => {
     const stream = pb('watch');
