@@ -175,7 +175,8 @@ async function runConnected(flags: SyncFlags, { client, kubeletLog, types }: Con
     clock,
     timeline,
     origin,
-    ...(recording ? { observer: recording.recorder } : {}),
+    // who wrote each version, for `kubeloop writers --recording`
+    ...(recording ? { observer: recording.recorder, compactManagers: true } : {}),
   });
   const freshness = flags.freshness
     ? reportFreshness({

@@ -8,7 +8,7 @@
  * recorded state). The keyframe's objects are where it starts, not writes, as a live run starts
  * from now. Who wrote each version is read from the recorded managedFields (format 4,
  * core/recorder/managed.ts); a recording of an older format, or one whose watches did not keep
- * managedFields (the sync loop's), names no manager: its writes count under "(unknown)".
+ * managedFields, names no manager: its writes count under "(unknown)".
  *
  * Guarantees: the recording is streamed (one block at a time, and the state of the objects whose
  * patches need it); every read takes the signal; errors are values (`{ error }`), never a throw.

@@ -63,8 +63,9 @@ async function tryOpen(path: string): Promise<Recording | undefined> {
   }
 }
 
+/** What a replay keeps of an object: not the server's bookkeeping (managedFields are the replay server's own writes). */
 function normal(o: Obj): Obj {
-  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, generation: _g, ...meta } = o.metadata as Obj;
+  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, generation: _g, managedFields: _m, ...meta } = o.metadata as Obj;
   return { ...o, metadata: meta };
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Recorder } from '../../src/core/recorder/recorder';
 import { RecordingWriter } from '../../src/core/recorder/writer';
 import { Recording } from '../../src/core/recorder/reader';
-import { compactManagedFields } from '../../src/core/recorder/managed';
+import { compactManagedFields } from '../../src/core/kube/objects/managers';
 import { replayRecording } from '../../src/core/recorder/replay';
 import { FORMAT_VERSION, type Obj } from '../../src/core/recorder/records';
 

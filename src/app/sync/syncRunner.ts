@@ -198,6 +198,8 @@ export class SyncRunner {
    */
   record(observer: SyncObserver | undefined): void {
     this.recorder = observer;
+    // who wrote each version, for the writers from the recording (reopens the watches, no list)
+    this.sync.keepManagers(observer !== undefined);
     if (observer) this.sync.seedObserver(observer);
   }
 

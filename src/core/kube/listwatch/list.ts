@@ -41,6 +41,7 @@
  *   that answers a plain list instead gives full objects, kept as such: nothing is lost.
  */
 import { capObjectDepth, depthNotices } from '../objects/depth';
+import { compactManagedFields } from '../objects/managers';
 import { KubeApiError, KubeTransportError } from '../errors';
 import { resourcePath } from './paths';
 import type { StreamedPage } from '../transport/listStream';
@@ -71,7 +72,11 @@ export interface ListOptions {
    * printer's cells, see table.ts). metadataOnly: true wins over this.
    */
   transfer?: ListTransfer;
-  keepManagedFields?: boolean;
+  /**
+   * Keep metadata.managedFields: whole (true), or in their compact form ('compact':
+   * ../objects/managers.ts, who wrote each version; what a recording keeps). Either asks for JSON.
+   */
+  keepManagedFields?: ManagedFieldsKept;
   /** Per-request deadline (ms), overriding the transport's. */
   requestTimeoutMs?: number;
   /** Request page N+1 as soon as its continue token is visible in page N's first bytes. Default true. */
@@ -80,7 +85,8 @@ export interface ListOptions {
    * Ask for protobuf where the walker reads it (../protobuf: full objects of the kinds with a field
    * set, metadata-only lists of any type); the answer is read as its Content-Type says, so a server
    * that answers JSON still works, on the calling thread and on the I/O thread alike. Default true;
-   * off with keepManagedFields (the walker drops them).
+   * off with keepManagedFields, 'compact' too: a list's pages are walked by the transport, which
+   * keeps no managers (a watch's frames are walked with them: WatchOptions.keepManagedFields).
    */
   protobuf?: boolean;
   /**
@@ -125,16 +131,30 @@ interface ListBody {
   items?: unknown[] | null;
 }
 
+/** What an item keeps of metadata.managedFields: nothing (false), all (true), or their compact form. */
+export type ManagedFieldsKept = boolean | 'compact';
+
 /**
- * An item as it is kept: managedFields dropped unless asked for, cut at MAX_OBJECT_DEPTH
+ * An item as it is kept: managedFields dropped unless asked for (in their compact form with 'compact'), cut at MAX_OBJECT_DEPTH
  * (../objects/depth.ts). `schemaBound`: the protobuf walker built it, and no object it builds nests
  * that deep (no field set reaches a recursive message or parsed JSON: kube-protobuf-depth.test.ts),
  * so the walk over every member that would find nothing to cut is skipped.
  */
-export function compactItem(raw: unknown, metadataOnly: boolean, keepManagedFields: boolean, schemaBound = false): KubeObject {
+export function compactItem(
+  raw: unknown,
+  metadataOnly: boolean,
+  keepManagedFields: ManagedFieldsKept,
+  schemaBound = false,
+  /** The walker read managedFields in their compact form already (a watch's frames with 'compact'). */
+  managersCompact = false,
+): KubeObject {
   const o = raw as KubeObject;
   const meta = o.metadata ?? {};
-  if (!keepManagedFields && meta.managedFields) delete meta.managedFields;
+  if (meta.managedFields && keepManagedFields !== true && !(keepManagedFields === 'compact' && managersCompact)) {
+    const compact = keepManagedFields === 'compact' ? compactManagedFields(meta.managedFields) : undefined;
+    if (compact) meta.managedFields = compact;
+    else delete meta.managedFields;
+  }
   const kept = metadataOnly ? { metadata: meta } : o;
   // named by the whole object: a metadata-only one has no kind of its own
   if (!schemaBound && capObjectDepth(kept) > 0) depthNotices.report(o);
@@ -219,7 +239,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
   const contQuery = (token: string) => ({ ...selectors, limit, continue: token });
 
   const toPage = (b: unknown, bytes: number, walked: boolean): Page => {
-    const page = pageOf(b, bytes, path, transfer, columns, !!opts.keepManagedFields, walked);
+    const page = pageOf(b, bytes, path, transfer, columns, opts.keepManagedFields ?? false, walked);
     columns = page.columns ?? columns;
     return page;
   };
@@ -477,7 +497,7 @@ function pageOf(
   path: string,
   transfer: ListTransfer,
   columns: readonly string[] | undefined,
-  keepManagedFields: boolean,
+  keepManagedFields: ManagedFieldsKept,
   walked: boolean,
 ): Page & { columns?: readonly string[] } {
   const body = b as ListBody;

@@ -18,12 +18,12 @@
 import { hostSlicer } from '../../slice';
 import { abortReason } from '../../clock';
 import { KubeApiError, KubeTransportError } from '../errors';
-import { compactItem } from './list';
+import { compactItem, type ManagedFieldsKept } from './list';
 import { resourcePath } from './paths';
 import type { KubeTransport, StreamBody } from '../transport/transport';
 import type { GroupVersionResource, KubeObject } from '../objects/types';
-import { eventFrames, type FramedEvents, type RawWatchEvent } from './watchFrames';
-import { PROTOBUF_ACCEPT, PROTOBUF_METADATA_ACCEPT, readsProtobuf } from '../protobuf';
+import { eventFrames, WATCH_FRAME_MAX_BYTES, type FramedEvents, type RawWatchEvent } from './watchFrames';
+import { isProtobuf, PROTOBUF_ACCEPT, PROTOBUF_METADATA_ACCEPT, readsProtobuf } from '../protobuf';
 
 export const METADATA_ONLY_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
@@ -44,7 +44,11 @@ export interface WatchOptions {
   labelSelector?: string;
   fieldSelector?: string;
   metadataOnly?: boolean;
-  keepManagedFields?: boolean;
+  /**
+   * As ListOptions.keepManagedFields, but 'compact' stays protobuf where the walker reads the kind:
+   * it reads managedFields in their compact form itself (../protobuf/managedFields.ts).
+   */
+  keepManagedFields?: ManagedFieldsKept;
   /** As ListOptions.protobuf: protobuf frames where the walker reads them, whatever the answer read by its Content-Type. Default true. */
   protobuf?: boolean;
 }
@@ -95,9 +99,9 @@ export async function watch(
   return consume(res, path, opts, onEvent, signal);
 }
 
-/** The Accept header of a watch: protobuf first where the walker reads the frames (WatchOptions.protobuf). */
+/** The Accept header of a watch: protobuf first where the walker reads the frames (WatchOptions.protobuf); JSON for whole managedFields. */
 function watchAccept(gvr: GroupVersionResource, opts: WatchOptions): string {
-  const protobuf = opts.protobuf !== false && !opts.keepManagedFields;
+  const protobuf = opts.protobuf !== false && opts.keepManagedFields !== true;
   if (opts.metadataOnly) return protobuf ? PROTOBUF_METADATA_ACCEPT : METADATA_ONLY_WATCH_ACCEPT;
   return protobuf && readsProtobuf(gvr) ? PROTOBUF_ACCEPT : 'application/json';
 }
@@ -118,7 +122,9 @@ function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: 
     const onAbort = () => end(aborted());
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return end(aborted());
-    const frames = eventFrames(stream.contentType);
+    const managers = opts.keepManagedFields === 'compact';
+    const frames = eventFrames(stream.contentType, WATCH_FRAME_MAX_BYTES, managers);
+    const walkedManagers = managers && isProtobuf(stream.contentType);
     const handle = (ev: RawWatchEvent): boolean => {
       if (ev.type === 'ERROR') {
         const s = ev.object ?? ({} as { code?: number; reason?: string; message?: string });
@@ -132,7 +138,7 @@ function consume(stream: StreamBody, path: string, opts: WatchOptions, onEvent: 
       }
       events++;
       try {
-        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, !!opts.keepManagedFields) });
+        onEvent({ type: ev.type, object: compactItem(ev.object, !!opts.metadataOnly, opts.keepManagedFields ?? false, false, walkedManagers) });
       } catch (e) {
         end({ kind: 'error', events, error: e instanceof Error ? e : new Error(String(e)) });
         return false;

@@ -92,8 +92,9 @@ export interface EventFrames {
   end(): FramedEvents;
 }
 
-export function eventFrames(contentType: string | undefined, maxBytes = WATCH_FRAME_MAX_BYTES): EventFrames {
-  return isProtobuf(contentType) ? protobufEvents(maxBytes) : jsonEvents(maxBytes);
+/** `managers`: protobuf objects keep metadata.managedFields in their compact form (JSON ones keep them whole, for compactItem). */
+export function eventFrames(contentType: string | undefined, maxBytes = WATCH_FRAME_MAX_BYTES, managers = false): EventFrames {
+  return isProtobuf(contentType) ? protobufEvents(maxBytes, managers) : jsonEvents(maxBytes);
 }
 
 function jsonEvents(maxBytes: number): EventFrames {
@@ -121,8 +122,8 @@ function jsonEvents(maxBytes: number): EventFrames {
   };
 }
 
-function protobufEvents(maxBytes: number): EventFrames {
-  const decoder = new WatchFrameDecoder(maxBytes);
+function protobufEvents(maxBytes: number, managers: boolean): EventFrames {
+  const decoder = new WatchFrameDecoder(maxBytes, managers);
   const failed = (e: ProtobufError): FramedEvents => ({ events: [], failed: e.tooLarge ? 'tooLarge' : 'malformed', detail: e.message });
   return {
     push(chunk) {

@@ -14,6 +14,7 @@
  * without a field set is an error value saying which (the caller's answer to the last: ask JSON).
  */
 import { FIELD_SETS } from './fieldsets';
+import { withManagers } from './managedFields';
 import { compile, F_REPEATED, type MessagePlan, type Pick } from './plan';
 import { asBuffer, ProtobufError, Reader, utf8 } from './reader';
 import { KINDS } from './schema.generated';
@@ -28,40 +29,47 @@ export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
 const LIST_META: Pick = true;
 
-/** The plan of a kind ("v1/Pod") or of its list ("v1/PodList"); undefined when the walker does not read it. */
-export function planFor(apiVersion: string, kind: string): MessagePlan | undefined {
+/**
+ * The plan of a kind ("v1/Pod") or of its list ("v1/PodList"); undefined when the walker does not read it.
+ * `managers`: the plan that also reads metadata.managedFields in their compact form (managedFields.ts);
+ * without it, the plan that skips them, as every plan did before recordings asked for them.
+ */
+export function planFor(apiVersion: string, kind: string, managers = false): MessagePlan | undefined {
   const key = `${apiVersion}/${kind}`;
-  const cached = plans.get(key);
-  if (cached !== undefined || plans.has(key)) return cached;
+  const cache = managers ? managerPlans : plans;
+  const cached = cache.get(key);
+  if (cached !== undefined || cache.has(key)) return cached;
   const message = KINDS[key];
   let plan: MessagePlan | undefined;
   if (message) {
     const item = kind.endsWith('List') ? FIELD_SETS[`${apiVersion}/${kind.slice(0, -4)}`] : undefined;
     const own = FIELD_SETS[key];
-    if (item !== undefined) plan = compile(message, { metadata: LIST_META, items: item });
-    else if (own !== undefined) plan = compile(message, own);
+    const pick = (p: Pick) => (managers ? withManagers(p) : p);
+    if (item !== undefined) plan = compile(message, { metadata: LIST_META, items: pick(item) });
+    else if (own !== undefined) plan = compile(message, pick(own));
   }
-  plans.set(key, plan);
+  cache.set(key, plan);
   return plan;
 }
 const plans = new Map<string, MessagePlan | undefined>();
+const managerPlans = new Map<string, MessagePlan | undefined>();
 
 /** Whether the walker reads this kind (and its list): only then ask the server for protobuf. */
 export function hasFieldSet(apiVersion: string, kind: string): boolean {
   return planFor(apiVersion, kind) !== undefined;
 }
 
-/** Decodes a whole protobuf body (magic, envelope, object). */
-export function decodeProtobuf(body: Uint8Array): Decoded {
+/** Decodes a whole protobuf body (magic, envelope, object); `managers`: keep managedFields in their compact form (planFor). */
+export function decodeProtobuf(body: Uint8Array, managers = false): Decoded {
   try {
-    return { ok: true, value: decodeEnvelope(body, 0, body.length) };
+    return { ok: true, value: decodeEnvelope(body, 0, body.length, managers) };
   } catch (e) {
     return { ok: false, error: e instanceof ProtobufError ? e : new ProtobufError(String(e instanceof Error ? e.message : e)) };
   }
 }
 
 /** The envelope in [start, end) of `b`, decoded; throws ProtobufError (../listwatch/watch.ts catches it). */
-export function decodeEnvelope(body: Uint8Array, start: number, end: number): Record<string, unknown> {
+export function decodeEnvelope(body: Uint8Array, start: number, end: number, managers = false): Record<string, unknown> {
   const b = asBuffer(body);
   if (end - start < 4 || b[start] !== 0x6b || b[start + 1] !== 0x38 || b[start + 2] !== 0x73 || b[start + 3] !== 0) {
     throw new ProtobufError(`not a Kubernetes protobuf body (it does not start with "k8s\\0"; ${end - start} bytes)`);
@@ -101,6 +109,7 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
       last.apiVersion = apiVersion;
       last.kind = kind;
       last.plan = undefined;
+      last.managersPlan = undefined;
     } else if (t === 0x12) {
       const n = r.length();
       rawStart = r.pos;
@@ -114,8 +123,13 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
   }
   if (contentEncoding) throw new ProtobufError(`${apiVersion}/${kind}: content encoding ${JSON.stringify(contentEncoding)} is not supported`);
   if (!kind) throw new ProtobufError('the envelope names no kind');
-  let plan = apiVersion === last.apiVersion && kind === last.kind ? last.plan : undefined;
-  if (!plan) plan = last.plan = planFor(apiVersion, kind);
+  const same = apiVersion === last.apiVersion && kind === last.kind;
+  let plan = same ? (managers ? last.managersPlan : last.plan) : undefined;
+  if (!plan) {
+    plan = planFor(apiVersion, kind, managers);
+    if (managers) last.managersPlan = plan;
+    else last.plan = plan;
+  }
   if (!plan) throw new ProtobufError(`no protobuf field set for ${apiVersion ? `${apiVersion}/` : ''}${kind}: ask for it in JSON`);
   const o: Record<string, unknown> = { kind, apiVersion };
   if (rawStart >= 0) readMessage(new Reader(b, rawStart, rawEnd), rawEnd, plan, o);
@@ -128,11 +142,12 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number): Re
  * The last envelope's typeMeta bytes, the names they hold and their plan: a watch's frames, and the
  * objects of one kind, name the same kind each time, so its bytes are compared, not decoded again.
  */
-const last: { typeMeta: Uint8Array; apiVersion: string; kind: string; plan: MessagePlan | undefined } = {
+const last: { typeMeta: Uint8Array; apiVersion: string; kind: string; plan: MessagePlan | undefined; managersPlan: MessagePlan | undefined } = {
   typeMeta: new Uint8Array(0),
   apiVersion: '',
   kind: '',
   plan: undefined,
+  managersPlan: undefined,
 };
 
 function sameBytes(b: Uint8Array, start: number, n: number, want: Uint8Array): boolean {

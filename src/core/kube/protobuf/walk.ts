@@ -1,7 +1,8 @@
 /**
  * The walker: one pass over a protobuf message that builds the plain JS object its JSON form would
  * parse to, holding only the plan's fields (plan.ts); every other field is skipped by its length,
- * unread (a pod's managedFields, volumes, env, security contexts).
+ * unread (a pod's managedFields, volumes, env, security contexts). managedFields are read only by a
+ * plan that asks for them (a recording sync loop's: managedFields.ts), in their compact form.
  *
  * Values are written as kube-apiserver's JSON writes them (Go's encoding/json over the decoded
  * struct): field names from the Go json tags; omitempty zero values left out, except pointers that
@@ -14,6 +15,7 @@
  * type for its field is a ProtobufError naming the field, not a misread; map keys are set as own
  * properties (a ConfigMap key "__proto__" is a key, as JSON.parse makes it).
  */
+import { isCompactEntryPlan, readCompactEntry } from './managedFields';
 import { ProtobufError, Reader, utf8, WIRE_BYTES, WIRE_VARINT } from './reader';
 import {
   F_INLINE,
@@ -76,6 +78,8 @@ interface Helpers {
   readMapEntry: typeof readMapEntry;
   other: typeof other;
   zeroValue: typeof zeroValue;
+  readCompactEntry: typeof readCompactEntry;
+  rfc3339: typeof rfc3339;
   subs: MessageReader[];
   fields: FieldPlan[];
   plan: MessagePlan;
@@ -113,7 +117,7 @@ function generate(plan: MessagePlan): MessageReader {
     }
     r.end = outer;
     ${fill.join('\n')}`;
-  const h: Helpers = { utf8, base64, readValue, readMapEntry, other, zeroValue, subs, fields, plan };
+  const h: Helpers = { utf8, base64, readValue, readMapEntry, other, zeroValue, readCompactEntry, rfc3339, subs, fields, plan };
   const make = new Function('h', `return function read_${plan.message.replace(/\W/g, '_')}(r, end, o) {${body}}`) as (h: Helpers) => MessageReader;
   return make(h);
 }
@@ -144,6 +148,9 @@ function fieldCode(f: FieldPlan, subIndex: (p: MessagePlan) => number, fieldInde
     case K_BOOL:
       return `const v = r.bool(); ${store('v', '!v')}`;
     case K_MESSAGE: {
+      // managedFields, kept only by a managers plan (managedFields.ts): each entry in its compact form
+      if (isCompactEntryPlan(f.sub))
+        return `const n = r.length(); const v = h.readCompactEntry(r, r.pos + n, h.rfc3339); if (v !== undefined) ${store('v', 'false')}`;
       const sub = subIndex(f.sub!);
       if (f.name === '') return `const n = r.length(); h.subs[${sub}](r, r.pos + n, o);`; // inlined in JSON: into the parent
       if (f.flags & F_REPEATED) return `const n = r.length(); const v = {}; h.subs[${sub}](r, r.pos + n, v); ${store('v', 'false')}`;

@@ -38,7 +38,11 @@ export class WatchFrameDecoder {
   private failed: ProtobufError | undefined;
   private frames = 0;
 
-  constructor(readonly maxFrameBytes = MAX_FRAME_BYTES) {}
+  constructor(
+    readonly maxFrameBytes = MAX_FRAME_BYTES,
+    /** Objects keep metadata.managedFields in their compact form (decode.ts planFor). */
+    readonly managers = false,
+  ) {}
 
   /** Takes the next bytes of the stream; returns the events they complete, or the error that ends it. */
   push(chunk: Uint8Array): Frames {
@@ -71,8 +75,8 @@ export class WatchFrameDecoder {
           // The common case: the frame lies in one chunk and is read where it is.
           const start = this.at;
           this.consumed(first, n);
-          events.push(decodeEvent(first, start, start + n, this.frames));
-        } else events.push(decodeEvent(this.copy(n), 0, n, this.frames));
+          events.push(decodeEvent(first, start, start + n, this.frames, this.managers));
+        } else events.push(decodeEvent(this.copy(n), 0, n, this.frames, this.managers));
       }
     } catch (e) {
       this.failed = e instanceof ProtobufError ? e : new ProtobufError(String(e instanceof Error ? e.message : e));
@@ -134,7 +138,7 @@ function mib(n: number): string {
 }
 
 /** metav1.WatchEvent { 1 type, 2 object: RawExtension { 1 raw } } in [start, end) of `b`. */
-function decodeEvent(b: Uint8Array, start: number, end: number, index: number): ProtobufWatchEvent {
+function decodeEvent(b: Uint8Array, start: number, end: number, index: number, managers: boolean): ProtobufWatchEvent {
   const r = new Reader(b, start, end);
   let type = '';
   let rawStart = -1;
@@ -164,7 +168,7 @@ function decodeEvent(b: Uint8Array, start: number, end: number, index: number): 
   if (!type) throw new ProtobufError(`watch event frame ${index} has no type`);
   if (rawStart < 0) throw new ProtobufError(`watch event frame ${index} (${type}) has no object`);
   try {
-    return { type, object: decodeEnvelope(b, rawStart, rawEnd) };
+    return { type, object: decodeEnvelope(b, rawStart, rawEnd, managers) };
   } catch (e) {
     if (e instanceof ProtobufError) throw new ProtobufError(`watch event frame ${index} (${type}): ${e.message}`);
     throw e;

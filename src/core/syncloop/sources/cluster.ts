@@ -73,6 +73,13 @@ export interface ClusterSyncOptions extends Omit<SyncLoopOptions, 'clock' | 'sou
    * flight recorder). Called synchronously; it must not throw and must not block.
    */
   observer?: SyncObserver;
+  /**
+   * The config sources' objects keep who wrote them (metadata.managedFields in their compact form,
+   * core/kube/objects/managers.ts) for a flight recording's writers. Costs the walker the managers'
+   * bytes it otherwise skips, and the loop the compact entries per object (a LIST asks for JSON): set
+   * it only while recording (keepManagers()). Unset, the watches and the loop are as without it.
+   */
+  compactManagers?: boolean;
 }
 
 /** A sink that also tells the observer what it was given, once the inner sink has taken it. */
@@ -268,6 +275,7 @@ export class ClusterSync {
       ...scope,
       name: source,
       ...(t.metadataOnly && !isPods ? { metadataOnly: t.kind ? { kind: t.kind } : {} } : {}),
+      ...(this.opts.compactManagers ? { compactManagers: true } : {}),
       ...this.narrowing(source, t, planned),
     });
     const consistency = new ConsistencyLister({
@@ -397,6 +405,15 @@ export class ClusterSync {
         `pods source ${behind.source} is ${behind.reflector.state}${behind.reflector.lastError ? `: ${behind.reflector.lastError}` : ''}`,
       );
     for (const r of pods) yield* this.loop.podConfig.storage.sourceValues(r.source!) as IterableIterator<Pod>;
+  }
+
+  /**
+   * The config sources' objects keep who wrote them (ClusterSyncOptions.compactManagers) from now on,
+   * or stop: each watch is reopened from where it was (no list); what the loop holds keeps the form it
+   * came in until its next change.
+   */
+  keepManagers(on: boolean): void {
+    for (const r of this.running) if (r.source !== undefined) r.reflector.keepManagers(on);
   }
 
   /**

@@ -47,6 +47,12 @@ export interface ReflectorOptions {
   /** List and watch as PartialObjectMetadata (see WatchedType.metadataOnly); objects get `kind` when given. */
   metadataOnly?: { kind?: string };
   /**
+   * Objects keep metadata.managedFields in their compact form (core/kube/objects/managers.ts), for a
+   * flight recording's writers: watches stay protobuf (the walker reads that form itself), a LIST
+   * asks for JSON. Changed later with keepManagers().
+   */
+  compactManagers?: boolean;
+  /**
    * How long a LIST may go without a page, or a watch-list without an initial event, before it is
    * given up (then retried after the backoff, as any failure); 0 = never. Default
    * LIST_PROGRESS_TIMEOUT_MS. Progress, not the whole list: a slow list that keeps delivering pages
@@ -144,6 +150,8 @@ export class Reflector {
   private backoff = REFLECTOR_BACKOFF_BASE_MS;
   /** False once the server has rejected a watch-list (or the options said no). */
   private watchListSupported: boolean;
+  /** Whether requests keep managedFields in their compact form (ReflectorOptions.compactManagers). */
+  private managers: boolean;
 
   constructor(
     private readonly client: ListWatchClient,
@@ -152,6 +160,18 @@ export class Reflector {
   ) {
     this.watchListSupported = opts.watchList !== false;
     this.namespace = opts.namespace;
+    this.managers = opts.compactManagers === true;
+  }
+
+  /**
+   * From the next request on, objects keep (or drop) managedFields in their compact form; a watch
+   * under way is reopened from the last resourceVersion seen (no list). Objects already held keep
+   * what they were delivered with until their next change.
+   */
+  keepManagers(on: boolean): void {
+    if (on === this.managers) return;
+    this.managers = on;
+    this.rewatch(on ? 'keep managers' : 'drop managers');
   }
 
   /** Restarts from a fresh list now (used by housekeeping for dead or inconsistent watches). */
@@ -446,11 +466,12 @@ export class Reflector {
     return items;
   }
 
-  private scope(): { namespace?: string; fieldSelector?: string; metadataOnly?: boolean } {
+  private scope(): { namespace?: string; fieldSelector?: string; metadataOnly?: boolean; keepManagedFields?: 'compact' } {
     return {
       ...(this.namespace ? { namespace: this.namespace } : {}),
       ...(this.opts.fieldSelector ? { fieldSelector: this.opts.fieldSelector } : {}),
       ...(this.opts.metadataOnly ? { metadataOnly: true } : {}),
+      ...(this.managers ? { keepManagedFields: 'compact' as const } : {}),
     };
   }
 
