@@ -6,7 +6,7 @@
 // Given one snapshot, what it holds by shape, largest first. --per N adds bytes per object for N objects
 // (e.g. the cluster's object count: what each holder costs per object).
 // Usage: node --max-old-space-size=16000 --import tsx bench/heap-compare.ts [BEFORE.heapsnapshot] AFTER.heapsnapshot [--top 30] [--per N]
-//        [--by-holder]
+//        [--by-holder | --owners]
 import { readFileSync } from 'node:fs';
 import { benchArg } from './measure';
 
@@ -25,6 +25,9 @@ interface Summary {
 }
 
 const byHolder = process.argv.includes('--by-holder');
+const owners = process.argv.includes('--owners');
+/** --samples OWNER: a few paths of what --owners counts under OWNER. */
+const samplesOf = benchArg('--samples', '');
 
 function summarize(file: string): Summary {
   const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
@@ -62,12 +65,33 @@ function summarize(file: string): Summary {
     shapeOf[i] = id;
     if (type === 'array') arrays.push([self, i]);
   }
+  // --owners: every node counted under the nearest instance of a named class above it in the
+  // first-retainer tree, with the field it hangs from (`PodStorage.pods`, `DesiredStateOfWorld.byKey`):
+  // roughly what each holder keeps (an object two holders share counts for the first one met).
+  const samples: number[] = [];
+  const plain = /^(Object|Array|Map|Set|system \/ .*|\(.*\)|)$/;
+  const ownerOf = (i: number): string => {
+    for (let x = i, d = 0; d < 24; d++) {
+      const p = parent[x]!;
+      if (p === -1) break;
+      const name = String(strings[nodes[p * n + iN]!]);
+      if (types[nodes[p * n + iT]!] === 'object' && !plain.test(name)) {
+        const et = etypes[edges[viaEdge[x]! + eT]!];
+        return `${name}${et === 'property' || et === 'internal' ? `.${strings[edges[viaEdge[x]! + eN]!]}` : '[]'}`;
+      }
+      x = p;
+    }
+    return '(no named owner)';
+  };
   // --by-holder: a node that is no object (a string, an array, a Map's table) is counted under what
   // holds it, `(string) in Object{key,obj,...}.key`, so the strings of a view and of a stored object
   // are told apart.
   for (let i = 0; i < count; i++) {
     let shape = shapeNames[shapeOf[i]!]!;
-    if (byHolder && (shape.startsWith('(') || shape.startsWith('Array{'))) {
+    if (owners) {
+      shape = ownerOf(i);
+      if (shape === samplesOf && samples.length < 8 && i % 97 === 0) samples.push(i);
+    } else if (byHolder && (shape.startsWith('(') || shape.startsWith('Array{'))) {
       // An array's holder is what holds the Array (and its elements), not the Array.
       let x = i;
       let p = parent[x]!;
@@ -90,9 +114,10 @@ function summarize(file: string): Summary {
   };
   const path = (i: number) => {
     const out: string[] = [];
-    for (let x = i, d = 0; x !== -1 && d < 6; x = parent[x]!, d++) out.push(label(x) + (viaEdge[x] === -1 ? '' : edgeName(viaEdge[x]!)));
+    for (let x = i, d = 0; x !== -1 && d < 10; x = parent[x]!, d++) out.push(label(x) + (viaEdge[x] === -1 ? '' : edgeName(viaEdge[x]!)));
     return out.join(' <- ');
   };
+  for (const i of samples) console.log(`  ${samplesOf}: ${path(i).slice(0, 400)}`);
   arrays.sort((a, b) => b[0] - a[0]);
   return { shapes, arrays: arrays.slice(0, 15).map(([bytes, i]) => [bytes, path(i)]) };
 }
