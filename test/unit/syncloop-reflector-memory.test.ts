@@ -1,5 +1,5 @@
 /**
- * What a watching reflector keeps of its list: nothing. The sink keeps what it keeps; the LIST's
+ * What a watching reflector keeps of its list, and a consistency check of its list between checks: nothing. The sink keeps what it keeps; the LIST's
  * result (every item as listed) must not live on in the reflector for the watch's life, or every
  * object changed since is held twice. Driven by a scripted ListWatchClient, as the unit tier's other
  * reflector tests; the objects' collection is observed through WeakRefs after a full GC.
@@ -12,6 +12,7 @@ import { FakeClock } from '../../src/core/clock';
 import type { ListResult } from '../../src/core/kube/listwatch/list';
 import type { WatchEnd, WatchEvent, WatchOptions } from '../../src/core/kube/listwatch/watch';
 import { INITIAL_EVENTS_END, Reflector, type ListWatchClient, type ReflectorSink } from '../../src/core/syncloop/sources/reflector';
+import { ConsistencyCheck, ConsistencyLister } from '../../src/core/syncloop/sources/consistency';
 import type { StoredObject } from '../../src/core/kube/objects/types';
 import { eventually } from '../support/eventually';
 
@@ -86,5 +87,42 @@ describe("a watching reflector holds none of its list's objects", () => {
 
   it("after a watch-list's initial events", async () => {
     assert.equal(await heldAfterSync(true), 0);
+  });
+});
+
+describe('a consistency check holds none of its list while it waits for the next', () => {
+  it('after a first sighting, asleep until its confirmation', async () => {
+    const clock = new FakeClock();
+    const client = new OnceListedClient(false);
+    const reflector = new Reflector(client, new CountingSink(), { gvr: GVR, name: 'api:configmaps', clock, watchList: false });
+    reflector.state = 'watching';
+    const check = new ConsistencyCheck();
+    const lister = new ConsistencyLister({
+      client,
+      clock,
+      gvr: GVR,
+      pageSize: 500,
+      source: 'api:configmaps',
+      reflector,
+      held: () => [],
+      check,
+      periodMs: 60_000,
+      confirmMs: 30_000,
+    });
+    lister.firstCheckMs = 1000;
+    const ac = new AbortController();
+    const run = lister.run(ac.signal);
+    try {
+      await clock.advance(1000);
+      // Nothing held, N listed: a first sighting, and the lister sleeps until its confirmation.
+      await eventually(() => check.pending('api:configmaps'), { description: 'the first check judged', timeoutMs: 10_000 });
+      await new Promise<void>((r) => setImmediate(r));
+      gc();
+      assert.equal(lister.lists, 1);
+      assert.equal(client.refs.filter((r) => r.deref() !== undefined).length, 0);
+    } finally {
+      ac.abort();
+      await run;
+    }
   });
 });
