@@ -3,7 +3,10 @@
 // apart where DevTools says "Object"), strings and other nodes by type, and the largest arrays of
 // each with a path that holds them (each node's first strong retainer in the snapshot's order; a
 // Map's table that doubled shows as its owner's field).
-// Usage: node --max-old-space-size=16000 --import tsx bench/heap-compare.ts BEFORE.heapsnapshot AFTER.heapsnapshot [--top 30]
+// Given one snapshot, what it holds by shape, largest first. --per N adds bytes per object for N objects
+// (e.g. the cluster's object count: what each holder costs per object).
+// Usage: node --max-old-space-size=16000 --import tsx bench/heap-compare.ts [BEFORE.heapsnapshot] AFTER.heapsnapshot [--top 30] [--per N]
+//        [--by-holder | --owners]
 import { readFileSync } from 'node:fs';
 import { benchArg } from './measure';
 
@@ -21,6 +24,11 @@ interface Summary {
   arrays: [number, string][];
 }
 
+const byHolder = process.argv.includes('--by-holder');
+const owners = process.argv.includes('--owners');
+/** --samples OWNER: a few paths of what --owners counts under OWNER. */
+const samplesOf = benchArg('--samples', '');
+
 function summarize(file: string): Summary {
   const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
   const { node_fields: nf, edge_fields: ef } = s.snapshot.meta;
@@ -35,6 +43,9 @@ function summarize(file: string): Summary {
   const viaEdge = new Int32Array(count).fill(-1);
   const shapes = new Map<string, [number, number]>();
   const arrays: [number, number][] = [];
+  const shapeNames: string[] = [];
+  const shapeIds = new Map<string, number>();
+  const shapeOf = new Int32Array(count);
   for (let i = 0, e = 0; i < count; i++) {
     const type = types[nodes[i * n + iT]!]!;
     const props: string[] = [];
@@ -49,11 +60,52 @@ function summarize(file: string): Summary {
     }
     const self = nodes[i * n + iS]!;
     const shape = type === 'object' ? `${strings[nodes[i * n + iN]!]}{${props.join(',')}}` : `(${type})`;
+    let id = shapeIds.get(shape);
+    if (id === undefined) shapeIds.set(shape, (id = shapeNames.push(shape) - 1));
+    shapeOf[i] = id;
+    if (type === 'array') arrays.push([self, i]);
+  }
+  // --owners: every node counted under the nearest instance of a named class above it in the
+  // first-retainer tree, with the field it hangs from (`PodStorage.pods`, `DesiredStateOfWorld.byKey`):
+  // roughly what each holder keeps (an object two holders share counts for the first one met).
+  const samples: number[] = [];
+  const plain = /^(Object|Array|Map|Set|system \/ .*|\(.*\)|)$/;
+  const ownerOf = (i: number): string => {
+    for (let x = i, d = 0; d < 24; d++) {
+      const p = parent[x]!;
+      if (p === -1) break;
+      const name = String(strings[nodes[p * n + iN]!]);
+      if (types[nodes[p * n + iT]!] === 'object' && !plain.test(name)) {
+        const et = etypes[edges[viaEdge[x]! + eT]!];
+        return `${name}${et === 'property' || et === 'internal' ? `.${strings[edges[viaEdge[x]! + eN]!]}` : '[]'}`;
+      }
+      x = p;
+    }
+    return '(no named owner)';
+  };
+  // --by-holder: a node that is no object (a string, an array, a Map's table) is counted under what
+  // holds it, `(string) in Object{key,obj,...}.key`, so the strings of a view and of a stored object
+  // are told apart.
+  for (let i = 0; i < count; i++) {
+    let shape = shapeNames[shapeOf[i]!]!;
+    if (owners) {
+      shape = ownerOf(i);
+      if (shape === samplesOf && samples.length < 8 && i % 97 === 0) samples.push(i);
+    } else if (byHolder && (shape.startsWith('(') || shape.startsWith('Array{'))) {
+      // An array's holder is what holds the Array (and its elements), not the Array.
+      let x = i;
+      let p = parent[x]!;
+      while (p !== -1 && /^(\(array\)|Array\{)/.test(shapeNames[shapeOf[p]!]!)) p = parent[(x = p)]!;
+      if (p !== -1) {
+        const et = etypes[edges[viaEdge[x]! + eT]!];
+        const edge = et === 'property' || et === 'internal' ? `.${strings[edges[viaEdge[x]! + eN]!]}` : '[]';
+        shape = `${shape} in ${shapeNames[shapeOf[p]!]!.slice(0, 80)}${edge}`;
+      }
+    }
     const x = shapes.get(shape) ?? [0, 0];
     x[0]++;
-    x[1] += self;
+    x[1] += nodes[i * n + iS]!;
     shapes.set(shape, x);
-    if (type === 'array') arrays.push([self, i]);
   }
   const label = (i: number) => `${types[nodes[i * n + iT]!]}:${String(strings[nodes[i * n + iN]!]).slice(0, 40)}`;
   const edgeName = (e: number) => {
@@ -62,18 +114,23 @@ function summarize(file: string): Summary {
   };
   const path = (i: number) => {
     const out: string[] = [];
-    for (let x = i, d = 0; x !== -1 && d < 6; x = parent[x]!, d++) out.push(label(x) + (viaEdge[x] === -1 ? '' : edgeName(viaEdge[x]!)));
+    for (let x = i, d = 0; x !== -1 && d < 10; x = parent[x]!, d++) out.push(label(x) + (viaEdge[x] === -1 ? '' : edgeName(viaEdge[x]!)));
     return out.join(' <- ');
   };
+  for (const i of samples) console.log(`  ${samplesOf}: ${path(i).slice(0, 400)}`);
   arrays.sort((a, b) => b[0] - a[0]);
   return { shapes, arrays: arrays.slice(0, 15).map(([bytes, i]) => [bytes, path(i)]) };
 }
 
 function main(): void {
-  const [beforeFile, afterFile] = process.argv.slice(2).filter((a) => a.endsWith('.heapsnapshot'));
-  if (!beforeFile || !afterFile) throw new Error('usage: heap-compare.ts BEFORE.heapsnapshot AFTER.heapsnapshot [--top N]');
+  const files = process.argv.slice(2).filter((a) => a.endsWith('.heapsnapshot'));
+  if (files.length < 1 || files.length > 2) throw new Error('usage: heap-compare.ts [BEFORE.heapsnapshot] AFTER.heapsnapshot [--top N] [--per N]');
   const top = Number(benchArg('--top', '30'));
-  const [a, b] = [summarize(beforeFile), summarize(afterFile)];
+  const per = Number(benchArg('--per', '0'));
+  const afterFile = files[files.length - 1]!;
+  const beforeFile = files.length === 2 ? files[0]! : '(nothing)';
+  const b = summarize(afterFile);
+  const a: Summary = files.length === 2 ? summarize(beforeFile) : { shapes: new Map(), arrays: [] };
   const mb = (x: number) => (x / 1e6).toFixed(2);
   const rows = [...new Set([...a.shapes.keys(), ...b.shapes.keys()])].map((k) => {
     const [c0, s0] = a.shapes.get(k) ?? [0, 0];
@@ -82,9 +139,13 @@ function main(): void {
   });
   const total = rows.reduce((t, r) => t + r.dBytes, 0);
   console.log(`self bytes: ${mb(total)} MB more in ${afterFile} than in ${beforeFile}`);
-  console.log('   count   +MB     now   MB now  shape');
-  for (const r of rows.sort((x, y) => Math.abs(y.dBytes) - Math.abs(x.dBytes)).slice(0, top))
-    console.log(`${String(r.dCount).padStart(8)} ${mb(r.dBytes).padStart(6)} ${String(r.count).padStart(8)} ${mb(r.bytes).padStart(7)}  ${r.k.slice(0, 140)}`);
+  console.log(`   count   +MB     now   MB now${per ? ' +B/obj' : ''}  shape`);
+  for (const r of rows.sort((x, y) => Math.abs(y.dBytes) - Math.abs(x.dBytes)).slice(0, top)) {
+    const perObject = per ? ` ${(r.dBytes / per).toFixed(1).padStart(6)}` : '';
+    console.log(
+      `${String(r.dCount).padStart(8)} ${mb(r.dBytes).padStart(6)} ${String(r.count).padStart(8)} ${mb(r.bytes).padStart(7)}${perObject}  ${r.k.slice(0, 140)}`,
+    );
+  }
   for (const [name, s] of [
     ['before', a],
     ['after', b],

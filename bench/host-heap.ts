@@ -4,11 +4,15 @@
 // in a-big) under the extension bench's churn over HTTP. Every --every seconds a full collection and
 // the heap after it (what is live, not V8's sawtooth), with each V8 space's live and committed size
 // (what V8 keeps beyond the live part after a full GC); --snap writes heap snapshots at those seconds
-// of churn, to compare two of them in Chrome DevTools (Comparison view) or by script.
+// of churn (0: after the load, and once the loop has settled), to compare two of them in Chrome DevTools (Comparison view) or by script.
 // No VS Code here: what the workbench keeps in the host (ExtHostTreeView's record of every tree item)
 // is not in these figures.
-// Usage: node --expose-gc --import tsx bench/host-heap.ts [--objects 100000] [--churn 500]
-//        [--seconds 300] [--every 30] [--snap 60,270] [--snap-dir .bench/heap]
+// --profile scale-limit: the demo's named size instead of --objects (5,000 nodes, 150,000 pods, about
+// 1,000,000 objects; give the host --max-old-space-size to match). --kubeconfig FILE: a demo cluster
+// already running (`kubeloop demo-cluster --no-kubelet --no-controllers --big-namespace a-big:10000
+// --token T`), so runs before and after a change see one cluster and a million objects are generated once.
+// Usage: node --expose-gc --import tsx bench/host-heap.ts [--objects 100000 | --profile scale-limit]
+//        [--churn 500] [--seconds 300] [--every 30] [--snap 60,270] [--snap-dir .bench/heap]
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { mkdirSync } from 'node:fs';
@@ -30,6 +34,8 @@ import { benchArg } from './measure';
 
 const num = (name: string, dflt: number) => Number(benchArg(name, String(dflt)));
 const OBJECTS = num('--objects', 100_000);
+const PROFILE = benchArg('--profile', '');
+const KUBECONFIG = benchArg('--kubeconfig', '');
 const CHURN = num('--churn', 500);
 const SECONDS = num('--seconds', 300);
 const EVERY = num('--every', 30);
@@ -39,10 +45,17 @@ const BIG_NS = 'a-big';
 const mb = (n: number) => (n / 2 ** 20).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+function snap(name: string): void {
+  mkdirSync(SNAP_DIR, { recursive: true });
+  console.log(`  heap snapshot: ${writeHeapSnapshot(join(SNAP_DIR, `host-heap-${name}.heapsnapshot`))}`);
+}
+
 async function main(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');
-  const demo = await startDemoProcess(OBJECTS, 7, ['--no-kubelet', '--big-namespace', `${BIG_NS}:10000`]);
+  const demo = KUBECONFIG
+    ? { kubeconfig: KUBECONFIG, stop: async () => undefined }
+    : await startDemoProcess(OBJECTS, 7, ['--no-kubelet', '--big-namespace', `${BIG_NS}:10000`, ...(PROFILE ? ['--profile', PROFILE] : [])]);
   const base = await requestBase(demo.kubeconfig);
   const agent = new (base.server.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 8 });
   const client = await KubeClient.connect(loadKubeContext({ kubeconfig: demo.kubeconfig }));
@@ -52,14 +65,26 @@ async function main(): Promise<void> {
     const timeline = new TimelineStore();
     const common = { contextName: 'bench', model, timeline, log: silentLog, origin: 0 };
     await runLoad({ ...common, client, settings: defaultSettings(), loadId: 'bench', signal: life.signal });
+    gc();
+    const loaded = process.memoryUsage();
+    console.log(`loaded: ${model.objectCount} objects, heap after a full GC ${mb(loaded.heapUsed)} MB, RSS ${mb(loaded.rss)} MB (the model alone)`);
+    // --snap 0: what the model alone holds, and (below) what it holds with the loop settled: compared,
+    // the loop's own holders.
+    if (SNAPS.includes(0)) snap('loaded');
     const runner = new SyncRunner({ ...common, client, namespaces: [], types: informerTypes(model), syncPeriodSeconds: 60, pageSize: 500 });
     try {
       while (!runner.sourcesReady()) await sleep(500);
+      gc();
+      const synced = process.memoryUsage();
+      console.log(
+        `loaded and syncing: ${model.objectCount} objects, heap after a full GC ${mb(synced.heapUsed)} MB, RSS ${mb(synced.rss)} MB (peak ${mb(process.resourceUsage().maxRSS * 1024)}); the loop's part ${((synced.heapUsed - loaded.heapUsed) / model.objectCount).toFixed(0)} bytes per object`,
+      );
+      if (SNAPS.includes(0)) snap('synced');
+      // The churn's targets, after the figures above: one unpaged GET of every pod (the demo answers
+      // 500 "Invalid string length" at the scale-limit's 150,000 pods).
       const pods = await namespacedNames(base, '/api/v1/pods', agent);
       const configmaps = await namespacedNames(base, '/api/v1/configmaps', agent);
       const namespaces = [...new Set(pods.map((p) => p.split('/')[0]!))].filter((n) => n !== BIG_NS);
-      gc();
-      console.log(`loaded and syncing: ${model.objectCount} objects, heap after a full GC ${mb(process.memoryUsage().heapUsed)} MB`);
       const churn = startHttpChurn(base, CHURN, { pods, configmaps, bigNamespace: BIG_NS, namespaces, protect: new Set() });
       const t0 = Date.now();
       try {
@@ -73,10 +98,7 @@ async function main(): Promise<void> {
           // Where the reserve is: each V8 space's used / committed size (a space's free part is kept for reuse).
           const spaces = getHeapSpaceStatistics().filter((x) => x.space_size >= 2 ** 20);
           console.log(`  spaces, used / committed MB: ${spaces.map((x) => `${x.space_name} ${mb(x.space_used_size)} / ${mb(x.space_size)}`).join(', ')}`);
-          if (SNAPS.includes(s)) {
-            mkdirSync(SNAP_DIR, { recursive: true });
-            console.log(`  heap snapshot: ${writeHeapSnapshot(join(SNAP_DIR, `host-heap-${s}s.heapsnapshot`))}`);
-          }
+          if (SNAPS.includes(s)) snap(`${s}s`);
         }
       } finally {
         await churn.stop();
