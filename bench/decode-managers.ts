@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
+import { shipped } from './shipped';
 import type * as WatchFrames from '../src/core/kube/listwatch/watchFrames';
 import type * as List from '../src/core/kube/listwatch/list';
 import { benchArg } from './measure';
@@ -27,22 +27,10 @@ function streams(): void {
 }
 
 function bundled(): typeof WatchFrames & typeof List {
-  const outfile = path.join(DIR, 'managers.js');
-  esbuild.buildSync({
-    stdin: {
-      contents: `export { eventFrames } from './src/core/kube/listwatch/watchFrames';\nexport { compactItem } from './src/core/kube/listwatch/list';`,
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    logLevel: 'warning',
-  });
-  return require(outfile) as typeof WatchFrames & typeof List;
+  return shipped<typeof WatchFrames & typeof List>(
+    `export { eventFrames } from './src/core/kube/listwatch/watchFrames';\nexport { compactItem } from './src/core/kube/listwatch/list';`,
+    path.join(DIR, 'managers.js'),
+  );
 }
 
 streams();

@@ -21,7 +21,7 @@ import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
+import { shipped } from './shipped';
 import type * as Protobuf from '../src/core/kube/protobuf';
 import type * as WatchFrames from '../src/core/kube/listwatch/watchFrames';
 import { PROTOBUF_ACCEPT } from '../src/core/kube/protobuf';
@@ -116,22 +116,10 @@ function measure(name: string, jsonBytes: number, pbBytes: number, fromJson: () 
 
 /** The walker and the watch's frame reader, bundled as dist/ bundles them. */
 function bundled(): typeof Protobuf & typeof WatchFrames {
-  const outfile = path.join(DIR, 'walker.js');
-  esbuild.buildSync({
-    stdin: {
-      contents: `export { decodeProtobuf } from './src/core/kube/protobuf';\nexport { eventFrames } from './src/core/kube/listwatch/watchFrames';`,
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    logLevel: 'warning',
-  });
-  return require(outfile) as typeof Protobuf & typeof WatchFrames;
+  return shipped<typeof Protobuf & typeof WatchFrames>(
+    `export { decodeProtobuf } from './src/core/kube/protobuf';\nexport { eventFrames } from './src/core/kube/listwatch/watchFrames';`,
+    path.join(DIR, 'walker.js'),
+  );
 }
 
 /** The kinds of the load's mix besides pods, as `group/version/resource`, asked as the loader asks them. */

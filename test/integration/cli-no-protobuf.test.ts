@@ -9,7 +9,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
@@ -17,43 +16,15 @@ import { ClusterLoader } from '../../src/core/loader';
 import { parseSyncArgs } from '../../src/cli/syncArgs';
 import { demo, type Fixture } from './loader-helpers';
 import { capture } from '../support/capture';
-
-interface Seen {
-  url: string;
-  accept: string;
-  contentType: string;
-}
-
-/** A reverse proxy to `target` that records what crosses it. */
-async function recordingProxy(target: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const to = new URL(target);
-  const server = http.createServer((req, res) => {
-    const up = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      seen.push({ url: req.url ?? '', accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? '') });
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+import { PROTOBUF, wireProxy, type Seen } from '../support/wireProxy';
 
 describe('kubeloop load --no-protobuf', () => {
   let fx: Fixture;
-  let proxy: Awaited<ReturnType<typeof recordingProxy>>;
+  let proxy: Awaited<ReturnType<typeof wireProxy>>;
   let kubeconfig: string;
   before(async () => {
     fx = await demo(600);
-    proxy = await recordingProxy(fx.cluster.url);
+    proxy = await wireProxy(fx.cluster.url);
     kubeconfig = join(fx.dir, 'via-proxy');
     assert.ok(fx.cluster.url.startsWith('http://'), 'the demo cluster serves plain HTTP here');
     writeFileSync(kubeconfig, readFileSync(fx.kubeconfig, 'utf8').split(fx.cluster.url).join(proxy.url));

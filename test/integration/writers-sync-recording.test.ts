@@ -11,8 +11,6 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +23,9 @@ import { runWriters } from '../../src/cli/writers';
 import type { DemoObject } from '../../src/demo/store';
 import { FIGHT_ANNOTATION, FIGHTERS, WRITERS_NAMESPACE } from '../../src/demo/writers';
 import { eventually } from '../support/eventually';
+import { PROTOBUF, wireProxy, type Seen } from '../support/wireProxy';
 import { startTestCluster, type TestCluster } from './demo-support';
 
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const fightLine = (key: string) => new RegExp(`^FIGHT ${escape(key)} metadata\\.annotations\\.${escape(FIGHT_ANNOTATION)}: `);
 const CONFIGMAP_FIGHT = fightLine(`configmaps:${WRITERS_NAMESPACE}/contested`);
@@ -39,38 +37,6 @@ async function replay(path: string): Promise<{ code: number; out: string[]; err:
   const err: string[] = [];
   const code = await runWriters(['--recording', path], { stdout: (l) => out.push(l), stderr: (l) => err.push(l) });
   return { code, out, err };
-}
-
-interface Seen {
-  url: string;
-  accept: string;
-  contentType: string;
-}
-
-/** A reverse proxy to `target` that notes each request's Accept and each answer's Content-Type. */
-async function recordingProxy(target: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const to = new URL(target);
-  const server = http.createServer((req, res) => {
-    const up = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      seen.push({ url: req.url ?? '', accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? '') });
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    res.on('close', () => up.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** The watches of `resource` seen on the wire (a watch-list's initial events included). */
@@ -109,13 +75,13 @@ function podFight(tc: TestCluster, periodMs: number): () => void {
 describe('writers from a sync loop recording', () => {
   let tc: TestCluster;
   let dir: string;
-  let proxy: Awaited<ReturnType<typeof recordingProxy>>;
+  let proxy: Awaited<ReturnType<typeof wireProxy>>;
   let kubeconfig: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kubeloop-sync-writers-'));
     tc = await startTestCluster({ writers: true, objects: 50 });
     assert.ok(tc.cluster.url.startsWith('http://'), 'the demo cluster serves plain HTTP here');
-    proxy = await recordingProxy(tc.cluster.url);
+    proxy = await wireProxy(tc.cluster.url);
     kubeconfig = join(dir, 'via-proxy');
     writeFileSync(kubeconfig, readFileSync(tc.kubeconfig, 'utf8').split(tc.cluster.url).join(proxy.url));
     await eventually(() => tc.cluster.store.get('', 'namespaces', undefined, WRITERS_NAMESPACE), { description: 'the writers namespace', timeoutMs: 20_000 });
