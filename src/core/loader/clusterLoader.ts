@@ -532,6 +532,8 @@ export class ClusterLoader {
         requestTimeoutMs: o.requestTimeoutMs,
         // what the loader's results feed reads rows, not data: ConfigMaps and Secrets come in protobuf, without it
         rowsOnly: true,
+        // a counting load's metadata-only lists (countsOnly) take the lanes' warmed connections, as its full lists do
+        ...(o.countsOnly ? { streamMetadata: true } : {}),
       },
       {
         signal,

@@ -95,6 +95,12 @@ export interface ListOptions {
    * (../protobuf/fieldsets.ts). Unset, their full objects come as JSON, data and all.
    */
   rowsOnly?: boolean;
+  /**
+   * Metadata-only pages go through the I/O thread's stream too, on its connections (a load that
+   * warmed them: `kubeloop load`). Unset, they are walked on the calling thread, which costs less
+   * CPU for them (see walkStream) but dials that thread's own connections.
+   */
+  streamMetadata?: boolean;
 }
 
 export type ListTransfer = 'full' | 'metadata' | 'table';
@@ -272,7 +278,7 @@ export async function listAll(t: KubeTransport, gvr: GroupVersionResource, opts:
     // The I/O thread's stream first; the loop below takes over at the page it could not deliver.
     const progress = new PageProgress(path);
     const streamed =
-      limit !== undefined && transfer !== 'metadata'
+      limit !== undefined && (transfer !== 'metadata' || opts.streamMetadata)
         ? await walkStream(
             t,
             { path, accept, trimTable: transfer === 'table' && !opts.keepManagedFields, first, nextQuery: { ...selectors, limit }, prefetch, opts, hooks },
