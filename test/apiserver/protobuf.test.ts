@@ -161,6 +161,8 @@ describe('protobuf from a real kube-apiserver reads as its JSON does', () => {
       compared.push(`${apiVersion}/${t.kind}`);
     }
     assert.deepEqual(compared.sort(), [
+      'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration',
+      'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration',
       'apps/v1/ControllerRevision',
       'apps/v1/DaemonSet',
       'apps/v1/Deployment',
@@ -173,15 +175,21 @@ describe('protobuf from a real kube-apiserver reads as its JSON does', () => {
       'discovery.k8s.io/v1/EndpointSlice',
       'events.k8s.io/v1/Event',
       'networking.k8s.io/v1/Ingress',
+      'networking.k8s.io/v1/IngressClass',
       'networking.k8s.io/v1/NetworkPolicy',
+      'node.k8s.io/v1/RuntimeClass',
       'policy/v1/PodDisruptionBudget',
       'rbac.authorization.k8s.io/v1/ClusterRole',
       'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
       'rbac.authorization.k8s.io/v1/Role',
       'rbac.authorization.k8s.io/v1/RoleBinding',
+      'scheduling.k8s.io/v1/PriorityClass',
+      'storage.k8s.io/v1/CSIDriver',
+      'storage.k8s.io/v1/StorageClass',
       'v1/ConfigMap',
       'v1/Endpoints',
       'v1/Event',
+      'v1/LimitRange',
       'v1/Namespace',
       'v1/Node',
       'v1/PersistentVolume',
@@ -325,6 +333,54 @@ async function seedTheRest(api: Api): Promise<void> {
   const meta = (name: string) => ({ name, labels: { app: 'pb' }, annotations: { note: 'ü ✓' } });
   const template = { metadata: { labels: { app: 'pb' } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } };
   const post = (p: string, body: unknown) => api.must('POST', p, body, [201]);
+  // The kinds with a field set that seed() does not make (its StorageClasses and PriorityClasses it does).
+  await post(collectionPath('', 'v1', 'limitranges', NS), {
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    metadata: meta('pb-limits'),
+    spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' }, max: { memory: '1Gi' } }] },
+  });
+  await post('/apis/storage.k8s.io/v1/csidrivers', {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSIDriver',
+    metadata: meta('pb.csi.kubeloop.io'),
+    spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
+  });
+  await post('/apis/node.k8s.io/v1/runtimeclasses', {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: meta('pb-runc'),
+    handler: 'runc',
+    scheduling: { nodeSelector: { 'kubeloop.io/runtime': 'runc' } },
+  });
+  await post('/apis/networking.k8s.io/v1/ingressclasses', {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: meta('pb-ingress'),
+    spec: { controller: 'kubeloop.io/ingress' },
+  });
+  // Webhooks that can never be called: they match only a resource nothing here creates, and are ignored if they fail.
+  const webhook = (name: string) => ({
+    name,
+    clientConfig: { url: 'https://127.0.0.1:1/never' },
+    rules: [{ apiGroups: ['pb.kubeloop.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['gadgets'] }],
+    failurePolicy: 'Ignore',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    timeoutSeconds: 1,
+  });
+  await post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: meta('pb-validating'),
+    webhooks: [webhook('validate.pb.kubeloop.io')],
+  });
+  await post('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: meta('pb-mutating'),
+    webhooks: [{ ...webhook('mutate.pb.kubeloop.io'), reinvocationPolicy: 'Never' }],
+  });
   await post('/api/v1/nodes', {
     apiVersion: 'v1',
     kind: 'Node',
