@@ -8,14 +8,15 @@
  *
  * Guarantees: start resolves once both answer /healthz (and the controller manager has created
  * the 'default' ServiceAccount, proof that its informers sync); a component that exits during
- * start-up fails the start at once with its log's tail; stop() ends both (SIGTERM, then SIGKILL
+ * start-up fails the start at once with its log's tail (both start again on fresh ports, up to three
+ * times, when its secure port was taken after freePorts() released it); stop() ends both (SIGTERM, then SIGKILL
  * after 5 s) and is also run by the ControlPlane's own stop() (it kills every recorded pid).
  */
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { freePorts, launch, terminate, waitWhileRunning, type LabProcess } from './process';
+import { freePorts, launch, PortRaceError, terminate, waitWhileRunning, type LabProcess } from './process';
 
 export interface Components {
   stop(): Promise<void>;
@@ -37,6 +38,18 @@ export interface ComponentsOptions {
 export async function startControllerManagerAndScheduler(cp: ControlPlane, opts: ComponentsOptions = {}): Promise<Components> {
   const binDir = opts.binDir ?? (await ensureControlPlaneBinaries());
   const deadline = Date.now() + (opts.startTimeoutMs ?? 120_000);
+  // A secure port taken between freePorts() and the component's bind: both go again on fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(cp, binDir, deadline, opts);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof PortRaceError)) throw e;
+      process.stderr.write(`${e.process.name}: its port was taken before it bound it; starting the components again\n`);
+    }
+  }
+}
+
+async function startOnce(cp: ControlPlane, binDir: string, deadline: number, opts: ComponentsOptions): Promise<Components> {
   // Their own copy of the admin kubeconfig: a component never shares a file the test may rewrite.
   const kubeconfig = path.join(cp.dir, 'kubeconfig-components');
   fs.copyFileSync(cp.kubeconfigPath, kubeconfig);

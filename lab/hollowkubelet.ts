@@ -7,7 +7,9 @@
  * Only node: builtins, as in ./controlplane.ts.
  *
  * Guarantees: start resolves once every Node is Ready in the API; a kubelet that exits during
- * start-up fails the start at once with its log's tail (and stops the others). Each kubelet runs
+ * start-up fails the start at once with its log's tail (and stops the others), unless its port was
+ * taken after freePorts() released it: that kubelet is launched again on a fresh port, up to three
+ * times, the failed attempt's log kept as <log>.port-race-N. Each kubelet runs
  * with TZ=UTC, the admin credentials (its own copy of the kubeconfig), free ports, its own loopback
  * pod CIDR (a random /24 inside 127.64.0.0/10, distinct between the nodes of one call), its root
  * dir in cp.dir, and logs (stderr, klog) to <cp.dir>/hollow-kubelet-<node>.log. stop() ends a
@@ -20,7 +22,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { ensureControlPlaneBinaries, type ControlPlane } from './controlplane';
-import { freePorts, launch, terminate, waitWhileRunning, type LabProcess } from './process';
+import { freePorts, launch, PortRaceError, terminate, waitWhileRunning, type LabProcess } from './process';
 
 /** A container as the fake runtime holds it (GET /containers). */
 export interface RuntimeContainer {
@@ -78,7 +80,12 @@ export interface HollowKubeletOptions {
   /** Whole start-up, until every Node is Ready; default 90 s (the machine is shared). */
   startTimeoutMs?: number;
   signal?: AbortSignal;
+  /** The kubelets' server ports, one per node (default: free ports); a taken one is replaced. */
+  kubeletPorts?: number[];
 }
+
+/** Launches per kubelet when its port is taken between freePorts() and its bind. */
+const MAX_LAUNCHES = 3;
 
 /** A hollow kubelet's process; `name` is "hollow-kubelet NODE". */
 interface Running extends LabProcess {
@@ -90,9 +97,10 @@ interface Running extends LabProcess {
 export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletOptions): Promise<HollowKubelets> {
   if (new Set(opts.nodes).size !== opts.nodes.length || opts.nodes.length === 0)
     throw new Error(`node names must be distinct and at least one: ${opts.nodes.join(', ')}`);
+  if (opts.kubeletPorts && opts.kubeletPorts.length !== opts.nodes.length) throw new Error(`one kubelet port per node: ${opts.kubeletPorts.join(', ')}`);
   const binDir = opts.binDir ?? (await ensureControlPlaneBinaries());
   const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
-  const ports = await freePorts(opts.nodes.length);
+  const kubeletPorts = opts.kubeletPorts ?? (await freePorts(opts.nodes.length));
   const cidrs = distinctPodCidrs(opts.nodes.length);
   const running: Running[] = [];
   const stopOne = (r: Running) => stopKubelet(r);
@@ -100,20 +108,25 @@ export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletO
     await Promise.all(running.map(stopOne));
   };
   try {
-    opts.nodes.forEach((name, i) => running.push(launchKubelet(binDir, cp, name, ports[i]!, cidrs[i]!, opts)));
-    for (const r of running) {
-      await waitWhileRunning(`${r.node}'s control endpoint`, running, deadline, opts.signal, async () => {
-        if (!fs.readFileSync(r.addrFile, 'utf8').endsWith('\n')) throw new Error('no address yet');
-      });
-    }
-    for (const r of running) {
-      await waitWhileRunning(`Node ${r.node} Ready`, running, deadline, opts.signal, async () => {
-        const a = await apiGet(cp, `/api/v1/nodes/${r.node}`);
-        if (a.status !== 200) throw new Error(`GET node: ${a.status}`);
-        const node = JSON.parse(a.body) as { status?: { conditions?: { type: string; status: string }[] } };
-        const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-        if (ready?.status !== 'True') throw new Error(`Ready is ${ready?.status ?? 'missing'}`);
-      });
+    opts.nodes.forEach((name, i) => running.push(launchKubelet(binDir, cp, name, kubeletPorts[i]!, cidrs[i]!, opts)));
+    const launches = running.map(() => 1);
+    for (;;) {
+      try {
+        await waitUntilReady(cp, running, deadline, opts.signal);
+        break;
+      } catch (e) {
+        // The kubelet exits 1 when its port was taken after freePorts released it: that one kubelet
+        // goes again on a fresh port (at most MAX_LAUNCHES in all), its failed log kept beside.
+        const i = e instanceof PortRaceError ? running.indexOf(e.process as Running) : -1;
+        if (i < 0 || launches[i]! >= MAX_LAUNCHES) throw e;
+        const r = running[i]!;
+        await stopKubelet(r);
+        fs.renameSync(r.logFile, `${r.logFile}.port-race-${launches[i]}`);
+        const [port] = await freePorts(1);
+        process.stderr.write(`hollow-kubelet ${r.node}: its port was taken before it bound it; launching it again on ${port}\n`);
+        running[i] = launchKubelet(binDir, cp, r.node, port!, cidrs[i]!, opts);
+        launches[i]!++;
+      }
     }
   } catch (e) {
     await stopAll();
@@ -150,6 +163,24 @@ export async function startHollowKubelets(cp: ControlPlane, opts: HollowKubeletO
     },
     stop: stopAll,
   };
+}
+
+/** Every kubelet's control endpoint up, then every Node Ready; a kubelet that exits ends it (./process.ts). */
+async function waitUntilReady(cp: ControlPlane, running: Running[], deadline: number, signal: AbortSignal | undefined): Promise<void> {
+  for (const r of running) {
+    await waitWhileRunning(`${r.node}'s control endpoint`, running, deadline, signal, async () => {
+      if (!fs.readFileSync(r.addrFile, 'utf8').endsWith('\n')) throw new Error('no address yet');
+    });
+  }
+  for (const r of running) {
+    await waitWhileRunning(`Node ${r.node} Ready`, running, deadline, signal, async () => {
+      const a = await apiGet(cp, `/api/v1/nodes/${r.node}`);
+      if (a.status !== 200) throw new Error(`GET node: ${a.status}`);
+      const node = JSON.parse(a.body) as { status?: { conditions?: { type: string; status: string }[] } };
+      const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+      if (ready?.status !== 'True') throw new Error(`Ready is ${ready?.status ?? 'missing'}`);
+    });
+  }
 }
 
 function launchKubelet(binDir: string, cp: ControlPlane, name: string, kubeletPort: number, podCidr: string, opts: HollowKubeletOptions): Running {

@@ -7,7 +7,8 @@
  * Guarantees: `exited` always resolves, never rejects (a spawn failure is written to the log and
  * counts as exit code -1; a death by signal as -1); terminate() sends SIGTERM, then SIGKILL after
  * 5 s, and resolves once the process is gone; it is idempotent. waitWhileRunning() is bounded by its
- * deadline and ends at once when one of the processes exits, with every log's tail in its error.
+ * deadline and ends at once when one of the processes exits, with every log's tail in its error (a
+ * PortRaceError when the dead one's port was taken, so the caller can launch it again).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -71,8 +72,27 @@ export function logTail(p: LabProcess, n = 30): string {
 }
 
 /**
+ * A process that died during start-up because a port it was given was taken between freePorts()
+ * and its own bind (freePorts is racy by nature; kubelets, for one, exit 1 on it): the caller may
+ * launch that process again on fresh ports. `process` is the one that died.
+ */
+export class PortRaceError extends Error {
+  constructor(
+    message: string,
+    readonly process: LabProcess,
+  ) {
+    super(message);
+  }
+}
+
+/** A port-in-use line as Go's net package prints it ("bind: address already in use"). */
+const PORT_IN_USE = /address already in use/;
+
+/**
  * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
- * deadline; a process that exits ends the wait at once, with the logs' tails in the error.
+ * deadline; a process that exits ends the wait at once: with a PortRaceError when its log says
+ * a port was taken, else an error naming it. Either way the logs' tails follow, the dead
+ * process's last (the end of the message is what a truncated CI excerpt shows).
  */
 export async function waitWhileRunning(
   what: string,
@@ -82,10 +102,11 @@ export async function waitWhileRunning(
   ok: () => Promise<void>,
 ): Promise<void> {
   const died = new AbortController();
+  let dead: LabProcess | undefined;
   try {
     await eventually(
       async () => {
-        const dead = all.find((x) => x.exitCode !== undefined);
+        dead = all.find((x) => x.exitCode !== undefined);
         if (dead) {
           died.abort(new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}`));
           return false; // eventually then rejects with the abort's reason
@@ -101,7 +122,10 @@ export async function waitWhileRunning(
       },
     );
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n${all.map((p) => logTail(p)).join('\n')}`);
+    const order = dead ? [...all.filter((p) => p !== dead), dead] : all;
+    const message = `${(e as Error).message}\n${order.map((p) => logTail(p)).join('\n')}`;
+    if (dead && PORT_IN_USE.test(logTail(dead, 200))) throw new PortRaceError(`port race: ${message}`, dead);
+    throw new Error(message);
   }
 }
 

@@ -7,6 +7,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { startControlPlane, type ControlPlane } from '../../lab/controlplane';
 import { startControllerManagerAndScheduler, type Components } from '../../lab/components';
 import { startHollowKubelets, type HollowKubelets } from '../../lab/hollowkubelet';
@@ -226,6 +228,32 @@ describe('hollow kubelet (real kubelet, fake runtime)', { timeout: 600_000 }, ()
       /"SyncLoop REMOVE" source="api" pods=\[[^\]]*"default\/graceful"/,
     ]) {
       assert.match(log, line, `hk-a's log has ${line.source}`);
+    }
+  });
+
+  it('launches a kubelet again on a fresh port when its port was taken before it bound it, its failed log kept beside', async () => {
+    // A port freePorts() handed out, then taken by someone else before the kubelet's bind: the
+    // kubelet exits 1 ("address already in use"), as it did once in CI (the start failed).
+    const squatter = net.createServer();
+    await new Promise<void>((resolve, reject) => {
+      squatter.once('error', reject);
+      squatter.listen(0, '127.0.0.1', resolve);
+    });
+    const taken = (squatter.address() as net.AddressInfo).port;
+    let raced: HollowKubelets | undefined;
+    try {
+      raced = await startHollowKubelets(cp, { nodes: ['hk-race'], kubeletPorts: [taken] });
+      const k = raced.node('hk-race');
+      assert.match(fs.readFileSync(`${k.logPath}.port-race-1`, 'utf8'), /address already in use/, 'the first launch died on the taken port');
+      assert.doesNotMatch(k.log(), /address already in use/, 'the log the differential reads is the running launch alone');
+      const node = await api.must('GET', '/api/v1/nodes/hk-race');
+      assert.equal(node.status.conditions.find((c: any) => c.type === 'Ready')?.status, 'True');
+      const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+      assert.ok(port > 0 && port !== taken, `the kubelet serves on a fresh port (${port}), not the taken ${taken}`);
+    } finally {
+      await raced?.stop();
+      squatter.close();
+      await api.request('DELETE', '/api/v1/nodes/hk-race');
     }
   });
 });
