@@ -431,9 +431,11 @@ export class ClusterLoader {
   private preconnect(types: number): Warming | undefined {
     const t = this.client.transport;
     const o = this.options;
-    // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
-    // Table lists too, and a per-type choice (the tree's) whose bulk (pods) is Table rows.
-    if (!t?.preconnect || types === 0 || o.transfer !== 'full') return undefined;
+    // Full objects and Table pages are walked on the I/O thread (list.ts; ioTable.ts trims the Tables
+    // there), on the connections spares feed: so are the tree's per-type choices, whose bulk (pods)
+    // is Table rows. Metadata-only lists stay on the calling thread's agent unless a counting load
+    // streams them (countsOnly): a load of nothing else has no use for a spare.
+    if (!t?.preconnect || types === 0 || (o.transfer === 'metadata' && !o.countsOnly)) return undefined;
     // While a loopback address's widening is in question, its connections are dialled as if it were
     // as far as its handshakes say (the relay, a tunnel): a connection costs the server no request.
     const lanes = () =>
