@@ -523,6 +523,8 @@ export class ClusterLoader {
     const chunk = () => {
       if (this.clock.now() - pageAt < trickleMs) alive();
     };
+    const retried = (status: number | undefined, message: string) =>
+      this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status, message });
     const r = await this.client.list(
       task.gvr,
       {
@@ -565,28 +567,12 @@ export class ClusterLoader {
           const e = info.error;
           if (e instanceof KubeApiError && e.status === 429) st.throttle.throttled(info.kind === 'retry-after' ? info.delayMs : 0);
           const what = e instanceof KubeApiError ? `${e.status} ${e.reason}` : e.kind;
-          this.emit({
-            phase: 'retry',
-            task,
-            worker,
-            t: this.clock.now(),
-            retries: p.retries,
-            status: e instanceof KubeApiError ? e.status : undefined,
-            message: `${what}; retry in ${Math.round(info.delayMs)} ms`,
-          });
+          retried(e instanceof KubeApiError ? e.status : undefined, `${what}; retry in ${Math.round(info.delayMs)} ms`);
         },
         onFallback: (e) => {
           p.fellBack = true;
           p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
-          this.emit({
-            phase: 'retry',
-            task,
-            worker,
-            t: this.clock.now(),
-            retries: p.retries,
-            status: e.status,
-            message: `${e.status} ${e.reason}: continue token expired; restarting the paged list`,
-          });
+          retried(e.status, `${e.status} ${e.reason}: continue token expired; restarting the paged list`);
         },
       },
     );
