@@ -165,7 +165,11 @@ export function transferOption(flags: LoadFlags): ClusterLoaderOptions['transfer
   return flags.transfer === 'auto' ? (task) => treeTransferFor(task.gvr) : flags.transfer;
 }
 
-/** Full objects only are parsed off the I/O thread (--transfer auto lists custom resources in full). */
+/**
+ * Whether the load starts the I/O thread: not for metadata-only lists (faster on this thread,
+ * list.ts), nor for --transfer table, whose Table pages are then parsed here, managedFields and all
+ * (on the I/O thread, ioTable.ts would cut those first).
+ */
 export function wantsIoThread(flags: LoadFlags): boolean {
   return !flags.metadataOnly && (flags.transfer ?? 'full') !== 'metadata' && flags.transfer !== 'table';
 }

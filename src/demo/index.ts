@@ -18,7 +18,7 @@ import { startControllers, type ControllerName, type ReconcileRecord } from './c
 import { KCM } from './controllers/controllerContext';
 import { namespaceDefaults } from './controllers/namespaces';
 import { renderKubeconfig, writeKubeconfigFile, type KubeconfigInput } from './kubeconfig';
-import { crdObject, startApiServer, type ApiServer } from './server';
+import { crdObject, startApiServer, type ApiServer, type DemoCRD } from './server';
 import { DEFAULT_USER, type Grant } from './server/auth';
 import type { FaultController, FaultRule } from './server/faults';
 import type { ServerStats } from './server/stats';
@@ -33,16 +33,7 @@ export { FaultController, parseFaultSpec } from './server/faults';
 export type { ServerStats } from './server/stats';
 export type { ReconcileRecord } from './controllers';
 export { ObjectStore } from './store';
-
-export interface DemoCRD {
-  group: string;
-  version: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-  singular?: string;
-  shortNames?: string[];
-}
+export type { DemoCRD } from './server';
 
 export interface DemoClusterOptions {
   /** The cluster's name in its kubeconfig (cluster and context). Default 'kubeloop-demo'. */

@@ -24,6 +24,25 @@ export interface FactTarget {
 export const INCONSISTENT_CONTINUE_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
+/** A target's `request` over plain fetch (the demo cluster over HTTP): JSON bodies parsed where they are JSON. */
+export function fetchRequest(base: () => string): FactTarget['request'] {
+  return async (method, path, body, headers = {}) => {
+    const h: Record<string, string> = { Accept: 'application/json', ...headers };
+    if (body !== undefined) h['Content-Type'] ??= 'application/json';
+    const r = await fetch(`${base()}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await r.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // a watch stream, or not JSON
+    }
+    const out: Record<string, string> = {};
+    r.headers.forEach((v, k) => (out[k] = v));
+    return { status: r.status, body: parsed, text, headers: out };
+  };
+}
+
 const CRD = { group: 'facts.kubeloop.io', kind: 'Sample', plural: 'samples' };
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 

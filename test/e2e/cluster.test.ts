@@ -45,6 +45,30 @@ async function injectedImages(s: Session): Promise<number> {
   return n;
 }
 
+/**
+ * Clicks an object's row and waits for its YAML editor. A failure says what the window said about
+ * the open: the workbench's console errors since the click (a tree command VS Code could not run is
+ * reported only there) and KubeLoop's log lines about YAML documents.
+ */
+async function openYaml(s: Session, label: string, patterns: RegExp[], timeoutMs = UI_TIMEOUT_MS): Promise<{ tab: string; text: string }> {
+  const errorsBefore = s.consoleErrors.length;
+  await s.workbench.treeRow(label).first().click();
+  try {
+    return await s.workbench.waitForEditor(`${label}.yaml`, patterns, timeoutMs);
+  } catch (err) {
+    const errors = s.consoleErrors.slice(errorsBefore);
+    const log = await s.workbench.outputChannel().then(
+      (o) => o.text.split('\n').filter((l) => /yaml|open resource/i.test(l)),
+      (e: Error) => [`(the output channel could not be read: ${e.message})`],
+    );
+    throw new Error(
+      `the YAML of "${label}" did not open. Workbench console errors since the click: ${errors.length ? errors.join(' | ') : 'none'}. ` +
+        `KubeLoop log lines about YAML: ${log.length ? log.join(' | ') : 'none'}`,
+      { cause: err },
+    );
+  }
+}
+
 describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real browser', () => {
   let s: Session;
   const dialogs: string[] = [];
@@ -213,10 +237,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
       return { row, name: (await row.locator('.label-name').innerText()).trim(), description: (await row.locator('.label-description').innerText()).trim() };
     });
     assert.match(pod.description, /^Running · Ready (\d+)\/\1/);
-    const editor = await s.step('pod YAML opened', async () => {
-      await pod.row.click();
-      return s.workbench.waitForEditor(`${pod.name}.yaml`, [/kind: Pod/]);
-    });
+    const editor = await s.step('pod YAML opened', () => openYaml(s, pod.name, [/kind: Pod/]));
     assert.ok(editor.text.startsWith(`# pods ${prodNamespace}/${pod.name} in context "kubeloop-demo"`), editor.text);
     assert.match(editor.text, new RegExp(`name: ${pod.name}`));
     assert.match(editor.text, new RegExp(`namespace: ${prodNamespace}`));
@@ -235,8 +256,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     });
     assert.equal(role.label, XSS, 'the name shows as its characters');
     const roleYaml = await s.step('its YAML', async () => {
-      await s.workbench.treeRow(XSS).first().click();
-      return s.workbench.waitForEditor(`${XSS}.yaml`, [/kind: Role/]);
+      return openYaml(s, XSS, [/kind: Role/]);
     });
     assert.equal(roleYaml.tab, `${XSS}.yaml`);
     assert.ok(roleYaml.text.includes(`name: ${XSS}`), roleYaml.text);
@@ -244,14 +264,12 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
     await s.workbench.expandTreeRow('core');
     await s.workbench.expandTreeRow('ConfigMap');
     const cm = await s.step('configmap with an HTML annotation', async () => {
-      await s.workbench.treeRow('html-annotated').first().click();
-      return s.workbench.waitForEditor('html-annotated.yaml', [/kind: ConfigMap/]);
+      return openYaml(s, 'html-annotated', [/kind: ConfigMap/]);
     });
     assert.ok(cm.text.includes(`note: ${XSS}`), cm.text);
     await s.workbench.expandTreeRow('Event');
     const ev = await s.step('event with an HTML message', async () => {
-      await s.workbench.treeRow('html-event').first().click();
-      return s.workbench.waitForEditor('html-event.yaml', [/kind: Event/]);
+      return openYaml(s, 'html-event', [/kind: Event/]);
     });
     assert.ok(ev.text.includes(`message: message with ${XSS}`), ev.text);
     assert.deepEqual(dialogs, [], 'no alert dialog');
@@ -261,8 +279,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
   it('a Secret opens with every value masked, its size shown, and the last-applied annotation masked too', async () => {
     await s.workbench.expandTreeRow('Secret');
     const doc = await s.step('secret YAML, masked', async () => {
-      await s.workbench.treeRow('e2e-secret').first().click();
-      return s.workbench.waitForEditor('e2e-secret.yaml', [/kind: Secret/, /data:/]);
+      return openYaml(s, 'e2e-secret', [/kind: Secret/, /data:/]);
     });
     assert.match(doc.text, /Secret values are masked/);
     assert.match(doc.text, new RegExp(`password: '<masked: ${SECRET_VALUE.length} bytes>'`));
@@ -312,8 +329,7 @@ describe('KubeLoop on the embedded demo cluster, in a real VS Code, in a real br
         await s.workbench.expandTreeRow('core');
         await s.workbench.expandTreeRow('ConfigMap');
       }
-      await row.click();
-      return s.workbench.waitForEditor('html-annotated.yaml', [/kind: ConfigMap/]);
+      return openYaml(s, 'html-annotated', [/kind: ConfigMap/]);
     });
     assert.ok(!doc.text.includes('live-e2e'), 'the label is not there before the change');
     await s.step('sync loop started', async () => {

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import { CONTROLLER_SCENARIOS, prepareNamespace, type ControllerTarget } from '../apiserver/controller-scenarios';
-import type { Answer } from '../apiserver/facts';
+import { fetchRequest } from '../apiserver/facts';
 import { startTestCluster, type TestCluster } from './demo-support';
 
 describe('workload controllers as a client sees them: the demo cluster', () => {
@@ -16,21 +16,7 @@ describe('workload controllers as a client sees them: the demo cluster', () => {
 
   before(async () => {
     t = await startTestCluster({ kubelet: true, controllers: true });
-    const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-      const h: Record<string, string> = { Accept: 'application/json', ...headers };
-      if (body !== undefined) h['Content-Type'] ??= 'application/json';
-      const r = await fetch(`${t.cluster.url}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await r.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON
-      }
-      const out: Record<string, string> = {};
-      r.headers.forEach((v, k) => (out[k] = v));
-      return { status: r.status, body: parsed, text, headers: out };
-    };
+    const request = fetchRequest(() => t.cluster.url);
     const watch = async (path: string, signal: AbortSignal, onEvent: (type: string, object: any) => void): Promise<void> => {
       let r: Response;
       try {

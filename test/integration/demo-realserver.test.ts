@@ -4,7 +4,7 @@
  * real kube-apiserver and etcd. No kubelet simulation runs here, as none runs there.
  */
 import { after, before, describe, it } from 'node:test';
-import { FACTS, prepareFacts, type Answer, type FactTarget } from '../apiserver/facts';
+import { FACTS, fetchRequest, prepareFacts, type FactTarget } from '../apiserver/facts';
 import { startTestCluster, type TestCluster } from './demo-support';
 
 describe('the demo cluster answers as the real kube-apiserver does', () => {
@@ -13,21 +13,7 @@ describe('the demo cluster answers as the real kube-apiserver does', () => {
 
   before(async () => {
     t = await startTestCluster({ kubelet: false });
-    const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-      const h: Record<string, string> = { Accept: 'application/json', ...headers };
-      if (body !== undefined) h['Content-Type'] ??= 'application/json';
-      const r = await fetch(`${t.cluster.url}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await r.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // a watch stream, or not JSON
-      }
-      const out: Record<string, string> = {};
-      r.headers.forEach((v, k) => (out[k] = v));
-      return { status: r.status, body: parsed, text, headers: out };
-    };
+    const request = fetchRequest(() => t.cluster.url);
     target = {
       request,
       async createCrd(group, kind, plural) {

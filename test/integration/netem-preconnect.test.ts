@@ -8,6 +8,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, loadKubeContext } from '../../src/core/kube';
+import { runLoad } from '../../src/app/load/loadRunner';
+import { ResourceModel } from '../../src/app/model/resourceModel';
+import { defaultSettings } from '../../src/app/settings';
+import { silentLog } from '../../src/app/logger';
+import { TimelineStore } from '../../src/core/timeline/store';
 import { cliLoadJson, farDemo, type FarDemo } from './netem-support';
 import { eventually } from '../support/eventually';
 
@@ -96,5 +101,33 @@ describe('preconnect: the lanes find their connections up', () => {
     // At most the warmed connections (two per lane) plus the calling thread's (discovery, reviews).
     const conns = stats.totalConnections - conns0;
     assert.ok(conns <= 2 * auto.concurrency + 3, `${conns} connections for ${auto.concurrency} lanes`);
+  });
+
+  it("the tree's load (per-type transfer: Table rows, metadata, full objects) dials its lanes' connections ahead too", async () => {
+    const stats = remote.fx.cluster.stats;
+    const client = await KubeClient.connect(loadKubeContext({ kubeconfig: remote.far }), {});
+    try {
+      const settings = defaultSettings();
+      assert.equal(settings.treeTransfer, 'auto', "the tree's default: a transfer chosen per type");
+      const conns0 = stats.totalConnections;
+      const r = await runLoad({
+        client,
+        contextName: 'far',
+        settings,
+        model: new ResourceModel(),
+        timeline: new TimelineStore(),
+        log: silentLog,
+        origin: 0,
+        loadId: 'tree-load',
+        signal: new AbortController().signal,
+      });
+      assert.equal(r.summary.outcome, 'ok');
+      const t = client.transport.stats;
+      assert.ok((t.warmSamples ?? 0) >= 1, `warmed handshakes: ${t.warmSamples ?? 0}`);
+      assert.ok(t.streamedPages > 0, 'the Table and full lists went through the I/O thread');
+      assert.ok(stats.totalConnections - conns0 >= (t.warmSamples ?? 0), 'the server saw the warmed connections');
+    } finally {
+      client.close();
+    }
   });
 });

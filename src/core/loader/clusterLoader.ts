@@ -431,9 +431,11 @@ export class ClusterLoader {
   private preconnect(types: number): Warming | undefined {
     const t = this.client.transport;
     const o = this.options;
-    // Metadata-only lists stay on the calling thread's agent (list.ts), which spares do not feed.
-    // Table lists too, and a per-type choice (the tree's) whose bulk (pods) is Table rows.
-    if (!t?.preconnect || types === 0 || o.transfer !== 'full') return undefined;
+    // Full objects and Table pages are walked on the I/O thread (list.ts; ioTable.ts trims the Tables
+    // there), on the connections spares feed: so are the tree's per-type choices, whose bulk (pods)
+    // is Table rows. Metadata-only lists stay on the calling thread's agent unless a counting load
+    // streams them (countsOnly): a load of nothing else has no use for a spare.
+    if (!t?.preconnect || types === 0 || (o.transfer === 'metadata' && !o.countsOnly)) return undefined;
     // While a loopback address's widening is in question, its connections are dialled as if it were
     // as far as its handshakes say (the relay, a tunnel): a connection costs the server no request.
     const lanes = () =>
@@ -521,6 +523,8 @@ export class ClusterLoader {
     const chunk = () => {
       if (this.clock.now() - pageAt < trickleMs) alive();
     };
+    const retried = (status: number | undefined, message: string) =>
+      this.emit({ phase: 'retry', task, worker, t: this.clock.now(), retries: p.retries, status, message });
     const r = await this.client.list(
       task.gvr,
       {
@@ -563,28 +567,12 @@ export class ClusterLoader {
           const e = info.error;
           if (e instanceof KubeApiError && e.status === 429) st.throttle.throttled(info.kind === 'retry-after' ? info.delayMs : 0);
           const what = e instanceof KubeApiError ? `${e.status} ${e.reason}` : e.kind;
-          this.emit({
-            phase: 'retry',
-            task,
-            worker,
-            t: this.clock.now(),
-            retries: p.retries,
-            status: e instanceof KubeApiError ? e.status : undefined,
-            message: `${what}; retry in ${Math.round(info.delayMs)} ms`,
-          });
+          retried(e instanceof KubeApiError ? e.status : undefined, `${what}; retry in ${Math.round(info.delayMs)} ms`);
         },
         onFallback: (e) => {
           p.fellBack = true;
           p.dropped = 0; // the list starts over: what was counted so far is discarded with the sink
-          this.emit({
-            phase: 'retry',
-            task,
-            worker,
-            t: this.clock.now(),
-            retries: p.retries,
-            status: e.status,
-            message: `${e.status} ${e.reason}: continue token expired; restarting the paged list`,
-          });
+          retried(e.status, `${e.status} ${e.reason}: continue token expired; restarting the paged list`);
         },
       },
     );

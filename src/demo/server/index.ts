@@ -161,8 +161,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   return { url: `${o.tls ? 'https' : 'http'}://${address}`, host, port, caCert, catalog, faults, stats, authn, options, stop };
 }
 
-/** A CustomResourceDefinition object for a type declared at start-up. */
-export function crdObject(c: {
+/** A custom resource type declared at start-up. */
+export interface DemoCRD {
   group: string;
   version: string;
   kind: string;
@@ -170,7 +170,10 @@ export function crdObject(c: {
   namespaced: boolean;
   singular?: string;
   shortNames?: string[];
-}): DemoObject {
+}
+
+/** A CustomResourceDefinition object for a type declared at start-up. */
+export function crdObject(c: DemoCRD): DemoObject {
   const singular = c.singular ?? c.kind.toLowerCase();
   const names: Record<string, unknown> = { plural: c.plural, singular, kind: c.kind, listKind: `${c.kind}List` };
   if (c.shortNames?.length) names.shortNames = c.shortNames;

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { CONTEXT_KEYS } from '../../app/commandIds';
 import { CLUSTER } from '../../app/model/resourceModel';
 import type { ResourceNode } from '../../app/tree/treeNode';
-import type { ObjectAddress } from '../../app/yaml/address';
+import { addressToPath, type ObjectAddress } from '../../app/yaml/address';
+import { SELECTION_SETTLE_MS, settledSelection } from '../../app/tree/selection';
+import { realClock } from '../../core/clock';
 import { yamlUri } from '../yaml/provider';
 import type { TimelineStore } from '../../core/timeline/store';
 import type { Logger } from '../../app/logger';
@@ -29,10 +31,19 @@ function isNode(v: unknown): v is ResourceNode {
   return typeof v === 'object' && v !== null && typeof (v as ResourceNode).id === 'string' && Array.isArray((v as ResourceNode).path);
 }
 
-/** The node a command acts on: its argument, else the tree's selection. */
+/** The node a command acts on: its argument, else the tree's selection (as it is now). */
 export function targetNode(s: Deps<'view'>, arg: unknown): ResourceNode | undefined {
   if (isNode(arg)) return arg;
   return s.view.selection[0];
+}
+
+/**
+ * The node a row's command acts on: its argument (a context menu), else the clicked row, which is the
+ * selection once VS Code knows that row again (app/tree/selection.ts says why it may not yet).
+ */
+async function clickedNode(s: Deps<'view' | 'tree'>, arg: unknown): Promise<ResourceNode | undefined> {
+  if (isNode(arg)) return arg;
+  return settledSelection(s.tree.selectionOf(s.view), realClock, SELECTION_SETTLE_MS);
 }
 
 function objectAddress(s: Deps<'tree'>, node: ResourceNode): ObjectAddress | undefined {
@@ -50,15 +61,17 @@ function objectAddress(s: Deps<'tree'>, node: ResourceNode): ObjectAddress | und
   };
 }
 
-export async function openResourceYaml(s: Deps<'view' | 'tree'>, arg: unknown): Promise<void> {
-  const node = targetNode(s, arg);
+export async function openResourceYaml(s: Deps<'view' | 'tree' | 'log'>, arg: unknown): Promise<void> {
+  const node = await clickedNode(s, arg);
   const a = node && objectAddress(s, node);
   if (!a) {
+    s.log.info(`Open Resource YAML: ${node ? `${node.id} is not an object of a connected context` : 'no object selected'}`);
     void vscode.window.showInformationMessage(
       'KubeLoop: select an object in the KubeLoop resource tree first, then run Open Resource YAML (or click the object).',
     );
     return;
   }
+  s.log.debug(`yaml: opening ${addressToPath(a)}`);
   const doc = await vscode.workspace.openTextDocument(yamlUri(a));
   await vscode.window.showTextDocument(doc, { preview: true });
 }
@@ -121,9 +134,10 @@ export async function filter(s: Deps<'view' | 'tree' | 'log' | 'statusChanged'>)
   await applyFilter(s, text);
 }
 
-export function showMore(s: Deps<'tree'>, arg: unknown): void {
-  if (!isNode(arg) || arg.kind !== 'more') return;
-  const type = s.tree.treeOf(arg).showMore(arg); // the current context's tree, or a listed context's
+export async function showMore(s: Deps<'view' | 'tree'>, arg: unknown): Promise<void> {
+  const node = await clickedNode(s, arg);
+  if (node?.kind !== 'more') return;
+  const type = s.tree.treeOf(node).showMore(node); // the current context's tree, or a listed context's
   if (type) s.tree.refresh(type);
 }
 

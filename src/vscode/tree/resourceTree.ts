@@ -26,6 +26,7 @@ import type { ResourceNode } from '../../app/tree/treeNode';
 import { TreeModel, type NodeItem } from '../../app/tree/treeModel';
 import type { ListedContext, ListedContexts } from '../../app/contexts/listedContexts';
 import { contextRow } from '../../app/contexts/contextSet';
+import type { SelectionSource } from '../../app/tree/selection';
 import { ITEM_CONTEXT } from '../../app/commandIds';
 
 /** Shape and colour both say the state, so it does not rest on colour alone. */
@@ -73,6 +74,9 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
   /** Refresh lanes of each listed context's tree. */
   private readonly listedLanes = new Map<string, { lanes: RefreshLanes; unsubscribe: () => void }>();
   private unsubscribeListed: (() => void) | undefined;
+  /** A refresh was fired that VS Code has read no children for since (see selectionOf). */
+  private unread = false;
+  private readonly childrenRead = new Set<() => void>();
 
   constructor(readonly model: ResourceModel) {
     this.tree = new TreeModel(model);
@@ -80,6 +84,7 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
       this.stats.refreshes++;
       if (nodes === undefined) this.stats.full++;
       else this.stats.nodes += nodes.length;
+      this.unread = true;
       this.changed.fire(nodes);
     }, realClock);
     this.lanes = new RefreshLanes(this.tree, (nodes) => this.gate.push(nodes, { now: this.urgent }), realClock);
@@ -177,7 +182,22 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     }
   }
 
+  /** The view's selection as app/tree/selection.ts reads it: again after each time VS Code reads children back. */
+  selectionOf(view: vscode.TreeView<ResourceNode>): SelectionSource<ResourceNode> {
+    return {
+      selection: () => view.selection,
+      rereadPending: () => this.unread,
+      onChildrenRead: (cb) => {
+        this.childrenRead.add(cb);
+        return () => void this.childrenRead.delete(cb);
+      },
+    };
+  }
+
   getChildren(node?: ResourceNode): ResourceNode[] {
+    this.unread = false;
+    // VS Code learns the children's handles only once it has also read their items (microtasks after this returns).
+    if (this.childrenRead.size) setImmediate(() => [...this.childrenRead].forEach((cb) => cb()));
     if (node?.kind === 'context') {
       // VS Code asks a collapsed row's children only once it is expanded: the lazy connect's trigger.
       // (onDidExpandElement was not enough: under load an expanded row's event was lost once, likely
@@ -214,7 +234,10 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
     item.iconPath = listed !== undefined ? listedIcon(it) : icon(it.tone, it.icon);
     const kind = node.kind === 'object' ? (owner?.model ?? this.model).type(node.typeKey!)?.kind : undefined;
     item.accessibilityInformation = { label: accessibleLabel(node, it, kind), role: 'treeitem' };
-    if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title, arguments: [node] };
+    // No arguments: VS Code hands a row command's arguments over under an id it drops when the row or
+    // its parent is refreshed, and a click that lands in between is lost with no word to the extension
+    // (only "Actual command not found" in the workbench's console). The command reads the selection.
+    if (it.command) item.command = { command: COMMANDS[it.command.name].id, title: it.command.title };
     return item;
   }
 

@@ -435,9 +435,10 @@ interface AfterStream {
  * The pages the I/O thread walks (../transport/listStream.ts), taken in order; 'done' after the
  * last, else where the calling thread takes over. Full objects and Tables: a Table's rows come
  * without their managedFields, cut on the thread (`trimTable`, ../transport/ioTable.ts), so this
- * thread parses a fraction of the page's bytes. Not metadata-only lists: protobuf, walked quickly
- * here, and there the thread costs more than it saves (measured: metadata-only load of 100k
- * objects 0.82 s on this thread, 0.96 s on the I/O thread). Its pages are asked for as the calling
+ * thread parses a fraction of the page's bytes. Metadata-only lists only with `streamMetadata` (a
+ * counting load's, for the lanes' warmed connections): protobuf, walked quickly here, and there the
+ * thread costs more than it saves (measured: metadata-only load of 100k objects 0.82 s on this
+ * thread, 0.96 s on the I/O thread). Its pages are asked for as the calling
  * thread's are (`accept`: protobuf where the walker reads it) and decoded by their Content-Type.
  */
 async function walkStream(

@@ -2,8 +2,9 @@
  * KubeTransport: the one HTTP(S) path to an API server for a whole load (or a whole sync loop).
  *
  * Guarantees:
- * - One keep-alive agent (see auth.ts) carries every request of this thread; paged lists are
- *   walked on the transport's channel of the process's I/O thread (ioThread.ts, listStream.ts),
+ * - One keep-alive agent (see auth.ts) carries every request of this thread; paged lists (but
+ *   metadata-only ones not streamed, list.ts) are walked on the transport's channel of the
+ *   process's I/O thread (ioThread.ts, listStream.ts),
  *   with a keep-alive agent of the channel's own (this transport's TLS material and proxy).
  *   close() destroys both (the channel's sockets in the thread; the thread itself once no other
  *   transport uses it), so no socket outlives the transport.
