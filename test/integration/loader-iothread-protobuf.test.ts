@@ -166,4 +166,25 @@ describe('the loader on the I/O thread: protobuf pages give the rows JSON pages 
       'the rows load decodes the name',
     );
   });
+
+  it("a counting load's pages on the calling thread (kubeloop load --metadata-only: no I/O thread) are counted, not decoded, too", async () => {
+    const name = 'counted-here-never-decoded-4d1e';
+    fx.cluster.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { k: 'v' } });
+    const include = ['configmaps', 'pods', 'certificates.cert-manager.io'];
+    const client = await fx.client({ ioThread: false });
+    const counted = await new ClusterLoader(client, { include, pageSize: PAGE, concurrency: 2, metadataOnly: true, countsOnly: true }).load();
+    assert.equal(counted.summary.outcome, 'ok');
+    assert.equal(client.transport.stats.streamedPages, 0, 'no page streamed');
+    const held = counted.results.flatMap((r) => r.items.map((o) => JSON.stringify(o)));
+    assert.ok(held.length > 100, `items: ${held.length}`);
+    assert.deepEqual([...new Set(held)], ['{"metadata":{}}']);
+    assert.deepEqual(
+      cachedStrings().filter((s) => s === name),
+      [],
+    );
+    const rows = await new ClusterLoader(await fx.client({ ioThread: false }), { include, pageSize: PAGE, concurrency: 2, metadataOnly: true }).load();
+    const report = (x: typeof rows) => x.results.map((r) => `${typeOf(r)} ${r.task.namespace ?? ''}: ${r.count} in ${r.pages}`).sort();
+    assert.deepEqual(report(counted), report(rows));
+    assert.ok(rows.results.some((r) => r.items.some((o) => o.metadata.name === name)));
+  });
 });
