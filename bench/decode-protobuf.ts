@@ -15,6 +15,7 @@
 // an in-process demo cluster of --mix-objects objects, whose objects weigh what a real
 // kube-apiserver's do (test/apiserver/weight.test.ts), managedFields included. No target: the
 // load's ratio to its JSON decode floor is what these add up to (`npm run bench -- load`).
+// And the page of full pods as `kubeloop load` reads it: its items counted, none decoded.
 // Usage: node --expose-gc --import tsx bench/decode-protobuf.ts [--pods 500] [--rounds 5] [--ms 1000] [--mix-objects 40000]
 import { execFileSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
@@ -58,14 +59,16 @@ function cpuPerCall(fn: () => unknown): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-function compare(name: string) {
-  return compareBodies(name, new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.pb`))), fs.readFileSync(path.join(DIR, `${name}.json`)));
+/** `reading` 'count': the page as `kubeloop load` reads it, its items counted, not decoded. */
+function compare(name: string, reading: 'rows' | 'count' = 'rows') {
+  const pb = new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.pb`)));
+  return compareBodies(reading === 'count' ? `${name} counted` : name, pb, fs.readFileSync(path.join(DIR, `${name}.json`)), reading);
 }
 
-function compareBodies(name: string, pb: Uint8Array, json: Buffer) {
+function compareBodies(name: string, pb: Uint8Array, json: Buffer, reading: 'rows' | 'count' = 'rows') {
   const fromJson = () => JSON.parse(json.toString(isAscii(json) ? 'latin1' : 'utf8')) as { items: unknown[] };
   const fromPb = () => {
-    const d = decodeProtobuf(pb);
+    const d = decodeProtobuf(pb, reading);
     if (!d.ok) throw d.error;
     return d.value as { items: unknown[] };
   };
@@ -178,6 +181,7 @@ async function main(): Promise<void> {
     { ...compare(`pods-meta-${PODS}`), target: 0.15 },
     { ...compareWatch(`watch-pods-${PODS}`), target: 0.3 },
     { ...compareWatch(`watch-pods-meta-${PODS}`), target: 0.15 },
+    compare(`pods-${PODS}`, 'count'),
   ];
   if (MIX_OBJECTS > 0) for (const m of await mixPages()) rows.push(compareBodies(m.name, m.pb, m.json));
   for (const r of rows) {

@@ -150,12 +150,13 @@ export function loaderOptions(flags: LoadFlags): Omit<ClusterLoaderOptions, 'lan
     transfer: transferOption(flags),
     taskTimeoutMs: flags.timeoutSeconds === undefined ? undefined : flags.timeoutSeconds * 1000,
     requestTimeoutMs: flags.requestTimeoutMs,
-    // The command reports counts, never objects: each object is parsed, counted and let go with
-    // its page, so memory holds the pages in flight rather than the cluster (a million-object
-    // cluster must not need gigabytes here), and the objects die young, cheap to collect.
+    // The command reports counts, never objects: each item is counted and let go with its page,
+    // so memory holds the pages in flight rather than the cluster (a million-object cluster must
+    // not need gigabytes here).
     transform: () => undefined,
-    // and so a type the protobuf walker does not read whole (custom resources) is counted from its
-    // metadata-only list, in protobuf, instead of full objects in JSON (loader options.ts)
+    // and so a protobuf page's items are counted, not decoded, and a type the walker does not read
+    // whole (custom resources) is counted from its metadata-only list, in protobuf, instead of full
+    // objects in JSON (loader options.ts); a JSON answer is still parsed whole
     countsOnly: true,
   };
 }

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLoad } from '../../src/cli/load';
+import { ClusterLoader } from '../../src/core/loader';
 import { demo, type Fixture } from './loader-helpers';
 import { eventually } from '../support/eventually';
 import { capture } from '../support/capture';
@@ -94,6 +95,37 @@ describe('kubeloop load', () => {
       c.out,
       /^Loaded [\d,]+ objects of \d+ task\(s\) over \d+ types in [\d.]+ s, 4 workers \(auto: RTT [\d.]+ ms\), page size 500, metadata only; \d+ requests, 0 retries\.$/m,
     );
+  });
+
+  it('the table and --json give, type by type, the counts and pages of a load that decodes every object (the command counts items, decoding none)', async () => {
+    const args = ['--kubeconfig', fx.kubeconfig, '--exclude', 'secrets', '--page-size', '100', '--concurrency', '3'];
+    const t = capture();
+    assert.equal(await runLoad(args, t.io), 0, t.err);
+    const fromTable = t.out
+      .split('\n')
+      .slice(1)
+      .filter((l) => / ok$/.test(l))
+      .map((l) => l.split(/\s+/))
+      .map(([type, , ns, count, pages]) => `${type} ${ns === '-' || ns === '*' ? '' : ns}: ${count} in ${pages}`)
+      .sort();
+    const j = capture();
+    assert.equal(await runLoad([...args, '--json'], j.io), 0, j.err);
+    const doc = JSON.parse(j.out) as { objects: number; types: { group: string; resource: string; namespace: string | null; count: number; pages: number }[] };
+    const fromJson = doc.types.map((r) => `${r.group ? `${r.resource}.${r.group}` : r.resource} ${r.namespace ?? ''}: ${r.count} in ${r.pages}`).sort();
+    const decoded = await new ClusterLoader(await fx.client(), { exclude: ['secrets'], pageSize: 100, concurrency: 3 }).load();
+    assert.ok(
+      decoded.results.some((r) => r.task.gvr.resource === 'pods' && r.items.some((o) => o.metadata.name)),
+      'that load decodes objects',
+    );
+    const want = decoded.results
+      .map(
+        (r) => `${r.task.gvr.group ? `${r.task.gvr.resource}.${r.task.gvr.group}` : r.task.gvr.resource} ${r.task.namespace ?? ''}: ${r.count} in ${r.pages}`,
+      )
+      .sort();
+    assert.ok(want.length > 30, `types: ${want.length}`);
+    assert.deepEqual(fromTable, want);
+    assert.deepEqual(fromJson, want);
+    assert.equal(doc.objects, decoded.summary.objects);
   });
 
   it('fatal errors exit 1 with a clear message: missing kubeconfig, broken YAML, unknown context, bad flag, unreachable server', async () => {

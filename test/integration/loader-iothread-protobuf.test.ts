@@ -136,4 +136,55 @@ describe('the loader on the I/O thread: protobuf pages give the rows JSON pages 
     assert.ok(pb.includes('"name":"planted","namespace":"default"'), 'the planted objects are loaded');
     assert.ok(pb.includes('"type":"Opaque"'), "a Secret's type is kept");
   });
+
+  it('a counting load (kubeloop load): the same counts and pages as the rows load, every page streamed, no object decoded', async () => {
+    const name = 'counted-never-decoded-9b2c';
+    fx.cluster.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { k: 'v' } });
+    const include = [...TYPES.map(([t]) => t), 'certificates.cert-manager.io'];
+    const client = await fx.client();
+    const before = client.transport.stats.streamedPages;
+    const counted = await new ClusterLoader(client, { include, pageSize: PAGE, concurrency: 4, countsOnly: true }).load();
+    assert.equal(counted.summary.outcome, 'ok');
+    const pages = counted.results.reduce((n, r) => n + r.pages, 0);
+    assert.equal(client.transport.stats.streamedPages - before, pages, 'every page walked by the I/O thread');
+    // Nothing of an object was decoded: an item holds at most the kind its list names and an empty
+    // metadata (a metadata-only list's), and the name is in no string made.
+    const held = counted.results.flatMap((r) => r.items.map((o) => JSON.stringify({ ...o, kind: undefined, apiVersion: undefined })));
+    assert.ok(held.length > 1000, `items: ${held.length}`);
+    assert.deepEqual([...new Set(held)].sort(), ['{"metadata":{}}', '{}']);
+    assert.deepEqual(
+      cachedStrings().filter((s) => s === name),
+      [],
+    );
+    const rows = await new ClusterLoader(await fx.client(), { include, pageSize: PAGE, concurrency: 4 }).load();
+    const report = (x: typeof rows) => x.results.map((r) => `${typeOf(r)} ${r.task.namespace ?? ''}: ${r.count} in ${r.pages}`).sort();
+    assert.deepEqual(report(counted), report(rows));
+    assert.ok(rows.summary.objects > 1000, `objects: ${rows.summary.objects}`);
+    assert.equal(counted.summary.objects, rows.summary.objects);
+    assert.ok(
+      rows.results.some((r) => r.items.some((o) => o.metadata.name === name)),
+      'the rows load decodes the name',
+    );
+  });
+
+  it("a counting load's pages on the calling thread (kubeloop load --metadata-only: no I/O thread) are counted, not decoded, too", async () => {
+    const name = 'counted-here-never-decoded-4d1e';
+    fx.cluster.store.create('', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { k: 'v' } });
+    const include = ['configmaps', 'pods', 'certificates.cert-manager.io'];
+    const client = await fx.client({ ioThread: false });
+    const counted = await new ClusterLoader(client, { include, pageSize: PAGE, concurrency: 2, metadataOnly: true, countsOnly: true }).load();
+    assert.equal(counted.summary.outcome, 'ok');
+    assert.equal(client.transport.stats.streamedPages, 0, 'no page streamed');
+    const held = counted.results.flatMap((r) => r.items.map((o) => JSON.stringify(o)));
+    assert.ok(held.length > 100, `items: ${held.length}`);
+    assert.deepEqual([...new Set(held)], ['{"metadata":{}}']);
+    assert.deepEqual(
+      cachedStrings().filter((s) => s === name),
+      [],
+    );
+    const rows = await new ClusterLoader(await fx.client({ ioThread: false }), { include, pageSize: PAGE, concurrency: 2, metadataOnly: true }).load();
+    const report = (x: typeof rows) => x.results.map((r) => `${typeOf(r)} ${r.task.namespace ?? ''}: ${r.count} in ${r.pages}`).sort();
+    assert.deepEqual(report(counted), report(rows));
+    assert.ok(rows.results.some((r) => r.items.some((o) => o.metadata.name === name)));
+  });
 });

@@ -536,8 +536,9 @@ export class ClusterLoader {
         requestTimeoutMs: o.requestTimeoutMs,
         // what the loader's results feed reads rows, not data: ConfigMaps and Secrets come in protobuf, without it
         rowsOnly: true,
-        // a counting load's metadata-only lists (countsOnly) take the lanes' warmed connections, as its full lists do
-        ...(o.countsOnly ? { streamMetadata: true } : {}),
+        // a counting load's metadata-only lists (countsOnly) take the lanes' warmed connections, as its full lists do,
+        // and its pages' items are counted, not decoded
+        ...(o.countsOnly ? { streamMetadata: true, countsOnly: true } : {}),
       },
       {
         signal,

@@ -76,7 +76,9 @@ export interface ClusterLoaderOptions {
    * With transfer 'full', a type whose full objects would come as JSON (no walker field set: custom
    * resources, the rarer built-in kinds) is then listed as PartialObjectMetadata, which a server
    * gives in protobuf for any resource, CRDs' included: the same objects counted, in a fraction of
-   * the bytes to receive and decode. Types the walker reads stay full objects.
+   * the bytes to receive and decode. Types the walker reads stay full objects. Either way a protobuf
+   * page's items are counted, not decoded (ListOptions.countsOnly): each result item is an object
+   * with nothing of the server's in it (its kind at most), so a `transform` may only let it go.
    */
   countsOnly?: boolean;
   /**

@@ -101,6 +101,13 @@ export interface ListOptions {
    * CPU for them (see walkStream) but dials that thread's own connections.
    */
   streamMetadata?: boolean;
+  /**
+   * The caller reads how many items each page holds, never an item (a loader whose objects are all
+   * let go: `kubeloop load`): a protobuf page, on either thread, has each item bounds-checked and
+   * skipped, an empty object in its place; nothing of an object is decoded. The counts, pages and
+   * requests are those of the same list read whole.
+   */
+  countsOnly?: boolean;
 }
 
 export type ListTransfer = 'full' | 'metadata' | 'table';
@@ -372,7 +379,10 @@ function pageRequests(t: KubeTransport, c: PageRequestContext) {
         }
       : undefined;
     f.promise = t
-      .getJson<ListBody>({ path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress }, prior)
+      .getJson<ListBody>(
+        { path, query, accept, signal: ac.signal, onRetry, timeoutMs: opts.requestTimeoutMs, peek, onProgress: hooks.onProgress, countsOnly: opts.countsOnly },
+        prior,
+      )
       .then((res) => toPage(res.body, res.bytes, isProtobuf(res.contentType)))
       .finally(() => outer?.removeEventListener('abort', onAbort));
     f.promise.catch(() => {}); // a prefetched page's failure is handled when (if) the consumer reaches it
@@ -466,6 +476,7 @@ async function walkStream(
     nextQuery: s.nextQuery,
     accept: s.accept,
     ...(s.trimTable ? { trimTable: true } : {}),
+    ...(s.opts.countsOnly ? { countsOnly: true } : {}),
     signal: s.hooks.signal,
     prefetch: s.prefetch,
     timeoutMs: s.opts.requestTimeoutMs,

@@ -17,17 +17,28 @@ import { FIELD_SETS } from './fieldsets';
 import { withManagers } from './managedFields';
 import { compile, F_REPEATED, type MessagePlan, type Pick } from './plan';
 import { asBuffer, ProtobufError, Reader, utf8 } from './reader';
-import { KINDS } from './schema.generated';
+import { KINDS, MESSAGES } from './schema.generated';
 import { readMessage } from './walk';
 
 export { ProtobufError };
 
 export type Decoded = { ok: true; value: Record<string, unknown> } | { ok: false; error: ProtobufError };
 
+/**
+ * What is read of a body: the kind's field set ('rows'); the same with metadata.managedFields in
+ * their compact form ('managers', planFor); or, of a list, its metadata and each item's bounds
+ * ('count'): every item becomes an empty object, its top-level fields bounds-checked and skipped by
+ * length, nothing of it decoded (what a reader of counts needs: `kubeloop load`). A body that is
+ * no list is read as 'rows'.
+ */
+export type Reading = 'rows' | 'managers' | 'count';
+
 /** The magic every Kubernetes protobuf body starts with. */
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
 const LIST_META: Pick = true;
+/** An item of a counted list: no field kept. */
+const NOTHING: Pick = {};
 
 /**
  * The plan of a kind ("v1/Pod") or of its list ("v1/PodList"); undefined when the walker does not read it.
@@ -54,22 +65,36 @@ export function planFor(apiVersion: string, kind: string, managers = false): Mes
 const plans = new Map<string, MessagePlan | undefined>();
 const managerPlans = new Map<string, MessagePlan | undefined>();
 
+/** The plan that counts a list's items ("v1/PodList"); undefined for a kind that is no list the walker has. */
+function countPlanFor(apiVersion: string, kind: string): MessagePlan | undefined {
+  const key = `${apiVersion}/${kind}`;
+  const cached = countPlans.get(key);
+  if (cached !== undefined || countPlans.has(key)) return cached;
+  const message = KINDS[key];
+  const items = message !== undefined && kind.endsWith('List') ? MESSAGES[message]?.find((d) => d[0] === 2 && d[1] === 'items') : undefined;
+  const plan = message !== undefined && items !== undefined ? compile(message, { metadata: LIST_META, items: NOTHING }) : undefined;
+  countPlans.set(key, plan);
+  return plan;
+}
+const countPlans = new Map<string, MessagePlan | undefined>();
+
 /** Whether the walker reads this kind (and its list): only then ask the server for protobuf. */
 export function hasFieldSet(apiVersion: string, kind: string): boolean {
   return planFor(apiVersion, kind) !== undefined;
 }
 
-/** Decodes a whole protobuf body (magic, envelope, object); `managers`: keep managedFields in their compact form (planFor). */
-export function decodeProtobuf(body: Uint8Array, managers = false): Decoded {
+/** Decodes a whole protobuf body (magic, envelope, object); `reading`: what of it (Reading; a boolean: 'managers' or 'rows'). */
+export function decodeProtobuf(body: Uint8Array, reading: Reading | boolean = 'rows'): Decoded {
   try {
-    return { ok: true, value: decodeEnvelope(body, 0, body.length, managers) };
+    return { ok: true, value: decodeEnvelope(body, 0, body.length, reading) };
   } catch (e) {
     return { ok: false, error: e instanceof ProtobufError ? e : new ProtobufError(String(e instanceof Error ? e.message : e)) };
   }
 }
 
 /** The envelope in [start, end) of `b`, decoded; throws ProtobufError (../listwatch/watch.ts catches it). */
-export function decodeEnvelope(body: Uint8Array, start: number, end: number, managers = false): Record<string, unknown> {
+export function decodeEnvelope(body: Uint8Array, start: number, end: number, reading: Reading | boolean = 'rows'): Record<string, unknown> {
+  const managers = reading === true || reading === 'managers';
   const b = asBuffer(body);
   if (end - start < 4 || b[start] !== 0x6b || b[start + 1] !== 0x38 || b[start + 2] !== 0x73 || b[start + 3] !== 0) {
     throw new ProtobufError(`not a Kubernetes protobuf body (it does not start with "k8s\\0"; ${end - start} bytes)`);
@@ -124,7 +149,8 @@ export function decodeEnvelope(body: Uint8Array, start: number, end: number, man
   if (contentEncoding) throw new ProtobufError(`${apiVersion}/${kind}: content encoding ${JSON.stringify(contentEncoding)} is not supported`);
   if (!kind) throw new ProtobufError('the envelope names no kind');
   const same = apiVersion === last.apiVersion && kind === last.kind;
-  let plan = same ? (managers ? last.managersPlan : last.plan) : undefined;
+  let plan = reading === 'count' ? countPlanFor(apiVersion, kind) : undefined;
+  if (!plan && same) plan = managers ? last.managersPlan : last.plan;
   if (!plan) {
     plan = planFor(apiVersion, kind, managers);
     if (managers) last.managersPlan = plan;

@@ -46,6 +46,8 @@ export interface ListStreamSpec {
   onProgress?: () => void;
   /** The pages are Tables whose rows' managedFields the caller drops: the I/O thread cuts them (ioTable.ts). */
   trimTable?: boolean;
+  /** The caller counts items, reading none: a protobuf page's items are walked for their bounds only (../protobuf Reading 'count'). */
+  countsOnly?: boolean;
 }
 
 export interface StreamedPage {
@@ -117,7 +119,7 @@ function pageOf(h: StreamHost, spec: ListStreamSpec, m: Delivered): StreamedPage
   if (m.status < 200 || m.status >= 300) throw apiErrorFromResponse(m.status, m.headers, m.body, path);
   // Asked for protobuf (listwatch/list.ts), a server may answer either: the Content-Type says which.
   if (isProtobuf(m.contentType)) {
-    const d = decodeProtobuf(m.body);
+    const d = decodeProtobuf(m.body, spec.countsOnly ? 'count' : 'rows');
     h.io.recycle(m.body); // the walker copies what it keeps: the buffer goes back to the worker
     if (!d.ok) throw new KubeTransportError('malformed', `GET ${path}: response is not valid Kubernetes protobuf (${d.error.message})`, path);
     return { body: d.value, bytes, token: m.token, protobuf: true };

@@ -115,6 +115,8 @@ export interface RequestSpec {
   peek?: (head: string) => boolean;
   /** Called for every chunk of the body received (progress for idle timeouts). Must be cheap. */
   onProgress?: () => void;
+  /** A protobuf list's items are counted, not decoded (../protobuf Reading 'count'; ListOptions.countsOnly). */
+  countsOnly?: boolean;
 }
 
 /** A streaming body (a watch): the decoded bytes; `complete` once the whole response has arrived; its Content-Type. */
@@ -379,7 +381,7 @@ export class KubeTransport {
           if (raw.body.length >= TURN_BYTES) await pageTurn(spec.signal);
           // Asked for protobuf (listwatch/list.ts), a server may answer either: the Content-Type says which.
           if (isProtobuf(contentType)) {
-            const d = decodeProtobuf(raw.body);
+            const d = decodeProtobuf(raw.body, spec.countsOnly ? 'count' : 'rows');
             if (!d.ok) throw new KubeTransportError('malformed', `GET ${spec.path}: response is not valid Kubernetes protobuf (${d.error.message})`, spec.path);
             return { status: raw.status, contentType, body: d.value as T, bytes: raw.body.length, retries };
           }
