@@ -115,6 +115,47 @@ describe('OwnerIndex', () => {
     assert.equal(ix.find('pods', 'p2', 'b'), 'p2');
   });
 
+  it('retain removes exactly the objects of its type and scope that the listed uids lack, whatever else they name', () => {
+    // listed sets as large as the type's objects, holding uids of another type or of nothing, must not pass for complete
+    const uids = ['a', 'b', 'c', 'd', 'e'];
+    const types = ['pods', 'configmaps'];
+    const op = fc.oneof(
+      fc.record({ op: fc.constant('upsert' as const), uid: fc.constantFrom(...uids), type: fc.constantFrom(...types), ns: fc.constantFrom('x', 'y') }),
+      fc.record({ op: fc.constant('remove' as const), uid: fc.constantFrom(...uids) }),
+      fc.record({
+        op: fc.constant('retain' as const),
+        type: fc.constantFrom(...types),
+        ns: fc.constantFrom(undefined, 'x'),
+        listed: fc.uniqueArray(fc.constantFrom(...uids, 'gone'), { maxLength: 6 }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+        const ix = new OwnerIndex();
+        const model = new Map<string, { type: string; ns: string }>();
+        for (const o of ops) {
+          if (o.op === 'upsert') {
+            ix.upsert(obj(o.uid, o.uid, o.ns), o.type, o.type);
+            model.set(o.uid, { type: o.type, ns: o.ns });
+          } else if (o.op === 'remove') {
+            ix.remove(o.uid);
+            model.delete(o.uid);
+          } else {
+            ix.retain(o.type, o.ns, new Set(o.listed));
+            for (const [u, m] of [...model]) if (m.type === o.type && (o.ns === undefined || m.ns === o.ns) && !o.listed.includes(u)) model.delete(u);
+          }
+          assert.equal(ix.size, model.size);
+          for (const u of uids) {
+            const m = model.get(u);
+            assert.equal(m ? ix.find(m.type, u, m.ns) : undefined, m ? u : undefined, `${u} is held exactly when the model holds it`);
+            assert.equal(ix.node(u) !== undefined, m !== undefined);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps both directions in agreement after any sequence of upserts, removes and relists', () => {
     const uids = ['a', 'b', 'c', 'd', 'e', 'f'];
     const op = fc.oneof(
