@@ -53,10 +53,10 @@ export class Relations {
    * were indexed as they arrived, so only their uids are given here. A failed or cancelled task, or
    * one listed by a label selector, proves nothing about absence and changes nothing.
    */
-  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', uids: Iterable<string>): void {
+  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', uids: readonly string[]): void {
     if (outcome !== 'ok' || task.labelSelector) return;
     if (isEventType(task.gvr)) return;
-    this.index.retain(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, new Set(uids));
+    this.index.retainListed(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, uids);
   }
 
   /** The sync loop's observer: every list and watch event of the watched types. */
