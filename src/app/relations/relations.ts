@@ -41,9 +41,15 @@ export class Relations {
     inner: (obj: KubeObject, task: LoadTask) => KubeObject | undefined,
     signal: AbortSignal,
   ): (obj: KubeObject, task: LoadTask) => KubeObject | undefined {
+    // the task's type key, made once per task rather than per object (a load runs 100k through here)
+    let last: LoadTask | undefined;
+    let key = '';
     return (obj, task) => {
       const o = asStoredObject(obj);
-      if (o && !signal.aborted && !isEventType(task.gvr)) this.index.upsert(o, typeKeyOf(task.gvr), task.kind);
+      if (o && !signal.aborted && !isEventType(task.gvr)) {
+        if (task !== last) [last, key] = [task, typeKeyOf(task.gvr)];
+        this.index.upsert(o, key, task.kind);
+      }
       return inner(obj, task);
     };
   }
