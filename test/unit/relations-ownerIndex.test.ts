@@ -103,6 +103,13 @@ describe('OwnerIndex', () => {
     assert.equal(t.omitted, 7, 'the rest are counted');
   });
 
+  it('indexes an object of an empty type key and kind, and an owner reference of an empty kind, first of all (a peer may send them)', () => {
+    const ix = new OwnerIndex();
+    ix.upsert({ metadata: { uid: 'x', name: 'x', ownerReferences: [{ uid: 'o', kind: '', name: 'o' }] } }, '', '');
+    assert.deepEqual(ix.node('x'), { uid: 'x', kind: '', name: 'x', virtual: false });
+    assert.deepEqual(ix.node('o'), { uid: 'o', kind: '', name: 'o', virtual: true });
+  });
+
   it('replace removes what a relist of that type and namespace no longer holds, and nothing else', () => {
     const ix = new OwnerIndex();
     ix.upsert(obj('p1', 'p1', 'a'), 'pods', 'Pod');

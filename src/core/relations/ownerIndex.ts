@@ -330,7 +330,7 @@ export class OwnerIndex {
       if (!(this.flags[o]! & OBSERVED)) {
         // What the reference says of a virtual owner is all that is known of it.
         this.names[o] = r.name;
-        this.desc[o] = this.descriptorId({ kind: r.kind, apiVersion: r.apiVersion });
+        this.desc[o] = this.virtualDescriptor(r.kind, r.apiVersion);
       }
       if (next.includes(o)) continue;
       next.push(o);
@@ -410,7 +410,7 @@ export class OwnerIndex {
    */
   private observedDescriptor(typeKey: string, kind: string, apiVersion: string | undefined): number {
     const last = this.lastObserved;
-    if (last.typeKey === typeKey && last.kind === kind && last.apiVersion === apiVersion) return last.id;
+    if (last.id >= 0 && last.typeKey === typeKey && last.kind === kind && last.apiVersion === apiVersion) return last.id;
     const id = this.descriptorId({ kind, ...(apiVersion ? { apiVersion } : {}), typeKey });
     this.lastObserved = { typeKey, kind, apiVersion, id };
     return id;
@@ -421,6 +421,16 @@ export class OwnerIndex {
     apiVersion: undefined,
     id: -1,
   };
+
+  /** descriptorId of a virtual owner's reference, remembered for the last asked (pods listed before their ReplicaSets name a few owner types, each thousands of times). */
+  private virtualDescriptor(kind: string, apiVersion: string | undefined): number {
+    const last = this.lastVirtual;
+    if (last.id >= 0 && last.kind === kind && last.apiVersion === apiVersion) return last.id;
+    const id = this.descriptorId({ kind, apiVersion });
+    this.lastVirtual = { kind, apiVersion, id };
+    return id;
+  }
+  private lastVirtual: { kind: string; apiVersion: string | undefined; id: number } = { kind: '', apiVersion: undefined, id: -1 };
 
   /** The shared copy of a namespace, remembered for the last one asked (a list comes namespace by namespace). */
   private internNamespace(ns: string): string {
