@@ -17,7 +17,7 @@
 // a model that shares their views would look smaller.
 // Usage: node --expose-gc --import tsx bench/model-load.ts [--objects 100000] [--rounds 5]
 //        [--compare /tmp/old-checkout] [--main-profile /tmp/prof]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -82,6 +82,8 @@ interface Figures {
   cpuMs: number;
   /** CPU of the main thread alone (Linux: /proc; undefined elsewhere). */
   mainMs?: number;
+  /** CPU of the busiest thread besides the main one (the I/O thread; Linux only). */
+  otherMs?: number;
   gcMs: number;
   heapBytes: number;
   objects: number;
@@ -98,12 +100,16 @@ async function measure(c: Checkout, fill: (m: Model) => Promise<void> | void, pr
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
+  const threads0 = threadCpuMs();
   await fill(model);
   const cpu = process.cpuUsage(cpu0);
   const main1 = mainThreadCpuMs();
+  const threads1 = threadCpuMs();
   const t1 = performance.now();
   if (session) await stopProfile(session, profile!);
   const mainMs = main0 !== undefined && main1 !== undefined ? main1 - main0 : undefined;
+  let otherMs: number | undefined;
+  for (const [tid, ms] of threads1) if (tid !== process.pid) otherMs = Math.max(otherMs ?? 0, ms - (threads0.get(tid) ?? 0));
   await turn();
   const gcTook = gcBetween(t0, t1);
   // Two collections: the first may only start sweeping what the load left.
@@ -115,7 +121,14 @@ async function measure(c: Checkout, fill: (m: Model) => Promise<void> | void, pr
   gc();
   gc();
   const base = process.memoryUsage().heapUsed;
-  return { cpuMs: (cpu.user + cpu.system) / 1000, gcMs: gcTook, heapBytes: held - base, objects, ...(mainMs !== undefined ? { mainMs } : {}) };
+  return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    gcMs: gcTook,
+    heapBytes: held - base,
+    objects,
+    ...(mainMs !== undefined ? { mainMs } : {}),
+    ...(otherMs !== undefined ? { otherMs } : {}),
+  };
 }
 
 async function startProfile(): Promise<Session> {
@@ -137,9 +150,9 @@ async function stopProfile(s: Session, file: string): Promise<void> {
  * CPU time (user + system) of this process's main thread, from Linux's /proc (its task id is the
  * pid; clock ticks of 10 ms): the host's share of a load, without the I/O thread's or GC helpers'.
  */
-function mainThreadCpuMs(): number | undefined {
+function mainThreadCpuMs(task = process.pid): number | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) * 10; // utime, stime (fields 14, 15), at 100 ticks/s
   } catch {
@@ -147,8 +160,22 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
+/** CPU time of each thread of this process by its task id (Linux; empty elsewhere). */
+function threadCpuMs(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const t of readdirSync('/proc/self/task')) {
+      const ms = mainThreadCpuMs(Number(t));
+      if (ms !== undefined) out.set(Number(t), ms);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
 const line = (what: string, f: Figures) =>
-  `${what}: ${f.objects} objects, CPU ${f.cpuMs.toFixed(0)} ms${f.mainMs !== undefined ? ` (main thread ${f.mainMs.toFixed(0)} ms)` : ''}, GC ${f.gcMs.toFixed(0)} ms, model heap ${mb(f.heapBytes)} MB`;
+  `${what}: ${f.objects} objects, CPU ${f.cpuMs.toFixed(0)} ms${f.mainMs !== undefined ? ` (main thread ${f.mainMs.toFixed(0)} ms)` : ''}${f.otherMs !== undefined ? ` (busiest other thread ${f.otherMs.toFixed(0)} ms)` : ''}, GC ${f.gcMs.toFixed(0)} ms, model heap ${mb(f.heapBytes)} MB`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 

@@ -42,7 +42,7 @@ const heap = live() - before;
 const owners = timed(() => index.ownersOf(demo.ownedPod));
 const dependents = timed(() => index.dependentsOf(demo.widestOwner));
 console.log(
-  `demo cluster: ${index.size} objects, ${index.nodes} nodes; build ${ms(buildMs)}; index heap ${(heap / 1e6).toFixed(1)} MB (${Math.round(heap / index.nodes)} B/node, the uid and name strings shared with the objects); owners chain ${fig(owners)}; dependents of the widest owner (${index.dependentsOf(demo.widestOwner)!.children.length}) ${fig(dependents)}`,
+  `demo cluster: ${index.size} objects, ${index.nodes} nodes; build ${ms(buildMs)}; index heap ${(heap / 1e6).toFixed(1)} MB (${Math.round(heap / index.nodes)} B/node, the name strings shared with the objects; uids kept as words); owners chain ${fig(owners)}; dependents of the widest owner (${index.dependentsOf(demo.widestOwner)!.children.length}) ${fig(dependents)}`,
 );
 
 const wide = new OwnerIndex();

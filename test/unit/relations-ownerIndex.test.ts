@@ -103,6 +103,13 @@ describe('OwnerIndex', () => {
     assert.equal(t.omitted, 7, 'the rest are counted');
   });
 
+  it('indexes an object of an empty type key and kind, and an owner reference of an empty kind, first of all (a peer may send them)', () => {
+    const ix = new OwnerIndex();
+    ix.upsert({ metadata: { uid: 'x', name: 'x', ownerReferences: [{ uid: 'o', kind: '', name: 'o' }] } }, '', '');
+    assert.deepEqual(ix.node('x'), { uid: 'x', kind: '', name: 'x', virtual: false });
+    assert.deepEqual(ix.node('o'), { uid: 'o', kind: '', name: 'o', virtual: true });
+  });
+
   it('replace removes what a relist of that type and namespace no longer holds, and nothing else', () => {
     const ix = new OwnerIndex();
     ix.upsert(obj('p1', 'p1', 'a'), 'pods', 'Pod');
@@ -114,6 +121,51 @@ describe('OwnerIndex', () => {
     assert.ok(ix.node('c1'), 'another type stays');
     assert.equal(ix.find('pods', 'p2', 'b'), 'p2');
   });
+
+  for (const style of ['UUIDs', 'other uids'] as const) {
+    it(`retain and retainListed remove exactly the objects of their type and scope that the listed uids lack, whatever else they name (${style})`, () => {
+      // listed uids as many as the type's objects, naming another type's, nothing, or one twice, must not pass for complete
+      const uids = style === 'UUIDs' ? [1, 2, 3, 4, 5].map((n) => `0000000${n}-9446-4e90-a528-8ec0f1ac1966`) : ['a', 'b', 'c', 'd', 'e'];
+      const types = ['pods', 'configmaps'];
+      const op = fc.oneof(
+        fc.record({ op: fc.constant('upsert' as const), uid: fc.constantFrom(...uids), type: fc.constantFrom(...types), ns: fc.constantFrom('x', 'y') }),
+        fc.record({ op: fc.constant('remove' as const), uid: fc.constantFrom(...uids) }),
+        fc.record({
+          op: fc.constant('retain' as const),
+          type: fc.constantFrom(...types),
+          ns: fc.constantFrom(undefined, 'x'),
+          listed: fc.array(fc.constantFrom(...uids, 'gone'), { maxLength: 7 }),
+          asArray: fc.boolean(),
+        }),
+      );
+      fc.assert(
+        fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+          const ix = new OwnerIndex();
+          const model = new Map<string, { type: string; ns: string }>();
+          for (const o of ops) {
+            if (o.op === 'upsert') {
+              ix.upsert(obj(o.uid, o.uid, o.ns), o.type, o.type);
+              model.set(o.uid, { type: o.type, ns: o.ns });
+            } else if (o.op === 'remove') {
+              ix.remove(o.uid);
+              model.delete(o.uid);
+            } else {
+              if (o.asArray) ix.retainListed(o.type, o.ns, o.listed);
+              else ix.retain(o.type, o.ns, new Set(o.listed));
+              for (const [u, m] of [...model]) if (m.type === o.type && (o.ns === undefined || m.ns === o.ns) && !o.listed.includes(u)) model.delete(u);
+            }
+            assert.equal(ix.size, model.size);
+            for (const u of uids) {
+              const m = model.get(u);
+              assert.equal(m ? ix.find(m.type, u, m.ns) : undefined, m ? u : undefined, `${u} is held exactly when the model holds it`);
+              assert.equal(ix.node(u) !== undefined, m !== undefined);
+            }
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
 
   it('keeps both directions in agreement after any sequence of upserts, removes and relists', () => {
     const uids = ['a', 'b', 'c', 'd', 'e', 'f'];

@@ -41,9 +41,15 @@ export class Relations {
     inner: (obj: KubeObject, task: LoadTask) => KubeObject | undefined,
     signal: AbortSignal,
   ): (obj: KubeObject, task: LoadTask) => KubeObject | undefined {
+    // the task's type key, made once per task rather than per object (a load runs 100k through here)
+    let last: LoadTask | undefined;
+    let key = '';
     return (obj, task) => {
       const o = asStoredObject(obj);
-      if (o && !signal.aborted && !isEventType(task.gvr)) this.index.upsert(o, typeKeyOf(task.gvr), task.kind);
+      if (o && !signal.aborted && !isEventType(task.gvr)) {
+        if (task !== last) [last, key] = [task, typeKeyOf(task.gvr)];
+        this.index.upsert(o, key, task.kind);
+      }
       return inner(obj, task);
     };
   }
@@ -53,10 +59,10 @@ export class Relations {
    * were indexed as they arrived, so only their uids are given here. A failed or cancelled task, or
    * one listed by a label selector, proves nothing about absence and changes nothing.
    */
-  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', uids: Iterable<string>): void {
+  taskDone(task: LoadTask, outcome: 'ok' | 'error' | 'cancelled', uids: readonly string[]): void {
     if (outcome !== 'ok' || task.labelSelector) return;
     if (isEventType(task.gvr)) return;
-    this.index.retain(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, new Set(uids));
+    this.index.retainListed(typeKeyOf(task.gvr), task.namespaced ? task.namespace : undefined, uids);
   }
 
   /** The sync loop's observer: every list and watch event of the watched types. */

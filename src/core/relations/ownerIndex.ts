@@ -16,11 +16,13 @@
  *   validation of one object, but two objects can name each other): each node is visited once.
  * - A removed object leaves no node behind unless some object still names it as owner (it stays,
  *   virtual, as the GC's graph keeps an owner its dependents still reference).
- * - Compact: uids are held once (the map key is the node's uid string), one small array of owner
- *   ids per object that has owners, one of dependent ids per object that has dependents; ids of
- *   forgotten nodes are reused. Measured in test/unit/relations-ownerIndex.test.ts (the 100k figure).
+ * - Compact: a uid is held once, as its 128 bits (a lowercase UUID, every kube-apiserver's) in
+ *   typed arrays and UidTable, not as a string; one small array of owner ids per object that has
+ *   owners, one of dependent ids per object that has dependents; ids of forgotten nodes are reused. Measured in test/unit/relations-ownerIndex.test.ts (the 100k figure).
  */
 import { sharedInterner } from '../kube/objects/intern';
+import { uidOfWords } from '../kube/objects/uidWords';
+import { UidTable } from './uidTable';
 
 /** What a node shows: enough to name it and to open it (typeKey, when observed). */
 export interface RelationNode {
@@ -67,6 +69,10 @@ const LEAF: Building[] = Object.freeze([]) as unknown as Building[];
 
 const NONE = -1;
 const OBSERVED = 1;
+/** The node's uid is its four words in `uidWords`; else it is in `oddUids`. */
+const PACKED_UID = 2;
+/** The node was forgotten (its id is free). */
+const GONE = 4;
 
 /**
  * Nodes a query returns at most: a Deployment of 10,000 pods is shown whole, and a wider tree is
@@ -75,8 +81,13 @@ const OBSERVED = 1;
 export const QUERY_LIMIT = 10_005;
 
 export class OwnerIndex {
-  private readonly ids = new Map<string, number>();
-  private uids: string[] = [];
+  private readonly ids = new UidTable();
+  /** Ids given so far (the node arrays' length in use). */
+  private top = 0;
+  /** Four words a node: its uid when PACKED_UID. */
+  private uidw = new Uint32Array(4 * 1024);
+  /** The uids that are not lowercase UUIDs, by node. */
+  private readonly oddUids = new Map<number, string>();
   private names: string[] = [];
   private namespaces: (string | undefined)[] = [];
   private desc = new Int32Array(1024);
@@ -89,6 +100,8 @@ export class OwnerIndex {
   /** Index 0: the placeholder of a node whose type is not yet known. */
   private readonly descriptors: Descriptor[] = [{ kind: '' }];
   private readonly descriptorIds = new Map<string, number>();
+  /** Per descriptor, the observed objects of it (retain's count of a type). */
+  private readonly observedOf: number[] = [0];
   private observedCount = 0;
   /** Per node, the stamp of the last query that reached it. */
   private visit = new Uint32Array(0);
@@ -113,11 +126,17 @@ export class OwnerIndex {
     const m = obj.metadata;
     const id = this.idOf(m.uid, true);
     if (!(this.flags[id]! & OBSERVED)) this.observedCount++;
+    else this.observedOf[this.desc[id]!]!--;
     this.flags[id] = this.flags[id]! | OBSERVED;
     this.names[id] = m.name;
-    this.namespaces[id] = m.namespace === undefined ? undefined : sharedInterner.intern(m.namespace);
-    this.desc[id] = this.descriptorId({ kind: obj.kind ?? kind, ...(obj.apiVersion ? { apiVersion: obj.apiVersion } : {}), typeKey });
-    this.setOwners(id, readRefs(m.ownerReferences));
+    this.namespaces[id] = m.namespace === undefined ? undefined : this.internNamespace(m.namespace);
+    const d = this.observedDescriptor(typeKey, obj.kind ?? kind, obj.apiVersion);
+    this.desc[id] = d;
+    this.observedOf[d]!++;
+    const raw = m.ownerReferences;
+    // most objects own nothing and are owned by nothing: no edge to read, none to drop
+    if (raw === undefined && this.owners[id] === undefined) this.controllerOf[id] = NONE;
+    else this.setOwners(id, readRefs(raw));
   }
 
   /** An object deleted (a watch's DELETED, or gone from a list): see the guarantees. */
@@ -126,6 +145,7 @@ export class OwnerIndex {
     if (id === undefined || !(this.flags[id]! & OBSERVED)) return;
     this.flags[id] = this.flags[id]! & ~OBSERVED;
     this.observedCount--;
+    this.observedOf[this.desc[id]!]!--;
     this.setOwners(id, []);
     this.forgetIfUnused(id);
   }
@@ -142,30 +162,67 @@ export class OwnerIndex {
 
   /** Removes the observed objects of `typeKey` (in `namespace`, or all) whose uid `listed` lacks. */
   retain(typeKey: string, namespace: string | undefined, listed: ReadonlySet<string>): void {
-    // Called once per loader task: a walk of the node arrays, the uid looked up only for nodes of
-    // this type (a load of 100,000 objects in 70 types hashed every uid 70 times: ~0.3 s of the host).
+    if (namespace === undefined && this.holdsOnly(typeKey, listed, listed.size)) return;
+    this.removeUnlisted(typeKey, namespace, listed);
+  }
+
+  private removeUnlisted(typeKey: string, namespace: string | undefined, listed: ReadonlySet<string>): void {
+    // A walk of the node arrays, the uid looked up only for nodes of this type (a load of 100,000
+    // objects in 70 types hashed every uid 70 times: ~0.3 s of the host).
     const gone: string[] = [];
-    const n = this.uids.length;
+    const n = this.top;
     for (let id = 0; id < n; id++) {
       if (!(this.flags[id]! & OBSERVED)) continue;
       if (this.descriptors[this.desc[id]!]!.typeKey !== typeKey) continue;
       if (namespace !== undefined && this.namespaces[id] !== namespace) continue;
-      const uid = this.uids[id]!;
+      const uid = this.uidAt(id);
       if (!listed.has(uid)) gone.push(uid);
     }
     for (const uid of gone) this.remove(uid);
   }
 
+  /**
+   * retain(typeKey, namespace, new Set(uids)), for a loader task's list: the set is made only when
+   * some object of the type is not among `uids` (duplicates allowed).
+   */
+  retainListed(typeKey: string, namespace: string | undefined, uids: readonly string[]): void {
+    if (namespace === undefined && this.holdsOnly(typeKey, uids, uids.length)) return;
+    this.removeUnlisted(typeKey, namespace, new Set(uids));
+  }
+
+  /**
+   * Whether every observed object of `typeKey` is among `listed` (then retain over all namespaces
+   * removes nothing). Counted, not walked: the nodes of the other types are not visited (a load
+   * retains once per task: 89 tasks walked all 100,000 nodes each). Each uid counts once.
+   */
+  private holdsOnly(typeKey: string, listed: Iterable<string>, count: number): boolean {
+    let held = 0;
+    for (let d = 1; d < this.descriptors.length; d++) if (this.descriptors[d]!.typeKey === typeKey) held += this.observedOf[d]!;
+    if (held === 0) return true;
+    if (held > count) return false;
+    const stamp = this.nextStamp();
+    let found = 0;
+    for (const uid of listed) {
+      const id = this.ids.get(uid);
+      if (id === undefined || !(this.flags[id]! & OBSERVED) || this.visit[id] === stamp) continue;
+      this.visit[id] = stamp;
+      if (this.descriptors[this.desc[id]!]!.typeKey === typeKey) found++;
+    }
+    return found === held;
+  }
+
   /** Forgets everything (another cluster). */
   clear(): void {
     this.ids.clear();
-    this.uids = [];
+    this.top = 0;
+    this.oddUids.clear();
     this.names = [];
     this.namespaces = [];
     this.owners = [];
     this.dependents = [];
     this.free.length = 0;
     this.observedCount = 0;
+    this.observedOf.fill(0);
     this.flags.fill(0);
   }
 
@@ -176,9 +233,9 @@ export class OwnerIndex {
 
   /** The uid of the observed object of `typeKey` named `name` (in `namespace`); a scan, for the CLI's KIND/NAME. */
   find(typeKey: string, name: string, namespace?: string): string | undefined {
-    for (const [uid, id] of this.ids) {
+    for (let id = 0; id < this.top; id++) {
       if (this.names[id] !== name || !(this.flags[id]! & OBSERVED)) continue;
-      if (this.descriptors[this.desc[id]!]!.typeKey === typeKey && this.namespaces[id] === namespace) return uid;
+      if (this.descriptors[this.desc[id]!]!.typeKey === typeKey && this.namespaces[id] === namespace) return this.uidAt(id);
     }
     return undefined;
   }
@@ -256,7 +313,7 @@ export class OwnerIndex {
   private nodeOf(id: number): RelationNode {
     const d = this.descriptors[this.desc[id]!]!;
     // one shape for every node (no spreads): cheaper to build by the thousand
-    const n: RelationNode = { uid: this.uids[id]!, kind: d.kind, name: this.names[id]!, virtual: !(this.flags[id]! & OBSERVED) };
+    const n: RelationNode = { uid: this.uidAt(id), kind: d.kind, name: this.names[id]!, virtual: !(this.flags[id]! & OBSERVED) };
     if (d.apiVersion) n.apiVersion = d.apiVersion;
     const ns = this.namespaces[id];
     if (ns !== undefined) n.namespace = ns;
@@ -273,7 +330,7 @@ export class OwnerIndex {
       if (!(this.flags[o]! & OBSERVED)) {
         // What the reference says of a virtual owner is all that is known of it.
         this.names[o] = r.name;
-        this.desc[o] = this.descriptorId({ kind: r.kind, apiVersion: r.apiVersion });
+        this.desc[o] = this.virtualDescriptor(r.kind, r.apiVersion);
       }
       if (next.includes(o)) continue;
       next.push(o);
@@ -299,10 +356,11 @@ export class OwnerIndex {
 
   /** Drops a node no object is and none names (its id is reused). */
   private forgetIfUnused(id: number): void {
-    // uids[id] === '': already forgotten (an object that owned itself was just dropped as its own owner)
-    if (this.flags[id]! & OBSERVED || this.dependents[id]?.length || this.uids[id] === '') return;
-    this.ids.delete(this.uids[id]!);
-    this.uids[id] = '';
+    // GONE: already forgotten (an object that owned itself was just dropped as its own owner)
+    if (this.flags[id]! & (OBSERVED | GONE) || this.dependents[id]?.length) return;
+    this.ids.delete(this.uidAt(id));
+    this.oddUids.delete(id);
+    this.flags[id] = GONE;
     this.names[id] = '';
     this.namespaces[id] = undefined;
     this.owners[id] = undefined;
@@ -313,13 +371,16 @@ export class OwnerIndex {
   private idOf(uid: string, observed: boolean): number {
     let id = this.ids.get(uid);
     if (id !== undefined) return id;
-    id = this.free.pop() ?? this.uids.length;
+    id = this.free.pop() ?? this.top++;
     this.grow(id + 1);
-    this.ids.set(uid, id);
-    this.uids[id] = uid;
+    this.ids.addLast(id);
     this.names[id] = '';
     this.namespaces[id] = undefined;
-    this.flags[id] = 0;
+    if (this.ids.lastWordsInto(this.uidw, id * 4)) this.flags[id] = PACKED_UID;
+    else {
+      this.flags[id] = 0;
+      this.oddUids.set(id, uid);
+    }
     this.controllerOf[id] = NONE;
     this.desc[id] = 0;
     if (!observed) this.owners[id] = undefined;
@@ -338,6 +399,50 @@ export class OwnerIndex {
     const c = new Int32Array(size);
     c.set(this.controllerOf);
     this.controllerOf = c;
+    const u = new Uint32Array(size * 4);
+    u.set(this.uidw);
+    this.uidw = u;
+  }
+
+  /**
+   * descriptorId of an observed object's type, remembered for the last type asked: a list's
+   * objects come one type at a time, and this skips building the key string and its lookup.
+   */
+  private observedDescriptor(typeKey: string, kind: string, apiVersion: string | undefined): number {
+    const last = this.lastObserved;
+    if (last.id >= 0 && last.typeKey === typeKey && last.kind === kind && last.apiVersion === apiVersion) return last.id;
+    const id = this.descriptorId({ kind, ...(apiVersion ? { apiVersion } : {}), typeKey });
+    this.lastObserved = { typeKey, kind, apiVersion, id };
+    return id;
+  }
+  private lastObserved: { typeKey: string; kind: string; apiVersion: string | undefined; id: number } = {
+    typeKey: '',
+    kind: '',
+    apiVersion: undefined,
+    id: -1,
+  };
+
+  /** descriptorId of a virtual owner's reference, remembered for the last asked (pods listed before their ReplicaSets name a few owner types, each thousands of times). */
+  private virtualDescriptor(kind: string, apiVersion: string | undefined): number {
+    const last = this.lastVirtual;
+    if (last.id >= 0 && last.kind === kind && last.apiVersion === apiVersion) return last.id;
+    const id = this.descriptorId({ kind, apiVersion });
+    this.lastVirtual = { kind, apiVersion, id };
+    return id;
+  }
+  private lastVirtual: { kind: string; apiVersion: string | undefined; id: number } = { kind: '', apiVersion: undefined, id: -1 };
+
+  /** The shared copy of a namespace, remembered for the last one asked (a list comes namespace by namespace). */
+  private internNamespace(ns: string): string {
+    if (ns === this.lastNamespace) return this.lastInterned;
+    this.lastNamespace = ns;
+    return (this.lastInterned = sharedInterner.intern(ns));
+  }
+  private lastNamespace: string | undefined;
+  private lastInterned = '';
+
+  private uidAt(id: number): string {
+    return this.flags[id]! & PACKED_UID ? uidOfWords(this.uidw, id * 4) : this.oddUids.get(id)!;
   }
 
   private descriptorId(d: Descriptor): number {
@@ -346,6 +451,7 @@ export class OwnerIndex {
     if (id === undefined) {
       id = this.descriptors.length;
       this.descriptors.push(d);
+      this.observedOf.push(0);
       this.descriptorIds.set(key, id);
     }
     return id;

@@ -21,6 +21,7 @@
  *   (a load's RowBatch, written from its pages with no view made) stand for: their words are copied,
  *   their string ids translated into this store's table.
  */
+import { uidOfWords, uidWords } from '../kube/objects/uidWords';
 import { makeView, type ObjectView, type RowColumns, type RowMeta } from './objectView';
 import type { RowBatch } from './rowBatch';
 import { NO_ROW_STRING, type RowStrings } from './rowStrings';
@@ -307,7 +308,7 @@ export function encodeRow(
   status: string,
   cols: RowColumns | undefined,
 ): boolean {
-  if (!encodeUid(uid, e)) return false;
+  if (!uidWords(uid, e, 0)) return false;
   const flags = (deleting ? DELETING : 0) | (hasNamespace ? HAS_NAMESPACE : 0) | (resourceVersion !== undefined ? HAS_RV : 0);
   let rv = 0;
   if (resourceVersion !== undefined) {
@@ -335,7 +336,7 @@ export function encodeRow(
 /** The view a row's words at `at` stand for: makeView of the fields encodeRow took. */
 export function viewOfWords(w: Uint32Array, at: number, key: string, name: string, namespace: string | undefined, s: RowStrings): ObjectView {
   const f = w[at + 5]! >>> FLAGS_SHIFT;
-  const m: RowMeta & { deletionTimestamp?: true } = { uid: uidOf(w, at), name };
+  const m: RowMeta & { deletionTimestamp?: true } = { uid: uidOfWords(w, at), name };
   if (f & HAS_NAMESPACE) m.namespace = namespace!;
   if (f & HAS_RV) m.resourceVersion = String((w[at + 5]! & RV_HIGH_MASK) * TWO_32 + w[at + 4]!);
   if (f & DELETING) m.deletionTimestamp = true;
@@ -354,54 +355,10 @@ function sameString(a: RowStrings, x: number, b: RowStrings, y: number): boolean
   return one(x >>> 16, y >>> 16) && one(x & 0xffff, y & 0xffff);
 }
 
-/** A lowercase UUID (8-4-4-4-12 hex digits) into words 0-3 of `e`; false for any other uid. */
-function encodeUid(uid: string, e: Uint32Array): boolean {
-  if (typeof uid !== 'string' || uid.length !== 36) return false;
-  if (uid.charCodeAt(8) !== DASH || uid.charCodeAt(13) !== DASH || uid.charCodeAt(18) !== DASH || uid.charCodeAt(23) !== DASH) return false;
-  const w0 = hexWord(uid, 0, 8, 0);
-  const w1 = hexWord(uid, 14, 18, hexWord(uid, 9, 13, 0));
-  const w2 = hexWord(uid, 24, 28, hexWord(uid, 19, 23, 0));
-  const w3 = hexWord(uid, 28, 36, 0);
-  if (w0 < 0 || w1 < 0 || w2 < 0 || w3 < 0) return false;
-  e[0] = w0;
-  e[1] = w1;
-  e[2] = w2;
-  e[3] = w3;
-  return true;
-}
-
-function uidOf(w: Uint32Array, at: number): string {
-  const hex = hex8(w[at]!) + hex8(w[at + 1]!) + hex8(w[at + 2]!) + hex8(w[at + 3]!);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
 function strictlyAscending(names: readonly string[]): boolean {
   for (let i = 1; i < names.length; i++) if (!(names[i - 1]! < names[i]!)) return false;
   return true;
 }
-
-const DASH = 45;
-/** Lowercase hex digits' values by char code; -1 for any other char. */
-const HEX = new Int8Array(128).fill(-1);
-for (let d = 0; d < 16; d++) HEX['0123456789abcdef'.charCodeAt(d)] = d;
-
-/**
- * `acc` (a negative one passed on) followed by the hex digits of s[from, to) as an unsigned word,
- * or -1 when one of them is not a lowercase hex digit.
- */
-function hexWord(s: string, from: number, to: number, acc: number): number {
-  if (acc < 0) return -1;
-  let w = acc;
-  for (let k = from; k < to; k++) {
-    const c = s.charCodeAt(k);
-    const d = c < 128 ? HEX[c]! : -1;
-    if (d < 0) return -1;
-    w = w * 16 + d;
-  }
-  return w;
-}
-
-const hex8 = (w: number) => w.toString(16).padStart(8, '0');
 
 /** The value of a decimal integer written as String(n) writes it (no sign, no leading zero), or -1. */
 function plainInteger(s: string): number {
