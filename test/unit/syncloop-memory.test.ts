@@ -94,13 +94,19 @@ async function churn(K: number, steps: number, seed: number, timelineCap: number
     assert.ok(kl.channels.config.length <= 50 && kl.channels.pleg.length <= 1000 && kl.channels.liveness.length <= 20);
     assert.ok(clock.pendingTimers() <= 2, 'only the two tickers hold timers');
   }
-  // Quiescence: two housekeeping periods after the stream stops, the model equals the API.
-  await clock.advance(4000);
-  await drain();
+  // Quiescence: within a few housekeeping periods (2 s each) after the stream stops, the model
+  // equals the API. A worker whose termination completes just after a housekeeping pass is
+  // forgotten by the next one, so the bound is a count of periods, not the first two.
+  let periods = 0;
+  do {
+    await clock.advance(2000);
+    await drain();
+    periods++;
+  } while (periods < 6 && kl.podWorkers.size !== live.size);
   const desiredKeys = [...live.keys()].map((i) => `churn/p${i}`).sort();
   assert.deepEqual([...kl.desired.keys()].sort(), desiredKeys);
   assert.deepEqual([...kl.actual.keys()].sort(), desiredKeys);
-  assert.equal(kl.podWorkers.size, live.size, 'housekeeping forgot every removed incarnation');
+  assert.equal(kl.podWorkers.size, live.size, `housekeeping forgot every removed incarnation within ${periods} periods`);
   for (const [i, st] of live) {
     const v = kl.actual.get(`churn/p${i}`)!;
     assert.equal(v.uid, `u${i}-${st.gen}`);
