@@ -16,33 +16,16 @@ import { join } from 'node:path';
 import { paletteTitle } from '../../src/app/commandIds';
 import type { HostSample } from '../../src/app/stats/hostStats';
 import { formatCount } from '../../src/core/formatCount';
-import { discoverTypes, getJson, listPath, requestBase, withoutEventAlias } from '../../bench/types';
+import { getJson, requestBase } from '../../bench/types';
 import { renderedLabels, waitFinalCount, waitFirstLoadedRow } from '../../bench/extensionUi';
 import { startDemoProcess, type DemoProcess } from './support/demoProcess';
+import { listCount, servedObjects, type RequestBase } from './support/servedObjects';
 import { startVsCode, type Session } from './support/session';
 import { UI_TIMEOUT_MS } from './support/workbench';
 import { eventually } from '../support/eventually';
 
 const BIG_NS = 'a-big'; // sorts first among the namespaces, so its row is on screen without scrolling
 const BIG_PODS = 10_000;
-
-type Base = Awaited<ReturnType<typeof requestBase>>;
-
-/**
- * The objects a load lists, as the server counts them: for every listable type (events.k8s.io's
- * alias of core Events left out, as a load leaves it out), one `limit=1` list, whose item and
- * `remainingItemCount` make the type's count. No code of KubeLoop's loader is involved.
- */
-async function servedObjects(kubeconfig: string, base: Base, agent: https.Agent): Promise<number> {
-  let n = 0;
-  for (const t of withoutEventAlias(await discoverTypes(kubeconfig))) n += await listCount(base, agent, `${listPath(t)}?limit=1`);
-  return n;
-}
-
-async function listCount(base: Base, agent: https.Agent, path: string): Promise<number> {
-  const list = (await getJson(base, path, agent)) as { items: unknown[]; metadata: { remainingItemCount?: number } };
-  return list.items.length + (list.metadata.remainingItemCount ?? 0);
-}
 
 function readSamples(file: string): HostSample[] {
   return readFileSync(file, 'utf8')
@@ -57,7 +40,7 @@ describe('the scale-limit cluster (about 1,000,000 objects) in a real VS Code (c
   let demo: DemoProcess | undefined;
   let s: Session | undefined;
   let agent: https.Agent | undefined;
-  let base: Base;
+  let base: RequestBase;
   let expected = 0;
   let generatedMs = 0;
   let work: string;
