@@ -17,8 +17,11 @@
 // serves (a limit=1 list per type), host RSS <= 1.0 GB, the heap after major collections flat (<= 2 %
 // growth from minute 5 to 10 of the churn; the second half of a shorter one), event-loop delay p99
 // <= 50 ms, a change visible p95 <= 250 ms, first row <= 300 ms. Issue 41's run:
-// `npm run bench -- extension --profile scale-limit --minutes 10`.
-// Usage: node --import tsx bench/extension.ts [--objects 100000 | --profile scale-limit] [--churn 500] [--minutes 5]
+// `npm run bench -- extension --profile scale-limit --minutes 10`. With --kubeconfig FILE the profile's
+// cluster is one already running (as bench/host-heap.ts takes it: `kubeloop demo-cluster --profile
+// scale-limit --no-kubelet --no-controllers --big-namespace a-big:10000 --token T --kubeconfig-out
+// FILE`), so a million objects are generated once for several runs; its CPU is then not told apart.
+// Usage: node --import tsx bench/extension.ts [--objects 100000 | --profile scale-limit [--kubeconfig FILE]] [--churn 500] [--minutes 5]
 //        [--big-pods 10000] [--repeats 3] [--million] [--setting kubeloop.key=JSON ...]
 //        [--cpu-profile DIR] [--heap-profile DIR [--heap-garbage]]  (with KUBELOOP_BUILD_NO_MINIFY=1 the profiles keep names)
 // --setting passes user settings to the extension (e.g. the tree's transfer, once it has one);
@@ -51,6 +54,8 @@ const REPEATS = num('--repeats', 3);
 const MILLION = process.argv.includes('--million');
 const PROFILE = benchArg('--profile', '');
 const PROFILE_SIZE = PROFILE ? profileNamed(PROFILE) : undefined;
+const KUBECONFIG = benchArg('--kubeconfig', '');
+if (KUBECONFIG && !PROFILE_SIZE) throw new Error('--kubeconfig FILE is for a --profile run (the peers are compared on a cluster the bench starts)');
 if (PROFILE && !PROFILE_SIZE) throw new Error(`--profile ${PROFILE}: no such demo profile (the host's CPU profiles are --cpu-profile DIR)`);
 const OUT = benchArg('--json', '.bench/extension.json');
 const BIG_NS = 'a-big'; // sorts first, so its row is on screen without scrolling
@@ -473,7 +478,9 @@ async function benchSize(objects: number, withPeers: boolean) {
   console.log(
     `\n## extension: ${objects.toLocaleString('en')} objects (${BIG_PODS.toLocaleString('en')} pods in ${BIG_NS}), churn ${CHURN}/s for ${MINUTES} min`,
   );
-  const demo = await startDemoProcess(objects, 7, ['--no-kubelet', '--big-namespace', `${BIG_NS}:${BIG_PODS}`, ...(PROFILE ? ['--profile', PROFILE] : [])]);
+  const demo = KUBECONFIG
+    ? { kubeconfig: KUBECONFIG, url: '', pid: -1, stop: async () => undefined }
+    : await startDemoProcess(objects, 7, ['--no-kubelet', '--big-namespace', `${BIG_NS}:${BIG_PODS}`, ...(PROFILE ? ['--profile', PROFILE] : [])]);
   const work = mkdtempSync(join(tmpdir(), 'kubeloop-bench-ext-'));
   const statsFile = join(work, 'host-stats.jsonl');
   const base = await requestBase(demo.kubeconfig);
