@@ -419,17 +419,20 @@ export class ClusterSync {
   /**
    * Shows an observer that starts now (a flight recording begun while the loop runs) what the loop
    * already holds, without asking the API server for it again: each config source's objects as its
-   * full list (from the merge's storage). Sources that hold nothing in storage (the Events sources,
-   * which feed the probe inference only) list again, one request each. Safe against a merge under
-   * way: the observer takes lists and events as states (an object it already holds in that state is
-   * no change), and every merge after this call reaches it through the sinks as usual.
+   * full list (from the merge's storage). Sources whose storage does not hold the objects whole list
+   * again, one request each: the pods sources (the merge keeps the loop's copy of a pod,
+   * config/loopPod.ts, and a recording keeps pods as the API has them) and the Events sources (they
+   * feed the probe inference only); the relist's SET merges into no update where nothing changed.
+   * Safe against a merge under way: the observer takes lists and events as states (an object it
+   * already holds in that state is no change), and every merge after this call reaches it through
+   * the sinks as usual.
    */
   seedObserver(observer: SyncObserver): { seeded: number; relisted: number } {
     let seeded = 0;
     let relisted = 0;
     for (const r of this.running) {
       if (r.reflector.state === 'forbidden') continue;
-      if (r.source !== undefined) {
+      if (r.source !== undefined && r.reflector.opts.gvr !== PODS_GVR) {
         const items = this.loop.podConfig.storage.sourcePods(r.source);
         observer.replace(r.source, r.reflector.opts.gvr, items);
         seeded += items.length;
