@@ -286,7 +286,8 @@ export class ClusterSync {
       pageSize: common.pageSize,
       source,
       reflector,
-      held: () => this.loop.podConfig.storage.sourcePods(source),
+      // Live: each page is compared with what the source holds as it arrives (no copy of the source).
+      held: () => ({ get: (uid) => this.loop.podConfig.storage.held(source, uid), values: () => this.loop.podConfig.storage.sourceValues(source) }),
       check: this.consistency,
       freshness,
       ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
