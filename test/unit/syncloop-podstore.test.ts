@@ -7,6 +7,7 @@ import { FakeClock } from '../../src/core/clock';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
 import { syncLoop } from '../../src/core/syncloop/loop';
 import { PodCache } from '../../src/core/syncloop/pleg/podcache';
+import { GenericPLEG } from '../../src/core/syncloop/pleg/generic';
 import { checkAndUpdatePod, PodStorage } from '../../src/core/syncloop/config/storage';
 import { loopPod } from '../../src/core/syncloop/config/loopPod';
 import { computeObjectView } from '../../src/core/rows/objectView';
@@ -116,6 +117,25 @@ describe('the loop keeps its own copy of a pod, not the pod as listed', () => {
       ac.abort();
       await done;
     }
+  });
+
+  it('the PLEG keeps the copy too: a watched pod it observed is not held, and its relist of the merged copies finds nothing new', async () => {
+    const pleg = new GenericPLEG();
+    const s = new PodStorage();
+    const refs: WeakRef<Pod>[] = [];
+    (() => {
+      const listed = Array.from({ length: 50 }, (_, i) => fullPod(i));
+      for (const p of listed) {
+        refs.push(new WeakRef(p));
+        pleg.observePod(p); // a watch change's causes, before its merge (sources/sinks.ts)
+      }
+      s.merge('api', { op: 'SET', source: 'api', pods: listed });
+    })();
+    await settle();
+    gc();
+    const alive = refs.filter((r) => r.deref() !== undefined).length;
+    assert.equal(alive, 0, `${alive} of 50 pods as listed are still held by the PLEG`);
+    assert.deepEqual(pleg.relist(s.sourceValues('api') as IterableIterator<Pod>).events, [], 'the merged copies are what the PLEG observed');
   });
 
   it('a change of what the copy dropped is still an UPDATE or a RECONCILE, and no change is none', () => {
