@@ -492,7 +492,7 @@ export class ClusterSync {
     return this.loop.podWorkers.size;
   }
 
-  /** The objects one config source holds now (the merge's storage; see sourceName), as a new array. */
+  /** The objects one config source holds now (the merge's storage; see sourceName; pods as the loop's copies, config/loopPod.ts), as a new array. */
   held(source: string): StoredObject[] {
     return this.loop.podConfig.storage.sourcePods(source);
   }
