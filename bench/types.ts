@@ -81,18 +81,26 @@ export function getJson(base: { server: URL; options: https.RequestOptions }, pa
  * (500 "Invalid string length").
  */
 export async function namespacedNames(base: { server: URL; options: https.RequestOptions }, path: string, agent: http.Agent, limit = 5000): Promise<string[]> {
-  const out: string[] = [];
-  let token = '';
-  do {
-    const q = new URLSearchParams({ limit: String(limit), ...(token ? { continue: token } : {}) });
-    const page = (await getJson(base, `${path}?${q}`, agent)) as {
-      items: { metadata: { name: string; namespace: string } }[];
-      metadata?: { continue?: string };
-    };
-    for (const o of page.items) out.push(`${o.metadata.namespace}/${o.metadata.name}`);
-    token = page.metadata?.continue ?? '';
-  } while (token);
-  return out;
+  // A continue token can expire mid-walk (410 Gone): the walk starts over, as client-go's pager
+  // falls back to a fresh list, at most three times.
+  for (let attempt = 0; ; attempt++) {
+    const out: string[] = [];
+    let token = '';
+    try {
+      do {
+        const q = new URLSearchParams({ limit: String(limit), ...(token ? { continue: token } : {}) });
+        const page = (await getJson(base, `${path}?${q}`, agent)) as {
+          items: { metadata: { name: string; namespace: string } }[];
+          metadata?: { continue?: string };
+        };
+        for (const o of page.items) out.push(`${o.metadata.namespace}/${o.metadata.name}`);
+        token = page.metadata?.continue ?? '';
+      } while (token);
+      return out;
+    } catch (e) {
+      if (attempt >= 3 || !token || !/: 410 /.test(String((e as Error).message))) throw e;
+    }
+  }
 }
 
 /** Legacy discovery (all versions of each group), written independently of the loader's so that the peers share none of its code. */
