@@ -80,8 +80,7 @@ async function main(): Promise<void> {
         `loaded and syncing: ${model.objectCount} objects, heap after a full GC ${mb(synced.heapUsed)} MB, RSS ${mb(synced.rss)} MB (peak ${mb(process.resourceUsage().maxRSS * 1024)}); the loop's part ${((synced.heapUsed - loaded.heapUsed) / model.objectCount).toFixed(0)} bytes per object`,
       );
       if (SNAPS.includes(0)) snap('synced');
-      // The churn's targets, after the figures above: one unpaged GET of every pod (the demo answers
-      // 500 "Invalid string length" at the scale-limit's 150,000 pods).
+      // The churn's targets, after the figures above: every pod and ConfigMap, listed in pages.
       const pods = await namespacedNames(base, '/api/v1/pods', agent);
       const configmaps = await namespacedNames(base, '/api/v1/configmaps', agent);
       const namespaces = [...new Set(pods.map((p) => p.split('/')[0]!))].filter((n) => n !== BIG_NS);

@@ -75,11 +75,32 @@ export function getJson(base: { server: URL; options: https.RequestOptions }, pa
   });
 }
 
-/** `namespace/name` of every object a list path returns (one unpaged GET). */
-export async function namespacedNames(base: { server: URL; options: https.RequestOptions }, path: string, agent: http.Agent): Promise<string[]> {
-  return ((await getJson(base, path, agent)).items as { metadata: { name: string; namespace: string } }[]).map(
-    (o) => `${o.metadata.namespace}/${o.metadata.name}`,
-  );
+/**
+ * `namespace/name` of every object a list path returns, in pages of `limit`: one
+ * unpaged GET of the scale-limit's 150,000 pods was a body the demo could not make a string of
+ * (500 "Invalid string length").
+ */
+export async function namespacedNames(base: { server: URL; options: https.RequestOptions }, path: string, agent: http.Agent, limit = 5000): Promise<string[]> {
+  // A continue token can expire mid-walk (410 Gone): the walk starts over, as client-go's pager
+  // falls back to a fresh list, at most three times.
+  for (let attempt = 0; ; attempt++) {
+    const out: string[] = [];
+    let token = '';
+    try {
+      do {
+        const q = new URLSearchParams({ limit: String(limit), ...(token ? { continue: token } : {}) });
+        const page = (await getJson(base, `${path}?${q}`, agent)) as {
+          items: { metadata: { name: string; namespace: string } }[];
+          metadata?: { continue?: string };
+        };
+        for (const o of page.items) out.push(`${o.metadata.namespace}/${o.metadata.name}`);
+        token = page.metadata?.continue ?? '';
+      } while (token);
+      return out;
+    } catch (e) {
+      if (attempt >= 3 || !token || !/: 410 /.test(String((e as Error).message))) throw e;
+    }
+  }
 }
 
 /** Legacy discovery (all versions of each group), written independently of the loader's so that the peers share none of its code. */

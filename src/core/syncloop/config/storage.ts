@@ -2,7 +2,10 @@ import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { deepEqual } from '../equal';
 import type { PodOperation, PodUpdate } from '../types';
 import type { StoredObject } from '../../kube/objects/types';
-import type { ResourceRef } from '../../kube/objects/objectKey';
+import { isPodResource, type ResourceRef } from '../../kube/objects/objectKey';
+import type { Pod } from '../../kube/objects/pod';
+import { shareUnchanged } from '../../kube/objects/share';
+import { isLoopCopy, loopPod, specFingerprint, statusFingerprint } from './loopPod';
 
 /**
  * PodStorage: upstream pkg/kubelet/config/config.go podStorage.merge — turns what a source says
@@ -22,6 +25,12 @@ import type { ResourceRef } from '../../kube/objects/objectKey';
  *
  * State is per source, keyed by UID; a source counts as seen once it has sent a SET (its first full
  * list), which is what gates housekeeping.
+ *
+ * Memory: a pods source holds, and its updates carry, the loop's copy of each pod (loopPod.ts: the
+ * fields the loop reads, and fingerprints of what only this merge compares), never the pod as
+ * listed; the loop's other holders (the desired state, the pod workers, the pod cache) take it
+ * from here, so a full pod lives only while its list or event is handled. Other kinds are held as
+ * they came.
  */
 export interface MergeResult {
   adds: PodUpdate;
@@ -79,7 +88,7 @@ export class PodStorage {
       case 'UPDATE':
       case 'DELETE':
       case 'RECONCILE':
-        yield* classify(l, change.pods, pods, pods);
+        yield* classify(l, change.pods, pods, pods, isPodResource(resource));
         break;
       case 'REMOVE':
         for (const p of change.pods) {
@@ -92,7 +101,7 @@ export class PodStorage {
       case 'SET': {
         const oldPods = pods;
         pods = new Map();
-        yield* classify(l, change.pods, oldPods, pods);
+        yield* classify(l, change.pods, oldPods, pods, isPodResource(resource));
         let n = 0;
         for (const [uid, existing] of oldPods) {
           if (++n % STEP_ITEMS === 0) yield;
@@ -166,11 +175,12 @@ interface MergeLists {
   firstSet: boolean;
 }
 
-/** Each new object's kind of update, against what the source held (`oldPods`); `into` takes it. */
-function* classify(l: MergeLists, newPods: StoredObject[], oldPods: Map<string, StoredObject>, into: Map<string, StoredObject>): Steps<void> {
+/** Each new object's kind of update, against what the source held (`oldPods`); `into` takes it (a pod as the loop's copy). */
+function* classify(l: MergeLists, newPods: StoredObject[], oldPods: Map<string, StoredObject>, into: Map<string, StoredObject>, pods: boolean): Steps<void> {
   let n = 0;
-  for (const ref of newPods) {
+  for (const obj of newPods) {
     if (++n % STEP_ITEMS === 0) yield;
+    const ref = pods ? loopPod(obj as Pod) : obj;
     const uid = ref.metadata.uid;
     const existing = oldPods.get(uid);
     into.set(uid, ref);
@@ -178,6 +188,9 @@ function* classify(l: MergeLists, newPods: StoredObject[], oldPods: Map<string, 
       l.adds = add(l.adds, ref);
       continue;
     }
+    // The new copy takes the held copy's unchanged parts (share.ts), as the sinks make a watched
+    // object take its held version's: what a change did not touch is not kept twice.
+    if (pods && existing !== ref) shareUnchanged(existing, ref);
     const { needUpdate, needReconcile, needGracefulDelete } = checkAndUpdatePod(existing, ref);
     if (needUpdate) l.updates = add(l.updates, ref);
     else if (needReconcile) l.reconciles = add(l.reconciles, ref);
@@ -209,7 +222,8 @@ export interface CheckResult {
 export function checkAndUpdatePod(existing: StoredObject, ref: StoredObject): CheckResult {
   if (!podsDifferSemantically(existing, ref)) {
     // Only status may have changed: the object's spec is the same, its observed state is not.
-    return { needUpdate: false, needReconcile: !deepEqual(existing.status, ref.status), needGracefulDelete: false };
+    const changed = fingerprinted(existing, ref) ? statusFingerprint(existing) !== statusFingerprint(ref) : !deepEqual(existing.status, ref.status);
+    return { needUpdate: false, needReconcile: changed, needGracefulDelete: false };
   }
   const graceful = ref.metadata.deletionTimestamp != null;
   return { needUpdate: !graceful, needReconcile: false, needGracefulDelete: graceful };
@@ -222,12 +236,18 @@ export function podsDifferSemantically(existing: StoredObject, ref: StoredObject
   if (!isAnnotationMapEqual(a.annotations, b.annotations)) return true;
   if ((a.deletionTimestamp ?? null) !== (b.deletionTimestamp ?? null)) return true;
   if ((a.deletionGracePeriodSeconds ?? null) !== (b.deletionGracePeriodSeconds ?? null)) return true;
+  if (fingerprinted(existing, ref)) return specFingerprint(existing) !== specFingerprint(ref);
   const keys = new Set([...Object.keys(existing), ...Object.keys(ref)]);
   for (const k of keys) {
     if (k === 'metadata' || k === 'status') continue;
     if (!deepEqual(existing[k], ref[k])) return true;
   }
   return false;
+}
+
+/** Both are the loop's copies of pods: what they dropped is compared by fingerprint. */
+function fingerprinted(a: StoredObject, b: StoredObject): boolean {
+  return isLoopCopy(a) && isLoopCopy(b);
 }
 
 function isAnnotationMapEqual(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {

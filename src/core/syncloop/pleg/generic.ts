@@ -2,6 +2,7 @@ import { runSteps, STEP_ITEMS, type Steps } from '../../slice';
 import { allContainerStatuses, type Pod } from '../../kube/objects/pod';
 import { objectKey } from '../../kube/objects/objectKey';
 import { type PodLifecycleEvent } from '../types';
+import { loopPod } from '../config/loopPod';
 
 /**
  * GenericPLEG: upstream pkg/kubelet/pleg/generic.go — the pod lifecycle event generator. Each relist
@@ -254,7 +255,9 @@ export class GenericPLEG {
    * with its record, which takes the new state. The next relist then finds nothing new to report
    * about it, even while the store still holds the version this one replaced.
    */
-  observePod(pod: Pod, opts: { sandboxDeath?: boolean | 'with-containers' } = {}): PodLifecycleEvent[] {
+  observePod(listed: Pod, opts: { sandboxDeath?: boolean | 'with-containers' } = {}): PodLifecycleEvent[] {
+    // The record keeps the loop's copy (the one the merge's storage will hold), not the pod as listed.
+    const pod = loopPod(listed);
     const uid = pod.metadata.uid;
     const prev = this.records.get(uid);
     if (prev && prev.obj === pod && !prev.gone && !prev.deferred) return [];
@@ -280,7 +283,8 @@ export class GenericPLEG {
   }
 
   /** Whether the pod's containers are in other states than its record says (what a relist would report). */
-  differs(pod: Pod): boolean {
+  differs(listed: Pod): boolean {
+    const pod = loopPod(listed);
     const prev = this.records.get(pod.metadata.uid);
     const now = flatContainerStates(pod);
     if (!prev || prev.gone) return now.length > 0;

@@ -1,5 +1,6 @@
 import { abortReason } from '../../clock';
 import type { Pod } from '../../kube/objects/pod';
+import { loopPod } from '../config/loopPod';
 
 /**
  * PodCache: upstream pkg/kubelet/container/cache.go, reduced to what the pod workers wait on.
@@ -22,7 +23,8 @@ import type { Pod } from '../../kube/objects/pod';
  *
  * Guarantees: a waiter is released by the first set/updateTime that satisfies it, or rejected when it
  * is cancelled (its signal aborts); either way it leaves nothing behind (its record and its abort listener are removed).
- * Memory: a time and a reference (to the object the store holds anyway) per pod observed, until its
+ * Memory: a time and a reference (to the loop's copy of the pod, config/loopPod.ts, which the merge's
+ * storage holds too) per pod observed, until its
  * worker is forgotten (remove), and one record per waiting worker.
  */
 interface Waiter {
@@ -52,9 +54,9 @@ export class PodCache {
     if (this.waiters.length) this.notify();
   }
 
-  /** The latest object a watch delivered for the pod (no time is stamped: that is `set`'s). */
+  /** The latest object a watch delivered for the pod, as the loop's copy the merge keeps too (no time is stamped: that is `set`'s). */
   observe(pod: Pod): void {
-    this.latestPods.set(pod.metadata.uid, pod);
+    this.latestPods.set(pod.metadata.uid, loopPod(pod));
   }
 
   /** The latest observed object of the pod, if any. */

@@ -286,7 +286,8 @@ export class ClusterSync {
       pageSize: common.pageSize,
       source,
       reflector,
-      held: () => this.loop.podConfig.storage.sourcePods(source),
+      // Live: each page is compared with what the source holds as it arrives (no copy of the source).
+      held: () => ({ get: (uid) => this.loop.podConfig.storage.held(source, uid), values: () => this.loop.podConfig.storage.sourceValues(source) }),
       check: this.consistency,
       freshness,
       ...(this.opts.consistencyPeriodMs !== undefined ? { periodMs: this.opts.consistencyPeriodMs } : {}),
@@ -419,17 +420,20 @@ export class ClusterSync {
   /**
    * Shows an observer that starts now (a flight recording begun while the loop runs) what the loop
    * already holds, without asking the API server for it again: each config source's objects as its
-   * full list (from the merge's storage). Sources that hold nothing in storage (the Events sources,
-   * which feed the probe inference only) list again, one request each. Safe against a merge under
-   * way: the observer takes lists and events as states (an object it already holds in that state is
-   * no change), and every merge after this call reaches it through the sinks as usual.
+   * full list (from the merge's storage). Sources whose storage does not hold the objects whole list
+   * again, one request each: the pods sources (the merge keeps the loop's copy of a pod,
+   * config/loopPod.ts, and a recording keeps pods as the API has them) and the Events sources (they
+   * feed the probe inference only); the relist's SET merges into no update where nothing changed.
+   * Safe against a merge under way: the observer takes lists and events as states (an object it
+   * already holds in that state is no change), and every merge after this call reaches it through
+   * the sinks as usual.
    */
   seedObserver(observer: SyncObserver): { seeded: number; relisted: number } {
     let seeded = 0;
     let relisted = 0;
     for (const r of this.running) {
       if (r.reflector.state === 'forbidden') continue;
-      if (r.source !== undefined) {
+      if (r.source !== undefined && r.reflector.opts.gvr !== PODS_GVR) {
         const items = this.loop.podConfig.storage.sourcePods(r.source);
         observer.replace(r.source, r.reflector.opts.gvr, items);
         seeded += items.length;
@@ -488,7 +492,7 @@ export class ClusterSync {
     return this.loop.podWorkers.size;
   }
 
-  /** The objects one config source holds now (the merge's storage; see sourceName), as a new array. */
+  /** The objects one config source holds now (the merge's storage; see sourceName; pods as the loop's copies, config/loopPod.ts), as a new array. */
   held(source: string): StoredObject[] {
     return this.loop.podConfig.storage.sourcePods(source);
   }

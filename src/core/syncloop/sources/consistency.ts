@@ -1,7 +1,6 @@
 import type { Clock } from '../../clock';
 import { runSteps, runStepsSliced, STEP_ITEMS, type Steps } from '../../slice';
-import type { GroupVersionResource } from '../../kube/objects/types';
-import type { StoredObject } from '../../kube/objects/types';
+import { asStoredObject, type GroupVersionResource, type KubeObject, type StoredObject } from '../../kube/objects/types';
 import type { TypeFreshness } from './freshness';
 import { storedItems, type ListWatchClient, type Reflector } from './reflector';
 
@@ -45,7 +44,13 @@ export interface ListedSnapshot {
   seq: number;
 }
 
-export function divergence(listed: ListedSnapshot, held: readonly StoredObject[]): Set<string> {
+/** What a source holds, as the check reads it: by UID, and all of it (the merge's storage, not a copy). */
+export interface HeldObjects {
+  get(uid: string): StoredObject | undefined;
+  values(): Iterable<StoredObject>;
+}
+
+export function divergence(listed: ListedSnapshot, held: readonly StoredObject[] | HeldObjects): Set<string> {
   return runSteps(divergenceSteps(listed, held));
 }
 
@@ -53,29 +58,69 @@ export function divergence(listed: ListedSnapshot, held: readonly StoredObject[]
  * divergence in steps of STEP_ITEMS objects: the lister runs it in the host thread's slices, since
  * comparing a type of 100,000 objects took 140 to 500 ms in one stretch.
  */
-function* divergenceSteps(listed: ListedSnapshot, held: readonly StoredObject[]): Steps<Set<string>> {
-  const out = new Set<string>();
-  const heldRv = new Map<string, string>();
+function* divergenceSteps(listed: ListedSnapshot, held: readonly StoredObject[] | HeldObjects): Steps<Set<string>> {
+  const d = new PagedDivergence(heldObjects(held));
   let n = 0;
-  for (const h of held) {
-    heldRv.set(h.metadata.uid, h.metadata.resourceVersion ?? '');
-    if (++n % STEP_ITEMS === 0) yield;
-  }
-  const listedUids = new Set<string>();
   for (const l of listed.items) {
     if (++n % STEP_ITEMS === 0) yield;
+    d.item(l);
+  }
+  return yield* d.finish(listed.resourceVersion);
+}
+
+function heldObjects(held: readonly StoredObject[] | HeldObjects): HeldObjects {
+  if (!Array.isArray(held)) return held as HeldObjects;
+  const byUid = new Map<string, StoredObject>();
+  for (const h of held as readonly StoredObject[]) byUid.set(h.metadata.uid, h);
+  return byUid;
+}
+
+/**
+ * The divergence of one list from what a source holds, taken item by item as the list's pages are
+ * read, so that no list is ever held whole (the pods of the scale-limit cluster, 150,000 of them,
+ * as one list were more than the host's heap could spare; an unpaged GET of them failed with
+ * "Invalid string length"). Each listed item is compared with the held copy of its UID at that
+ * moment; what it keeps between pages is the differences and, of the held copies the list named,
+ * their own UID strings (no string of the list). A copy held newer than the list counts as no
+ * difference (see above); so does a held copy added after the list (its resourceVersion is newer).
+ */
+export class PagedDivergence {
+  readonly differences = new Set<string>();
+  private readonly listedHeld = new Set<string>();
+
+  constructor(private readonly held: HeldObjects) {}
+
+  /** One listed item. */
+  item(l: StoredObject): void {
     const uid = l.metadata.uid;
     const rv = l.metadata.resourceVersion ?? '';
-    listedUids.add(uid);
-    const h = heldRv.get(uid);
-    if (h === undefined) out.add(`+${uid}@${rv}`);
-    else if (h !== rv && !newer(h, rv)) out.add(`~${uid}@${rv}`);
+    const h = this.held.get(uid);
+    if (h === undefined) {
+      this.differences.add(`+${uid}@${rv}`);
+      return;
+    }
+    this.listedHeld.add(h.metadata.uid);
+    const hrv = h.metadata.resourceVersion ?? '';
+    if (hrv !== rv && !newer(hrv, rv)) this.differences.add(`~${uid}@${rv}`);
   }
-  for (const [uid, rv] of heldRv) {
-    if (++n % STEP_ITEMS === 0) yield;
-    if (!listedUids.has(uid) && !newer(rv, listed.resourceVersion)) out.add(`-${uid}@${rv}`);
+
+  /** The list starts over from its first page (an expired continue token): what it said so far is void. */
+  restart(): void {
+    this.differences.clear();
+    this.listedHeld.clear();
   }
-  return out;
+
+  /** After the last page: the held copies the list did not name are missed DELETEs (unless newer than the list). */
+  *finish(resourceVersion: string): Steps<Set<string>> {
+    let n = 0;
+    for (const h of this.held.values()) {
+      if (++n % STEP_ITEMS === 0) yield;
+      const rv = h.metadata.resourceVersion ?? '';
+      if (!this.listedHeld.has(h.metadata.uid) && !newer(rv, resourceVersion)) this.differences.add(`-${h.metadata.uid}@${rv}`);
+    }
+    this.listedHeld.clear();
+    return this.differences;
+  }
 }
 
 function newer(a: string, b: string): boolean {
@@ -88,30 +133,35 @@ export class ConsistencyCheck {
   private readonly prev = new Map<string, { seen: Set<string>; seq: number }>();
 
   /** Returns the persisting differences (relist now) or undefined. */
-  check(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): string[] | undefined {
-    return this.judge(source, listed, divergence(listed, held));
+  check(source: string, listed: ListedSnapshot, held: readonly StoredObject[] | HeldObjects): string[] | undefined {
+    return this.judge(source, listed.seq, divergence(listed, held));
   }
 
   /** check() in the host thread's time slices, with how many differences this list showed (confirmed or not). */
-  async checkSliced(source: string, listed: ListedSnapshot, held: readonly StoredObject[]): Promise<{ missed: string[] | undefined; differences: number }> {
+  async checkSliced(
+    source: string,
+    listed: ListedSnapshot,
+    held: readonly StoredObject[] | HeldObjects,
+  ): Promise<{ missed: string[] | undefined; differences: number }> {
     const cur = await runStepsSliced(divergenceSteps(listed, held));
-    return { missed: this.judge(source, listed, cur), differences: cur.size };
+    return { missed: this.judge(source, listed.seq, cur), differences: cur.size };
   }
 
-  private judge(source: string, listed: ListedSnapshot, cur: Set<string>): string[] | undefined {
+  /** The verdict on one list's differences (`seq`: the list's, see ListedSnapshot): the persisting ones, or undefined. */
+  judge(source: string, seq: number, cur: Set<string>): string[] | undefined {
     const before = this.prev.get(source);
     if (cur.size === 0) {
       this.prev.delete(source);
       return undefined;
     }
-    if (before && before.seq < listed.seq) {
+    if (before && before.seq < seq) {
       const persisted = [...cur].filter((d) => before.seen.has(d));
       if (persisted.length > 0) {
         this.prev.delete(source);
         return persisted;
       }
     }
-    if (!before || before.seq < listed.seq) this.prev.set(source, { seen: cur, seq: listed.seq });
+    if (!before || before.seq < seq) this.prev.set(source, { seen: cur, seq });
     return undefined;
   }
 
@@ -136,8 +186,8 @@ export interface ConsistencyListerOptions {
   /** The config source the reflector feeds (the check's key). */
   source: string;
   reflector: Reflector;
-  /** What the source holds now. */
-  held: () => readonly StoredObject[];
+  /** What the source holds now (read as each page arrives and once after the last). */
+  held: () => readonly StoredObject[] | HeldObjects;
   check: ConsistencyCheck;
   periodMs?: number;
   confirmMs?: number;
@@ -194,22 +244,9 @@ export class ConsistencyLister {
    */
   private async checkOnce(signal: AbortSignal, confirmation: boolean): Promise<'stopped' | 'confirm' | 'done'> {
     const o = this.opts;
-    let listed: ListedSnapshot;
+    let cur: Set<string>;
     try {
-      const l = await o.client.list(
-        o.gvr,
-        // Metadata only: the comparison reads uid and resourceVersion, nothing else.
-        {
-          ...((o.reflector.namespace ?? o.namespace) ? { namespace: o.reflector.namespace ?? o.namespace } : {}),
-          ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
-          resourceVersion: '0',
-          limit: o.pageSize,
-          metadataOnly: true,
-        },
-        { signal },
-      );
-      this.lists++;
-      listed = { items: storedItems(l.items), resourceVersion: l.resourceVersion, seq: ++this.seq };
+      cur = await this.listAndCompare(signal);
     } catch (e) {
       if (signal.aborted) return 'stopped';
       this.errors++;
@@ -217,7 +254,8 @@ export class ConsistencyLister {
       return 'done';
     }
     if (o.reflector.state !== 'watching') return 'done';
-    const { missed, differences } = await o.check.checkSliced(o.source, listed, o.held());
+    const missed = o.check.judge(o.source, ++this.seq, cur);
+    const differences = cur.size;
     if (signal.aborted) return 'stopped';
     const at = o.clock.now();
     if (missed) {
@@ -233,5 +271,40 @@ export class ConsistencyLister {
       return 'confirm';
     } else o.freshness?.checked({ kind: 'consistent', at });
     return 'done';
+  }
+
+  /**
+   * One metadata-only list, compared page by page as it is read (PagedDivergence): each page's items
+   * are compared as the list takes them and kept by nobody, so the list is never held whole.
+   */
+  private async listAndCompare(signal: AbortSignal): Promise<Set<string>> {
+    const o = this.opts;
+    const d = new PagedDivergence(heldObjects(o.held()));
+    const sink: KubeObject[] = [];
+    // The list pushes each item into its sink as the item's page is parsed (listwatch/list.ts): here
+    // the push compares it and keeps nothing.
+    sink.push = (...items: KubeObject[]) => {
+      for (const i of items) {
+        const s = asStoredObject(i);
+        if (s) d.item(s);
+      }
+      return 0;
+    };
+    const l = await o.client.list(
+      o.gvr,
+      // Metadata only: the comparison reads uid and resourceVersion, nothing else.
+      {
+        ...((o.reflector.namespace ?? o.namespace) ? { namespace: o.reflector.namespace ?? o.namespace } : {}),
+        ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
+        resourceVersion: '0',
+        limit: o.pageSize,
+        metadataOnly: true,
+      },
+      { signal, sink, onFallback: () => d.restart() },
+    );
+    this.lists++;
+    // A client that does not fill the sink (a test's) returns its items: compared the same way.
+    if (l.items !== sink) for (const i of storedItems(l.items)) d.item(i);
+    return runStepsSliced(d.finish(l.resourceVersion));
   }
 }
