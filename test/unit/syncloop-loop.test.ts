@@ -14,6 +14,10 @@ import { type ContainerStatus, type Pod } from '../../src/core/kube/objects/pod'
 import { PodCache } from '../../src/core/syncloop/pleg/podcache';
 import { ProbeInference } from '../../src/core/syncloop/prober/infer';
 import { ConfigSink, EventsSink } from '../../src/core/syncloop/sources/sinks';
+import { TimeSlicer } from '../../src/core/slice';
+
+/** Never parks: the real thread's time slices would make these FakeClock tests depend on the machine's load. */
+const unsliced = new TimeSlicer(Infinity);
 
 const drain = async () => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
@@ -29,6 +33,7 @@ function harness(opts: Partial<SyncLoopOptions> & { clock?: FakeClock } = {}) {
     sources: ['api'],
     random: () => 0,
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(`E ${l}`) },
+    slicer: unsliced, // the FakeClock decides when work runs, not how busy the machine is
     ...opts,
   });
   const ac = new AbortController();
@@ -87,7 +92,7 @@ describe("syncLoopIteration: the study guide scenario, one handler per case, in 
     const podCache = new PodCache();
     const h = harness({ clock, podCache });
     const { kl, lines } = h;
-    relister = new PlegRelister(() => kl.podConfig.storage.sourceValues('api') as Iterable<Pod>, clock, kl.channels.pleg, 1000, 180_000, undefined, podCache);
+    relister = new PlegRelister(() => kl.podConfig.storage.sourceValues('api') as Iterable<Pod>, clock, kl.channels.pleg, 1000, 180_000, unsliced, podCache);
     const probes = new ProbeInference();
     const ac = new AbortController();
     const sink = new ConfigSink(kl, kl.podConfig, 'api', PODS, probes, ac.signal, undefined, relister);

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/core/clock';
+import { TimeSlicer } from '../../src/core/slice';
 import { TimelineStore } from '../../src/core/timeline/store';
 import { SyncLoop } from '../../src/core/syncloop/syncloop';
 import { syncLoop } from '../../src/core/syncloop/loop';
@@ -40,7 +41,7 @@ async function churn(K: number, steps: number, seed: number, timelineCap: number
   const rnd = mulberry32(seed);
   const clock = new FakeClock();
   const timeline = new TimelineStore(timelineCap);
-  const kl = new SyncLoop({ clock, timeline, sources: ['api'], random: rnd });
+  const kl = new SyncLoop({ clock, timeline, sources: ['api'], random: rnd, slicer: new TimeSlicer(Infinity) });
   const ac = new AbortController();
   const done = syncLoop(kl, ac.signal);
   await kl.podConfig.merge('api', { op: 'SET', source: 'api', pods: [] });

@@ -288,6 +288,7 @@ describe('podWorkers lifecycle', () => {
     const syncer = new FakeSyncer(clock, () => 1000);
     const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, {
       random: () => 0,
+      slicer: unsliced,
       onSynced: (r) => records.push({ coalesced: r.coalesced, work: r.work }),
     });
     workers.UpdatePod({ updateType: 'create', key: 'a', obj: obj('a', 1) });
@@ -313,7 +314,7 @@ describe('podWorkers lifecycle', () => {
       return terminal;
     };
     syncer.gone.add('job');
-    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0, slicer: unsliced });
     workers.UpdatePod({ updateType: 'create', key: 'job', obj: obj('job', 1, 'j1') });
     await drain();
     terminal = true;
@@ -338,7 +339,7 @@ describe('podWorkers lifecycle', () => {
       graces.push(ctx.gracePeriodSeconds);
       return orig(ctx);
     };
-    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0 });
+    const workers = new PodWorkers(syncer, new WorkQueue(clock), clock, { random: () => 0, slicer: unsliced });
     const deleting = (rv: number, grace: number): StoredObject => ({
       metadata: { ...obj('a', rv).metadata, deletionTimestamp: 't', deletionGracePeriodSeconds: grace },
     });

@@ -25,6 +25,7 @@ import type { Pod } from '../kube/objects/pod';
 import { allContainerStatuses } from '../kube/objects/pod';
 import { objectKey } from '../kube/objects/objectKey';
 import { WorkQueue } from './workqueue';
+import type { TimeSlicer } from '../slice';
 
 /** Upstream housekeepingPeriod and housekeepingWarningDuration. */
 export const SYNC_PERIOD_MS = 1000;
@@ -60,6 +61,8 @@ export interface SyncLoopOptions {
    * (podworkers.ts). The cluster wiring passes its relister's; unset (a bare loop), syncs run at once.
    */
   podCache?: PodCache;
+  /** The thread's time slices the pod workers share (default: the host's; tests give an unsliced one, slice.ts). */
+  slicer?: Pick<TimeSlicer, 'due'>;
 }
 
 /**
@@ -124,6 +127,7 @@ export class SyncLoop {
       ...(opts.backOffPeriodMs !== undefined ? { backOffPeriodMs: opts.backOffPeriodMs } : {}),
       ...(opts.random ? { random: opts.random } : {}),
       ...(opts.podCache ? { podCache: opts.podCache } : {}),
+      ...(opts.slicer ? { slicer: opts.slicer } : {}),
       onSynced: (r) => this.recordWorkerSync(r),
       onSyncError: (key, err) => this.logger.error(`Error syncing pod, skipping pod="${key}" err=${JSON.stringify(String((err as Error)?.message ?? err))}`),
     });
