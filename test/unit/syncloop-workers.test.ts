@@ -282,6 +282,26 @@ describe('podWorkers lifecycle', () => {
     assert.equal(workers.snapshot('new')!.coalesced, 0);
   });
 
+  it("housekeeping keeps a worker that holds an update but has not run yet (parked for a slice): it runs it, as the kubelet's goroutine would have at once", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let parked = true;
+    const { syncer, workers } = setup({ slicer: { due: () => (parked ? gate : undefined) } as unknown as TimeSlicer });
+    // Rejected at admission (Failed, nothing ran), then deleted and removed within a millisecond.
+    const rejected = { ...obj('rej', 2, 'uid-rej', true), status: { phase: 'Failed' } } as StoredObject;
+    workers.UpdatePod({ updateType: 'update', key: 'rej', obj: rejected });
+    workers.UpdatePod({ updateType: 'kill', key: 'rej', obj: rejected });
+    await drain();
+    assert.deepEqual(syncer.calls, [], 'the worker waits for its slice');
+    assert.equal(workers.SyncKnownPods(new Map()).size, 1, 'housekeeping with nothing desired keeps it');
+    parked = false;
+    open();
+    await drain();
+    assert.deepEqual(syncer.calls, ['terminated:rej:2'], 'it ran SyncTerminatedPod');
+    assert.equal(workers.isFinished('uid-rej'), true);
+    assert.equal(workers.SyncKnownPods(new Map()).size, 0, 'then the next housekeeping forgets it');
+  });
+
   it('the single pending slot: updates replaced before a sync took it are counted as coalesced', async () => {
     const records: { coalesced: number; work: string }[] = [];
     const clock = new FakeClock();

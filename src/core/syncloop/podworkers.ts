@@ -589,7 +589,11 @@ export class PodWorkers {
     if (!status.finished) {
       status.deleted = true;
       if (status.startedAt === undefined) {
-        // Never started: nothing to tear down; the worker exits when it finds its status gone.
+        // Never started. The kubelet's worker goroutine takes its first update at once; ours may
+        // still wait for a slice of the thread. One with an update in hand stays to run it, as the
+        // kubelet's already has (a pod rejected at admission, deleted and removed within a few ms,
+        // still gets its SyncTerminatedPod); one with none has nothing to tear down and goes.
+        if (status.pendingUpdate) return false;
       } else {
         if (status.terminatingAt === undefined) {
           status.terminatingAt = this.clock.now();
