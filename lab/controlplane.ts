@@ -11,7 +11,7 @@ import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { eventually, EventuallyTimeoutError } from '../test/support/eventually';
-import { freePorts, launch, logTail, terminate, type LabProcess } from './process';
+import { freePorts, launch, logTail, PortRaceError, PORT_IN_USE, terminate, type LabProcess } from './process';
 
 export interface ControlPlane {
   server: string; // https://127.0.0.1:<port>
@@ -92,8 +92,6 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     }
   }
 }
-
-class PortRaceError extends Error {}
 
 /** What every step of one start attempt shares: the binaries, the temp dir, the processes so far (in start order) and the deadline. */
 interface Boot {
@@ -406,8 +404,8 @@ async function waitFor(what: string, procs: LabProcess[], opts: ControlPlaneOpti
         if (dead) {
           const logs = tails(procs);
           died.abort(
-            /address already in use/.test(logs)
-              ? new PortRaceError(`port race while waiting for ${what}\n${logs}`)
+            PORT_IN_USE.test(logs)
+              ? new PortRaceError(`port race while waiting for ${what}\n${logs}`, dead)
               : new Error(`${dead.name} exited (code ${dead.exitCode}) while waiting for ${what}\n${logs}`),
           );
           return false;

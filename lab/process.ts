@@ -86,7 +86,7 @@ export class PortRaceError extends Error {
 }
 
 /** A port-in-use line as Go's net package prints it ("bind: address already in use"). */
-const PORT_IN_USE = /address already in use/;
+export const PORT_IN_USE = /address already in use/;
 
 /**
  * Waits (eventually, checks at most 200 ms apart) until ok() resolves, bounded by the start
